@@ -1,0 +1,43 @@
+# kafkacodec: every target installs what it needs first (a .venv at the repository root).
+PY      := .venv/bin/python
+PIP     := .venv/bin/pip
+KC      := .venv/bin/kafkacodec
+STAMP   := .venv/.installed
+NODE_STAMP := node_modules/.installed
+
+.PHONY: install generate check test run bench docs clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[test]'
+	touch $(STAMP)
+
+$(NODE_STAMP): package.json
+	npm install --no-audit --no-fund --silent
+	touch $(NODE_STAMP)
+
+generate: install
+	$(KC) generate
+
+check: install
+	$(KC) generate --check
+
+test: install $(NODE_STAMP)
+	$(KC) generate --check
+	$(PY) -m pytest
+
+run: install
+	$(KC) generate
+	$(KC) dump tests/fixtures/sample.log
+
+bench: install
+	$(PY) bench/run.py
+
+docs: install
+	$(KC) generate
+
+clean:
+	rm -rf .venv node_modules build dist *.egg-info

@@ -1,0 +1,62 @@
+"""Drive a run: load every schema, run the passes, plan and render, collecting all problems."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import GENERATOR_VERSION
+from .build import Builder
+from .passes import run as run_passes
+from .plan import plan_module
+from .problems import CompileFailed, Problems
+from .program import Program
+from .render import environment, render_module
+from .source import Loc, load
+
+
+def load_program(schema_dir: Path, problems: Problems, display_root: Path | None = None) -> Program:
+    schemas = {}
+    for path in sorted(schema_dir.glob("*.ksy")):
+        name = str(path.relative_to(display_root)) if display_root else str(path)
+        data = path.read_bytes()
+        tree = load(data.decode("utf-8", errors="replace"), name, problems)
+        if tree is None:
+            continue
+        schema = Builder(name, problems).schema(tree, data)
+        if schema is None:
+            continue
+        if schema.id != path.stem:
+            problems.add(schema.loc.child("meta").child("id"),
+                         f"meta/id {schema.id!r} must match the file name {path.stem!r} (imports find files by id)")
+        if schema.id in schemas:
+            problems.add(schema.loc, f"schema id {schema.id!r} is defined twice")
+            continue
+        schemas[schema.id] = schema
+    for schema in schemas.values():
+        for imp in schema.imports:
+            if imp not in schemas:
+                problems.add(Loc(schema.file, schema.loc.line, schema.loc.col, "/meta/imports"),
+                             f"imported schema {imp!r} not found in {schema_dir}")
+    return Program(schemas)
+
+
+def compile_dir(schema_dir: Path, display_root: Path | None = None) -> dict[str, str]:
+    """Return {relative output path: text} for every schema, or raise CompileFailed."""
+    problems = Problems()
+    program = load_program(schema_dir, problems, display_root)
+    if not problems:
+        run_passes(program, problems)
+    outputs: dict[str, str] = {}
+    if not problems:
+        env = environment()
+        modules = []
+        for sid, schema in sorted(program.schemas.items()):
+            if schema.root.intrinsic:
+                continue  # implemented by the runtime; nothing to generate
+            plan = plan_module(program, schema, problems)
+            outputs[f"{sid}.py"] = render_module(plan, env)
+            modules.append((sid, plan.root_class, plan.title))
+        outputs["__init__.py"] = env.get_template("package.py.j2").render(
+            modules=modules, version=GENERATOR_VERSION).rstrip("\n") + "\n"
+    if problems:
+        raise CompileFailed(problems.sorted())
+    return outputs

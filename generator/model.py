@@ -1,0 +1,142 @@
+"""The schema model: frozen dataclasses, each node keeping its file, YAML path, line and column.
+
+Identity, not value, is what distinguishes nodes (eq=False), so passes can key side tables on them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .expr import Expr
+from .source import Loc
+
+PRIMITIVES = {  # Kaitai name -> (struct code, byte width, signed)
+    "u1": ("B", 1, False), "u2": ("H", 2, False), "u4": ("I", 4, False), "u8": ("Q", 8, False),
+    "s1": ("b", 1, True), "s2": ("h", 2, True), "s4": ("i", 4, True), "s8": ("q", 8, True),
+    "f4": ("f", 4, True), "f8": ("d", 8, True),
+}
+
+INTRINSICS = {  # -intrinsic name -> runtime reader/writer family, used for inline code
+    "zigzag32": "zigzag32",
+    "zigzag64": "zigzag64",
+    "uvarint32": "uvarint32",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class EnumValue:
+    value: int
+    id: str
+    doc: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True, eq=False)
+class EnumSpec:
+    name: str
+    values: tuple[EnumValue, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True, eq=False)
+class TypeRef:
+    """What a field's `type:` (with `size`, `encoding`) denotes before resolution."""
+    kind: str  # "prim" | "bytes" | "str" | "user" | "switch"
+    loc: Loc
+    prim: str | None = None  # e.g. "s4"
+    endian: str | None = None  # "be" | "le"
+    name: str | None = None  # user type name as written
+    switch_on: Expr | None = None
+    cases: tuple[tuple[Expr, "TypeRef"], ...] = ()
+    encoding: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Valid:
+    loc: Loc
+    eq: Expr | None = None
+    min: Expr | None = None
+    max: Expr | None = None
+    any_of: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Derive:
+    """-derive: a field computed on write from others (a length, a byte span or a count)."""
+    kind: str  # "length-of" | "length-from" | "count-of"
+    target: str | Expr  # a sibling field id, or an expression for count-of
+    loc: Loc
+    if_absent: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Checksum:
+    algorithm: str
+    from_field: str
+    loc: Loc
+
+
+@dataclass(frozen=True, eq=False)
+class Process:
+    name: str
+    args: tuple[Expr, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True, eq=False)
+class Attr:
+    id: str
+    loc: Loc
+    type: TypeRef
+    size: Expr | None = None
+    size_eos: bool = False
+    if_: Expr | None = None
+    repeat: str | None = None  # "expr" | "eos" | "until"
+    repeat_expr: Expr | None = None
+    repeat_until: Expr | None = None
+    valid: Valid | None = None
+    enum: str | None = None
+    process: Process | None = None
+    contents: bytes | None = None
+    doc: str | None = None
+    doc_ref: str | None = None
+    derive: Derive | None = None
+    checksum: Checksum | None = None
+    default: Expr | None = None
+    lazy: bool = False
+    require_eos: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    id: str
+    loc: Loc
+    value: Expr
+    enum: str | None = None
+    doc: str | None = None
+    doc_ref: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class TypeSpec:
+    name: str
+    loc: Loc
+    seq: tuple[Attr, ...] = ()
+    instances: tuple[Instance, ...] = ()
+    types: tuple["TypeSpec", ...] = ()
+    enums: tuple[EnumSpec, ...] = ()
+    doc: str | None = None
+    doc_ref: str | None = None
+    intrinsic: str | None = None
+    endian: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Schema:
+    id: str
+    file: str
+    loc: Loc
+    root: TypeSpec
+    title: str | None = None
+    imports: tuple[str, ...] = ()
+    meta: dict = field(default_factory=dict)
+    source_sha256: str = ""

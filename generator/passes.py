@@ -1,0 +1,205 @@
+"""Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
+from __future__ import annotations
+
+from .model import INTRINSICS, PRIMITIVES, Attr, TypeSpec
+from .program import Program
+from .pyexpr import Scope, T, Translator
+
+CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
+
+
+def index(program: Program, problems) -> None:
+    """Record owning schema and lexical parent of every type; catch name clashes."""
+    for schema in program.schemas.values():
+        stack = [(schema.root, None)]
+        while stack:
+            spec, parent = stack.pop()
+            program.schema_of[spec] = schema
+            program.lexical_parent[spec] = parent
+            for enum in spec.enums:
+                program.enum_owner[enum] = spec
+            seen = {a.id for a in spec.seq}
+            for inst in spec.instances:
+                if inst.id in seen:
+                    problems.add(inst.loc, f"instance {inst.id!r} has the name of a field")
+            for sub in spec.types:
+                stack.append((sub, spec))
+
+
+def resolve(program: Program, problems) -> None:
+    """Resolve every user type name and enum name."""
+    for spec in program.all_types():
+        for attr in spec.seq:
+            refs = [attr.type] + [t for _, t in attr.type.cases]
+            for ref in refs:
+                if ref.kind != "user":
+                    continue
+                found = program.lookup_type(ref.name, spec)
+                if found is None:
+                    problems.add(ref.loc, f"unknown type {ref.name!r}"
+                                 + _import_hint(program, spec, ref.name))
+                else:
+                    program.resolved[ref] = found
+            if attr.enum:
+                _resolve_enum(program, problems, spec, attr, attr.enum)
+        for inst in spec.instances:
+            if inst.enum:
+                _resolve_enum(program, problems, spec, inst, inst.enum)
+
+
+def _import_hint(program, spec, name) -> str:
+    schema = program.schema_of[spec]
+    if name in program.schemas and name not in schema.imports:
+        return f" (add {name!r} to meta/imports)"
+    return ""
+
+
+def _resolve_enum(program, problems, spec, node, name):
+    enum = program.lookup_enum(name, spec)
+    if enum is None:
+        problems.add(node.loc, f"unknown enum {name!r}")
+    else:
+        program.enum_of[node] = enum
+
+
+def parents(program: Program, problems) -> None:
+    """Which types use which as fields: decides what `_parent` means in each type."""
+    for spec in program.all_types():
+        for attr in spec.seq:
+            for ref in [attr.type] + [t for _, t in attr.type.cases]:
+                target = program.resolved.get(ref)
+                if target is not None and not target.intrinsic:
+                    program.users.setdefault(target, set()).add(spec)
+
+
+def extensions(program: Program, problems) -> None:
+    """Check the -prefixed keys and the field options they depend on."""
+    for spec in program.all_types():
+        if spec.intrinsic:
+            continue
+        ids = [a.id for a in spec.seq]
+        for i, attr in enumerate(spec.seq):
+            _check_field(program, problems, spec, ids, i, attr)
+
+
+def _is_int_field(program, attr: Attr) -> bool:
+    ref = attr.type
+    if attr.repeat:
+        return False
+    if ref.kind == "prim":
+        return not ref.prim.startswith("f")
+    if ref.kind == "user":
+        target = program.resolved.get(ref)
+        return bool(target and target.intrinsic)
+    return False
+
+
+def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
+    d = attr.derive
+    if attr.process or attr.lazy or attr.require_eos:
+        for key, on in (("process", attr.process), ("-lazy", attr.lazy), ("-require-eos", attr.require_eos)):
+            if on and attr.size is None and not attr.size_eos:
+                problems.add(attr.loc, f"'{key}' needs 'size' or 'size-eos' on the same field")
+    if attr.lazy and (attr.repeat or attr.if_):
+        problems.add(attr.loc, "'-lazy' fields cannot have 'repeat' or 'if'")
+    if d is not None or attr.checksum is not None:
+        if not _is_int_field(program, attr):
+            problems.add(attr.loc, "a derived or checksum field must be a single integer field")
+        if attr.default is not None:
+            problems.add(attr.loc, "a derived field cannot also have '-default'")
+    if d is not None and d.kind in ("length-of", "length-from"):
+        target = d.target
+        if target not in ids:
+            problems.add(d.loc, f"{d.kind}: no field {target!r} in type {spec.name!r}")
+        elif ids.index(target) <= i:
+            problems.add(d.loc, f"{d.kind}: field {target!r} must come after {attr.id!r}")
+        elif d.kind == "length-of":
+            tattr = spec.seq[ids.index(target)]
+            if tattr.repeat:
+                problems.add(d.loc, f"length-of: {target!r} is repeated; use count-of for a count")
+            if d.if_absent is None and tattr.if_ is not None:
+                problems.add(d.loc, f"length-of: {target!r} is conditional; say what to write when it "
+                                    "is absent with 'if-absent'")
+    if d is not None and d.kind == "length-from" and attr.type.kind == "user":
+        # A varint prefix is written before its span; a checksum or fixed-width length-from
+        # that starts earlier would need positions in a buffer that is swapped out meanwhile.
+        for other in spec.seq:
+            start = (other.checksum.from_field if other.checksum else
+                     other.derive.target if other.derive and other.derive.kind == "length-from" else None)
+            if other is not attr and start is not None and start in ids and ids.index(start) <= ids.index(d.target):
+                problems.add(d.loc, f"length-from on a varint cannot nest inside the span of {other.id!r}")
+    c = attr.checksum
+    if c is not None:
+        if c.algorithm not in CHECKSUM_ALGORITHMS:
+            problems.add(c.loc, f"unknown checksum algorithm {c.algorithm!r}; known: "
+                                f"{', '.join(sorted(CHECKSUM_ALGORITHMS))}")
+        elif attr.type.kind == "prim" and PRIMITIVES[attr.type.prim][1] != CHECKSUM_ALGORITHMS[c.algorithm]:
+            problems.add(attr.loc, f"a {c.algorithm} checksum needs a "
+                                   f"{CHECKSUM_ALGORITHMS[c.algorithm]}-byte field")
+        if attr.type.kind != "prim":
+            problems.add(attr.loc, "a checksum field must be a fixed-width integer")
+        if c.from_field not in ids:
+            problems.add(c.loc, f"checksum from: no field {c.from_field!r} in type {spec.name!r}")
+        elif ids.index(c.from_field) <= i:
+            problems.add(c.loc, f"checksum from: field {c.from_field!r} must come after {attr.id!r}")
+    if attr.size is not None and attr.size_eos:
+        problems.add(attr.loc, "'size' and 'size-eos' exclude each other")
+    if attr.contents is not None and attr.type.kind != "bytes":
+        problems.add(attr.loc, "'contents' cannot have a 'type'")
+    if attr.type.kind == "switch":
+        sized = attr.size is not None or attr.size_eos
+        has_default = any(k is None for k, _ in attr.type.cases)
+        if not sized and not has_default:
+            problems.add(attr.type.loc, "a switch without a default case ('_') needs 'size'")
+
+
+def expressions(program: Program, problems) -> None:
+    """Type-check every expression once, in the scope where it stands."""
+    tr = Translator(program, problems)
+    io = ("pos", "start", "end")
+    for spec in program.all_types():
+        if spec.intrinsic:
+            continue
+        for attr in spec.seq:
+            scope = Scope(spec, io=io)
+            for e, loc in ((attr.size, attr.loc), (attr.if_, attr.loc), (attr.repeat_expr, attr.loc),
+                           (attr.default, attr.loc)):
+                if e is not None:
+                    tr.translate(e, scope, loc)
+            if attr.type.kind == "switch" and attr.type.switch_on is not None:
+                tr.translate(attr.type.switch_on, scope, attr.type.loc)
+                for key, _ in attr.type.cases:
+                    if key is not None:
+                        tr.translate(key, scope, attr.type.loc)
+            if attr.repeat_until is not None:
+                elem = tr.attr_type(attr).elem or T("any")
+                tr.translate(attr.repeat_until, Scope(spec, underscore=("_it", elem), index="_i", io=io),
+                             attr.loc)
+            if attr.valid is not None:
+                v = attr.valid
+                for e in (v.eq, v.min, v.max, *v.any_of):
+                    if e is not None:
+                        tr.translate(e, scope, v.loc)
+            if attr.process is not None:
+                for arg in attr.process.args:
+                    tr.translate(arg, scope, attr.process.loc)
+            if attr.derive is not None and attr.derive.kind == "count-of":
+                _, t = tr.typed(attr.derive.target, scope, attr.derive.loc)
+                if t.kind not in ("array", "any"):
+                    problems.add(attr.derive.loc, "count-of needs a repeated field")
+        for inst in spec.instances:
+            tr.translate(inst.value, Scope(spec), inst.loc)
+
+
+PASSES = [index, resolve, parents, extensions, expressions]
+STOP_AFTER = {resolve}  # later passes would only repeat what an unresolved name already says
+
+
+def run(program: Program, problems) -> None:
+    for p in PASSES:
+        p(program, problems)
+        if p in STOP_AFTER and problems:
+            return
+
+
+__all__ = ["run", "PASSES", "INTRINSICS"]

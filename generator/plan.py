@@ -1,0 +1,284 @@
+"""The plan: per schema module, the classes, constants and method bodies the template lays out."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .code import Code, Constants
+from .model import Attr, EnumSpec, Schema, TypeSpec
+from .plan_read import ReadPlanner
+from .plan_write import WritePlanner
+from .program import Program, camel
+from .pyexpr import Scope, Translator, storage
+
+CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
+
+
+@dataclass
+class Prop:
+    name: str
+    doc: str
+    getter: list[str]
+    setter: list[str] | None = None
+
+
+@dataclass
+class ClassPlan:
+    name: str  # module-level name
+    qualname: str  # Kaitai-style nested name
+    doc: str
+    slots: list[str]
+    init_params: list[str]
+    init_body: list[str]
+    read_body: list[str]
+    write_body: list[str]
+    size_body: list[str]
+    verify_body: list[str] | None
+    props: list[Prop]
+    loaders: list[tuple[str, list[str]]]
+    eq_fields: list[str]
+    repr_fields: list[str]
+    dict_fields: list[str]
+    schema_path: str
+    nested: list[tuple[str, str]] = field(default_factory=list)  # (attribute, module-level name)
+    is_root: bool = False
+
+
+@dataclass
+class EnumPlan:
+    name: str
+    qualname: str
+    members: list[tuple[str, int, str]]
+    owner: str
+    attr: str
+
+
+@dataclass
+class ModulePlan:
+    schema_id: str
+    source_file: str
+    source_sha256: str
+    title: str
+    root_class: str
+    structs: list[tuple[str, str]]
+    tables: list[tuple[str, str]]
+    enums: list[EnumPlan]
+    classes: list[ClassPlan]
+    imports: list[tuple[str, str]]  # (module, class) of imported schemas
+    exports: list[str]
+
+
+class ModulePlanner:
+    def __init__(self, program: Program, schema: Schema, problems):
+        self.program = program
+        self.schema = schema
+        self.tr = Translator(program, problems)
+        self.consts = Constants()
+        self.imports: dict[str, str] = {}
+
+    # -- shared services for the read/write planners ---------------------------------------
+    def field_path(self, spec: TypeSpec, attr: Attr) -> str:
+        names = []
+        node: TypeSpec | None = spec
+        while node is not None:
+            names.append(node.name)
+            node = self.program.lexical_parent.get(node)
+        return "/".join(reversed(names)) + "/" + attr.id
+
+    def class_ref(self, spec: TypeSpec) -> str:
+        owner = self.program.schema_of[spec]
+        name = self.program.py_name(spec)
+        if owner is not self.schema:
+            self.imports[owner.id] = name
+        return name
+
+    def checksum_fn(self, algorithm: str) -> str:
+        return CHECKSUM_FUNCTIONS[algorithm]
+
+    def needs_pos(self, spec: TypeSpec) -> bool:
+        return any(a.checksum or a.lazy for a in spec.seq)
+
+    def pinned(self, spec: TypeSpec) -> list[Attr]:
+        return [a for a in spec.seq if a.derive or a.checksum]
+
+    def has_pins(self, spec: TypeSpec) -> bool:
+        return bool(self.pinned(spec))
+
+    def pin_bit(self, spec: TypeSpec, attr: Attr) -> int:
+        return 1 << self.pinned(spec).index(attr)
+
+    def min_size(self, attr: Attr) -> int:
+        """A lower bound on one element's encoded size, to reject absurd counts early."""
+        return self._ref_min(attr.type, set())
+
+    def _ref_min(self, ref, seen) -> int:
+        from .model import PRIMITIVES
+        if ref.kind == "prim":
+            return PRIMITIVES[ref.prim][1]
+        if ref.kind == "user":
+            spec = self.program.resolved[ref]
+            if spec.intrinsic:
+                return 1
+            if spec in seen:
+                return 0
+            seen = seen | {spec}
+            total = 0
+            for a in spec.seq:
+                if a.if_ is None and not a.repeat and a.size is None and not a.size_eos:
+                    total += self._ref_min(a.type, seen)
+            return total
+        return 0
+
+    def has_checksums(self, spec: TypeSpec, seen=None) -> bool:
+        seen = seen or set()
+        if spec in seen:
+            return False
+        seen.add(spec)
+        if any(a.checksum for a in spec.seq):
+            return True
+        return any(self.has_checksums(t, seen) for t in self.child_types(spec, eager_only=True))
+
+    def child_types(self, spec: TypeSpec, eager_only: bool = False):
+        for a in spec.seq:
+            if eager_only and a.lazy:
+                continue
+            for ref in [a.type] + [t for _, t in a.type.cases]:
+                t = self.program.resolved.get(ref)
+                if t is not None and not t.intrinsic:
+                    yield t
+
+    # -- planning -------------------------------------------------------------------------
+    def plan(self) -> ModulePlan:
+        classes = []
+        enums = []
+        for spec in self.program.walk(self.schema.root):
+            for enum in spec.enums:
+                enums.append(self.enum_plan(enum, spec))
+            classes.append(self.class_plan(spec))
+        root_name = self.program.py_name(self.schema.root)
+        return ModulePlan(
+            self.schema.id, self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
+            root_name, [(n, f) for f, n in self.consts.structs.items()],
+            [(n, t) for t, n in self.consts.tables.items()], enums, classes,
+            sorted((mod, cls) for mod, cls in self.imports.items()), [root_name])
+
+    def enum_plan(self, enum: EnumSpec, owner: TypeSpec) -> EnumPlan:
+        return EnumPlan(self.program.enum_py_name(enum),
+                        ".".join(self.program.class_path(owner) + [camel(enum.name)]),
+                        [(v.id, v.value, v.doc or "") for v in enum.values],
+                        self.program.py_name(owner), camel(enum.name))
+
+    def class_plan(self, spec: TypeSpec) -> ClassPlan:
+        name = self.program.py_name(spec)
+        seq = spec.seq
+        slots = ["_parent"]
+        if self.needs_pos(spec):
+            slots.append("_pos")
+        if self.has_pins(spec):
+            slots.append("_pins")
+        for a in seq:
+            slots.append(storage(a))
+            if a.lazy:
+                slots.append(f"_{a.id}_raw")
+            if a.checksum:
+                slots.append(f"_{a.id}_computed")
+        init_body = ["self._parent = _parent"]
+        if self.needs_pos(spec):
+            init_body.append("self._pos = None")
+        if self.has_pins(spec):
+            pins = " | ".join(f"({self.pin_bit(spec, a)} if {a.id} is not None else 0)" for a in self.pinned(spec))
+            init_body.append(f"self._pins = {pins}")
+        for a in seq:
+            if a.repeat:  # an unset repeated field is an empty one
+                init_body.append(f"self.{storage(a)} = [] if {a.id} is None else {a.id}")
+            else:
+                init_body.append(f"self.{storage(a)} = {a.id}")
+            if a.lazy:
+                init_body.append(f"self._{a.id}_raw = None")
+            if a.checksum:
+                init_body.append(f"self._{a.id}_computed = None")
+        props = self.props(spec)
+        loaders = [(a.id, self.loader(spec, a)) for a in seq if a.lazy]
+        nested = [(camel(t.name), self.program.py_name(t)) for t in spec.types]
+        nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
+        reader = ReadPlanner(self, spec)
+        writer = WritePlanner(self, spec)
+        return ClassPlan(
+            name=name, qualname=".".join(self.program.class_path(spec)),
+            doc=(spec.doc or spec.name).strip(), slots=slots,
+            init_params=[a.id for a in seq], init_body=init_body,
+            read_body=reader.plan(), write_body=writer.plan_write(), size_body=writer.plan_size(),
+            verify_body=self.verify(spec) if self.has_checksums(spec) else None,
+            props=props, loaders=loaders,
+            eq_fields=[a.id for a in seq if not (a.derive or a.checksum)],
+            repr_fields=[a.id for a in seq],
+            dict_fields=[a.id for a in seq] + [i.id for i in spec.instances],
+            schema_path="/".join(self.program.class_path(spec)),
+            nested=nested, is_root=spec is self.schema.root)
+
+    def props(self, spec: TypeSpec) -> list[Prop]:
+        out = []
+        for a in spec.seq:
+            doc = (a.doc or "").strip()
+            if a.derive or a.checksum:
+                bit = self.pin_bit(spec, a)
+                what = "Computed on write unless set (pinned)." if a.derive else "Computed on write unless set (pinned)."
+                out.append(Prop(a.id, f"{doc}\n\n{what}".strip(), [f"return self._{a.id}"], [
+                    f"self._{a.id} = value",
+                    f"self._pins = (self._pins | {bit}) if value is not None else (self._pins & ~{bit})"]))
+            elif a.lazy:
+                out.append(Prop(a.id, doc, [
+                    f"value = self._{a.id}",
+                    "if value is _LAZY:",
+                    f"    value = self._{a.id} = self._load_{a.id}()",
+                    "return value"], [f"self._{a.id} = value", f"self._{a.id}_raw = None"]))
+            if a.checksum:
+                out.append(Prop(f"{a.id}_valid",
+                                f"Whether the stored `{a.id}` matches the bytes read; None for objects not read.",
+                                [f"if self._{a.id}_computed is None:", "    return None",
+                                 f"return self._{a.id}_computed == self._{a.id}"]))
+        for inst in spec.instances:
+            value = self.tr.translate(inst.value, Scope(spec, obj="self"), inst.loc)
+            if inst in self.program.enum_of:
+                value = f"_enum_value({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"
+            out.append(Prop(inst.id, (inst.doc or "").strip(), [f"return {value}"]))
+        return out
+
+    def loader(self, spec: TypeSpec, attr: Attr) -> list[str]:
+        planner = ReadPlanner(self, spec)
+        c = Code()
+        c(f"buf, pos, _e = self._{attr.id}_raw")
+        scope = Scope(spec, obj="self")
+        planner.region(c, attr, "value", scope, "buf", "pos", "_e")
+        c("return value")
+        return c.lines
+
+    def verify(self, spec: TypeSpec) -> list[str]:
+        c = Code()
+        for a in spec.seq:
+            if a.checksum:
+                path = self.field_path(spec, a)
+                with c.block(f"if self._{a.id}_computed is not None and self._{a.id}_computed != self._{a.id}:"):
+                    c(f"raise _ChecksumError(f\"stored {a.id} = {{self._{a.id}}}, computed {a.id} = "
+                      f"{{self._{a.id}_computed}}\", self._pos, {path!r}, stored=self._{a.id}, "
+                      f"computed=self._{a.id}_computed)")
+        for a in spec.seq:
+            if a.lazy:
+                continue
+            kids = [self.program.resolved.get(r) for r in [a.type] + [t for _, t in a.type.cases]]
+            if not any(k is not None and not k.intrinsic and self.has_checksums(k) for k in kids):
+                continue
+            v = f"self.{storage(a)}"
+            if a.repeat:
+                with c.block(f"for _x in {v} or ():"):
+                    c("_x._verify()")
+            elif a.type.kind == "switch":
+                with c.block(f"if {v} is not None and not isinstance({v}, (bytes, bytearray, memoryview)):"):
+                    c(f"{v}._verify()")
+            else:
+                with c.block(f"if {v} is not None:"):
+                    c(f"{v}._verify()")
+        return c.lines or ["pass"]
+
+
+def plan_module(program: Program, schema: Schema, problems) -> ModulePlan:
+    return ModulePlanner(program, schema, problems).plan()

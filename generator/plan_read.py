@@ -1,0 +1,329 @@
+"""Plan the `_read` classmethod of a type: straight-line code over (buf, pos, end).
+
+Runs of fixed-width fields become one precompiled struct unpack; varints are inlined with a
+one-byte fast path; every length is checked against the bytes left before it is used.
+"""
+from __future__ import annotations
+
+from .code import Code
+from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
+from .pyexpr import Scope, storage
+
+VARINT_MAX = {"zigzag32": 5, "zigzag64": 10, "uvarint32": 5}
+
+
+def is_simple_prim(attr: Attr) -> bool:
+    return (attr.type.kind == "prim" and not attr.repeat and attr.if_ is None and attr.process is None
+            and attr.size is None and not attr.size_eos)
+
+
+def runs(seq) -> list[list[Attr]]:
+    """Group consecutive fixed-width fields of one endianness; other fields stand alone."""
+    groups: list[list[Attr]] = []
+    for attr in seq:
+        if (is_simple_prim(attr) and groups and is_simple_prim(groups[-1][-1])
+                and groups[-1][-1].type.endian == attr.type.endian):
+            groups[-1].append(attr)
+        else:
+            groups.append([attr])
+    return groups
+
+
+class ReadPlanner:
+    def __init__(self, ctx, spec: TypeSpec):
+        self.ctx = ctx  # the ModulePlanner: program, translator, constants, naming
+        self.spec = spec
+        self.tmp = 0
+
+    def new(self, prefix: str) -> str:
+        self.tmp += 1
+        return f"_{prefix}{self.tmp}"
+
+    def path(self, attr: Attr) -> str:
+        return self.ctx.field_path(self.spec, attr)
+
+    def marks(self) -> set[str]:
+        """Fields whose start position later code needs (checksum and length-from spans)."""
+        out = set()
+        for a in self.spec.seq:
+            if a.checksum:
+                out.add(a.checksum.from_field)
+            if a.derive and a.derive.kind == "length-from":
+                out.add(a.derive.target)
+        return out
+
+    # -- the method ----------------------------------------------------------------------
+    def plan(self) -> list[str]:
+        c = Code()
+        spec = self.spec
+        scope = Scope(spec, obj="self", io=("pos", "_start", "end"))
+        marks = self.marks()
+        c("self = _new(cls)")
+        c("self._parent = _parent")
+        c("_start = pos")
+        if self.ctx.needs_pos(spec):
+            c("self._pos = pos")
+        if self.ctx.has_pins(spec):
+            c("self._pins = 0")
+        for group in runs(spec.seq):
+            if is_simple_prim(group[0]):
+                self.run(c, group, scope, marks)
+            else:
+                attr = group[0]
+                if attr.id in marks:
+                    c(f"_m_{attr.id} = pos")
+                self.field(c, attr, scope)
+            for attr in group:
+                scope.locals[attr.id] = f"f_{attr.id}"
+        for attr in spec.seq:
+            d = attr.derive
+            if d is not None and d.kind == "length-from":
+                with c.block(f"if pos - _m_{d.target} != f_{attr.id}:"):
+                    c(f"raise _invalid(_start, {self.path(attr)!r}, f\"says {{f_{attr.id}}} bytes follow "
+                      f"from {d.target!r}, but {{pos - _m_{d.target}}} were read\")")
+            if attr.checksum is not None:
+                fn = self.ctx.checksum_fn(attr.checksum.algorithm)
+                c(f"self._{attr.id}_computed = {fn}(memoryview(buf)[_m_{attr.checksum.from_field}:pos])")
+        c("return self, pos")
+        return c.lines
+
+    def run(self, c: Code, group: list[Attr], scope: Scope, marks: set[str]) -> None:
+        fmt = ">" if group[0].type.endian == "be" else "<"
+        offsets, width = [], 0
+        for attr in group:
+            offsets.append(width)
+            width += PRIMITIVES[attr.type.prim][1]
+        fmt += "".join(PRIMITIVES[a.type.prim][0] for a in group)
+        s = self.ctx.consts.struct(fmt)
+        table = self.ctx.consts.table(
+            "(" + "".join(f"({o}, {PRIMITIVES[a.type.prim][1]}, {self.path(a)!r}), "
+                          for o, a in zip(offsets, group)) + ")")
+        c(f"if end - pos < {width}:")
+        c(f"    raise _truncated(pos, end, {table})")
+        for o, attr in zip(offsets, group):
+            if attr.id in marks:
+                c(f"_m_{attr.id} = pos + {o}" if o else f"_m_{attr.id} = pos")
+        names = ", ".join(f"f_{a.id}" for a in group)
+        c(f"{names}{',' if len(group) == 1 else ''} = {s}.unpack_from(buf, pos)")
+        c(f"pos += {width}")
+        for o, attr in zip(offsets, group):
+            self.valid(c, attr, f"f_{attr.id}", f"pos - {width - o}", scope)
+            c(f"self.{storage(attr)} = f_{attr.id}")
+
+    # -- one field ------------------------------------------------------------------------
+    def field(self, c: Code, attr: Attr, scope: Scope) -> None:
+        var = f"f_{attr.id}"
+        if attr.lazy:
+            self.sized_bounds(c, attr, scope, "buf", "pos", "end")
+            c(f"self._{attr.id}_raw = (buf, pos, _e)")
+            c(f"{var} = _LAZY")
+            c("pos = _e")
+            c(f"self._{attr.id} = {var}")
+            return
+        if attr.if_ is not None:
+            cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
+            with c.block(f"if {cond}:"):
+                self.repeated(c, attr, var, scope)
+            with c.block("else:"):
+                c(f"{var} = None")
+        else:
+            self.repeated(c, attr, var, scope)
+        c(f"self.{storage(attr)} = {var}")
+
+    def repeated(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
+        path = self.path(attr)
+        if not attr.repeat:
+            self.single(c, attr, var, scope)
+            self.valid(c, attr, var, "pos", scope)
+            return
+        item = self.new("v")
+        append = self.new("ap")
+        c(f"{var} = []")
+        c(f"{append} = {var}.append")
+        if attr.repeat == "expr":
+            count = self.new("c")
+            c(f"{count} = {self.ctx.tr.translate(attr.repeat_expr, scope, attr.loc)}")
+            with c.block(f"if {count} < 0:"):
+                c(f"raise _invalid(pos, {path!r}, f\"negative count {{{count}}}\")")
+            least = max(1, self.ctx.min_size(attr))
+            room = f"(end - pos) // {least}" if least > 1 else "end - pos"
+            with c.block(f"if {count} > {room}:"):
+                c(f"raise _too_many(pos, {path!r}, {count}, end - pos)")
+            loop = f"for _ in range({count}):"
+        elif attr.repeat == "eos":
+            loop = "while pos < end:"
+        else:
+            loop = "while True:"
+        index = self.new("i")
+        if attr.repeat == "until":
+            c(f"{index} = 0")
+        with c.block(loop):
+            self.single(c, attr, item, scope)
+            c(f"{append}({item})")
+            if attr.repeat == "until":
+                elem = self.ctx.tr.attr_type(attr).elem
+                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io)
+                cond = self.ctx.tr.translate(attr.repeat_until, inner, attr.loc)
+                with c.block(f"if {cond}:"):
+                    c("break")
+                c(f"{index} += 1")
+
+    def single(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
+        """Read one element at `pos`, advancing it."""
+        if attr.size is not None or attr.size_eos:
+            self.sized_bounds(c, attr, scope, "buf", "pos", "end")
+            self.region(c, attr, var, scope, "buf", "pos", "_e")
+            c("pos = _e")
+            return
+        self.unsized(c, attr.type, var, "buf", "pos", "end", self.path(attr))
+
+    def sized_bounds(self, c: Code, attr: Attr, scope: Scope, buf: str, pos: str, end: str) -> None:
+        path = self.path(attr)
+        if attr.size_eos:
+            c(f"_e = {end}")
+            return
+        c(f"_n = {self.ctx.tr.translate(attr.size, scope, attr.loc)}")
+        with c.block("if _n < 0:"):
+            c(f"raise _invalid({pos}, {path!r}, f\"negative size {{_n}}\")")
+        with c.block(f"if _n > {end} - {pos}:"):
+            c(f"raise _short({pos}, {end}, _n, {path!r})")
+        c(f"_e = {pos} + _n")
+
+    def region(self, c: Code, attr: Attr, var: str, scope: Scope, buf: str, start: str, end: str) -> None:
+        """Decode the bytes [start, end) of `buf` as the field's type, through its processor."""
+        path = self.path(attr)
+        p = attr.process
+        if p is None:
+            self.typed_region(c, attr, attr.type, var, scope, buf, start, end)
+            return
+        args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
+        proc = self.new("p")
+        c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
+        with c.block(f"if {proc}.identity:"):
+            self.typed_region(c, attr, attr.type, var, scope, buf, start, end)
+        with c.block("else:"):
+            data = self.new("d")
+            with c.block("try:"):
+                c(f"{data} = {proc}.decode({buf}[{start}:{end}])")
+                self.typed_region(c, attr, attr.type, var, scope, data, "0", f"len({data})")
+            with c.block("except _DecodeError as _err:"):
+                c(f"raise _in_processed(_err, {start}, {path!r}, {p.name!r})")
+
+    def typed_region(self, c: Code, attr: Attr, ref: TypeRef, var: str, scope: Scope,
+                     buf: str, start: str, end: str) -> None:
+        path = self.path(attr)
+        if ref.kind == "bytes":
+            c(f"{var} = {buf}[{start}:{end}]")
+            if attr.contents is not None:
+                with c.block(f"if {var} != {attr.contents!r}:"):
+                    c(f"raise _invalid({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
+        elif ref.kind == "str":
+            c(f"{var} = {buf}[{start}:{end}].decode({ref.encoding!r}, 'surrogateescape')")
+        elif ref.kind == "switch":
+            on = self.new("on")
+            c(f"{on} = {self.ctx.tr.translate(ref.switch_on, scope, ref.loc)}")
+            default = None
+            first = True
+            for key, case in ref.cases:
+                if key is None:
+                    default = case
+                    continue
+                k = self.ctx.tr.translate(key, scope, ref.loc)
+                with c.block(f"{'if' if first else 'elif'} {on} == {k}:"):
+                    self.typed_region(c, attr, case, var, scope, buf, start, end)
+                first = False
+            if first:
+                c("if True:")
+                c.level += 1
+                (self.typed_region(c, attr, default, var, scope, buf, start, end) if default
+                 else c(f"{var} = {buf}[{start}:{end}]"))
+                c.level -= 1
+            else:
+                with c.block("else:"):
+                    if default is not None:
+                        self.typed_region(c, attr, default, var, scope, buf, start, end)
+                    else:
+                        c(f"{var} = {buf}[{start}:{end}]")
+        else:
+            q = self.new("q")
+            c(f"{q} = {start}")
+            self.unsized(c, ref, var, buf, q, end, path)
+            if attr.require_eos:
+                with c.block(f"if {q} != {end}:"):
+                    c(f"raise _invalid({q}, {path!r}, f\"{{{end} - {q}}} bytes left unread at the end of the field\")")
+
+    def unsized(self, c: Code, ref: TypeRef, var: str, buf: str, pos: str, end: str, path: str) -> None:
+        if ref.kind == "prim":
+            code, width, _ = PRIMITIVES[ref.prim]
+            if code == "B":
+                with c.block(f"if {pos} >= {end}:"):
+                    c(f"raise _short({pos}, {end}, 1, {path!r})")
+                c(f"{var} = {buf}[{pos}]")
+            else:
+                s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + code)
+                with c.block(f"if {end} - {pos} < {width}:"):
+                    c(f"raise _short({pos}, {end}, {width}, {path!r})")
+                c(f"{var}, = {s}.unpack_from({buf}, {pos})")
+            c(f"{pos} += {width}")
+            return
+        if ref.kind == "user":
+            target = self.ctx.program.resolved[ref]
+            if target.intrinsic:
+                self.varint(c, target.intrinsic, var, buf, pos, end, path)
+            else:
+                c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, self)")
+            return
+        if ref.kind == "switch":
+            on = self.new("on")
+            scope = Scope(self.spec, obj="self")
+            c(f"{on} = {self.ctx.tr.translate(ref.switch_on, scope, ref.loc)}")
+            default = None
+            first = True
+            for key, case in ref.cases:
+                if key is None:
+                    default = case
+                    continue
+                with c.block(f"{'if' if first else 'elif'} {on} == {self.ctx.tr.translate(key, scope, ref.loc)}:"):
+                    self.unsized(c, case, var, buf, pos, end, path)
+                first = False
+            with c.block("else:" if not first else "if True:"):
+                if default is not None:
+                    self.unsized(c, default, var, buf, pos, end, path)
+                else:
+                    c(f"{var} = None")
+            return
+        raise AssertionError(f"unsized {ref.kind}")  # passes reject bytes/str without size
+
+    def varint(self, c: Code, kind: str, var: str, buf: str, pos: str, end: str, path: str) -> None:
+        with c.block(f"if {pos} >= {end}:"):
+            c(f"raise _short({pos}, {end}, 1, {path!r})")
+        c(f"{var} = {buf}[{pos}]")
+        with c.block(f"if {var} < 0x80:"):
+            c(f"{pos} += 1")
+        with c.block("else:"):
+            c(f"{var}, {pos} = _read_uvarint({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
+        if kind.startswith("zigzag"):
+            c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+
+    def valid(self, c: Code, attr: Attr, var: str, pos: str, scope: Scope) -> None:
+        v = attr.valid
+        if v is None:
+            return
+        tr = self.ctx.tr
+        path = self.path(attr)
+        checks = []
+        if v.eq is not None:
+            want = tr.translate(v.eq, scope, v.loc)
+            checks.append((f"{var} != {want}", f"must be {{{want}}}"))
+        if v.min is not None:
+            low = tr.translate(v.min, scope, v.loc)
+            checks.append((f"{var} < {low}", f"must be at least {{{low}}}"))
+        if v.max is not None:
+            high = tr.translate(v.max, scope, v.loc)
+            checks.append((f"{var} > {high}", f"must be at most {{{high}}}"))
+        if v.any_of:
+            options = ", ".join(tr.translate(e, scope, v.loc) for e in v.any_of)
+            checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
+        for cond, says in checks:
+            with c.block(f"if {cond}:"):
+                c(f"raise _invalid({pos}, {path!r}, f\"value {{{var}}} {says}\")")

@@ -1,0 +1,329 @@
+"""Plan `_write(out)` and `size()` of a type.
+
+Writers append to one bytearray and never need a pre-sized buffer. Derived fields are computed
+unless pinned: a fixed-width length or checksum is written as a placeholder and patched once its
+span is written; a varint length-from writes its span to a fresh buffer first; a length-of
+serialises its target before the prefix. `-default` fills fields left as None.
+"""
+from __future__ import annotations
+
+from .code import Code
+from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
+from .plan_read import is_simple_prim
+from .pyexpr import Scope, access
+
+INTRINSIC_WRITERS = {"zigzag32": ("_w_zz32", "_zz32_size", 31), "zigzag64": ("_w_zz64", "_zz64_size", 63),
+                     "uvarint32": ("_w_uv32", "_uv32_size", None)}
+
+
+class WritePlanner:
+    def __init__(self, ctx, spec: TypeSpec):
+        self.ctx = ctx
+        self.spec = spec
+        self.ids = [a.id for a in spec.seq]
+        self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == "length-of"}
+        self.n = 0
+
+    def new(self, prefix: str) -> str:
+        self.n += 1
+        return f"_{prefix}{self.n}"
+
+    def path(self, attr: Attr) -> str:
+        return self.ctx.field_path(self.spec, attr)
+
+    def bit(self, attr: Attr) -> int:
+        return self.ctx.pin_bit(self.spec, attr)
+
+    def is_varint(self, attr: Attr) -> bool:
+        ref = attr.type
+        return ref.kind == "user" and bool(self.ctx.program.resolved[ref].intrinsic)
+
+    def bytes_like(self, attr: Attr) -> bool:
+        return attr.type.kind in ("bytes", "str") and attr.process is None and not attr.repeat
+
+    # -- _write ---------------------------------------------------------------------------
+    def plan_write(self) -> list[str]:
+        c = Code()
+        scope = Scope(self.spec, obj="self")
+        marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}
+        marks |= {a.derive.target for a in self.spec.seq if a.derive and a.derive.kind == "length-from"}
+        swaps: list[Attr] = []
+        pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
+
+        def flush():
+            if not pending:
+                return
+            fmt = (">" if pending[0].type.endian == "be" else "<") + "".join(
+                PRIMITIVES[a.type.prim][0] for a in pending)
+            s = self.ctx.consts.struct(fmt)
+            offset = 0
+            for a in pending:
+                if a.id in marks:
+                    c(f"_m_{a.id} = len(out) + {offset}" if offset else f"_m_{a.id} = len(out)")
+                if self.placeholder(a):
+                    c(f"_at_{a.id} = len(out) + {offset}" if offset else f"_at_{a.id} = len(out)")
+                offset += PRIMITIVES[a.type.prim][1]
+            c(f"out += {s}.pack({', '.join(f'w_{a.id}' for a in pending)})")
+            pending.clear()
+
+        for attr in self.spec.seq:
+            self.value(c, attr, scope)
+            if is_simple_prim(attr) and (not pending or pending[-1].type.endian == attr.type.endian):
+                pending.append(attr)
+                continue
+            flush()
+            if is_simple_prim(attr):
+                pending.append(attr)
+                continue
+            if attr.derive is not None and attr.derive.kind == "length-from" and self.is_varint(attr):
+                c(f"_outer_{attr.id} = out")
+                c("out = bytearray()")
+                swaps.append(attr)
+                continue
+            if attr.id in marks:
+                c(f"_m_{attr.id} = len(out)")
+            self.emit(c, attr, scope)
+        flush()
+        self.patches(c, swaps)
+        return c.lines or ["pass"]
+
+    def placeholder(self, attr: Attr) -> bool:
+        d = attr.derive
+        return attr.checksum is not None or (d is not None and d.kind == "length-from")
+
+    def value(self, c: Code, attr: Attr, scope: Scope) -> None:
+        """Put the value to write for `attr` in w_<id> (placeholders for patched fields)."""
+        w = f"w_{attr.id}"
+        d = attr.derive
+        tr = self.ctx.tr
+        if self.placeholder(attr):
+            c(f"{w} = 0")
+            return
+        if d is not None:
+            if d.kind == "count-of":
+                computed = f"len({tr.translate(d.target, scope, d.loc)})"
+            else:
+                target = self.spec.seq[self.ids.index(d.target)]
+                b = f"_b_{target.id}"
+                self.serialise(c, target, b, scope)
+                absent = "None" if d.if_absent is None else repr(d.if_absent)
+                computed = f"(len({b}) if {b} is not None else {absent})"
+            c(f"{w} = self._{attr.id} if self._pins & {self.bit(attr)} else {computed}")
+            if d.kind == "length-of" and d.if_absent is None:
+                with c.block(f"if {w} is None:"):
+                    c(f"raise _EncodeError('is not set', {self.path(self.spec.seq[self.ids.index(d.target)])!r})")
+            c(f"self._{attr.id} = {w}")
+            return
+        c(f"{w} = self.{access(attr)}")
+        if attr.default is not None:
+            with c.block(f"if {w} is None:"):
+                c(f"{w} = self.{access(attr)} = {tr.translate(attr.default, scope, attr.loc)}")
+
+    def serialise(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
+        """Bytes of a length-of target into `var` (None when the field is absent)."""
+        src = f"self.{access(attr)}"
+        if attr.type.kind == "bytes" and attr.process is None:
+            c(f"{var} = {src}")
+            return
+        if attr.type.kind == "str" and attr.process is None:
+            c(f"{var} = None if {src} is None else {src}.encode({attr.type.encoding!r}, 'surrogateescape')")
+            return
+        with c.block(f"if {src} is None:"):
+            c(f"{var} = None")
+        with c.block("else:"):
+            tmp = self.new("t")
+            c(f"{tmp} = bytearray()")
+            self.payload(c, attr, src, tmp, scope)
+            c(f"{var} = bytes({tmp})")
+
+    def payload(self, c: Code, attr: Attr, value: str, out: str, scope: Scope) -> None:
+        """Append the encoded value of a (possibly processed) field to `out`."""
+        if attr.process is None:
+            self.typed(c, attr, attr.type, value, out)
+            return
+        p = attr.process
+        args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
+        proc = self.new("p")
+        raw = self.new("r")
+        c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
+        c(f"{raw} = bytearray()")
+        self.typed(c, attr, attr.type, value, raw)
+        c(f"{out} += {raw} if {proc}.identity else {proc}.encode({raw})")
+
+    def typed(self, c: Code, attr: Attr, ref: TypeRef, value: str, out: str) -> None:
+        if ref.kind == "bytes":
+            c(f"{out} += {value}")
+        elif ref.kind == "str":
+            c(f"{out} += {value}.encode({ref.encoding!r}, 'surrogateescape')")
+        elif ref.kind == "prim":
+            s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + PRIMITIVES[ref.prim][0])
+            c(f"{out} += {s}.pack({value})")
+        elif ref.kind == "switch":
+            with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
+                c(f"{out} += {value}")
+            with c.block("else:"):
+                c(f"{value}._write({out})")
+        else:
+            target = self.ctx.program.resolved[ref]
+            if target.intrinsic:
+                fn, _, bits = INTRINSIC_WRITERS[target.intrinsic]
+                if bits is None:
+                    with c.block(f"if 0 <= {value} < 0x80:"):
+                        c(f"{out}.append({value})")
+                else:
+                    u = self.new("u")
+                    c(f"{u} = ({value} << 1) ^ ({value} >> {bits})")
+                    with c.block(f"if 0 <= {u} < 0x80:"):
+                        c(f"{out}.append({u})")
+                with c.block("else:"):
+                    c(f"{fn}({out}, {value})")
+            else:
+                c(f"{value}._write({out})")
+
+    def emit(self, c: Code, attr: Attr, scope: Scope) -> None:
+        w = f"w_{attr.id}"
+        path = self.path(attr)
+        body = Code(c.level)
+        if attr.id in self.length_of:
+            body(f"out += _b_{attr.id}")
+        elif attr.repeat:
+            item = self.new("x")
+            with body.block(f"for {item} in {w}:"):
+                self.payload(body, attr, item, "out", scope)
+        else:
+            if attr.derive is None and attr.type.kind == "bytes" and attr.size is not None \
+                    and attr.size.__class__.__name__ == "Int":
+                with body.block(f"if len({w}) != {attr.size.value}:"):
+                    body(f"raise _EncodeError(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
+            self.payload(body, attr, w, "out", scope)
+        if attr.if_ is not None:
+            cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
+            with c.block(f"if {cond}:"):
+                self.require(c, attr, w, path)
+                c.lines += ["    " + line for line in body.lines]
+        else:
+            self.require(c, attr, w, path)
+            c.lines += body.lines
+
+    def require(self, c: Code, attr: Attr, w: str, path: str) -> None:
+        if attr.id in self.length_of:
+            return
+        with c.block(f"if {w} is None:"):
+            c(f"raise _EncodeError('is not set', {path!r})")
+
+    def patches(self, c: Code, swaps: list[Attr]) -> None:
+        for attr in self.spec.seq:
+            d = attr.derive
+            if d is not None and d.kind == "length-from" and not self.is_varint(attr):
+                s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
+                c(f"w_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else len(out) - _m_{d.target}")
+                c(f"self._{attr.id} = w_{attr.id}")
+                c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
+        for attr in self.spec.seq:
+            if attr.checksum is None:
+                continue
+            fn = self.ctx.checksum_fn(attr.checksum.algorithm)
+            s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
+            with c.block("if self._pins & %d:" % self.bit(attr)):
+                c(f"w_{attr.id} = self._{attr.id}")
+            with c.block("else:"):
+                with c.block("with memoryview(out) as _mv:"):
+                    c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
+            c(f"self._{attr.id} = w_{attr.id}")
+            c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
+        for attr in reversed(swaps):
+            d = attr.derive
+            c(f"w_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else len(out)")
+            c(f"self._{attr.id} = w_{attr.id}")
+            inner = f"_inner_{attr.id}"
+            c(f"{inner} = out")
+            c(f"out = _outer_{attr.id}")
+            self.typed(c, attr, attr.type, f"w_{attr.id}", "out")
+            c(f"out += {inner}")
+
+    # -- size -----------------------------------------------------------------------------
+    def plan_size(self) -> list[str]:
+        """Encoded size without encoding (processed fields are encoded to learn their size)."""
+        c = Code()
+        scope = Scope(self.spec, obj="self")
+        tr = self.ctx.tr
+        # 1. values of length-of and count-of fields, needed by conditions and varint sizes
+        for attr in self.spec.seq:
+            d = attr.derive
+            if d is None or d.kind == "length-from":
+                continue
+            if d.kind == "count-of":
+                computed = f"len({tr.translate(d.target, scope, d.loc)})"
+            else:
+                target = self.spec.seq[self.ids.index(d.target)]
+                self.target_size(c, target, f"z_{target.id}", scope)
+                absent = "None" if d.if_absent is None else repr(d.if_absent)
+                computed = f"(z_{target.id} if z_{target.id} is not None else {absent})"
+            c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else {computed}")
+            scope.locals[attr.id] = f"d_{attr.id}"
+        # 2. sizes of every field but varint length-from prefixes
+        for attr in self.spec.seq:
+            z = f"z_{attr.id}"
+            if attr.derive is not None and attr.derive.kind == "length-from" and self.is_varint(attr):
+                continue
+            if attr.id in self.length_of:
+                c(f"{z} = {z} or 0")
+                continue
+            value = f"d_{attr.id}" if attr.id in scope.locals else f"self.{access(attr)}"
+            expr = self.size_expr(c, attr, value, scope)
+            if attr.if_ is not None:
+                expr = f"({expr} if {tr.translate(attr.if_, scope, attr.loc)} else 0)"
+            c(f"{z} = {expr}")
+        # 3. varint length-from prefixes, innermost span first
+        for attr in reversed(self.spec.seq):
+            d = attr.derive
+            if d is not None and d.kind == "length-from" and self.is_varint(attr):
+                start = self.ids.index(d.target)
+                span = " + ".join(f"z_{a.id}" for a in self.spec.seq[start:]
+                                  if not (a.derive and a.derive.kind == "length-from" and self.is_varint(a)))
+                c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else ({span})")
+                c(f"z_{attr.id} = {INTRINSIC_WRITERS[self.ctx.program.resolved[attr.type].intrinsic][1]}(d_{attr.id})")
+        total = " + ".join(f"z_{a.id}" for a in self.spec.seq) or "0"
+        c(f"return {total}")
+        return c.lines
+
+    def target_size(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
+        src = f"self.{access(attr)}"
+        if attr.type.kind == "bytes" and attr.process is None:
+            c(f"{var} = None if {src} is None else len({src})")
+        elif attr.type.kind == "str" and attr.process is None:
+            c(f"{var} = None if {src} is None else len({src}.encode({attr.type.encoding!r}, 'surrogateescape'))")
+        else:
+            with c.block(f"if {src} is None:"):
+                c(f"{var} = None")
+            with c.block("else:"):
+                c(f"{var} = {self.size_expr(c, attr, src, scope)}")
+
+    def size_expr(self, c: Code, attr: Attr, value: str, scope: Scope) -> str:
+        if attr.process is not None:
+            tmp = self.new("t")
+            with c.block(f"if {value} is None:"):
+                c(f"{tmp} = 0")
+            with c.block("else:"):
+                c(f"{tmp} = bytearray()")
+                self.payload(c, attr, value, tmp, scope)
+                c(f"{tmp} = len({tmp})")
+            return tmp
+        if attr.repeat:
+            item = "_x"
+            return f"sum({self.one_size(attr.type, item)} for {item} in {value})"
+        return self.one_size(attr.type, value)
+
+    def one_size(self, ref: TypeRef, value: str) -> str:
+        if ref.kind == "prim":
+            return str(PRIMITIVES[ref.prim][1])
+        if ref.kind == "bytes":
+            return f"len({value})"
+        if ref.kind == "str":
+            return f"len({value}.encode({ref.encoding!r}, 'surrogateescape'))"
+        if ref.kind == "switch":
+            return f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) else {value}.size())"
+        target = self.ctx.program.resolved[ref]
+        if target.intrinsic:
+            return f"{INTRINSIC_WRITERS[target.intrinsic][1]}({value})"
+        return f"{value}.size()"

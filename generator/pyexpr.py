@@ -1,0 +1,244 @@
+"""Translate Kaitai expressions to Python with static types, reporting unknown names.
+
+The translator knows what each name means in the type where the expression stands: a field
+(read into a local, or an attribute of `self`), an instance, `_parent`, `_io`, `_`, `_index`,
+or an enum member. Every subexpression is parenthesised, so precedence never changes meaning.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import expr as ex
+from .model import PRIMITIVES, Attr, EnumSpec, Instance, TypeRef, TypeSpec
+from .program import Program
+from .source import Loc
+
+
+@dataclass(frozen=True)
+class T:
+    kind: str  # int bool float str bytes user intrinsic array enum any
+    spec: TypeSpec | None = None
+    elem: "T | None" = None
+    enum: EnumSpec | None = None
+
+
+INT, BOOL, ANY = T("int"), T("bool"), T("any")
+
+
+def storage(attr: Attr) -> str:
+    """Attribute name holding a field's value: derived and lazy fields sit behind properties."""
+    return f"_{attr.id}" if (attr.derive or attr.checksum or attr.lazy) else attr.id
+
+
+def access(attr: Attr) -> str:
+    """Attribute name to use outside the reader: lazy fields load through their property."""
+    return attr.id if attr.lazy else storage(attr)
+
+
+@dataclass
+class Scope:
+    spec: TypeSpec
+    obj: str = "self"
+    locals: dict[str, str] = field(default_factory=dict)
+    underscore: tuple[str, T] | None = None
+    index: str | None = None
+    io: tuple[str, str, str] | None = None  # names of (pos, start, end) while reading
+
+
+class Translator:
+    def __init__(self, program: Program, problems):
+        self.program = program
+        self.problems = problems
+
+    # -- types of model elements ----------------------------------------------------------
+    def ref_type(self, ref: TypeRef) -> T:
+        if ref.kind == "prim":
+            return T("float") if ref.prim.startswith("f") else INT
+        if ref.kind == "bytes":
+            return T("bytes")
+        if ref.kind == "str":
+            return T("str")
+        if ref.kind == "user":
+            spec = self.program.resolved.get(ref)
+            if spec is None:
+                return ANY
+            return T("intrinsic", spec) if spec.intrinsic else T("user", spec)
+        if ref.kind == "switch":
+            kinds = {self.ref_type(t) for _, t in ref.cases}
+            return kinds.pop() if len(kinds) == 1 else ANY
+        return ANY
+
+    def attr_type(self, attr: Attr) -> T:
+        base = self.ref_type(attr.type)
+        if attr in self.program.enum_of:
+            base = T("enum", enum=self.program.enum_of[attr])
+        return T("array", elem=base) if attr.repeat else base
+
+    def instance_type(self, inst: Instance, spec: TypeSpec) -> T:
+        if inst in self.program.enum_of:
+            return T("enum", enum=self.program.enum_of[inst])
+        try:
+            _, t = self._tr(inst.value, Scope(spec), None)
+        except _Fail:
+            return ANY
+        return t
+
+    # -- translation ---------------------------------------------------------------------
+    def translate(self, e: ex.Expr, scope: Scope, loc: Loc) -> str:
+        """Python source for `e`, or a placeholder after reporting a problem."""
+        try:
+            return self._tr(e, scope, loc)[0]
+        except _Fail:
+            return "None"
+
+    def typed(self, e: ex.Expr, scope: Scope, loc: Loc) -> tuple[str, T]:
+        try:
+            return self._tr(e, scope, loc)
+        except _Fail:
+            return "None", ANY
+
+    def _fail(self, loc: Loc | None, e: ex.Expr, message: str):
+        if loc is not None:
+            self.problems.add(loc, f"{message} (at character {e.pos + 1} of the expression)")
+        raise _Fail()
+
+    def _member(self, spec: TypeSpec, name: str, obj: str, scope: Scope | None):
+        for attr in spec.seq:
+            if attr.id == name:
+                if scope is not None and name in scope.locals:
+                    return scope.locals[name], self.attr_type(attr)
+                return f"{obj}.{access(attr)}", self.attr_type(attr)
+        for inst in spec.instances:
+            if inst.id == name:
+                return f"{obj}.{name}", self.instance_type(inst, spec)
+        return None
+
+    def _tr(self, e: ex.Expr, scope: Scope, loc: Loc | None) -> tuple[str, T]:
+        if isinstance(e, ex.Int):
+            return repr(e.value), INT
+        if isinstance(e, ex.Bool):
+            return repr(e.value), BOOL
+        if isinstance(e, ex.Str):
+            return repr(e.value), T("str")
+        if isinstance(e, ex.Name):
+            return self._name(e, scope, loc)
+        if isinstance(e, ex.EnumRef):
+            enum = self.program.lookup_enum(e.enum, scope.spec)
+            if enum is None:
+                self._fail(loc, e, f"unknown enum {e.enum!r}")
+            if not any(v.id == e.value for v in enum.values):
+                self._fail(loc, e, f"enum {e.enum!r} has no value {e.value!r}")
+            return f"{self.program.enum_py_name(enum)}.{e.value}", T("enum", enum=enum)
+        if isinstance(e, ex.Attribute):
+            return self._attribute(e, scope, loc)
+        if isinstance(e, ex.Index):
+            base, bt = self._tr(e.obj, scope, loc)
+            idx, _ = self._tr(e.index, scope, loc)
+            if bt.kind == "array":
+                return f"{base}[{idx}]", bt.elem or ANY
+            if bt.kind == "bytes":
+                return f"{base}[{idx}]", INT
+            if bt.kind == "any":
+                return f"{base}[{idx}]", ANY
+            self._fail(loc, e, "only arrays and byte strings can be indexed")
+        if isinstance(e, ex.Unary):
+            inner, it = self._tr(e.operand, scope, loc)
+            if e.op == "not":
+                return f"(not {inner})", BOOL
+            return f"({e.op}{inner})", it if it.kind in ("int", "float") else INT
+        if isinstance(e, ex.Binary):
+            left, lt = self._tr(e.left, scope, loc)
+            right, rt = self._tr(e.right, scope, loc)
+            if e.op in ("and", "or"):
+                return f"({left} {e.op} {right})", BOOL
+            if e.op in ("==", "!=", "<", "<=", ">", ">="):
+                return f"({left} {e.op} {right})", BOOL
+            if e.op == "+" and lt.kind in ("str", "bytes"):
+                return f"({left} + {right})", lt
+            op = "//" if e.op == "/" and "float" not in (lt.kind, rt.kind) else e.op
+            return f"({left} {op} {right})", T("float") if "float" in (lt.kind, rt.kind) else INT
+        if isinstance(e, ex.Ternary):
+            cond, _ = self._tr(e.cond, scope, loc)
+            then, tt = self._tr(e.then, scope, loc)
+            other, ot = self._tr(e.other, scope, loc)
+            return f"({then} if {cond} else {other})", tt if tt == ot else (tt if ot.kind == "enum" else ot)
+        if isinstance(e, ex.Call):
+            self._fail(loc, e, "calls are allowed only in 'process'")
+        self._fail(loc, e, "unsupported expression")
+
+    def _name(self, e: ex.Name, scope: Scope, loc):
+        n = e.name
+        if n == "_parent":
+            parent = self.program.parent_type(scope.spec)
+            return f"{scope.obj}._parent", T("user", parent) if parent else ANY
+        if n == "_root":
+            return f"{scope.obj}._root", ANY
+        if n == "_":
+            if scope.underscore is None:
+                self._fail(loc, e, "'_' is only defined inside repeat-until")
+            return scope.underscore
+        if n == "_index":
+            if scope.index is None:
+                self._fail(loc, e, "'_index' is only defined inside a repeat")
+            return scope.index, INT
+        if n == "_io":
+            self._fail(loc, e, "'_io' must be followed by .pos, .size or .eof")
+        found = self._member(scope.spec, n, scope.obj, scope)
+        if found is None:
+            self._fail(loc, e, f"unknown name {n!r} in type {scope.spec.name!r}")
+        return found
+
+    def _attribute(self, e: ex.Attribute, scope: Scope, loc):
+        if isinstance(e.obj, ex.Name) and e.obj.name == "_io":
+            if scope.io is None:
+                self._fail(loc, e, "'_io' is only available while reading")
+            pos, start, end = scope.io
+            if e.name == "pos":
+                return f"({pos} - {start})", INT
+            if e.name == "size":
+                return f"({end} - {start})", INT
+            if e.name == "eof":
+                return f"({pos} >= {end})", BOOL
+            self._fail(loc, e, f"'_io.{e.name}' is not supported")
+        base, bt = self._tr(e.obj, scope, loc)
+        name = e.name
+        if name == "_parent":
+            parent = self.program.parent_type(bt.spec) if bt.kind == "user" else None
+            return f"{base}._parent", T("user", parent) if parent else ANY
+        if bt.kind == "intrinsic":
+            if name == "value":
+                return base, INT
+            self._fail(loc, e, f"only '.value' of intrinsic type {bt.spec.name!r} is available")
+        if bt.kind == "user":
+            found = self._member(bt.spec, name, base, None)
+            if found is None:
+                self._fail(loc, e, f"type {bt.spec.name!r} has no field or instance {name!r}")
+            return found
+        if bt.kind == "array":
+            if name in ("size", "length"):
+                return f"len({base})", INT
+            if name == "first":
+                return f"{base}[0]", bt.elem or ANY
+            if name == "last":
+                return f"{base}[-1]", bt.elem or ANY
+            if name in ("min", "max"):
+                return f"{name}({base})", bt.elem or ANY
+            self._fail(loc, e, f"arrays have no '.{name}'")
+        if bt.kind in ("bytes", "str"):
+            if name in ("length", "size"):
+                return f"len({base})", INT
+            self._fail(loc, e, f"{bt.kind} values have no '.{name}'")
+        if name == "to_i" and bt.kind in ("enum", "int", "bool", "any"):
+            return f"int({base})", INT
+        if bt.kind == "any":
+            return f"{base}.{name}", ANY
+        self._fail(loc, e, f"{bt.kind} values have no '.{name}'")
+
+
+class _Fail(Exception):
+    pass
+
+
+def prim_struct(ref: TypeRef) -> tuple[str, int]:
+    code, width, _ = PRIMITIVES[ref.prim]
+    return code, width

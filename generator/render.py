@@ -1,0 +1,50 @@
+"""Render plans with one Jinja2 environment; templates only lay out text."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from . import GENERATOR_VERSION
+from .plan import ModulePlan
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def _body(lines: list[str], indent: int) -> str:
+    pad = " " * indent
+    return "\n".join(pad + line if line else "" for line in lines)
+
+
+def _docstring(text: str, indent: int = 0) -> str:
+    text = (text or "").strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    pad = " " * indent
+    lines = text.splitlines()
+    if len(lines) <= 1:
+        return text
+    return lines[0] + "\n" + "\n".join(pad + line if line.strip() else "" for line in lines[1:]) + "\n" + pad
+
+
+def _oneline(text: str) -> str:
+    return " ".join((text or "").split())
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["body"] = _body
+    env.filters["docstring"] = _docstring
+    env.filters["oneline"] = _oneline
+    return env
+
+
+def render_module(plan: ModulePlan, env: jinja2.Environment | None = None) -> str:
+    env = env or environment()
+    text = env.get_template("module.py.j2").render(m=plan, version=GENERATOR_VERSION)
+    return text.rstrip("\n") + "\n"

@@ -1,0 +1,261 @@
+"""The facade: batches of any message format from a segment's bytes, and a writer for records.
+
+Format rules that span several messages live here rather than in the schemas: the magic byte
+at offset 16 picks the format; legacy compressed wrappers expand into their inner messages with
+Kafka's offset rules (relative inner offsets for magic 1, absolute for magic 0) and timestamp
+rules (a log-append-time wrapper's timestamp stands for every inner message).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+from .generated.legacy_log_entry import LegacyLogEntry
+from .generated.record_batch import RecordBatch
+from .runtime.errors import InvalidValueError, TruncatedError
+
+MAGIC_OFFSET = 16
+LOG_OVERHEAD = 12
+CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+CODEC_NAMES = {v: k for k, v in CODECS.items()}
+TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
+
+Header = RecordBatch.Header
+
+
+@dataclass
+class Record:
+    """A record as users see it, whatever the message format it was stored in."""
+    key: bytes | None = None
+    value: bytes | None = None
+    timestamp: int | None = None
+    offset: int | None = None
+    headers: Sequence = field(default_factory=list)
+    timestamp_type: int = 0
+
+
+
+def _header_pairs(headers) -> list[tuple[str, bytes | None]]:
+    return [(h.key, h.value) if hasattr(h, "key") else (h[0], h[1]) for h in headers]
+
+
+class Batch:
+    """One v2 record batch or one legacy log entry, with its byte position in the buffer."""
+
+    __slots__ = ("entry", "position", "size")
+
+    def __init__(self, entry: RecordBatch | LegacyLogEntry, position: int, size: int):
+        self.entry = entry
+        self.position = position
+        self.size = size
+
+    @property
+    def magic(self) -> int:
+        e = self.entry
+        return e.magic if isinstance(e, RecordBatch) else e.message.magic
+
+    @property
+    def is_legacy(self) -> bool:
+        return not isinstance(self.entry, RecordBatch)
+
+    @property
+    def compression(self) -> str:
+        e = self.entry
+        return CODEC_NAMES.get(int(e.compression if isinstance(e, RecordBatch) else e.message.compression), "?")
+
+    @property
+    def base_offset(self) -> int:
+        e = self.entry
+        if isinstance(e, RecordBatch):
+            return e.base_offset
+        return next(iter(self)).offset if e.message.compression else e.offset
+
+    @property
+    def last_offset(self) -> int:
+        e = self.entry
+        return e.last_offset if isinstance(e, RecordBatch) else e.offset
+
+    @property
+    def crc(self) -> int:
+        e = self.entry
+        return e.crc if isinstance(e, RecordBatch) else e.message.crc
+
+    @property
+    def crc_valid(self) -> bool:
+        e = self.entry
+        return e.crc_valid if isinstance(e, RecordBatch) else e.message.crc_valid
+
+    def __iter__(self) -> Iterator:
+        e = self.entry
+        if isinstance(e, RecordBatch):
+            return iter(e.records.items)
+        return iter(legacy_records(e))
+
+    def records(self) -> list:
+        return list(self)
+
+    def describe(self) -> str:
+        e = self.entry
+        if isinstance(e, RecordBatch):
+            count = e.records_count
+            return (f"baseOffset: {e.base_offset} lastOffset: {e.last_offset} count: {count} "
+                    f"baseSequence: {e.base_sequence} producerId: {e.producer_id} "
+                    f"producerEpoch: {e.producer_epoch} partitionLeaderEpoch: {e.partition_leader_epoch} "
+                    f"isTransactional: {str(e.is_transactional).lower()} "
+                    f"isControl: {str(e.is_control).lower()} position: {self.position} "
+                    f"{TIMESTAMP_TYPES[int(e.timestamp_type)]}: {e.max_timestamp} size: {self.size} "
+                    f"magic: {e.magic} compresscodec: {self.compression} crc: {e.crc} "
+                    f"isvalid: {str(e.crc_valid).lower()}")
+        m = e.message
+        return (f"offset: {e.offset} position: {self.position} "
+                f"{TIMESTAMP_TYPES[int(m.timestamp_type)]}: {-1 if m.timestamp is None else m.timestamp} "
+                f"size: {self.size} magic: {m.magic} compresscodec: {self.compression} crc: {m.crc} "
+                f"isvalid: {str(m.crc_valid).lower()}")
+
+    def describe_record(self, rec) -> str:
+        """One line for a record of this batch, in the style of kafka-dump-log."""
+        if isinstance(self.entry, RecordBatch):
+            ts_type = int(self.entry.timestamp_type)
+            extra = f" headerKeys: [{','.join(h.key for h in rec.headers)}]"
+        else:
+            ts_type, extra = rec.timestamp_type, ""
+        return (f"offset: {rec.offset} {TIMESTAMP_TYPES.get(ts_type, '?')}: {rec.timestamp} "
+                f"keySize: {-1 if rec.key is None else len(rec.key)} "
+                f"valueSize: {-1 if rec.value is None else len(rec.value)}{extra}")
+
+    def __repr__(self) -> str:
+        return f"Batch(position={self.position}, size={self.size}, entry={self.entry!r})"
+
+
+def legacy_records(entry: LegacyLogEntry) -> list[Record]:
+    """The records of a legacy entry, expanding a compressed wrapper as Kafka's deep iterator does."""
+    m = entry.message
+    if not m.compression:
+        ts = -1 if m.magic == 0 else m.timestamp
+        return [Record(m.key, m.value, ts, entry.offset, [], int(m.timestamp_type))]
+    if m.value is None:
+        raise InvalidValueError("found invalid compressed record set with null value", None,
+                                "legacy_log_entry/message/value")
+    inner = m.value.entries
+    if not inner:
+        raise InvalidValueError("found invalid compressed record set with no inner records", None,
+                                "legacy_log_entry/message/value")
+    if m.magic >= 1 and entry.offset != 0:
+        last_relative = inner[-1].offset
+        base = entry.offset - last_relative
+        if base < 0:
+            raise InvalidValueError(f"found invalid wrapper offset in compressed v1 message set, wrapper "
+                                    f"offset '{entry.offset}' is less than the last inner message offset "
+                                    f"'{last_relative}'", None, "legacy_log_entry/offset")
+    else:
+        base = 0  # magic 0 inner offsets are absolute, and so are those of a v1 wrapper at offset 0
+    log_append = m.magic >= 1 and int(m.timestamp_type) == 1
+    out = []
+    for e in inner:
+        im = e.message
+        if im.compression:
+            raise InvalidValueError("inner messages must not be compressed", None, "legacy_log_entry/message")
+        if log_append:
+            ts, tt = m.timestamp, 1
+        else:
+            ts, tt = (-1, -1) if im.magic == 0 else (im.timestamp, int(im.timestamp_type))
+        out.append(Record(im.key, im.value, ts, base + e.offset, [], tt))
+    return out
+
+
+def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = True) -> Iterator[Batch]:
+    """Yield the batches (v2) and log entries (v0/v1) of a segment's bytes, in order.
+
+    Raises a DecodeError subclass with the byte position at the first damaged batch; every batch
+    before it has been yielded already.
+    """
+    if not isinstance(buffer, bytes):
+        buffer = bytes(buffer)
+    end = len(buffer) if end is None else end
+    while pos < end:
+        if end - pos < MAGIC_OFFSET + 1:
+            raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
+        magic = buffer[pos + MAGIC_OFFSET]
+        if magic == 2:
+            entry, nxt = RecordBatch.read(buffer, pos, end, verify)
+        elif magic in (0, 1):
+            entry, nxt = LegacyLogEntry.read(buffer, pos, end, verify)
+        else:
+            raise InvalidValueError(f"unknown magic byte {magic}", pos + MAGIC_OFFSET, "log")
+        yield Batch(entry, pos, nxt - pos)
+        pos = nxt
+
+
+def _as_record(r) -> Record:
+    if isinstance(r, Record):
+        return r
+    if isinstance(r, dict):
+        return Record(**r)
+    return Record(key=r.key, value=r.value, timestamp=getattr(r, "timestamp", None),
+                  offset=getattr(r, "offset", None), headers=getattr(r, "headers", []) or [])
+
+
+def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none", base_offset: int = 0,
+                timestamp_type: str = "CreateTime", log_append_time: int | None = None,
+                partition_leader_epoch: int = -1, producer_id: int = -1, producer_epoch: int = -1,
+                base_sequence: int = -1, is_transactional: bool = False, is_control: bool = False) -> bytes:
+    """Encode records as one v2 batch, or as legacy log entries (one compressed wrapper if compressed).
+
+    A record's offset defaults to base_offset + its index, its timestamp to -1. Headers are
+    (key, value) pairs or Header objects; magic 0 and 1 cannot carry them and refuse them.
+    """
+    recs = [_as_record(r) for r in records]
+    codec = CODECS[compression]
+    offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
+    stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
+    append_time = timestamp_type == "LogAppendTime"
+    if magic == 2:
+        if not recs:
+            raise ValueError("a v2 batch written by a producer holds at least one record")
+        base_ts = stamps[0]
+        attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
+        items = [RecordBatch.Record(
+            timestamp_delta=ts - base_ts, offset_delta=off - offsets[0], key=r.key, value=r.value,
+            headers=[RecordBatch.Header(key=k, value=v) for k, v in _header_pairs(r.headers)])
+            for r, off, ts in zip(recs, offsets, stamps)]
+        max_ts = log_append_time if append_time and log_append_time is not None else max(stamps)
+        batch = RecordBatch(
+            base_offset=offsets[0], partition_leader_epoch=partition_leader_epoch, attributes=attrs,
+            last_offset_delta=offsets[-1] - offsets[0], base_timestamp=base_ts, max_timestamp=max_ts,
+            producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
+            records=RecordBatch.Records(items=items))
+        return batch.to_bytes()
+    return _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time)
+
+
+def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time) -> bytes:
+    if magic not in (0, 1):
+        raise ValueError(f"unknown magic {magic}")
+    if codec == CODECS["zstd"]:
+        raise ValueError(f"zstd compression is not supported for magic {magic}")
+    if any(r.headers for r in recs):
+        raise ValueError(f"magic {magic} cannot carry record headers")
+    ts_attr = 0x08 if (append_time and magic == 1) else 0
+
+    def message(r, ts, attrs, value):
+        return LegacyLogEntry.LegacyMessage(magic=magic, attributes=attrs, key=r.key, value=value,
+                                            timestamp=(ts if magic == 1 else None))
+
+    if codec == 0:
+        out = bytearray()
+        for r, off, ts in zip(recs, offsets, stamps):
+            ts = log_append_time if (ts_attr and log_append_time is not None) else ts
+            LegacyLogEntry(offset=off, message=message(r, ts, ts_attr, r.value))._write(out)
+        return bytes(out)
+    inner = [LegacyLogEntry(offset=(off - offsets[0] if magic == 1 else off),
+                            message=message(r, ts, ts_attr, r.value))
+             for r, off, ts in zip(recs, offsets, stamps)]
+    wrapper_ts = log_append_time if (ts_attr and log_append_time is not None) else max(stamps)
+    wrapper = LegacyLogEntry(offset=offsets[-1], message=message(
+        Record(key=None), wrapper_ts, codec | ts_attr, LegacyLogEntry.MessageSet(entries=inner)))
+    return wrapper.to_bytes()
+
+
+def write_batches(batches: Iterable[Iterable], **options) -> bytes:
+    """Encode several batches (each a list of records) one after another, as in a segment."""
+    return b"".join(write_batch(b, **options) for b in batches)
