@@ -122,7 +122,8 @@ class Builder:
         spec = self.type_spec(sid, root, endian, intrinsic)
         title = self.text(meta.value.get("title"))
         return Schema(sid, self.file, root.loc, spec, title, tuple(imports), meta.plain(),
-                      hashlib.sha256(source).hexdigest())
+                      hashlib.sha256(source).hexdigest(), meta.value["id"].loc,
+                      imp.loc if imp is not None else None)
 
     def type_spec(self, name: str, node: Y, endian: str | None, intrinsic: str | None = None) -> TypeSpec:
         v = node.value
@@ -184,7 +185,7 @@ class Builder:
         contents = None
         if "contents" in v:
             contents = self.contents(v["contents"])
-        tref = self.type_ref(v.get("type"), node, endian, size is not None or size_eos, encoding,
+        tref = self.type_ref(v.get("type"), node, endian, "size" in v or size_eos, encoding,
                              contents is not None)
         repeat = self.text(v.get("repeat"))
         if repeat not in (None, "expr", "eos", "until"):
@@ -207,7 +208,8 @@ class Builder:
             valid=self.valid(v.get("valid")), enum=self.text(v.get("enum")), process=process,
             contents=contents, doc=self.text(v.get("doc")), doc_ref=self.text(v.get("doc-ref")),
             derive=self.derive(v.get("-derive")), checksum=self.checksum(v.get("-checksum")),
-            default=self.expression(v.get("-default")), lazy=lazy, require_eos=require_eos)
+            default=self.expression(v.get("-default")), lazy=lazy, require_eos=require_eos,
+            key_locs={k: n.loc for k, n in v.items()})
 
     def contents(self, node: Y) -> bytes | None:
         val = node.plain()
@@ -351,7 +353,8 @@ class Builder:
             if value is None:
                 continue
             out.append(Instance(name, inode.loc, value, self.text(inode.value.get("enum")),
-                                self.text(inode.value.get("doc")), self.text(inode.value.get("doc-ref"))))
+                                self.text(inode.value.get("doc")), self.text(inode.value.get("doc-ref")),
+                                {k: n.loc for k, n in inode.value.items()}))
         return out
 
     def enums(self, node: Y | None) -> list[EnumSpec]:

@@ -10,7 +10,7 @@ from .plan import plan_module
 from .problems import CompileFailed, Problems
 from .program import Program
 from .render import environment, render_module
-from .source import Loc, load
+from .source import load
 
 
 def load_program(schema_dir: Path, problems: Problems, display_root: Path | None = None) -> Program:
@@ -25,7 +25,7 @@ def load_program(schema_dir: Path, problems: Problems, display_root: Path | None
         if schema is None:
             continue
         if schema.id != path.stem:
-            problems.add(schema.loc.child("meta").child("id"),
+            problems.add(schema.id_loc or schema.loc,
                          f"meta/id {schema.id!r} must match the file name {path.stem!r} (imports find files by id)")
         if schema.id in schemas:
             problems.add(schema.loc, f"schema id {schema.id!r} is defined twice")
@@ -34,8 +34,8 @@ def load_program(schema_dir: Path, problems: Problems, display_root: Path | None
     for schema in schemas.values():
         for imp in schema.imports:
             if imp not in schemas:
-                problems.add(Loc(schema.file, schema.loc.line, schema.loc.col, "/meta/imports"),
-                             f"imported schema {imp!r} not found in {schema_dir}")
+                problems.add(schema.imports_loc or schema.loc,
+                             f"imported schema {imp!r} has no file {imp}.ksy beside this schema")
     return Program(schemas)
 
 
@@ -43,8 +43,7 @@ def compile_dir(schema_dir: Path, display_root: Path | None = None) -> dict[str,
     """Return {relative output path: text} for every schema, or raise CompileFailed."""
     problems = Problems()
     program = load_program(schema_dir, problems, display_root)
-    if not problems:
-        run_passes(program, problems)
+    run_passes(program, problems)  # on every schema that loaded, so one run reports everything
     outputs: dict[str, str] = {}
     if not problems:
         env = environment()

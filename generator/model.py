@@ -104,6 +104,10 @@ class Attr:
     default: Expr | None = None
     lazy: bool = False
     require_eos: bool = False
+    key_locs: dict = field(default_factory=dict)  # YAML key -> Loc of its value
+
+    def at(self, key: str) -> Loc:
+        return self.key_locs.get(key, self.loc)
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +118,10 @@ class Instance:
     enum: str | None = None
     doc: str | None = None
     doc_ref: str | None = None
+    key_locs: dict = field(default_factory=dict)
+
+    def at(self, key: str) -> Loc:
+        return self.key_locs.get(key, self.loc)
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,3 +148,5 @@ class Schema:
     imports: tuple[str, ...] = ()
     meta: dict = field(default_factory=dict)
     source_sha256: str = ""
+    id_loc: Loc | None = None
+    imports_loc: Loc | None = None

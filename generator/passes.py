@@ -57,7 +57,7 @@ def _import_hint(program, spec, name) -> str:
 def _resolve_enum(program, problems, spec, node, name):
     enum = program.lookup_enum(name, spec)
     if enum is None:
-        problems.add(node.loc, f"unknown enum {name!r}")
+        problems.add(node.at("enum"), f"unknown enum {name!r}")
     else:
         program.enum_of[node] = enum
 
@@ -162,8 +162,8 @@ def expressions(program: Program, problems) -> None:
             continue
         for attr in spec.seq:
             scope = Scope(spec, io=io)
-            for e, loc in ((attr.size, attr.loc), (attr.if_, attr.loc), (attr.repeat_expr, attr.loc),
-                           (attr.default, attr.loc)):
+            for e, loc in ((attr.size, attr.at("size")), (attr.if_, attr.at("if")),
+                           (attr.repeat_expr, attr.at("repeat-expr")), (attr.default, attr.at("-default"))):
                 if e is not None:
                     tr.translate(e, scope, loc)
             if attr.type.kind == "switch" and attr.type.switch_on is not None:
@@ -174,7 +174,7 @@ def expressions(program: Program, problems) -> None:
             if attr.repeat_until is not None:
                 elem = tr.attr_type(attr).elem or T("any")
                 tr.translate(attr.repeat_until, Scope(spec, underscore=("_it", elem), index="_i", io=io),
-                             attr.loc)
+                             attr.at("repeat-until"))
             if attr.valid is not None:
                 v = attr.valid
                 for e in (v.eq, v.min, v.max, *v.any_of):
@@ -188,18 +188,22 @@ def expressions(program: Program, problems) -> None:
                 if t.kind not in ("array", "any"):
                     problems.add(attr.derive.loc, "count-of needs a repeated field")
         for inst in spec.instances:
-            tr.translate(inst.value, Scope(spec), inst.loc)
+            tr.translate(inst.value, Scope(spec), inst.at("value"))
 
 
 PASSES = [index, resolve, parents, extensions, expressions]
-STOP_AFTER = {resolve}  # later passes would only repeat what an unresolved name already says
+# After these, a schema with problems is left out of later passes, which would only repeat what
+# an unresolved name already says; the other schemas go on, so one run reports everything.
+STOP_AFTER = {resolve}
 
 
 def run(program: Program, problems) -> None:
     for p in PASSES:
+        before = len(problems.items)
         p(program, problems)
-        if p in STOP_AFTER and problems:
-            return
+        if p in STOP_AFTER:
+            failed = {pr.file for pr in problems.items[before:]}
+            program.skip |= {sid for sid, s in program.schemas.items() if s.file in failed}
 
 
 __all__ = ["run", "PASSES", "INTRINSICS"]

@@ -20,10 +20,12 @@ class Program:
     enum_of: dict[Attr | Instance, EnumSpec] = field(default_factory=dict)
     enum_owner: dict[EnumSpec, TypeSpec] = field(default_factory=dict)
     users: dict[TypeSpec, set[TypeSpec]] = field(default_factory=dict)  # type -> types using it
+    skip: set[str] = field(default_factory=set)  # schemas left out of later passes
 
     def all_types(self):
-        for schema in self.schemas.values():
-            yield from self.walk(schema.root)
+        for sid, schema in self.schemas.items():
+            if sid not in self.skip:
+                yield from self.walk(schema.root)
 
     def walk(self, spec: TypeSpec):
         yield spec
