@@ -69,11 +69,21 @@ class LegacyLogEntry:
     compressed message is a wrapper whose value holds a nested message set, compressed as one
     stream; the wrapper's offset is that of its last inner message. Inner offsets are absolute
     for magic 0 and relative (0..n-1) for magic 1; only one level of nesting is allowed.
+
+    Fields:
+        offset (int):
+            Absolute offset of the message; a compressed wrapper holds the offset of its last inner
+            message. Inside a magic 1 wrapper, offsets are relative to the wrapper's first offset.
+        message_size (int):
+            Bytes of the message that follows; Kafka rejects sizes below 14. (Computed on write
+            unless set.)
+        message (LegacyLogEntry_LegacyMessage):
+            The message.
     """
 
     __slots__ = ("_parent", "_pins", "offset", "_message_size", "message", )
 
-    def __init__(self, *, offset=None, message_size=None, message=None, _parent=None):
+    def __init__(self, *, offset: "int | None" = None, message_size: "int | None" = None, message: "LegacyLogEntry_LegacyMessage | None" = None, _parent=None):
         self._parent = _parent
         self._pins = (1 if message_size is not None else 0)
         self.offset = offset
@@ -223,11 +233,33 @@ LegacyLogEntry.__qualname__ = "LegacyLogEntry"
 
 
 class LegacyLogEntry_LegacyMessage:
-    """A message (LegacyRecord); its CRC-32 covers every byte from `magic` to its end."""
+    """A message (LegacyRecord); its CRC-32 covers every byte from `magic` to its end.
+
+    Fields:
+        crc (int):
+            CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message.
+            (Computed on write unless set.)
+        magic (int):
+            Message format version, 0 or 1.
+        attributes (int):
+            Bits 0-2 compression codec; bit 3 timestamp type (magic 1 only); bits 4-7 unused.
+        timestamp (int | None):
+            Timestamp in milliseconds, magic 1 only; -1 for none.
+        key_length (int):
+            Length of the key in bytes; -1 (any negative value) for a null key. (Computed on write
+            unless set.)
+        key (bytes | None):
+            The key, or null.
+        value_length (int):
+            Length of the value in bytes; -1 for a null value. (Computed on write unless set.)
+        value (LegacyLogEntry_MessageSet | None):
+            The value, or null. In a compressed wrapper: the compressed bytes of the nested message
+            set, decoded here into its entries.
+    """
 
     __slots__ = ("_parent", "_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "value", )
 
-    def __init__(self, *, crc=None, magic=None, attributes=None, timestamp=None, key_length=None, key=None, value_length=None, value=None, _parent=None):
+    def __init__(self, *, crc: "int | None" = None, magic: "int | None" = None, attributes: "int | None" = None, timestamp: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "LegacyLogEntry_MessageSet | None" = None, _parent=None):
         self._parent = _parent
         self._pos = None
         self._pins = (1 if crc is not None else 0) | (2 if key_length is not None else 0) | (4 if value_length is not None else 0)
@@ -557,11 +589,16 @@ LegacyLogEntry_LegacyMessage.__qualname__ = "LegacyLogEntry.LegacyMessage"
 
 
 class LegacyLogEntry_MessageSet:
-    """The entries nested in a compressed wrapper."""
+    """The entries nested in a compressed wrapper.
+
+    Fields:
+        entries (list[LegacyLogEntry]):
+            Entries with uncompressed messages (one level of nesting only).
+    """
 
     __slots__ = ("_parent", "entries", )
 
-    def __init__(self, *, entries=None, _parent=None):
+    def __init__(self, *, entries: "list[LegacyLogEntry] | None" = None, _parent=None):
         self._parent = _parent
         self.entries = [] if entries is None else entries
 

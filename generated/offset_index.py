@@ -42,11 +42,15 @@ class OffsetIndex:
     file (10 MiB by default) and fills the unused tail with zeros, trimming it when the segment is
     rolled or closed; a reader of a crashed segment must stop at the first zero slot after the
     first. Since Kafka 2.0 each entry names the last offset of a batch (1.x wrote the first).
+
+    Fields:
+        entries (list[OffsetIndex_Entry]):
+            Entries in increasing offset order; the file length must be a multiple of 8.
     """
 
     __slots__ = ("_parent", "entries", )
 
-    def __init__(self, *, entries=None, _parent=None):
+    def __init__(self, *, entries: "list[OffsetIndex_Entry] | None" = None, _parent=None):
         self._parent = _parent
         self.entries = [] if entries is None else entries
 
@@ -134,11 +138,18 @@ OffsetIndex.__qualname__ = "OffsetIndex"
 
 
 class OffsetIndex_Entry:
-    """One 8-byte slot."""
+    """One 8-byte slot.
+
+    Fields:
+        relative_offset (int):
+            Offset minus the segment's base offset (the number in the file name).
+        position (int):
+            Byte position in the `.log` file of the batch holding that offset.
+    """
 
     __slots__ = ("_parent", "relative_offset", "position", )
 
-    def __init__(self, *, relative_offset=None, position=None, _parent=None):
+    def __init__(self, *, relative_offset: "int | None" = None, position: "int | None" = None, _parent=None):
         self._parent = _parent
         self.relative_offset = relative_offset
         self.position = position

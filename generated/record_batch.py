@@ -66,11 +66,51 @@ class RecordBatch:
     Kafka 0.11 and later holds a sequence of these batches, unless it was written in an older
     message format. The CRC-32C covers the bytes from `attributes` to the end of the batch, so a
     broker can assign `base_offset` and `partition_leader_epoch` without recomputing it.
+
+    Fields:
+        base_offset (int):
+            Offset of the first record of the batch as it was first written; kept when compaction
+            removes records, so the first remaining record may have a larger offset.
+        batch_length (int):
+            Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a
+            batch shorter than 61 bytes in total corrupt. (Computed on write unless set.)
+        partition_leader_epoch (int):
+            Epoch of the leader that appended the batch, -1 when unknown; not covered by the CRC.
+        magic (int):
+            Message format version; byte 16 of every batch and every legacy entry.
+        crc (int):
+            CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch. (Computed
+            on write unless set.)
+        attributes (int):
+            Bit field: bits 0-2 compression codec, bit 3 timestamp type, bit 4 transactional, bit 5
+            control batch, bit 6 delete horizon present. Readers use the low byte only.
+        last_offset_delta (int):
+            Offset of the last record of the original batch minus `base_offset`. Kept through
+            compaction, so it may exceed the largest offset delta of the records still present.
+        base_timestamp (int):
+            Timestamp that record timestamp deltas are relative to, normally the first record's.
+            When the delete-horizon bit is set it holds the delete horizon in milliseconds; -1 in an
+            empty batch kept by the cleaner.
+        max_timestamp (int):
+            Largest record timestamp (CreateTime), or the broker's append time (LogAppendTime),
+            which then stands for every record's timestamp.
+        producer_id (int):
+            Idempotent or transactional producer id; -1 for none.
+        producer_epoch (int):
+            Epoch of that producer id; -1 for none.
+        base_sequence (int):
+            Sequence number of the first record; -1 for none. Record sequences wrap past 2^31-1.
+        records_count (int):
+            Number of records present in the batch, which compaction may have made smaller.
+            (Computed on write unless set.)
+        records (RecordBatch_Records):
+            The records, compressed as one stream by the codec in `attributes`. Decoded on first
+            access; they must fill the section exactly.
     """
 
     __slots__ = ("_parent", "_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
 
-    def __init__(self, *, base_offset=None, batch_length=None, partition_leader_epoch=None, magic=None, crc=None, attributes=None, last_offset_delta=None, base_timestamp=None, max_timestamp=None, producer_id=None, producer_epoch=None, base_sequence=None, records_count=None, records=None, _parent=None):
+    def __init__(self, *, base_offset: "int | None" = None, batch_length: "int | None" = None, partition_leader_epoch: "int | None" = None, magic: "int | None" = None, crc: "int | None" = None, attributes: "int | None" = None, last_offset_delta: "int | None" = None, base_timestamp: "int | None" = None, max_timestamp: "int | None" = None, producer_id: "int | None" = None, producer_epoch: "int | None" = None, base_sequence: "int | None" = None, records_count: "int | None" = None, records: "RecordBatch_Records | None" = None, _parent=None):
         self._parent = _parent
         self._pos = None
         self._pins = (1 if batch_length is not None else 0) | (2 if crc is not None else 0) | (4 if records_count is not None else 0)
@@ -433,11 +473,16 @@ RecordBatch.__qualname__ = "RecordBatch"
 
 
 class RecordBatch_Records:
-    """The (decompressed) records section of a batch."""
+    """The (decompressed) records section of a batch.
+
+    Fields:
+        items (list[RecordBatch_Record]):
+            Exactly `records_count` records; no bytes may remain after them.
+    """
 
     __slots__ = ("_parent", "items", )
 
-    def __init__(self, *, items=None, _parent=None):
+    def __init__(self, *, items: "list[RecordBatch_Record] | None" = None, _parent=None):
         self._parent = _parent
         self.items = [] if items is None else items
 
@@ -530,11 +575,37 @@ RecordBatch_Records.__qualname__ = "RecordBatch.Records"
 
 
 class RecordBatch_Record:
-    """One record; every length, count and delta is a zigzag varint."""
+    """One record; every length, count and delta is a zigzag varint.
+
+    Fields:
+        length (int):
+            Bytes of the record after this field; a reader must consume exactly this many. (Computed
+            on write unless set.)
+        attributes (int):
+            Unused; written as 0 and not validated by readers.
+        timestamp_delta (int):
+            Record timestamp minus the batch's `base_timestamp`; may be negative.
+        offset_delta (int):
+            Record offset minus the batch's `base_offset`.
+        key_length (int):
+            Length of the key in bytes; -1 (any negative value) for a null key. (Computed on write
+            unless set.)
+        key (bytes | None):
+            The key, or null.
+        value_length (int):
+            Length of the value in bytes; -1 (any negative value) for a null value (a tombstone).
+            (Computed on write unless set.)
+        value (bytes | None):
+            The value, or null.
+        headers_count (int):
+            Number of headers; Kafka rejects a negative count. (Computed on write unless set.)
+        headers (list[RecordBatch_Header]):
+            Headers in the order the producer added them; keys may repeat.
+    """
 
     __slots__ = ("_parent", "_pins", "_length", "attributes", "timestamp_delta", "offset_delta", "_key_length", "key", "_value_length", "value", "_headers_count", "headers", )
 
-    def __init__(self, *, length=None, attributes=None, timestamp_delta=None, offset_delta=None, key_length=None, key=None, value_length=None, value=None, headers_count=None, headers=None, _parent=None):
+    def __init__(self, *, length: "int | None" = None, attributes: "int | None" = None, timestamp_delta: "int | None" = None, offset_delta: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, headers_count: "int | None" = None, headers: "list[RecordBatch_Header] | None" = None, _parent=None):
         self._parent = _parent
         self._pins = (1 if length is not None else 0) | (2 if key_length is not None else 0) | (4 if value_length is not None else 0) | (8 if headers_count is not None else 0)
         self._length = length
@@ -894,11 +965,22 @@ RecordBatch_Record.__qualname__ = "RecordBatch.Record"
 
 
 class RecordBatch_Header:
-    """One record header, a UTF-8 key with an optional binary value."""
+    """One record header, a UTF-8 key with an optional binary value.
+
+    Fields:
+        key_length (int):
+            Length of the key in bytes; must not be negative. (Computed on write unless set.)
+        key (str):
+            The header key, UTF-8.
+        value_length (int):
+            Length of the value in bytes; -1 for a null value. (Computed on write unless set.)
+        value (bytes | None):
+            The header value, or null.
+    """
 
     __slots__ = ("_parent", "_pins", "_key_length", "key", "_value_length", "value", )
 
-    def __init__(self, *, key_length=None, key=None, value_length=None, value=None, _parent=None):
+    def __init__(self, *, key_length: "int | None" = None, key: "str | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, _parent=None):
         self._parent = _parent
         self._pins = (1 if key_length is not None else 0) | (2 if value_length is not None else 0)
         self._key_length = key_length

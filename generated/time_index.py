@@ -42,11 +42,15 @@ class TimeIndex:
     segment up to offset O is T. Entries are appended only when the maximum timestamp grows, so a
     segment of magic 0 messages has an empty time index. Preallocated and zero-filled like the
     offset index, with one slot kept free for the entry written when the segment is rolled.
+
+    Fields:
+        entries (list[TimeIndex_Entry]):
+            Entries with non-decreasing timestamps; the file length must be a multiple of 12.
     """
 
     __slots__ = ("_parent", "entries", )
 
-    def __init__(self, *, entries=None, _parent=None):
+    def __init__(self, *, entries: "list[TimeIndex_Entry] | None" = None, _parent=None):
         self._parent = _parent
         self.entries = [] if entries is None else entries
 
@@ -134,11 +138,18 @@ TimeIndex.__qualname__ = "TimeIndex"
 
 
 class TimeIndex_Entry:
-    """One 12-byte slot."""
+    """One 12-byte slot.
+
+    Fields:
+        timestamp (int):
+            Largest timestamp in the segment up to `relative_offset`, in milliseconds.
+        relative_offset (int):
+            Offset minus the segment's base offset.
+    """
 
     __slots__ = ("_parent", "timestamp", "relative_offset", )
 
-    def __init__(self, *, timestamp=None, relative_offset=None, _parent=None):
+    def __init__(self, *, timestamp: "int | None" = None, relative_offset: "int | None" = None, _parent=None):
         self._parent = _parent
         self.timestamp = timestamp
         self.relative_offset = relative_offset

@@ -185,6 +185,8 @@ class Builder:
         contents = None
         if "contents" in v:
             contents = self.contents(v["contents"])
+            if contents is not None and size is None:
+                size = ex.Int(0, len(contents))  # fixed bytes: their own length is the size
         tref = self.type_ref(v.get("type"), node, endian, "size" in v or size_eos, encoding,
                              contents is not None)
         repeat = self.text(v.get("repeat"))

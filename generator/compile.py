@@ -13,10 +13,11 @@ from .render import environment, render_module
 from .source import load
 
 
-def load_program(schema_dir: Path, problems: Problems, display_root: Path | None = None) -> Program:
+def load_program(schema_dir: Path, problems: Problems) -> Program:
     schemas = {}
     for path in sorted(schema_dir.glob("*.ksy")):
-        name = str(path.relative_to(display_root)) if display_root else str(path)
+        # "schemas/x.ksy" wherever the checkout is, so output never depends on its location
+        name = f"{schema_dir.name}/{path.name}"
         data = path.read_bytes()
         tree = load(data.decode("utf-8", errors="replace"), name, problems)
         if tree is None:
@@ -39,10 +40,10 @@ def load_program(schema_dir: Path, problems: Problems, display_root: Path | None
     return Program(schemas)
 
 
-def compile_dir(schema_dir: Path, display_root: Path | None = None) -> dict[str, str]:
+def compile_dir(schema_dir: Path) -> dict[str, str]:
     """Return {relative output path: text} for every schema, or raise CompileFailed."""
     problems = Problems()
-    program = load_program(schema_dir, problems, display_root)
+    program = load_program(schema_dir, problems)
     run_passes(program, problems)  # on every schema that loaded, so one run reports everything
     outputs: dict[str, str] = {}
     if not problems:

@@ -1,6 +1,7 @@
 """The plan: per schema module, the classes, constants and method bodies the template lays out."""
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 
 from .code import Code, Constants
@@ -41,6 +42,8 @@ class ClassPlan:
     schema_path: str
     nested: list[tuple[str, str]] = field(default_factory=list)  # (attribute, module-level name)
     is_root: bool = False
+    field_docs: list[tuple[str, str, list[str]]] = field(default_factory=list)  # name, hint, wrapped doc
+    hints: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -213,7 +216,35 @@ class ModulePlanner:
             repr_fields=[a.id for a in seq],
             dict_fields=[a.id for a in seq] + [i.id for i in spec.instances],
             schema_path="/".join(self.program.class_path(spec)),
-            nested=nested, is_root=spec is self.schema.root)
+            nested=nested, is_root=spec is self.schema.root,
+            field_docs=[(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a))
+                        for a in seq],
+            hints={a.id: self.hint(a) for a in seq})
+
+    def hint(self, attr: Attr) -> str:
+        """A type hint for a field, as a string (forward references stay unevaluated)."""
+        t = self.tr.attr_type(attr)
+        return self._hint(t)
+
+    def _hint(self, t) -> str:
+        if t.kind == "array":
+            return f"list[{self._hint(t.elem)}]"
+        if t.kind in ("int", "bool", "float", "str", "bytes"):
+            return t.kind
+        if t.kind == "intrinsic":
+            return "int"
+        if t.kind == "user":
+            return self.class_ref(t.spec)
+        if t.kind == "enum":
+            return f"{self.program.enum_py_name(t.enum)} | int"
+        return "object"
+
+    @staticmethod
+    def wrap(doc: str | None, attr: Attr) -> list[str]:
+        text = " ".join((doc or "").split())
+        if attr.derive is not None or attr.checksum is not None:
+            text += " (Computed on write unless set.)"
+        return textwrap.wrap(text.strip(), 88) or [""]
 
     def props(self, spec: TypeSpec) -> list[Prop]:
         out = []

@@ -108,6 +108,7 @@ class ReadPlanner:
         c(f"pos += {width}")
         for o, attr in zip(offsets, group):
             self.valid(c, attr, f"f_{attr.id}", f"pos - {width - o}", scope)
+            self.enum(c, attr, f"f_{attr.id}")
             c(f"self.{storage(attr)} = f_{attr.id}")
 
     # -- one field ------------------------------------------------------------------------
@@ -128,7 +129,15 @@ class ReadPlanner:
                 c(f"{var} = None")
         else:
             self.repeated(c, attr, var, scope)
+        if not attr.repeat:
+            self.enum(c, attr, var)
         c(f"self.{storage(attr)} = {var}")
+
+    def enum(self, c: Code, attr: Attr, var: str) -> None:
+        """Fields with `enum:` hold the enum member (or the plain number when it is unnamed)."""
+        enum = self.ctx.program.enum_of.get(attr)
+        if enum is not None:
+            c(f"{var} = _enum_value({self.ctx.program.enum_py_name(enum)}, {var})")
 
     def repeated(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         path = self.path(attr)

@@ -115,6 +115,9 @@ class WritePlanner:
             c(f"self._{attr.id} = {w}")
             return
         c(f"{w} = self.{access(attr)}")
+        if attr.contents is not None:
+            with c.block(f"if {w} is None:"):
+                c(f"{w} = self.{access(attr)} = {attr.contents!r}")
         if attr.default is not None:
             with c.block(f"if {w} is None:"):
                 c(f"{w} = self.{access(attr)} = {tr.translate(attr.default, scope, attr.loc)}")

@@ -16,13 +16,14 @@ def _body(lines: list[str], indent: int) -> str:
     return "\n".join(pad + line if line else "" for line in lines)
 
 
-def _docstring(text: str, indent: int = 0) -> str:
+def _docstring(text: str, indent: int = 0, closing: bool = True) -> str:
     text = (text or "").strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     pad = " " * indent
     lines = text.splitlines()
     if len(lines) <= 1:
         return text
-    return lines[0] + "\n" + "\n".join(pad + line if line.strip() else "" for line in lines[1:]) + "\n" + pad
+    body = lines[0] + "\n" + "\n".join(pad + line if line.strip() else "" for line in lines[1:])
+    return body + "\n" + pad if closing else body
 
 
 def _oneline(text: str) -> str:

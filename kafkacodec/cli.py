@@ -36,9 +36,8 @@ def generate(check: bool, schema_dir: Path | None, out_dir: Path | None) -> None
     root = _repo_root()
     schema_dir = schema_dir or root / "schemas"
     out_dir = out_dir or root / "generated"
-    display = root if schema_dir.resolve().is_relative_to(root) else None
     try:
-        outputs = compile_dir(schema_dir, display)
+        outputs = compile_dir(schema_dir)
     except CompileFailed as failed:
         for problem in failed.problems:
             click.echo(str(problem), err=True)

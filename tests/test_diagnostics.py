@@ -22,7 +22,7 @@ def expected(path):
 def test_broken_schema_reports_exactly_its_problems(path, tmp_path):
     shutil.copy(path, tmp_path / path.name)
     with pytest.raises(CompileFailed) as failed:
-        compile_dir(tmp_path, tmp_path)
+        compile_dir(tmp_path)
     got = [str(p).split(f"{path.name}:", 1)[1] for p in failed.value.problems]
     assert got == expected(path)
     assert expected(path), "a golden schema must expect at least one problem"
@@ -32,8 +32,8 @@ def test_one_run_reports_the_problems_of_every_file(tmp_path):
     for path in BROKEN:
         shutil.copy(path, tmp_path / path.name)
     with pytest.raises(CompileFailed) as failed:
-        compile_dir(tmp_path, tmp_path)
-    files = {p.file for p in failed.value.problems}
+        compile_dir(tmp_path)
+    files = {p.file.rsplit("/", 1)[-1] for p in failed.value.problems}
     assert files == {path.name for path in BROKEN}
 
 
