@@ -22,6 +22,7 @@ from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -118,7 +119,6 @@ class LegacyLogEntry:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         self._pins = 0
         if end - pos < 12:
             raise _truncated(pos, end, _T0)
@@ -150,13 +150,41 @@ class LegacyLogEntry:
             _b_message = None
         else:
             _t1 = bytearray()
-            self.message._write(_t1)
+            if self.message.__class__ is tuple:
+                LegacyLogEntry_LegacyMessage._pack(_t1, *self.message)
+            elif isinstance(self.message, (bytes, bytearray, memoryview)):
+                _t1 += self.message
+            else:
+                self.message._write(_t1)
             _b_message = bytes(_t1)
-        w_message_size = self._message_size if self._pins & 1 else (len(_b_message) if _b_message is not None else None)
-        if w_message_size is None:
+        if _b_message is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message')
+        w_message_size = self._message_size if self._pins & 1 else (len(_b_message) if _b_message is not None else None)
         self._message_size = w_message_size
-        w_message = self.message
+        out += _S0.pack(w_offset, w_message_size)
+        out += _b_message
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_offset, a_message, ) -> None:
+        """Encode from field values (offset, message) without an object."""
+        w_offset = a_offset
+        if w_offset is None:
+            w_offset = 0
+        if a_message is None:
+            _b_message = None
+        else:
+            _t1 = bytearray()
+            if a_message.__class__ is tuple:
+                LegacyLogEntry_LegacyMessage._pack(_t1, *a_message)
+            elif isinstance(a_message, (bytes, bytearray, memoryview)):
+                _t1 += a_message
+            else:
+                a_message._write(_t1)
+            _b_message = bytes(_t1)
+        if _b_message is None:
+            raise _EncodeError('is not set', 'legacy_log_entry/message')
+        w_message_size = (len(_b_message) if _b_message is not None else None)
         out += _S0.pack(w_offset, w_message_size)
         out += _b_message
 
@@ -301,7 +329,6 @@ class LegacyLogEntry_LegacyMessage:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         self._pos = pos
         self._pins = 0
         if end - pos < 6:
@@ -351,16 +378,16 @@ class LegacyLogEntry_LegacyMessage:
             if _n > end - pos:
                 raise _short(pos, end, _n, 'legacy_log_entry/legacy_message/value')
             _e = pos + _n
-            _p1 = _processor('kafka_compression', int(self.compression), f_magic)
+            _p1 = _processor('kafka_compression', int(((f_attributes & 7))), f_magic)
             if _p1.identity:
-                _on2 = self.compression
-                if _on2 == LegacyLogEntry_CompressionType.gzip:
+                _on2 = ((f_attributes & 7))
+                if _on2 == 1:
                     _q3 = pos
                     f_value, _q3 = LegacyLogEntry_MessageSet._read(buf, _q3, _e, self)
-                elif _on2 == LegacyLogEntry_CompressionType.snappy:
+                elif _on2 == 2:
                     _q4 = pos
                     f_value, _q4 = LegacyLogEntry_MessageSet._read(buf, _q4, _e, self)
-                elif _on2 == LegacyLogEntry_CompressionType.lz4:
+                elif _on2 == 3:
                     _q5 = pos
                     f_value, _q5 = LegacyLogEntry_MessageSet._read(buf, _q5, _e, self)
                 else:
@@ -368,14 +395,14 @@ class LegacyLogEntry_LegacyMessage:
             else:
                 try:
                     _d6 = _p1.decode(buf[pos:_e])
-                    _on7 = self.compression
-                    if _on7 == LegacyLogEntry_CompressionType.gzip:
+                    _on7 = ((f_attributes & 7))
+                    if _on7 == 1:
                         _q8 = 0
                         f_value, _q8 = LegacyLogEntry_MessageSet._read(_d6, _q8, len(_d6), self)
-                    elif _on7 == LegacyLogEntry_CompressionType.snappy:
+                    elif _on7 == 2:
                         _q9 = 0
                         f_value, _q9 = LegacyLogEntry_MessageSet._read(_d6, _q9, len(_d6), self)
-                    elif _on7 == LegacyLogEntry_CompressionType.lz4:
+                    elif _on7 == 3:
                         _q10 = 0
                         f_value, _q10 = LegacyLogEntry_MessageSet._read(_d6, _q10, len(_d6), self)
                     else:
@@ -403,22 +430,19 @@ class LegacyLogEntry_LegacyMessage:
         _at_crc = len(out)
         _m_magic = len(out) + 4
         out += _S1.pack(w_crc, w_magic, w_attributes)
-        if (self.magic >= 1):
-            if w_timestamp is None:
-                raise _EncodeError('is not set', 'legacy_log_entry/legacy_message/timestamp')
+        if (w_magic >= 1):
             out += _S2.pack(w_timestamp)
         _b_key = self.key
         w_key_length = self._key_length if self._pins & 2 else (len(_b_key) if _b_key is not None else -1)
         self._key_length = w_key_length
-        w_key = self.key
         out += _S3.pack(w_key_length)
-        if (self._key_length >= 0):
+        if (w_key_length >= 0):
             out += _b_key
         if self.value is None:
             _b_value = None
         else:
             _t1 = bytearray()
-            _p2 = _processor('kafka_compression', int(self.compression), self.magic)
+            _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
             _r3 = bytearray()
             if isinstance(self.value, (bytes, bytearray, memoryview)):
                 _r3 += self.value
@@ -428,9 +452,8 @@ class LegacyLogEntry_LegacyMessage:
             _b_value = bytes(_t1)
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
         self._value_length = w_value_length
-        w_value = self.value
         out += _S3.pack(w_value_length)
-        if (self._value_length >= 0):
+        if (w_value_length >= 0):
             out += _b_value
         if self._pins & 1:
             w_crc = self._crc
@@ -438,6 +461,50 @@ class LegacyLogEntry_LegacyMessage:
             with memoryview(out) as _mv:
                 w_crc = _crc32(_mv[_m_magic:])
         self._crc = w_crc
+        _S4.pack_into(out, _at_crc, w_crc)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_magic, a_attributes, a_timestamp, a_key, a_value, ) -> None:
+        """Encode from field values (magic, attributes, timestamp, key, value) without an object."""
+        w_crc = 0
+        w_magic = a_magic
+        if w_magic is None:
+            w_magic = 1
+        w_attributes = a_attributes
+        if w_attributes is None:
+            w_attributes = 0
+        w_timestamp = a_timestamp
+        if w_timestamp is None:
+            w_timestamp = -1
+        _at_crc = len(out)
+        _m_magic = len(out) + 4
+        out += _S1.pack(w_crc, w_magic, w_attributes)
+        if (w_magic >= 1):
+            out += _S2.pack(w_timestamp)
+        _b_key = a_key
+        w_key_length = (len(_b_key) if _b_key is not None else -1)
+        out += _S3.pack(w_key_length)
+        if (w_key_length >= 0):
+            out += _b_key
+        if a_value is None:
+            _b_value = None
+        else:
+            _t1 = bytearray()
+            _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
+            _r3 = bytearray()
+            if isinstance(a_value, (bytes, bytearray, memoryview)):
+                _r3 += a_value
+            else:
+                a_value._write(_r3)
+            _t1 += _r3 if _p2.identity else _p2.encode(_r3)
+            _b_value = bytes(_t1)
+        w_value_length = (len(_b_value) if _b_value is not None else -1)
+        out += _S3.pack(w_value_length)
+        if (w_value_length >= 0):
+            out += _b_value
+        with memoryview(out) as _mv:
+            w_crc = _crc32(_mv[_m_magic:])
         _S4.pack_into(out, _at_crc, w_crc)
 
     def to_bytes(self) -> bytes:
@@ -460,7 +527,7 @@ class LegacyLogEntry_LegacyMessage:
                 _t4 = 0
             else:
                 _t4 = bytearray()
-                _p5 = _processor('kafka_compression', int(self.compression), self.magic)
+                _p5 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
                 _r6 = bytearray()
                 if isinstance(self.value, (bytes, bytearray, memoryview)):
                     _r6 += self.value
@@ -541,7 +608,7 @@ class LegacyLogEntry_LegacyMessage:
     @property
     def timestamp_type(self):
         """Meaning of `timestamp` (magic 1); magic 0 messages have none."""
-        return _enum_value(LegacyLogEntry_TimestampType, (LegacyLogEntry_TimestampType.no_timestamp if (self.magic == 0) else ((self.attributes >> 3) & 1)))
+        return _enum_value(LegacyLogEntry_TimestampType, (-1 if (self.magic == 0) else ((self.attributes >> 3) & 1)))
 
     @property
     def _root(self):
@@ -630,7 +697,6 @@ class LegacyLogEntry_MessageSet:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
@@ -643,8 +709,36 @@ class LegacyLogEntry_MessageSet:
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
+        _pk2 = LegacyLogEntry._pack
         for _x1 in w_entries:
-            _x1._write(out)
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    LegacyLogEntry._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_entries, ) -> None:
+        """Encode from field values (entries) without an object."""
+        w_entries = a_entries
+        if w_entries is None:
+            raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
+        _pk2 = LegacyLogEntry._pack
+        for _x1 in w_entries:
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    LegacyLogEntry._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""

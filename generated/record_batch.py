@@ -22,6 +22,7 @@ from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -34,9 +35,9 @@ __all__ = ["RecordBatch"]
 
 _new = object.__new__
 _S0 = Struct(">qiibIHiqqqhii")
-_S1 = Struct(">i")
-_S2 = Struct(">I")
-_S3 = Struct(">b")
+_S1 = Struct(">b")
+_S2 = Struct(">i")
+_S3 = Struct(">I")
 _T0 = ((0, 8, 'record_batch/base_offset'), (8, 4, 'record_batch/batch_length'), (12, 4, 'record_batch/partition_leader_epoch'), (16, 1, 'record_batch/magic'), (17, 4, 'record_batch/crc'), (21, 2, 'record_batch/attributes'), (23, 4, 'record_batch/last_offset_delta'), (27, 8, 'record_batch/base_timestamp'), (35, 8, 'record_batch/max_timestamp'), (43, 8, 'record_batch/producer_id'), (51, 2, 'record_batch/producer_epoch'), (53, 4, 'record_batch/base_sequence'), (57, 4, 'record_batch/records_count'), )
 _T1 = ((0, 1, 'record_batch/record/attributes'), )
 
@@ -243,20 +244,85 @@ class RecordBatch:
         out += _S0.pack(w_base_offset, w_batch_length, w_partition_leader_epoch, w_magic, w_crc, w_attributes, w_last_offset_delta, w_base_timestamp, w_max_timestamp, w_producer_id, w_producer_epoch, w_base_sequence, w_records_count)
         if w_records is None:
             raise _EncodeError('is not set', 'record_batch/records')
-        _p1 = _processor('kafka_compression', int(self.compression), self.magic)
+        _p1 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
         _r2 = bytearray()
-        w_records._write(_r2)
+        if w_records.__class__ is tuple:
+            RecordBatch_Records._pack(_r2, *w_records)
+        elif isinstance(w_records, (bytes, bytearray, memoryview)):
+            _r2 += w_records
+        else:
+            w_records._write(_r2)
         out += _r2 if _p1.identity else _p1.encode(_r2)
         w_batch_length = self._batch_length if self._pins & 1 else len(out) - _m_partition_leader_epoch
         self._batch_length = w_batch_length
-        _S1.pack_into(out, _at_batch_length, w_batch_length)
+        _S2.pack_into(out, _at_batch_length, w_batch_length)
         if self._pins & 2:
             w_crc = self._crc
         else:
             with memoryview(out) as _mv:
                 w_crc = _crc32c(_mv[_m_attributes:])
         self._crc = w_crc
-        _S2.pack_into(out, _at_crc, w_crc)
+        _S3.pack_into(out, _at_crc, w_crc)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_base_offset, a_partition_leader_epoch, a_magic, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, a_records, ) -> None:
+        """Encode from field values (base_offset, partition_leader_epoch, magic, attributes, last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, records) without an object."""
+        w_base_offset = a_base_offset
+        if w_base_offset is None:
+            w_base_offset = 0
+        w_batch_length = 0
+        w_partition_leader_epoch = a_partition_leader_epoch
+        if w_partition_leader_epoch is None:
+            w_partition_leader_epoch = -1
+        w_magic = a_magic
+        if w_magic is None:
+            w_magic = 2
+        w_crc = 0
+        w_attributes = a_attributes
+        if w_attributes is None:
+            w_attributes = 0
+        w_last_offset_delta = a_last_offset_delta
+        if w_last_offset_delta is None:
+            w_last_offset_delta = (0 if (len(a_records.items) == 0) else a_records.items[-1].offset_delta)
+        w_base_timestamp = a_base_timestamp
+        if w_base_timestamp is None:
+            w_base_timestamp = -1
+        w_max_timestamp = a_max_timestamp
+        if w_max_timestamp is None:
+            w_max_timestamp = -1
+        w_producer_id = a_producer_id
+        if w_producer_id is None:
+            w_producer_id = -1
+        w_producer_epoch = a_producer_epoch
+        if w_producer_epoch is None:
+            w_producer_epoch = -1
+        w_base_sequence = a_base_sequence
+        if w_base_sequence is None:
+            w_base_sequence = -1
+        w_records_count = len(a_records.items)
+        w_records = a_records
+        _at_batch_length = len(out) + 8
+        _m_partition_leader_epoch = len(out) + 12
+        _at_crc = len(out) + 17
+        _m_attributes = len(out) + 21
+        out += _S0.pack(w_base_offset, w_batch_length, w_partition_leader_epoch, w_magic, w_crc, w_attributes, w_last_offset_delta, w_base_timestamp, w_max_timestamp, w_producer_id, w_producer_epoch, w_base_sequence, w_records_count)
+        if w_records is None:
+            raise _EncodeError('is not set', 'record_batch/records')
+        _p1 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
+        _r2 = bytearray()
+        if w_records.__class__ is tuple:
+            RecordBatch_Records._pack(_r2, *w_records)
+        elif isinstance(w_records, (bytes, bytearray, memoryview)):
+            _r2 += w_records
+        else:
+            w_records._write(_r2)
+        out += _r2 if _p1.identity else _p1.encode(_r2)
+        w_batch_length = len(out) - _m_partition_leader_epoch
+        _S2.pack_into(out, _at_batch_length, w_batch_length)
+        with memoryview(out) as _mv:
+            w_crc = _crc32c(_mv[_m_attributes:])
+        _S3.pack_into(out, _at_crc, w_crc)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -287,9 +353,14 @@ class RecordBatch:
             _t3 = 0
         else:
             _t3 = bytearray()
-            _p4 = _processor('kafka_compression', int(self.compression), self.magic)
+            _p4 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
             _r5 = bytearray()
-            self.records._write(_r5)
+            if self.records.__class__ is tuple:
+                RecordBatch_Records._pack(_r5, *self.records)
+            elif isinstance(self.records, (bytes, bytearray, memoryview)):
+                _r5 += self.records
+            else:
+                self.records._write(_r5)
             _t3 += _r5 if _p4.identity else _p4.encode(_r5)
             _t3 = len(_t3)
         z_records = _t3
@@ -297,7 +368,7 @@ class RecordBatch:
 
     def _load_records(self):
         buf, pos, _e = self._records_raw
-        _p1 = _processor('kafka_compression', int(self.compression), self.magic)
+        _p1 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
         if _p1.identity:
             _q2 = pos
             value, _q2 = RecordBatch_Records._read(buf, _q2, _e, self)
@@ -510,17 +581,17 @@ class RecordBatch_Records:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         f_items = []
-        _ap2 = f_items.append
         _c3 = self._parent._records_count
-        if _c3 < 0:
-            raise _invalid(pos, 'record_batch/records/items', f"negative count {_c3}")
-        if _c3 > (end - pos) // 7:
-            raise _too_many(pos, 'record_batch/records/items', _c3, end - pos)
-        for _ in range(_c3):
-            _v1, pos = RecordBatch_Record._read(buf, pos, end, self)
-            _ap2(_v1)
+        if _c3:
+            if _c3 < 0:
+                raise _invalid(pos, 'record_batch/records/items', f"negative count {_c3}")
+            if _c3 > (end - pos) // 7:
+                raise _too_many(pos, 'record_batch/records/items', _c3, end - pos)
+            _ap2 = f_items.append
+            for _ in range(_c3):
+                _v1, pos = RecordBatch_Record._read(buf, pos, end, self)
+                _ap2(_v1)
         self.items = f_items
         return self, pos
 
@@ -528,8 +599,36 @@ class RecordBatch_Records:
         w_items = self.items
         if w_items is None:
             raise _EncodeError('is not set', 'record_batch/records/items')
+        _pk2 = RecordBatch_Record._pack
         for _x1 in w_items:
-            _x1._write(out)
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    RecordBatch_Record._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_items, ) -> None:
+        """Encode from field values (items) without an object."""
+        w_items = a_items
+        if w_items is None:
+            raise _EncodeError('is not set', 'record_batch/records/items')
+        _pk2 = RecordBatch_Record._pack
+        for _x1 in w_items:
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    RecordBatch_Record._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -650,6 +749,9 @@ class RecordBatch_Record:
         f_length = buf[pos]
         if f_length < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_length = (f_length & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/length')
         f_length = (f_length >> 1) ^ -(f_length & 1)
@@ -657,7 +759,9 @@ class RecordBatch_Record:
         if end - pos < 1:
             raise _truncated(pos, end, _T1)
         _m_attributes = pos
-        f_attributes, = _S3.unpack_from(buf, pos)
+        f_attributes = buf[pos]
+        if f_attributes > 127:
+            f_attributes -= 256
         pos += 1
         self.attributes = f_attributes
         if pos >= end:
@@ -665,6 +769,9 @@ class RecordBatch_Record:
         f_timestamp_delta = buf[pos]
         if f_timestamp_delta < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_timestamp_delta = (f_timestamp_delta & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_timestamp_delta, pos = _read_uvarint(buf, pos, end, 10, 'record_batch/record/timestamp_delta')
         f_timestamp_delta = (f_timestamp_delta >> 1) ^ -(f_timestamp_delta & 1)
@@ -674,6 +781,9 @@ class RecordBatch_Record:
         f_offset_delta = buf[pos]
         if f_offset_delta < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_offset_delta = (f_offset_delta & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_offset_delta, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/offset_delta')
         f_offset_delta = (f_offset_delta >> 1) ^ -(f_offset_delta & 1)
@@ -683,6 +793,9 @@ class RecordBatch_Record:
         f_key_length = buf[pos]
         if f_key_length < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_key_length = (f_key_length & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_key_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/key_length')
         f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
@@ -704,6 +817,9 @@ class RecordBatch_Record:
         f_value_length = buf[pos]
         if f_value_length < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_value_length = (f_value_length & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_value_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/value_length')
         f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
@@ -725,27 +841,30 @@ class RecordBatch_Record:
         f_headers_count = buf[pos]
         if f_headers_count < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_headers_count = (f_headers_count & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_headers_count, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/headers_count')
         f_headers_count = (f_headers_count >> 1) ^ -(f_headers_count & 1)
         self._headers_count = f_headers_count
         f_headers = []
-        _ap2 = f_headers.append
         _c3 = f_headers_count
-        if _c3 < 0:
-            raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3}")
-        if _c3 > (end - pos) // 2:
-            raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
-        for _ in range(_c3):
-            _v1, pos = RecordBatch_Header._read(buf, pos, end, self)
-            _ap2(_v1)
+        if _c3:
+            if _c3 < 0:
+                raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3}")
+            if _c3 > (end - pos) // 2:
+                raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
+            _ap2 = f_headers.append
+            for _ in range(_c3):
+                _v1, pos = RecordBatch_Header._read(buf, pos, end, self)
+                _ap2(_v1)
         self.headers = f_headers
         if pos - _m_attributes != f_length:
             raise _invalid(_start, 'record_batch/record/length', f"says {f_length} bytes follow from 'attributes', but {pos - _m_attributes} were read")
         return self, pos
 
     def _write(self, out: bytearray) -> None:
-        w_length = 0
         _outer_length = out
         out = bytearray()
         w_attributes = self.attributes
@@ -754,70 +873,146 @@ class RecordBatch_Record:
         w_timestamp_delta = self.timestamp_delta
         if w_timestamp_delta is None:
             w_timestamp_delta = self.timestamp_delta = 0
-        _m_attributes = len(out)
-        out += _S3.pack(w_attributes)
-        if w_timestamp_delta is None:
-            raise _EncodeError('is not set', 'record_batch/record/timestamp_delta')
+        if not -128 <= w_attributes <= 127:
+            raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
+        out.append(w_attributes & 0xFF)
         _u1 = (w_timestamp_delta << 1) ^ (w_timestamp_delta >> 63)
-        if 0 <= _u1 < 0x80:
-            out.append(_u1)
+        if _u1 < 0x4000:
+            out += _VT[_u1]
         else:
             _w_zz64(out, w_timestamp_delta)
         w_offset_delta = self.offset_delta
         if w_offset_delta is None:
             raise _EncodeError('is not set', 'record_batch/record/offset_delta')
         _u2 = (w_offset_delta << 1) ^ (w_offset_delta >> 31)
-        if 0 <= _u2 < 0x80:
-            out.append(_u2)
+        if _u2 < 0x4000:
+            out += _VT[_u2]
         else:
             _w_zz32(out, w_offset_delta)
         _b_key = self.key
         w_key_length = self._key_length if self._pins & 2 else (len(_b_key) if _b_key is not None else -1)
         self._key_length = w_key_length
-        if w_key_length is None:
-            raise _EncodeError('is not set', 'record_batch/record/key_length')
         _u3 = (w_key_length << 1) ^ (w_key_length >> 31)
-        if 0 <= _u3 < 0x80:
-            out.append(_u3)
+        if _u3 < 0x4000:
+            out += _VT[_u3]
         else:
             _w_zz32(out, w_key_length)
-        w_key = self.key
-        if (self._key_length >= 0):
+        if (w_key_length >= 0):
             out += _b_key
         _b_value = self.value
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
         self._value_length = w_value_length
-        if w_value_length is None:
-            raise _EncodeError('is not set', 'record_batch/record/value_length')
         _u4 = (w_value_length << 1) ^ (w_value_length >> 31)
-        if 0 <= _u4 < 0x80:
-            out.append(_u4)
+        if _u4 < 0x4000:
+            out += _VT[_u4]
         else:
             _w_zz32(out, w_value_length)
-        w_value = self.value
-        if (self._value_length >= 0):
+        if (w_value_length >= 0):
             out += _b_value
         w_headers_count = self._headers_count if self._pins & 8 else len(self.headers)
         self._headers_count = w_headers_count
-        if w_headers_count is None:
-            raise _EncodeError('is not set', 'record_batch/record/headers_count')
         _u5 = (w_headers_count << 1) ^ (w_headers_count >> 31)
-        if 0 <= _u5 < 0x80:
-            out.append(_u5)
+        if _u5 < 0x4000:
+            out += _VT[_u5]
         else:
             _w_zz32(out, w_headers_count)
         w_headers = self.headers
         if w_headers is None:
             raise _EncodeError('is not set', 'record_batch/record/headers')
+        _pk7 = RecordBatch_Header._pack
         for _x6 in w_headers:
-            _x6._write(out)
+            if _x6.__class__ is tuple:
+                _pk7(out, *_x6)
+            else:
+                if _x6.__class__ is tuple:
+                    RecordBatch_Header._pack(out, *_x6)
+                elif isinstance(_x6, (bytes, bytearray, memoryview)):
+                    out += _x6
+                else:
+                    _x6._write(out)
         w_length = self._length if self._pins & 1 else len(out)
         self._length = w_length
         _inner_length = out
         out = _outer_length
-        _u7 = (w_length << 1) ^ (w_length >> 31)
-        if 0 <= _u7 < 0x80:
-            out.append(_u7)
+        _u8 = (w_length << 1) ^ (w_length >> 31)
+        if _u8 < 0x4000:
+            out += _VT[_u8]
+        else:
+            _w_zz32(out, w_length)
+        out += _inner_length
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_attributes, a_timestamp_delta, a_offset_delta, a_key, a_value, a_headers, ) -> None:
+        """Encode from field values (attributes, timestamp_delta, offset_delta, key, value, headers) without an object."""
+        _outer_length = out
+        out = bytearray()
+        w_attributes = a_attributes
+        if w_attributes is None:
+            w_attributes = 0
+        w_timestamp_delta = a_timestamp_delta
+        if w_timestamp_delta is None:
+            w_timestamp_delta = 0
+        if not -128 <= w_attributes <= 127:
+            raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
+        out.append(w_attributes & 0xFF)
+        _u1 = (w_timestamp_delta << 1) ^ (w_timestamp_delta >> 63)
+        if _u1 < 0x4000:
+            out += _VT[_u1]
+        else:
+            _w_zz64(out, w_timestamp_delta)
+        w_offset_delta = a_offset_delta
+        if w_offset_delta is None:
+            raise _EncodeError('is not set', 'record_batch/record/offset_delta')
+        _u2 = (w_offset_delta << 1) ^ (w_offset_delta >> 31)
+        if _u2 < 0x4000:
+            out += _VT[_u2]
+        else:
+            _w_zz32(out, w_offset_delta)
+        _b_key = a_key
+        w_key_length = (len(_b_key) if _b_key is not None else -1)
+        _u3 = (w_key_length << 1) ^ (w_key_length >> 31)
+        if _u3 < 0x4000:
+            out += _VT[_u3]
+        else:
+            _w_zz32(out, w_key_length)
+        if (w_key_length >= 0):
+            out += _b_key
+        _b_value = a_value
+        w_value_length = (len(_b_value) if _b_value is not None else -1)
+        _u4 = (w_value_length << 1) ^ (w_value_length >> 31)
+        if _u4 < 0x4000:
+            out += _VT[_u4]
+        else:
+            _w_zz32(out, w_value_length)
+        if (w_value_length >= 0):
+            out += _b_value
+        w_headers_count = len(a_headers)
+        _u5 = (w_headers_count << 1) ^ (w_headers_count >> 31)
+        if _u5 < 0x4000:
+            out += _VT[_u5]
+        else:
+            _w_zz32(out, w_headers_count)
+        w_headers = a_headers
+        if w_headers is None:
+            raise _EncodeError('is not set', 'record_batch/record/headers')
+        _pk7 = RecordBatch_Header._pack
+        for _x6 in w_headers:
+            if _x6.__class__ is tuple:
+                _pk7(out, *_x6)
+            else:
+                if _x6.__class__ is tuple:
+                    RecordBatch_Header._pack(out, *_x6)
+                elif isinstance(_x6, (bytes, bytearray, memoryview)):
+                    out += _x6
+                else:
+                    _x6._write(out)
+        w_length = len(out)
+        _inner_length = out
+        out = _outer_length
+        _u8 = (w_length << 1) ^ (w_length >> 31)
+        if _u8 < 0x4000:
+            out += _VT[_u8]
         else:
             _w_zz32(out, w_length)
         out += _inner_length
@@ -913,7 +1108,7 @@ class RecordBatch_Record:
         """Timestamp of the record: the batch's `max_timestamp` for every record of a
         log-append-time batch, otherwise `base_timestamp` plus the record's delta.
         """
-        return (self._parent._parent.max_timestamp if (self._parent._parent.timestamp_type == RecordBatch_TimestampType.log_append_time) else (self._parent._parent.base_timestamp + self.timestamp_delta))
+        return (self._parent._parent.max_timestamp if ((((self._parent._parent.attributes >> 3) & 1)) == 1) else (self._parent._parent.base_timestamp + self.timestamp_delta))
 
     @property
     def _root(self):
@@ -1012,13 +1207,15 @@ class RecordBatch_Header:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/header/key_length')
         f_key_length = buf[pos]
         if f_key_length < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_key_length = (f_key_length & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_key_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
         f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
@@ -1037,6 +1234,9 @@ class RecordBatch_Header:
         f_value_length = buf[pos]
         if f_value_length < 0x80:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            f_value_length = (f_value_length & 0x7F) | (buf[pos + 1] << 7)
+            pos += 2
         else:
             f_value_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
         f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
@@ -1057,31 +1257,49 @@ class RecordBatch_Header:
 
     def _write(self, out: bytearray) -> None:
         _b_key = None if self.key is None else self.key.encode('UTF-8', 'surrogateescape')
-        w_key_length = self._key_length if self._pins & 1 else (len(_b_key) if _b_key is not None else None)
-        if w_key_length is None:
+        if _b_key is None:
             raise _EncodeError('is not set', 'record_batch/header/key')
+        w_key_length = self._key_length if self._pins & 1 else (len(_b_key) if _b_key is not None else None)
         self._key_length = w_key_length
-        if w_key_length is None:
-            raise _EncodeError('is not set', 'record_batch/header/key_length')
         _u1 = (w_key_length << 1) ^ (w_key_length >> 31)
-        if 0 <= _u1 < 0x80:
-            out.append(_u1)
+        if _u1 < 0x4000:
+            out += _VT[_u1]
         else:
             _w_zz32(out, w_key_length)
-        w_key = self.key
         out += _b_key
         _b_value = self.value
         w_value_length = self._value_length if self._pins & 2 else (len(_b_value) if _b_value is not None else -1)
         self._value_length = w_value_length
-        if w_value_length is None:
-            raise _EncodeError('is not set', 'record_batch/header/value_length')
         _u2 = (w_value_length << 1) ^ (w_value_length >> 31)
-        if 0 <= _u2 < 0x80:
-            out.append(_u2)
+        if _u2 < 0x4000:
+            out += _VT[_u2]
         else:
             _w_zz32(out, w_value_length)
-        w_value = self.value
-        if (self._value_length >= 0):
+        if (w_value_length >= 0):
+            out += _b_value
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_key, a_value, ) -> None:
+        """Encode from field values (key, value) without an object."""
+        _b_key = None if a_key is None else a_key.encode('UTF-8', 'surrogateescape')
+        if _b_key is None:
+            raise _EncodeError('is not set', 'record_batch/header/key')
+        w_key_length = (len(_b_key) if _b_key is not None else None)
+        _u1 = (w_key_length << 1) ^ (w_key_length >> 31)
+        if _u1 < 0x4000:
+            out += _VT[_u1]
+        else:
+            _w_zz32(out, w_key_length)
+        out += _b_key
+        _b_value = a_value
+        w_value_length = (len(_b_value) if _b_value is not None else -1)
+        _u2 = (w_value_length << 1) ^ (w_value_length >> 31)
+        if _u2 < 0x4000:
+            out += _VT[_u2]
+        else:
+            _w_zz32(out, w_value_length)
+        if (w_value_length >= 0):
             out += _b_value
 
     def to_bytes(self) -> bytes:

@@ -22,6 +22,7 @@ from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -78,7 +79,6 @@ class TimeIndex:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
@@ -91,8 +91,36 @@ class TimeIndex:
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'time_index/entries')
+        _pk2 = TimeIndex_Entry._pack
         for _x1 in w_entries:
-            _x1._write(out)
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    TimeIndex_Entry._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_entries, ) -> None:
+        """Encode from field values (entries) without an object."""
+        w_entries = a_entries
+        if w_entries is None:
+            raise _EncodeError('is not set', 'time_index/entries')
+        _pk2 = TimeIndex_Entry._pack
+        for _x1 in w_entries:
+            if _x1.__class__ is tuple:
+                _pk2(out, *_x1)
+            else:
+                if _x1.__class__ is tuple:
+                    TimeIndex_Entry._pack(out, *_x1)
+                elif isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
+                else:
+                    _x1._write(out)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -178,7 +206,6 @@ class TimeIndex_Entry:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         if end - pos < 12:
             raise _truncated(pos, end, _T0)
         f_timestamp, f_relative_offset = _S0.unpack_from(buf, pos)
@@ -190,6 +217,14 @@ class TimeIndex_Entry:
     def _write(self, out: bytearray) -> None:
         w_timestamp = self.timestamp
         w_relative_offset = self.relative_offset
+        out += _S0.pack(w_timestamp, w_relative_offset)
+
+
+    @staticmethod
+    def _pack(out: bytearray, a_timestamp, a_relative_offset, ) -> None:
+        """Encode from field values (timestamp, relative_offset) without an object."""
+        w_timestamp = a_timestamp
+        w_relative_offset = a_relative_offset
         out += _S0.pack(w_timestamp, w_relative_offset)
 
     def to_bytes(self) -> bytes:

@@ -34,6 +34,8 @@ class ClassPlan:
     write_body: list[str]
     size_body: list[str]
     verify_body: list[str] | None
+    pack_params: list[str]
+    pack_body: list[str] | None
     props: list[Prop]
     loaders: list[tuple[str, list[str]]]
     eq_fields: list[str]
@@ -77,6 +79,7 @@ class ModulePlanner:
         self.tr = Translator(program, problems)
         self.consts = Constants()
         self.imports: dict[str, str] = {}
+        self._packs: dict[TypeSpec, list[str] | None] = {}
 
     # -- shared services for the read/write planners ---------------------------------------
     def field_path(self, spec: TypeSpec, attr: Attr) -> str:
@@ -96,6 +99,18 @@ class ModulePlanner:
 
     def checksum_fn(self, algorithm: str) -> str:
         return CHECKSUM_FUNCTIONS[algorithm]
+
+    def pack_body(self, spec: TypeSpec) -> list[str] | None:
+        """The body of `_pack`, or None where writing needs the object (its parent, instances...)."""
+        if spec not in self._packs:
+            self._packs[spec] = None  # a type nested in itself is written through _write
+            if self.program.schema_of[spec] is self.schema:
+                lines = WritePlanner(self, spec, pack=True).plan_write()
+                self._packs[spec] = None if any("self" in line for line in lines) else lines
+        return self._packs[spec]
+
+    def packable(self, spec: TypeSpec) -> bool:
+        return self.pack_body(spec) is not None
 
     def needs_pos(self, spec: TypeSpec) -> bool:
         return any(a.checksum or a.lazy for a in spec.seq)
@@ -205,12 +220,14 @@ class ModulePlanner:
         nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
         reader = ReadPlanner(self, spec)
         writer = WritePlanner(self, spec)
+        writer_pack = WritePlanner(self, spec, pack=True)
         return ClassPlan(
             name=name, qualname=".".join(self.program.class_path(spec)),
             doc=(spec.doc or spec.name).strip(), slots=slots,
             init_params=[a.id for a in seq], init_body=init_body,
             read_body=reader.plan(), write_body=writer.plan_write(), size_body=writer.plan_size(),
             verify_body=self.verify(spec) if self.has_checksums(spec) else None,
+            pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
             props=props, loaders=loaders,
             eq_fields=[a.id for a in seq if not (a.derive or a.checksum)],
             repr_fields=[a.id for a in seq],

@@ -60,7 +60,7 @@ class ReadPlanner:
         marks = self.marks()
         c("self = _new(cls)")
         c("self._parent = _parent")
-        c("_start = pos")
+        start_at = len(c.lines)
         if self.ctx.needs_pos(spec):
             c("self._pos = pos")
         if self.ctx.has_pins(spec):
@@ -85,6 +85,8 @@ class ReadPlanner:
                 fn = self.ctx.checksum_fn(attr.checksum.algorithm)
                 c(f"self._{attr.id}_computed = {fn}(memoryview(buf)[_m_{attr.checksum.from_field}:pos])")
         c("return self, pos")
+        if any("_start" in line for line in c.lines):  # only where _io or an error needs it
+            c.lines.insert(start_at, "_start = pos")
         return c.lines
 
     def run(self, c: Code, group: list[Attr], scope: Scope, marks: set[str]) -> None:
@@ -104,7 +106,13 @@ class ReadPlanner:
             if attr.id in marks:
                 c(f"_m_{attr.id} = pos + {o}" if o else f"_m_{attr.id} = pos")
         names = ", ".join(f"f_{a.id}" for a in group)
-        c(f"{names}{',' if len(group) == 1 else ''} = {s}.unpack_from(buf, pos)")
+        if width == 1:  # one byte: indexing beats a struct call
+            c(f"{names} = buf[pos]")
+            if PRIMITIVES[group[0].type.prim][2]:
+                with c.block(f"if {names} > 127:"):
+                    c(f"{names} -= 256")
+        else:
+            c(f"{names}{',' if len(group) == 1 else ''} = {s}.unpack_from(buf, pos)")
         c(f"pos += {width}")
         for o, attr in zip(offsets, group):
             self.valid(c, attr, f"f_{attr.id}", f"pos - {width - o}", scope)
@@ -148,10 +156,12 @@ class ReadPlanner:
         item = self.new("v")
         append = self.new("ap")
         c(f"{var} = []")
-        c(f"{append} = {var}.append")
         if attr.repeat == "expr":
             count = self.new("c")
             c(f"{count} = {self.ctx.tr.translate(attr.repeat_expr, scope, attr.loc)}")
+            # an empty repeat (the common case for headers) costs one comparison
+            c.lines.append("    " * c.level + f"if {count}:")
+            c.level += 1
             with c.block(f"if {count} < 0:"):
                 c(f"raise _invalid(pos, {path!r}, f\"negative count {{{count}}}\")")
             least = max(1, self.ctx.min_size(attr))
@@ -166,6 +176,7 @@ class ReadPlanner:
         index = self.new("i")
         if attr.repeat == "until":
             c(f"{index} = 0")
+        c(f"{append} = {var}.append")
         with c.block(loop):
             self.single(c, attr, item, scope)
             c(f"{append}({item})")
@@ -176,6 +187,8 @@ class ReadPlanner:
                 with c.block(f"if {cond}:"):
                     c("break")
                 c(f"{index} += 1")
+        if attr.repeat == "expr":
+            c.level -= 1
 
     def single(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         """Read one element at `pos`, advancing it."""
@@ -309,6 +322,10 @@ class ReadPlanner:
         c(f"{var} = {buf}[{pos}]")
         with c.block(f"if {var} < 0x80:"):
             c(f"{pos} += 1")
+        # two-byte varints (lengths and deltas up to 8191) are common enough to inline too
+        with c.block(f"elif {pos} + 1 < {end} and {buf}[{pos} + 1] < 0x80:"):
+            c(f"{var} = ({var} & 0x7F) | ({buf}[{pos} + 1] << 7)")
+            c(f"{pos} += 2")
         with c.block("else:"):
             c(f"{var}, {pos} = _read_uvarint({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
         if kind.startswith("zigzag"):

@@ -17,9 +17,13 @@ INTRINSIC_WRITERS = {"zigzag32": ("_w_zz32", "_zz32_size", 31), "zigzag64": ("_w
 
 
 class WritePlanner:
-    def __init__(self, ctx, spec: TypeSpec):
+    """With pack=True, plans the static `_pack(out, <fields>)`: values come from arguments,
+    derived fields are always computed and nothing is stored back on an object."""
+
+    def __init__(self, ctx, spec: TypeSpec, pack: bool = False):
         self.ctx = ctx
         self.spec = spec
+        self.pack = pack
         self.ids = [a.id for a in spec.seq]
         self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == "length-of"}
         self.n = 0
@@ -34,6 +38,21 @@ class WritePlanner:
     def bit(self, attr: Attr) -> int:
         return self.ctx.pin_bit(self.spec, attr)
 
+    def src(self, attr: Attr) -> str:
+        """Where a field's value comes from: the object, or the argument of `_pack`."""
+        return f"a_{attr.id}" if self.pack else f"self.{access(attr)}"
+
+    def derived(self, attr: Attr, computed: str) -> str:
+        return computed if self.pack else f"self._{attr.id} if self._pins & {self.bit(attr)} else {computed}"
+
+    def store(self, c: Code, attr: Attr, w: str) -> None:
+        """Leave a computed value on the object, so a written object shows what was written."""
+        if not self.pack:
+            c(f"self._{attr.id} = {w}")
+
+    def pack_params(self) -> list[str]:
+        return [f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)]
+
     def is_varint(self, attr: Attr) -> bool:
         ref = attr.type
         return ref.kind == "user" and bool(self.ctx.program.resolved[ref].intrinsic)
@@ -45,8 +64,11 @@ class WritePlanner:
     def plan_write(self) -> list[str]:
         c = Code()
         scope = Scope(self.spec, obj="self")
+        if self.pack:  # every field is an argument; computed values replace them as they come
+            scope.locals = {a.id: f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)}
         marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}
-        marks |= {a.derive.target for a in self.spec.seq if a.derive and a.derive.kind == "length-from"}
+        marks |= {a.derive.target for a in self.spec.seq
+                  if a.derive and a.derive.kind == "length-from" and not self.is_varint(a)}
         swaps: list[Attr] = []
         pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
 
@@ -63,11 +85,20 @@ class WritePlanner:
                 if self.placeholder(a):
                     c(f"_at_{a.id} = len(out) + {offset}" if offset else f"_at_{a.id} = len(out)")
                 offset += PRIMITIVES[a.type.prim][1]
-            c(f"out += {s}.pack({', '.join(f'w_{a.id}' for a in pending)})")
+            if offset == 1:  # one byte: an append beats a struct call
+                a = pending[0]
+                low, high = (-128, 127) if PRIMITIVES[a.type.prim][2] else (0, 255)
+                with c.block(f"if not {low} <= w_{a.id} <= {high}:"):
+                    c(f"raise _EncodeError(f'{{w_{a.id}}} does not fit in {a.type.prim}', {self.path(a)!r})")
+                c(f"out.append(w_{a.id} & 0xFF)")
+            else:
+                c(f"out += {s}.pack({', '.join(f'w_{a.id}' for a in pending)})")
             pending.clear()
 
         for attr in self.spec.seq:
             self.value(c, attr, scope)
+            if attr.id not in self.length_of and not self.placeholder(attr):
+                scope.locals[attr.id] = f"w_{attr.id}"
             if is_simple_prim(attr) and (not pending or pending[-1].type.endian == attr.type.endian):
                 pending.append(attr)
                 continue
@@ -97,7 +128,8 @@ class WritePlanner:
         d = attr.derive
         tr = self.ctx.tr
         if self.placeholder(attr):
-            c(f"{w} = 0")
+            if not self.is_varint(attr):  # a varint length-from is computed after its span
+                c(f"{w} = 0")
             return
         if d is not None:
             if d.kind == "count-of":
@@ -108,23 +140,23 @@ class WritePlanner:
                 self.serialise(c, target, b, scope)
                 absent = "None" if d.if_absent is None else repr(d.if_absent)
                 computed = f"(len({b}) if {b} is not None else {absent})"
-            c(f"{w} = self._{attr.id} if self._pins & {self.bit(attr)} else {computed}")
             if d.kind == "length-of" and d.if_absent is None:
-                with c.block(f"if {w} is None:"):
+                with c.block(f"if {b} is None:"):
                     c(f"raise _EncodeError('is not set', {self.path(self.spec.seq[self.ids.index(d.target)])!r})")
-            c(f"self._{attr.id} = {w}")
+            c(f"{w} = {self.derived(attr, computed)}")
+            self.store(c, attr, w)
             return
-        c(f"{w} = self.{access(attr)}")
-        if attr.contents is not None:
+        if attr.id in self.length_of:
+            return  # written from the bytes serialised for its length prefix
+        c(f"{w} = {self.src(attr)}")
+        for value in ((repr(attr.contents),) if attr.contents is not None else ()) + (
+                (tr.translate(attr.default, scope, attr.loc),) if attr.default is not None else ()):
             with c.block(f"if {w} is None:"):
-                c(f"{w} = self.{access(attr)} = {attr.contents!r}")
-        if attr.default is not None:
-            with c.block(f"if {w} is None:"):
-                c(f"{w} = self.{access(attr)} = {tr.translate(attr.default, scope, attr.loc)}")
+                c(f"{w} = {value}" if self.pack else f"{w} = {self.src(attr)} = {value}")
 
     def serialise(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         """Bytes of a length-of target into `var` (None when the field is absent)."""
-        src = f"self.{access(attr)}"
+        src = self.src(attr)
         if attr.type.kind == "bytes" and attr.process is None:
             c(f"{var} = {src}")
             return
@@ -168,17 +200,30 @@ class WritePlanner:
                 c(f"{value}._write({out})")
         else:
             target = self.ctx.program.resolved[ref]
+            if not target.intrinsic:
+                # a nested value may be an object, a tuple of its fields, or bytes already encoded
+                head = "if"
+                if self.ctx.packable(target):
+                    with c.block(f"if {value}.__class__ is tuple:"):
+                        c(f"{self.ctx.class_ref(target)}._pack({out}, *{value})")
+                    head = "elif"
+                with c.block(f"{head} isinstance({value}, (bytes, bytearray, memoryview)):"):
+                    c(f"{out} += {value}")
+                with c.block("else:"):
+                    c(f"{value}._write({out})")
+                return
             if target.intrinsic:
                 fn, _, bits = INTRINSIC_WRITERS[target.intrinsic]
                 if bits is None:
-                    with c.block(f"if 0 <= {value} < 0x80:"):
-                        c(f"{out}.append({value})")
-                else:
+                    u = value
+                    cond = f"0 <= {u} < 0x4000"
+                else:  # a zigzag value is never negative, so one bound suffices
                     u = self.new("u")
                     c(f"{u} = ({value} << 1) ^ ({value} >> {bits})")
-                    with c.block(f"if 0 <= {u} < 0x80:"):
-                        c(f"{out}.append({u})")
-                with c.block("else:"):
+                    cond = f"{u} < 0x4000"
+                with c.block(f"if {cond}:"):
+                    c(f"{out} += _VT[{u}]")
+                with c.block("else:"):  # longer values, with the range checks
                     c(f"{fn}({out}, {value})")
             else:
                 c(f"{value}._write({out})")
@@ -191,8 +236,19 @@ class WritePlanner:
             body(f"out += _b_{attr.id}")
         elif attr.repeat:
             item = self.new("x")
-            with body.block(f"for {item} in {w}:"):
-                self.payload(body, attr, item, "out", scope)
+            target = self.ctx.program.resolved.get(attr.type)
+            if attr.process is None and target is not None and self.ctx.packable(target):
+                # hoist the element packer out of the loop; tuples are the fast path
+                packer = self.new("pk")
+                body(f"{packer} = {self.ctx.class_ref(target)}._pack")
+                with body.block(f"for {item} in {w}:"):
+                    with body.block(f"if {item}.__class__ is tuple:"):
+                        body(f"{packer}(out, *{item})")
+                    with body.block("else:"):
+                        self.payload(body, attr, item, "out", scope)
+            else:
+                with body.block(f"for {item} in {w}:"):
+                    self.payload(body, attr, item, "out", scope)
         else:
             if attr.derive is None and attr.type.kind == "bytes" and attr.size is not None \
                     and attr.size.__class__.__name__ == "Int":
@@ -209,8 +265,8 @@ class WritePlanner:
             c.lines += body.lines
 
     def require(self, c: Code, attr: Attr, w: str, path: str) -> None:
-        if attr.id in self.length_of:
-            return
+        if attr.id in self.length_of or attr.derive or attr.default is not None or attr.contents is not None:
+            return  # computed, defaulted or fixed: never None here
         with c.block(f"if {w} is None:"):
             c(f"raise _EncodeError('is not set', {path!r})")
 
@@ -219,25 +275,29 @@ class WritePlanner:
             d = attr.derive
             if d is not None and d.kind == "length-from" and not self.is_varint(attr):
                 s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
-                c(f"w_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else len(out) - _m_{d.target}")
-                c(f"self._{attr.id} = w_{attr.id}")
+                c(f"w_{attr.id} = {self.derived(attr, f'len(out) - _m_{d.target}')}")
+                self.store(c, attr, f"w_{attr.id}")
                 c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
         for attr in self.spec.seq:
             if attr.checksum is None:
                 continue
             fn = self.ctx.checksum_fn(attr.checksum.algorithm)
             s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
-            with c.block("if self._pins & %d:" % self.bit(attr)):
-                c(f"w_{attr.id} = self._{attr.id}")
-            with c.block("else:"):
+            if self.pack:
                 with c.block("with memoryview(out) as _mv:"):
                     c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
-            c(f"self._{attr.id} = w_{attr.id}")
+            else:
+                with c.block("if self._pins & %d:" % self.bit(attr)):
+                    c(f"w_{attr.id} = self._{attr.id}")
+                with c.block("else:"):
+                    with c.block("with memoryview(out) as _mv:"):
+                        c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
+            self.store(c, attr, f"w_{attr.id}")
             c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
         for attr in reversed(swaps):
             d = attr.derive
-            c(f"w_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else len(out)")
-            c(f"self._{attr.id} = w_{attr.id}")
+            c(f"w_{attr.id} = {self.derived(attr, 'len(out)')}")
+            self.store(c, attr, f"w_{attr.id}")
             inner = f"_inner_{attr.id}"
             c(f"{inner} = out")
             c(f"out = _outer_{attr.id}")

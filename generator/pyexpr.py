@@ -45,10 +45,17 @@ class Scope:
     io: tuple[str, str, str] | None = None  # names of (pos, start, end) while reading
 
 
+MAX_INLINE_DEPTH = 4
+
+
 class Translator:
+    """Instances used inside other expressions are inlined (they are pure), so comparisons with
+    enum members compare plain integers instead of building enum objects at run time."""
+
     def __init__(self, program: Program, problems):
         self.program = program
         self.problems = problems
+        self.depth = 0
 
     # -- types of model elements ----------------------------------------------------------
     def ref_type(self, ref: TypeRef) -> T:
@@ -110,7 +117,19 @@ class Translator:
                 return f"{obj}.{access(attr)}", self.attr_type(attr)
         for inst in spec.instances:
             if inst.id == name:
-                return f"{obj}.{name}", self.instance_type(inst, spec)
+                if self.depth >= MAX_INLINE_DEPTH:
+                    return f"{obj}.{name}", self.instance_type(inst, spec)
+                self.depth += 1
+                # the same object as the scope's: its fields may be in locals already
+                same = scope is not None and obj == scope.obj
+                inner = Scope(spec, obj=obj, locals=scope.locals if same else {})
+                try:
+                    text, t = self._tr(inst.value, inner, None)
+                finally:
+                    self.depth -= 1
+                if inst in self.program.enum_of:
+                    t = T("enum", enum=self.program.enum_of[inst])
+                return f"({text})", t
         return None
 
     def _tr(self, e: ex.Expr, scope: Scope, loc: Loc | None) -> tuple[str, T]:
@@ -126,9 +145,10 @@ class Translator:
             enum = self.program.lookup_enum(e.enum, scope.spec)
             if enum is None:
                 self._fail(loc, e, f"unknown enum {e.enum!r}")
-            if not any(v.id == e.value for v in enum.values):
+            member = next((v for v in enum.values if v.id == e.value), None)
+            if member is None:
                 self._fail(loc, e, f"enum {e.enum!r} has no value {e.value!r}")
-            return f"{self.program.enum_py_name(enum)}.{e.value}", T("enum", enum=enum)
+            return repr(member.value), T("enum", enum=enum)  # IntEnum members equal their values
         if isinstance(e, ex.Attribute):
             return self._attribute(e, scope, loc)
         if isinstance(e, ex.Index):

@@ -187,6 +187,7 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
 
 
 def _as_record(r) -> Record:
+    """Accept Record objects, dicts of Record's fields, and any object with key and value."""
     if isinstance(r, Record):
         return r
     if isinstance(r, dict):
@@ -201,31 +202,52 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
                 base_sequence: int = -1, is_transactional: bool = False, is_control: bool = False) -> bytes:
     """Encode records as one v2 batch, or as legacy log entries (one compressed wrapper if compressed).
 
-    A record's offset defaults to base_offset + its index, its timestamp to -1. Headers are
+    Records are Record objects, dicts of Record's fields, or objects with key and value. A
+    record's offset defaults to base_offset + its index, its timestamp to -1. Headers are
     (key, value) pairs or Header objects; magic 0 and 1 cannot carry them and refuse them.
     """
-    recs = [_as_record(r) for r in records]
     codec = CODECS[compression]
-    offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
-    stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
     append_time = timestamp_type == "LogAppendTime"
-    if magic == 2:
-        if not recs:
-            raise ValueError("a v2 batch written by a producer holds at least one record")
-        base_ts = stamps[0]
-        attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
-        items = [RecordBatch.Record(
-            timestamp_delta=ts - base_ts, offset_delta=off - offsets[0], key=r.key, value=r.value,
-            headers=[RecordBatch.Header(key=k, value=v) for k, v in _header_pairs(r.headers)])
-            for r, off, ts in zip(recs, offsets, stamps)]
-        max_ts = log_append_time if append_time and log_append_time is not None else max(stamps)
-        batch = RecordBatch(
-            base_offset=offsets[0], partition_leader_epoch=partition_leader_epoch, attributes=attrs,
-            last_offset_delta=offsets[-1] - offsets[0], base_timestamp=base_ts, max_timestamp=max_ts,
-            producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
-            records=RecordBatch.Records(items=items))
-        return batch.to_bytes()
-    return _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time)
+    if magic != 2:
+        recs = [_as_record(r) for r in records]
+        offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
+        stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
+        return _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time)
+    # v2: records go straight into the records section through the generated _pack
+    pack = RecordBatch.Record._pack
+    body = bytearray()
+    count = 0
+    base_ts = first = last = max_ts = None
+    for i, r in enumerate(records):
+        if r.__class__ is Record:
+            key, value, ts, off, headers = r.key, r.value, r.timestamp, r.offset, r.headers
+        elif r.__class__ is dict:
+            get = r.get
+            key, value, ts, off, headers = get("key"), get("value"), get("timestamp"), get("offset"), get("headers")
+        else:
+            key, value = r.key, r.value
+            ts, off, headers = getattr(r, "timestamp", None), getattr(r, "offset", None), getattr(r, "headers", None)
+        ts = -1 if ts is None else ts
+        off = base_offset + i if off is None else off
+        if first is None:
+            base_ts, first, max_ts = ts, off, ts
+        elif ts > max_ts:
+            max_ts = ts
+        # headers pass through: the writer takes (key, value) tuples and Header objects alike
+        pack(body, 0, ts - base_ts, off - first, key, value, headers or ())
+        last = off
+        count += 1
+    if not count:
+        raise ValueError("a v2 batch written by a producer holds at least one record")
+    if append_time and log_append_time is not None:
+        max_ts = log_append_time
+    attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
+    batch = RecordBatch(
+        base_offset=first, partition_leader_epoch=partition_leader_epoch, attributes=attrs,
+        last_offset_delta=last - first, base_timestamp=base_ts, max_timestamp=max_ts,
+        producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
+        records_count=count, records=body)
+    return batch.to_bytes()
 
 
 def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time) -> bytes:

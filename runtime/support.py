@@ -50,10 +50,7 @@ def in_processed(err: DecodeError, pos: int, path: str, name: str) -> DecodeErro
 
 def enum_value(enum: type[IntEnum], value):
     """The enum member for `value`, or the plain integer when the schema does not name it."""
-    try:
-        return enum(value)
-    except ValueError:
-        return value
+    return enum._value2member_map_.get(value, value)  # a dict lookup; enum(value) costs ~10x more
 
 
 def to_plain(value):

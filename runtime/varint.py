@@ -83,6 +83,19 @@ def zigzag64_size(n: int) -> int:
     return uvarint_size(zigzag64(n))
 
 
+def _small_varints() -> tuple[bytes, ...]:
+    out = []
+    for u in range(0x4000):
+        b = bytearray()
+        write_uvarint(b, u)
+        out.append(bytes(b))
+    return tuple(out)
+
+
+# Encoded forms of 0..16383 (one and two bytes): writers append table[u] for most lengths and deltas.
+SMALL_VARINTS = _small_varints()
+
+
 def uvarint_size(u: int) -> int:
     return max(1, (u.bit_length() + 6) // 7)
 

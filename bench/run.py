@@ -1,0 +1,129 @@
+"""make bench: v2 batch decode and encode throughput, kafkacodec beside kafka-python's record code.
+
+Same process, same corpus, median of several runs. Decoding materialises offset, timestamp, key,
+value and headers of every record; encoding builds whole batches from (offset, timestamp, key,
+value, headers) tuples. Prints a table and writes it as JSON under bench/results/.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
+
+from kafkacodec import Record, write_batch
+from kafkacodec.generated.record_batch import RecordBatch
+
+CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+RECORDS_PER_BATCH = 100
+
+
+def corpus(value_size: int, batches: int):
+    """Tuples per batch: realistic keys, compressible values, a header on every other record."""
+    out = []
+    for b in range(batches):
+        recs = []
+        for i in range(RECORDS_PER_BATCH):
+            n = b * RECORDS_PER_BATCH + i
+            value = (b"%08d:" % n + b"payload-" * (value_size // 8 + 1))[:value_size]
+            headers = [("trace", b"%016x" % n)] if i % 2 == 0 else []
+            recs.append((i, 1_700_000_000_000 + n, b"key-%06d" % (n % 5000), value, headers))
+        out.append(recs)
+    return out
+
+
+def kp_encode(batch, codec):
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=CODECS[codec], is_transactional=False,
+                                  producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
+    for off, ts, key, value, headers in batch:
+        b.append(off, timestamp=ts, key=key, value=value, headers=headers)
+    return bytes(b.build())
+
+
+def kc_records(data):
+    """The corpus as kafkacodec Records, built before timing as kafka-python's tuples are."""
+    return [[Record(key=k, value=v, timestamp=ts, offset=off, headers=h) for off, ts, k, v, h in batch]
+            for batch in data]
+
+
+def kc_encode(batch, codec):
+    return write_batch(batch, compression=codec)
+
+
+def kp_decode(blobs):
+    n = 0
+    for blob in blobs:
+        for r in DefaultRecordBatch(blob):
+            r.offset, r.timestamp, r.key, r.value, r.headers
+            n += 1
+    return n
+
+
+def kc_decode(blobs):
+    n = 0
+    for blob in blobs:
+        batch, _ = RecordBatch.read(blob)
+        for r in batch.records.items:
+            r.offset, r.timestamp, r.key, r.value, r.headers
+            n += 1
+    return n
+
+
+def paired(ours, peer, arg_ours, arg_peer, runs):
+    """Alternate the two, so a slow phase of the machine hits both; median time of each and the
+    median of the per-pair ratios (peer time / our time)."""
+    t_ours, t_peer, ratios = [], [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        ours(arg_ours)
+        a = time.perf_counter() - t
+        t = time.perf_counter()
+        peer(arg_peer)
+        b = time.perf_counter() - t
+        t_ours.append(a)
+        t_peer.append(b)
+        ratios.append(b / a)
+    return statistics.median(t_ours), statistics.median(t_peer), statistics.median(ratios)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per row")
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    rows = []
+    for value_size in (100, 1024):
+        data = corpus(value_size, args.batches)
+        records = args.batches * RECORDS_PER_BATCH
+        for codec in CODECS:
+            kc_data = kc_records(data)
+            kp_blobs = [kp_encode(b, codec) for b in data]
+            kc_blobs = [kc_encode(b, codec) for b in kc_data]
+            assert kc_decode(kp_blobs) == kp_decode(kc_blobs) == records  # each reads the other's
+            raw = sum(len(b) for b in (kc_encode(x, "none") for x in kc_data))
+            for op, ours, peer, arg_ours, arg_peer in (
+                    ("decode", kc_decode, kp_decode, kp_blobs, kp_blobs),
+                    ("encode", lambda d: [kc_encode(b, codec) for b in d],
+                     lambda d: [kp_encode(b, codec) for b in d], kc_data, data)):
+                t_ours, t_peer, ratio = paired(ours, peer, arg_ours, arg_peer, args.runs)
+                rows.append({"op": op, "value_bytes": value_size, "codec": codec, "records": records,
+                             "kafkacodec_rps": records / t_ours, "kafka_python_rps": records / t_peer,
+                             "kafkacodec_MBps": raw / t_ours / 1e6, "ratio": ratio})
+    print(f"{'op':7} {'value':>6} {'codec':7} {'kafkacodec rec/s':>17} {'MB/s':>7} "
+          f"{'kafka-python rec/s':>19} {'ratio':>6}")
+    for r in rows:
+        print(f"{r['op']:7} {r['value_bytes']:>6} {r['codec']:7} {r['kafkacodec_rps']:>17,.0f} "
+              f"{r['kafkacodec_MBps']:>7.1f} {r['kafka_python_rps']:>19,.0f} {r['ratio']:>5.2f}x")
+    out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
+    out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
+                               "runs": args.runs, "rows": rows}, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
