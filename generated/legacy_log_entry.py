@@ -14,6 +14,7 @@ from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
@@ -23,6 +24,7 @@ from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
+from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -355,14 +357,10 @@ class LegacyLogEntry_LegacyMessage:
         pos += 4
         self._key_length = f_key_length
         if (f_key_length >= 0):
-            _n = f_key_length
-            if _n < 0:
-                raise _invalid(pos, 'legacy_log_entry/legacy_message/key', f"negative size {_n}")
-            if _n > end - pos:
-                raise _short(pos, end, _n, 'legacy_log_entry/legacy_message/key')
-            _e = pos + _n
-            f_key = buf[pos:_e]
-            pos = _e
+            if not 0 <= f_key_length <= end - pos:
+                raise _bad_size(pos, end, f_key_length, 'legacy_log_entry/legacy_message/key')
+            f_key = buf[pos:pos + f_key_length]
+            pos += f_key_length
         else:
             f_key = None
         self.key = f_key
@@ -700,7 +698,29 @@ class LegacyLogEntry_MessageSet:
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
-            _v1, pos = LegacyLogEntry._read(buf, pos, end, self)
+            _v1 = _new(LegacyLogEntry)
+            _v1._parent = self
+            _v1._pins = 0
+            if end - pos < 12:
+                raise _truncated(pos, end, _T0)
+            f_offset__r4, f_message_size__r4 = _S0.unpack_from(buf, pos)
+            pos += 12
+            _v1.offset = f_offset__r4
+            if f_message_size__r4 < 14:
+                raise _invalid(pos - 4, 'legacy_log_entry/message_size', f"value {f_message_size__r4} must be at least {14}")
+            _v1._message_size = f_message_size__r4
+            _n__r4 = f_message_size__r4
+            if _n__r4 < 0:
+                raise _invalid(pos, 'legacy_log_entry/message', f"negative size {_n__r4}")
+            if _n__r4 > end - pos:
+                raise _short(pos, end, _n__r4, 'legacy_log_entry/message')
+            _e__r4 = pos + _n__r4
+            _q1__r4 = pos
+            f_message__r4, _q1__r4 = LegacyLogEntry_LegacyMessage._read(buf, _q1__r4, _e__r4, _v1)
+            if _q1__r4 != _e__r4:
+                raise _invalid(_q1__r4, 'legacy_log_entry/message', f"{_e__r4 - _q1__r4} bytes left unread at the end of the field")
+            pos = _e__r4
+            _v1.message = f_message__r4
             _ap2(_v1)
         self.entries = f_entries
         return self, pos

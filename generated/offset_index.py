@@ -14,6 +14,7 @@ from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
@@ -23,6 +24,7 @@ from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
+from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -82,7 +84,14 @@ class OffsetIndex:
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
-            _v1, pos = OffsetIndex_Entry._read(buf, pos, end, self)
+            _v1 = _new(OffsetIndex_Entry)
+            _v1._parent = self
+            if end - pos < 8:
+                raise _truncated(pos, end, _T0)
+            f_relative_offset__r4, f_position__r4 = _S0.unpack_from(buf, pos)
+            pos += 8
+            _v1.relative_offset = f_relative_offset__r4
+            _v1.position = f_position__r4
             _ap2(_v1)
         self.entries = f_entries
         return self, pos

@@ -14,6 +14,7 @@ from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
@@ -23,6 +24,7 @@ from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
+from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -581,6 +583,7 @@ class RecordBatch_Records:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
+        _start = pos
         f_items = []
         _c3 = self._parent._records_count
         if _c3:
@@ -590,7 +593,167 @@ class RecordBatch_Records:
                 raise _too_many(pos, 'record_batch/records/items', _c3, end - pos)
             _ap2 = f_items.append
             for _ in range(_c3):
-                _v1, pos = RecordBatch_Record._read(buf, pos, end, self)
+                _v1 = _new(RecordBatch_Record)
+                _v1._parent = self
+                _start__r5 = pos
+                _v1._pins = 0
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/length')
+                f_length__r5 = buf[pos]
+                if f_length__r5 < 0x80:
+                    f_length__r5 = _ZZ[f_length__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_length__r5 = _ZZ[(f_length__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/length')
+                    f_length__r5 = (f_length__r5 >> 1) ^ -(f_length__r5 & 1)
+                _v1._length = f_length__r5
+                if end - pos < 1:
+                    raise _truncated(pos, end, _T1)
+                _m_attributes__r5 = pos
+                f_attributes__r5 = buf[pos]
+                if f_attributes__r5 > 127:
+                    f_attributes__r5 -= 256
+                pos += 1
+                _v1.attributes = f_attributes__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/timestamp_delta')
+                f_timestamp_delta__r5 = buf[pos]
+                if f_timestamp_delta__r5 < 0x80:
+                    f_timestamp_delta__r5 = _ZZ[f_timestamp_delta__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_timestamp_delta__r5 = _ZZ[(f_timestamp_delta__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_timestamp_delta__r5, pos = _read_uvarint(buf, pos, end, 10, 'record_batch/record/timestamp_delta')
+                    f_timestamp_delta__r5 = (f_timestamp_delta__r5 >> 1) ^ -(f_timestamp_delta__r5 & 1)
+                _v1.timestamp_delta = f_timestamp_delta__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/offset_delta')
+                f_offset_delta__r5 = buf[pos]
+                if f_offset_delta__r5 < 0x80:
+                    f_offset_delta__r5 = _ZZ[f_offset_delta__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_offset_delta__r5 = _ZZ[(f_offset_delta__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_offset_delta__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/offset_delta')
+                    f_offset_delta__r5 = (f_offset_delta__r5 >> 1) ^ -(f_offset_delta__r5 & 1)
+                _v1.offset_delta = f_offset_delta__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/key_length')
+                f_key_length__r5 = buf[pos]
+                if f_key_length__r5 < 0x80:
+                    f_key_length__r5 = _ZZ[f_key_length__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_key_length__r5 = _ZZ[(f_key_length__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_key_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/key_length')
+                    f_key_length__r5 = (f_key_length__r5 >> 1) ^ -(f_key_length__r5 & 1)
+                _v1._key_length = f_key_length__r5
+                if (f_key_length__r5 >= 0):
+                    if not 0 <= f_key_length__r5 <= end - pos:
+                        raise _bad_size(pos, end, f_key_length__r5, 'record_batch/record/key')
+                    f_key__r5 = buf[pos:pos + f_key_length__r5]
+                    pos += f_key_length__r5
+                else:
+                    f_key__r5 = None
+                _v1.key = f_key__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/value_length')
+                f_value_length__r5 = buf[pos]
+                if f_value_length__r5 < 0x80:
+                    f_value_length__r5 = _ZZ[f_value_length__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_value_length__r5 = _ZZ[(f_value_length__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_value_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/value_length')
+                    f_value_length__r5 = (f_value_length__r5 >> 1) ^ -(f_value_length__r5 & 1)
+                _v1._value_length = f_value_length__r5
+                if (f_value_length__r5 >= 0):
+                    if not 0 <= f_value_length__r5 <= end - pos:
+                        raise _bad_size(pos, end, f_value_length__r5, 'record_batch/record/value')
+                    f_value__r5 = buf[pos:pos + f_value_length__r5]
+                    pos += f_value_length__r5
+                else:
+                    f_value__r5 = None
+                _v1.value = f_value__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/record/headers_count')
+                f_headers_count__r5 = buf[pos]
+                if f_headers_count__r5 < 0x80:
+                    f_headers_count__r5 = _ZZ[f_headers_count__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_headers_count__r5 = _ZZ[(f_headers_count__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_headers_count__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/headers_count')
+                    f_headers_count__r5 = (f_headers_count__r5 >> 1) ^ -(f_headers_count__r5 & 1)
+                _v1._headers_count = f_headers_count__r5
+                f_headers__r5 = []
+                _c3__r5 = f_headers_count__r5
+                if _c3__r5:
+                    if _c3__r5 < 0:
+                        raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3__r5}")
+                    if _c3__r5 > (end - pos) // 2:
+                        raise _too_many(pos, 'record_batch/record/headers', _c3__r5, end - pos)
+                    _ap2__r5 = f_headers__r5.append
+                    for ___r5 in range(_c3__r5):
+                        _v1__r5 = _new(RecordBatch_Header)
+                        _v1__r5._parent = _v1
+                        _v1__r5._pins = 0
+                        if pos >= end:
+                            raise _short(pos, end, 1, 'record_batch/header/key_length')
+                        f_key_length__r5__r5 = buf[pos]
+                        if f_key_length__r5__r5 < 0x80:
+                            f_key_length__r5__r5 = _ZZ[f_key_length__r5__r5]
+                            pos += 1
+                        elif pos + 1 < end and buf[pos + 1] < 0x80:
+                            f_key_length__r5__r5 = _ZZ[(f_key_length__r5__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                            pos += 2
+                        else:
+                            f_key_length__r5__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
+                            f_key_length__r5__r5 = (f_key_length__r5__r5 >> 1) ^ -(f_key_length__r5__r5 & 1)
+                        _v1__r5._key_length = f_key_length__r5__r5
+                        if not 0 <= f_key_length__r5__r5 <= end - pos:
+                            raise _bad_size(pos, end, f_key_length__r5__r5, 'record_batch/header/key')
+                        f_key__r5__r5 = buf[pos:pos + f_key_length__r5__r5].decode('UTF-8', 'surrogateescape')
+                        pos += f_key_length__r5__r5
+                        _v1__r5.key = f_key__r5__r5
+                        if pos >= end:
+                            raise _short(pos, end, 1, 'record_batch/header/value_length')
+                        f_value_length__r5__r5 = buf[pos]
+                        if f_value_length__r5__r5 < 0x80:
+                            f_value_length__r5__r5 = _ZZ[f_value_length__r5__r5]
+                            pos += 1
+                        elif pos + 1 < end and buf[pos + 1] < 0x80:
+                            f_value_length__r5__r5 = _ZZ[(f_value_length__r5__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                            pos += 2
+                        else:
+                            f_value_length__r5__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
+                            f_value_length__r5__r5 = (f_value_length__r5__r5 >> 1) ^ -(f_value_length__r5__r5 & 1)
+                        _v1__r5._value_length = f_value_length__r5__r5
+                        if (f_value_length__r5__r5 >= 0):
+                            if not 0 <= f_value_length__r5__r5 <= end - pos:
+                                raise _bad_size(pos, end, f_value_length__r5__r5, 'record_batch/header/value')
+                            f_value__r5__r5 = buf[pos:pos + f_value_length__r5__r5]
+                            pos += f_value_length__r5__r5
+                        else:
+                            f_value__r5__r5 = None
+                        _v1__r5.value = f_value__r5__r5
+                        _ap2__r5(_v1__r5)
+                _v1.headers = f_headers__r5
+                if pos - _m_attributes__r5 != f_length__r5:
+                    raise _invalid(_start__r5, 'record_batch/record/length', f"says {f_length__r5} bytes follow from 'attributes', but {pos - _m_attributes__r5} were read")
                 _ap2(_v1)
         self.items = f_items
         return self, pos
@@ -748,13 +911,14 @@ class RecordBatch_Record:
             raise _short(pos, end, 1, 'record_batch/record/length')
         f_length = buf[pos]
         if f_length < 0x80:
+            f_length = _ZZ[f_length]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_length = (f_length & 0x7F) | (buf[pos + 1] << 7)
+            f_length = _ZZ[(f_length & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/length')
-        f_length = (f_length >> 1) ^ -(f_length & 1)
+            f_length = (f_length >> 1) ^ -(f_length & 1)
         self._length = f_length
         if end - pos < 1:
             raise _truncated(pos, end, _T1)
@@ -768,47 +932,46 @@ class RecordBatch_Record:
             raise _short(pos, end, 1, 'record_batch/record/timestamp_delta')
         f_timestamp_delta = buf[pos]
         if f_timestamp_delta < 0x80:
+            f_timestamp_delta = _ZZ[f_timestamp_delta]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_timestamp_delta = (f_timestamp_delta & 0x7F) | (buf[pos + 1] << 7)
+            f_timestamp_delta = _ZZ[(f_timestamp_delta & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_timestamp_delta, pos = _read_uvarint(buf, pos, end, 10, 'record_batch/record/timestamp_delta')
-        f_timestamp_delta = (f_timestamp_delta >> 1) ^ -(f_timestamp_delta & 1)
+            f_timestamp_delta = (f_timestamp_delta >> 1) ^ -(f_timestamp_delta & 1)
         self.timestamp_delta = f_timestamp_delta
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/record/offset_delta')
         f_offset_delta = buf[pos]
         if f_offset_delta < 0x80:
+            f_offset_delta = _ZZ[f_offset_delta]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_offset_delta = (f_offset_delta & 0x7F) | (buf[pos + 1] << 7)
+            f_offset_delta = _ZZ[(f_offset_delta & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_offset_delta, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/offset_delta')
-        f_offset_delta = (f_offset_delta >> 1) ^ -(f_offset_delta & 1)
+            f_offset_delta = (f_offset_delta >> 1) ^ -(f_offset_delta & 1)
         self.offset_delta = f_offset_delta
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/record/key_length')
         f_key_length = buf[pos]
         if f_key_length < 0x80:
+            f_key_length = _ZZ[f_key_length]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_key_length = (f_key_length & 0x7F) | (buf[pos + 1] << 7)
+            f_key_length = _ZZ[(f_key_length & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_key_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/key_length')
-        f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
+            f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
         self._key_length = f_key_length
         if (f_key_length >= 0):
-            _n = f_key_length
-            if _n < 0:
-                raise _invalid(pos, 'record_batch/record/key', f"negative size {_n}")
-            if _n > end - pos:
-                raise _short(pos, end, _n, 'record_batch/record/key')
-            _e = pos + _n
-            f_key = buf[pos:_e]
-            pos = _e
+            if not 0 <= f_key_length <= end - pos:
+                raise _bad_size(pos, end, f_key_length, 'record_batch/record/key')
+            f_key = buf[pos:pos + f_key_length]
+            pos += f_key_length
         else:
             f_key = None
         self.key = f_key
@@ -816,23 +979,20 @@ class RecordBatch_Record:
             raise _short(pos, end, 1, 'record_batch/record/value_length')
         f_value_length = buf[pos]
         if f_value_length < 0x80:
+            f_value_length = _ZZ[f_value_length]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_value_length = (f_value_length & 0x7F) | (buf[pos + 1] << 7)
+            f_value_length = _ZZ[(f_value_length & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_value_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/value_length')
-        f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
+            f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
         self._value_length = f_value_length
         if (f_value_length >= 0):
-            _n = f_value_length
-            if _n < 0:
-                raise _invalid(pos, 'record_batch/record/value', f"negative size {_n}")
-            if _n > end - pos:
-                raise _short(pos, end, _n, 'record_batch/record/value')
-            _e = pos + _n
-            f_value = buf[pos:_e]
-            pos = _e
+            if not 0 <= f_value_length <= end - pos:
+                raise _bad_size(pos, end, f_value_length, 'record_batch/record/value')
+            f_value = buf[pos:pos + f_value_length]
+            pos += f_value_length
         else:
             f_value = None
         self.value = f_value
@@ -840,13 +1000,14 @@ class RecordBatch_Record:
             raise _short(pos, end, 1, 'record_batch/record/headers_count')
         f_headers_count = buf[pos]
         if f_headers_count < 0x80:
+            f_headers_count = _ZZ[f_headers_count]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_headers_count = (f_headers_count & 0x7F) | (buf[pos + 1] << 7)
+            f_headers_count = _ZZ[(f_headers_count & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_headers_count, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/headers_count')
-        f_headers_count = (f_headers_count >> 1) ^ -(f_headers_count & 1)
+            f_headers_count = (f_headers_count >> 1) ^ -(f_headers_count & 1)
         self._headers_count = f_headers_count
         f_headers = []
         _c3 = f_headers_count
@@ -857,7 +1018,48 @@ class RecordBatch_Record:
                 raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
             _ap2 = f_headers.append
             for _ in range(_c3):
-                _v1, pos = RecordBatch_Header._read(buf, pos, end, self)
+                _v1 = _new(RecordBatch_Header)
+                _v1._parent = self
+                _v1._pins = 0
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/header/key_length')
+                f_key_length__r5 = buf[pos]
+                if f_key_length__r5 < 0x80:
+                    f_key_length__r5 = _ZZ[f_key_length__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_key_length__r5 = _ZZ[(f_key_length__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_key_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
+                    f_key_length__r5 = (f_key_length__r5 >> 1) ^ -(f_key_length__r5 & 1)
+                _v1._key_length = f_key_length__r5
+                if not 0 <= f_key_length__r5 <= end - pos:
+                    raise _bad_size(pos, end, f_key_length__r5, 'record_batch/header/key')
+                f_key__r5 = buf[pos:pos + f_key_length__r5].decode('UTF-8', 'surrogateescape')
+                pos += f_key_length__r5
+                _v1.key = f_key__r5
+                if pos >= end:
+                    raise _short(pos, end, 1, 'record_batch/header/value_length')
+                f_value_length__r5 = buf[pos]
+                if f_value_length__r5 < 0x80:
+                    f_value_length__r5 = _ZZ[f_value_length__r5]
+                    pos += 1
+                elif pos + 1 < end and buf[pos + 1] < 0x80:
+                    f_value_length__r5 = _ZZ[(f_value_length__r5 & 0x7F) | (buf[pos + 1] << 7)]
+                    pos += 2
+                else:
+                    f_value_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
+                    f_value_length__r5 = (f_value_length__r5 >> 1) ^ -(f_value_length__r5 & 1)
+                _v1._value_length = f_value_length__r5
+                if (f_value_length__r5 >= 0):
+                    if not 0 <= f_value_length__r5 <= end - pos:
+                        raise _bad_size(pos, end, f_value_length__r5, 'record_batch/header/value')
+                    f_value__r5 = buf[pos:pos + f_value_length__r5]
+                    pos += f_value_length__r5
+                else:
+                    f_value__r5 = None
+                _v1.value = f_value__r5
                 _ap2(_v1)
         self.headers = f_headers
         if pos - _m_attributes != f_length:
@@ -1212,44 +1414,38 @@ class RecordBatch_Header:
             raise _short(pos, end, 1, 'record_batch/header/key_length')
         f_key_length = buf[pos]
         if f_key_length < 0x80:
+            f_key_length = _ZZ[f_key_length]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_key_length = (f_key_length & 0x7F) | (buf[pos + 1] << 7)
+            f_key_length = _ZZ[(f_key_length & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_key_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
-        f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
+            f_key_length = (f_key_length >> 1) ^ -(f_key_length & 1)
         self._key_length = f_key_length
-        _n = f_key_length
-        if _n < 0:
-            raise _invalid(pos, 'record_batch/header/key', f"negative size {_n}")
-        if _n > end - pos:
-            raise _short(pos, end, _n, 'record_batch/header/key')
-        _e = pos + _n
-        f_key = buf[pos:_e].decode('UTF-8', 'surrogateescape')
-        pos = _e
+        if not 0 <= f_key_length <= end - pos:
+            raise _bad_size(pos, end, f_key_length, 'record_batch/header/key')
+        f_key = buf[pos:pos + f_key_length].decode('UTF-8', 'surrogateescape')
+        pos += f_key_length
         self.key = f_key
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/header/value_length')
         f_value_length = buf[pos]
         if f_value_length < 0x80:
+            f_value_length = _ZZ[f_value_length]
             pos += 1
         elif pos + 1 < end and buf[pos + 1] < 0x80:
-            f_value_length = (f_value_length & 0x7F) | (buf[pos + 1] << 7)
+            f_value_length = _ZZ[(f_value_length & 0x7F) | (buf[pos + 1] << 7)]
             pos += 2
         else:
             f_value_length, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
-        f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
+            f_value_length = (f_value_length >> 1) ^ -(f_value_length & 1)
         self._value_length = f_value_length
         if (f_value_length >= 0):
-            _n = f_value_length
-            if _n < 0:
-                raise _invalid(pos, 'record_batch/header/value', f"negative size {_n}")
-            if _n > end - pos:
-                raise _short(pos, end, _n, 'record_batch/header/value')
-            _e = pos + _n
-            f_value = buf[pos:_e]
-            pos = _e
+            if not 0 <= f_value_length <= end - pos:
+                raise _bad_size(pos, end, f_value_length, 'record_batch/header/value')
+            f_value = buf[pos:pos + f_value_length]
+            pos += f_value_length
         else:
             f_value = None
         self.value = f_value

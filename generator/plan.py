@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .code import Code, Constants
 from .model import Attr, EnumSpec, Schema, TypeSpec
+from .inline import inline_read
 from .plan_read import ReadPlanner
 from .plan_write import WritePlanner
 from .program import Program, camel
@@ -80,6 +81,8 @@ class ModulePlanner:
         self.consts = Constants()
         self.imports: dict[str, str] = {}
         self._packs: dict[TypeSpec, list[str] | None] = {}
+        self._reads: dict[TypeSpec, list[str]] = {}
+        self._inlining: set[TypeSpec] = set()
 
     # -- shared services for the read/write planners ---------------------------------------
     def field_path(self, spec: TypeSpec, attr: Attr) -> str:
@@ -108,6 +111,25 @@ class ModulePlanner:
                 lines = WritePlanner(self, spec, pack=True).plan_write()
                 self._packs[spec] = None if any("self" in line for line in lines) else lines
         return self._packs[spec]
+
+    def read_body(self, spec: TypeSpec) -> list[str]:
+        if spec not in self._reads:
+            self._reads[spec] = ReadPlanner(self, spec).plan()
+        return self._reads[spec]
+
+    def inlined_read(self, spec: TypeSpec, item: str, parent: str, suffix: str) -> list[str] | None:
+        """The read body of `spec` to paste into a loop, or None where a call must stay."""
+        if spec.intrinsic or spec in self._inlining or self.program.schema_of[spec] is not self.schema:
+            return None
+        self._inlining.add(spec)
+        try:
+            body = self.read_body(spec)
+        finally:
+            self._inlining.discard(spec)
+        try:
+            return inline_read(body, item, parent, self.class_ref(spec), suffix)
+        except ValueError:
+            return None
 
     def packable(self, spec: TypeSpec) -> bool:
         return self.pack_body(spec) is not None
@@ -218,14 +240,13 @@ class ModulePlanner:
         loaders = [(a.id, self.loader(spec, a)) for a in seq if a.lazy]
         nested = [(camel(t.name), self.program.py_name(t)) for t in spec.types]
         nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
-        reader = ReadPlanner(self, spec)
         writer = WritePlanner(self, spec)
         writer_pack = WritePlanner(self, spec, pack=True)
         return ClassPlan(
             name=name, qualname=".".join(self.program.class_path(spec)),
             doc=(spec.doc or spec.name).strip(), slots=slots,
             init_params=[a.id for a in seq], init_body=init_body,
-            read_body=reader.plan(), write_body=writer.plan_write(), size_body=writer.plan_size(),
+            read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
             verify_body=self.verify(spec) if self.has_checksums(spec) else None,
             pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
             props=props, loaders=loaders,

@@ -178,7 +178,14 @@ class ReadPlanner:
             c(f"{index} = 0")
         c(f"{append} = {var}.append")
         with c.block(loop):
-            self.single(c, attr, item, scope)
+            target = self.ctx.program.resolved.get(attr.type) if attr.type.kind == "user" else None
+            inlined = None
+            if target is not None and attr.size is None and not attr.size_eos and not attr.process:
+                inlined = self.ctx.inlined_read(target, item, "self", self.new("_r"))
+            if inlined is not None:
+                c.lines += ["    " * c.level + line for line in inlined]
+            else:
+                self.single(c, attr, item, scope)
             c(f"{append}({item})")
             if attr.repeat == "until":
                 elem = self.ctx.tr.attr_type(attr).elem
@@ -192,6 +199,20 @@ class ReadPlanner:
 
     def single(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         """Read one element at `pos`, advancing it."""
+        if (attr.size is not None and attr.type.kind in ("bytes", "str") and attr.process is None
+                and attr.contents is None):
+            size = self.ctx.tr.translate(attr.size, scope, attr.loc)
+            if not size.isidentifier():
+                c(f"_n = {size}")
+                size = "_n"
+            with c.block(f"if not 0 <= {size} <= end - pos:"):
+                c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
+            piece = f"buf[pos:pos + {size}]"
+            if attr.type.kind == "str":
+                piece += f".decode({attr.type.encoding!r}, 'surrogateescape')"
+            c(f"{var} = {piece}")
+            c(f"pos += {size}")
+            return
         if attr.size is not None or attr.size_eos:
             self.sized_bounds(c, attr, scope, "buf", "pos", "end")
             self.region(c, attr, var, scope, "buf", "pos", "_e")
@@ -317,19 +338,23 @@ class ReadPlanner:
         raise AssertionError(f"unsized {ref.kind}")  # passes reject bytes/str without size
 
     def varint(self, c: Code, kind: str, var: str, buf: str, pos: str, end: str, path: str) -> None:
+        zigzag = kind.startswith("zigzag")
         with c.block(f"if {pos} >= {end}:"):
             c(f"raise _short({pos}, {end}, 1, {path!r})")
         c(f"{var} = {buf}[{pos}]")
+        # one- and two-byte varints (lengths and deltas up to 8191) inline, zigzag by table
         with c.block(f"if {var} < 0x80:"):
+            if zigzag:
+                c(f"{var} = _ZZ[{var}]")
             c(f"{pos} += 1")
-        # two-byte varints (lengths and deltas up to 8191) are common enough to inline too
         with c.block(f"elif {pos} + 1 < {end} and {buf}[{pos} + 1] < 0x80:"):
-            c(f"{var} = ({var} & 0x7F) | ({buf}[{pos} + 1] << 7)")
+            u = f"({var} & 0x7F) | ({buf}[{pos} + 1] << 7)"
+            c(f"{var} = _ZZ[{u}]" if zigzag else f"{var} = {u}")
             c(f"{pos} += 2")
         with c.block("else:"):
             c(f"{var}, {pos} = _read_uvarint({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
-        if kind.startswith("zigzag"):
-            c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            if zigzag:
+                c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 
     def valid(self, c: Code, attr: Attr, var: str, pos: str, scope: Scope) -> None:
         v = attr.valid

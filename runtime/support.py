@@ -29,6 +29,13 @@ def short(pos: int, end: int, need: int, path: str) -> TruncatedError:
     return TruncatedError(f"needs {need} bytes, {max(0, end - pos)} left", pos, path)
 
 
+def bad_size(pos: int, end: int, size: int, path: str) -> DecodeError:
+    """Error for a size that is negative or larger than what is left."""
+    if size < 0:
+        return InvalidValueError(f"negative size {size}", pos, path)
+    return short(pos, end, size, path)
+
+
 def invalid(pos: int, path: str, message: str) -> InvalidValueError:
     return InvalidValueError(message, pos, path)
 

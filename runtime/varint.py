@@ -94,6 +94,8 @@ def _small_varints() -> tuple[bytes, ...]:
 
 # Encoded forms of 0..16383 (one and two bytes): writers append table[u] for most lengths and deltas.
 SMALL_VARINTS = _small_varints()
+# Zigzag decoding of the same range: readers look values up instead of computing them.
+SMALL_ZIGZAG = tuple((u >> 1) ^ -(u & 1) for u in range(0x4000))
 
 
 def uvarint_size(u: int) -> int:
