@@ -25,6 +25,9 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
+from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
+from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
+from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -161,7 +164,7 @@ class LegacyLogEntry:
             _b_message = bytes(_t1)
         if _b_message is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message')
-        w_message_size = self._message_size if self._pins & 1 else (len(_b_message) if _b_message is not None else None)
+        w_message_size = self._message_size if self._pins & 1 else len(_b_message)
         self._message_size = w_message_size
         out += _S0.pack(w_offset, w_message_size)
         out += _b_message
@@ -170,9 +173,8 @@ class LegacyLogEntry:
     @staticmethod
     def _pack(out: bytearray, a_offset, a_message, ) -> None:
         """Encode from field values (offset, message) without an object."""
-        w_offset = a_offset
-        if w_offset is None:
-            w_offset = 0
+        if a_offset is None:
+            a_offset = 0
         if a_message is None:
             _b_message = None
         else:
@@ -186,8 +188,8 @@ class LegacyLogEntry:
             _b_message = bytes(_t1)
         if _b_message is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message')
-        w_message_size = (len(_b_message) if _b_message is not None else None)
-        out += _S0.pack(w_offset, w_message_size)
+        w_message_size = len(_b_message)
+        out += _S0.pack(a_offset, w_message_size)
         out += _b_message
 
     def to_bytes(self) -> bytes:
@@ -466,30 +468,26 @@ class LegacyLogEntry_LegacyMessage:
     def _pack(out: bytearray, a_magic, a_attributes, a_timestamp, a_key, a_value, ) -> None:
         """Encode from field values (magic, attributes, timestamp, key, value) without an object."""
         w_crc = 0
-        w_magic = a_magic
-        if w_magic is None:
-            w_magic = 1
-        w_attributes = a_attributes
-        if w_attributes is None:
-            w_attributes = 0
-        w_timestamp = a_timestamp
-        if w_timestamp is None:
-            w_timestamp = -1
+        if a_magic is None:
+            a_magic = 1
+        if a_attributes is None:
+            a_attributes = 0
+        if a_timestamp is None:
+            a_timestamp = -1
         _at_crc = len(out)
         _m_magic = len(out) + 4
-        out += _S1.pack(w_crc, w_magic, w_attributes)
-        if (w_magic >= 1):
-            out += _S2.pack(w_timestamp)
-        _b_key = a_key
-        w_key_length = (len(_b_key) if _b_key is not None else -1)
+        out += _S1.pack(w_crc, a_magic, a_attributes)
+        if (a_magic >= 1):
+            out += _S2.pack(a_timestamp)
+        w_key_length = (len(a_key) if a_key is not None else -1)
         out += _S3.pack(w_key_length)
         if (w_key_length >= 0):
-            out += _b_key
+            out += a_key
         if a_value is None:
             _b_value = None
         else:
             _t1 = bytearray()
-            _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
+            _p2 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
             _r3 = bytearray()
             if isinstance(a_value, (bytes, bytearray, memoryview)):
                 _r3 += a_value
@@ -729,10 +727,27 @@ class LegacyLogEntry_MessageSet:
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
-        _pk2 = LegacyLogEntry._pack
         for _x1 in w_entries:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_offset__k2, a_message__k2 = _x1
+                if a_offset__k2 is None:
+                    a_offset__k2 = 0
+                if a_message__k2 is None:
+                    _b_message__k2 = None
+                else:
+                    _t1__k2 = bytearray()
+                    if a_message__k2.__class__ is tuple:
+                        LegacyLogEntry_LegacyMessage._pack(_t1__k2, *a_message__k2)
+                    elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
+                        _t1__k2 += a_message__k2
+                    else:
+                        a_message__k2._write(_t1__k2)
+                    _b_message__k2 = bytes(_t1__k2)
+                if _b_message__k2 is None:
+                    raise _EncodeError('is not set', 'legacy_log_entry/message')
+                w_message_size__k2 = len(_b_message__k2)
+                out += _S0.pack(a_offset__k2, w_message_size__k2)
+                out += _b_message__k2
             else:
                 if _x1.__class__ is tuple:
                     LegacyLogEntry._pack(out, *_x1)
@@ -745,13 +760,29 @@ class LegacyLogEntry_MessageSet:
     @staticmethod
     def _pack(out: bytearray, a_entries, ) -> None:
         """Encode from field values (entries) without an object."""
-        w_entries = a_entries
-        if w_entries is None:
+        if a_entries is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
-        _pk2 = LegacyLogEntry._pack
-        for _x1 in w_entries:
+        for _x1 in a_entries:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_offset__k2, a_message__k2 = _x1
+                if a_offset__k2 is None:
+                    a_offset__k2 = 0
+                if a_message__k2 is None:
+                    _b_message__k2 = None
+                else:
+                    _t1__k2 = bytearray()
+                    if a_message__k2.__class__ is tuple:
+                        LegacyLogEntry_LegacyMessage._pack(_t1__k2, *a_message__k2)
+                    elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
+                        _t1__k2 += a_message__k2
+                    else:
+                        a_message__k2._write(_t1__k2)
+                    _b_message__k2 = bytes(_t1__k2)
+                if _b_message__k2 is None:
+                    raise _EncodeError('is not set', 'legacy_log_entry/message')
+                w_message_size__k2 = len(_b_message__k2)
+                out += _S0.pack(a_offset__k2, w_message_size__k2)
+                out += _b_message__k2
             else:
                 if _x1.__class__ is tuple:
                     LegacyLogEntry._pack(out, *_x1)

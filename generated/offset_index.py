@@ -25,6 +25,9 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
+from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
+from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
+from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -100,10 +103,10 @@ class OffsetIndex:
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'offset_index/entries')
-        _pk2 = OffsetIndex_Entry._pack
         for _x1 in w_entries:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_relative_offset__k2, a_position__k2 = _x1
+                out += _S0.pack(a_relative_offset__k2, a_position__k2)
             else:
                 if _x1.__class__ is tuple:
                     OffsetIndex_Entry._pack(out, *_x1)
@@ -116,13 +119,12 @@ class OffsetIndex:
     @staticmethod
     def _pack(out: bytearray, a_entries, ) -> None:
         """Encode from field values (entries) without an object."""
-        w_entries = a_entries
-        if w_entries is None:
+        if a_entries is None:
             raise _EncodeError('is not set', 'offset_index/entries')
-        _pk2 = OffsetIndex_Entry._pack
-        for _x1 in w_entries:
+        for _x1 in a_entries:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_relative_offset__k2, a_position__k2 = _x1
+                out += _S0.pack(a_relative_offset__k2, a_position__k2)
             else:
                 if _x1.__class__ is tuple:
                     OffsetIndex_Entry._pack(out, *_x1)
@@ -232,9 +234,7 @@ class OffsetIndex_Entry:
     @staticmethod
     def _pack(out: bytearray, a_relative_offset, a_position, ) -> None:
         """Encode from field values (relative_offset, position) without an object."""
-        w_relative_offset = a_relative_offset
-        w_position = a_position
-        out += _S0.pack(w_relative_offset, w_position)
+        out += _S0.pack(a_relative_offset, a_position)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""

@@ -25,6 +25,9 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
+from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
+from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
+from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
@@ -270,55 +273,44 @@ class RecordBatch:
     @staticmethod
     def _pack(out: bytearray, a_base_offset, a_partition_leader_epoch, a_magic, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, a_records, ) -> None:
         """Encode from field values (base_offset, partition_leader_epoch, magic, attributes, last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, records) without an object."""
-        w_base_offset = a_base_offset
-        if w_base_offset is None:
-            w_base_offset = 0
+        if a_base_offset is None:
+            a_base_offset = 0
         w_batch_length = 0
-        w_partition_leader_epoch = a_partition_leader_epoch
-        if w_partition_leader_epoch is None:
-            w_partition_leader_epoch = -1
-        w_magic = a_magic
-        if w_magic is None:
-            w_magic = 2
+        if a_partition_leader_epoch is None:
+            a_partition_leader_epoch = -1
+        if a_magic is None:
+            a_magic = 2
         w_crc = 0
-        w_attributes = a_attributes
-        if w_attributes is None:
-            w_attributes = 0
-        w_last_offset_delta = a_last_offset_delta
-        if w_last_offset_delta is None:
-            w_last_offset_delta = (0 if (len(a_records.items) == 0) else a_records.items[-1].offset_delta)
-        w_base_timestamp = a_base_timestamp
-        if w_base_timestamp is None:
-            w_base_timestamp = -1
-        w_max_timestamp = a_max_timestamp
-        if w_max_timestamp is None:
-            w_max_timestamp = -1
-        w_producer_id = a_producer_id
-        if w_producer_id is None:
-            w_producer_id = -1
-        w_producer_epoch = a_producer_epoch
-        if w_producer_epoch is None:
-            w_producer_epoch = -1
-        w_base_sequence = a_base_sequence
-        if w_base_sequence is None:
-            w_base_sequence = -1
+        if a_attributes is None:
+            a_attributes = 0
+        if a_last_offset_delta is None:
+            a_last_offset_delta = (0 if (len(a_records.items) == 0) else a_records.items[-1].offset_delta)
+        if a_base_timestamp is None:
+            a_base_timestamp = -1
+        if a_max_timestamp is None:
+            a_max_timestamp = -1
+        if a_producer_id is None:
+            a_producer_id = -1
+        if a_producer_epoch is None:
+            a_producer_epoch = -1
+        if a_base_sequence is None:
+            a_base_sequence = -1
         w_records_count = len(a_records.items)
-        w_records = a_records
         _at_batch_length = len(out) + 8
         _m_partition_leader_epoch = len(out) + 12
         _at_crc = len(out) + 17
         _m_attributes = len(out) + 21
-        out += _S0.pack(w_base_offset, w_batch_length, w_partition_leader_epoch, w_magic, w_crc, w_attributes, w_last_offset_delta, w_base_timestamp, w_max_timestamp, w_producer_id, w_producer_epoch, w_base_sequence, w_records_count)
-        if w_records is None:
+        out += _S0.pack(a_base_offset, w_batch_length, a_partition_leader_epoch, a_magic, w_crc, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, w_records_count)
+        if a_records is None:
             raise _EncodeError('is not set', 'record_batch/records')
-        _p1 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
+        _p1 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
         _r2 = bytearray()
-        if w_records.__class__ is tuple:
-            RecordBatch_Records._pack(_r2, *w_records)
-        elif isinstance(w_records, (bytes, bytearray, memoryview)):
-            _r2 += w_records
+        if a_records.__class__ is tuple:
+            RecordBatch_Records._pack(_r2, *a_records)
+        elif isinstance(a_records, (bytes, bytearray, memoryview)):
+            _r2 += a_records
         else:
-            w_records._write(_r2)
+            a_records._write(_r2)
         out += _r2 if _p1.identity else _p1.encode(_r2)
         w_batch_length = len(out) - _m_partition_leader_epoch
         _S2.pack_into(out, _at_batch_length, w_batch_length)
@@ -762,10 +754,89 @@ class RecordBatch_Records:
         w_items = self.items
         if w_items is None:
             raise _EncodeError('is not set', 'record_batch/records/items')
-        _pk2 = RecordBatch_Record._pack
         for _x1 in w_items:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_attributes__k2, a_timestamp_delta__k2, a_offset_delta__k2, a_key__k2, a_value__k2, a_headers__k2 = _x1
+                _at_length__k2 = len(out)
+                out += b"\0\0"
+                if a_attributes__k2 is None:
+                    a_attributes__k2 = 0
+                if a_timestamp_delta__k2 is None:
+                    a_timestamp_delta__k2 = 0
+                if not -128 <= a_attributes__k2 <= 127:
+                    raise _EncodeError(f'{a_attributes__k2} does not fit in s1', 'record_batch/record/attributes')
+                out.append(a_attributes__k2 & 0xFF)
+                _u1__k2 = (a_timestamp_delta__k2 << 1) ^ (a_timestamp_delta__k2 >> 63)
+                if _u1__k2 < 0x4000:
+                    out += _VT[_u1__k2]
+                else:
+                    _w_zz64(out, a_timestamp_delta__k2)
+                if a_offset_delta__k2 is None:
+                    raise _EncodeError('is not set', 'record_batch/record/offset_delta')
+                _u2__k2 = (a_offset_delta__k2 << 1) ^ (a_offset_delta__k2 >> 31)
+                if _u2__k2 < 0x4000:
+                    out += _VT[_u2__k2]
+                else:
+                    _w_zz32(out, a_offset_delta__k2)
+                w_key_length__k2 = (len(a_key__k2) if a_key__k2 is not None else -1)
+                _u3__k2 = (w_key_length__k2 << 1) ^ (w_key_length__k2 >> 31)
+                if _u3__k2 < 0x4000:
+                    out += _VT[_u3__k2]
+                else:
+                    _w_zz32(out, w_key_length__k2)
+                if (w_key_length__k2 >= 0):
+                    out += a_key__k2
+                w_value_length__k2 = (len(a_value__k2) if a_value__k2 is not None else -1)
+                _u4__k2 = (w_value_length__k2 << 1) ^ (w_value_length__k2 >> 31)
+                if _u4__k2 < 0x4000:
+                    out += _VT[_u4__k2]
+                else:
+                    _w_zz32(out, w_value_length__k2)
+                if (w_value_length__k2 >= 0):
+                    out += a_value__k2
+                w_headers_count__k2 = len(a_headers__k2)
+                _u5__k2 = (w_headers_count__k2 << 1) ^ (w_headers_count__k2 >> 31)
+                if _u5__k2 < 0x4000:
+                    out += _VT[_u5__k2]
+                else:
+                    _w_zz32(out, w_headers_count__k2)
+                if a_headers__k2 is None:
+                    raise _EncodeError('is not set', 'record_batch/record/headers')
+                for _x6__k2 in a_headers__k2:
+                    if _x6__k2.__class__ is tuple:
+                        a_key__k7__k2, a_value__k7__k2 = _x6__k2
+                        _b_key__k7__k2 = None if a_key__k7__k2 is None else a_key__k7__k2.encode('UTF-8', 'surrogateescape')
+                        if _b_key__k7__k2 is None:
+                            raise _EncodeError('is not set', 'record_batch/header/key')
+                        w_key_length__k7__k2 = len(_b_key__k7__k2)
+                        _u1__k7__k2 = (w_key_length__k7__k2 << 1) ^ (w_key_length__k7__k2 >> 31)
+                        if _u1__k7__k2 < 0x4000:
+                            out += _VT[_u1__k7__k2]
+                        else:
+                            _w_zz32(out, w_key_length__k7__k2)
+                        out += _b_key__k7__k2
+                        w_value_length__k7__k2 = (len(a_value__k7__k2) if a_value__k7__k2 is not None else -1)
+                        _u2__k7__k2 = (w_value_length__k7__k2 << 1) ^ (w_value_length__k7__k2 >> 31)
+                        if _u2__k7__k2 < 0x4000:
+                            out += _VT[_u2__k7__k2]
+                        else:
+                            _w_zz32(out, w_value_length__k7__k2)
+                        if (w_value_length__k7__k2 >= 0):
+                            out += a_value__k7__k2
+                    else:
+                        if _x6__k2.__class__ is tuple:
+                            RecordBatch_Header._pack(out, *_x6__k2)
+                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
+                            out += _x6__k2
+                        else:
+                            _x6__k2._write(out)
+                w_length__k2 = len(out) - _at_length__k2 - 2
+                _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
+                if 0x80 <= _u8__k2 < 0x4000:
+                    out[_at_length__k2] = (_u8__k2 & 0x7F) | 0x80
+                    out[_at_length__k2 + 1] = _u8__k2 >> 7
+                else:
+                    out[_at_length__k2:_at_length__k2 + 2] = _VT[_u8__k2] if _u8__k2 < 0x4000 else _enc_zz32(w_length__k2)
             else:
                 if _x1.__class__ is tuple:
                     RecordBatch_Record._pack(out, *_x1)
@@ -778,13 +849,91 @@ class RecordBatch_Records:
     @staticmethod
     def _pack(out: bytearray, a_items, ) -> None:
         """Encode from field values (items) without an object."""
-        w_items = a_items
-        if w_items is None:
+        if a_items is None:
             raise _EncodeError('is not set', 'record_batch/records/items')
-        _pk2 = RecordBatch_Record._pack
-        for _x1 in w_items:
+        for _x1 in a_items:
             if _x1.__class__ is tuple:
-                _pk2(out, *_x1)
+                a_attributes__k2, a_timestamp_delta__k2, a_offset_delta__k2, a_key__k2, a_value__k2, a_headers__k2 = _x1
+                _at_length__k2 = len(out)
+                out += b"\0\0"
+                if a_attributes__k2 is None:
+                    a_attributes__k2 = 0
+                if a_timestamp_delta__k2 is None:
+                    a_timestamp_delta__k2 = 0
+                if not -128 <= a_attributes__k2 <= 127:
+                    raise _EncodeError(f'{a_attributes__k2} does not fit in s1', 'record_batch/record/attributes')
+                out.append(a_attributes__k2 & 0xFF)
+                _u1__k2 = (a_timestamp_delta__k2 << 1) ^ (a_timestamp_delta__k2 >> 63)
+                if _u1__k2 < 0x4000:
+                    out += _VT[_u1__k2]
+                else:
+                    _w_zz64(out, a_timestamp_delta__k2)
+                if a_offset_delta__k2 is None:
+                    raise _EncodeError('is not set', 'record_batch/record/offset_delta')
+                _u2__k2 = (a_offset_delta__k2 << 1) ^ (a_offset_delta__k2 >> 31)
+                if _u2__k2 < 0x4000:
+                    out += _VT[_u2__k2]
+                else:
+                    _w_zz32(out, a_offset_delta__k2)
+                w_key_length__k2 = (len(a_key__k2) if a_key__k2 is not None else -1)
+                _u3__k2 = (w_key_length__k2 << 1) ^ (w_key_length__k2 >> 31)
+                if _u3__k2 < 0x4000:
+                    out += _VT[_u3__k2]
+                else:
+                    _w_zz32(out, w_key_length__k2)
+                if (w_key_length__k2 >= 0):
+                    out += a_key__k2
+                w_value_length__k2 = (len(a_value__k2) if a_value__k2 is not None else -1)
+                _u4__k2 = (w_value_length__k2 << 1) ^ (w_value_length__k2 >> 31)
+                if _u4__k2 < 0x4000:
+                    out += _VT[_u4__k2]
+                else:
+                    _w_zz32(out, w_value_length__k2)
+                if (w_value_length__k2 >= 0):
+                    out += a_value__k2
+                w_headers_count__k2 = len(a_headers__k2)
+                _u5__k2 = (w_headers_count__k2 << 1) ^ (w_headers_count__k2 >> 31)
+                if _u5__k2 < 0x4000:
+                    out += _VT[_u5__k2]
+                else:
+                    _w_zz32(out, w_headers_count__k2)
+                if a_headers__k2 is None:
+                    raise _EncodeError('is not set', 'record_batch/record/headers')
+                for _x6__k2 in a_headers__k2:
+                    if _x6__k2.__class__ is tuple:
+                        a_key__k7__k2, a_value__k7__k2 = _x6__k2
+                        _b_key__k7__k2 = None if a_key__k7__k2 is None else a_key__k7__k2.encode('UTF-8', 'surrogateescape')
+                        if _b_key__k7__k2 is None:
+                            raise _EncodeError('is not set', 'record_batch/header/key')
+                        w_key_length__k7__k2 = len(_b_key__k7__k2)
+                        _u1__k7__k2 = (w_key_length__k7__k2 << 1) ^ (w_key_length__k7__k2 >> 31)
+                        if _u1__k7__k2 < 0x4000:
+                            out += _VT[_u1__k7__k2]
+                        else:
+                            _w_zz32(out, w_key_length__k7__k2)
+                        out += _b_key__k7__k2
+                        w_value_length__k7__k2 = (len(a_value__k7__k2) if a_value__k7__k2 is not None else -1)
+                        _u2__k7__k2 = (w_value_length__k7__k2 << 1) ^ (w_value_length__k7__k2 >> 31)
+                        if _u2__k7__k2 < 0x4000:
+                            out += _VT[_u2__k7__k2]
+                        else:
+                            _w_zz32(out, w_value_length__k7__k2)
+                        if (w_value_length__k7__k2 >= 0):
+                            out += a_value__k7__k2
+                    else:
+                        if _x6__k2.__class__ is tuple:
+                            RecordBatch_Header._pack(out, *_x6__k2)
+                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
+                            out += _x6__k2
+                        else:
+                            _x6__k2._write(out)
+                w_length__k2 = len(out) - _at_length__k2 - 2
+                _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
+                if 0x80 <= _u8__k2 < 0x4000:
+                    out[_at_length__k2] = (_u8__k2 & 0x7F) | 0x80
+                    out[_at_length__k2 + 1] = _u8__k2 >> 7
+                else:
+                    out[_at_length__k2:_at_length__k2 + 2] = _VT[_u8__k2] if _u8__k2 < 0x4000 else _enc_zz32(w_length__k2)
             else:
                 if _x1.__class__ is tuple:
                     RecordBatch_Record._pack(out, *_x1)
@@ -1067,8 +1216,8 @@ class RecordBatch_Record:
         return self, pos
 
     def _write(self, out: bytearray) -> None:
-        _outer_length = out
-        out = bytearray()
+        _at_length = len(out)
+        out += b"\0\0"
         w_attributes = self.attributes
         if w_attributes is None:
             w_attributes = self.attributes = 0
@@ -1121,10 +1270,27 @@ class RecordBatch_Record:
         w_headers = self.headers
         if w_headers is None:
             raise _EncodeError('is not set', 'record_batch/record/headers')
-        _pk7 = RecordBatch_Header._pack
         for _x6 in w_headers:
             if _x6.__class__ is tuple:
-                _pk7(out, *_x6)
+                a_key__k7, a_value__k7 = _x6
+                _b_key__k7 = None if a_key__k7 is None else a_key__k7.encode('UTF-8', 'surrogateescape')
+                if _b_key__k7 is None:
+                    raise _EncodeError('is not set', 'record_batch/header/key')
+                w_key_length__k7 = len(_b_key__k7)
+                _u1__k7 = (w_key_length__k7 << 1) ^ (w_key_length__k7 >> 31)
+                if _u1__k7 < 0x4000:
+                    out += _VT[_u1__k7]
+                else:
+                    _w_zz32(out, w_key_length__k7)
+                out += _b_key__k7
+                w_value_length__k7 = (len(a_value__k7) if a_value__k7 is not None else -1)
+                _u2__k7 = (w_value_length__k7 << 1) ^ (w_value_length__k7 >> 31)
+                if _u2__k7 < 0x4000:
+                    out += _VT[_u2__k7]
+                else:
+                    _w_zz32(out, w_value_length__k7)
+                if (w_value_length__k7 >= 0):
+                    out += a_value__k7
             else:
                 if _x6.__class__ is tuple:
                     RecordBatch_Header._pack(out, *_x6)
@@ -1132,76 +1298,85 @@ class RecordBatch_Record:
                     out += _x6
                 else:
                     _x6._write(out)
-        w_length = self._length if self._pins & 1 else len(out)
+        w_length = self._length if self._pins & 1 else len(out) - _at_length - 2
         self._length = w_length
-        _inner_length = out
-        out = _outer_length
         _u8 = (w_length << 1) ^ (w_length >> 31)
-        if _u8 < 0x4000:
-            out += _VT[_u8]
+        if 0x80 <= _u8 < 0x4000:
+            out[_at_length] = (_u8 & 0x7F) | 0x80
+            out[_at_length + 1] = _u8 >> 7
         else:
-            _w_zz32(out, w_length)
-        out += _inner_length
+            out[_at_length:_at_length + 2] = _VT[_u8] if _u8 < 0x4000 else _enc_zz32(w_length)
 
 
     @staticmethod
     def _pack(out: bytearray, a_attributes, a_timestamp_delta, a_offset_delta, a_key, a_value, a_headers, ) -> None:
         """Encode from field values (attributes, timestamp_delta, offset_delta, key, value, headers) without an object."""
-        _outer_length = out
-        out = bytearray()
-        w_attributes = a_attributes
-        if w_attributes is None:
-            w_attributes = 0
-        w_timestamp_delta = a_timestamp_delta
-        if w_timestamp_delta is None:
-            w_timestamp_delta = 0
-        if not -128 <= w_attributes <= 127:
-            raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
-        out.append(w_attributes & 0xFF)
-        _u1 = (w_timestamp_delta << 1) ^ (w_timestamp_delta >> 63)
+        _at_length = len(out)
+        out += b"\0\0"
+        if a_attributes is None:
+            a_attributes = 0
+        if a_timestamp_delta is None:
+            a_timestamp_delta = 0
+        if not -128 <= a_attributes <= 127:
+            raise _EncodeError(f'{a_attributes} does not fit in s1', 'record_batch/record/attributes')
+        out.append(a_attributes & 0xFF)
+        _u1 = (a_timestamp_delta << 1) ^ (a_timestamp_delta >> 63)
         if _u1 < 0x4000:
             out += _VT[_u1]
         else:
-            _w_zz64(out, w_timestamp_delta)
-        w_offset_delta = a_offset_delta
-        if w_offset_delta is None:
+            _w_zz64(out, a_timestamp_delta)
+        if a_offset_delta is None:
             raise _EncodeError('is not set', 'record_batch/record/offset_delta')
-        _u2 = (w_offset_delta << 1) ^ (w_offset_delta >> 31)
+        _u2 = (a_offset_delta << 1) ^ (a_offset_delta >> 31)
         if _u2 < 0x4000:
             out += _VT[_u2]
         else:
-            _w_zz32(out, w_offset_delta)
-        _b_key = a_key
-        w_key_length = (len(_b_key) if _b_key is not None else -1)
+            _w_zz32(out, a_offset_delta)
+        w_key_length = (len(a_key) if a_key is not None else -1)
         _u3 = (w_key_length << 1) ^ (w_key_length >> 31)
         if _u3 < 0x4000:
             out += _VT[_u3]
         else:
             _w_zz32(out, w_key_length)
         if (w_key_length >= 0):
-            out += _b_key
-        _b_value = a_value
-        w_value_length = (len(_b_value) if _b_value is not None else -1)
+            out += a_key
+        w_value_length = (len(a_value) if a_value is not None else -1)
         _u4 = (w_value_length << 1) ^ (w_value_length >> 31)
         if _u4 < 0x4000:
             out += _VT[_u4]
         else:
             _w_zz32(out, w_value_length)
         if (w_value_length >= 0):
-            out += _b_value
+            out += a_value
         w_headers_count = len(a_headers)
         _u5 = (w_headers_count << 1) ^ (w_headers_count >> 31)
         if _u5 < 0x4000:
             out += _VT[_u5]
         else:
             _w_zz32(out, w_headers_count)
-        w_headers = a_headers
-        if w_headers is None:
+        if a_headers is None:
             raise _EncodeError('is not set', 'record_batch/record/headers')
-        _pk7 = RecordBatch_Header._pack
-        for _x6 in w_headers:
+        for _x6 in a_headers:
             if _x6.__class__ is tuple:
-                _pk7(out, *_x6)
+                a_key__k7, a_value__k7 = _x6
+                _b_key__k7 = None if a_key__k7 is None else a_key__k7.encode('UTF-8', 'surrogateescape')
+                if _b_key__k7 is None:
+                    raise _EncodeError('is not set', 'record_batch/header/key')
+                w_key_length__k7 = len(_b_key__k7)
+                _u1__k7 = (w_key_length__k7 << 1) ^ (w_key_length__k7 >> 31)
+                if _u1__k7 < 0x4000:
+                    out += _VT[_u1__k7]
+                else:
+                    _w_zz32(out, w_key_length__k7)
+                out += _b_key__k7
+                w_value_length__k7 = (len(a_value__k7) if a_value__k7 is not None else -1)
+                _u2__k7 = (w_value_length__k7 << 1) ^ (w_value_length__k7 >> 31)
+                if _u2__k7 < 0x4000:
+                    out += _VT[_u2__k7]
+                else:
+                    _w_zz32(out, w_value_length__k7)
+                if (w_value_length__k7 >= 0):
+                    out += a_value__k7
             else:
                 if _x6.__class__ is tuple:
                     RecordBatch_Header._pack(out, *_x6)
@@ -1209,15 +1384,13 @@ class RecordBatch_Record:
                     out += _x6
                 else:
                     _x6._write(out)
-        w_length = len(out)
-        _inner_length = out
-        out = _outer_length
+        w_length = len(out) - _at_length - 2
         _u8 = (w_length << 1) ^ (w_length >> 31)
-        if _u8 < 0x4000:
-            out += _VT[_u8]
+        if 0x80 <= _u8 < 0x4000:
+            out[_at_length] = (_u8 & 0x7F) | 0x80
+            out[_at_length + 1] = _u8 >> 7
         else:
-            _w_zz32(out, w_length)
-        out += _inner_length
+            out[_at_length:_at_length + 2] = _VT[_u8] if _u8 < 0x4000 else _enc_zz32(w_length)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1455,7 +1628,7 @@ class RecordBatch_Header:
         _b_key = None if self.key is None else self.key.encode('UTF-8', 'surrogateescape')
         if _b_key is None:
             raise _EncodeError('is not set', 'record_batch/header/key')
-        w_key_length = self._key_length if self._pins & 1 else (len(_b_key) if _b_key is not None else None)
+        w_key_length = self._key_length if self._pins & 1 else len(_b_key)
         self._key_length = w_key_length
         _u1 = (w_key_length << 1) ^ (w_key_length >> 31)
         if _u1 < 0x4000:
@@ -1481,22 +1654,21 @@ class RecordBatch_Header:
         _b_key = None if a_key is None else a_key.encode('UTF-8', 'surrogateescape')
         if _b_key is None:
             raise _EncodeError('is not set', 'record_batch/header/key')
-        w_key_length = (len(_b_key) if _b_key is not None else None)
+        w_key_length = len(_b_key)
         _u1 = (w_key_length << 1) ^ (w_key_length >> 31)
         if _u1 < 0x4000:
             out += _VT[_u1]
         else:
             _w_zz32(out, w_key_length)
         out += _b_key
-        _b_value = a_value
-        w_value_length = (len(_b_value) if _b_value is not None else -1)
+        w_value_length = (len(a_value) if a_value is not None else -1)
         _u2 = (w_value_length << 1) ^ (w_value_length >> 31)
         if _u2 < 0x4000:
             out += _VT[_u2]
         else:
             _w_zz32(out, w_value_length)
         if (w_value_length >= 0):
-            out += _b_value
+            out += a_value
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from .code import Code, Constants
 from .model import Attr, EnumSpec, Schema, TypeSpec
-from .inline import inline_read
+from .inline import inline_pack, inline_read
 from .plan_read import ReadPlanner
 from .plan_write import WritePlanner
 from .program import Program, camel
@@ -130,6 +130,13 @@ class ModulePlanner:
             return inline_read(body, item, parent, self.class_ref(spec), suffix)
         except ValueError:
             return None
+
+    def inlined_pack(self, spec: TypeSpec, values: str, suffix: str) -> list[str] | None:
+        body = self.pack_body(spec)
+        if body is None or spec in self._inlining:
+            return None
+        params = WritePlanner(self, spec, pack=True).pack_params()
+        return inline_pack(body, params, values, suffix)
 
     def packable(self, spec: TypeSpec) -> bool:
         return self.pack_body(spec) is not None

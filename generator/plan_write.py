@@ -12,6 +12,7 @@ from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .plan_read import is_simple_prim
 from .pyexpr import Scope, access
 
+INTRINSIC_ENCODERS = {"zigzag32": ("_enc_zz32", 31), "zigzag64": ("_enc_zz64", 63), "uvarint32": ("_enc_uv32", None)}
 INTRINSIC_WRITERS = {"zigzag32": ("_w_zz32", "_zz32_size", 31), "zigzag64": ("_w_zz64", "_zz64_size", 63),
                      "uvarint32": ("_w_uv32", "_uv32_size", None)}
 
@@ -26,6 +27,7 @@ class WritePlanner:
         self.pack = pack
         self.ids = [a.id for a in spec.seq]
         self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == "length-of"}
+        self.encoded: dict[str, str] = {}  # length-of target -> local holding its bytes
         self.n = 0
 
     def new(self, prefix: str) -> str:
@@ -37,6 +39,12 @@ class WritePlanner:
 
     def bit(self, attr: Attr) -> int:
         return self.ctx.pin_bit(self.spec, attr)
+
+    def w(self, attr: Attr) -> str:
+        """The local holding the value written for `attr`; in _pack, plain fields use their argument."""
+        if self.pack and not (attr.derive or attr.checksum):
+            return f"a_{attr.id}"
+        return f"w_{attr.id}"
 
     def src(self, attr: Attr) -> str:
         """Where a field's value comes from: the object, or the argument of `_pack`."""
@@ -88,17 +96,17 @@ class WritePlanner:
             if offset == 1:  # one byte: an append beats a struct call
                 a = pending[0]
                 low, high = (-128, 127) if PRIMITIVES[a.type.prim][2] else (0, 255)
-                with c.block(f"if not {low} <= w_{a.id} <= {high}:"):
-                    c(f"raise _EncodeError(f'{{w_{a.id}}} does not fit in {a.type.prim}', {self.path(a)!r})")
-                c(f"out.append(w_{a.id} & 0xFF)")
+                with c.block(f"if not {low} <= {self.w(a)} <= {high}:"):
+                    c(f"raise _EncodeError(f'{{{self.w(a)}}} does not fit in {a.type.prim}', {self.path(a)!r})")
+                c(f"out.append({self.w(a)} & 0xFF)")
             else:
-                c(f"out += {s}.pack({', '.join(f'w_{a.id}' for a in pending)})")
+                c(f"out += {s}.pack({', '.join(self.w(a) for a in pending)})")
             pending.clear()
 
         for attr in self.spec.seq:
             self.value(c, attr, scope)
             if attr.id not in self.length_of and not self.placeholder(attr):
-                scope.locals[attr.id] = f"w_{attr.id}"
+                scope.locals[attr.id] = self.w(attr)
             if is_simple_prim(attr) and (not pending or pending[-1].type.endian == attr.type.endian):
                 pending.append(attr)
                 continue
@@ -107,8 +115,9 @@ class WritePlanner:
                 pending.append(attr)
                 continue
             if attr.derive is not None and attr.derive.kind == "length-from" and self.is_varint(attr):
-                c(f"_outer_{attr.id} = out")
-                c("out = bytearray()")
+                # two bytes reserved (lengths up to 8191); the real encoding is spliced in later
+                c(f"_at_{attr.id} = len(out)")
+                c('out += b"\\0\\0"')
                 swaps.append(attr)
                 continue
             if attr.id in marks:
@@ -123,8 +132,8 @@ class WritePlanner:
         return attr.checksum is not None or (d is not None and d.kind == "length-from")
 
     def value(self, c: Code, attr: Attr, scope: Scope) -> None:
-        """Put the value to write for `attr` in w_<id> (placeholders for patched fields)."""
-        w = f"w_{attr.id}"
+        """Put the value to write for `attr` in its local (placeholders for patched fields)."""
+        w = self.w(attr)
         d = attr.derive
         tr = self.ctx.tr
         if self.placeholder(attr):
@@ -136,33 +145,38 @@ class WritePlanner:
                 computed = f"len({tr.translate(d.target, scope, d.loc)})"
             else:
                 target = self.spec.seq[self.ids.index(d.target)]
-                b = f"_b_{target.id}"
-                self.serialise(c, target, b, scope)
-                absent = "None" if d.if_absent is None else repr(d.if_absent)
-                computed = f"(len({b}) if {b} is not None else {absent})"
-            if d.kind == "length-of" and d.if_absent is None:
-                with c.block(f"if {b} is None:"):
-                    c(f"raise _EncodeError('is not set', {self.path(self.spec.seq[self.ids.index(d.target)])!r})")
+                b = self.serialise(c, target, scope)
+                self.encoded[target.id] = b
+                if d.if_absent is None:  # required: refuse None, then the length is plain
+                    with c.block(f"if {b} is None:"):
+                        c(f"raise _EncodeError('is not set', {self.path(target)!r})")
+                    computed = f"len({b})"
+                else:
+                    computed = f"(len({b}) if {b} is not None else {d.if_absent!r})"
             c(f"{w} = {self.derived(attr, computed)}")
             self.store(c, attr, w)
             return
         if attr.id in self.length_of:
             return  # written from the bytes serialised for its length prefix
-        c(f"{w} = {self.src(attr)}")
+        if w != self.src(attr):
+            c(f"{w} = {self.src(attr)}")
         for value in ((repr(attr.contents),) if attr.contents is not None else ()) + (
                 (tr.translate(attr.default, scope, attr.loc),) if attr.default is not None else ()):
             with c.block(f"if {w} is None:"):
                 c(f"{w} = {value}" if self.pack else f"{w} = {self.src(attr)} = {value}")
 
-    def serialise(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
-        """Bytes of a length-of target into `var` (None when the field is absent)."""
+    def serialise(self, c: Code, attr: Attr, scope: Scope) -> str:
+        """Name of the bytes of a length-of target (None when the field is absent)."""
         src = self.src(attr)
+        var = f"_b_{attr.id}"
         if attr.type.kind == "bytes" and attr.process is None:
+            if src.isidentifier():
+                return src  # already a local: no copy
             c(f"{var} = {src}")
-            return
+            return var
         if attr.type.kind == "str" and attr.process is None:
             c(f"{var} = None if {src} is None else {src}.encode({attr.type.encoding!r}, 'surrogateescape')")
-            return
+            return var
         with c.block(f"if {src} is None:"):
             c(f"{var} = None")
         with c.block("else:"):
@@ -170,6 +184,7 @@ class WritePlanner:
             c(f"{tmp} = bytearray()")
             self.payload(c, attr, src, tmp, scope)
             c(f"{var} = bytes({tmp})")
+        return var
 
     def payload(self, c: Code, attr: Attr, value: str, out: str, scope: Scope) -> None:
         """Append the encoded value of a (possibly processed) field to `out`."""
@@ -229,21 +244,26 @@ class WritePlanner:
                 c(f"{value}._write({out})")
 
     def emit(self, c: Code, attr: Attr, scope: Scope) -> None:
-        w = f"w_{attr.id}"
+        w = self.w(attr)
         path = self.path(attr)
         body = Code(c.level)
         if attr.id in self.length_of:
-            body(f"out += _b_{attr.id}")
+            body(f"out += {self.encoded[attr.id]}")
         elif attr.repeat:
             item = self.new("x")
             target = self.ctx.program.resolved.get(attr.type)
             if attr.process is None and target is not None and self.ctx.packable(target):
-                # hoist the element packer out of the loop; tuples are the fast path
-                packer = self.new("pk")
-                body(f"{packer} = {self.ctx.class_ref(target)}._pack")
+                # tuples are the fast path: the element's packer inlined, or hoisted out of the loop
+                inlined = self.ctx.inlined_pack(target, item, self.new("_k"))
+                if inlined is None:
+                    packer = self.new("pk")
+                    body(f"{packer} = {self.ctx.class_ref(target)}._pack")
                 with body.block(f"for {item} in {w}:"):
                     with body.block(f"if {item}.__class__ is tuple:"):
-                        body(f"{packer}(out, *{item})")
+                        if inlined is None:
+                            body(f"{packer}(out, *{item})")
+                        else:
+                            body.lines += ["    " * body.level + line for line in inlined]
                     with body.block("else:"):
                         self.payload(body, attr, item, "out", scope)
             else:
@@ -295,14 +315,22 @@ class WritePlanner:
             self.store(c, attr, f"w_{attr.id}")
             c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
         for attr in reversed(swaps):
-            d = attr.derive
-            c(f"w_{attr.id} = {self.derived(attr, 'len(out)')}")
+            at = f"_at_{attr.id}"
+            c(f"w_{attr.id} = {self.derived(attr, f'len(out) - {at} - 2')}")
             self.store(c, attr, f"w_{attr.id}")
-            inner = f"_inner_{attr.id}"
-            c(f"{inner} = out")
-            c(f"out = _outer_{attr.id}")
-            self.typed(c, attr, attr.type, f"w_{attr.id}", "out")
-            c(f"out += {inner}")
+            fn, bits = INTRINSIC_ENCODERS[self.ctx.program.resolved[attr.type].intrinsic]
+            if bits is None:
+                u = f"w_{attr.id}"
+                cond = f"0 <= {u} < 0x4000"
+            else:
+                u = self.new("u")
+                c(f"{u} = (w_{attr.id} << 1) ^ (w_{attr.id} >> {bits})")
+                cond = f"{u} < 0x4000"
+            with c.block(f"if 0x80 <= {u} < 0x4000:"):  # two bytes, as reserved
+                c(f"out[{at}] = ({u} & 0x7F) | 0x80")
+                c(f"out[{at} + 1] = {u} >> 7")
+            with c.block("else:"):  # slice assignment moves the span to fit the encoding
+                c(f"out[{at}:{at} + 2] = _VT[{u}] if {cond} else {fn}(w_{attr.id})")
 
     # -- size -----------------------------------------------------------------------------
     def plan_size(self) -> list[str]:

@@ -218,7 +218,7 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
     body = bytearray()
     count = 0
     base_ts = first = last = max_ts = None
-    for i, r in enumerate(records):
+    for count, r in enumerate(records, 1):
         if r.__class__ is Record:
             key, value, ts, off, headers = r.key, r.value, r.timestamp, r.offset, r.headers
         elif r.__class__ is dict:
@@ -227,16 +227,16 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
         else:
             key, value = r.key, r.value
             ts, off, headers = getattr(r, "timestamp", None), getattr(r, "offset", None), getattr(r, "headers", None)
-        ts = -1 if ts is None else ts
-        off = base_offset + i if off is None else off
+        if ts is None:
+            ts = -1
+        last = base_offset + count - 1 if off is None else off
         if first is None:
-            base_ts, first, max_ts = ts, off, ts
+            base_ts = max_ts = ts
+            first = last
         elif ts > max_ts:
             max_ts = ts
         # headers pass through: the writer takes (key, value) tuples and Header objects alike
-        pack(body, 0, ts - base_ts, off - first, key, value, headers or ())
-        last = off
-        count += 1
+        pack(body, 0, ts - base_ts, last - first, key, value, headers or ())
     if not count:
         raise ValueError("a v2 batch written by a producer holds at least one record")
     if append_time and log_append_time is not None:

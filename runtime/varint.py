@@ -75,6 +75,24 @@ def write_uvarint32(out: bytearray, n: int) -> None:
     write_uvarint(out, n)
 
 
+def encode_zigzag32(n: int) -> bytes:
+    out = bytearray()
+    write_zigzag32(out, n)
+    return bytes(out)
+
+
+def encode_zigzag64(n: int) -> bytes:
+    out = bytearray()
+    write_zigzag64(out, n)
+    return bytes(out)
+
+
+def encode_uvarint32(n: int) -> bytes:
+    out = bytearray()
+    write_uvarint32(out, n)
+    return bytes(out)
+
+
 def zigzag32_size(n: int) -> int:
     return uvarint_size(zigzag32(n))
 
