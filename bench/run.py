@@ -19,6 +19,9 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 from kafkacodec import Record, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_reader import read_records  # noqa: E402
+
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 RECORDS_PER_BATCH = 100
 
@@ -74,6 +77,10 @@ def kc_decode(blobs):
     return n
 
 
+def ref_decode(blobs):
+    return sum(len(read_records(blob)) for blob in blobs)
+
+
 def paired(ours, peer, arg_ours, arg_peer, runs):
     """Alternate the two, so a slow phase of the machine hits both; median time of each and the
     median of the per-pair ratios (peer time / our time)."""
@@ -111,14 +118,21 @@ def main() -> None:
                     ("encode", lambda d: [kc_encode(b, codec) for b in d],
                      lambda d: [kp_encode(b, codec) for b in d], kc_data, data)):
                 t_ours, t_peer, ratio = paired(ours, peer, arg_ours, arg_peer, args.runs)
-                rows.append({"op": op, "value_bytes": value_size, "codec": codec, "records": records,
-                             "kafkacodec_rps": records / t_ours, "kafka_python_rps": records / t_peer,
-                             "kafkacodec_MBps": raw / t_ours / 1e6, "ratio": ratio})
-    print(f"{'op':7} {'value':>6} {'codec':7} {'kafkacodec rec/s':>17} {'MB/s':>7} "
-          f"{'kafka-python rec/s':>19} {'ratio':>6}")
+                row = {"op": op, "value_bytes": value_size, "codec": codec, "records": records,
+                       "kafkacodec_rps": records / t_ours, "kafka_python_rps": records / t_peer,
+                       "kafkacodec_MBps": raw / t_ours / 1e6, "ratio": ratio}
+                if op == "decode" and codec == "none":  # the hand-written reference reads only these
+                    _, t_ref, ref_ratio = paired(ours, ref_decode, arg_ours, arg_ours, args.runs)
+                    row["reference_rps"] = records / t_ref
+                    row["ratio_to_reference"] = ref_ratio
+                rows.append(row)
+    print(f"| op | value | codec | kafkacodec rec/s | MB/s | kafka-python rec/s | vs kafka-python "
+          f"| vs hand-written reference |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"{r['op']:7} {r['value_bytes']:>6} {r['codec']:7} {r['kafkacodec_rps']:>17,.0f} "
-              f"{r['kafkacodec_MBps']:>7.1f} {r['kafka_python_rps']:>19,.0f} {r['ratio']:>5.2f}x")
+        ref = f"{r['ratio_to_reference']:.2f}x" if "ratio_to_reference" in r else ""
+        print(f"| {r['op']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
+              f"{r['kafkacodec_MBps']:.1f} | {r['kafka_python_rps']:,.0f} | {r['ratio']:.2f}x | {ref} |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
                                "runs": args.runs, "rows": rows}, indent=2) + "\n")

@@ -359,7 +359,7 @@ class LegacyLogEntry_LegacyMessage:
         pos += 4
         self._key_length = f_key_length
         if (f_key_length >= 0):
-            if not 0 <= f_key_length <= end - pos:
+            if f_key_length > end - pos:
                 raise _bad_size(pos, end, f_key_length, 'legacy_log_entry/legacy_message/key')
             f_key = buf[pos:pos + f_key_length]
             pos += f_key_length

@@ -26,7 +26,7 @@ ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "r
              "-derive", "-checksum", "-default", "-lazy", "-require-eos"}
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
-INSTANCE_KEYS = {"value", "enum", "doc", "doc-ref"}
+INSTANCE_KEYS = {"value", "enum", "doc", "doc-ref", "-eager"}
 INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", "repeat-expr",
                              "repeat-until", "process", "if", "contents", "encoding"}
 VALID_KEYS = {"eq", "min", "max", "any-of"}
@@ -354,9 +354,13 @@ class Builder:
             value = self.expression(inode.value["value"])
             if value is None:
                 continue
+            eager = inode.value.get("-eager")
+            if eager is not None and not isinstance(eager.value, bool):
+                self.p.add(eager.loc, "-eager must be true or false")
             out.append(Instance(name, inode.loc, value, self.text(inode.value.get("enum")),
                                 self.text(inode.value.get("doc")), self.text(inode.value.get("doc-ref")),
-                                {k: n.loc for k, n in inode.value.items()}))
+                                {k: n.loc for k, n in inode.value.items()},
+                                bool(eager is not None and eager.value is True)))
         return out
 
     def enums(self, node: Y | None) -> list[EnumSpec]:

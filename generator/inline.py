@@ -55,4 +55,8 @@ def inline_read(lines: list[str], item: str, parent: str, cls: str, suffix: str)
     body = lines[:-1]
     rename = {name: f"{name}{suffix}" for name in assigned_names(body) if name != "self"}
     rename.update({"self": item, "_parent": parent, "cls": cls})
-    return _renamed(body, rename)
+    lines = _renamed(body, rename)
+    # once `item._parent = parent` has run, reading item._parent is reading parent
+    link = f"{item}._parent = {parent}"
+    after = re.compile(re.escape(f"{item}._parent") + r"\b")
+    return [line if line.strip() == link else after.sub(parent, line) for line in lines]

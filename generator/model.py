@@ -119,6 +119,7 @@ class Instance:
     doc: str | None = None
     doc_ref: str | None = None
     key_locs: dict = field(default_factory=dict)
+    eager: bool = False  # -eager: computed while reading into a plain attribute
 
     def at(self, key: str) -> Loc:
         return self.key_locs.get(key, self.loc)

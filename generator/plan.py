@@ -222,13 +222,14 @@ class ModulePlanner:
             slots.append("_pos")
         if self.has_pins(spec):
             slots.append("_pins")
+        slots += [i.id for i in spec.instances if i.eager]
         for a in seq:
             slots.append(storage(a))
             if a.lazy:
                 slots.append(f"_{a.id}_raw")
             if a.checksum:
                 slots.append(f"_{a.id}_computed")
-        init_body = ["self._parent = _parent"]
+        init_body = ["self._parent = _parent"] + [f"self.{i.id} = None" for i in spec.instances if i.eager]
         if self.needs_pos(spec):
             init_body.append("self._pos = None")
         if self.has_pins(spec):
@@ -313,6 +314,8 @@ class ModulePlanner:
                                 [f"if self._{a.id}_computed is None:", "    return None",
                                  f"return self._{a.id}_computed == self._{a.id}"]))
         for inst in spec.instances:
+            if inst.eager:
+                continue  # a plain attribute, set while reading
             value = self.tr.translate(inst.value, Scope(spec, obj="self"), inst.loc)
             if inst in self.program.enum_of:
                 value = f"_enum_value({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"

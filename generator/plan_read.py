@@ -84,6 +84,20 @@ class ReadPlanner:
             if attr.checksum is not None:
                 fn = self.ctx.checksum_fn(attr.checksum.algorithm)
                 c(f"self._{attr.id}_computed = {fn}(memoryview(buf)[_m_{attr.checksum.from_field}:pos])")
+        for inst in spec.instances:
+            if inst.eager:  # computed once, from the fields just read
+                value = self.ctx.tr.translate(inst.value, scope, inst.loc)
+                enum = self.ctx.program.enum_of.get(inst)
+                if enum is not None:
+                    value = f"_enum_value({self.ctx.program.enum_py_name(enum)}, {value})"
+                if "_parent" in value or "_root" in value:
+                    # read on its own, without the parents it refers to: no value
+                    with c.block("try:"):
+                        c(f"self.{inst.id} = {value}")
+                    with c.block("except AttributeError:"):
+                        c(f"self.{inst.id} = None")
+                else:
+                    c(f"self.{inst.id} = {value}")
         c("return self, pos")
         if any("_start" in line for line in c.lines):  # only where _io or an error needs it
             c.lines.insert(start_at, "_start = pos")
@@ -100,7 +114,7 @@ class ReadPlanner:
         table = self.ctx.consts.table(
             "(" + "".join(f"({o}, {PRIMITIVES[a.type.prim][1]}, {self.path(a)!r}), "
                           for o, a in zip(offsets, group)) + ")")
-        c(f"if end - pos < {width}:")
+        c(f"if pos >= end:" if width == 1 else f"if end - pos < {width}:")
         c(f"    raise _truncated(pos, end, {table})")
         for o, attr in zip(offsets, group):
             if attr.id in marks:
@@ -205,7 +219,10 @@ class ReadPlanner:
             if not size.isidentifier():
                 c(f"_n = {size}")
                 size = "_n"
-            with c.block(f"if not 0 <= {size} <= end - pos:"):
+            # a field read only `if: n >= 0` needs no lower bound on its size n
+            guarded = attr.if_ is not None and self.ctx.tr.translate(attr.if_, scope, attr.loc) == f"({size} >= 0)"
+            bound = f"{size} > end - pos" if guarded else f"not 0 <= {size} <= end - pos"
+            with c.block(f"if {bound}:"):
                 c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
             piece = f"buf[pos:pos + {size}]"
             if attr.type.kind == "str":
@@ -347,8 +364,8 @@ class ReadPlanner:
             if zigzag:
                 c(f"{var} = _ZZ[{var}]")
             c(f"{pos} += 1")
-        with c.block(f"elif {pos} + 1 < {end} and {buf}[{pos} + 1] < 0x80:"):
-            u = f"({var} & 0x7F) | ({buf}[{pos} + 1] << 7)"
+        with c.block(f"elif {pos} + 1 < {end} and (_b1 := {buf}[{pos} + 1]) < 0x80:"):
+            u = f"({var} & 0x7F) | (_b1 << 7)"
             c(f"{var} = _ZZ[{u}]" if zigzag else f"{var} = {u}")
             c(f"{pos} += 2")
         with c.block("else:"):

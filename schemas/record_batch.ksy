@@ -178,9 +178,11 @@ types:
     instances:
       offset:
         value: _parent._parent.base_offset + offset_delta.value
+        -eager: true
         doc: Absolute offset of the record.
       timestamp:
         value: "_parent._parent.timestamp_type == timestamp_type::log_append_time ? _parent._parent.max_timestamp : _parent._parent.base_timestamp + timestamp_delta.value"
+        -eager: true
         doc: |
           Timestamp of the record: the batch's `max_timestamp` for every record of a
           log-append-time batch, otherwise `base_timestamp` plus the record's delta.
