@@ -16,6 +16,7 @@ seq:
     doc: Groups of 7 bits, least significant first.
 types:
   group:
+    doc: One byte of the varint, split into its payload and continuation bit.
     seq:
       - id: b
         type: u1

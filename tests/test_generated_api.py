@@ -179,3 +179,17 @@ def test_offset_index_entries():
     assert idx.to_bytes() == data and idx.size() == 16
     with pytest.raises(TruncatedError):
         OffsetIndex.from_bytes(data + b"\0\0\0")
+
+
+def test_v1_wrapper_offset_below_last_inner_offset_is_invalid():
+    data = bytearray(write_batch([{"value": b"a"}, {"value": b"b"}, {"value": b"c"}], magic=1, compression="gzip"))
+    assert [r.offset for b in read_batches(bytes(data)) for r in b] == [0, 1, 2]
+    struct.pack_into(">q", data, 0, 1)  # the wrapper's offset is not covered by its CRC
+    with pytest.raises(InvalidValueError, match="invalid wrapper offset"):
+        list(next(read_batches(bytes(data))))
+
+
+def test_v1_wrapper_at_offset_zero_uses_inner_offsets_as_they_are():
+    data = bytearray(write_batch([{"value": b"a"}, {"value": b"b"}], magic=1, compression="gzip", base_offset=5))
+    struct.pack_into(">q", data, 0, 0)
+    assert [r.offset for b in read_batches(bytes(data)) for r in b] == [0, 1]

@@ -124,3 +124,26 @@ def test_xxh32_matches_the_xxhash_package():
         data = bytes((i * 31 + n) % 256 for i in range(n))
         assert xxh32(data) == xxhash.xxh32_intdigest(data), n
         assert xxh32(data, 7) == xxhash.xxh32_intdigest(data, 7), n
+
+
+def test_lz4_frames_from_other_writers():
+    """Frames with a content size, block and content checksums (as the lz4 library writes them)."""
+    import lz4.frame
+    data = bytes(range(256)) * 1000
+    for kw in ({}, {"store_size": True}, {"block_checksum": True, "content_checksum": True},
+               {"block_size": lz4.frame.BLOCKSIZE_MAX4MB, "store_size": True}):
+        frame = lz4.frame.compress(data, block_linked=False, **kw)
+        assert KafkaCompression(3, 2).decode(frame) == data, kw
+    corrupt = bytearray(lz4.frame.compress(data, block_linked=False, block_checksum=True))
+    corrupt[-12] ^= 1  # inside the last block's data
+    with pytest.raises(CompressionError):
+        KafkaCompression(3, 2).decode(bytes(corrupt))
+
+
+def test_zstd_frames_without_content_size_and_concatenated():
+    c = zstandard.ZstdCompressor(write_content_size=False).compressobj()
+    frame = c.compress(b"abc" * 1000) + c.flush()
+    other = zstandard.ZstdCompressor().compress(b"xyz")
+    assert KafkaCompression(4, 2).decode(frame + other) == b"abc" * 1000 + b"xyz"
+    with pytest.raises(CompressionError, match="not valid for magic 1"):
+        KafkaCompression(4, 1).decode(frame)
