@@ -126,8 +126,8 @@ def main() -> None:
                     row["reference_rps"] = records / t_ref
                     row["ratio_to_reference"] = ref_ratio
                 rows.append(row)
-    print(f"| op | value | codec | kafkacodec rec/s | MB/s | kafka-python rec/s | vs kafka-python "
-          f"| vs hand-written reference |")
+    print("| op | value | codec | kafkacodec rec/s | MB/s | kafka-python rec/s | vs kafka-python "
+          "| vs hand-written reference |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         ref = f"{r['ratio_to_reference']:.2f}x" if "ratio_to_reference" in r else ""

@@ -1,7 +1,7 @@
 """Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
 from __future__ import annotations
 
-from .model import INTRINSICS, PRIMITIVES, Attr, TypeSpec
+from .model import PRIMITIVES, Attr, TypeSpec
 from .program import Program
 from .pyexpr import Scope, T, Translator
 
@@ -205,5 +205,3 @@ def run(program: Program, problems) -> None:
             failed = {pr.file for pr in problems.items[before:]}
             program.skip |= {sid for sid, s in program.schemas.items() if s.file in failed}
 
-
-__all__ = ["run", "PASSES", "INTRINSICS"]

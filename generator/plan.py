@@ -44,7 +44,6 @@ class ClassPlan:
     dict_fields: list[str]
     schema_path: str
     nested: list[tuple[str, str]] = field(default_factory=list)  # (attribute, module-level name)
-    is_root: bool = False
     field_docs: list[tuple[str, str, list[str]]] = field(default_factory=list)  # name, hint, wrapped doc
     hints: dict[str, str] = field(default_factory=dict)
 
@@ -60,7 +59,6 @@ class EnumPlan:
 
 @dataclass
 class ModulePlan:
-    schema_id: str
     source_file: str
     source_sha256: str
     title: str
@@ -203,7 +201,7 @@ class ModulePlanner:
             classes.append(self.class_plan(spec))
         root_name = self.program.py_name(self.schema.root)
         return ModulePlan(
-            self.schema.id, self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
+            self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
             root_name, [(n, f) for f, n in self.consts.structs.items()],
             [(n, t) for t, n in self.consts.tables.items()], enums, classes,
             sorted((mod, cls) for mod, cls in self.imports.items()), [root_name])
@@ -262,7 +260,7 @@ class ModulePlanner:
             repr_fields=[a.id for a in seq],
             dict_fields=[a.id for a in seq] + [i.id for i in spec.instances],
             schema_path="/".join(self.program.class_path(spec)),
-            nested=nested, is_root=spec is self.schema.root,
+            nested=nested,
             field_docs=[(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a))
                         for a in seq],
             hints={a.id: self.hint(a) for a in seq})

@@ -114,7 +114,7 @@ class ReadPlanner:
         table = self.ctx.consts.table(
             "(" + "".join(f"({o}, {PRIMITIVES[a.type.prim][1]}, {self.path(a)!r}), "
                           for o, a in zip(offsets, group)) + ")")
-        c(f"if pos >= end:" if width == 1 else f"if end - pos < {width}:")
+        c("if pos >= end:" if width == 1 else f"if end - pos < {width}:")
         c(f"    raise _truncated(pos, end, {table})")
         for o, attr in zip(offsets, group):
             if attr.id in marks:
@@ -280,30 +280,9 @@ class ReadPlanner:
         elif ref.kind == "str":
             c(f"{var} = {buf}[{start}:{end}].decode({ref.encoding!r}, 'surrogateescape')")
         elif ref.kind == "switch":
-            on = self.new("on")
-            c(f"{on} = {self.ctx.tr.translate(ref.switch_on, scope, ref.loc)}")
-            default = None
-            first = True
-            for key, case in ref.cases:
-                if key is None:
-                    default = case
-                    continue
-                k = self.ctx.tr.translate(key, scope, ref.loc)
-                with c.block(f"{'if' if first else 'elif'} {on} == {k}:"):
-                    self.typed_region(c, attr, case, var, scope, buf, start, end)
-                first = False
-            if first:
-                c("if True:")
-                c.level += 1
-                (self.typed_region(c, attr, default, var, scope, buf, start, end) if default
-                 else c(f"{var} = {buf}[{start}:{end}]"))
-                c.level -= 1
-            else:
-                with c.block("else:"):
-                    if default is not None:
-                        self.typed_region(c, attr, default, var, scope, buf, start, end)
-                    else:
-                        c(f"{var} = {buf}[{start}:{end}]")
+            # no case: the bytes themselves, as Kaitai reads a sized switch it cannot match
+            self.switch(c, ref, scope, lambda case: self.typed_region(c, attr, case, var, scope, buf, start, end),
+                        lambda: c(f"{var} = {buf}[{start}:{end}]"))
         else:
             q = self.new("q")
             c(f"{q} = {start}")
@@ -334,25 +313,25 @@ class ReadPlanner:
                 c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, self)")
             return
         if ref.kind == "switch":
-            on = self.new("on")
-            scope = Scope(self.spec, obj="self")
-            c(f"{on} = {self.ctx.tr.translate(ref.switch_on, scope, ref.loc)}")
-            default = None
-            first = True
-            for key, case in ref.cases:
-                if key is None:
-                    default = case
-                    continue
-                with c.block(f"{'if' if first else 'elif'} {on} == {self.ctx.tr.translate(key, scope, ref.loc)}:"):
-                    self.unsized(c, case, var, buf, pos, end, path)
-                first = False
-            with c.block("else:" if not first else "if True:"):
-                if default is not None:
-                    self.unsized(c, default, var, buf, pos, end, path)
-                else:
-                    c(f"{var} = None")
+            self.switch(c, ref, Scope(self.spec, obj="self"),
+                        lambda case: self.unsized(c, case, var, buf, pos, end, path), lambda: c(f"{var} = None"))
             return
         raise AssertionError(f"unsized {ref.kind}")  # passes reject bytes/str without size
+
+    def switch(self, c: Code, ref: TypeRef, scope: Scope, read_case, no_case) -> None:
+        """An if/elif chain over the cases; the default case, or `no_case`, when none matches."""
+        on = self.new("on")
+        c(f"{on} = {self.ctx.tr.translate(ref.switch_on, scope, ref.loc)}")
+        default = next((case for key, case in ref.cases if key is None), None)
+        keyed = [(key, case) for key, case in ref.cases if key is not None]
+        for i, (key, case) in enumerate(keyed):
+            with c.block(f"{'if' if i == 0 else 'elif'} {on} == {self.ctx.tr.translate(key, scope, ref.loc)}:"):
+                read_case(case)
+        with c.block("else:" if keyed else "if True:"):
+            if default is not None:
+                read_case(default)
+            else:
+                no_case()
 
     def varint(self, c: Code, kind: str, var: str, buf: str, pos: str, end: str, path: str) -> None:
         zigzag = kind.startswith("zigzag")

@@ -65,9 +65,6 @@ class WritePlanner:
         ref = attr.type
         return ref.kind == "user" and bool(self.ctx.program.resolved[ref].intrinsic)
 
-    def bytes_like(self, attr: Attr) -> bool:
-        return attr.type.kind in ("bytes", "str") and attr.process is None and not attr.repeat
-
     # -- _write ---------------------------------------------------------------------------
     def plan_write(self) -> list[str]:
         c = Code()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import expr as ex
-from .model import PRIMITIVES, Attr, EnumSpec, Instance, TypeRef, TypeSpec
+from .model import Attr, EnumSpec, Instance, TypeRef, TypeSpec
 from .program import Program
 from .source import Loc
 
@@ -258,7 +258,3 @@ class Translator:
 class _Fail(Exception):
     pass
 
-
-def prim_struct(ref: TypeRef) -> tuple[str, int]:
-    code, width, _ = PRIMITIVES[ref.prim]
-    return code, width

@@ -15,7 +15,6 @@ from .generated.record_batch import RecordBatch
 from .runtime.errors import InvalidValueError, TruncatedError
 
 MAGIC_OFFSET = 16
-LOG_OVERHEAD = 12
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 CODEC_NAMES = {v: k for k, v in CODECS.items()}
 TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
@@ -33,10 +32,6 @@ class Record:
     headers: Sequence = field(default_factory=list)
     timestamp_type: int = 0
 
-
-
-def _header_pairs(headers) -> list[tuple[str, bytes | None]]:
-    return [(h.key, h.value) if hasattr(h, "key") else (h[0], h[1]) for h in headers]
 
 
 class Batch:

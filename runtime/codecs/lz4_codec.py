@@ -35,7 +35,7 @@ def decompress(data, limit: int, magic: int = 2) -> bytes:
         raise CompressionError("lz4: reserved bits set in the frame descriptor")
     if not flg & 0x20:
         raise CompressionError("lz4: dependent block stream is unsupported")
-    block_checksum, content_size, content_checksum = flg & 0x10, flg & 0x08, flg & 0x04
+    block_checksum, content_size = flg & 0x10, flg & 0x08
     code = (bd >> 4) & 0x07
     if code < 4:
         raise CompressionError(f"lz4: unsupported block size code {code}")
