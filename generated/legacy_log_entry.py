@@ -207,7 +207,6 @@ class LegacyLogEntry:
             z_message = None
         else:
             z_message = self.message.size()
-        d_message_size = self._message_size if self._pins & 1 else (z_message if z_message is not None else None)
         z_offset = 8
         z_message_size = 4
         z_message = z_message or 0
@@ -515,7 +514,6 @@ class LegacyLogEntry_LegacyMessage:
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_key = None if self.key is None else len(self.key)
-        d_key_length = self._key_length if self._pins & 2 else (z_key if z_key is not None else -1)
         if self.value is None:
             z_value = None
         else:
@@ -532,7 +530,6 @@ class LegacyLogEntry_LegacyMessage:
                 _t4 += _r6 if _p5.identity else _p5.encode(_r6)
                 _t4 = len(_t4)
             z_value = _t4
-        d_value_length = self._value_length if self._pins & 4 else (z_value if z_value is not None else -1)
         z_crc = 4
         z_magic = 1
         z_attributes = 1

@@ -329,7 +329,6 @@ class RecordBatch:
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_records_count = self._records_count if self._pins & 4 else len(self.records.items)
         z_base_offset = 8
         z_batch_length = 4
         z_partition_leader_epoch = 4
@@ -575,7 +574,6 @@ class RecordBatch_Records:
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent = _parent
-        _start = pos
         f_items = []
         _c3 = self._parent._records_count
         if _c3:

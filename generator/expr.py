@@ -233,6 +233,19 @@ class _Parser:
                 return e
 
 
+def names_in(e: Expr):
+    """Every Name node of an expression."""
+    if isinstance(e, Name):
+        yield e
+    for value in vars(e).values():
+        if isinstance(value, Expr):
+            yield from names_in(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, Expr):
+                    yield from names_in(item)
+
+
 def parse(text) -> Expr:
     """Parse an expression; YAML scalars that are ints or bools are accepted as literals."""
     if isinstance(text, bool):

@@ -5,6 +5,8 @@ one-byte fast path; every length is checked against the bytes left before it is 
 """
 from __future__ import annotations
 
+import re
+
 from .code import Code
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .pyexpr import Scope, storage
@@ -99,7 +101,7 @@ class ReadPlanner:
                 else:
                     c(f"self.{inst.id} = {value}")
         c("return self, pos")
-        if any("_start" in line for line in c.lines):  # only where _io or an error needs it
+        if any(re.search(r"\b_start\b", line) for line in c.lines):  # only where _io or an error needs it
             c.lines.insert(start_at, "_start = pos")
         return c.lines
 

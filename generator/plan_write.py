@@ -8,6 +8,7 @@ serialises its target before the prefix. `-default` fills fields left as None.
 from __future__ import annotations
 
 from .code import Code
+from .expr import names_in
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .plan_read import is_simple_prim
 from .pyexpr import Scope, access
@@ -335,10 +336,17 @@ class WritePlanner:
         c = Code()
         scope = Scope(self.spec, obj="self")
         tr = self.ctx.tr
-        # 1. values of length-of and count-of fields, needed by conditions and varint sizes
+        # 1. values of length-of and count-of fields, where conditions or varint sizes need them
+        in_conditions = {n.name for a in self.spec.seq if a.if_ is not None and a.id not in self.length_of
+                         for n in names_in(a.if_)}  # a length-of target's presence is its value's
         for attr in self.spec.seq:
             d = attr.derive
             if d is None or d.kind == "length-from":
+                continue
+            if not self.is_varint(attr) and attr.id not in in_conditions:
+                if d.kind == "length-of":  # its target's size is still needed below
+                    target = self.spec.seq[self.ids.index(d.target)]
+                    self.target_size(c, target, f"z_{target.id}", scope)
                 continue
             if d.kind == "count-of":
                 computed = f"len({tr.translate(d.target, scope, d.loc)})"
