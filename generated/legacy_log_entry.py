@@ -442,12 +442,18 @@ class LegacyLogEntry_LegacyMessage:
         else:
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
-            _r3 = bytearray()
-            if isinstance(self.value, (bytes, bytearray, memoryview)):
-                _r3 += self.value
+            if _p2.identity:
+                if isinstance(self.value, (bytes, bytearray, memoryview)):
+                    _t1 += self.value
+                else:
+                    self.value._write(_t1)
             else:
-                self.value._write(_r3)
-            _t1 += _r3 if _p2.identity else _p2.encode(_r3)
+                _r3 = bytearray()
+                if isinstance(self.value, (bytes, bytearray, memoryview)):
+                    _r3 += self.value
+                else:
+                    self.value._write(_r3)
+                _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
         self._value_length = w_value_length
@@ -487,12 +493,18 @@ class LegacyLogEntry_LegacyMessage:
         else:
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
-            _r3 = bytearray()
-            if isinstance(a_value, (bytes, bytearray, memoryview)):
-                _r3 += a_value
+            if _p2.identity:
+                if isinstance(a_value, (bytes, bytearray, memoryview)):
+                    _t1 += a_value
+                else:
+                    a_value._write(_t1)
             else:
-                a_value._write(_r3)
-            _t1 += _r3 if _p2.identity else _p2.encode(_r3)
+                _r3 = bytearray()
+                if isinstance(a_value, (bytes, bytearray, memoryview)):
+                    _r3 += a_value
+                else:
+                    a_value._write(_r3)
+                _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
         w_value_length = (len(_b_value) if _b_value is not None else -1)
         out += _S3.pack(w_value_length)
@@ -522,12 +534,18 @@ class LegacyLogEntry_LegacyMessage:
             else:
                 _t4 = bytearray()
                 _p5 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-                _r6 = bytearray()
-                if isinstance(self.value, (bytes, bytearray, memoryview)):
-                    _r6 += self.value
+                if _p5.identity:
+                    if isinstance(self.value, (bytes, bytearray, memoryview)):
+                        _t4 += self.value
+                    else:
+                        self.value._write(_t4)
                 else:
-                    self.value._write(_r6)
-                _t4 += _r6 if _p5.identity else _p5.encode(_r6)
+                    _r6 = bytearray()
+                    if isinstance(self.value, (bytes, bytearray, memoryview)):
+                        _r6 += self.value
+                    else:
+                        self.value._write(_r6)
+                    _t4 += _p5.encode(_r6)
                 _t4 = len(_t4)
             z_value = _t4
         z_crc = 4

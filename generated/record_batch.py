@@ -250,14 +250,22 @@ class RecordBatch:
         if w_records is None:
             raise _EncodeError('is not set', 'record_batch/records')
         _p1 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
-        _r2 = bytearray()
-        if w_records.__class__ is tuple:
-            RecordBatch_Records._pack(_r2, *w_records)
-        elif isinstance(w_records, (bytes, bytearray, memoryview)):
-            _r2 += w_records
+        if _p1.identity:
+            if w_records.__class__ is tuple:
+                RecordBatch_Records._pack(out, *w_records)
+            elif isinstance(w_records, (bytes, bytearray, memoryview)):
+                out += w_records
+            else:
+                w_records._write(out)
         else:
-            w_records._write(_r2)
-        out += _r2 if _p1.identity else _p1.encode(_r2)
+            _r2 = bytearray()
+            if w_records.__class__ is tuple:
+                RecordBatch_Records._pack(_r2, *w_records)
+            elif isinstance(w_records, (bytes, bytearray, memoryview)):
+                _r2 += w_records
+            else:
+                w_records._write(_r2)
+            out += _p1.encode(_r2)
         w_batch_length = self._batch_length if self._pins & 1 else len(out) - _m_partition_leader_epoch
         self._batch_length = w_batch_length
         _S2.pack_into(out, _at_batch_length, w_batch_length)
@@ -304,14 +312,22 @@ class RecordBatch:
         if a_records is None:
             raise _EncodeError('is not set', 'record_batch/records')
         _p1 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
-        _r2 = bytearray()
-        if a_records.__class__ is tuple:
-            RecordBatch_Records._pack(_r2, *a_records)
-        elif isinstance(a_records, (bytes, bytearray, memoryview)):
-            _r2 += a_records
+        if _p1.identity:
+            if a_records.__class__ is tuple:
+                RecordBatch_Records._pack(out, *a_records)
+            elif isinstance(a_records, (bytes, bytearray, memoryview)):
+                out += a_records
+            else:
+                a_records._write(out)
         else:
-            a_records._write(_r2)
-        out += _r2 if _p1.identity else _p1.encode(_r2)
+            _r2 = bytearray()
+            if a_records.__class__ is tuple:
+                RecordBatch_Records._pack(_r2, *a_records)
+            elif isinstance(a_records, (bytes, bytearray, memoryview)):
+                _r2 += a_records
+            else:
+                a_records._write(_r2)
+            out += _p1.encode(_r2)
         w_batch_length = len(out) - _m_partition_leader_epoch
         _S2.pack_into(out, _at_batch_length, w_batch_length)
         with memoryview(out) as _mv:
@@ -347,14 +363,22 @@ class RecordBatch:
         else:
             _t3 = bytearray()
             _p4 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-            _r5 = bytearray()
-            if self.records.__class__ is tuple:
-                RecordBatch_Records._pack(_r5, *self.records)
-            elif isinstance(self.records, (bytes, bytearray, memoryview)):
-                _r5 += self.records
+            if _p4.identity:
+                if self.records.__class__ is tuple:
+                    RecordBatch_Records._pack(_t3, *self.records)
+                elif isinstance(self.records, (bytes, bytearray, memoryview)):
+                    _t3 += self.records
+                else:
+                    self.records._write(_t3)
             else:
-                self.records._write(_r5)
-            _t3 += _r5 if _p4.identity else _p4.encode(_r5)
+                _r5 = bytearray()
+                if self.records.__class__ is tuple:
+                    RecordBatch_Records._pack(_r5, *self.records)
+                elif isinstance(self.records, (bytes, bytearray, memoryview)):
+                    _r5 += self.records
+                else:
+                    self.records._write(_r5)
+                _t3 += _p4.encode(_r5)
             _t3 = len(_t3)
         z_records = _t3
         return z_base_offset + z_batch_length + z_partition_leader_epoch + z_magic + z_crc + z_attributes + z_last_offset_delta + z_base_timestamp + z_max_timestamp + z_producer_id + z_producer_epoch + z_base_sequence + z_records_count + z_records

@@ -194,9 +194,12 @@ class WritePlanner:
         proc = self.new("p")
         raw = self.new("r")
         c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
-        c(f"{raw} = bytearray()")
-        self.typed(c, attr, attr.type, value, raw)
-        c(f"{out} += {raw} if {proc}.identity else {proc}.encode({raw})")
+        with c.block(f"if {proc}.identity:"):  # no transformation: no scratch copy either
+            self.typed(c, attr, attr.type, value, out)
+        with c.block("else:"):
+            c(f"{raw} = bytearray()")
+            self.typed(c, attr, attr.type, value, raw)
+            c(f"{out} += {proc}.encode({raw})")
 
     def typed(self, c: Code, attr: Attr, ref: TypeRef, value: str, out: str) -> None:
         if ref.kind == "bytes":
