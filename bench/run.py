@@ -20,6 +20,7 @@ from kafkacodec import Record, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import instructions  # noqa: E402
 from reference_reader import read_records  # noqa: E402
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -102,6 +103,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per row")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--no-instructions", action="store_true", help="skip the valgrind instruction counts")
     args = ap.parse_args()
     rows = []
     for value_size in (100, 1024):
@@ -133,9 +135,16 @@ def main() -> None:
         ref = f"{r['ratio_to_reference']:.2f}x" if "ratio_to_reference" in r else ""
         print(f"| {r['op']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
               f"{r['kafkacodec_MBps']:.1f} | {r['kafka_python_rps']:,.0f} | {r['ratio']:.2f}x | {ref} |")
+    counted = None if args.no_instructions else instructions.table()
+    if counted:
+        print("\nCPU instructions per record (valgrind callgrind; 100-byte values, uncompressed v2):\n")
+        print("| workload | instructions/record | vs kafka-python |")
+        print("|---|---|---|")
+        for r in counted:
+            print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows}, indent=2) + "\n")
+                               "runs": args.runs, "rows": rows, "instructions": counted}, indent=2) + "\n")
     print(f"wrote {out}")
 
 

@@ -121,8 +121,8 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
                 problems.add(d.loc, f"length-of: {target!r} is conditional; say what to write when it "
                                     "is absent with 'if-absent'")
     if d is not None and d.kind == "length-from" and attr.type.kind == "user":
-        # A varint prefix is written before its span; a checksum or fixed-width length-from
-        # that starts earlier would need positions in a buffer that is swapped out meanwhile.
+        # A varint prefix is patched in last and may change size then; a checksum or fixed-width
+        # length-from whose span starts at or before it would be computed over the placeholder.
         for other in spec.seq:
             start = (other.checksum.from_field if other.checksum else
                      other.derive.target if other.derive and other.derive.kind == "length-from" else None)

@@ -2,8 +2,9 @@
 
 Writers append to one bytearray and never need a pre-sized buffer. Derived fields are computed
 unless pinned: a fixed-width length or checksum is written as a placeholder and patched once its
-span is written; a varint length-from writes its span to a fresh buffer first; a length-of
-serialises its target before the prefix. `-default` fills fields left as None.
+span is written; a varint length-from reserves two bytes and patches them last, moving its span
+when the length needs another size; a length-of serialises its target before the prefix.
+`-default` fills fields left as None.
 """
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ class WritePlanner:
         marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}
         marks |= {a.derive.target for a in self.spec.seq
                   if a.derive and a.derive.kind == "length-from" and not self.is_varint(a)}
-        swaps: list[Attr] = []
+        varint_spans: list[Attr] = []
         pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
 
         def flush():
@@ -116,13 +117,13 @@ class WritePlanner:
                 # two bytes reserved (lengths up to 8191); the real encoding is spliced in later
                 c(f"_at_{attr.id} = len(out)")
                 c('out += b"\\0\\0"')
-                swaps.append(attr)
+                varint_spans.append(attr)
                 continue
             if attr.id in marks:
                 c(f"_m_{attr.id} = len(out)")
             self.emit(c, attr, scope)
         flush()
-        self.patches(c, swaps)
+        self.patches(c, varint_spans)
         return c.lines or ["pass"]
 
     def placeholder(self, attr: Attr) -> bool:
@@ -291,7 +292,7 @@ class WritePlanner:
         with c.block(f"if {w} is None:"):
             c(f"raise _EncodeError('is not set', {path!r})")
 
-    def patches(self, c: Code, swaps: list[Attr]) -> None:
+    def patches(self, c: Code, varint_spans: list[Attr]) -> None:
         for attr in self.spec.seq:
             d = attr.derive
             if d is not None and d.kind == "length-from" and not self.is_varint(attr):
@@ -315,7 +316,7 @@ class WritePlanner:
                         c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
             self.store(c, attr, f"w_{attr.id}")
             c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
-        for attr in reversed(swaps):
+        for attr in reversed(varint_spans):
             at = f"_at_{attr.id}"
             c(f"w_{attr.id} = {self.derived(attr, f'len(out) - {at} - 2')}")
             self.store(c, attr, f"w_{attr.id}")
