@@ -769,11 +769,11 @@ class RecordBatch_Records:
                 if pos - _m_attributes__r5 != f_length__r5:
                     raise _invalid(_start__r5, 'record_batch/record/length', f"says {f_length__r5} bytes follow from 'attributes', but {pos - _m_attributes__r5} were read")
                 try:
-                    _v1.offset = (self._parent.base_offset + f_offset_delta__r5)
+                    _v1.offset = (_parent.base_offset + f_offset_delta__r5)
                 except AttributeError:
                     _v1.offset = None
                 try:
-                    _v1.timestamp = (self._parent.max_timestamp if ((((self._parent.attributes >> 3) & 1)) == 1) else (self._parent.base_timestamp + f_timestamp_delta__r5))
+                    _v1.timestamp = (_parent.max_timestamp if ((((_parent.attributes >> 3) & 1)) == 1) else (_parent.base_timestamp + f_timestamp_delta__r5))
                 except AttributeError:
                     _v1.timestamp = None
                 _ap2(_v1)

@@ -56,7 +56,11 @@ def inline_read(lines: list[str], item: str, parent: str, cls: str, suffix: str)
     rename = {name: f"{name}{suffix}" for name in assigned_names(body) if name != "self"}
     rename.update({"self": item, "_parent": parent, "cls": cls})
     lines = _renamed(body, rename)
-    # once `item._parent = parent` has run, reading item._parent is reading parent
+    # once `item._parent = parent` has run, reading item._parent is reading parent; and inside
+    # the parent's own _read, parent._parent is its `_parent` parameter
     link = f"{item}._parent = {parent}"
     after = re.compile(re.escape(f"{item}._parent") + r"\b")
-    return [line if line.strip() == link else after.sub(parent, line) for line in lines]
+    lines = [line if line.strip() == link else after.sub(parent, line) for line in lines]
+    if parent == "self":
+        lines = [re.sub(r"(?<![\w.])self\._parent\b", "_parent", line) for line in lines]
+    return lines
