@@ -33,7 +33,6 @@ class Record:
     timestamp_type: int = 0
 
 
-
 class Batch:
     """One v2 record batch or one legacy log entry, with its byte position in the buffer."""
 
