@@ -100,8 +100,8 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
         for key, on in (("process", attr.process), ("-lazy", attr.lazy), ("-require-eos", attr.require_eos)):
             if on and attr.size is None and not attr.size_eos:
                 problems.add(attr.loc, f"'{key}' needs 'size' or 'size-eos' on the same field")
-    if attr.lazy and (attr.repeat or attr.if_):
-        problems.add(attr.loc, "'-lazy' fields cannot have 'repeat' or 'if'")
+    if attr.lazy and attr.repeat:
+        problems.add(attr.loc, "'-lazy' fields cannot have 'repeat'")
     if d is not None or attr.checksum is not None:
         if not _is_int_field(program, attr):
             problems.add(attr.loc, "a derived or checksum field must be a single integer field")

@@ -138,11 +138,19 @@ class ReadPlanner:
     # -- one field ------------------------------------------------------------------------
     def field(self, c: Code, attr: Attr, scope: Scope) -> None:
         var = f"f_{attr.id}"
-        if attr.lazy:
-            self.sized_bounds(c, attr, scope, "buf", "pos", "end")
-            c(f"self._{attr.id}_raw = (buf, pos, _e)")
-            c(f"{var} = _LAZY")
-            c("pos = _e")
+        if attr.lazy:  # keep where the bytes are; decode on first access
+            lazy = Code(c.level + (1 if attr.if_ is not None else 0))
+            self.sized_bounds(lazy, attr, scope, "buf", "pos", "end")
+            lazy(f"self._{attr.id}_raw = (buf, pos, _e)")
+            lazy(f"{var} = _LAZY")
+            lazy("pos = _e")
+            if attr.if_ is not None:
+                c(f"if {self.ctx.tr.translate(attr.if_, scope, attr.loc)}:")
+                c.lines += lazy.lines
+                with c.block("else:"):
+                    c(f"{var} = None")
+            else:
+                c.lines += lazy.lines
             c(f"self._{attr.id} = {var}")
             return
         if attr.if_ is not None:

@@ -74,6 +74,7 @@ types:
       - id: value
         size: value_length
         if: value_length >= 0
+        -lazy: true
         process: kafka_compression(compression.to_i, magic)
         type:
           switch-on: compression
@@ -83,7 +84,7 @@ types:
             compression_type::lz4: message_set
         doc: |
           The value, or null. In a compressed wrapper: the compressed bytes of the nested message
-          set, decoded here into its entries.
+          set, decoded into its entries on first access (the wrapper's CRC is checked without it).
     instances:
       compression:
         value: attributes & 0x07

@@ -4,7 +4,7 @@
 # error 22:5: /seq/3: error: a crc32c checksum needs a 4-byte field
 # error 25:7: /seq/3/-checksum: error: checksum from: no field 'nowhere' in type 'extension_misuse'
 # error 30:7: /seq/4/-checksum: error: unknown checksum algorithm 'adler32'; known: crc32, crc32c
-# error 32:5: /seq/5: error: '-lazy' fields cannot have 'repeat' or 'if'
+# error 32:5: /seq/5: error: '-lazy' fields cannot have 'repeat'
 meta:
   id: extension_misuse
   endian: be
