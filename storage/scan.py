@@ -1,0 +1,110 @@
+"""Scan a segment as Kafka's recovery does (LogSegment.recover): batch framing, size and CRC only.
+
+The scan reports the valid prefix, the position of the first invalid byte and why; it does not
+decompress or iterate records, exactly as recovery does not. Deeper checks belong to reading.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+
+LOG_OVERHEAD = 12  # offset and size fields in front of every batch or entry
+HEADER_SIZE_UP_TO_MAGIC = 17
+MIN_RECORD_OVERHEAD = 14  # the smallest legacy message; smaller sizes are corrupt
+
+
+@dataclass(frozen=True)
+class BatchInfo:
+    """What recovery knows of a batch without reading its records."""
+    position: int
+    size: int
+    magic: int
+    last_offset: int
+    max_timestamp: int
+    entry: RecordBatch | LegacyLogEntry
+
+
+@dataclass
+class ScanResult:
+    file_size: int
+    valid_bytes: int = 0
+    batches: list[BatchInfo] = field(default_factory=list)
+    error: DecodeError | None = None  # the first problem; its batch starts at valid_bytes
+
+    @property
+    def truncated_bytes(self) -> int:
+        return self.file_size - self.valid_bytes
+
+    @property
+    def is_valid(self) -> bool:
+        return self.error is None
+
+
+def _batch_at(buf, pos: int, end: int) -> BatchInfo:
+    """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do."""
+    size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
+    if size < MIN_RECORD_OVERHEAD:
+        raise InvalidValueError(f"found record size {size} smaller than minimum record overhead "
+                                f"({MIN_RECORD_OVERHEAD})", pos + 8, "log/size")
+    if pos + LOG_OVERHEAD + size > end:
+        raise TruncatedError(f"batch of {LOG_OVERHEAD + size} bytes extends past the end of the file "
+                             f"({end - pos} bytes left)", pos, "log")
+    stop = pos + LOG_OVERHEAD + size
+    magic = buf[pos + 16]
+    if magic < 2:
+        entry, _ = LegacyLogEntry.read(buf, pos, stop, verify=True)
+        m = entry.message
+        return BatchInfo(pos, stop - pos, magic, entry.offset, -1 if m.magic == 0 else m.timestamp, entry)
+    entry, _ = RecordBatch.read(buf, pos, stop, verify=True)
+    return BatchInfo(pos, stop - pos, magic, entry.last_offset, entry.max_timestamp, entry)
+
+
+def iter_batches(buf, end: int | None = None) -> Iterator[BatchInfo | DecodeError]:
+    """Valid batches in order; the first invalid one is yielded as its error, and iteration ends."""
+    end = len(buf) if end is None else end
+    pos = 0
+    while pos < end:
+        if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
+            yield TruncatedError(f"{end - pos} bytes at the end are too few for a batch header", pos, "log")
+            return
+        try:
+            info = _batch_at(buf, pos, end)
+        except DecodeError as err:  # positioned at the field that failed; the batch starts at pos
+            yield err
+            return
+        yield info
+        pos += info.size
+
+
+def scan_bytes(buf, keep_batches: bool = True) -> ScanResult:
+    result = ScanResult(file_size=len(buf))
+    for item in iter_batches(buf):
+        if isinstance(item, DecodeError):
+            result.error = item
+            break
+        result.valid_bytes = item.position + item.size
+        if keep_batches:
+            result.batches.append(item)
+    return result
+
+
+def scan_file(path: str | Path, keep_batches: bool = True) -> ScanResult:
+    """Scan a .log file through a read-only memory map; errors name the file."""
+    path = Path(path)
+    size = os.path.getsize(path)
+    if size == 0:
+        return ScanResult(file_size=0)
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        # kept batches decode their records lazily from the buffer, which must outlive the map:
+        # then the file is read into memory; a plain scan streams through the map instead
+        result = scan_bytes(bytes(mm) if keep_batches else mm, keep_batches)
+    if result.error is not None:
+        result.error.file = str(path)
+    return result
