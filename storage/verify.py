@@ -1,0 +1,110 @@
+"""Verify segments and their indexes against the log, as `kafka-dump-log --verify-index-only`
+and `--index-sanity-check` do, plus the checks recovery applies to the log itself."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafkacodec.runtime.errors import DecodeError
+
+from . import index
+from .logdir import Partition, Segment
+from .scan import ScanResult, scan_file
+
+
+@dataclass
+class SegmentReport:
+    segment: Segment
+    scan: ScanResult
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.scan.is_valid and not self.problems
+
+
+def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base: int) -> list[str]:
+    """Each entry must name the start of a batch whose last offset it holds, in increasing order."""
+    by_position = {b.position: b for b in scan.batches}
+    problems, last = [], None
+    for e in entries:
+        if last is not None and e.offset <= last:
+            problems.append(f"offset index: offset {e.offset} is not larger than the previous {last}")
+        last = e.offset
+        batch = by_position.get(e.position)
+        if batch is None:
+            problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
+        elif batch.last_offset != e.offset:
+            problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
+                            f"ends at offset {batch.last_offset}")
+    if entries and entries[-1].offset < base:
+        problems.append(f"offset index: last offset {entries[-1].offset} is below the base offset {base}")
+    return problems
+
+
+def check_time_index(entries: list[index.TimeEntry], scan: ScanResult, base: int) -> list[str]:
+    """Entry (T, O): T is the largest timestamp of the batches up to offset O; T never decreases."""
+    problems, prev = [], None
+    for e in entries:
+        if prev is not None and e.timestamp < prev:
+            problems.append(f"time index: timestamp {e.timestamp} is smaller than the previous {prev}")
+        prev = e.timestamp
+        upto = [b.max_timestamp for b in scan.batches if b.last_offset <= e.offset]
+        if not upto:
+            problems.append(f"time index: offset {e.offset} is before the first batch")
+        elif max(upto) != e.timestamp:
+            problems.append(f"time index: entry ({e.timestamp}, offset {e.offset}) but the largest timestamp "
+                            f"up to that offset is {max(upto)}")
+    return problems
+
+
+def verify_segment(seg: Segment, previous_last_offset: int | None = None) -> SegmentReport:
+    report = SegmentReport(seg, scan_file(seg.log))
+    scan = report.scan
+    last = previous_last_offset
+    for b in scan.batches:
+        if last is not None and b.last_offset <= last:
+            report.problems.append(f"log: batch at position {b.position} ends at offset {b.last_offset}, "
+                                   f"not after the previous batch's {last}")
+        last = b.last_offset
+    for path, read, check in ((seg.index, index.read_offset_index, check_offset_index),
+                              (seg.time_index, index.read_time_index, check_time_index)):
+        if path is None:
+            continue
+        try:
+            entries = read(path.read_bytes(), seg.base_offset)
+        except DecodeError as err:
+            err.file = err.file or str(path)
+            report.problems.append(str(err))
+            continue
+        report.problems += check(entries, scan, seg.base_offset)
+    return report
+
+
+def verify_partition(part: Partition) -> list[SegmentReport]:
+    reports, last = [], None
+    for seg in part.segments:
+        r = verify_segment(seg, last)
+        reports.append(r)
+        if r.scan.batches:
+            last = r.scan.batches[-1].last_offset
+    return reports
+
+
+def describe(report: SegmentReport) -> list[str]:
+    """One line per problem, naming the file and, for damage, the byte where the bad batch starts."""
+    out = []
+    if report.scan.error is not None:
+        out.append(f"{report.segment.log}: invalid from byte {report.scan.valid_bytes} "
+                   f"({report.scan.truncated_bytes} bytes): {report.scan.error}")
+    out += [f"{report.segment.log.with_suffix('')}: {p}" for p in report.problems]
+    return out
+
+
+def segment_from_file(path: Path) -> Segment:
+    from .names import offset_from_name
+    base = offset_from_name(path.name)
+    stem = path.with_suffix("")
+    return Segment(base, path, *(p if p.exists() else None
+                                 for p in (stem.with_suffix(".index"), stem.with_suffix(".timeindex"),
+                                           stem.with_suffix(".txnindex"))))

@@ -1,0 +1,75 @@
+"""`kafkacodec reindex` and `kafkacodec verify` on a partition directory."""
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from kafkacodec import write_batch
+from kafkacodec.storage import names
+
+
+def kc(*args):
+    return subprocess.run([sys.executable, "-m", "kafkacodec", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def partition(tmp_path):
+    part = tmp_path / "orders-0"
+    part.mkdir()
+    for base, batches in ((0, 40), (400, 30)):
+        data, offset = b"", base
+        for b in range(batches):
+            data += write_batch([{"key": b"k", "value": b"x" * 90, "timestamp": 1000 + offset + i}
+                                 for i in range(10)], base_offset=offset)
+            offset += 10
+        (part / f"{names.segment_name(base)}.log").write_bytes(data)
+    for base in (0, 400):
+        run = kc("reindex", str(part / f"{names.segment_name(base)}.log"))
+        assert run.returncode == 0, run.stderr
+    return part
+
+
+def test_reindexed_partition_verifies(partition):
+    run = kc("verify", str(partition))
+    assert run.returncode == 0, run.stderr
+    assert "ok" in run.stdout and "70" in run.stdout  # batches
+    assert kc("reindex", "--check", str(partition / "00000000000000000000.log")).returncode == 0
+    idx = (partition / "00000000000000000000.index").read_bytes()
+    size = (partition / "00000000000000000000.log").stat().st_size // 40  # equal batches
+    positions = [struct.unpack_from(">i", idx, i + 4)[0] for i in range(0, len(idx), 8)]
+    # an entry at the first batch starting more than 4096 bytes after the previous entry
+    want, last = [], 0
+    for start in range(0, 40 * size, size):
+        if start - last > 4096:
+            want.append(start)
+            last = start
+    assert positions == want and len(want) == 9
+
+
+def test_verify_names_a_wrong_index_entry(partition):
+    path = partition / "00000000000000000000.index"
+    data = bytearray(path.read_bytes())
+    struct.pack_into(">i", data, 8, struct.unpack_from(">i", data, 8)[0] + 1)  # second entry's offset
+    path.write_bytes(bytes(data))
+    run = kc("verify", str(partition))
+    assert run.returncode == 1
+    assert "offset index: entry offset" in run.stderr and "00000000000000000000" in run.stderr
+    assert kc("reindex", "--check", str(partition / "00000000000000000000.log")).returncode == 1
+
+
+def test_verify_reports_where_damage_starts(partition, tmp_path):
+    log = partition / "00000000000000000400.log"
+    data = bytearray(log.read_bytes())
+    data[5000] ^= 0x40
+    log.write_bytes(bytes(data))
+    run = kc("verify", str(tmp_path))  # the whole log dir
+    assert run.returncode == 1
+    first_bad = [line for line in run.stderr.splitlines() if "invalid from byte" in line]
+    assert len(first_bad) == 1 and str(log) in first_bad[0]
+    pos = int(first_bad[0].split("invalid from byte ")[1].split()[0])
+    assert pos <= 5000 < pos + 1300 and pos % 1 == 0
+
+
+def test_verify_usage_error():
+    assert kc("verify", "/no/such/path").returncode == 2
