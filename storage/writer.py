@@ -1,0 +1,137 @@
+"""Append batches to a partition directory as a broker would: assign offsets, roll segments,
+write index entries by Kafka's append rule.
+
+Every write appends; nothing written is rewritten. A crash part-way leaves a .log whose valid
+prefix (found by the recovery scan) holds every batch written completely, and indexes that are at
+worst short of their last entries, which `reindex` restores.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from kafkacodec import write_batch
+from kafkacodec.runtime.errors import KafkaCodecError
+
+from . import index, names
+from .logdir import open_partition
+from .scan import scan_file
+
+DEFAULT_SEGMENT_BYTES = 1 << 30
+DEFAULT_INDEX_BYTES = 10 * 1024 * 1024
+MAX_RELATIVE_OFFSET = 2 ** 31 - 1
+
+
+class WriteRefused(KafkaCodecError):
+    """The directory holds something the writer will not append to (a damaged tail)."""
+
+
+class PartitionWriter:
+    def __init__(self, path: str | Path, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+                 index_interval_bytes: int = index.INDEX_INTERVAL_BYTES,
+                 segment_index_bytes: int = DEFAULT_INDEX_BYTES, fsync: bool = False):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.segment_bytes = segment_bytes
+        self.interval = index_interval_bytes
+        self.max_offset_entries = segment_index_bytes // index.OFFSET_ENTRY
+        self.max_time_entries = segment_index_bytes // index.TIME_ENTRY - 1  # one slot kept for the roll
+        self.fsync = fsync
+        self._open_active()
+
+    # -- state ---------------------------------------------------------------------------
+    def _open_active(self) -> None:
+        part = open_partition(self.path)
+        if not part.segments:
+            self._start_segment(0)
+            return
+        seg = part.segments[-1]
+        scan = scan_file(seg.log)
+        if not scan.is_valid:
+            raise WriteRefused(f"{seg.log}: damaged from byte {scan.valid_bytes} ({scan.error}); "
+                               "recover it before appending")
+        self.base = seg.base_offset
+        self.size = scan.valid_bytes
+        offsets, times = index.rebuild(scan.batches, self.base, self.interval)
+        self.offset_entries, self.time_entries = len(offsets), len(times)
+        self.last_entry_at = offsets[-1].position if offsets else 0
+        self.max_ts, self.max_ts_offset = max(((b.max_timestamp, b.last_offset) for b in scan.batches),
+                                              default=(index.NO_TIMESTAMP, -1), key=lambda t: t[0])
+        self.last_time = times[-1].timestamp if times else index.NO_TIMESTAMP
+        self.next_offset = scan.batches[-1].last_offset + 1 if scan.batches else self.base
+        self._write_file(".index", index.encode_offset_index(offsets, self.base), replace=True)
+        self._write_file(".timeindex", index.encode_time_index(times, self.base), replace=True)
+
+    def _start_segment(self, base: int) -> None:
+        self.base = self.next_offset = base
+        self.size = self.offset_entries = self.time_entries = self.last_entry_at = 0
+        self.max_ts, self.max_ts_offset, self.last_time = index.NO_TIMESTAMP, -1, index.NO_TIMESTAMP
+        for suffix in (".log", ".index", ".timeindex"):
+            self._file(suffix).touch(exist_ok=False)  # never overwrite an existing segment
+
+    def _file(self, suffix: str) -> Path:
+        return self.path / (names.segment_name(self.base) + suffix)
+
+    def _write_file(self, suffix: str, data: bytes, replace: bool = False) -> None:
+        path = self._file(suffix)
+        if replace:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            return
+        with open(path, "ab") as f:
+            f.write(data)
+            f.flush()
+            if self.fsync:
+                os.fsync(f.fileno())
+
+    # -- appending -----------------------------------------------------------------------
+    def append(self, records: Iterable, **batch_options) -> tuple[int, int]:
+        """Write the records as one v2 batch at the next offsets; returns (first, last) offset."""
+        records = list(records)
+        data = write_batch(records, base_offset=self.next_offset, **batch_options)
+        first, last = self.next_offset, self.next_offset + len(records) - 1
+        if self._must_roll(len(data), last):
+            self.close_segment()
+            self._start_segment(first)
+        max_ts = max((r["timestamp"] if isinstance(r, dict) else r.timestamp) or -1 for r in records)
+        if max_ts > self.max_ts:
+            self.max_ts, self.max_ts_offset = max_ts, last
+        position = self.size
+        self._write_file(".log", data)
+        self.size += len(data)
+        self.next_offset = last + 1
+        if position - self.last_entry_at > self.interval:  # checked before this batch's size counts
+            self._write_file(".index", index.encode_offset_index([index.OffsetEntry(last, position)], self.base))
+            self.offset_entries += 1
+            self.last_entry_at = position
+            self._maybe_time_entry()
+        return first, last
+
+    def _must_roll(self, size: int, last_offset: int) -> bool:
+        return self.size > 0 and (
+            size > self.segment_bytes - self.size
+            or self.offset_entries >= self.max_offset_entries
+            or self.time_entries >= self.max_time_entries
+            or last_offset - self.base > MAX_RELATIVE_OFFSET)
+
+    def _maybe_time_entry(self) -> None:
+        if self.max_ts > self.last_time:  # only when the maximum grows
+            entry = index.TimeEntry(self.max_ts, self.max_ts_offset)
+            self._write_file(".timeindex", index.encode_time_index([entry], self.base))
+            self.time_entries += 1
+            self.last_time = self.max_ts
+
+    def close_segment(self) -> None:
+        """The final time-index entry Kafka writes when a segment is rolled or closed."""
+        self._maybe_time_entry()
+
+    def close(self) -> None:
+        self.close_segment()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
