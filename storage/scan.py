@@ -66,10 +66,11 @@ def _batch_at(buf, pos: int, end: int) -> BatchInfo:
     return BatchInfo(pos, stop - pos, magic, entry.last_offset, entry.max_timestamp, entry)
 
 
-def iter_batches(buf, end: int | None = None) -> Iterator[BatchInfo | DecodeError]:
-    """Valid batches in order; the first invalid one is yielded as its error, and iteration ends."""
+def iter_batches(buf, end: int | None = None, start: int = 0) -> Iterator[BatchInfo | DecodeError]:
+    """Valid batches in order from `start`; the first invalid one is yielded as its error, and
+    iteration ends."""
     end = len(buf) if end is None else end
-    pos = 0
+    pos = start
     while pos < end:
         if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
             yield TruncatedError(f"{end - pos} bytes at the end are too few for a batch header", pos, "log")

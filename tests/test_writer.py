@@ -75,6 +75,7 @@ def test_killed_writer_loses_no_completed_batch(tmp_path):
         reported.append(int(proc.stdout.readline()))
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    reported += [int(line) for line in proc.stdout.read().split()]  # printed before the kill
     assert len(reported) >= 400
     p = logdir.open_partition(part)
     kept = [b.last_offset for seg in p.segments for b in scan_file(seg.log).batches]
@@ -84,3 +85,20 @@ def test_killed_writer_loses_no_completed_batch(tmp_path):
     # whatever the kill cut short is a tail the recovery scan cuts off; indexes at most lag
     for report in verify_partition(p)[:-1]:
         assert report.ok, report.problems
+
+
+def test_lookups_by_offset_and_timestamp(tmp_path):
+    from kafkacodec.storage.lookup import find_offset, find_timestamp
+    with PartitionWriter(tmp_path / "t-0", index_interval_bytes=1000) as w:
+        for i in range(50):
+            w.append([{"value": b"x" * 100, "timestamp": 1000 + 10 * (i * 4 + j)} for j in range(4)])
+    (seg,) = logdir.open_partition(tmp_path / "t-0").segments
+    assert index.read_offset_index(seg.index.read_bytes(), 0)  # the lookups go through entries
+    for target in (0, 1, 3, 4, 77, 150, 199):
+        batch = find_offset(seg, target)
+        assert batch.base_offset <= target <= batch.last_offset
+        assert [r.offset for r in batch][target % 4] == target
+    assert find_offset(seg, 200) is None
+    for ts in (0, 1000, 1005, 1010, 2990, 2995, 10 ** 9):
+        want = min(((1000 + 10 * o, o) for o in range(200) if 1000 + 10 * o >= ts), default=None)
+        assert find_timestamp(seg, ts) == want
