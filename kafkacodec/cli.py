@@ -94,6 +94,43 @@ def verify(path: Path) -> None:
 
 
 @main.command()
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")
+def write(out: Path, force: bool, with_index: bool) -> None:
+    """Write a segment from JSON Lines on standard input (the objects `dump --json` prints)."""
+    import json
+
+    from .storage import index
+    from .storage.jsonl import from_json
+    from .storage.names import offset_from_name
+    from .storage.scan import scan_bytes
+
+    if out.exists() and not force:
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(2)
+    data = bytearray()
+    for n, line in enumerate(sys.stdin, start=1):
+        if line.strip():
+            try:
+                data += from_json(json.loads(line))
+            except (ValueError, KeyError, TypeError) as err:
+                click.echo(f"error: line {n}: {err}", err=True)
+                sys.exit(2)
+    files = {out: bytes(data)}
+    if with_index:
+        base = offset_from_name(out.name)
+        offsets, times = index.rebuild(scan_bytes(bytes(data)).batches, base)
+        files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
+        files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+    for path, content in files.items():
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(content)
+        tmp.replace(path)  # a reader never sees half a file
+    click.echo(f"wrote {out} ({len(data)} bytes)")
+
+
+@main.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--check", is_flag=True, help="Compare with the index files on disk instead of writing them.")
 @click.option("--index-interval-bytes", "interval", type=int, default=4096, show_default=True,
@@ -131,10 +168,14 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--records/--no-records", "print_records", default=True, help="Print every record too.")
 @click.option("--limit", type=int, default=None, help="Stop after this many batches.")
-def dump(path: Path, print_records: bool, limit: int | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
+def dump(path: Path, print_records: bool, limit: int | None, as_json: bool) -> None:
     """Decode a segment file (.log) and print its batches and records."""
+    import json
+
     from .records import read_batches
     from .runtime.errors import DecodeError
+    from .storage.jsonl import to_json
 
     data = path.read_bytes()
     try:
@@ -143,6 +184,9 @@ def dump(path: Path, print_records: bool, limit: int | None) -> None:
         for n, batch in enumerate(read_batches(data, verify=False)):
             if limit is not None and n >= limit:
                 break
+            if as_json:
+                click.echo(json.dumps(to_json(batch, str(path)), separators=(",", ":")))
+                continue
             click.echo(batch.describe())
             if print_records:
                 for rec in batch:

@@ -1,0 +1,101 @@
+"""Batches as JSON objects (one per line) and back: the exchange format of `dump --json` and `write`.
+
+Keys follow Kafka's RecordBatch API; values a magic does not have are -1 or false, as that API
+reports them. Keys and values are standard base64. A v2 record's timestamp delta is rebuilt from
+its timestamp and the batch's firstTimestamp, so a log-append-time batch (whose records all report
+the batch's max timestamp) is written back with zero deltas.
+"""
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch
+
+TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
+CONTROL_TYPES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
+                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(bytes(data)).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text, validate=True)
+
+
+def _control(key: bytes | None, value: bytes | None) -> dict | None:
+    """The control record key (version, type) and, for transaction markers, the coordinator epoch."""
+    if key is None or len(key) < 4:
+        return None
+    version, kind = int.from_bytes(key[:2], "big", signed=True), int.from_bytes(key[2:4], "big", signed=True)
+    out: dict[str, Any] = {"type": CONTROL_TYPES.get(kind, "UNKNOWN"), "version": version}
+    if kind in (0, 1) and value is not None and len(value) >= 6:
+        out["coordinatorEpoch"] = int.from_bytes(value[2:6], "big", signed=True)
+    return out
+
+
+def to_json(batch: Batch, file: str | None = None) -> dict:
+    e = batch.entry
+    records = []
+    for r in batch:
+        rec = {"offset": r.offset, "timestamp": r.timestamp, "key": _b64(r.key), "value": _b64(r.value),
+               "headers": [[h.key, _b64(h.value)] if hasattr(h, "key") else [h[0], _b64(h[1])] for h in r.headers]}
+        if not batch.is_legacy and e.is_control:
+            rec["control"] = _control(r.key, r.value)
+        records.append(rec)
+    if not batch.is_legacy:
+        return {"file": file, "position": batch.position, "size": batch.size, "magic": e.magic,
+                "baseOffset": e.base_offset, "lastOffset": e.last_offset, "count": e.records_count,
+                "partitionLeaderEpoch": e.partition_leader_epoch, "crc": e.crc, "crcValid": e.crc_valid,
+                "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(e.timestamp_type)],
+                "isTransactional": e.is_transactional, "isControl": e.is_control, "producerId": e.producer_id,
+                "producerEpoch": e.producer_epoch, "baseSequence": e.base_sequence,
+                "firstTimestamp": e.base_timestamp, "maxTimestamp": e.max_timestamp, "records": records}
+    m = e.message
+    return {"file": file, "position": batch.position, "size": batch.size, "magic": m.magic,
+            "baseOffset": records[0]["offset"] if records else e.offset, "lastOffset": e.offset,
+            "count": len(records), "partitionLeaderEpoch": -1, "crc": m.crc, "crcValid": m.crc_valid,
+            "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(m.timestamp_type)],
+            "isTransactional": False, "isControl": False, "producerId": -1, "producerEpoch": -1,
+            "baseSequence": -1, "firstTimestamp": -1, "maxTimestamp": -1 if m.magic == 0 else m.timestamp,
+            "records": records}
+
+
+def from_json(obj: dict) -> bytes:
+    """The bytes of the batch (v2) or log entries (v0/v1) an object of `to_json` describes."""
+    magic = obj["magic"]
+    codec = CODECS[obj["compression"]]
+    ts_type = TIMESTAMP_TYPE_IDS[obj["timestampType"]]
+    if magic >= 2:
+        base, first_ts = obj["baseOffset"], obj["firstTimestamp"]
+        attrs = codec | (0x08 if ts_type == 1 else 0) | (0x10 if obj["isTransactional"] else 0) | \
+            (0x20 if obj["isControl"] else 0)
+        items = [RecordBatch.Record(
+            offset_delta=r["offset"] - base, timestamp_delta=0 if ts_type == 1 else r["timestamp"] - first_ts,
+            key=_unb64(r["key"]), value=_unb64(r["value"]),
+            headers=[RecordBatch.Header(key=k, value=_unb64(v)) for k, v in r["headers"]]) for r in obj["records"]]
+        return RecordBatch(
+            base_offset=base, partition_leader_epoch=obj["partitionLeaderEpoch"], magic=magic, attributes=attrs,
+            last_offset_delta=obj["lastOffset"] - base, base_timestamp=first_ts, max_timestamp=obj["maxTimestamp"],
+            producer_id=obj["producerId"], producer_epoch=obj["producerEpoch"], base_sequence=obj["baseSequence"],
+            records=RecordBatch.Records(items=items)).to_bytes()
+    attrs = (0x08 if (ts_type == 1 and magic == 1) else 0)
+
+    def message(r, attributes, value):
+        return LegacyLogEntry.LegacyMessage(magic=magic, attributes=attributes, key=_unb64(r["key"]), value=value,
+                                            timestamp=r["timestamp"] if magic == 1 else None)
+
+    if codec == 0:
+        return b"".join(LegacyLogEntry(offset=r["offset"], message=message(r, attrs, _unb64(r["value"]))).to_bytes()
+                        for r in obj["records"])
+    first = obj["baseOffset"]
+    inner = [LegacyLogEntry(offset=r["offset"] - first if magic == 1 else r["offset"],
+                            message=message(r, attrs, _unb64(r["value"]))) for r in obj["records"]]
+    wrapper = {"key": None, "timestamp": obj["maxTimestamp"]}
+    return LegacyLogEntry(offset=obj["lastOffset"], message=message(
+        wrapper, codec | attrs, LegacyLogEntry.MessageSet(entries=inner))).to_bytes()
+
