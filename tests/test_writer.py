@@ -102,3 +102,26 @@ def test_lookups_by_offset_and_timestamp(tmp_path):
     for ts in (0, 1000, 1005, 1010, 2990, 2995, 10 ** 9):
         want = min(((1000 + 10 * o, o) for o in range(200) if 1000 + 10 * o >= ts), default=None)
         assert find_timestamp(seg, ts) == want
+
+
+def test_reading_a_partition_goes_on_past_a_damaged_segment(tmp_path):
+    from kafkacodec.storage.reader import partition_records
+    with PartitionWriter(tmp_path / "t-0", segment_bytes=6000) as w:
+        for i in range(30):
+            w.append(records(4, i * 4))
+    p = logdir.open_partition(tmp_path / "t-0")
+    assert len(p.segments) >= 3
+    every = [r.offset for _, r in partition_records(p)]
+    assert every == list(range(120))
+    victim = p.segments[1].log
+    second = scan_file(victim).batches[1]
+    lost = set(range(second.last_offset - 3, p.segments[2].base_offset))  # that batch and the rest
+    data = bytearray(victim.read_bytes())
+    data[second.position + 30] ^= 0xFF  # inside the CRC range of its second batch
+    victim.write_bytes(bytes(data))
+    second_batch = second.position
+    damage = []
+    kept = [r.offset for _, r in partition_records(p, on_damage=damage.append)]
+    assert kept == [o for o in range(120) if o not in lost]
+    (d,) = damage
+    assert d.segment.log == victim and d.position == second_batch and d.error.file == str(victim)

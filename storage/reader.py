@@ -1,0 +1,71 @@
+"""Read a partition's batches and records across its segments. Damage ends the reading of its
+segment only: it is reported, and reading goes on with the next segment."""
+from __future__ import annotations
+
+import mmap
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from kafkacodec.records import Batch, read_batches
+from kafkacodec.runtime.errors import DecodeError
+
+from .logdir import Partition, Segment
+
+OnDamage = Callable[["Damage"], None]
+
+
+@dataclass(frozen=True)
+class Damage:
+    segment: Segment
+    position: int  # where the batch that could not be read starts
+    error: DecodeError
+
+
+def segment_batches(seg: Segment, verify: bool = True) -> Iterator[Batch | Damage]:
+    """Batches of one segment, each copied out of the memory map so it outlives it; then its damage."""
+    with open(seg.log, "rb") as f:
+        if f.seek(0, 2) == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            pos, end = 0, len(mm)
+            while pos < end:
+                size = 12 + int.from_bytes(mm[pos + 8:pos + 12], "big", signed=True) if end - pos >= 12 else 0
+                # a plausible size bounds the copy; otherwise the rest goes to the reader, which says why
+                chunk = mm[pos:pos + size] if 12 < size <= end - pos else mm[pos:]
+                try:
+                    batch = next(read_batches(chunk, verify=verify))
+                except DecodeError as err:
+                    err.file = str(seg.log)
+                    err.position = pos + (err.position or 0)
+                    yield Damage(seg, pos, err)
+                    return
+                batch.position = pos
+                yield batch
+                pos += batch.size
+
+
+def partition_batches(part: Partition, verify: bool = True, on_damage: OnDamage | None = None
+                      ) -> Iterator[tuple[Segment, Batch]]:
+    """Every readable batch of the partition with its segment; damage goes to `on_damage`."""
+    for seg in part.segments:
+        for item in segment_batches(seg, verify):
+            if isinstance(item, Damage):
+                if on_damage is not None:
+                    on_damage(item)
+                break
+            yield seg, item
+
+
+def partition_records(part: Partition, verify: bool = True, on_damage: OnDamage | None = None):
+    """Every record of the partition in offset order, as (batch, record) pairs; a batch whose
+    records do not decode is reported and passed over."""
+    for seg, batch in partition_batches(part, verify, on_damage):
+        try:
+            records = list(batch)
+        except DecodeError as err:
+            err.file = str(seg.log)
+            if on_damage is not None:
+                on_damage(Damage(seg, batch.position, err))
+            continue
+        for record in records:
+            yield batch, record
