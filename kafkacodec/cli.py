@@ -131,6 +131,34 @@ def write(out: Path, force: bool, with_index: bool) -> None:
 
 
 @main.command()
+@click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--magic", type=click.IntRange(0, 2), required=True, help="Message format to write.")
+@click.option("--compression", type=click.Choice(["none", "gzip", "snappy", "lz4", "zstd"]), default=None,
+              help="Codec to write (default: each batch keeps its own).")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def convert(src: Path, out: Path, magic: int, compression: str | None, force: bool) -> None:
+    """Convert a segment to another message format, as brokers convert (offsets kept)."""
+    from .runtime.errors import KafkaCodecError
+    from .storage.convert import convert as run
+
+    if out.exists() and not force:
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(2)
+    try:
+        data, report = run(src.read_bytes(), magic, compression)
+    except KafkaCodecError as err:
+        click.echo(f"error: {src}: {err}", err=True)
+        sys.exit(1)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(out)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {out}: {report.batches} batches, {report.records} records, magic {magic}")
+
+
+@main.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--check", is_flag=True, help="Compare with the index files on disk instead of writing them.")
 @click.option("--index-interval-bytes", "interval", type=int, default=4096, show_default=True,
