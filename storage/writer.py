@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kafkacodec import write_batch
+from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import index, names
@@ -89,13 +90,12 @@ class PartitionWriter:
     # -- appending -----------------------------------------------------------------------
     def append(self, records: Iterable, **batch_options) -> tuple[int, int]:
         """Write the records as one v2 batch at the next offsets; returns (first, last) offset."""
-        records = list(records)
         data = write_batch(records, base_offset=self.next_offset, **batch_options)
-        first, last = self.next_offset, self.next_offset + len(records) - 1
+        written, _ = RecordBatch.read(data)  # what recovery will read back: last offset, max timestamp
+        first, last, max_ts = self.next_offset, written.last_offset, written.max_timestamp
         if self._must_roll(len(data), last):
             self.close_segment()
             self._start_segment(first)
-        max_ts = max((r["timestamp"] if isinstance(r, dict) else r.timestamp) or -1 for r in records)
         if max_ts > self.max_ts:
             self.max_ts, self.max_ts_offset = max_ts, last
         position = self.size

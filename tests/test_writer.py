@@ -125,3 +125,13 @@ def test_reading_a_partition_goes_on_past_a_damaged_segment(tmp_path):
     assert kept == [o for o in range(120) if o not in lost]
     (d,) = damage
     assert d.segment.log == victim and d.position == second_batch and d.error.file == str(victim)
+
+
+def test_timestamp_zero_counts_as_a_timestamp(tmp_path):
+    with PartitionWriter(tmp_path / "t-0", index_interval_bytes=0) as w:
+        w.append([{"value": b"a", "timestamp": 0}])
+        w.append([{"value": b"b", "timestamp": 0}])
+    (seg,) = logdir.open_partition(tmp_path / "t-0").segments
+    offsets, times = index.rebuild(scan_file(seg.log).batches, 0, 0)
+    assert times == [index.TimeEntry(0, 0)]
+    assert (seg.time_index.read_bytes()) == index.encode_time_index(times, 0)
