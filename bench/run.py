@@ -20,6 +20,7 @@ from kafkacodec import Record, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import directory  # noqa: E402
 import instructions  # noqa: E402
 from reference_reader import read_records  # noqa: E402
 
@@ -135,6 +136,12 @@ def main() -> None:
         ref = f"{r['ratio_to_reference']:.2f}x" if "ratio_to_reference" in r else ""
         print(f"| {r['op']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
               f"{r['kafkacodec_MBps']:.1f} | {r['kafka_python_rps']:,.0f} | {r['ratio']:.2f}x | {ref} |")
+    scans = directory.table()
+    print(f"\nWhole partition directory ({RECORDS_PER_BATCH * 2000:,} records of 100 bytes):\n")
+    print("| workload | MB/s | records/s |")
+    print("|---|---|---|")
+    for r in scans:
+        print(f"| {r['workload']} | {r['MBps']:.0f} | {r['records_per_s']:,.0f} |")
     counted = None if args.no_instructions else instructions.table()
     if counted:
         print("\nCPU instructions per record (valgrind callgrind; 100-byte values, uncompressed v2):\n")
@@ -144,7 +151,8 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "instructions": counted}, indent=2) + "\n")
+                               "runs": args.runs, "rows": rows, "directory": scans, "instructions": counted},
+                              indent=2) + "\n")
     print(f"wrote {out}")
 
 
