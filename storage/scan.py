@@ -2,6 +2,8 @@
 
 The scan reports the valid prefix, the position of the first invalid byte and why; it does not
 decompress or iterate records, exactly as recovery does not. Deeper checks belong to reading.
+One difference, on purpose: Kafka's file reader hands any magic of 2 or more to the v2 parser, so
+a batch with magic 3..127 and a matching CRC survives its recovery; here it is invalid.
 """
 from __future__ import annotations
 
