@@ -31,7 +31,9 @@ test: install $(NODE_STAMP)
 
 run: install
 	$(KC) generate
-	$(KC) dump tests/fixtures/sample.log
+	$(KC) sample --force build/sample-logs
+	$(KC) verify build/sample-logs
+	$(KC) dump build/sample-logs/clicks-0/00000000000000000000.log
 
 bench: install
 	$(PY) bench/run.py

@@ -94,6 +94,24 @@ def verify(path: Path) -> None:
 
 
 @main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Empty DIRECTORY first if it holds anything.")
+def sample(directory: Path, force: bool) -> None:
+    """Write the sample log directory (the same bytes every time) into DIRECTORY."""
+    import shutil
+
+    from .storage.sample import write_sample
+
+    if directory.exists() and any(directory.iterdir()):
+        if not force:
+            click.echo(f"error: {directory} is not empty; pass --force to replace its content", err=True)
+            sys.exit(2)
+        shutil.rmtree(directory)
+    for path in write_sample(directory):
+        click.echo(f"wrote {path}")
+
+
+@main.command()
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")

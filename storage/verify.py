@@ -24,19 +24,25 @@ class SegmentReport:
 
 
 def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base: int) -> list[str]:
-    """Each entry must name the start of a batch whose last offset it holds, in increasing order."""
-    by_position = {b.position: b for b in scan.batches}
+    """Each entry names the start of a batch and the last offset of a batch appended with it.
+
+    Recovery writes each entry's own batch's last offset; the append path writes the largest
+    offset of the whole appended set (several legacy entries in one produce), so an entry's offset
+    may belong to a later batch, before the next entry's position."""
+    at = {b.position: i for i, b in enumerate(scan.batches)}
     problems, last = [], None
-    for e in entries:
+    for n, e in enumerate(entries):
         if last is not None and e.offset <= last:
             problems.append(f"offset index: offset {e.offset} is not larger than the previous {last}")
         last = e.offset
-        batch = by_position.get(e.position)
-        if batch is None:
+        if e.position not in at:
             problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
-        elif batch.last_offset != e.offset:
+            continue
+        limit = entries[n + 1].position if n + 1 < len(entries) else scan.valid_bytes
+        covered = [b.last_offset for b in scan.batches[at[e.position]:] if b.position < max(limit, e.position + 1)]
+        if e.offset not in covered:
             problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
-                            f"ends at offset {batch.last_offset}")
+                            f"ends at offset {scan.batches[at[e.position]].last_offset}")
     if entries and entries[-1].offset < base:
         problems.append(f"offset index: last offset {entries[-1].offset} is below the base offset {base}")
     return problems

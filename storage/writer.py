@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Iterable
 
 from kafkacodec import write_batch
-from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import index, names
 from .logdir import open_partition
-from .scan import scan_file
+from .scan import scan_bytes, scan_file
 
 DEFAULT_SEGMENT_BYTES = 1 << 30
 DEFAULT_INDEX_BYTES = 10 * 1024 * 1024
@@ -89,15 +88,17 @@ class PartitionWriter:
 
     # -- appending -----------------------------------------------------------------------
     def append(self, records: Iterable, **batch_options) -> tuple[int, int]:
-        """Write the records as one v2 batch at the next offsets; returns (first, last) offset."""
+        """Write the records at the next offsets as one v2 batch (or, with magic=0/1, legacy
+        entries); returns the (first, last) offset."""
         data = write_batch(records, base_offset=self.next_offset, **batch_options)
-        written, _ = RecordBatch.read(data)  # what recovery will read back: last offset, max timestamp
-        first, last, max_ts = self.next_offset, written.last_offset, written.max_timestamp
+        written = scan_bytes(data).batches  # what recovery will read back: last offsets, max timestamps
+        first, last = self.next_offset, written[-1].last_offset
         if self._must_roll(len(data), last):
             self.close_segment()
             self._start_segment(first)
-        if max_ts > self.max_ts:
-            self.max_ts, self.max_ts_offset = max_ts, last
+        for b in written:
+            if b.max_timestamp > self.max_ts:
+                self.max_ts, self.max_ts_offset = b.max_timestamp, b.last_offset
         position = self.size
         self._write_file(".log", data)
         self.size += len(data)
