@@ -33,7 +33,7 @@ run: install
 	$(KC) generate
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
-	$(KC) dump build/sample-logs/clicks-0/00000000000000000000.log
+	$(KC) dump --deep-iteration build/sample-logs/clicks-0/00000000000000000000.log
 
 bench: install
 	$(PY) bench/run.py

@@ -211,33 +211,45 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--records/--no-records", "print_records", default=True, help="Print every record too.")
-@click.option("--limit", type=int, default=None, help="Stop after this many batches.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--deep-iteration", is_flag=True, help="Print every record, not only batches.")
+@click.option("--print-data-log", is_flag=True, help="Print keys and values too (implies --deep-iteration).")
+@click.option("--max-bytes", type=int, default=None, help="Read at most this many bytes of each .log.")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
-def dump(path: Path, print_records: bool, limit: int | None, as_json: bool) -> None:
-    """Decode a segment file (.log) and print its batches and records."""
+def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
+         as_json: bool) -> None:
+    """Print segments (.log) and indexes (.index, .timeindex) as Kafka's kafka-dump-log does.
+
+    Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
+    stderr and the exit status is 1.
+    """
     import json
 
     from .records import read_batches
     from .runtime.errors import DecodeError
+    from .storage.dumpfmt import dump_index, dump_log
     from .storage.jsonl import to_json
 
-    data = path.read_bytes()
-    try:
-        # a CRC mismatch is reported as isvalid: false, as Kafka's dump tool does; damage to
-        # the structure stops the dump with the byte position
-        for n, batch in enumerate(read_batches(data, verify=False)):
-            if limit is not None and n >= limit:
-                break
-            if as_json:
-                click.echo(json.dumps(to_json(batch, str(path)), separators=(",", ":")))
-                continue
-            click.echo(batch.describe())
-            if print_records:
-                for rec in batch:
-                    click.echo("| " + batch.describe_record(rec))
-    except DecodeError as err:
-        err.file = err.file or str(path)
-        click.echo(f"error: {err}", err=True)
-        sys.exit(2)
+    status = 0
+    for path in files:
+        if as_json:
+            data = path.read_bytes()
+            try:
+                for batch in read_batches(data, verify=False):
+                    click.echo(json.dumps(to_json(batch, str(path)), separators=(",", ":")))
+            except DecodeError as err:  # every valid batch is out; then where and why it stops
+                err.file = err.file or str(path)
+                click.echo(f"error: {err}", err=True)
+                status = 1
+            continue
+        damage: list = []
+        if path.suffix in (".index", ".timeindex"):
+            lines = dump_index(path, str(path))
+        else:
+            lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage)
+        for line in lines:
+            click.echo(line)
+        for err in damage:
+            click.echo(f"error: {err}", err=True)
+            status = 1
+    sys.exit(status)

@@ -88,35 +88,6 @@ class Batch:
     def records(self) -> list:
         return list(self)
 
-    def describe(self) -> str:
-        e = self.entry
-        if isinstance(e, RecordBatch):
-            count = e.records_count
-            return (f"baseOffset: {e.base_offset} lastOffset: {e.last_offset} count: {count} "
-                    f"baseSequence: {e.base_sequence} producerId: {e.producer_id} "
-                    f"producerEpoch: {e.producer_epoch} partitionLeaderEpoch: {e.partition_leader_epoch} "
-                    f"isTransactional: {str(e.is_transactional).lower()} "
-                    f"isControl: {str(e.is_control).lower()} position: {self.position} "
-                    f"{TIMESTAMP_TYPES[int(e.timestamp_type)]}: {e.max_timestamp} size: {self.size} "
-                    f"magic: {e.magic} compresscodec: {self.compression} crc: {e.crc} "
-                    f"isvalid: {str(e.crc_valid).lower()}")
-        m = e.message
-        return (f"offset: {e.offset} position: {self.position} "
-                f"{TIMESTAMP_TYPES[int(m.timestamp_type)]}: {-1 if m.timestamp is None else m.timestamp} "
-                f"size: {self.size} magic: {m.magic} compresscodec: {self.compression} crc: {m.crc} "
-                f"isvalid: {str(m.crc_valid).lower()}")
-
-    def describe_record(self, rec) -> str:
-        """One line for a record of this batch, in the style of kafka-dump-log."""
-        if isinstance(self.entry, RecordBatch):
-            ts_type = int(self.entry.timestamp_type)
-            extra = f" headerKeys: [{','.join(h.key for h in rec.headers)}]"
-        else:
-            ts_type, extra = rec.timestamp_type, ""
-        return (f"offset: {rec.offset} {TIMESTAMP_TYPES.get(ts_type, '?')}: {rec.timestamp} "
-                f"keySize: {-1 if rec.key is None else len(rec.key)} "
-                f"valueSize: {-1 if rec.value is None else len(rec.value)}{extra}")
-
     def __repr__(self) -> str:
         return f"Batch(position={self.position}, size={self.size}, entry={self.entry!r})"
 

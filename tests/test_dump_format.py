@@ -1,0 +1,72 @@
+"""`kafkacodec dump` prints what Kafka 3.x's kafka-dump-log prints (FORMATS.md section 10.2)."""
+import subprocess
+import sys
+
+from conftest import TESTS
+from kafkacodec import write_batch
+from kafkacodec.storage import index
+
+SAMPLE = (TESTS / "fixtures" / "sample.log").read_bytes()
+V2 = bytes.fromhex("0000000000000000" "00000039" "00000000" "02" "ebf1884b" "0000" "00000000"
+                   "00000000000003e8" "00000000000003e8" "ffffffffffffffff" "ffff" "ffffffff" "00000001"
+                   "0e" "00" "00" "00" "01" "02" "61" "00")
+
+
+def dump(path, *options):
+    return subprocess.run([sys.executable, "-m", "kafkacodec", "dump", *options, str(path)],
+                          capture_output=True, text=True)
+
+
+def test_batch_line_is_kafkas(tmp_path):
+    log = tmp_path / "00000000000000000000.log"
+    log.write_bytes(V2)
+    run = dump(log)
+    assert run.returncode == 0
+    assert run.stdout.splitlines() == [
+        f"Dumping {log}",
+        "Log starting offset: 0",
+        "baseOffset: 0 lastOffset: 0 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 "
+        "partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty "
+        "position: 0 CreateTime: 1000 size: 69 magic: 2 compresscodec: none crc: 3958474827 isvalid: true"]
+
+
+def test_record_lines_for_every_magic(tmp_path):
+    log = tmp_path / "00000000000000000000.log"
+    log.write_bytes(SAMPLE)
+    lines = dump(log, "--print-data-log").stdout.splitlines()
+    assert lines[2].startswith("offset: 0 position: 0 NoTimestampType: -1 size: 58 magic: 0 compresscodec: none")
+    assert lines[3] == ('| offset: 0 NoTimestampType: -1 keySize: 6 valueSize: 26 isValid: true crc: 1590934967}'
+                        ' key: user-0 payload: {"event": "login", "n": 0}')
+    v2 = next(line for line in lines if line.startswith("| offset: 9 "))
+    assert v2 == ('| offset: 9 CreateTime: 1500000009000 keySize: 6 valueSize: 26 sequence: -1 '
+                  'headerKeys: [source,trace-id] key: user-1 payload: {"event": "click", "n": 9}')
+    txn = next(line for line in lines if line.startswith("| offset: 55 "))
+    assert " sequence: 1 headerKeys: [] " in txn  # baseSequence 0 + offset delta 1
+
+
+def test_control_markers_and_damage(tmp_path):
+    log = tmp_path / "00000000000000000007.log"
+    marker = write_batch([{"key": b"\x00\x00\x00\x00", "value": b"\x00\x00\x00\x00\x00\x05", "timestamp": 9}],
+                         base_offset=7, is_control=True, is_transactional=True, producer_id=4, producer_epoch=1)
+    log.write_bytes(marker + b"\x00" * 30)
+    run = dump(log, "--print-data-log")
+    lines = run.stdout.splitlines()
+    assert lines[1] == "Log starting offset: 7"
+    assert lines[3] == ("| offset: 7 CreateTime: 9 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] "
+                        "endTxnMarker: ABORT coordinatorEpoch: 5")
+    assert lines[4] == f"Found 30 invalid bytes at the end of {log.name}"
+    assert run.returncode == 1
+    at = len(marker) + 8  # the size field of the would-be next entry
+    assert run.stderr.strip() == f"error: {log}: byte {at}: legacy_log_entry/message_size: value 0 must be at least 14"
+    assert dump(log, "--max-bytes", "100").stdout.splitlines()[-1].startswith("baseOffset: 7")
+
+
+def test_index_dumps(tmp_path):
+    idx = tmp_path / "00000000000000000100.index"
+    idx.write_bytes(index.encode_offset_index([index.OffsetEntry(150, 4200), index.OffsetEntry(190, 8500)], 100)
+                    + bytes(16))
+    assert dump(idx).stdout.splitlines() == [f"Dumping {idx}", "offset: 150 position: 4200",
+                                             "offset: 190 position: 8500"]
+    tidx = tmp_path / "00000000000000000100.timeindex"
+    tidx.write_bytes(bytes(24))
+    assert dump(tidx).stdout.splitlines() == [f"Dumping {tidx}", f"{tidx} is empty."]
