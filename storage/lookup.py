@@ -5,7 +5,7 @@ from __future__ import annotations
 import mmap
 from contextlib import contextmanager
 
-from kafkacodec.records import Batch
+from kafkacodec.records import Batch, read_batches
 
 from . import index
 from .logdir import Segment
@@ -45,7 +45,6 @@ def find_offset(seg: Segment, target: int) -> Batch | None:
 
 
 def _as_batches(data: bytes, position: int):
-    from kafkacodec.records import read_batches
     for batch in read_batches(data):
         batch.position += position
         yield batch
