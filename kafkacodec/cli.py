@@ -215,9 +215,11 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 @click.option("--deep-iteration", is_flag=True, help="Print every record, not only batches.")
 @click.option("--print-data-log", is_flag=True, help="Print keys and values too (implies --deep-iteration).")
 @click.option("--max-bytes", type=int, default=None, help="Read at most this many bytes of each .log.")
+@click.option("--verify-index-only", is_flag=True, help="Check index entries against the log; print no entries.")
+@click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
-         as_json: bool) -> None:
+         verify_index_only: bool, index_sanity_check: bool, as_json: bool) -> None:
     """Print segments (.log) and indexes (.index, .timeindex) as Kafka's kafka-dump-log does.
 
     Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
@@ -227,10 +229,11 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     from .records import read_batches
     from .runtime.errors import DecodeError
-    from .storage.dumpfmt import dump_index, dump_log
+    from .storage.dumpfmt import IndexSummary, dump_index, dump_log
     from .storage.jsonl import to_json
 
     status = 0
+    summary = IndexSummary()
     for path in files:
         if as_json:
             data = path.read_bytes()
@@ -244,7 +247,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
             continue
         damage: list = []
         if path.suffix in (".index", ".timeindex"):
-            lines = dump_index(path, str(path))
+            lines = dump_index(path, str(path), verify_index_only, index_sanity_check, summary)
         else:
             lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage)
         for line in lines:
@@ -252,4 +255,6 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         for err in damage:
             click.echo(f"error: {err}", err=True)
             status = 1
+    for line in summary.lines():  # after all files, on stderr, as Kafka's tool prints them
+        click.echo(line, err=True)
     sys.exit(status)

@@ -70,3 +70,33 @@ def test_index_dumps(tmp_path):
     tidx = tmp_path / "00000000000000000100.timeindex"
     tidx.write_bytes(bytes(24))
     assert dump(tidx).stdout.splitlines() == [f"Dumping {tidx}", f"{tidx} is empty."]
+
+
+def test_verify_index_only_and_sanity_check(tmp_path):
+    import struct
+    from kafkacodec.storage.writer import PartitionWriter
+    with PartitionWriter(tmp_path / "t-0", index_interval_bytes=300) as w:
+        for i in range(30):
+            w.append([{"value": b"x" * 100, "timestamp": 5000 + 10 * i}] * 2)
+    idx, tidx = tmp_path / "t-0" / "00000000000000000000.index", tmp_path / "t-0" / "00000000000000000000.timeindex"
+    run = dump(idx, "--verify-index-only")
+    assert run.stdout.splitlines() == [f"Dumping {idx}"] and run.stderr == ""
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "dump", "--verify-index-only", str(tidx)],
+                         capture_output=True, text=True)
+    assert run.stderr == ""
+    assert dump(idx, "--index-sanity-check").stdout.splitlines()[-1] == f"{idx} passed sanity check."
+    data = bytearray(idx.read_bytes())
+    struct.pack_into(">i", data, 0, struct.unpack_from(">i", data, 0)[0] + 1)  # first entry's offset
+    struct.pack_into(">i", data, 8, struct.unpack_from(">i", data, 8)[0] + 1)  # and the second's
+    idx.write_bytes(bytes(data))
+    entries = index.read_offset_index(bytes(data), 0)
+    run = dump(idx, "--verify-index-only")
+    assert run.stderr.splitlines() == [f"Mismatches in :{idx.resolve()}",
+                                       f"  Index offset: {entries[1].offset}, log offset: {entries[1].offset - 1}",
+                                       f"  Index offset: {entries[0].offset}, log offset: {entries[0].offset - 1}"]
+    tdata = bytearray(tidx.read_bytes())
+    struct.pack_into(">q", tdata, 12, 1)  # second entry: timestamp 1, below the first
+    tidx.write_bytes(bytes(tdata))
+    err = dump(tidx, "--verify-index-only").stderr.splitlines()
+    assert f"Found timestamp mismatch in :{tidx.resolve()}" in err
+    assert f"Found out of order timestamp in :{tidx.resolve()}" in err
