@@ -217,9 +217,10 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 @click.option("--max-bytes", type=int, default=None, help="Read at most this many bytes of each .log.")
 @click.option("--verify-index-only", is_flag=True, help="Check index entries against the log; print no entries.")
 @click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
+@click.option("--skip-record-metadata", is_flag=True, help="Print only keys and payloads of records.")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
-         verify_index_only: bool, index_sanity_check: bool, as_json: bool) -> None:
+         verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, as_json: bool) -> None:
     """Print segments (.log) and indexes (.index, .timeindex) as Kafka's kafka-dump-log does.
 
     Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
@@ -229,11 +230,11 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     from .records import read_batches
     from .runtime.errors import DecodeError
-    from .storage.dumpfmt import IndexSummary, dump_index, dump_log
+    from .storage.dumpfmt import DumpSummary, dump_index, dump_log
     from .storage.jsonl import to_json
 
     status = 0
-    summary = IndexSummary()
+    summary = DumpSummary()
     for path in files:
         if as_json:
             data = path.read_bytes()
@@ -248,8 +249,16 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         damage: list = []
         if path.suffix in (".index", ".timeindex"):
             lines = dump_index(path, str(path), verify_index_only, index_sanity_check, summary)
-        else:
-            lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage)
+        elif path.suffix in (".log", ".checkpoint"):
+            lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage,
+                             skip_record_metadata, summary)
+        elif path.suffix in (".txnindex", ".snapshot"):
+            click.echo(f"{path}: dumping {path.suffix} files is not supported yet", err=True)
+            status = 2
+            continue
+        else:  # dispatched on the last suffix, as Kafka's tool does: x.log.deleted is unknown
+            click.echo(f"Ignoring unknown file {path}", err=True)
+            continue
         for line in lines:
             click.echo(line)
         for err in damage:

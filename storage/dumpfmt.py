@@ -57,8 +57,19 @@ def _control(record) -> str:
     return f" controlType: {names.get(kind, 'UNKNOWN')}({kind if kind in names else -1})"
 
 
-def record_lines(batch: Batch, print_data: bool) -> Iterator[str]:
+def _data_only(record) -> str:
+    """--skip-record-metadata: `| key: k payload: v`, and with no key Kafka's line starts ` payload:`."""
+    if record.key is not None:
+        return f"| key: {_text(record.key)}" + (f" payload: {_text(record.value)}" if record.value is not None else "")
+    return f" payload: {_text(record.value)}" if record.value is not None else ""
+
+
+def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False) -> Iterator[str]:
     e = batch.entry
+    if skip_metadata:
+        if batch.is_legacy or not e.is_control:
+            yield from (_data_only(r) for r in batch)
+        return
     if batch.is_legacy:
         m = e.message
         messages = [x.message for x in m.value.entries] if m.compression else [m]
@@ -90,9 +101,11 @@ def _data(record, print_data: bool) -> str:
 
 
 def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes: int | None,
-             damage: list | None = None) -> Iterator[str]:
+             damage: list | None = None, skip_metadata: bool = False,
+             summary: "DumpSummary | None" = None) -> Iterator[str]:
     """The lines for a .log; the first damage found, if any, is appended to `damage`."""
     data = path.read_bytes()
+    previous = None
     yield f"Dumping {shown_as}"
     yield f"Log starting offset: {offset_from_name(path.name)}"
     end = len(data) if max_bytes is None else min(len(data), max_bytes)
@@ -102,7 +115,11 @@ def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes:
             valid = batch.position + batch.size
             yield batch_line(batch)
             if deep or print_data:
-                yield from record_lines(batch, print_data)
+                yield from record_lines(batch, print_data, skip_metadata)
+                for record in batch:  # deep iteration also checks that offsets run on by one
+                    if previous is not None and record.offset != previous + 1 and summary is not None:
+                        summary.non_consecutive.setdefault(str(path.resolve()), []).append((previous, record.offset))
+                    previous = record.offset
     except DecodeError as err:  # what follows the valid batches counts as invalid bytes, as in Kafka
         if damage is not None:
             err.file = err.file or shown_as
@@ -111,10 +128,11 @@ def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes:
         yield f"Found {len(data) - valid} invalid bytes at the end of {path.name}"
 
 
-class IndexSummary:
+class DumpSummary:
     """What Kafka's tool reports on stderr after all files, kept in the order it prints them."""
 
     def __init__(self):
+        self.non_consecutive: dict[str, list[tuple[int, int]]] = {}
         self.offset_mismatches: dict[str, list[tuple[int, int]]] = {}
         self.time_mismatches: dict[str, list[tuple[int, int]]] = {}
         self.out_of_order: dict[str, list[tuple[int, int]]] = {}
@@ -134,6 +152,9 @@ class IndexSummary:
         if self.not_found:
             yield "The following indexed offsets are not found in the log."
             yield from (f"Indexed offset: {a}, found log offset: {b}" for a, b in self.not_found)
+        for path, pairs in self.non_consecutive.items():
+            yield f"Non-consecutive offsets in {path}"
+            yield from (f"  {a} is followed by {b}" for a, b in reversed(pairs))  # prepended in Kafka too
 
 
 def _log_batches(index_path: Path) -> list[Batch]:
@@ -150,7 +171,7 @@ def _log_batches(index_path: Path) -> list[Batch]:
 
 
 def dump_index(path: Path, shown_as: str, verify_only: bool = False, sanity_check: bool = False,
-               summary: IndexSummary | None = None) -> Iterator[str]:
+               summary: DumpSummary | None = None) -> Iterator[str]:
     """Entries of a .index or .timeindex, checked against the .log beside it as Kafka's tool checks."""
     base = offset_from_name(path.name)
     yield f"Dumping {shown_as}"
@@ -168,7 +189,7 @@ def dump_index(path: Path, shown_as: str, verify_only: bool = False, sanity_chec
         problem = _sanity(entries, base, offset_index)
         yield problem or f"{shown_as} passed sanity check."
         return
-    summary = summary if summary is not None else IndexSummary()
+    summary = summary if summary is not None else DumpSummary()
     batches = _log_batches(path)
     key = str(path.resolve())
     if offset_index:

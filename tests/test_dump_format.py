@@ -100,3 +100,16 @@ def test_verify_index_only_and_sanity_check(tmp_path):
     err = dump(tidx, "--verify-index-only").stderr.splitlines()
     assert f"Found timestamp mismatch in :{tidx.resolve()}" in err
     assert f"Found out of order timestamp in :{tidx.resolve()}" in err
+
+
+def test_skip_record_metadata_non_consecutive_offsets_and_unknown_files(tmp_path):
+    log = tmp_path / "00000000000000000010.log"
+    log.write_bytes(write_batch([{"key": b"a", "value": b"1", "offset": 10}, {"value": b"2", "offset": 12},
+                                 {"key": b"c", "value": None, "offset": 13}], base_offset=10))
+    run = dump(log, "--print-data-log", "--skip-record-metadata")
+    assert run.stdout.splitlines()[3:] == ["| key: a payload: 1", " payload: 2", "| key: c"]
+    assert run.stderr.splitlines() == [f"Non-consecutive offsets in {log.resolve()}", "  10 is followed by 12"]
+    other = tmp_path / "00000000000000000010.log.deleted"
+    other.write_bytes(b"")
+    run = dump(other)
+    assert run.returncode == 0 and run.stderr.strip() == f"Ignoring unknown file {other}" and run.stdout == ""
