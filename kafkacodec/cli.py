@@ -120,6 +120,7 @@ def write(out: Path, force: bool, with_index: bool) -> None:
     import json
 
     from .storage import index
+    from .storage.files import write_atomically
     from .storage.jsonl import from_json
     from .storage.names import offset_from_name
     from .storage.scan import scan_bytes
@@ -142,9 +143,7 @@ def write(out: Path, force: bool, with_index: bool) -> None:
         files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
         files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
     for path, content in files.items():
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(content)
-        tmp.replace(path)  # a reader never sees half a file
+        write_atomically(path, content)
     click.echo(f"wrote {out} ({len(data)} bytes)")
 
 
@@ -159,6 +158,7 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
     """Convert a segment to another message format, as brokers convert (offsets kept)."""
     from .runtime.errors import KafkaCodecError
     from .storage.convert import convert as run
+    from .storage.files import write_atomically
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
@@ -168,9 +168,7 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
     except KafkaCodecError as err:
         click.echo(f"error: {src}: {err}", err=True)
         sys.exit(1)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(out)
+    write_atomically(out, data)
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {out}: {report.batches} batches, {report.records} records, magic {magic}")
@@ -184,6 +182,7 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 def reindex(log: Path, check: bool, interval: int) -> None:
     """Rebuild a segment's .index and .timeindex exactly as Kafka's recovery would."""
     from .storage import index
+    from .storage.files import write_atomically
     from .storage.names import offset_from_name
     from .storage.scan import scan_file
 
@@ -204,9 +203,7 @@ def reindex(log: Path, check: bool, interval: int) -> None:
                 click.echo(f"{path}: differs from the rebuilt index", err=True)
         sys.exit(1 if stale else 0)
     for path, data in files.items():
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # never a half-written index
+        write_atomically(path, data)
         click.echo(f"wrote {path} ({len(data) // (8 if path.suffix == '.index' else 12)} entries)")
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import InvalidValueError
 
+from .files import write_atomically
+
 OFFSET_CHECKPOINTS = ("recovery-point-offset-checkpoint", "replication-offset-checkpoint",
                       "log-start-offset-checkpoint", "cleaner-offset-checkpoint")
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
@@ -66,11 +68,8 @@ def read_leader_epoch_checkpoint(path: str | Path) -> list[tuple[int, int]]:
 
 def write_checkpoint(path: str | Path, entries: list[list[object]], version: int = 0) -> None:
     """Write to `<file>.tmp` and rename into place, as Kafka does."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
     lines = [str(version), str(len(entries))] + [" ".join(map(str, e)) for e in entries]
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, "\n".join(lines) + "\n")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from kafkacodec import write_batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import index, names
+from .files import write_atomically
 from .logdir import open_partition
 from .scan import scan_bytes, scan_file
 
@@ -76,9 +77,7 @@ class PartitionWriter:
     def _write_file(self, suffix: str, data: bytes, replace: bool = False) -> None:
         path = self._file(suffix)
         if replace:
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(path)
+            write_atomically(path, data)
             return
         with open(path, "ab") as f:
             f.write(data)
