@@ -1,6 +1,8 @@
 """The lines Kafka 3.x's kafka-dump-log prints (DumpLogSegments), so outputs can be diffed."""
 from __future__ import annotations
 
+from bisect import bisect_left
+from itertools import islice
 from pathlib import Path
 from typing import Iterator
 
@@ -205,9 +207,10 @@ def dump_index(path: Path, shown_as: str, verify_only: bool = False, sanity_chec
         previous = None
         offsets = index.read_offset_index(path.with_suffix(".index").read_bytes(), base) \
             if path.with_suffix(".index").exists() else []
+        positions = [b.position for b in batches]
         for e in entries:
-            start = index.lookup_offset(offsets, base, e.offset).position
-            batch = next((b for b in batches if b.position >= start and b.last_offset >= e.offset), None)
+            first = bisect_left(positions, index.lookup_offset(offsets, base, e.offset).position)
+            batch = next((b for b in islice(batches, first, None) if b.last_offset >= e.offset), None)
             if batch is None or batch.last_offset != e.offset:
                 summary.not_found.append((e.offset, -1 if batch is None else batch.last_offset))
             else:

@@ -2,7 +2,9 @@
 and `--index-sanity-check` do, plus the checks recovery applies to the log itself."""
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate, islice, takewhile
 from pathlib import Path
 
 from kafkacodec.runtime.errors import DecodeError
@@ -38,9 +40,9 @@ def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base:
         if e.position not in at:
             problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
             continue
-        limit = entries[n + 1].position if n + 1 < len(entries) else scan.valid_bytes
-        covered = [b.last_offset for b in scan.batches[at[e.position]:] if b.position < max(limit, e.position + 1)]
-        if e.offset not in covered:
+        limit = max(entries[n + 1].position if n + 1 < len(entries) else scan.valid_bytes, e.position + 1)
+        covered = takewhile(lambda b: b.position < limit, islice(scan.batches, at[e.position], None))
+        if not any(b.last_offset == e.offset for b in covered):
             problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
                             f"ends at offset {scan.batches[at[e.position]].last_offset}")
     if entries and entries[-1].offset < base:
@@ -50,17 +52,21 @@ def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base:
 
 def check_time_index(entries: list[index.TimeEntry], scan: ScanResult, base: int) -> list[str]:
     """Entry (T, O): T is the largest timestamp of the batches up to offset O; T never decreases."""
+    # the largest timestamp of the batches ending at or before each last offset, found by bisection
+    ordered = sorted(scan.batches, key=lambda b: b.last_offset)
+    last_offsets = [b.last_offset for b in ordered]
+    running = list(accumulate((b.max_timestamp for b in ordered), max))
     problems, prev = [], None
     for e in entries:
         if prev is not None and e.timestamp < prev:
             problems.append(f"time index: timestamp {e.timestamp} is smaller than the previous {prev}")
         prev = e.timestamp
-        upto = [b.max_timestamp for b in scan.batches if b.last_offset <= e.offset]
-        if not upto:
+        n = bisect_right(last_offsets, e.offset)
+        if not n:
             problems.append(f"time index: offset {e.offset} is before the first batch")
-        elif max(upto) != e.timestamp:
+        elif running[n - 1] != e.timestamp:
             problems.append(f"time index: entry ({e.timestamp}, offset {e.offset}) but the largest timestamp "
-                            f"up to that offset is {max(upto)}")
+                            f"up to that offset is {running[n - 1]}")
     return problems
 
 
