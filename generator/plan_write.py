@@ -8,15 +8,29 @@ when the length needs another size; a length-of serialises its target before the
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .code import Code
 from .expr import names_in
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .plan_read import is_simple_prim
 from .pyexpr import Scope, access
 
-INTRINSIC_ENCODERS = {"zigzag32": ("_enc_zz32", 31), "zigzag64": ("_enc_zz64", 63), "uvarint32": ("_enc_uv32", None)}
-INTRINSIC_WRITERS = {"zigzag32": ("_w_zz32", "_zz32_size", 31), "zigzag64": ("_w_zz64", "_zz64_size", 63),
-                     "uvarint32": ("_w_uv32", "_uv32_size", None)}
+
+@dataclass(frozen=True)
+class IntrinsicFns:
+    """Runtime functions (as the generated module imports them) for one varint intrinsic."""
+    write: str  # append to a bytearray, range-checked
+    encode: str  # return the bytes
+    size: str  # encoded length
+    sign_bits: int | None  # the zigzag shift (31 or 63); None for unsigned
+
+
+INTRINSICS = {
+    "zigzag32": IntrinsicFns("_w_zz32", "_enc_zz32", "_zz32_size", 31),
+    "zigzag64": IntrinsicFns("_w_zz64", "_enc_zz64", "_zz64_size", 63),
+    "uvarint32": IntrinsicFns("_w_uv32", "_enc_uv32", "_uv32_size", None),
+}
 
 
 class WritePlanner:
@@ -230,7 +244,8 @@ class WritePlanner:
                     c(f"{value}._write({out})")
                 return
             if target.intrinsic:
-                fn, _, bits = INTRINSIC_WRITERS[target.intrinsic]
+                fns = INTRINSICS[target.intrinsic]
+                fn, bits = fns.write, fns.sign_bits
                 if bits is None:
                     u = value
                     cond = f"0 <= {u} < 0x4000"
@@ -320,7 +335,8 @@ class WritePlanner:
             at = f"_at_{attr.id}"
             c(f"w_{attr.id} = {self.derived(attr, f'len(out) - {at} - 2')}")
             self.store(c, attr, f"w_{attr.id}")
-            fn, bits = INTRINSIC_ENCODERS[self.ctx.program.resolved[attr.type].intrinsic]
+            fns = INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic]
+            fn, bits = fns.encode, fns.sign_bits
             if bits is None:
                 u = f"w_{attr.id}"
                 cond = f"0 <= {u} < 0x4000"
@@ -382,7 +398,7 @@ class WritePlanner:
                 span = " + ".join(f"z_{a.id}" for a in self.spec.seq[start:]
                                   if not (a.derive and a.derive.kind == "length-from" and self.is_varint(a)))
                 c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else ({span})")
-                c(f"z_{attr.id} = {INTRINSIC_WRITERS[self.ctx.program.resolved[attr.type].intrinsic][1]}(d_{attr.id})")
+                c(f"z_{attr.id} = {INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic].size}(d_{attr.id})")
         total = " + ".join(f"z_{a.id}" for a in self.spec.seq) or "0"
         c(f"return {total}")
         return c.lines
@@ -425,5 +441,5 @@ class WritePlanner:
             return f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) else {value}.size())"
         target = self.ctx.program.resolved[ref]
         if target.intrinsic:
-            return f"{INTRINSIC_WRITERS[target.intrinsic][1]}({value})"
+            return f"{INTRINSICS[target.intrinsic].size}({value})"
         return f"{value}.size()"
