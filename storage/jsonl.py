@@ -43,7 +43,7 @@ def to_json(batch: Batch, file: str | None = None) -> dict:
     records = []
     for r in batch:
         rec = {"offset": r.offset, "timestamp": r.timestamp, "key": _b64(r.key), "value": _b64(r.value),
-               "headers": [[h.key, _b64(h.value)] if hasattr(h, "key") else [h[0], _b64(h[1])] for h in r.headers]}
+               "headers": [[h.key, _b64(h.value)] for h in r.headers]}
         if not batch.is_legacy and e.is_control:
             rec["control"] = _control(r.key, r.value)
         records.append(rec)
