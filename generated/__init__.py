@@ -3,6 +3,8 @@
 
 - `legacy_log_entry.LegacyLogEntry`: Kafka log entry, message formats v0 and v1 (magic 0 and 1)
 - `offset_index.OffsetIndex`: Kafka offset index (.index)
+- `producer_snapshot.ProducerSnapshot`: Kafka producer state snapshot (.snapshot)
 - `record_batch.RecordBatch`: Kafka record batch, message format v2 (magic 2)
 - `time_index.TimeIndex`: Kafka time index (.timeindex)
+- `transaction_index.TransactionIndex`: Kafka transaction index (.txnindex)
 """

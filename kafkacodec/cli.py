@@ -180,31 +180,46 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 @click.option("--index-interval-bytes", "interval", type=int, default=4096, show_default=True,
               help="index.interval.bytes of the topic.")
 def reindex(log: Path, check: bool, interval: int) -> None:
-    """Rebuild a segment's .index and .timeindex exactly as Kafka's recovery would."""
+    """Rebuild a segment's .index, .timeindex and .txnindex exactly as Kafka's recovery would.
+
+    The transaction index needs the producers' state before the segment: it comes from the
+    partition's newest .snapshot at or below the segment and the batches after it.
+    """
     from .storage import index
     from .storage.files import write_atomically
+    from .storage.logdir import open_partition
     from .storage.names import offset_from_name
+    from .storage.producers import rebuild_txn_index
     from .storage.scan import scan_file
+    from .storage.txnindex import encode_txn_index, read_txn_index
 
     base = offset_from_name(log.name)
     scan = scan_file(log)
     offsets, times = index.rebuild(scan.batches, base, interval)
+    aborted, complete = rebuild_txn_index(open_partition(log.parent), base, scan.batches)
     files = {log.with_suffix(".index"): index.encode_offset_index(offsets, base),
              log.with_suffix(".timeindex"): index.encode_time_index(times, base)}
+    if aborted or log.with_suffix(".txnindex").exists():  # Kafka creates it on the first abort
+        files[log.with_suffix(".txnindex")] = encode_txn_index(aborted)
     if scan.error is not None:
         click.echo(f"warning: indexes cover the valid first {scan.valid_bytes} bytes only: {scan.error}", err=True)
+    if not complete:
+        click.echo("warning: no producer snapshot at or below the segment and the log starts later than 0: "
+                   "transactions opened before the log start are unknown", err=True)
+    readers = {".index": lambda d: index.read_offset_index(d, base),
+               ".timeindex": lambda d: index.read_time_index(d, base), ".txnindex": read_txn_index}
     if check:
         stale = []
         for path, data in files.items():
-            read = index.read_offset_index if path.suffix == ".index" else index.read_time_index
-            on_disk = read(path.read_bytes(), base) if path.exists() else None
-            if on_disk != read(data, base):
+            read = readers[path.suffix]
+            on_disk = read(path.read_bytes()) if path.exists() else None
+            if on_disk != read(data):
                 stale.append(path)
                 click.echo(f"{path}: differs from the rebuilt index", err=True)
         sys.exit(1 if stale else 0)
     for path, data in files.items():
         write_atomically(path, data)
-        click.echo(f"wrote {path} ({len(data) // (8 if path.suffix == '.index' else 12)} entries)")
+        click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")
 
 
 @main.command()
@@ -218,7 +233,8 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, as_json: bool) -> None:
-    """Print segments (.log) and indexes (.index, .timeindex) as Kafka's kafka-dump-log does.
+    """Print segments (.log), indexes (.index, .timeindex, .txnindex) and producer snapshots
+    (.snapshot) as Kafka's kafka-dump-log does.
 
     Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
     stderr and the exit status is 1.
@@ -227,7 +243,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     from .records import read_batches
     from .runtime.errors import DecodeError
-    from .storage.dumpfmt import DumpSummary, dump_index, dump_log
+    from .storage.dumpfmt import DumpSummary, dump_index, dump_log, dump_snapshot, dump_txn_index
     from .storage.jsonl import to_json
 
     status = 0
@@ -249,15 +265,19 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         elif path.suffix in (".log", ".checkpoint"):
             lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage,
                              skip_record_metadata, summary)
-        elif path.suffix in (".txnindex", ".snapshot"):
-            click.echo(f"{path}: dumping {path.suffix} files is not supported yet", err=True)
-            status = 2
-            continue
+        elif path.suffix == ".txnindex":
+            lines = dump_txn_index(path, str(path))
+        elif path.suffix == ".snapshot":
+            lines = dump_snapshot(path, str(path))
         else:  # dispatched on the last suffix, as Kafka's tool does: x.log.deleted is unknown
             click.echo(f"Ignoring unknown file {path}", err=True)
             continue
-        for line in lines:
-            click.echo(line)
+        try:
+            for line in lines:
+                click.echo(line)
+        except DecodeError as err:  # a corrupt snapshot or index: Kafka prints why on stderr
+            err.file = err.file or str(path)
+            damage.append(err)
         for err in damage:
             click.echo(f"error: {err}", err=True)
             status = 1

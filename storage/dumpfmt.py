@@ -11,19 +11,12 @@ from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .names import offset_from_name
-
-INT_MAX = 2 ** 31 - 1
+from .producers import ProducerState, last_sequence
+from .txnindex import read_txn_index
 
 
 def _bool(value) -> str:
     return "true" if value else "false"
-
-
-def _sequence(base: int, delta: int) -> int:
-    """Producer sequences wrap past Integer.MAX_VALUE to 0; -1 means none."""
-    if base < 0:
-        return -1
-    return base + delta - INT_MAX - 1 if base > INT_MAX - delta else base + delta
 
 
 def batch_line(batch: Batch) -> str:
@@ -35,7 +28,7 @@ def batch_line(batch: Batch) -> str:
                 f"compresscodec: {batch.compression} crc: {m.crc} isvalid: {_bool(m.crc_valid)}")
     horizon = f"OptionalLong[{e.base_timestamp}]" if e.has_delete_horizon else "OptionalLong.empty"
     return (f"baseOffset: {e.base_offset} lastOffset: {e.last_offset} count: {e.records_count} "
-            f"baseSequence: {e.base_sequence} lastSequence: {_sequence(e.base_sequence, e.last_offset_delta)} "
+            f"baseSequence: {e.base_sequence} lastSequence: {last_sequence(e.base_sequence, e.last_offset_delta)} "
             f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
             f"partitionLeaderEpoch: {e.partition_leader_epoch} isTransactional: {_bool(e.is_transactional)} "
             f"isControl: {_bool(e.is_control)} deleteHorizonMs: {horizon} position: {batch.position} "
@@ -87,7 +80,7 @@ def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False) ->
         line = (f"| offset: {record.offset} {ts_type}: {record.timestamp} "
                 f"keySize: {-1 if record.key is None else len(record.key)} "
                 f"valueSize: {-1 if record.value is None else len(record.value)} "
-                f"sequence: {_sequence(e.base_sequence, record.offset_delta)} "
+                f"sequence: {last_sequence(e.base_sequence, record.offset_delta)} "
                 f"headerKeys: [{','.join(h.key for h in record.headers)}]")
         if e.is_control:
             yield line + _control(record)  # never the data of a control record
@@ -232,3 +225,26 @@ def _sanity(entries, base: int, offset_index: bool) -> str | None:
         return (f"Corrupt time index found, last timestamp {entries[-1].timestamp} is smaller than the first "
                 f"{entries[0].timestamp}")
     return None
+
+
+def dump_txn_index(path: Path, shown_as: str) -> Iterator[str]:
+    """One line per aborted transaction; an entry of an unknown version raises, as in Kafka."""
+    yield f"Dumping {shown_as}"
+    for t in read_txn_index(path.read_bytes()):
+        yield (f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
+               f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}")
+
+
+def dump_snapshot(path: Path, shown_as: str) -> Iterator[str]:
+    """One line per producer; the batch part only when the producer's last batch is known (Kafka
+    then ends the line with a space). A corrupt snapshot raises its DecodeError."""
+    yield f"Dumping {shown_as}"
+    state = ProducerState.from_snapshot(path.read_bytes(), offset_from_name(path.name))
+    for p in state.producers.values():
+        txn = "OptionalLong.empty" if p.txn_first_offset is None else f"OptionalLong[{p.txn_first_offset}]"
+        line = (f"producerId: {p.producer_id} producerEpoch: {p.epoch} coordinatorEpoch: {p.coordinator_epoch} "
+                f"currentTxnFirstOffset: {txn} lastTimestamp: {p.last_timestamp} ")
+        if p.last_offset >= 0:
+            line += (f"firstSequence: {p.first_sequence} lastSequence: {p.last_sequence} lastOffset: {p.last_offset} "
+                     f"offsetDelta: {p.offset_delta} timestamp: {p.last_timestamp}")
+        yield line

@@ -27,6 +27,7 @@ class Partition:
     path: Path
     segments: list[Segment] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    snapshots: dict[int, Path] = field(default_factory=dict)  # producer state, by offset
 
 
 @dataclass
@@ -53,6 +54,12 @@ def open_partition(path: Path, topic: str | None = None, partition: int | None =
             part.skipped.append((f, "in flight (Kafka removes or renames it at load)"))
             continue
         suffix = f.suffix
+        if suffix == names.SNAPSHOT:
+            try:
+                part.snapshots[names.offset_from_name(f.name)] = f
+            except ValueError:
+                part.skipped.append((f, "name is not a 20-digit offset"))
+            continue
         if suffix not in (names.LOG, names.INDEX, names.TIME_INDEX, names.TXN_INDEX):
             continue
         try:

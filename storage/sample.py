@@ -4,8 +4,10 @@ topic lived through the message-format upgrades, plus producers of every kind.
 - clicks-0: magic 0, then magic 1 (a log-append-time wrapper among them), then v2 with headers,
   in every codec, over several segments with indexes;
 - clicks-1: v2 with null keys and tombstones (null values);
-- payments-0: an idempotent producer, then a transactional one: a committed transaction and an
-  aborted one, each closed by its control marker.
+- payments-0: an idempotent producer beside two transactional ones whose transactions
+  interleave and span segment rolls: commits, aborts (one while the other producer's
+  transaction is open, so its last stable offset lags), a producer epoch bump, and a
+  transaction still open at the end; with the `.txnindex` and `.snapshot` files that follow.
 Plus the log dir's checkpoints, meta.properties and each partition's partition.metadata and
 leader-epoch-checkpoint.
 """
@@ -30,10 +32,10 @@ def _events(start: int, n: int, headers: bool = False, size: int = 60):
             for i in range(n)]
 
 
-def _marker(kind: int, epoch: int = 0) -> list[dict]:
+def _marker(kind: int, timestamp: int, coordinator_epoch: int = 0) -> list[dict]:
     """A transaction marker: control key (version 0, type) and EndTransactionMarker value."""
-    return [{"key": b"\x00\x00" + kind.to_bytes(2, "big"), "value": b"\x00\x00" + epoch.to_bytes(4, "big"),
-             "timestamp": T0 + 999_999}]
+    return [{"key": b"\x00\x00" + kind.to_bytes(2, "big"),
+             "value": b"\x00\x00" + coordinator_epoch.to_bytes(4, "big"), "timestamp": timestamp}]
 
 
 def _clicks_0(w: PartitionWriter) -> None:
@@ -59,18 +61,40 @@ def _clicks_1(w: PartitionWriter) -> None:
 
 
 def _payments_0(w: PartitionWriter) -> None:
-    for seq in range(0, 30, 5):  # idempotent producer 1000
-        w.append(_events(seq, 5), producer_id=1000, producer_epoch=0, base_sequence=seq, compression="lz4")
-    txn = {"producer_id": 2000, "producer_epoch": 3, "is_transactional": True}
-    w.append(_events(100, 4), base_sequence=0, **txn)
-    w.append(_events(104, 4), base_sequence=4, **txn)
-    w.append(_marker(1), is_control=True, **txn)  # COMMIT
-    w.append(_events(108, 4), base_sequence=8, compression="zstd", **txn)
-    w.append(_marker(0), is_control=True, **txn)  # ABORT
-    w.append(_events(112, 3), producer_id=1000, producer_epoch=0, base_sequence=30)
+    seqs = {1000: 0, 2000: 0, 3000: 0}
+    n = 0
+
+    def data(pid: int, count: int, epoch: int = 0, txn: bool = False, codec: str = "none") -> None:
+        nonlocal n
+        w.append(_events(100 + n, count), producer_id=pid, producer_epoch=epoch, base_sequence=seqs[pid],
+                 is_transactional=txn, compression=codec)
+        seqs[pid] += count
+        n += count
+
+    def end(pid: int, kind: int, epoch: int) -> None:
+        w.append(_marker(kind, T0 + 1000 * (100 + n) - 1, coordinator_epoch=2), producer_id=pid,
+                 producer_epoch=epoch, is_transactional=True, is_control=True)
+
+    for _ in range(6):
+        data(1000, 5, codec="lz4")  # idempotent, not transactional
+    data(2000, 4, 3, True)
+    data(2000, 4, 3, True)
+    end(2000, 1, 3)  # COMMIT
+    data(3000, 3, 1, True, "gzip")  # opens a transaction that outlives the next abort
+    data(2000, 4, 3, True, "zstd")
+    data(1000, 5, codec="snappy")
+    end(2000, 0, 3)  # ABORT while 3000's transaction is open: the last stable offset stays behind
+    data(3000, 3, 1, True)
+    end(3000, 1, 1)  # COMMIT
+    seqs[2000] = 0  # a new producer epoch starts its sequences again
+    data(2000, 6, 4, True, "lz4")
+    end(2000, 0, 4)  # ABORT with nothing else open
+    data(3000, 2, 1, True)  # still open when the log ends
+    data(1000, 3)
 
 
 PARTITIONS = {("clicks", 0): _clicks_0, ("clicks", 1): _clicks_1, ("payments", 0): _payments_0}
+SEGMENT_BYTES_OF = {"payments": 2048}  # small segments, so transactions span rolls
 TOPIC_IDS = {"clicks": bytes(range(1, 17)), "payments": bytes(range(17, 33))}
 
 
@@ -84,7 +108,7 @@ def write_sample(root: str | Path) -> list[Path]:
         path = root / f"{topic}-{partition}"
         if path.exists():
             raise FileExistsError(f"{path} exists; the sample writes into an empty directory")
-        with PartitionWriter(path, segment_bytes=SEGMENT_BYTES) as w:
+        with PartitionWriter(path, segment_bytes=SEGMENT_BYTES_OF.get(topic, SEGMENT_BYTES)) as w:
             fill(w)
             ends[(topic, partition)] = w.next_offset
         topic_id = base64.urlsafe_b64encode(TOPIC_IDS[topic]).rstrip(b"=").decode()

@@ -11,7 +11,9 @@ from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .logdir import Partition, Segment
+from .producers import ProducerState, state_at
 from .scan import ScanResult, scan_file
+from .txnindex import AbortedTxn, check_txn_index, read_txn_index
 
 
 @dataclass
@@ -70,7 +72,23 @@ def check_time_index(entries: list[index.TimeEntry], scan: ScanResult, base: int
     return problems
 
 
-def verify_segment(seg: Segment, previous_last_offset: int | None = None) -> SegmentReport:
+def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int) -> list[str]:
+    """Every aborted transaction the log's markers give must be in the index, or a read-committed
+    consumer would see its records. Entries the log no longer explains are not flagged: the
+    cleaner removes aborted data from compacted topics and keeps their entries."""
+    problems = check_txn_index(entries, base)
+    present = set(entries)
+    for t in rebuilt:
+        if t not in present:
+            problems.append(f"transaction index: lacks the aborted transaction of producer {t.producer_id} "
+                            f"(offsets {t.first_offset}..{t.last_offset}, last stable offset {t.last_stable_offset})")
+    return problems
+
+
+def verify_segment(seg: Segment, previous_last_offset: int | None = None,
+                   producers: ProducerState | None = None) -> SegmentReport:
+    """The log and its indexes; with the producer state before the segment, the .txnindex too
+    (the state is advanced past the segment)."""
     report = SegmentReport(seg, scan_file(seg.log))
     scan = report.scan
     last = previous_last_offset
@@ -90,16 +108,48 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None) -> Seg
             report.problems.append(str(err))
             continue
         report.problems += check(entries, scan, seg.base_offset)
+    report.problems += _check_transactions(seg, scan, producers)
     return report
+
+
+def _check_transactions(seg: Segment, scan: ScanResult, producers: ProducerState | None) -> list[str]:
+    rebuilt = []
+    if producers is not None:
+        for b in scan.batches:
+            try:
+                if (t := producers.apply(b)) is not None:
+                    rebuilt.append(t)
+            except DecodeError as err:
+                return [f"log: batch at position {b.position}: {err}"]
+    if seg.txn_index is None:
+        return [f"transaction index: missing, but the log aborts {len(rebuilt)} transaction"
+                f"{'s' if len(rebuilt) != 1 else ''}"] if rebuilt else []
+    try:
+        entries = read_txn_index(seg.txn_index.read_bytes())
+    except DecodeError as err:
+        err.file = err.file or str(seg.txn_index)
+        return [str(err)]
+    return check_txn_entries(entries, rebuilt, seg.base_offset)
 
 
 def verify_partition(part: Partition) -> list[SegmentReport]:
     reports, last = [], None
+    producers = None
+    if part.segments:
+        state, complete = state_at(part, part.segments[0].base_offset)
+        producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
-        r = verify_segment(seg, last)
+        r = verify_segment(seg, last, producers)
         reports.append(r)
         if r.scan.batches:
             last = r.scan.batches[-1].last_offset
+    for offset, path in sorted(part.snapshots.items()):
+        try:
+            ProducerState.from_snapshot(path.read_bytes(), offset)
+        except DecodeError as err:
+            owner = next((r for r in reversed(reports) if r.segment.base_offset <= offset), None)
+            if owner is not None:  # a snapshot without segments has nothing to be wrong about
+                owner.problems.append(f"producer snapshot {path.name}: {err}")
     return reports
 
 

@@ -1,9 +1,11 @@
 """Append batches to a partition directory as a broker would: assign offsets, roll segments,
-write index entries by Kafka's append rule.
+write index entries by Kafka's append rule, a `.txnindex` entry for each aborted transaction and
+a producer-state `.snapshot` at each roll and at close.
 
-Every write appends; nothing written is rewritten. A crash part-way leaves a .log whose valid
-prefix (found by the recovery scan) holds every batch written completely, and indexes that are at
-worst short of their last entries, which `reindex` restores.
+Every write appends; nothing written is rewritten (snapshots are new files, renamed into place).
+A crash part-way leaves a .log whose valid prefix (found by the recovery scan) holds every batch
+written completely, and indexes that are at worst short of their last entries, which `reindex`
+restores.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from kafkacodec.runtime.errors import KafkaCodecError
 from . import index, names
 from .files import write_atomically
 from .logdir import open_partition
+from .producers import ProducerState, marker_of, snapshot_path, state_at
 from .scan import scan_bytes, scan_file
+from .txnindex import encode_txn_index
 
 DEFAULT_SEGMENT_BYTES = 1 << 30
 DEFAULT_INDEX_BYTES = 10 * 1024 * 1024
@@ -44,7 +48,9 @@ class PartitionWriter:
     # -- state ---------------------------------------------------------------------------
     def _open_active(self) -> None:
         part = open_partition(self.path)
+        self.last_snapshot = max(part.snapshots, default=-1)
         if not part.segments:
+            self.producers = ProducerState()
             self._start_segment(0)
             return
         seg = part.segments[-1]
@@ -63,6 +69,13 @@ class PartitionWriter:
         self.next_offset = scan.batches[-1].last_offset + 1 if scan.batches else self.base
         self._write_file(".index", index.encode_offset_index(offsets, self.base), replace=True)
         self._write_file(".timeindex", index.encode_time_index(times, self.base), replace=True)
+        self.producers, _ = state_at(part, self.base)
+        try:
+            aborted = [t for b in scan.batches if (t := self.producers.apply(b)) is not None]
+        except KafkaCodecError as err:
+            raise WriteRefused(f"{seg.log}: {err}; recover it before appending") from err
+        if aborted or self._file(".txnindex").exists():
+            self._write_file(".txnindex", encode_txn_index(aborted), replace=True)
 
     def _start_segment(self, base: int) -> None:
         self.base = self.next_offset = base
@@ -91,10 +104,15 @@ class PartitionWriter:
         entries); returns the (first, last) offset."""
         data = write_batch(records, base_offset=self.next_offset, **batch_options)
         written = scan_bytes(data).batches  # what recovery will read back: last offsets, max timestamps
+        for b in written:  # a malformed transaction marker is refused before anything is written
+            if b.magic >= 2 and b.entry.is_control and b.entry.producer_id >= 0:
+                marker_of(b.entry)
         first, last = self.next_offset, written[-1].last_offset
         if self._must_roll(len(data), last):
             self.close_segment()
             self._start_segment(first)
+            self._snapshot()
+        aborted = [t for b in written if (t := self.producers.apply(b)) is not None]
         for b in written:
             if b.max_timestamp > self.max_ts:
                 self.max_ts, self.max_ts_offset = b.max_timestamp, b.last_offset
@@ -102,6 +120,8 @@ class PartitionWriter:
         self._write_file(".log", data)
         self.size += len(data)
         self.next_offset = last + 1
+        if aborted:  # created on the first abort, as Kafka creates it
+            self._write_file(".txnindex", encode_txn_index(aborted))
         if position - self.last_entry_at > self.interval:  # checked before this batch's size counts
             self._write_file(".index", index.encode_offset_index([index.OffsetEntry(last, position)], self.base))
             self.offset_entries += 1
@@ -127,8 +147,16 @@ class PartitionWriter:
         """The final time-index entry Kafka writes when a segment is rolled or closed."""
         self._maybe_time_entry()
 
+    def _snapshot(self) -> None:
+        """The producer state at the log end, as Kafka snapshots it on roll and at shutdown."""
+        offset = self.producers.end_offset
+        if offset > self.last_snapshot:
+            write_atomically(snapshot_path(self.path, offset), self.producers.to_snapshot())
+            self.last_snapshot = offset
+
     def close(self) -> None:
         self.close_segment()
+        self._snapshot()
 
     def __enter__(self):
         return self

@@ -18,7 +18,10 @@ from kaitaistruct import KaitaiStream
 from conftest import ROOT, TESTS
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.offset_index import OffsetIndex
+from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.time_index import TimeIndex
+from kafkacodec.generated.transaction_index import TransactionIndex
+from kafkacodec.storage.sample import write_sample
 
 SHIM = '''
 from kafka import codec
@@ -60,7 +63,8 @@ def official(tmp_path_factory):
     sys.path.insert(0, str(out))
     try:
         yield {name: importlib.import_module(name) for name in
-               ("record_batch", "legacy_log_entry", "offset_index", "time_index")}
+               ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
+                "producer_snapshot")}
     finally:
         sys.path.remove(str(out))
 
@@ -129,3 +133,17 @@ def test_official_parser_reads_indexes(official):
                                     (TimeIndex, "time_index", "TimeIndex", times)):
         theirs = getattr(official[module], cls)(KaitaiStream(io.BytesIO(data)))
         assert compare(ours.from_bytes(data).to_dict(), theirs) == 100
+
+
+def test_official_parser_reads_transaction_indexes_and_snapshots(official, tmp_path):
+    write_sample(tmp_path)
+    part = tmp_path / "payments-0"
+    files = sorted(part.glob("*.txnindex")) + sorted(part.glob("*.snapshot"))
+    checked = 0
+    for f in files:
+        data = f.read_bytes()
+        ours, module, cls = ((TransactionIndex, "transaction_index", "TransactionIndex") if f.suffix == ".txnindex"
+                             else (ProducerSnapshot, "producer_snapshot", "ProducerSnapshot"))
+        theirs = getattr(official[module], cls)(KaitaiStream(io.BytesIO(data)))
+        checked += compare(ours.from_bytes(data).to_dict(), theirs)
+    assert checked > 40
