@@ -132,7 +132,8 @@ def _check_transactions(seg: Segment, scan: ScanResult, producers: ProducerState
     return check_txn_entries(entries, rebuilt, seg.base_offset)
 
 
-def verify_partition(part: Partition) -> list[SegmentReport]:
+def verify_partition(part: Partition, on_segment=None) -> list[SegmentReport]:
+    """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots."""
     reports, last = [], None
     producers = None
     if part.segments:
@@ -141,6 +142,8 @@ def verify_partition(part: Partition) -> list[SegmentReport]:
     for seg in part.segments:
         r = verify_segment(seg, last, producers)
         reports.append(r)
+        if on_segment is not None:
+            on_segment(r)
         if r.scan.batches:
             last = r.scan.batches[-1].last_offset
     for offset, path in sorted(part.snapshots.items()):

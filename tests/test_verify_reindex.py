@@ -73,3 +73,13 @@ def test_verify_reports_where_damage_starts(partition, tmp_path):
 
 def test_verify_usage_error():
     assert kc("verify", "/no/such/path").returncode == 2
+
+
+def test_verify_says_what_kafka_would_pass_over(partition):
+    root = partition.parent
+    (root / "orders-1.0123456789abcdef0123456789abcdef-delete").mkdir()
+    (partition / "00000000000000000400.log.deleted").write_bytes(b"\0" * 100)  # garbage, never read
+    run = kc("verify", str(root))
+    assert run.returncode == 0, run.stderr
+    assert "orders-1.0123456789abcdef0123456789abcdef-delete: delete replica directory" in run.stderr
+    assert "00000000000000000400.log.deleted: in flight" in run.stderr
