@@ -5,7 +5,7 @@ KC      := .venv/bin/kafkacodec
 STAMP   := .venv/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install generate check test run bench docs clean
+.PHONY: install browser generate check test run bench docs clean
 
 install: $(STAMP)
 
@@ -19,13 +19,17 @@ $(NODE_STAMP): package.json
 	npm install --no-audit --no-fund --silent
 	touch $(NODE_STAMP)
 
+# headless Chromium (Debian's package) for the test that opens the HTML docs
+browser:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+
 generate: install
 	$(KC) generate
 
 check: install
 	$(KC) generate --check
 
-test: install $(NODE_STAMP)
+test: install $(NODE_STAMP) browser
 	$(KC) generate --check
 	$(PY) -m pytest
 
@@ -40,6 +44,7 @@ bench: install
 
 docs: install
 	$(KC) generate
+	$(KC) docs --html build/site
 
 clean:
 	rm -rf .venv node_modules build dist *.egg-info

@@ -42,6 +42,11 @@ def load_program(schema_dir: Path, problems: Problems) -> Program:
 
 def compile_dir(schema_dir: Path) -> dict[str, str]:
     """Return {relative output path: text} for every schema, or raise CompileFailed."""
+    return compile_program(schema_dir)[1]
+
+
+def compile_program(schema_dir: Path) -> tuple[Program, dict[str, str]]:
+    """The checked program (for the docs) and the code outputs, or raise CompileFailed."""
     problems = Problems()
     program = load_program(schema_dir, problems)
     run_passes(program, problems)  # on every schema that loaded, so one run reports everything
@@ -59,4 +64,4 @@ def compile_dir(schema_dir: Path) -> dict[str, str]:
             modules=modules, version=GENERATOR_VERSION).rstrip("\n") + "\n"
     if problems:
         raise CompileFailed(problems.sorted())
-    return outputs
+    return program, outputs

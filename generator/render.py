@@ -30,6 +30,11 @@ def _oneline(text: str) -> str:
     return " ".join((text or "").split())
 
 
+def _hexbytes(data: bytes, limit: int = 16) -> str:
+    text = data[:limit].hex(" ")
+    return f"`{text}` … ({len(data)} bytes)" if len(data) > limit else f"`{text}`" if data else ""
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -42,6 +47,7 @@ def environment() -> jinja2.Environment:
     env.filters["body"] = _body
     env.filters["docstring"] = _docstring
     env.filters["oneline"] = _oneline
+    env.filters["hexbytes"] = _hexbytes
     return env
 
 

@@ -23,22 +23,28 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--check", is_flag=True, help="Exit non-zero with a diff if generated/ is stale; write nothing.")
+@click.option("--check", is_flag=True, help="Exit non-zero with a diff if generated/ or docs/formats/ is stale; "
+                                            "write nothing.")
 @click.option("--schemas", "schema_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder of .ksy schemas (default: schemas/ of this checkout).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder for generated modules (default: generated/ of this checkout).")
-def generate(check: bool, schema_dir: Path | None, out_dir: Path | None) -> None:
-    """Compile the schemas into Python codecs under generated/."""
-    from .generator.compile import compile_dir
-    from .generator.outputs import stale, write
+@click.option("--docs", "docs_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the format pages (default: docs/formats/ of this checkout; "
+                   "with --schemas or --out, none unless given).")
+def generate(check: bool, schema_dir: Path | None, out_dir: Path | None, docs_dir: Path | None) -> None:
+    """Compile the schemas into Python codecs under generated/ and format pages under docs/formats/."""
+    from .generator.compile import compile_program
+    from .generator.outputs import DOC_SUFFIXES, stale, write
     from .generator.problems import CompileFailed
 
     root = _repo_root()
+    if docs_dir is None and schema_dir is None and out_dir is None:
+        docs_dir = root / "docs" / "formats"
     schema_dir = schema_dir or root / "schemas"
     out_dir = out_dir or root / "generated"
     try:
-        outputs = compile_dir(schema_dir)
+        program, outputs = compile_program(schema_dir)
     except CompileFailed as failed:
         for problem in failed.problems:
             click.echo(str(problem), err=True)
@@ -47,18 +53,50 @@ def generate(check: bool, schema_dir: Path | None, out_dir: Path | None) -> None
         sys.exit(1)
     if check:
         diffs = stale(out_dir, outputs)
+        if not diffs and docs_dir is not None:  # the pages' examples come from the code checked above
+            diffs = stale(docs_dir, _doc_outputs(program), DOC_SUFFIXES)
         if diffs:
             for d in diffs:
                 click.echo(d, nl=False)
-            click.echo(f"\n{out_dir} is stale; fix it with: make generate", err=True)
+            click.echo("\ngenerated output is stale; fix it with: make generate", err=True)
             sys.exit(1)
-        click.echo(f"{out_dir}: up to date ({len(outputs)} files)")
+        click.echo(f"{out_dir}: up to date ({len(outputs)} files)" +
+                   (f"; {docs_dir}: up to date" if docs_dir is not None else ""))
         return
-    changed = write(out_dir, outputs)
-    for name in changed:
-        click.echo(f"wrote {out_dir / name}")
+    changed = [out_dir / name for name in write(out_dir, outputs)]
+    if docs_dir is not None:  # after the code: the examples are written and read by it
+        changed += [docs_dir / name for name in write(docs_dir, _doc_outputs(program), DOC_SUFFIXES)]
+    for path in changed:
+        click.echo(f"wrote {path}")
     if not changed:
         click.echo(f"{out_dir}: up to date ({len(outputs)} files)")
+
+
+def _doc_outputs(program) -> dict[str, str]:
+    """The format pages, with examples from the generated codecs as they are on disk now."""
+    import importlib
+
+    from .generator.docs import build_docs
+
+    importlib.invalidate_caches()
+    from .formatdocs.examples import example_rows
+
+    return build_docs(program, example_rows(program))
+
+
+@main.command()
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for the static site (created; its pages are replaced).")
+def docs(html_dir: Path) -> None:
+    """Build a static HTML site from docs/ (the format pages and the schema-language guide)."""
+    from .formatdocs.site import build_site
+
+    root = _repo_root()
+    if not (root / "docs" / "formats" / "index.md").exists():
+        click.echo(f"error: {root / 'docs' / 'formats'} has no pages; run: kafkacodec generate", err=True)
+        sys.exit(2)
+    pages = build_site(root / "docs", root / "schemas", html_dir)
+    click.echo(f"wrote {len(pages)} pages to {html_dir}; open {html_dir / 'index.html'}")
 
 
 @contextmanager

@@ -4,7 +4,7 @@ meta:
   license: Apache-2.0
   endian: be
 doc: |
-  Sparse map from offsets to byte positions in the segment's `.log` file. Kafka preallocates the
+  Sparse map from offsets to byte positions in the segment's `.log` file, unchanged since Kafka 0.8. Kafka preallocates the
   file (10 MiB by default) and fills the unused tail with zeros, trimming it when the segment is
   rolled or closed; a reader of a crashed segment must stop at the first zero slot after the
   first. Since Kafka 2.0 each entry names the last offset of a batch (1.x wrote the first).

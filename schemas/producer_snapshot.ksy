@@ -4,7 +4,8 @@ meta:
   license: Apache-2.0
   endian: be
 doc: |
-  The idempotent and transactional producers' state at an offset (the number in the file name),
+  Since Kafka 0.11 (KIP-98), version 1 throughout: the idempotent and transactional producers' state
+  at an offset (the number in the file name),
   written when a segment is rolled and at clean shutdown so that recovery replays only the log
   after it. Each producer keeps the metadata of its last batch, from which Kafka rejects
   duplicates and sequence gaps, and the first offset of its open transaction, from which the

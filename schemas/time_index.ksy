@@ -4,7 +4,7 @@ meta:
   license: Apache-2.0
   endian: be
 doc: |
-  Sparse map from timestamps to offsets: entry (T, O) says the largest timestamp seen in the
+  Sparse map from timestamps to offsets, added in Kafka 0.10.1 (KIP-33) with message format v1: entry (T, O) says the largest timestamp seen in the
   segment up to offset O is T. Entries are appended only when the maximum timestamp grows, so a
   segment of magic 0 messages has an empty time index. Preallocated and zero-filled like the
   offset index, with one slot kept free for the entry written when the segment is rolled.

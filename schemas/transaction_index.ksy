@@ -4,8 +4,9 @@ meta:
   license: Apache-2.0
   endian: be
 doc: |
-  The aborted transactions whose ABORT marker lies in the segment, in marker order, so that a
-  read-committed fetch can skip their records without reading the markers. Unlike the offset
+  Since Kafka 0.11 (KIP-98, exactly-once delivery): the aborted transactions whose ABORT marker
+  lies in the segment, in marker order, so that a read-committed fetch can skip their records
+  without reading the markers. Unlike the offset
   and time indexes the file is neither memory-mapped nor preallocated: it is created on the
   first abort and grows by plain appends. Kafka stops reading when fewer than 34 bytes remain,
   so a torn final entry is ignored.

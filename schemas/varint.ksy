@@ -4,7 +4,8 @@ meta:
   license: Apache-2.0
   -intrinsic: zigzag32
 doc: |
-  A signed 32-bit integer in zigzag encoding, written as a little-endian base-128 varint of at
+  The integer encoding of message format v2 records (Kafka 0.11 and later): a signed 32-bit
+  integer in zigzag encoding, written as a little-endian base-128 varint of at
   most 5 bytes: each byte carries 7 bits of the value and sets bit 7 when another byte follows.
   Zigzag maps 0, -1, 1, -2 ... to 0, 1, 2, 3 ..., so -1 is the single byte 0x01. Bits above bit
   31 of a fifth byte are dropped, as Kafka drops them. kafkacodec reads and writes this type with

@@ -6,7 +6,7 @@ meta:
 doc: |
   A signed 64-bit integer in zigzag encoding, written as a little-endian base-128 varint of at
   most 10 bytes (the layout of `varint`, with more room). Kafka uses it for record timestamp
-  deltas. kafkacodec reads and writes it with its runtime routine (the `-intrinsic` key).
+  deltas in message format v2 (Kafka 0.11 and later). kafkacodec reads and writes it with its runtime routine (the `-intrinsic` key).
 doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/utils/ByteUtils.java
 seq:
   - id: groups

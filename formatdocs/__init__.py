@@ -1,0 +1,1 @@
+"""Format documentation that needs the generated codecs: annotated examples and the HTML site."""

@@ -1,0 +1,181 @@
+"""The format pages: complete, true to the codecs, fresh, and rendered by a real browser."""
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from conftest import ROOT
+from kafkacodec.formatdocs.examples import WRITERS, example_rows
+from kafkacodec.formatdocs.hexdump import show
+from kafkacodec.generator.compile import compile_program
+from kafkacodec.generator.docs import build_docs
+
+DOCS = ROOT / "docs" / "formats"
+ARTIFACTS = ROOT / "build" / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def program():
+    return compile_program(ROOT / "schemas")[0]
+
+
+def sections(page: str) -> dict[str, str]:
+    """Text of each type's section, keyed by its anchor."""
+    parts = re.split(r'<a id="(type-[a-z0-9-]+)"></a>', page)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def test_every_schema_has_a_page_and_every_field_a_row(program):
+    index = (DOCS / "index.md").read_text()
+    for sid, schema in program.schemas.items():
+        page = (DOCS / f"{sid}.md").read_text()
+        assert f"]({sid}.md)" in index
+        by_anchor = sections(page)
+        for spec in program.walk(schema.root):
+            anchor = "type-" + "-".join(p.lower() for p in program.class_path(spec))
+            section = by_anchor[anchor].split("\n## ", 1)[0]
+            for attr in spec.seq:
+                assert f"| `{attr.id}` |" in section, (sid, spec.name, attr.id)
+            for inst in spec.instances:
+                assert f"| `{inst.id}` |" in section, (sid, spec.name, inst.id)
+            if spec.seq and not spec.intrinsic:
+                svg = re.search(r"!\[[^\]]*\]\((svg/[^)]+)\)", section).group(1)
+                assert (DOCS / svg).read_text().startswith("<svg ")
+
+
+def example_table(page: str) -> list[tuple[int, bytes, str, str]]:
+    rows = []
+    for line in page.split("## Example", 1)[1].splitlines():
+        m = re.match(r"^\| (\d+) \| `([0-9a-f ]*)`(.*?) \| `([^`]+)` \| (.*) \|$", line)
+        if m:
+            assert not m.group(3), f"a truncated example row cannot be checked: {line}"
+            rows.append((int(m.group(1)), bytes.fromhex(m.group(2)), m.group(4), m.group(5)))
+    return rows
+
+
+def resolve(obj, path: str):
+    for part in path.split("."):
+        name, _, index = part.partition("[")
+        obj = getattr(obj, name)
+        if index:
+            obj = obj[int(index.rstrip("]"))]
+    return obj
+
+
+@pytest.mark.parametrize("sid", sorted(WRITERS))
+def test_example_hex_dump_decodes_to_its_labels(sid):
+    """The bytes printed on the page, put back together, decode with the generated reader to the
+    values printed beside them, and every byte is labelled exactly once."""
+    rows = example_table((DOCS / f"{sid}.md").read_text())
+    data = b""
+    for offset, chunk, _, _ in rows:
+        assert offset == len(data)
+        data += chunk
+    obj = WRITERS[sid][1].from_bytes(data)
+    assert obj.to_bytes() == data
+    for _, _, path, value in rows:
+        assert show(resolve(obj, path)) == value.replace("\\|", "|"), path
+
+
+@pytest.mark.parametrize("sid", ["varint", "varlong"])
+def test_varint_examples_decode_with_the_runtime(sid):
+    from kafkacodec.runtime.varint import read_zigzag32, read_zigzag64
+    read = read_zigzag32 if sid == "varint" else read_zigzag64
+    for offset, chunk, _, value in example_table((DOCS / f"{sid}.md").read_text()):
+        assert read(chunk, 0, len(chunk)) == (int(value), len(chunk)), offset
+
+
+def test_a_doc_edit_changes_its_code_and_its_page_and_nothing_else(program, tmp_path):
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    ksy = tmp_path / "schemas" / "time_index.ksy"
+    text = ksy.read_text()
+    edited = text.replace("doc: Offset minus the segment's base offset.",
+                          "doc: Offset minus the segment's base offset (the file name's number).")
+    assert edited != text
+    ksy.write_text(edited)
+    before_code = compile_program(ROOT / "schemas")[1]
+    after_program, after_code = compile_program(tmp_path / "schemas")
+    assert {k for k in before_code if before_code[k] != after_code[k]} == {"time_index.py"}
+    before_docs = build_docs(program, example_rows(program))
+    after_docs = build_docs(after_program, example_rows(after_program))
+    assert {k for k in before_docs if before_docs[k] != after_docs[k]} == {"time_index.md"}
+    assert "(the file name's number)" in after_docs["time_index.md"]
+
+
+def test_generate_check_fails_on_a_stale_page(tmp_path):
+    docs = tmp_path / "formats"
+    shutil.copytree(DOCS, docs)
+    kc = [sys.executable, "-m", "kafkacodec", "generate", "--check", "--docs", str(docs)]
+    assert subprocess.run(kc, capture_output=True).returncode == 0
+    page = docs / "offset_index.md"
+    page.write_text(page.read_text().replace("Sparse map", "Sparse table"))
+    run = subprocess.run(kc, capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "-Sparse table" in run.stdout and "+Sparse map" in run.stdout and "make generate" in run.stderr
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids, self.images = [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        if tag == "img":
+            self.images.append(a["src"])
+
+
+def colours(png: Path) -> set[tuple[int, int, int]]:
+    from PIL import Image
+    with Image.open(png) as im:
+        return {c for _, c in im.convert("RGB").getcolors(maxcolors=1 << 20)}
+
+
+def test_html_site_renders_in_headless_chromium(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("headless Chromium is needed (make test installs Debian's chromium package)")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "kafkacodec", "docs", "--html", str(site)], check=True,
+                   capture_output=True)
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) == len(list(DOCS.glob("*.md"))) + 2  # the format pages, the guide, the entry
+    parsed = {}
+    for page in pages:
+        p = Links()
+        p.feed(page.read_text())
+        parsed[page] = p
+    for page, p in parsed.items():  # every relative link and image resolves, anchors included
+        for href in p.links + p.images:
+            url = urlparse(href)
+            if url.scheme:
+                continue
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            assert target.exists(), (page.name, href)
+            if url.fragment and target.suffix == ".html":
+                assert url.fragment in parsed[target].ids, (page.name, href)
+    svg_module = importlib.import_module("kafkacodec.generator.svg")
+    diagram = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in (svg_module.FILL, svg_module.COVERED)}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for page in pages:
+        if page.name == "index.html" and page.parent == site:
+            continue
+        shot = ARTIFACTS / f"docs-{page.stem}.png"
+        shot.unlink(missing_ok=True)
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=1280,1600", f"--screenshot={shot}", page.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        seen = colours(shot)
+        assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
+        if parsed[page].images:  # the diagrams were loaded and painted
+            assert seen & diagram, page.name
