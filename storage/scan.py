@@ -49,7 +49,7 @@ class ScanResult:
         return self.error is None
 
 
-def _batch_at(buf, pos: int, end: int) -> BatchInfo:
+def batch_at(buf, pos: int, end: int) -> BatchInfo:
     """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do."""
     size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
     if size < MIN_RECORD_OVERHEAD:
@@ -78,7 +78,7 @@ def iter_batches(buf, end: int | None = None, start: int = 0) -> Iterator[BatchI
             yield TruncatedError(f"{end - pos} bytes at the end are too few for a batch header", pos, "log")
             return
         try:
-            info = _batch_at(buf, pos, end)
+            info = batch_at(buf, pos, end)
         except DecodeError as err:  # positioned at the field that failed; the batch starts at pos
             yield err
             return

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kafkacodec import write_batch
+from kafkacodec.records import Batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import index, names
@@ -35,8 +36,11 @@ class WriteRefused(KafkaCodecError):
 class PartitionWriter:
     def __init__(self, path: str | Path, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
                  index_interval_bytes: int = index.INDEX_INTERVAL_BYTES,
-                 segment_index_bytes: int = DEFAULT_INDEX_BYTES, fsync: bool = False):
+                 segment_index_bytes: int = DEFAULT_INDEX_BYTES, fsync: bool = False, start_offset: int = 0):
+        """`start_offset` is where an empty partition starts (a partition with segments goes on
+        from its log end)."""
         self.path = Path(path)
+        self.start_offset = start_offset
         self.path.mkdir(parents=True, exist_ok=True)
         self.segment_bytes = segment_bytes
         self.interval = index_interval_bytes
@@ -50,8 +54,8 @@ class PartitionWriter:
         part = open_partition(self.path)
         self.last_snapshot = max(part.snapshots, default=-1)
         if not part.segments:
-            self.producers = ProducerState()
-            self._start_segment(0)
+            self.producers = ProducerState(end_offset=self.start_offset)
+            self._start_segment(self.start_offset)
             return
         seg = part.segments[-1]
         scan = scan_file(seg.log)
@@ -101,13 +105,17 @@ class PartitionWriter:
     # -- appending -----------------------------------------------------------------------
     def append(self, records: Iterable, **batch_options) -> tuple[int, int]:
         """Write the records at the next offsets as one v2 batch (or, with magic=0/1, legacy
-        entries); returns the (first, last) offset."""
+        entries); returns the (first, last) offset. Records may carry their own offsets (as after
+        compaction): they must rise and start at or after the next offset."""
         data = write_batch(records, base_offset=self.next_offset, **batch_options)
         written = scan_bytes(data).batches  # what recovery will read back: last offsets, max timestamps
+        first_written = _first_offset(written[0])
+        if first_written < self.next_offset:
+            raise ValueError(f"offset {first_written} is below the partition's next offset {self.next_offset}")
         for b in written:  # a malformed transaction marker is refused before anything is written
             if b.magic >= 2 and b.entry.is_control and b.entry.producer_id >= 0:
                 marker_of(b.entry)
-        first, last = self.next_offset, written[-1].last_offset
+        first, last = first_written, written[-1].last_offset
         if self._must_roll(len(data), last):
             self.close_segment()
             self._start_segment(first)
@@ -163,3 +171,10 @@ class PartitionWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _first_offset(info) -> int:
+    e = info.entry
+    if info.magic >= 2:
+        return e.base_offset
+    return Batch(e, info.position, info.size).base_offset

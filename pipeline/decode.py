@@ -1,0 +1,125 @@
+"""Decode a byte range of a segment into Arrow record batches, with Kafka's offset bounds,
+read-committed filtering and a choice of what to do with damaged batches."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import pyarrow as pa
+
+from kafkacodec.records import read_batches
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+from kafkacodec.storage.producers import last_sequence
+from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+
+from .columns import ColumnBuilder
+
+ON_CORRUPT = ("fail", "skip", "report")
+
+
+class CorruptSegmentError(DecodeError):
+    """A damaged batch met with onCorrupt=fail."""
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One task's work: a byte range of one segment and the bounds to apply. Picklable."""
+    path: str
+    topic: str
+    partition: int
+    start_pos: int = 0
+    end_pos: int | None = None  # None: to the end of the file
+    start_offset: int | None = None
+    end_offset: int | None = None  # exclusive
+    aborted: tuple[tuple[int, int, int], ...] = ()  # (producer id, first offset, marker offset)
+    options: "ReadOptions" = field(default_factory=lambda: ReadOptions())
+    uri: str = ""  # what the query loaded; the task opens its filesystem from it
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    include_headers: bool = False
+    verify_crc: bool = True
+    on_corrupt: str = "fail"
+    read_committed: bool = False
+    rows_per_batch: int = 10_000
+
+
+def _aborted(spec: Slice, pid: int, offset: int) -> bool:
+    return any(p == pid and first <= offset <= last for p, first, last in spec.aborted)
+
+
+def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: int = 0) -> Iterator[pa.RecordBatch]:
+    """Arrow batches of the records in buf[start_pos:end_pos] that pass the slice's bounds; `buf`
+    starts at byte `base_pos` of the file, which positions and errors report."""
+    opts = spec.options
+    out = ColumnBuilder(spec.topic, spec.partition, segment_name or spec.path, opts.include_headers)
+    c = out.cols
+    end = len(buf) if spec.end_pos is None else min(spec.end_pos, len(buf))
+    lo = spec.start_offset
+    hi = spec.end_offset
+    pos = spec.start_pos
+    while pos < end:
+        at = pos
+        size = LOG_OVERHEAD + int.from_bytes(buf[at + 8:at + 12], "big", signed=True) if end - at >= 12 else 0
+        try:
+            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD:
+                raise InvalidValueError(f"batch size {size - LOG_OVERHEAD} is below the minimum "
+                                        f"({MIN_RECORD_OVERHEAD}) or missing", 8, "log/size")
+            if at + size > end:
+                raise TruncatedError(f"batch of {size} bytes extends past the end ({end - at} bytes left)", 0, "log")
+            batch = next(read_batches(buf[at:at + size], verify=opts.verify_crc))
+            records = list(batch)  # decompress and decode now, so damage inside is caught here
+        except DecodeError as err:
+            err.file = spec.path
+            err.position = base_pos + at + (err.position or 0)
+            if opts.on_corrupt == "fail":
+                raise CorruptSegmentError(err.message, err.position, err.path, spec.path) from err
+            if opts.on_corrupt == "report":
+                out.add_corruption(None, base_pos + at, str(err))
+            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD or at + size > end:
+                break  # the framing is lost: nothing after it can be found, as in recovery
+            pos = at + size
+            continue
+        pos = at + size
+        if lo is not None and batch.last_offset < lo:
+            continue
+        if hi is not None and batch.base_offset >= hi:
+            break
+        e = batch.entry
+        legacy = batch.is_legacy
+        if legacy:
+            pid, epoch, txn, control, base_seq = -1, -1, False, False, -1
+            ts_type = None
+        else:
+            pid, epoch, txn, control, base_seq = (e.producer_id, e.producer_epoch, e.is_transactional,
+                                                  e.is_control, e.base_sequence)
+            ts_type = int(e.timestamp_type)
+            if opts.read_committed and (control or (txn and _aborted(spec, pid, e.base_offset))):
+                continue
+        kept = 0
+        for r in records:
+            off = r.offset
+            if (lo is not None and off < lo) or (hi is not None and off >= hi):
+                continue
+            kept += 1
+            c["key"].append(r.key)
+            c["value"].append(r.value)
+            c["offset"].append(off)
+            c["timestamp"].append(r.timestamp)
+            if legacy:
+                c["timestampType"].append(r.timestamp_type)
+                c["sequence"].append(-1)
+                if opts.include_headers:
+                    c["headers"].append(None)
+            else:
+                c["timestampType"].append(ts_type)
+                c["sequence"].append(last_sequence(base_seq, off - e.base_offset))
+                if opts.include_headers:
+                    c["headers"].append([(h.key, h.value) for h in r.headers] or None)
+        out.add_batch_rows(kept, (batch.magic, batch.compression, pid, epoch, txn, control, batch.crc_valid,
+                                  base_pos + at))
+        if len(out) >= opts.rows_per_batch:
+            yield out.flush()
+    if len(out):
+        yield out.flush()

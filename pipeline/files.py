@@ -1,0 +1,130 @@
+"""Find Kafka's files under a path on any filesystem pyarrow reaches (local, s3://, gs://,
+hdfs://, ...), and read byte ranges of them. Everything here is picklable by value: a task gets
+the URI it was planned from and opens the filesystem itself."""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+import pyarrow.fs as pafs
+
+from kafkacodec.storage import names
+
+
+@dataclass(frozen=True)
+class SegmentFiles:
+    base_offset: int
+    log: str
+    size: int
+    index: str | None = None
+    time_index: str | None = None
+    txn_index: str | None = None
+
+
+@dataclass
+class PartitionFiles:
+    topic: str
+    partition: int
+    path: str
+    segments: list[SegmentFiles] = field(default_factory=list)
+
+
+@dataclass
+class Listing:
+    partitions: list[PartitionFiles]
+    skipped: list[tuple[str, str]]
+
+
+@functools.lru_cache(maxsize=8)
+def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
+    """The filesystem and the path inside it; a plain path is local."""
+    if "://" in uri and not uri.startswith("file://"):
+        return pafs.FileSystem.from_uri(uri)
+    path = uri[len("file://"):] if uri.startswith("file://") else uri
+    return pafs.LocalFileSystem(), os.path.abspath(path)
+
+
+def read_at(f, nbytes: int, position: int) -> bytes:
+    """`nbytes` from `position` of an open pyarrow file (local files give bytes, others Buffers)."""
+    data = f.read_at(nbytes, position)
+    return data if isinstance(data, bytes) else data.to_pybytes()
+
+
+def read_range(uri: str, path: str, start: int = 0, end: int | None = None) -> bytes:
+    fs, _ = filesystem(uri)
+    with fs.open_input_file(path) as f:
+        size = f.size()
+        end = size if end is None else min(end, size)
+        return read_at(f, end - start, start) if end > start else b""
+
+
+def _children(fs: pafs.FileSystem, path: str) -> list[pafs.FileInfo]:
+    return sorted(fs.get_file_info(pafs.FileSelector(path, allow_not_found=False)), key=lambda i: i.path)
+
+
+def _partition(fs, path: str, topic: str, partition: int, skipped: list) -> PartitionFiles:
+    part = PartitionFiles(topic, partition, path)
+    found: dict[int, dict] = {}
+    for info in _children(fs, path):
+        name = info.base_name
+        if info.type != pafs.FileType.File:
+            continue
+        if names.is_transient(name):
+            skipped.append((info.path, "in flight (Kafka removes or renames it at load)"))
+            continue
+        suffix = os.path.splitext(name)[1]
+        if suffix not in (names.LOG, names.INDEX, names.TIME_INDEX, names.TXN_INDEX):
+            continue
+        try:
+            base = names.offset_from_name(name)
+        except ValueError:
+            skipped.append((info.path, "name is not a 20-digit offset"))
+            continue
+        found.setdefault(base, {})[suffix] = info
+    for base in sorted(found):
+        files = found[base]
+        log = files.get(names.LOG)
+        if log is None:
+            skipped.append((next(iter(files.values())).path, "index without a .log (orphan)"))
+            continue
+        part.segments.append(SegmentFiles(base, log.path, log.size,
+                                          *(files[s].path if s in files else None
+                                            for s in (names.INDEX, names.TIME_INDEX, names.TXN_INDEX))))
+    return part
+
+
+def list_log(uri: str) -> Listing:
+    """What `uri` holds: one segment (.log), a partition directory, or a log-dirs root."""
+    fs, path = filesystem(uri)
+    info = fs.get_file_info(path)
+    skipped: list[tuple[str, str]] = []
+    if info.type == pafs.FileType.NotFound:
+        raise FileNotFoundError(uri)
+    if info.type == pafs.FileType.File:
+        parent = os.path.dirname(path)
+        parsed = names.parse_partition_dir(os.path.basename(parent))
+        topic, partition = (parsed.topic, parsed.partition) if parsed else (os.path.basename(parent), -1)
+        whole = _partition(fs, parent, topic, partition, [])
+        whole.segments = [s for s in whole.segments if s.log == info.path]
+        if not whole.segments:
+            raise ValueError(f"{uri}: not a segment (.log with a 20-digit base offset)")
+        return Listing([whole], skipped)
+    children = _children(fs, path)
+    if any(c.type == pafs.FileType.File and c.base_name.endswith(names.LOG) for c in children):
+        parsed = names.parse_partition_dir(os.path.basename(path.rstrip("/")))
+        topic, partition = (parsed.topic, parsed.partition) if parsed else (os.path.basename(path), -1)
+        return Listing([_partition(fs, path, topic, partition, skipped)], skipped)
+    partitions = []
+    for c in children:
+        if c.type != pafs.FileType.Directory:
+            continue
+        parsed = names.parse_partition_dir(c.base_name)
+        if parsed is None:
+            skipped.append((c.path, "not a partition directory"))
+        elif parsed.kind != "live":
+            skipped.append((c.path, f"{parsed.kind} replica directory (not live data)"))
+        else:
+            partitions.append(_partition(fs, c.path, parsed.topic, parsed.partition, skipped))
+    partitions.sort(key=lambda p: (p.topic, p.partition))
+    return Listing(partitions, skipped)

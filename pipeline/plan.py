@@ -1,0 +1,226 @@
+"""Turn Spark-Kafka-style options into slices of segments: which partitions, which offsets
+(resolved through the .index and .timeindex), which byte ranges, split at batch boundaries that
+the .index names. No pyspark import."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+
+from kafkacodec.records import read_batches
+from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.storage import index
+from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from kafkacodec.storage.txnindex import read_txn_index
+
+from .decode import ON_CORRUPT, ReadOptions, Slice
+from .files import PartitionFiles, SegmentFiles, filesystem, list_log, read_at, read_range
+
+EARLIEST, LATEST = -2, -1
+DEFAULT_MAX_BYTES = 64 << 20
+
+
+class OptionError(ValueError):
+    """An option that does not make sense; the message names it."""
+
+
+def _bool(options: dict, name: str, default: bool) -> bool:
+    value = options.get(name.lower())
+    if value is None:
+        return default
+    if str(value).lower() not in ("true", "false"):
+        raise OptionError(f"option {name} must be true or false, not {value!r}")
+    return str(value).lower() == "true"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Options as parsed, independent of the files."""
+    uri: str
+    options: ReadOptions
+    subscribe: tuple[str, ...] | None = None
+    pattern: str | None = None
+    assign: dict | None = None
+    starting: str | dict = "earliest"
+    ending: str | dict = "latest"
+    starting_ts: int | dict | None = None
+    ending_ts: int | dict | None = None
+    ts_strategy: str = "error"
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+def parse_options(options: dict) -> Plan:
+    """Options as Spark hands them to a data source: lower-cased names, string values."""
+    o = {k.lower(): v for k, v in options.items()}
+    uri = o.get("path")
+    if not uri:
+        raise OptionError("a path is needed: load('/path/to/log.dirs') or a partition directory or a segment")
+    chosen = [k for k in ("subscribe", "subscribepattern", "assign") if o.get(k)]
+    if len(chosen) > 1:
+        raise OptionError("give at most one of subscribe, subscribePattern and assign")
+    on_corrupt = o.get("oncorrupt", "fail").lower()
+    if on_corrupt not in ON_CORRUPT:
+        raise OptionError(f"onCorrupt must be one of {', '.join(ON_CORRUPT)}, not {on_corrupt!r}")
+    isolation = o.get("isolationlevel", "read_uncommitted").lower()
+    if isolation not in ("read_uncommitted", "read_committed"):
+        raise OptionError(f"isolationLevel must be read_uncommitted or read_committed, not {isolation!r}")
+    read = ReadOptions(include_headers=_bool(o, "includeHeaders", False), verify_crc=_bool(o, "verifyCrc", True),
+                       on_corrupt=on_corrupt, read_committed=isolation == "read_committed")
+
+    def offsets(name: str, default: str):
+        value = o.get(name.lower(), default)
+        if value in ("earliest", "latest"):
+            return value
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            raise OptionError(f"option {name} must be earliest, latest or JSON like "
+                              '{"topic": {"0": 23}}, not ' + repr(value)) from None
+        if not isinstance(parsed, dict):
+            raise OptionError(f"option {name} must be a JSON object of topics")
+        return parsed
+
+    def timestamps(name: str, by_name: str):
+        if o.get(name.lower()):
+            return int(o[name.lower()])
+        if o.get(by_name.lower()):
+            return json.loads(o[by_name.lower()])
+        return None
+
+    starting, ending = offsets("startingOffsets", "earliest"), offsets("endingOffsets", "latest")
+    if ending == "earliest":
+        raise OptionError("endingOffsets earliest is not allowed for a batch query (as in Spark's Kafka source)")
+    if starting == "latest":
+        raise OptionError("startingOffsets latest is not allowed for a batch query (as in Spark's Kafka source)")
+    try:
+        max_bytes = int(o.get("maxbytesperpartition", DEFAULT_MAX_BYTES))
+    except ValueError:
+        raise OptionError("maxBytesPerPartition must be a number of bytes") from None
+    return Plan(
+        uri=uri, options=read,
+        subscribe=tuple(t.strip() for t in o["subscribe"].split(",")) if o.get("subscribe") else None,
+        pattern=o.get("subscribepattern") or None,
+        assign=json.loads(o["assign"]) if o.get("assign") else None,
+        starting=starting, ending=ending,
+        starting_ts=timestamps("startingTimestamp", "startingOffsetsByTimestamp"),
+        ending_ts=timestamps("endingTimestamp", "endingOffsetsByTimestamp"),
+        ts_strategy=o.get("startingoffsetsbytimestampstrategy", "error").lower(), max_bytes=max(1, max_bytes))
+
+
+def selected(plan: Plan, part: PartitionFiles) -> bool:
+    if plan.subscribe is not None:
+        return part.topic in plan.subscribe
+    if plan.pattern is not None:
+        return re.fullmatch(plan.pattern, part.topic) is not None
+    if plan.assign is not None:
+        return part.partition in plan.assign.get(part.topic, ())
+    return True
+
+
+def _per_partition(value, part: PartitionFiles):
+    """A value given for all partitions, or per topic and partition in JSON; None if not named."""
+    if isinstance(value, dict):
+        got = value.get(part.topic, {}).get(str(part.partition))
+        return None if got is None else int(got)
+    return value
+
+
+def _indexes(uri: str, seg: SegmentFiles):
+    offsets = index.read_offset_index(read_range(uri, seg.index), seg.base_offset) if seg.index else []
+    times = index.read_time_index(read_range(uri, seg.time_index), seg.base_offset) if seg.time_index else []
+    return offsets, times
+
+
+def _batches_from(uri: str, seg: SegmentFiles, position: int, chunk: int = 1 << 20):
+    """Batches of a segment from a batch-start position, read a chunk at a time; damage ends it."""
+    fs, _ = filesystem(uri)
+    with fs.open_input_file(seg.log) as f:
+        pos = position
+        while pos + LOG_OVERHEAD <= seg.size:
+            head = read_at(f, LOG_OVERHEAD, pos)
+            size = LOG_OVERHEAD + int.from_bytes(head[8:12], "big", signed=True)
+            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD or pos + size > seg.size:
+                return
+            try:
+                batch = next(read_batches(read_at(f, size, pos)))
+            except DecodeError:
+                return
+            batch.position = pos
+            yield batch
+            pos += size
+
+
+def offset_for_timestamp(uri: str, part: PartitionFiles, target: int) -> int | None:
+    """The first offset whose record timestamp is at or after `target` (Kafka's ListOffsets by
+    timestamp): the first segment whose largest timestamp reaches it, its time index for where to
+    start, then batch headers and records."""
+    for seg in part.segments:
+        offsets, times = _indexes(uri, seg)
+        if times and times[-1].timestamp < target:
+            continue  # the time index's last entry is the segment's largest timestamp
+        hint = index.lookup_time(times, seg.base_offset, target)
+        start = index.lookup_offset(offsets, seg.base_offset, hint.offset).position
+        for batch in _batches_from(uri, seg, start):
+            if batch.is_legacy or batch.entry.max_timestamp >= target:
+                for r in batch:
+                    if r.timestamp is not None and r.timestamp >= target:
+                        return r.offset
+    return None
+
+
+def _bounds(plan: Plan, part: PartitionFiles) -> tuple[int | None, int | None]:
+    start = _per_partition(plan.starting, part) if isinstance(plan.starting, dict) else None
+    end = _per_partition(plan.ending, part) if isinstance(plan.ending, dict) else None
+    start = None if start in (None, EARLIEST) else start
+    end = None if end in (None, LATEST) else end
+    ts = _per_partition(plan.starting_ts, part)
+    if ts is not None:
+        found = offset_for_timestamp(plan.uri, part, ts)
+        if found is None and plan.ts_strategy == "error":
+            raise OptionError(f"no record at or after timestamp {ts} in {part.topic}-{part.partition} "
+                              "(startingOffsetsByTimestampStrategy=latest reads nothing instead)")
+        start = found if found is not None else 1 << 62
+    ts = _per_partition(plan.ending_ts, part)
+    if ts is not None:
+        found = offset_for_timestamp(plan.uri, part, ts)
+        end = found  # None: no record that late, so up to the end
+    return start, end
+
+
+def slices(plan: Plan, max_bytes: int | None = None) -> tuple[list[Slice], list[tuple[str, str]]]:
+    """The slices to read, and what was passed over and why."""
+    listing = list_log(plan.uri)
+    max_bytes = max_bytes or plan.max_bytes
+    out = []
+    for part in listing.partitions:
+        if not selected(plan, part):
+            continue
+        start, end = _bounds(plan, part)
+        aborted: tuple = ()
+        if plan.options.read_committed:
+            aborted = tuple((t.producer_id, t.first_offset, t.last_offset) for seg in part.segments if seg.txn_index
+                            for t in read_txn_index(read_range(plan.uri, seg.txn_index)))
+        nexts = [s.base_offset for s in part.segments[1:]] + [None]
+        for seg, next_base in zip(part.segments, nexts):
+            if end is not None and seg.base_offset >= end:
+                break
+            if start is not None and next_base is not None and next_base <= start:
+                continue
+            offsets = _indexes(plan.uri, seg)[0] if (seg.size > max_bytes or start) else []
+            first = index.lookup_offset(offsets, seg.base_offset, start).position \
+                if start is not None and start > seg.base_offset else 0
+            base = Slice(seg.log, part.topic, part.partition, first, None, start, end, aborted, plan.options, plan.uri)
+            cuts = [first] + _split_points([e.position for e in offsets if e.position > first], first, max_bytes)
+            for a, b in zip(cuts, cuts[1:] + [None]):
+                out.append(replace(base, start_pos=a, end_pos=b))
+    return out, listing.skipped
+
+
+def _split_points(positions: list[int], start: int, max_bytes: int) -> list[int]:
+    """Batch starts (from the .index) about `max_bytes` apart."""
+    cuts, last = [], start
+    for p in positions:
+        if p - last >= max_bytes:
+            cuts.append(p)
+            last = p
+    return cuts

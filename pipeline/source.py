@@ -1,0 +1,136 @@
+"""The `kafka-log` data source for pyspark 4.x: Kafka log directories as DataFrames, with the
+columns and options of Spark's own Kafka source."""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, GreaterThan, GreaterThanOrEqual, In,
+                                    InputPartition, LessThan, LessThanOrEqual)
+
+from . import columns
+from .decode import Slice, decode_slice
+from .files import read_range
+from .plan import OptionError, Plan, offset_for_timestamp, parse_options, slices
+
+
+class SlicePartition(InputPartition):
+    def __init__(self, work: Slice):
+        super().__init__(work)
+
+
+class KafkaLogReader(DataSourceReader):
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.pushed: dict = {}
+
+    def partitions(self):
+        plan = self.plan
+        work, _ = slices(plan)
+        return [SlicePartition(s) for s in self._narrow(work)]
+
+    def _narrow(self, work: list[Slice]) -> list[Slice]:
+        """Apply pushed filters as extra bounds; Spark still evaluates every filter afterwards."""
+        p = self.pushed
+        out = []
+        ts_start: dict[tuple[str, int], int | None] = {}
+        for s in work:
+            if "topics" in p and s.topic not in p["topics"]:
+                continue
+            if "partitions" in p and s.partition not in p["partitions"]:
+                continue
+            lo, hi = s.start_offset, s.end_offset
+            if "offset_lo" in p:
+                lo = p["offset_lo"] if lo is None else max(lo, p["offset_lo"])
+            if "offset_hi" in p:
+                hi = p["offset_hi"] if hi is None else min(hi, p["offset_hi"])
+            if "ts_lo" in p:
+                key = (s.topic, s.partition)
+                if key not in ts_start:
+                    from .files import list_log
+                    part = next(x for x in list_log(self.plan.uri).partitions if (x.topic, x.partition) == key)
+                    ts_start[key] = offset_for_timestamp(self.plan.uri, part, p["ts_lo"])
+                first = ts_start[key]
+                if first is None:
+                    continue  # no record that late
+                lo = first if lo is None else max(lo, first)
+            if lo is not None and hi is not None and lo >= hi:
+                continue
+            out.append(replace(s, start_offset=lo, end_offset=hi))
+        return out
+
+    def read(self, partition: SlicePartition):
+        s: Slice = partition.value
+        data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
+        local = replace(s, start_pos=0, end_pos=None)
+        for batch in decode_slice(data, local, segment_name=s.path, base_pos=s.start_pos):
+            yield batch
+
+
+def _millis(value) -> int:
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.timezone.utc)
+        return int(value.timestamp() * 1000)
+    return int(value)
+
+
+class PushdownReader(KafkaLogReader):
+    """Takes topic, partition, offset and timestamp filters as bounds (pyspark 4.1+, with
+    spark.sql.python.filterPushdown.enabled=true). Every filter is handed back, so Spark still
+    evaluates it: the bounds only skip segments and batches."""
+
+    def pushFilters(self, filters):
+        p = self.pushed
+        for f in filters:
+            column = f.attribute[0] if len(f.attribute) == 1 else None
+            if isinstance(f, (EqualTo, In)):
+                values = {f.value} if isinstance(f, EqualTo) else set(f.value)
+                if column == "topic":
+                    p["topics"] = values & p.get("topics", values)
+                elif column == "partition":
+                    p["partitions"] = values & p.get("partitions", values)
+                elif column == "offset" and isinstance(f, EqualTo):
+                    p["offset_lo"], p["offset_hi"] = max(p.get("offset_lo", f.value), f.value), \
+                        min(p.get("offset_hi", f.value + 1), f.value + 1)
+            elif column == "offset" and isinstance(f, (GreaterThan, GreaterThanOrEqual)):
+                lo = f.value + (1 if isinstance(f, GreaterThan) else 0)
+                p["offset_lo"] = max(p.get("offset_lo", lo), lo)
+            elif column == "offset" and isinstance(f, (LessThan, LessThanOrEqual)):
+                hi = f.value + (1 if isinstance(f, LessThanOrEqual) else 0)
+                p["offset_hi"] = min(p.get("offset_hi", hi), hi)
+            elif column == "timestamp" and isinstance(f, (GreaterThan, GreaterThanOrEqual)):
+                lo = _millis(f.value)  # a record at the same millisecond may pass a GreaterThan on micros
+                p["ts_lo"] = max(p.get("ts_lo", lo), lo)
+            yield f
+
+
+class KafkaLogDataSource(DataSource):
+    """spark.read.format("kafka-log").load(path): a log-dirs root, a partition directory or a
+    segment, on any filesystem pyarrow reaches."""
+
+    pushdown = False  # register() picks the subclass matching the session's pushdown setting
+
+    @classmethod
+    def name(cls) -> str:
+        return "kafka-log"
+
+    def schema(self):
+        include = str(self.options.get("includeHeaders", "false")).lower() == "true"
+        return columns.ddl(include)
+
+    def reader(self, schema):
+        try:
+            plan = parse_options(dict(self.options))
+        except OptionError as err:
+            raise ValueError(f"kafka-log: {err}") from None
+        wants = str(self.options.get("pushFilters", "true" if self.pushdown else "false")).lower() == "true"
+        return PushdownReader(plan) if wants else KafkaLogReader(plan)
+
+    def writer(self, schema, overwrite: bool):
+        from .sink import KafkaLogWriter
+        return KafkaLogWriter(dict(self.options), schema, overwrite)
+
+
+class KafkaLogPushdownDataSource(KafkaLogDataSource):
+    pushdown = True

@@ -1,0 +1,116 @@
+"""`kafka-log-segments`: one row per segment, for audits at scale: sizes, counts, offsets,
+timestamps, the valid prefix as recovery finds it, and the health of the indexes."""
+from __future__ import annotations
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from kafkacodec.records import Batch
+from kafkacodec.runtime.errors import DecodeError, TruncatedError
+from kafkacodec.storage import index, verify
+from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
+from kafkacodec.storage.txnindex import read_txn_index
+
+from .files import SegmentFiles, filesystem, list_log, read_at, read_range
+
+SEGMENTS_DDL = ("topic string, partition int, baseOffset long, segment string, sizeBytes long, batches long, "
+                "records long, firstOffset long, lastOffset long, minTimestamp timestamp, maxTimestamp timestamp, "
+                "validBytes long, invalidBytes long, firstError string, indexEntries int, timeIndexEntries int, "
+                "abortedTransactions int, indexProblems string")
+
+
+def scan_segment(uri: str, seg: SegmentFiles) -> tuple[ScanResult, int, int | None, int | None, int | None]:
+    """Recovery's scan of a segment, one batch in memory at a time: the result (batch headers
+    only), the record count, the first offset and the min and max timestamps."""
+    fs, _ = filesystem(uri)
+    result = ScanResult(file_size=seg.size)
+    records, first, lo, hi = 0, None, None, None
+    with fs.open_input_file(seg.log) as f:
+        pos = 0
+        while pos < seg.size:
+            try:
+                left = seg.size - pos
+                if left <= HEADER_SIZE_UP_TO_MAGIC:
+                    raise TruncatedError(f"{left} bytes at the end are too few for a batch header", 0, "log")
+                head = read_at(f, LOG_OVERHEAD, pos)
+                size = LOG_OVERHEAD + int.from_bytes(head[8:12], "big", signed=True)
+                # a size below the minimum or past the end is batch_at's to report
+                data = read_at(f, min(size, left), pos) if size > HEADER_SIZE_UP_TO_MAGIC else head
+                info = batch_at(data, 0, len(data))
+                batch = Batch(info.entry, pos, info.size)
+                if batch.is_legacy:
+                    n = len(batch.records())
+                    stamps = [r.timestamp for r in batch]
+                else:
+                    n = info.entry.records_count
+                    stamps = [info.entry.max_timestamp]
+                    if info.entry.base_timestamp >= 0 and not info.entry.has_delete_horizon:
+                        stamps.append(info.entry.base_timestamp)
+            except DecodeError as err:
+                err.file, err.position = seg.log, pos + (err.position or 0)
+                result.error = err
+                break
+            records += n
+            first = batch.base_offset if first is None else first
+            real = [t for t in stamps if t is not None and t >= 0]
+            if real:
+                lo = min(real) if lo is None else min(lo, *real)
+                hi = max(real) if hi is None else max(hi, *real)
+            result.batches.append(BatchInfo(pos, info.size, info.magic, info.last_offset, info.max_timestamp, None))
+            pos += info.size
+            result.valid_bytes = pos
+    return result, records, first, lo, hi
+
+
+class SegmentsReader(DataSourceReader):
+    def __init__(self, uri: str):
+        self.uri = uri
+
+    def partitions(self):
+        return [InputPartition((p.topic, p.partition, seg)) for p in list_log(self.uri).partitions
+                for seg in p.segments]
+
+    def read(self, partition):
+        topic, number, seg = partition.value
+        scan, records, first, lo, hi = scan_segment(self.uri, seg)
+        problems = []
+        offsets = times = []
+        try:
+            if seg.index:
+                offsets = index.read_offset_index(read_range(self.uri, seg.index), seg.base_offset)
+                problems += verify.check_offset_index(offsets, scan, seg.base_offset)
+            if seg.time_index:
+                times = index.read_time_index(read_range(self.uri, seg.time_index), seg.base_offset)
+                problems += verify.check_time_index(times, scan, seg.base_offset)
+            aborted = len(read_txn_index(read_range(self.uri, seg.txn_index))) if seg.txn_index else 0
+        except DecodeError as err:
+            problems.append(str(err))
+            aborted = None
+        last = scan.batches[-1].last_offset if scan.batches else None
+
+        def ts(v):
+            return None if v is None else v * 1000
+
+        row = [topic, number, seg.base_offset, seg.log, seg.size, len(scan.batches), records, first, last,
+               ts(lo), ts(hi), scan.valid_bytes, scan.truncated_bytes, None if scan.error is None else str(scan.error),
+               len(offsets), len(times), aborted, "; ".join(problems) or None]
+        names = [f.split()[0] for f in SEGMENTS_DDL.split(", ")]
+        types = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(),
+                 "timestamp": pa.timestamp("us", tz="UTC")}
+        schema = pa.schema([(n, types[f.split()[1]]) for n, f in zip(names, SEGMENTS_DDL.split(", "))])
+        yield pa.RecordBatch.from_arrays([pa.array([v], t) for v, t in zip(row, schema.types)], schema=schema)
+
+
+class SegmentsDataSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "kafka-log-segments"
+
+    def schema(self):
+        return SEGMENTS_DDL
+
+    def reader(self, schema):
+        path = self.options.get("path")
+        if not path:
+            raise ValueError("kafka-log-segments: load(path) needs a log dir, partition or segment")
+        return SegmentsReader(path)
