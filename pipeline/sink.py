@@ -116,7 +116,7 @@ class KafkaLogWriter(DataSourceArrowWriter):
                     problems.append(f"{topic}-{partition}: two tasks wrote overlapping offsets around {first}")
             target = root / f"{topic}-{partition}"
             if target.exists() and any(target.iterdir()) and not self.overwrite:
-                problems.append(f"{target} exists; use mode('overwrite') to replace it")
+                problems.append(f"{target} holds segments already; mode('overwrite') replaces them")
         if problems:
             self.abort(messages)
             raise ValueError("kafka-log: " + "; ".join(problems))

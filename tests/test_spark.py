@@ -1,0 +1,204 @@
+"""The Spark data sources on a local SparkSession, compared with the library's own decoding of
+the same files."""
+import os
+import shutil
+import sys
+import zlib
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+from kafkacodec.storage import logdir  # noqa: E402
+from kafkacodec.storage.reader import partition_records  # noqa: E402
+from kafkacodec.storage.sample import write_sample  # noqa: E402
+from kafkacodec.storage.verify import verify_partition  # noqa: E402
+
+KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int"),
+                 ("offset", "bigint"), ("timestamp", "timestamp"), ("timestampType", "int")]
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("kafkacodec-tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+               .config("spark.driver.memory", "1g").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+               .config("spark.sql.codegen.wholeStage", "false").config("spark.sql.adaptive.enabled", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    from kafkacodec.pipeline import register
+    register(session)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    root = tmp_path_factory.mktemp("logs")
+    write_sample(root)
+    return root
+
+
+def expected_rows(root, topics=None):
+    """(topic, partition, offset, key, value, timestamp ms, timestamp type, headers, magic, codec,
+    producer id) of every record, from the library's reader."""
+    rows = []
+    for part in logdir.open_log_dir(root).partitions:
+        if topics and part.topic not in topics:
+            continue
+        for batch, r in partition_records(part):
+            e = batch.entry
+            pid = -1 if batch.is_legacy else e.producer_id
+            ts_type = r.timestamp_type if batch.is_legacy else int(e.timestamp_type)
+            headers = None if batch.is_legacy or not r.headers else [(h.key, bytes(h.value)) for h in r.headers]
+            rows.append((part.topic, part.partition, r.offset, r.key, r.value, r.timestamp, ts_type, headers,
+                         batch.magic, batch.compression, pid))
+    return sorted(rows, key=lambda t: (t[0], t[1], t[2]))
+
+
+def spark_rows(df):
+    out = []
+    for r in df.collect():
+        ts = r["timestamp"]
+        millis = None if ts is None else round(ts.timestamp() * 1000)
+        headers = None if r["headers"] is None else [(h["key"], bytes(h["value"])) for h in r["headers"]]
+        out.append((r["topic"], r["partition"], r["offset"], r["key"] and bytes(r["key"]),
+                    r["value"] and bytes(r["value"]), millis, r["timestampType"], headers, r["magic"],
+                    r["compression"], r["producerId"]))
+    return sorted(out, key=lambda t: (t[0], t[1], t[2]))
+
+
+def read(spark, path, **options):
+    reader = spark.read.format("kafka-log")
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    return reader.load(str(path))
+
+
+def test_schema_starts_with_sparks_kafka_columns(spark, sample):
+    plain = read(spark, sample)
+    assert [(f.name, f.dataType.simpleString()) for f in plain.schema.fields][:7] == KAFKA_COLUMNS
+    with_headers = read(spark, sample, includeHeaders="true").schema
+    assert with_headers.fields[7].name == "headers"
+    assert with_headers.fields[7].dataType.simpleString() == "array<struct<key:string,value:binary>>"
+    assert "headers" not in plain.columns and {"magic", "crcValid", "segment", "position"} <= set(plain.columns)
+
+
+def test_every_column_equals_the_librarys_decoding(spark, sample):
+    """Every record of every magic and codec, every Kafka column and the batch columns."""
+    got = spark_rows(read(spark, sample, includeHeaders="true"))
+    want = expected_rows(sample)
+    assert len(got) == len(want) > 500
+    assert got == want
+    assert {r[8] for r in got} == {0, 1, 2} and {r[9] for r in got} == {"none", "gzip", "snappy", "lz4", "zstd"}
+    # and as checksums, the way a user would check a migration
+    assert sum(zlib.crc32(r[4] or b"") for r in got) == sum(zlib.crc32(r[4] or b"") for r in want)
+
+
+def test_split_segments_give_the_same_rows(spark, sample):
+    whole = read(spark, sample, subscribe="clicks")
+    split = read(spark, sample, subscribe="clicks", maxBytesPerPartition="4096")
+    assert split.rdd.getNumPartitions() > whole.rdd.getNumPartitions()
+    assert split.select("offset", "partition", "value").exceptAll(whole.select("offset", "partition", "value")) \
+        .count() == 0
+    assert split.count() == whole.count()
+
+
+def test_offset_options_and_pushdown_equal_a_filtered_full_scan(spark, sample):
+    full = read(spark, sample)
+    cols = ["topic", "partition", "offset", "value"]
+    want = full.where("topic = 'clicks' and partition = 0 and offset >= 120 and offset < 300").select(cols)
+    by_options = read(spark, sample, assign='{"clicks": [0]}', startingOffsets='{"clicks": {"0": 120}}',
+                      endingOffsets='{"clicks": {"0": 300}}').select(cols)
+    assert by_options.count() == 180 and by_options.exceptAll(want).count() == 0
+    pushed = read(spark, sample, pushFilters="true")
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    try:
+        narrowed = pushed.where("topic = 'clicks' and partition = 0 and offset >= 120 and offset < 300")
+        assert narrowed.rdd.getNumPartitions() < full.rdd.getNumPartitions()  # segments were skipped
+        assert sorted(narrowed.select(cols).collect()) == sorted(want.collect())
+        late = pushed.where("timestamp >= timestamp'2020-09-13 12:31:00' and topic = 'clicks'")
+        assert late.count() == full.where("timestamp >= timestamp'2020-09-13 12:31:00' and topic = 'clicks'").count()
+    finally:
+        spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
+
+
+def test_starting_timestamp_reads_from_the_first_record_at_or_after_it(spark, sample):
+    full = read(spark, sample, subscribe="clicks")
+    t = 1_600_000_000_000 + 1000 * 200  # within clicks-0; clicks-1 ends before it
+    first = full.where(f"partition = 0 and timestamp >= timestamp_millis({t})").agg({"offset": "min"}).first()[0]
+    got = read(spark, sample, subscribe="clicks", startingTimestamp=str(t),
+               startingOffsetsByTimestampStrategy="latest")
+    assert got.where("partition = 1").count() == 0
+    assert got.agg({"offset": "min"}).first()[0] == first
+    assert got.count() == full.where(f"partition = 0 and offset >= {first}").count()
+    with pytest.raises(Exception, match="no record at or after timestamp"):  # Spark's default: error
+        read(spark, sample, subscribe="clicks", startingTimestamp=str(t)).count()
+
+
+def test_read_committed_drops_aborted_and_control_records(spark, sample):
+    committed = read(spark, sample, subscribe="payments", isolationLevel="read_committed")
+    everything = read(spark, sample, subscribe="payments")
+    assert committed.where("isControl").count() == 0
+    aborted = everything.count() - everything.where("isControl").count() - committed.count()
+    assert aborted == 10  # the two aborted transactions of the sample: 4 and 6 records
+    offsets = {r["offset"] for r in committed.select("offset").collect()}
+    assert not offsets & set(range(42, 46)) and not offsets & set(range(56, 62))
+
+
+def test_write_then_read_round_trip(spark, sample, tmp_path):
+    source = read(spark, sample, includeHeaders="true")
+    out = tmp_path / "copy"
+    source.write.format("kafka-log").option("compression", "zstd").mode("overwrite").save(str(out))
+    assert not (out / "_temporary").exists()
+    for part in logdir.open_log_dir(out).partitions:
+        assert all(r.ok for r in verify_partition(part)), part.path
+    again = read(spark, out, includeHeaders="true")
+    cols = ["topic", "partition", "offset", "key", "value", "timestamp", "headers", "producerId", "isControl"]
+    assert again.select(cols).exceptAll(source.select(cols)).count() == 0
+    assert source.select(cols).exceptAll(again.select(cols)).count() == 0
+    assert {r["compression"] for r in again.select("compression").distinct().collect()} == {"zstd"}
+
+
+def test_write_assigns_offsets_when_absent(spark, tmp_path):
+    df = spark.createDataFrame([(b"k%d" % i, b"v%d" % i, "t", 0) for i in range(25)],
+                               "key binary, value binary, topic string, partition int").coalesce(1)
+    df.write.format("kafka-log").option("recordsPerBatch", "10").mode("append").save(str(tmp_path / "new"))
+    back = read(spark, tmp_path / "new")
+    assert sorted(r["offset"] for r in back.collect()) == list(range(25))
+
+
+def test_a_damaged_segment_loses_only_its_damaged_batches(spark, sample, tmp_path):
+    damaged = tmp_path / "damaged"
+    shutil.copytree(sample / "clicks-1", damaged / "clicks-1")
+    log = damaged / "clicks-1" / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    second = 12 + int.from_bytes(data[8:12], "big")  # the second batch starts here
+    data[second + 40] ^= 0xFF  # inside its CRC-covered header: the CRC no longer matches
+    log.write_bytes(bytes(data))
+    with pytest.raises(Exception, match="crc"):
+        read(spark, damaged, onCorrupt="fail").count()
+    whole = read(spark, sample, subscribe="clicks").where("partition = 1")
+    skipped = read(spark, damaged, onCorrupt="skip")
+    lost = whole.select("offset").exceptAll(skipped.select("offset")).collect()
+    assert len(lost) == 5  # the records of that one batch
+    report = read(spark, damaged, onCorrupt="report").where("corruption is not null").collect()
+    assert len(report) == 1 and report[0]["position"] == second and "crc" in report[0]["corruption"]
+
+
+def test_segments_table_matches_verify(spark, sample):
+    rows = {(r["topic"], r["partition"], r["baseOffset"]): r
+            for r in spark.read.format("kafka-log-segments").load(str(sample)).collect()}
+    for part in logdir.open_log_dir(sample).partitions:
+        for report in verify_partition(part):
+            r = rows[(part.topic, part.partition, report.segment.base_offset)]
+            assert r["batches"] == len(report.scan.batches) and r["validBytes"] == report.scan.valid_bytes
+            assert r["indexProblems"] is None and r["firstError"] is None
+    payments = [r for k, r in rows.items() if k[0] == "payments"]
+    assert sum(r["abortedTransactions"] for r in payments) == 2
+    assert sum(r["records"] for r in rows.values()) == len(expected_rows(sample))
