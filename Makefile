@@ -37,7 +37,7 @@ run: install
 	$(KC) generate
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
-	$(KC) dump --deep-iteration build/sample-logs/clicks-0/00000000000000000000.log
+	$(KC) export --force build/sample-logs build/sample-parquet
 
 bench: install
 	$(PY) bench/run.py

@@ -202,3 +202,21 @@ def test_segments_table_matches_verify(spark, sample):
     payments = [r for k, r in rows.items() if k[0] == "payments"]
     assert sum(r["abortedTransactions"] for r in payments) == 2
     assert sum(r["records"] for r in rows.values()) == len(expected_rows(sample))
+
+
+def test_export_command_writes_parquet_and_summarises(sample, tmp_path):
+    """The command a user runs: its own local session, a Parquet table, a summary."""
+    import subprocess
+
+    import pyarrow.parquet as pq
+    out = tmp_path / "table"
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(sample), str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    table = pq.read_table(out)
+    assert table.num_rows == len(expected_rows(sample))
+    assert set(table.column_names) >= {"key", "value", "topic", "partition", "offset", "headers", "corruption"}
+    assert "aborted transactions: 2" in run.stdout and "payments" in run.stdout
+    again = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(sample), str(out)],
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 1 and "error:" in again.stderr  # an existing table is kept unless --force

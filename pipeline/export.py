@@ -1,0 +1,121 @@
+"""`kafkacodec export`: a log dir to a Parquet (or Delta) table through Spark, with a stage
+progress display and a summary of what was read."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+FORMATS = ("parquet", "delta")
+
+
+def session(master: str | None = None, app: str = "kafkacodec export"):
+    """A SparkSession: the given master, or a quiet local one on loopback using every core."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.appName(app)
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (builder.master(master or "local[*]").config("spark.ui.enabled", "false")
+                   .config("spark.sql.shuffle.partitions", str(os.cpu_count() or 2)))
+    else:
+        builder = builder.master(master)
+    spark = (builder.config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    from . import register
+    register(spark)
+    return spark
+
+
+@contextmanager
+def stage_progress(spark, console: Console):
+    """Spark's stages as progress bars (tasks done of tasks), polled from its status tracker."""
+    tracker = spark.sparkContext.statusTracker()
+    stop = threading.Event()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as bars:
+        shown: dict[int, int] = {}
+
+        def poll():
+            while not stop.wait(0.25):
+                for sid in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(sid)
+                    if info is None:
+                        continue
+                    if sid not in shown:
+                        shown[sid] = bars.add_task(f"stage {sid}: {info.name[:40]}", total=info.numTasks)
+                    bars.update(shown[sid], completed=info.numCompletedTasks, total=info.numTasks)
+                for sid, task in shown.items():
+                    info = tracker.getStageInfo(sid)
+                    if info is not None and info.numCompletedTasks == info.numTasks:
+                        bars.update(task, completed=info.numTasks)
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+
+@dataclass
+class Summary:
+    topics: list[tuple[str, int, int, int]] = field(default_factory=list)  # topic, partitions, records, bytes
+    corrupt_batches: int = 0
+    invalid_bytes: int = 0
+    aborted_transactions: int = 0
+    damaged: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def table(self) -> Table:
+        t = Table("topic", "partitions", "records", "bytes")
+        for topic, parts, records, size in self.topics:
+            t.add_row(topic, str(parts), f"{records:,}", f"{size:,}")
+        return t
+
+
+def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
+           include_headers: bool = True) -> Summary:
+    """Read every record (damaged batches reported as rows with `corruption` set) and write the
+    table; then gather the summary from the segments table and the written rows."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}")
+    df = (spark.read.format("kafka-log").option("includeHeaders", str(include_headers).lower())
+          .option("onCorrupt", "report").load(logdir))
+    writer = df.write.mode(mode)
+    if fmt == "delta":
+        try:
+            writer.format("delta").save(out)
+        except Exception as err:  # the Delta jars come with the cluster or with --packages
+            if "DATA_SOURCE_NOT_FOUND" in str(err) or "Failed to find the data source: delta" in str(err):
+                raise RuntimeError("the delta format needs Delta Lake on the Spark classpath (spark-submit "
+                                   "--packages io.delta:delta-spark_2.13:<version>, or a cluster that has "
+                                   "it)") from err
+            raise
+    else:
+        writer.parquet(out)
+    written = spark.read.format(fmt).load(out)
+    segments = spark.read.format("kafka-log-segments").load(logdir)
+    summary = Summary()
+    from pyspark.sql import functions as F
+    per_topic = segments.groupBy("topic").agg(
+        F.countDistinct("partition").alias("partitions"), F.sum("sizeBytes").alias("bytes"),
+        F.sum("invalidBytes").alias("invalid"), F.sum("abortedTransactions").alias("aborted"))
+    sizes = {r["topic"]: (r["partitions"], r["bytes"], r["invalid"], r["aborted"]) for r in per_topic.collect()}
+    counts = {r["topic"]: r["count"] for r in written.where("corruption is null").groupBy("topic").count().collect()}
+    for topic in sorted(sizes):
+        parts, size, invalid, aborted = sizes[topic]
+        summary.topics.append((topic, parts, counts.get(topic, 0), size))
+        summary.invalid_bytes += invalid or 0
+        summary.aborted_transactions += aborted or 0
+    bad = written.where("corruption is not null").select("segment", "position", "corruption").collect()
+    summary.corrupt_batches = len(bad)
+    summary.damaged = [(r["segment"], r["position"], r["corruption"]) for r in bad]
+    return summary
