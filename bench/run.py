@@ -22,6 +22,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import directory  # noqa: E402
 import instructions  # noqa: E402
+import spark as spark_bench  # noqa: E402
 from reference_reader import read_records  # noqa: E402
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -105,6 +106,7 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per row")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--no-instructions", action="store_true", help="skip the valgrind instruction counts")
+    ap.add_argument("--no-spark", action="store_true", help="skip the Spark source beside Parquet")
     args = ap.parse_args()
     rows = []
     for value_size in (100, 1024):
@@ -142,6 +144,13 @@ def main() -> None:
     print("|---|---|---|")
     for r in scans:
         print(f"| {r['workload']} | {r['MBps']:.0f} | {r['records_per_s']:,.0f} |")
+    sparked = None if args.no_spark else spark_bench.table()
+    if sparked:
+        print(f"\nSpark, local[2] ({sparked[0]['records']:,} records, lz4, headers; best of 2):\n")
+        print("| workload | kafka-log rows/s | Parquet rows/s (same rows) | kafka-log time / Parquet time |")
+        print("|---|---|---|---|")
+        for r in sparked:
+            print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x |")
     counted = None if args.no_instructions else instructions.table()
     if counted:
         print("\nCPU instructions per record (valgrind callgrind; 100-byte values, uncompressed v2):\n")
@@ -151,7 +160,8 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "directory": scans, "instructions": counted},
+                               "runs": args.runs, "rows": rows, "directory": scans, "spark": sparked,
+                               "instructions": counted},
                               indent=2) + "\n")
     print(f"wrote {out}")
 

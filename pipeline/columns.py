@@ -37,8 +37,8 @@ class ColumnBuilder:
         self._reset()
 
     def _reset(self) -> None:
-        self.cols: dict[str, list] = {name: [] for name in self.schema.names if name not in ("topic", "partition",
-                                                                                               "segment")}
+        self.cols: dict[str, list] = {name: [] for name in self.schema.names
+                                      if name not in ("topic", "partition", "segment")}
 
     def __len__(self) -> int:
         return len(self.cols["offset"])
@@ -87,5 +87,6 @@ class ColumnBuilder:
         for name, typ in _OURS:
             if name not in arrays:
                 arrays[name] = pa.array(c[name], typ)
-        self._reset()
+        for values in c.values():  # emptied in place: callers keep a reference to the lists
+            values.clear()
         return pa.RecordBatch.from_arrays([arrays[name] for name in self.schema.names], schema=self.schema)

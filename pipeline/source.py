@@ -62,9 +62,7 @@ class KafkaLogReader(DataSourceReader):
     def read(self, partition: SlicePartition):
         s: Slice = partition.value
         data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
-        local = replace(s, start_pos=0, end_pos=None)
-        for batch in decode_slice(data, local, segment_name=s.path, base_pos=s.start_pos):
-            yield batch
+        yield from decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos)
 
 
 def _millis(value) -> int:

@@ -22,6 +22,10 @@ KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("
 def spark():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # the S3 test's server accepts any credentials; workers inherit these from the JVM's start
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                        ("AWS_EC2_METADATA_DISABLED", "true")):
+        os.environ.setdefault(name, value)
     from pyspark.sql import SparkSession
     session = (SparkSession.builder.master("local[2]").appName("kafkacodec-tests")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
@@ -220,3 +224,25 @@ def test_export_command_writes_parquet_and_summarises(sample, tmp_path):
     again = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(sample), str(out)],
                            capture_output=True, text=True, timeout=600)
     assert again.returncode == 1 and "error:" in again.stderr  # an existing table is kept unless --force
+
+
+def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
+    """An S3-compatible server (moto's, on 127.0.0.1) holding the sample: the same rows as local."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        s3 = boto3.client("s3", endpoint_url=f"http://{host}:{port}", region_name="us-east-1")
+        s3.create_bucket(Bucket="retained")
+        for f in sample.rglob("*"):
+            if f.is_file():
+                s3.upload_file(str(f), "retained", f"kafka/{f.relative_to(sample).as_posix()}")
+        uri = f"s3://retained/kafka?endpoint_override={host}:{port}&scheme=http&region=us-east-1"
+        remote = spark_rows(read(spark, uri, includeHeaders="true"))
+        assert remote == expected_rows(sample)
+        one = read(spark, uri.replace("/kafka?", "/kafka/payments-0/00000000000000000034.log?"))
+        assert one.count() == 29
+    finally:
+        server.stop()

@@ -1,0 +1,60 @@
+"""Spark figures: rows/s of the kafka-log source (count, and a full scan aggregating every column)
+beside Spark reading the same rows from Parquet, in the same session and run."""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from kafkacodec.storage.writer import PartitionWriter
+
+PARTITIONS, RECORDS_PER_PARTITION, PER_BATCH = 4, 250_000, 500
+
+
+def build(root: Path) -> int:
+    for p in range(PARTITIONS):
+        with PartitionWriter(root / f"bench-{p}", segment_bytes=64 << 20) as w:
+            for b in range(RECORDS_PER_PARTITION // PER_BATCH):
+                w.append([{"key": None if i % 10 == 0 else b"key-%08d" % (b * PER_BATCH + i),
+                           "value": b"v" * (80 + i % 64), "timestamp": 1_700_000_000_000 + b * PER_BATCH + i,
+                           "headers": [("trace", b"%016x" % i), ("src", b"bench")] if i % 3 == 0 else []}
+                          for i in range(PER_BATCH)], compression="lz4")
+    return PARTITIONS * RECORDS_PER_PARTITION
+
+
+FULL_SCAN = ["sum(length(key)) as k", "sum(length(value)) as v", "max(offset) as o", "max(timestamp) as t",
+             "sum(size(headers)) as h", "count(distinct topic, partition) as p"]
+
+
+def _best(fn, runs: int = 2) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def table() -> list[dict]:
+    from kafkacodec.pipeline.export import session
+    spark = session("local[2]", app="kafkacodec bench")
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "logs"
+            records = build(root)
+            logs = spark.read.format("kafka-log").option("includeHeaders", "true").load(str(root))
+            logs.write.parquet(str(Path(tmp) / "parquet"))
+            parquet = spark.read.parquet(str(Path(tmp) / "parquet"))
+            assert logs.count() == parquet.count() == records
+            rows = []
+            for workload, job in (("count()", lambda df: df.count()),
+                                  ("full scan, every column aggregated", lambda df: df.selectExpr(
+                                      *FULL_SCAN).collect())):
+                t_logs = _best(lambda: job(logs))
+                t_parquet = _best(lambda: job(parquet))
+                rows.append({"workload": workload, "records": records, "kafka_log_rps": records / t_logs,
+                             "parquet_rps": records / t_parquet, "slowdown": t_logs / t_parquet})
+            return rows
+    finally:
+        spark.stop()

@@ -1,0 +1,54 @@
+"""The pipeline's planning and Arrow decoding without Spark: slices of the sample decode to the
+library's records, whatever the batch and split sizes."""
+import pytest
+
+from kafkacodec.pipeline.columns import arrow_schema
+from kafkacodec.pipeline.decode import ReadOptions, decode_slice
+from kafkacodec.pipeline.files import read_range
+from kafkacodec.pipeline.plan import OptionError, parse_options, slices
+from kafkacodec.storage import logdir
+from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.sample import write_sample
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    root = tmp_path_factory.mktemp("logs")
+    write_sample(root)
+    return root
+
+
+def decoded(plan, max_bytes=None, rows_per_batch=None):
+    work, _ = slices(plan, max_bytes)
+    rows = []
+    for s in work:
+        if rows_per_batch:
+            s = s.__class__(**{**s.__dict__, "options": ReadOptions(**{**s.options.__dict__,
+                                                                          "rows_per_batch": rows_per_batch})})
+        for batch in decode_slice(read_range(s.uri, s.path, s.start_pos, s.end_pos), s, base_pos=s.start_pos):
+            assert batch.schema == arrow_schema(s.options.include_headers)
+            assert batch.num_rows < (rows_per_batch or 10_000) + 50  # flushed between Kafka batches
+            d = batch.to_pydict()
+            rows += list(zip(d["topic"], d["partition"], d["offset"], d["key"], d["value"]))
+    return sorted(rows), len(work)
+
+
+def test_any_batch_and_split_size_gives_every_record_once(sample):
+    want = sorted((p.topic, p.partition, r.offset, r.key, r.value)
+                  for p in logdir.open_log_dir(sample).partitions for _, r in partition_records(p))
+    plan = parse_options({"path": str(sample)})
+    whole, n_whole = decoded(plan)
+    assert whole == want
+    small, n_small = decoded(plan, max_bytes=2000, rows_per_batch=7)
+    assert small == want and n_small > n_whole
+
+
+def test_options_are_checked(sample):
+    for options, message in (({}, "a path is needed"),
+                             ({"subscribe": "a", "assign": "{}"}, "at most one"),
+                             ({"onCorrupt": "ignore"}, "onCorrupt"),
+                             ({"startingOffsets": "latest"}, "not allowed"),
+                             ({"endingOffsets": "{oops"}, "endingOffsets"),
+                             ({"includeHeaders": "yes"}, "includeHeaders")):
+        with pytest.raises(OptionError, match=message):
+            parse_options({"path": str(sample), **options} if options else {})
