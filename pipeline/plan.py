@@ -187,8 +187,30 @@ def _bounds(plan: Plan, part: PartitionFiles) -> tuple[int | None, int | None]:
     return start, end
 
 
-def slices(plan: Plan, max_bytes: int | None = None) -> tuple[list[Slice], list[tuple[str, str]]]:
-    """The slices to read, and what was passed over and why."""
+def _narrowed(pushed: dict, uri: str, part: PartitionFiles, start: int | None, end: int | None):
+    """Bounds tightened by pushed filters (topics, partitions, offset range, earliest timestamp);
+    None when the partition has nothing to read."""
+    if part.topic not in pushed.get("topics", (part.topic,)) or \
+            part.partition not in pushed.get("partitions", (part.partition,)):
+        return None
+    if "offset_lo" in pushed:
+        start = pushed["offset_lo"] if start is None else max(start, pushed["offset_lo"])
+    if "offset_hi" in pushed:
+        end = pushed["offset_hi"] if end is None else min(end, pushed["offset_hi"])
+    if "ts_lo" in pushed:  # every offset before the first one at or after it has an earlier timestamp
+        first = offset_for_timestamp(uri, part, pushed["ts_lo"])
+        if first is None:
+            return None
+        start = first if start is None else max(start, first)
+    if start is not None and end is not None and start >= end:
+        return None
+    return start, end
+
+
+def slices(plan: Plan, max_bytes: int | None = None,
+           pushed: dict | None = None) -> tuple[list[Slice], list[tuple[str, str]]]:
+    """The slices to read, and what was passed over and why. `pushed` holds bounds taken from
+    filters: `topics`, `partitions`, `offset_lo`, `offset_hi` (exclusive), `ts_lo`."""
     listing = list_log(plan.uri)
     max_bytes = max_bytes or plan.max_bytes
     out = []
@@ -196,6 +218,11 @@ def slices(plan: Plan, max_bytes: int | None = None) -> tuple[list[Slice], list[
         if not selected(plan, part):
             continue
         start, end = _bounds(plan, part)
+        if pushed:
+            bounds = _narrowed(pushed, plan.uri, part, start, end)
+            if bounds is None:
+                continue
+            start, end = bounds
         aborted: tuple = ()
         if plan.options.read_committed:
             aborted = tuple((t.producer_id, t.first_offset, t.last_offset) for seg in part.segments if seg.txn_index

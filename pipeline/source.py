@@ -3,7 +3,6 @@ columns and options of Spark's own Kafka source."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, GreaterThan, GreaterThanOrEqual, In,
                                     InputPartition, LessThan, LessThanOrEqual)
@@ -11,7 +10,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, Great
 from . import columns
 from .decode import Slice, decode_slice
 from .files import read_range
-from .plan import OptionError, Plan, offset_for_timestamp, parse_options, slices
+from .plan import OptionError, Plan, parse_options, slices
 
 
 class SlicePartition(InputPartition):
@@ -25,39 +24,8 @@ class KafkaLogReader(DataSourceReader):
         self.pushed: dict = {}
 
     def partitions(self):
-        plan = self.plan
-        work, _ = slices(plan)
-        return [SlicePartition(s) for s in self._narrow(work)]
-
-    def _narrow(self, work: list[Slice]) -> list[Slice]:
-        """Apply pushed filters as extra bounds; Spark still evaluates every filter afterwards."""
-        p = self.pushed
-        out = []
-        ts_start: dict[tuple[str, int], int | None] = {}
-        for s in work:
-            if "topics" in p and s.topic not in p["topics"]:
-                continue
-            if "partitions" in p and s.partition not in p["partitions"]:
-                continue
-            lo, hi = s.start_offset, s.end_offset
-            if "offset_lo" in p:
-                lo = p["offset_lo"] if lo is None else max(lo, p["offset_lo"])
-            if "offset_hi" in p:
-                hi = p["offset_hi"] if hi is None else min(hi, p["offset_hi"])
-            if "ts_lo" in p:
-                key = (s.topic, s.partition)
-                if key not in ts_start:
-                    from .files import list_log
-                    part = next(x for x in list_log(self.plan.uri).partitions if (x.topic, x.partition) == key)
-                    ts_start[key] = offset_for_timestamp(self.plan.uri, part, p["ts_lo"])
-                first = ts_start[key]
-                if first is None:
-                    continue  # no record that late
-                lo = first if lo is None else max(lo, first)
-            if lo is not None and hi is not None and lo >= hi:
-                continue
-            out.append(replace(s, start_offset=lo, end_offset=hi))
-        return out
+        work, _ = slices(self.plan, pushed=self.pushed)
+        return [SlicePartition(s) for s in work]
 
     def read(self, partition: SlicePartition):
         s: Slice = partition.value
