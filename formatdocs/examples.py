@@ -2,12 +2,16 @@
 generated readers; the rows of its annotated hex dump."""
 from __future__ import annotations
 
+from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.control_record import ControlRecord
+from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.offset_index import OffsetIndex
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.generated.transaction_index import TransactionIndex
+from kafkacodec.generated.transaction_log import TransactionLog
 from kafkacodec.generator.docs import HexRow
 from kafkacodec.generator.program import Program
 from kafkacodec.runtime import varint
@@ -55,12 +59,28 @@ def _producer_snapshot() -> bytes:
               timestamp=T + 160_000, coordinator_epoch=2, current_txn_first_offset=63)]).to_bytes()
 
 
+def _control_record() -> bytes:
+    return ControlRecord(version=0, type=ControlRecord.ControlType.abort).to_bytes()
+
+
+def _consumer_offsets() -> bytes:
+    return ConsumerOffsets(version=1, key=ConsumerOffsets.OffsetCommitKey(
+        group=KafkaTypes.String(value="billing"), topic=KafkaTypes.String(value="orders"), partition=3)).to_bytes()
+
+
+def _transaction_log() -> bytes:
+    return TransactionLog(version=0, transactional_id=KafkaTypes.String(value="payments-tx-1")).to_bytes()
+
+
 WRITERS = {"record_batch": (_record_batch, RecordBatch), "legacy_log_entry": (_legacy_log_entry, LegacyLogEntry),
            "offset_index": (_offset_index, OffsetIndex), "time_index": (_time_index, TimeIndex),
            "transaction_index": (_transaction_index, TransactionIndex),
-           "producer_snapshot": (_producer_snapshot, ProducerSnapshot)}
-VARINT_VALUES = (0, -1, 1, 63, -64, 300, -2 ** 31)
-INTRINSIC_ENCODERS = {"zigzag32": varint.encode_zigzag32, "zigzag64": varint.encode_zigzag64}
+           "producer_snapshot": (_producer_snapshot, ProducerSnapshot),
+           "control_record": (_control_record, ControlRecord), "consumer_offsets": (_consumer_offsets, ConsumerOffsets),
+           "transaction_log": (_transaction_log, TransactionLog)}
+INTRINSIC_EXAMPLES = {"zigzag32": (varint.encode_zigzag32, (0, -1, 1, 63, -64, 300, -2 ** 31)),
+                      "zigzag64": (varint.encode_zigzag64, (0, -1, 1, 63, -64, 300, -2 ** 63)),
+                      "uvarint32": (varint.encode_uvarint32, (0, 1, 127, 128, 300, 2 ** 31 - 1))}
 
 
 def example_bytes(schema_id: str) -> tuple[bytes, object]:
@@ -73,9 +93,9 @@ def example_bytes(schema_id: str) -> tuple[bytes, object]:
 def example_rows(program: Program) -> dict[str, list[HexRow]]:
     out = {}
     for sid, schema in program.schemas.items():
-        if schema.root.intrinsic in INTRINSIC_ENCODERS:
-            encode, pos, rows = INTRINSIC_ENCODERS[schema.root.intrinsic], 0, []
-            for v in VARINT_VALUES:
+        if schema.root.intrinsic in INTRINSIC_EXAMPLES:
+            (encode, values), pos, rows = INTRINSIC_EXAMPLES[schema.root.intrinsic], 0, []
+            for v in values:
                 data = encode(v)
                 rows.append(HexRow(pos, data, "value", str(v)))
                 pos += len(data)

@@ -33,6 +33,15 @@ class Annotator:
     def __init__(self, program: Program, data: bytes):
         self.program, self.data = program, data
 
+    def _target(self, a: Attr, value) -> TypeSpec | None:
+        """The type of a field's value; for a switch, the case whose class the value is."""
+        if a.type.kind != "switch":
+            return self.program.resolved.get(a.type)
+        if isinstance(value, (bytes, bytearray)):
+            return None
+        cases = (self.program.resolved.get(ref) for _, ref in a.type.cases)
+        return next((t for t in cases if t is not None and self.program.py_name(t) == type(value).__name__), None)
+
     def _one_size(self, a: Attr, target: TypeSpec | None, v) -> int | None:
         if a.type.kind == "prim":
             return PRIMITIVES[a.type.prim][1]
@@ -54,7 +63,7 @@ class Annotator:
     def rows(self, spec: TypeSpec, obj, start: int, prefix: str = "") -> list[HexRow]:
         present = [(a, getattr(obj, a.id)) for a in spec.seq]
         present = [(a, v) for a, v in present if v is not None]
-        targets = {a.id: self.program.resolved.get(a.type) for a, _ in present}
+        targets = {a.id: self._target(a, v) for a, v in present}
         sizes = {a.id: self.size(a, targets[a.id], v) for a, v in present}
         unknown = [k for k, n in sizes.items() if n is None]
         if len(unknown) == 1:  # the one field whose stored size is not its decoded size
@@ -64,7 +73,7 @@ class Annotator:
             n, target = sizes[a.id], targets[a.id]
             path = f"{prefix}{a.id}"
             raw = self.data[pos:pos + n]
-            nested = target is not None and not target.intrinsic and a.type.kind == "user"
+            nested = target is not None and not target.intrinsic and a.type.kind in ("user", "switch")
             if nested and a.repeat:
                 at = pos
                 for i, item in enumerate(v):

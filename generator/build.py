@@ -30,7 +30,7 @@ INSTANCE_KEYS = {"value", "enum", "doc", "doc-ref", "-eager"}
 INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", "repeat-expr",
                              "repeat-until", "process", "if", "contents", "encoding"}
 VALID_KEYS = {"eq", "min", "max", "any-of"}
-DERIVE_KEYS = {"length-of", "length-from", "count-of", "if-absent"}
+DERIVE_KEYS = {"length-of", "length-from", "count-of", "if-absent", "plus"}
 CHECKSUM_KEYS = {"algorithm", "from"}
 TOLERATED_EXTENSIONS = {"-orig-id", "-webide-representation", "-affected-by"}
 
@@ -324,7 +324,13 @@ class Builder:
             if not isinstance(absent, int) or isinstance(absent, bool):
                 self.p.add(node.value["if-absent"].loc, "if-absent must be an integer")
                 absent = None
-        return Derive(kind, target, node.loc, absent)
+        plus = 0
+        if "plus" in node.value:
+            plus = node.value["plus"].value
+            if not isinstance(plus, int) or isinstance(plus, bool) or kind == "length-from":
+                self.p.add(node.value["plus"].loc, "plus must be an integer, with length-of or count-of")
+                plus = 0
+        return Derive(kind, target, node.loc, absent, plus)
 
     def checksum(self, node: Y | None) -> Checksum | None:
         if node is None or not self.expect_map(node, "-checksum"):

@@ -66,6 +66,7 @@ class Derive:
     target: str | Expr  # a sibling field id, or an expression for count-of
     loc: Loc
     if_absent: int | None = None
+    plus: int = 0  # added to the length or count (Kafka's compact encodings store N+1)
 
 
 @dataclass(frozen=True, eq=False)

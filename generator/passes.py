@@ -6,6 +6,8 @@ from .program import Program
 from .pyexpr import Scope, T, Translator
 
 CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
+# names of the generated classes' own members, which a field or instance would hide
+GENERATED_MEMBERS = {"size", "read", "from_bytes", "to_bytes", "to_dict"}
 
 
 def index(program: Program, problems) -> None:
@@ -19,6 +21,10 @@ def index(program: Program, problems) -> None:
             for enum in spec.enums:
                 program.enum_owner[enum] = spec
             seen = {a.id for a in spec.seq}
+            for node in (*spec.seq, *spec.instances):
+                if node.id in GENERATED_MEMBERS:
+                    problems.add(node.loc, f"{node.id!r} is the name of a method of generated classes; "
+                                           "choose another name")
             for inst in spec.instances:
                 if inst.id in seen:
                     problems.add(inst.loc, f"instance {inst.id!r} has the name of a field")

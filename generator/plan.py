@@ -77,7 +77,7 @@ class ModulePlanner:
         self.schema = schema
         self.tr = Translator(program, problems)
         self.consts = Constants()
-        self.imports: dict[str, str] = {}
+        self.imports: set[tuple[str, str]] = set()  # (module, class) of other schemas' types
         self._packs: dict[TypeSpec, list[str] | None] = {}
         self._reads: dict[TypeSpec, list[str]] = {}
         self._inlining: set[TypeSpec] = set()
@@ -95,7 +95,7 @@ class ModulePlanner:
         owner = self.program.schema_of[spec]
         name = self.program.py_name(spec)
         if owner is not self.schema:
-            self.imports[owner.id] = name
+            self.imports.add((owner.id, name))
         return name
 
     def checksum_fn(self, algorithm: str) -> str:
@@ -204,7 +204,7 @@ class ModulePlanner:
             self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
             root_name, [(n, f) for f, n in self.consts.structs.items()],
             [(n, t) for t, n in self.consts.tables.items()], enums, classes,
-            sorted((mod, cls) for mod, cls in self.imports.items()), [root_name])
+            sorted(self.imports), [root_name])
 
     def enum_plan(self, enum: EnumSpec, owner: TypeSpec) -> EnumPlan:
         return EnumPlan(self.program.enum_py_name(enum),
@@ -234,7 +234,7 @@ class ModulePlanner:
             pins = " | ".join(f"({self.pin_bit(spec, a)} if {a.id} is not None else 0)" for a in self.pinned(spec))
             init_body.append(f"self._pins = {pins}")
         for a in seq:
-            if a.repeat:  # an unset repeated field is an empty one
+            if a.repeat and a.if_ is None:  # an unset repeated field is empty, unless it may be absent
                 init_body.append(f"self.{storage(a)} = [] if {a.id} is None else {a.id}")
             else:
                 init_body.append(f"self.{storage(a)} = {a.id}")

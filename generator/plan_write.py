@@ -154,8 +154,11 @@ class WritePlanner:
                 c(f"{w} = 0")
             return
         if d is not None:
+            plus = f" + {d.plus}" if d.plus else ""
             if d.kind == "count-of":
-                computed = f"len({tr.translate(d.target, scope, d.loc)})"
+                items = tr.translate(d.target, scope, d.loc)
+                computed = f"len({items}){plus}" if d.if_absent is None else \
+                    f"(len({items}){plus} if {items} is not None else {d.if_absent!r})"
             else:
                 target = self.spec.seq[self.ids.index(d.target)]
                 b = self.serialise(c, target, scope)
@@ -163,9 +166,9 @@ class WritePlanner:
                 if d.if_absent is None:  # required: refuse None, then the length is plain
                     with c.block(f"if {b} is None:"):
                         c(f"raise _EncodeError('is not set', {self.path(target)!r})")
-                    computed = f"len({b})"
+                    computed = f"len({b}){plus}"
                 else:
-                    computed = f"(len({b}) if {b} is not None else {d.if_absent!r})"
+                    computed = f"(len({b}){plus} if {b} is not None else {d.if_absent!r})"
             c(f"{w} = {self.derived(attr, computed)}")
             self.store(c, attr, w)
             return
@@ -368,13 +371,16 @@ class WritePlanner:
                     target = self.spec.seq[self.ids.index(d.target)]
                     self.target_size(c, target, f"z_{target.id}", scope)
                 continue
+            plus = f" + {d.plus}" if d.plus else ""
             if d.kind == "count-of":
-                computed = f"len({tr.translate(d.target, scope, d.loc)})"
+                items = tr.translate(d.target, scope, d.loc)
+                computed = f"len({items}){plus}" if d.if_absent is None else \
+                    f"(len({items}){plus} if {items} is not None else {d.if_absent!r})"
             else:
                 target = self.spec.seq[self.ids.index(d.target)]
                 self.target_size(c, target, f"z_{target.id}", scope)
                 absent = "None" if d.if_absent is None else repr(d.if_absent)
-                computed = f"(z_{target.id} if z_{target.id} is not None else {absent})"
+                computed = f"(z_{target.id}{plus} if z_{target.id} is not None else {absent})"
             c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else {computed}")
             scope.locals[attr.id] = f"d_{attr.id}"
         # 2. sizes of every field but varint length-from prefixes

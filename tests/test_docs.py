@@ -83,10 +83,10 @@ def test_example_hex_dump_decodes_to_its_labels(sid):
         assert show(resolve(obj, path)) == value.replace("\\|", "|"), path
 
 
-@pytest.mark.parametrize("sid", ["varint", "varlong"])
+@pytest.mark.parametrize("sid", ["varint", "varlong", "uvarint"])
 def test_varint_examples_decode_with_the_runtime(sid):
-    from kafkacodec.runtime.varint import read_zigzag32, read_zigzag64
-    read = read_zigzag32 if sid == "varint" else read_zigzag64
+    from kafkacodec.runtime.varint import read_uvarint, read_zigzag32, read_zigzag64
+    read = {"varint": read_zigzag32, "varlong": read_zigzag64, "uvarint": read_uvarint}[sid]
     for offset, chunk, _, value in example_table((DOCS / f"{sid}.md").read_text()):
         assert read(chunk, 0, len(chunk)) == (int(value), len(chunk)), offset
 

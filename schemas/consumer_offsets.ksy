@@ -1,0 +1,383 @@
+meta:
+  id: consumer_offsets
+  title: __consumer_offsets records (group coordinator)
+  license: Apache-2.0
+  endian: be
+  imports:
+    - kafka_types
+    - uvarint
+doc: |
+  The records of the `__consumer_offsets` topic, where the group coordinator keeps committed
+  offsets (since Kafka 0.9) and group metadata. The key starts with a version that names the
+  record type: 0 and 1 an offset commit, 2 a group's metadata, 3 and above the records of the
+  consumer and share group protocols (KIP-848, KIP-932), kept here as raw bytes. The value
+  starts with its own version; a null value is a tombstone that deletes what the key names.
+  Writers pick the value version from the inter-broker protocol version: offset commits are
+  written at version 3 (1 when they carry an expiry) and group metadata at 3 since Kafka 2.3.
+doc-ref: https://github.com/apache/kafka/blob/trunk/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+seq:
+  - id: version
+    type: s2
+    doc: Key version, which names the record type.
+  - id: key
+    size-eos: true
+    type:
+      switch-on: version
+      cases:
+        0: offset_commit_key
+        1: offset_commit_key
+        2: group_metadata_key
+    doc: The key of that record type; raw bytes for the types of newer group protocols.
+types:
+  offset_commit_key:
+    doc: Key of an offset commit (key versions 0 and 1; writers use 1).
+    seq:
+      - id: group
+        type: kafka_types::string
+        doc: The consumer group.
+      - id: topic
+        type: kafka_types::string
+        doc: The topic.
+      - id: partition
+        type: s4
+        doc: The partition.
+  group_metadata_key:
+    doc: Key of a group's metadata (key version 2).
+    seq:
+      - id: group
+        type: kafka_types::string
+        doc: The group.
+  offset_commit_value:
+    doc: Value of an offset commit, prefixed by its version; null (a tombstone) deletes the commit.
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0 to 4.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: offset_commit_value_v0
+            1: offset_commit_value_v1
+            2: offset_commit_value_v0
+            3: offset_commit_value_v3
+            4: offset_commit_value_v4
+        doc: The fields of that version; raw bytes for a version this schema does not know.
+  offset_commit_value_v0:
+    doc: Version 0 (Kafka 0.9 and later).
+    seq:
+      - id: offset
+        type: s8
+        doc: The committed offset.
+      - id: metadata
+        type: kafka_types::string
+        doc: Metadata the committer attached.
+      - id: commit_timestamp
+        type: s8
+        doc: When the offset was committed (ms).
+  offset_commit_value_v1:
+    doc: "Version 1 (0.10.1): adds an explicit expiry; still written by brokers before 2.1 and when a commit sets one."
+    seq:
+      - id: offset
+        type: s8
+        doc: The committed offset.
+      - id: metadata
+        type: kafka_types::string
+        doc: Metadata the committer attached.
+      - id: commit_timestamp
+        type: s8
+        doc: When the offset was committed (ms).
+      - id: expire_timestamp
+        type: s8
+        doc: When the commit expires (ms), -1 for the group's default.
+  offset_commit_value_v3:
+    doc: "Version 3 (2.1, KIP-320): adds the leader epoch; what current brokers write. Version 2 has version 0's fields."
+    seq:
+      - id: offset
+        type: s8
+        doc: The committed offset.
+      - id: leader_epoch
+        type: s4
+        doc: Leader epoch of the last consumed record, -1 if unknown.
+      - id: metadata
+        type: kafka_types::string
+        doc: Metadata the committer attached.
+      - id: commit_timestamp
+        type: s8
+        doc: When the offset was committed (ms).
+  offset_commit_value_v4:
+    doc: "Version 4 (3.5, KIP-915): version 3 as a flexible version; readers must accept it, writers do not emit it yet."
+    seq:
+      - id: offset
+        type: s8
+        doc: The committed offset.
+      - id: leader_epoch
+        type: s4
+        doc: Leader epoch of the last consumed record, -1 if unknown.
+      - id: metadata
+        type: kafka_types::compact_string
+        doc: Metadata the committer attached.
+      - id: commit_timestamp
+        type: s8
+        doc: When the offset was committed (ms).
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields.
+  group_metadata_value:
+    doc: Value of a group's metadata, prefixed by its version; null (a tombstone) deletes the group.
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0 to 4.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: group_metadata_value_v0
+            1: group_metadata_value_v1
+            2: group_metadata_value_v2
+            3: group_metadata_value_v3
+            4: group_metadata_value_v4
+        doc: The fields of that version; raw bytes for a version this schema does not know.
+  group_metadata_value_v0:
+    doc: Version 0 (Kafka 0.9).
+    seq:
+      - id: protocol_type
+        type: kafka_types::string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type: kafka_types::nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type: kafka_types::nullable_string
+        doc: Member id of the leader, or null.
+      - id: members_count
+        type: s4
+        -derive:
+          count-of: members
+        doc: Number of members.
+      - id: members
+        type: member_metadata_v0
+        repeat: expr
+        repeat-expr: members_count
+        doc: The members.
+  group_metadata_value_v1:
+    doc: "Version 1 (0.10.1): members gain a rebalance timeout."
+    seq:
+      - id: protocol_type
+        type: kafka_types::string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type: kafka_types::nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type: kafka_types::nullable_string
+        doc: Member id of the leader, or null.
+      - id: members_count
+        type: s4
+        -derive:
+          count-of: members
+        doc: Number of members.
+      - id: members
+        type: member_metadata_v1
+        repeat: expr
+        repeat-expr: members_count
+        doc: The members.
+  group_metadata_value_v2:
+    doc: "Version 2 (2.1): adds the time of the last state change."
+    seq:
+      - id: protocol_type
+        type: kafka_types::string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type: kafka_types::nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type: kafka_types::nullable_string
+        doc: Member id of the leader, or null.
+      - id: current_state_timestamp
+        type: s8
+        doc: When the group last changed state, -1 if unknown.
+      - id: members_count
+        type: s4
+        -derive:
+          count-of: members
+        doc: Number of members.
+      - id: members
+        type: member_metadata_v1
+        repeat: expr
+        repeat-expr: members_count
+        doc: The members.
+  group_metadata_value_v3:
+    doc: "Version 3 (2.3, KIP-345): members gain a static group instance id; what current brokers write."
+    seq:
+      - id: protocol_type
+        type: kafka_types::string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type: kafka_types::nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type: kafka_types::nullable_string
+        doc: Member id of the leader, or null.
+      - id: current_state_timestamp
+        type: s8
+        doc: When the group last changed state, -1 if unknown.
+      - id: members_count
+        type: s4
+        -derive:
+          count-of: members
+        doc: Number of members.
+      - id: members
+        type: member_metadata_v3
+        repeat: expr
+        repeat-expr: members_count
+        doc: The members.
+  group_metadata_value_v4:
+    doc: "Version 4 (3.5, KIP-915): version 3 as a flexible version, with tagged fields in the group and in each member."
+    seq:
+      - id: protocol_type
+        type: kafka_types::compact_string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type: kafka_types::compact_nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type: kafka_types::compact_nullable_string
+        doc: Member id of the leader, or null.
+      - id: current_state_timestamp
+        type: s8
+        doc: When the group last changed state, -1 if unknown.
+      - id: members_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: members
+          plus: 1
+        doc: Number of members plus one.
+      - id: members
+        type: member_metadata_v4
+        repeat: expr
+        repeat-expr: members_count_plus_one.value - 1
+        doc: The members.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields.
+  member_metadata_v0:
+    doc: A member, group metadata version 0.
+    seq:
+      - id: member_id
+        type: kafka_types::string
+        doc: The member id the coordinator gave.
+      - id: client_id
+        type: kafka_types::string
+        doc: The member's client.id.
+      - id: client_host
+        type: kafka_types::string
+        doc: The member's host as the coordinator saw it.
+      - id: session_timeout
+        type: s4
+        doc: Session timeout in milliseconds.
+      - id: subscription
+        type: kafka_types::bytes
+        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
+      - id: assignment
+        type: kafka_types::bytes
+        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
+  member_metadata_v1:
+    doc: A member, group metadata versions 1 and 2.
+    seq:
+      - id: member_id
+        type: kafka_types::string
+        doc: The member id the coordinator gave.
+      - id: client_id
+        type: kafka_types::string
+        doc: The member's client.id.
+      - id: client_host
+        type: kafka_types::string
+        doc: The member's host as the coordinator saw it.
+      - id: rebalance_timeout
+        type: s4
+        doc: Rebalance timeout in milliseconds.
+      - id: session_timeout
+        type: s4
+        doc: Session timeout in milliseconds.
+      - id: subscription
+        type: kafka_types::bytes
+        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
+      - id: assignment
+        type: kafka_types::bytes
+        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
+  member_metadata_v3:
+    doc: A member, group metadata version 3.
+    seq:
+      - id: member_id
+        type: kafka_types::string
+        doc: The member id the coordinator gave.
+      - id: group_instance_id
+        type: kafka_types::nullable_string
+        doc: Static membership id (KIP-345), or null.
+      - id: client_id
+        type: kafka_types::string
+        doc: The member's client.id.
+      - id: client_host
+        type: kafka_types::string
+        doc: The member's host as the coordinator saw it.
+      - id: rebalance_timeout
+        type: s4
+        doc: Rebalance timeout in milliseconds.
+      - id: session_timeout
+        type: s4
+        doc: Session timeout in milliseconds.
+      - id: subscription
+        type: kafka_types::bytes
+        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
+      - id: assignment
+        type: kafka_types::bytes
+        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
+  member_metadata_v4:
+    doc: A member, group metadata version 4 (flexible).
+    seq:
+      - id: member_id
+        type: kafka_types::compact_string
+        doc: The member id the coordinator gave.
+      - id: group_instance_id
+        type: kafka_types::compact_nullable_string
+        doc: Static membership id (KIP-345), or null.
+      - id: client_id
+        type: kafka_types::compact_string
+        doc: The member's client.id.
+      - id: client_host
+        type: kafka_types::compact_string
+        doc: The member's host as the coordinator saw it.
+      - id: rebalance_timeout
+        type: s4
+        doc: Rebalance timeout in milliseconds.
+      - id: session_timeout
+        type: s4
+        doc: Session timeout in milliseconds.
+      - id: subscription
+        type: kafka_types::compact_bytes
+        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
+      - id: assignment
+        type: kafka_types::compact_bytes
+        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields.

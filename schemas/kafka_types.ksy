@@ -1,0 +1,130 @@
+meta:
+  id: kafka_types
+  title: Encodings of Kafka's generated messages
+  license: Apache-2.0
+  endian: be
+  imports:
+    - uvarint
+doc: |
+  The building blocks of the messages Kafka generates from its JSON specs (internal topics'
+  keys and values, control records): strings and byte arrays with a signed length prefix, their
+  compact forms of the flexible versions (KIP-482, Kafka 2.4; an unsigned varint of the length
+  plus one, 0 for null), and the tagged-field section that ends every struct of a flexible
+  version. Unknown tagged fields are kept as raw bytes, so they survive a re-encode.
+doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/protocol/types/Type.java
+types:
+  string:
+    doc: A UTF-8 string after an int16 length (STRING); Kafka rejects null here.
+    seq:
+      - id: length
+        type: s2
+        valid:
+          min: 0
+        -derive:
+          length-of: value
+        doc: Byte length of the string.
+      - id: value
+        type: str
+        size: length
+        encoding: UTF-8
+        doc: The string.
+  nullable_string:
+    doc: A UTF-8 string after an int16 length, -1 for null (NULLABLE_STRING).
+    seq:
+      - id: length
+        type: s2
+        -derive:
+          length-of: value
+          if-absent: -1
+        doc: Byte length of the string; -1 (any negative value) for null.
+      - id: value
+        type: str
+        size: length
+        encoding: UTF-8
+        if: length >= 0
+        doc: The string, or null.
+  compact_string:
+    doc: A UTF-8 string after an unsigned varint of its length plus one (COMPACT_STRING).
+    seq:
+      - id: length_plus_one
+        type: uvarint
+        -derive:
+          length-of: value
+          plus: 1
+        doc: Byte length of the string plus one; 0 would be null, which Kafka rejects here.
+      - id: value
+        type: str
+        size: length_plus_one.value - 1
+        encoding: UTF-8
+        doc: The string.
+  compact_nullable_string:
+    doc: A UTF-8 string after an unsigned varint of its length plus one, 0 for null (COMPACT_NULLABLE_STRING).
+    seq:
+      - id: length_plus_one
+        type: uvarint
+        -derive:
+          length-of: value
+          plus: 1
+          if-absent: 0
+        doc: Byte length of the string plus one; 0 for null.
+      - id: value
+        type: str
+        size: length_plus_one.value - 1
+        encoding: UTF-8
+        if: length_plus_one.value > 0
+        doc: The string, or null.
+  bytes:
+    doc: Bytes after an int32 length (BYTES).
+    seq:
+      - id: length
+        type: s4
+        valid:
+          min: 0
+        -derive:
+          length-of: value
+        doc: Number of bytes.
+      - id: value
+        size: length
+        doc: The bytes.
+  compact_bytes:
+    doc: Bytes after an unsigned varint of their length plus one (COMPACT_BYTES).
+    seq:
+      - id: length_plus_one
+        type: uvarint
+        -derive:
+          length-of: value
+          plus: 1
+        doc: Number of bytes plus one.
+      - id: value
+        size: length_plus_one.value - 1
+        doc: The bytes.
+  tagged_fields:
+    doc: |
+      The tagged-field section that ends every struct of a flexible version: a count, then each
+      field as tag, size and bytes, in ascending tag order. Fields whose tags a version does
+      not know are kept as they are.
+    seq:
+      - id: count
+        type: uvarint
+        -derive:
+          count-of: fields
+        doc: Number of tagged fields.
+      - id: fields
+        type: tagged_field
+        repeat: expr
+        repeat-expr: count.value
+        doc: The fields, by ascending tag.
+  tagged_field:
+    doc: One tagged field, its value still encoded.
+    seq:
+      - id: tag
+        type: uvarint
+        doc: The field's tag, unique within its struct.
+      - id: data_length
+        type: uvarint
+        -derive:
+          length-of: data
+        doc: Byte length of the value.
+      - id: data
+        size: data_length.value
+        doc: The value, encoded as the field's type is.

@@ -1,0 +1,175 @@
+meta:
+  id: transaction_log
+  title: __transaction_state records (transaction coordinator)
+  license: Apache-2.0
+  endian: be
+  imports:
+    - kafka_types
+    - uvarint
+doc: |
+  The records of the `__transaction_state` topic, where the transaction coordinator keeps each
+  transactional id's producer, epoch, state and partitions (since Kafka 0.11, KIP-98). This root
+  type is the key (a version, then the transactional id); the value is `transaction_log_value`,
+  version 0, or version 1 (flexible, Kafka 3.5 and later; written when transaction.version is 1
+  or more). A null value is a tombstone.
+doc-ref: https://github.com/apache/kafka/blob/trunk/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+seq:
+  - id: version
+    type: s2
+    -default: 0
+    doc: Key version, 0.
+  - id: transactional_id
+    type: kafka_types::string
+    doc: The producer's transactional.id.
+enums:
+  transaction_status:
+    0:
+      id: empty
+      doc: No transaction in progress.
+    1:
+      id: ongoing
+      doc: A transaction is open.
+    2:
+      id: prepare_commit
+      doc: Commit decided; markers being written.
+    3:
+      id: prepare_abort
+      doc: Abort decided; markers being written.
+    4:
+      id: complete_commit
+      doc: Committed; markers written.
+    5:
+      id: complete_abort
+      doc: Aborted; markers written.
+    6:
+      id: dead
+      doc: The transactional id expired.
+    7:
+      id: prepare_epoch_fence
+      doc: The producer epoch is being fenced.
+types:
+  transaction_log_value:
+    doc: The value, prefixed by its version.
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0 or 1.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: value_v0
+            1: value_v1
+        doc: The fields of that version; raw bytes for a version this schema does not know.
+  value_v0:
+    doc: Version 0.
+    seq:
+      - id: producer_id
+        type: s8
+        doc: The producer id of the transactional id.
+      - id: producer_epoch
+        type: s2
+        doc: Its current epoch.
+      - id: transaction_timeout_ms
+        type: s4
+        doc: The transaction timeout.
+      - id: transaction_status
+        type: s1
+        enum: transaction_status
+        doc: The transaction's state.
+      - id: partitions_count
+        type: s4
+        -derive:
+          count-of: transaction_partitions
+          if-absent: -1
+        doc: Number of topics in the transaction; -1 for null (written when the state is Empty).
+      - id: transaction_partitions
+        type: partitions_v0
+        repeat: expr
+        repeat-expr: partitions_count
+        if: partitions_count >= 0
+        doc: The partitions of the transaction, by topic.
+      - id: transaction_last_update_timestamp_ms
+        type: s8
+        doc: When the state last changed.
+      - id: transaction_start_timestamp_ms
+        type: s8
+        doc: When the transaction started.
+  partitions_v0:
+    doc: A topic and its partitions, version 0.
+    seq:
+      - id: topic
+        type: kafka_types::string
+        doc: The topic.
+      - id: partition_ids_count
+        type: s4
+        -derive:
+          count-of: partition_ids
+        doc: Number of partitions.
+      - id: partition_ids
+        type: s4
+        repeat: expr
+        repeat-expr: partition_ids_count
+        doc: The partitions.
+  value_v1:
+    doc: |
+      Version 1 (flexible). Its tagged fields (Kafka 4.0, KIP-890) are tag 0 PreviousProducerId
+      (int64, default -1), tag 1 NextProducerId (int64, default -1) and tag 2
+      ClientTransactionVersion (int16, default 0); they stay encoded in `tagged_fields`.
+    seq:
+      - id: producer_id
+        type: s8
+        doc: The producer id of the transactional id.
+      - id: producer_epoch
+        type: s2
+        doc: Its current epoch.
+      - id: transaction_timeout_ms
+        type: s4
+        doc: The transaction timeout.
+      - id: transaction_status
+        type: s1
+        enum: transaction_status
+        doc: The transaction's state.
+      - id: partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: transaction_partitions
+          plus: 1
+          if-absent: 0
+        doc: Number of topics plus one; 0 for null.
+      - id: transaction_partitions
+        type: partitions_v1
+        repeat: expr
+        repeat-expr: partitions_count_plus_one.value - 1
+        if: partitions_count_plus_one.value > 0
+        doc: The partitions of the transaction, by topic.
+      - id: transaction_last_update_timestamp_ms
+        type: s8
+        doc: When the state last changed.
+      - id: transaction_start_timestamp_ms
+        type: s8
+        doc: When the transaction started.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields.
+  partitions_v1:
+    doc: A topic and its partitions, version 1.
+    seq:
+      - id: topic
+        type: kafka_types::compact_string
+        doc: The topic.
+      - id: partition_ids_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partition_ids
+          plus: 1
+        doc: Number of partitions plus one.
+      - id: partition_ids
+        type: s4
+        repeat: expr
+        repeat-expr: partition_ids_count_plus_one.value - 1
+        doc: The partitions.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields.
