@@ -127,6 +127,8 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
     finally:
         spark.stop()
     Console().print(summary.table())
+    if summary.lag:
+        Console().print(summary.lag_table())
     click.echo(f"wrote {out} ({fmt}); corrupt batches: {summary.corrupt_batches}; invalid bytes at segment ends: "
                f"{summary.invalid_bytes}; aborted transactions: {summary.aborted_transactions}")
     for segment, position, why in summary.damaged:
@@ -324,9 +326,13 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 @click.option("--verify-index-only", is_flag=True, help="Check index entries against the log; print no entries.")
 @click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
 @click.option("--skip-record-metadata", is_flag=True, help="Print only keys and payloads of records.")
+@click.option("--offsets-decoder", is_flag=True, help="Decode __consumer_offsets records (implies --print-data-log).")
+@click.option("--transaction-log-decoder", is_flag=True,
+              help="Decode __transaction_state records (implies --print-data-log).")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
-         verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, as_json: bool) -> None:
+         verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
+         transaction_log_decoder: bool, as_json: bool) -> None:
     """Print segments (.log), indexes (.index, .timeindex, .txnindex) and producer snapshots
     (.snapshot) as Kafka's kafka-dump-log does.
 
@@ -337,8 +343,19 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     from .records import read_batches
     from .runtime.errors import DecodeError
+    from .storage import decoders
     from .storage.dumpfmt import DumpSummary, dump_index, dump_log, dump_snapshot, dump_txn_index
     from .storage.jsonl import to_json
+
+    if offsets_decoder and transaction_log_decoder:
+        click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
+        sys.exit(2)
+    decoder, kind = decoders.utf8, None
+    if offsets_decoder:
+        decoder, kind = decoders.offsets, "offsets"
+    elif transaction_log_decoder:
+        decoder, kind = decoders.transaction_log, "transaction-log"
+    print_data_log = print_data_log or kind is not None  # as in Kafka's tool
 
     status = 0
     summary = DumpSummary()
@@ -347,7 +364,11 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
             data = path.read_bytes()
             try:
                 for batch in read_batches(data, verify=False):
-                    click.echo(json.dumps(to_json(batch, str(path)), separators=(",", ":")))
+                    obj = to_json(batch, str(path))
+                    if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
+                        for record, out in zip(batch, obj["records"]):
+                            out["decoded"] = decoders.decoded_json(record, kind)
+                    click.echo(json.dumps(obj, separators=(",", ":")))
             except DecodeError as err:  # every valid batch is out; then where and why it stops
                 err.file = err.file or str(path)
                 click.echo(f"error: {err}", err=True)
@@ -358,7 +379,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
             lines = dump_index(path, str(path), verify_index_only, index_sanity_check, summary)
         elif path.suffix in (".log", ".checkpoint"):
             lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage,
-                             skip_record_metadata, summary)
+                             skip_record_metadata, summary, decoder)
         elif path.suffix == ".txnindex":
             lines = dump_txn_index(path, str(path))
         elif path.suffix == ".snapshot":

@@ -10,12 +10,13 @@ PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 
 def register(spark) -> None:
-    """Register `kafka-log` and `kafka-log-segments` with this session. Filter pushdown is used
+    """Register `kafka-log`, `kafka-log-segments` and `kafka-consumer-offsets` with this session. Filter pushdown is used
     when the session enables it (a reader that pushes filters fails every query where it is off);
     option("pushFilters", ...) overrides that per query."""
     from .source import KafkaLogDataSource, KafkaLogPushdownDataSource
-    from .tables import SegmentsDataSource
+    from .tables import ConsumerOffsetsDataSource, SegmentsDataSource
 
     enabled = str(spark.conf.get(PUSHDOWN_CONF, "false")).lower() == "true"
     spark.dataSource.register(KafkaLogPushdownDataSource if enabled else KafkaLogDataSource)
     spark.dataSource.register(SegmentsDataSource)
+    spark.dataSource.register(ConsumerOffsetsDataSource)

@@ -73,11 +73,18 @@ class Summary:
     invalid_bytes: int = 0
     aborted_transactions: int = 0
     damaged: list[tuple[str, int, str]] = field(default_factory=list)
+    lag: list[tuple[str, str, int, int]] = field(default_factory=list)  # group, topic, partitions, total lag
 
     def table(self) -> Table:
         t = Table("topic", "partitions", "records", "bytes")
         for topic, parts, records, size in self.topics:
             t.add_row(topic, str(parts), f"{records:,}", f"{size:,}")
+        return t
+
+    def lag_table(self) -> Table:
+        t = Table("consumer group", "topic", "partitions", "lag (records)")
+        for group, topic, parts, lag in self.lag:
+            t.add_row(group, topic, str(parts), "?" if lag is None else f"{lag:,}")
         return t
 
 
@@ -115,6 +122,10 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
         summary.topics.append((topic, parts, counts.get(topic, 0), size))
         summary.invalid_bytes += invalid or 0
         summary.aborted_transactions += aborted or 0
+    offsets = spark.read.format("kafka-consumer-offsets").load(logdir)
+    summary.lag = [(r["group"], r["topic"], r["partitions"], r["lag"]) for r in offsets.groupBy("group", "topic")
+                   .agg(F.count("partition").alias("partitions"), F.sum("lag").alias("lag"))
+                   .orderBy("group", "topic").collect()]
     bad = written.where("corruption is not null").select("segment", "position", "corruption").collect()
     summary.corrupt_batches = len(bad)
     summary.damaged = [(r["segment"], r["position"], r["corruption"]) for r in bad]

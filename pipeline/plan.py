@@ -168,6 +168,20 @@ def offset_for_timestamp(uri: str, part: PartitionFiles, target: int) -> int | N
     return None
 
 
+def log_end_offset(uri: str, part: PartitionFiles) -> int | None:
+    """The offset after the partition's last valid batch (the log end offset a broker would
+    recover), read from the last index entry on; None for a partition with no segment."""
+    if not part.segments:
+        return None
+    seg = part.segments[-1]
+    offsets, _ = _indexes(uri, seg)
+    start = offsets[-1].position if offsets else 0
+    end = seg.base_offset
+    for batch in _batches_from(uri, seg, start):
+        end = batch.last_offset + 1
+    return end
+
+
 def _bounds(plan: Plan, part: PartitionFiles) -> tuple[int | None, int | None]:
     start = _per_partition(plan.starting, part) if isinstance(plan.starting, dict) else None
     end = _per_partition(plan.ending, part) if isinstance(plan.ending, dict) else None

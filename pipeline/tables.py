@@ -1,17 +1,22 @@
-"""`kafka-log-segments`: one row per segment, for audits at scale: sizes, counts, offsets,
-timestamps, the valid prefix as recovery finds it, and the health of the indexes."""
+"""Tables beside the records, for audits at scale. `kafka-log-segments`: one row per segment
+(sizes, counts, offsets, timestamps, the valid prefix as recovery finds it, the health of the
+indexes). `kafka-consumer-offsets`: the committed offsets per group, topic and partition that
+the log dir's `__consumer_offsets` partitions hold, with the lag behind the log end offset when
+the partition is in the same log dir."""
 from __future__ import annotations
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkacodec.records import Batch
+from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, TruncatedError
 from kafkacodec.storage import index, verify
+from kafkacodec.storage.internal import CONSUMER_OFFSETS_TOPIC, committed_offsets
 from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
 from kafkacodec.storage.txnindex import read_txn_index
 
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range
+from .plan import log_end_offset
 
 SEGMENTS_DDL = ("topic string, partition int, baseOffset long, segment string, sizeBytes long, batches long, "
                 "records long, firstOffset long, lastOffset long, minTimestamp timestamp, maxTimestamp timestamp, "
@@ -94,11 +99,16 @@ class SegmentsReader(DataSourceReader):
         row = [topic, number, seg.base_offset, seg.log, seg.size, len(scan.batches), records, first, last,
                ts(lo), ts(hi), scan.valid_bytes, scan.truncated_bytes, None if scan.error is None else str(scan.error),
                len(offsets), len(times), aborted, "; ".join(problems) or None]
-        names = [f.split()[0] for f in SEGMENTS_DDL.split(", ")]
-        types = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(),
-                 "timestamp": pa.timestamp("us", tz="UTC")}
-        schema = pa.schema([(n, types[f.split()[1]]) for n, f in zip(names, SEGMENTS_DDL.split(", "))])
-        yield pa.RecordBatch.from_arrays([pa.array([v], t) for v, t in zip(row, schema.types)], schema=schema)
+        yield _rows(SEGMENTS_DDL, [row])
+
+
+def _rows(ddl: str, rows: list[list]) -> pa.RecordBatch:
+    """Rows as an Arrow batch of a flat DDL's types (timestamps in microseconds)."""
+    types = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "timestamp": pa.timestamp("us", tz="UTC")}
+    fields = [f.split() for f in ddl.split(", ")]
+    schema = pa.schema([(name, types[kind]) for name, kind in fields])
+    return pa.RecordBatch.from_arrays([pa.array([r[i] for r in rows], t) for i, t in enumerate(schema.types)],
+                                      schema=schema)
 
 
 class SegmentsDataSource(DataSource):
@@ -114,3 +124,59 @@ class SegmentsDataSource(DataSource):
         if not path:
             raise ValueError("kafka-log-segments: load(path) needs a log dir, partition or segment")
         return SegmentsReader(path)
+
+
+OFFSETS_DDL = ("group string, topic string, partition int, offset long, leaderEpoch int, metadata string, "
+               "commitTimestamp timestamp, expireTimestamp timestamp, logEndOffset long, lag long, "
+               "offsetsPartition int, recordOffset long")
+
+
+class ConsumerOffsetsReader(DataSourceReader):
+    def __init__(self, uri: str):
+        self.uri = uri
+
+    def partitions(self):
+        return [InputPartition(p.partition) for p in list_log(self.uri).partitions
+                if p.topic == CONSUMER_OFFSETS_TOPIC]
+
+    def read(self, partition):
+        listing = list_log(self.uri).partitions
+        part = next(p for p in listing if p.topic == CONSUMER_OFFSETS_TOPIC and p.partition == partition.value)
+
+        def records():
+            for seg in part.segments:
+                try:
+                    for batch in read_batches(read_range(self.uri, seg.log)):
+                        if batch.is_legacy or not batch.entry.is_control:
+                            yield from ((r.offset, r.key, r.value) for r in batch)
+                except DecodeError:
+                    continue  # the valid prefix of a damaged segment counts, as recovery keeps it
+
+        ends = {(p.topic, p.partition): p for p in listing}
+        rows = []
+        for (group, topic, number), c in sorted(committed_offsets(records()).items()):
+            end = log_end_offset(self.uri, ends[(topic, number)]) if (topic, number) in ends else None
+
+            def micros(ms):
+                return None if ms is None or ms < 0 else ms * 1000
+
+            rows.append([group, topic, number, c.offset, c.leader_epoch, c.metadata, micros(c.commit_timestamp),
+                         micros(c.expire_timestamp), end, None if end is None else max(0, end - c.offset),
+                         partition.value, c.record_offset])
+        if rows:
+            yield _rows(OFFSETS_DDL, rows)
+
+
+class ConsumerOffsetsDataSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "kafka-consumer-offsets"
+
+    def schema(self):
+        return OFFSETS_DDL
+
+    def reader(self, schema):
+        path = self.options.get("path")
+        if not path:
+            raise ValueError("kafka-consumer-offsets: load(path) needs the log dir holding __consumer_offsets")
+        return ConsumerOffsetsReader(path)

@@ -9,7 +9,8 @@ from typing import Iterator
 from kafkacodec.records import TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
-from . import index
+from . import decoders, index
+from .decoders import Decoder
 from .names import offset_from_name
 from .producers import ProducerState, last_sequence
 from .txnindex import read_txn_index
@@ -36,10 +37,6 @@ def batch_line(batch: Batch) -> str:
             f"compresscodec: {batch.compression} crc: {e.crc} isvalid: {_bool(e.crc_valid)}")
 
 
-def _text(data: bytes) -> str:
-    return bytes(data).decode("utf-8", errors="replace")
-
-
 def _control(record) -> str:
     key, value = record.key or b"", record.value or b""
     if len(key) < 4:
@@ -52,18 +49,22 @@ def _control(record) -> str:
     return f" controlType: {names.get(kind, 'UNKNOWN')}({kind if kind in names else -1})"
 
 
-def _data_only(record) -> str:
+def _data_only(record, decoder: Decoder) -> str:
     """--skip-record-metadata: `| key: k payload: v`, and with no key Kafka's line starts ` payload:`."""
-    if record.key is not None:
-        return f"| key: {_text(record.key)}" + (f" payload: {_text(record.value)}" if record.value is not None else "")
-    return f" payload: {_text(record.value)}" if record.value is not None else ""
+    key, payload = decoder(record)
+    if key is not None:
+        return f"| key: {key}" + (f" payload: {payload}" if payload is not None else "")
+    return f" payload: {payload}" if payload is not None else ""
 
 
-def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False) -> Iterator[str]:
+def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False,
+                 decoder: Decoder = decoders.utf8) -> Iterator[str]:
+    """One line per record; keys and payloads through `decoder` (UTF-8 text unless a topic
+    decoder is chosen)."""
     e = batch.entry
     if skip_metadata:
         if batch.is_legacy or not e.is_control:
-            yield from (_data_only(r) for r in batch)
+            yield from (_data_only(r, decoder) for r in batch)
         return
     if batch.is_legacy:
         m = e.message
@@ -73,7 +74,7 @@ def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False) ->
                     f"keySize: {-1 if record.key is None else len(record.key)} "
                     f"valueSize: {-1 if record.value is None else len(record.value)} "
                     f"isValid: {_bool(msg.crc_valid)} crc: {msg.crc}}}")  # the stray '}' is Kafka's
-            yield line + _data(record, print_data)
+            yield line + _data(record, print_data, decoder)
         return
     ts_type = TIMESTAMP_TYPES[int(e.timestamp_type)]
     for record in batch:
@@ -85,19 +86,19 @@ def record_lines(batch: Batch, print_data: bool, skip_metadata: bool = False) ->
         if e.is_control:
             yield line + _control(record)  # never the data of a control record
         else:
-            yield line + _data(record, print_data)
+            yield line + _data(record, print_data, decoder)
 
 
-def _data(record, print_data: bool) -> str:
+def _data(record, print_data: bool, decoder: Decoder) -> str:
     if not print_data:
         return ""
-    return (f" key: {_text(record.key)}" if record.key is not None else "") + \
-           (f" payload: {_text(record.value)}" if record.value is not None else "")
+    key, payload = decoder(record)
+    return (f" key: {key}" if key is not None else "") + (f" payload: {payload}" if payload is not None else "")
 
 
 def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes: int | None,
              damage: list | None = None, skip_metadata: bool = False,
-             summary: "DumpSummary | None" = None) -> Iterator[str]:
+             summary: "DumpSummary | None" = None, decoder: Decoder = decoders.utf8) -> Iterator[str]:
     """The lines for a .log; the first damage found, if any, is appended to `damage`."""
     data = path.read_bytes()
     previous = None
@@ -110,7 +111,7 @@ def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes:
             valid = batch.position + batch.size
             yield batch_line(batch)
             if deep or print_data:
-                yield from record_lines(batch, print_data, skip_metadata)
+                yield from record_lines(batch, print_data, skip_metadata, decoder)
                 for record in batch:  # deep iteration also checks that offsets run on by one
                     if previous is not None and record.offset != previous + 1 and summary is not None:
                         summary.non_consecutive.setdefault(str(path.resolve()), []).append((previous, record.offset))

@@ -8,6 +8,10 @@ topic lived through the message-format upgrades, plus producers of every kind.
   interleave and span segment rolls: commits, aborts (one while the other producer's
   transaction is open, so its last stable offset lags), a producer epoch bump, and a
   transaction still open at the end; with the `.txnindex` and `.snapshot` files that follow.
+- __consumer_offsets-0: commits of two consumer groups over time (one group's expiring commit
+  written at value version 1), their group metadata, and the tombstones that expire a third
+  group's commits;
+- __transaction_state-0: the transaction coordinator's records for the payments producers.
 Plus the log dir's checkpoints, meta.properties and each partition's partition.metadata and
 leader-epoch-checkpoint.
 """
@@ -16,7 +20,12 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.kafka_types import KafkaTypes
+from kafkacodec.generated.transaction_log import TransactionLog
+
 from . import textfiles
+from .internal import offset_commit_key, offset_commit_record
 from .writer import PartitionWriter
 
 T0 = 1_600_000_000_000
@@ -93,9 +102,65 @@ def _payments_0(w: PartitionWriter) -> None:
     data(1000, 3)
 
 
-PARTITIONS = {("clicks", 0): _clicks_0, ("clicks", 1): _clicks_1, ("payments", 0): _payments_0}
+def _group_metadata(group: str, generation: int, members: list[str], at: int) -> dict:
+    s, ns, b = KafkaTypes.String, KafkaTypes.NullableString, KafkaTypes.Bytes
+    key = ConsumerOffsets(version=2, key=ConsumerOffsets.GroupMetadataKey(group=s(value=group))).to_bytes()
+    body = ConsumerOffsets.GroupMetadataValueV3(
+        protocol_type=s(value="consumer"), generation=generation, protocol=ns(value="range"),
+        leader=ns(value=members[0] if members else None), current_state_timestamp=at,
+        members=[ConsumerOffsets.MemberMetadataV3(
+            member_id=s(value=m), group_instance_id=ns(value=None), client_id=s(value=m.split("-")[0]),
+            client_host=s(value="/10.0.0.%d" % (i + 1)), rebalance_timeout=300_000, session_timeout=45_000,
+            subscription=b(value=b"\x00\x01"), assignment=b(value=b"\x00\x01")) for i, m in enumerate(members)])
+    value = ConsumerOffsets.GroupMetadataValue(version=3, body=body).to_bytes()
+    return {"key": key, "value": value, "timestamp": at}
+
+
+def _consumer_offsets_0(w: PartitionWriter) -> None:
+    t = T0 + 200_000
+    w.append([_group_metadata("billing", 1, ["billing-1", "billing-2"], t)])
+    w.append([_group_metadata("analytics", 4, ["analytics-1"], t)])
+    def commit(group: str, topic: str, partition: int, offset: int, at: int) -> dict:
+        key, value = offset_commit_record(group, topic, partition, offset, at, leader_epoch=0)
+        return {"key": key, "value": value, "timestamp": at}
+
+    for step in range(4):  # commits over time; the latest one counts
+        t += 5000
+        w.append([commit("billing", "payments", 0, 20 + 10 * step, t)])
+        w.append([commit("analytics", "clicks", 0, 100 * step, t), commit("analytics", "clicks", 1, 15 + 20 * step, t)])
+    key, value = offset_commit_record("legacy-app", "clicks", 0, 12, T0, expire_timestamp=T0 + 86_400_000)
+    w.append([{"key": key, "value": value, "timestamp": T0}])
+    # the group expired: the coordinator deletes its commits and its metadata with tombstones
+    w.append([{"key": offset_commit_key("legacy-app", "clicks", 0), "value": None, "timestamp": t + 1000},
+              {"key": ConsumerOffsets(version=2, key=ConsumerOffsets.GroupMetadataKey(
+                  group=KafkaTypes.String(value="legacy-app"))).to_bytes(), "value": None, "timestamp": t + 1000}])
+
+
+def _transaction_state_0(w: PartitionWriter) -> None:
+    def record(tid: str, pid: int, epoch: int, status: int, partitions: list[int] | None, at: int) -> dict:
+        key = TransactionLog(version=0, transactional_id=KafkaTypes.String(value=tid)).to_bytes()
+        parts = None if partitions is None else [TransactionLog.PartitionsV0(
+            topic=KafkaTypes.String(value="payments"), partition_ids=partitions)]
+        body = TransactionLog.ValueV0(producer_id=pid, producer_epoch=epoch, transaction_timeout_ms=60_000,
+                                      transaction_status=status, transaction_partitions=parts,
+                                      transaction_last_update_timestamp_ms=at, transaction_start_timestamp_ms=at)
+        return {"key": key, "value": TransactionLog.TransactionLogValue(version=0, body=body).to_bytes(),
+                "timestamp": at}
+
+    at = T0 + 130_000
+    for status, parts in ((0, None), (1, [0]), (2, [0]), (4, [])):  # Empty, Ongoing, PrepareCommit, CompleteCommit
+        at += 1000
+        w.append([record("payments-tx-a", 2000, 3, status, parts, at)])
+    for status, parts in ((1, [0]), (3, [0]), (5, [])):  # Ongoing, PrepareAbort, CompleteAbort
+        at += 1000
+        w.append([record("payments-tx-b", 3000, 1, status, parts, at)])
+
+
+PARTITIONS = {("clicks", 0): _clicks_0, ("clicks", 1): _clicks_1, ("payments", 0): _payments_0,
+              ("__consumer_offsets", 0): _consumer_offsets_0, ("__transaction_state", 0): _transaction_state_0}
 SEGMENT_BYTES_OF = {"payments": 2048}  # small segments, so transactions span rolls
-TOPIC_IDS = {"clicks": bytes(range(1, 17)), "payments": bytes(range(17, 33))}
+TOPIC_IDS = {"clicks": bytes(range(1, 17)), "payments": bytes(range(17, 33)),
+             "__consumer_offsets": bytes(range(33, 49)), "__transaction_state": bytes(range(49, 65))}
 
 
 def write_sample(root: str | Path) -> list[Path]:

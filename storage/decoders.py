@@ -1,0 +1,100 @@
+"""What `kafka-dump-log --offsets-decoder` and `--transaction-log-decoder` print for records of
+Kafka's internal topics, and the same records as JSON objects for `dump --json`."""
+from __future__ import annotations
+
+import base64
+import json
+from typing import Callable
+
+from kafkacodec.runtime.errors import DecodeError
+
+from .internal import OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, decode_group_record, decode_transaction_record
+
+Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
+TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
+                      "Dead", "PrepareEpochFence")
+SKIPPED = {"version", "tagged_fields"}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def message_json(obj) -> object:
+    """A generated message as Kafka's JSON converters write it: camelCase names in field order,
+    strings and byte arrays unwrapped (bytes in base64), derived lengths, counts and the
+    version left out."""
+    return _plain(obj.to_dict() if hasattr(obj, "to_dict") else obj)
+
+
+def _plain(value) -> object:
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes of the message encodings
+        return _plain(value.get("value"))
+    return {_camel(k): _plain(v) for k, v in value.items()
+            if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def utf8(record) -> tuple[str | None, str | None]:
+    text = (lambda b: None if b is None else bytes(b).decode("utf-8", errors="replace"))
+    return text(record.key), text(record.value)
+
+
+def offsets(record) -> tuple[str | None, str | None]:
+    """Kafka 3.x's offsets decoder: the key as {"type": key version, "data": …}, the value as
+    {"version": value version, "data": …} or <DELETE>."""
+    if record.key is None:
+        return f"Error at offset {record.offset}, skipping. Record has no key", None
+    try:
+        r = decode_group_record(bytes(record.key), None if record.value is None else bytes(record.value))
+    except DecodeError as err:
+        return f"Error at offset {record.offset}, skipping. {err}", None
+    if r.key_version not in OFFSET_COMMIT_KEYS and r.key_version != GROUP_METADATA_KEY:
+        return f"Unknown record type {r.key_version} at offset {record.offset}, skipping.", None
+    key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
+    value = "<DELETE>" if r.value is None else _dumps({"version": str(r.value_version), "data": message_json(r.value)})
+    return key, value
+
+
+def transaction_log(record) -> tuple[str | None, str | None]:
+    """Kafka 3.x's transaction-log decoder."""
+    if record.key is None:
+        return f"Error at offset {record.offset}, skipping. Record has no key", None
+    try:
+        r = decode_transaction_record(bytes(record.key), None if record.value is None else bytes(record.value))
+    except DecodeError as err:
+        return f"Error at offset {record.offset}, skipping. {err}", None
+    key = f"transaction_metadata::transactionalId={r.transactional_id}"
+    if r.value is None:
+        return key, "<DELETE>"
+    v = r.value
+    parts = [f"{p.topic.value}-{i}" for p in (v.transaction_partitions or []) for i in p.partition_ids]
+    status = int(v.transaction_status)
+    state = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) else f"Unknown({status})"
+    return key, (f"producerId:{v.producer_id},producerEpoch:{v.producer_epoch},state={state},"
+                 f"partitions=[{','.join(parts)}],txnLastUpdateTimestamp={v.transaction_last_update_timestamp_ms},"
+                 f"txnTimeoutMs={v.transaction_timeout_ms}")
+
+
+def decoded_json(record, kind: str) -> dict:
+    """For `dump --json`: the decoded key and value objects, or why they do not decode."""
+    try:
+        if kind == "offsets":
+            r = decode_group_record(bytes(record.key), None if record.value is None else bytes(record.value))
+            return {"keyVersion": r.key_version, "key": message_json(r.key), "valueVersion": r.value_version,
+                    "value": message_json(r.value)}
+        r = decode_transaction_record(bytes(record.key), None if record.value is None else bytes(record.value))
+        return {"transactionalId": r.transactional_id, "valueVersion": r.value_version,
+                "value": message_json(r.value)}
+    except (DecodeError, TypeError) as err:
+        return {"error": str(err)}

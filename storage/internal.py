@@ -1,0 +1,124 @@
+"""Records of Kafka's internal topics: `__consumer_offsets` (committed offsets and group
+metadata) and `__transaction_state`, decoded with the generated codecs, and what follows from
+them: the committed offsets per group, topic and partition."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.kafka_types import KafkaTypes
+from kafkacodec.generated.transaction_log import TransactionLog
+
+OFFSET_COMMIT_KEYS = (0, 1)
+GROUP_METADATA_KEY = 2
+CONSUMER_OFFSETS_TOPIC = "__consumer_offsets"
+TRANSACTION_STATE_TOPIC = "__transaction_state"
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    """A `__consumer_offsets` record: its type (from the key version), key and value (None for a
+    tombstone, raw bytes for the record types of newer group protocols)."""
+    key_version: int
+    key: object
+    value_version: int | None
+    value: object
+
+
+def decode_group_record(key: bytes, value: bytes | None) -> GroupRecord:
+    """Raises a DecodeError for bytes that do not decode (Kafka's tool prints them as an error)."""
+    k = ConsumerOffsets.from_bytes(key)
+    if value is None:
+        return GroupRecord(k.version, k.key, None, None)
+    if k.version in OFFSET_COMMIT_KEYS:
+        v = ConsumerOffsets.OffsetCommitValue.from_bytes(value)
+    elif k.version == GROUP_METADATA_KEY:
+        v = ConsumerOffsets.GroupMetadataValue.from_bytes(value)
+    else:
+        return GroupRecord(k.version, k.key, None, value)
+    return GroupRecord(k.version, k.key, v.version, v.body)
+
+
+@dataclass(frozen=True)
+class CommittedOffset:
+    group: str
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int
+    metadata: str
+    commit_timestamp: int
+    expire_timestamp: int
+    record_offset: int  # where in __consumer_offsets the commit lies
+
+
+def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]]) -> dict[tuple[str, str, int],
+                                                                                          CommittedOffset]:
+    """From (record offset, key, value) of a `__consumer_offsets` partition in offset order: the
+    latest commit per (group, topic, partition); a tombstone deletes it, as the coordinator
+    replays the log."""
+    out: dict[tuple[str, str, int], CommittedOffset] = {}
+    for offset, key, value in records:
+        if key is None:
+            continue
+        r = decode_group_record(key, value)
+        if r.key_version not in OFFSET_COMMIT_KEYS:
+            continue
+        ident = (r.key.group.value, r.key.topic.value, r.key.partition)
+        if r.value is None:
+            out.pop(ident, None)
+            continue
+        v = r.value
+        out[ident] = CommittedOffset(*ident, v.offset, getattr(v, "leader_epoch", -1), v.metadata.value,
+                                     v.commit_timestamp, getattr(v, "expire_timestamp", -1), offset)
+    return out
+
+
+def partition_committed_offsets(part) -> dict[tuple[str, str, int], CommittedOffset]:
+    """The committed offsets a `__consumer_offsets` partition directory holds."""
+    from .reader import partition_records
+    return committed_offsets((r.offset, r.key, r.value) for batch, r in partition_records(part)
+                             if batch.is_legacy or not batch.entry.is_control)
+
+
+# -- writing (the sample, tests) --------------------------------------------------------------
+def offset_commit_record(group: str, topic: str, partition: int, offset: int, commit_timestamp: int,
+                         leader_epoch: int = -1, metadata: str = "", expire_timestamp: int | None = None
+                         ) -> tuple[bytes, bytes]:
+    """Key and value as a broker writes them: key version 1, value version 3 (1 with an expiry)."""
+    s = KafkaTypes.String
+    key = offset_commit_key(group, topic, partition)
+    if expire_timestamp is not None:
+        body = ConsumerOffsets.OffsetCommitValueV1(offset=offset, metadata=s(value=metadata),
+                                                   commit_timestamp=commit_timestamp,
+                                                   expire_timestamp=expire_timestamp)
+        version = 1
+    else:
+        body = ConsumerOffsets.OffsetCommitValueV3(offset=offset, leader_epoch=leader_epoch, metadata=s(value=metadata),
+                                                   commit_timestamp=commit_timestamp)
+        version = 3
+    return key, ConsumerOffsets.OffsetCommitValue(version=version, body=body).to_bytes()
+
+
+def offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    """The key of a commit (version 1), and of the tombstone that deletes it."""
+    s = KafkaTypes.String
+    return ConsumerOffsets(version=1, key=ConsumerOffsets.OffsetCommitKey(
+        group=s(value=group), topic=s(value=topic), partition=partition)).to_bytes()
+
+
+# -- __transaction_state ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class TransactionRecord:
+    transactional_id: str
+    value_version: int | None
+    value: object  # None for a tombstone
+
+
+def decode_transaction_record(key: bytes, value: bytes | None) -> TransactionRecord:
+    k = TransactionLog.from_bytes(key)
+    if value is None:
+        return TransactionRecord(k.transactional_id.value, None, None)
+    v = TransactionLog.TransactionLogValue.from_bytes(value)
+    return TransactionRecord(k.transactional_id.value, v.version, v.body)

@@ -1,0 +1,79 @@
+"""A partition's transactions, from its control markers, and the read-committed view of its
+records that a consumer with isolation.level=read_committed gets."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from kafkacodec.runtime.errors import DecodeError
+
+from .logdir import Partition
+from .producers import ABORT, marker_of
+from .reader import OnDamage, partition_batches
+from .txnindex import read_txn_index
+
+OUTCOMES = {ABORT: "ABORT", 1: "COMMIT"}
+
+
+@dataclass(frozen=True)
+class Transaction:
+    producer_id: int
+    producer_epoch: int
+    first_offset: int
+    end_offset: int | None  # the marker's offset; None while the transaction is open
+    outcome: str  # COMMIT, ABORT or OPEN
+
+
+def partition_transactions(part: Partition, on_damage: OnDamage | None = None) -> list[Transaction]:
+    """Every transaction of the partition in the order they ended (open ones last), as the
+    producers' state follows them: from a producer's first transactional batch to its marker."""
+    started: dict[int, tuple[int, int]] = {}  # producer -> (epoch, first offset)
+    out = []
+    for _, batch in partition_batches(part, on_damage=on_damage):
+        if batch.is_legacy:
+            continue
+        e = batch.entry
+        if e.producer_id < 0:
+            continue
+        if e.is_control:
+            try:
+                marker = marker_of(e)
+            except DecodeError:
+                continue  # recovery would truncate here; a reader passes over it
+            if marker is not None and e.producer_id in started:
+                epoch, first = started.pop(e.producer_id)
+                out.append(Transaction(e.producer_id, e.producer_epoch, first, e.base_offset,
+                                       OUTCOMES[marker.kind]))
+        elif e.is_transactional and e.producer_id not in started:
+            started[e.producer_id] = (e.producer_epoch, e.base_offset)
+    out += [Transaction(pid, epoch, first, None, "OPEN") for pid, (epoch, first) in started.items()]
+    return out
+
+
+def aborted_ranges(part: Partition) -> list[tuple[int, int, int]]:
+    """(producer id, first offset, marker offset) of every aborted transaction, from the
+    `.txnindex` files as a fetch reads them, and from the markers where an index lacks one."""
+    found = set()
+    for seg in part.segments:
+        if seg.txn_index is not None:
+            found |= {(t.producer_id, t.first_offset, t.last_offset) for t in read_txn_index(seg.txn_index.read_bytes())}
+    found |= {(t.producer_id, t.first_offset, t.end_offset) for t in partition_transactions(part)
+              if t.outcome == "ABORT"}
+    return sorted(found, key=lambda t: t[2])
+
+
+def read_committed(part: Partition, on_damage: OnDamage | None = None) -> Iterator[tuple[object, object]]:
+    """(batch, record) pairs a read-committed consumer sees: no control records, nothing of an
+    aborted transaction. Records of transactions still open are included here, though a
+    consumer would wait for them at the last stable offset."""
+    aborted = aborted_ranges(part)
+    for _, batch in partition_batches(part, on_damage=on_damage):
+        if not batch.is_legacy:
+            e = batch.entry
+            if e.is_control:
+                continue
+            if e.is_transactional and any(pid == e.producer_id and first <= e.base_offset <= end
+                                          for pid, first, end in aborted):
+                continue
+        for record in batch:
+            yield batch, record
