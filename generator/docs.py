@@ -191,14 +191,16 @@ class DocBuilder:
         d = a.derive
         if d is not None:
             if d.kind == "length-of":
-                text = f"written as the byte length of `{d.target}`"
+                text = f"written as the byte length of `{d.target}`" + (f" plus {d.plus}" if d.plus else "")
                 if d.if_absent is not None:
                     text += f" ({d.if_absent} when absent)"
             elif d.kind == "length-from":
                 text = f"written as the number of bytes from `{d.target}` to the end; checked on read"
             else:
                 target = expr_text(d.target) if isinstance(d.target, E.Expr) else d.target
-                text = f"written as the number of elements of `{target}`"
+                text = f"written as the number of elements of `{target}`" + (f" plus {d.plus}" if d.plus else "")
+                if d.if_absent is not None:
+                    text += f" ({d.if_absent} when absent)"
             out.append(text)
         if a.checksum is not None:
             out.append(f"{CHECKSUM_NAMES.get(a.checksum.algorithm, a.checksum.algorithm)} of the bytes from "

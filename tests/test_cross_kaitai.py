@@ -64,7 +64,7 @@ def official(tmp_path_factory):
     try:
         yield {name: importlib.import_module(name) for name in
                ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
-                "producer_snapshot")}
+                "producer_snapshot", "consumer_offsets", "transaction_log", "control_record")}
     finally:
         sys.path.remove(str(out))
 
@@ -74,7 +74,7 @@ def theirs_plain(value):
         return value.name
     if isinstance(value, list):
         return [theirs_plain(v) for v in value]
-    if hasattr(value, "_io") and hasattr(value, "value") and type(value).__name__ in ("Varint", "Varlong"):
+    if hasattr(value, "_io") and hasattr(value, "value") and type(value).__name__ in ("Varint", "Varlong", "Uvarint"):
         return value.value
     return value
 
@@ -147,3 +147,27 @@ def test_official_parser_reads_transaction_indexes_and_snapshots(official, tmp_p
         theirs = getattr(official[module], cls)(KaitaiStream(io.BytesIO(data)))
         checked += compare(ours.from_bytes(data).to_dict(), theirs)
     assert checked > 40
+
+
+def test_official_parser_reads_internal_topic_records(official):
+    """The hand-packed messages of test_internal_topics, every version, through both parsers."""
+    import test_internal_topics as t
+    from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+    from kafkacodec.generated.control_record import ControlRecord
+    from kafkacodec.generated.transaction_log import TransactionLog
+    cases = [(ConsumerOffsets.OffsetCommitValue, "consumer_offsets", ("ConsumerOffsets", "OffsetCommitValue"),
+              struct.pack(">h", v) + body) for v, body in t.offset_commit_values()]
+    cases += [(ConsumerOffsets.GroupMetadataValue, "consumer_offsets", ("ConsumerOffsets", "GroupMetadataValue"),
+               struct.pack(">h", v) + body) for v, body in t.group_metadata_values()]
+    cases += [(TransactionLog.TransactionLogValue, "transaction_log", ("TransactionLog", "TransactionLogValue"),
+               struct.pack(">h", v) + body) for v, body in t.transaction_log_values()]
+    cases += [(ConsumerOffsets, "consumer_offsets", ("ConsumerOffsets",),
+               struct.pack(">h", 1) + t.string("g") + t.string("t") + struct.pack(">i", 4)),
+              (ControlRecord, "control_record", ("ControlRecord",), struct.pack(">hh", 0, 1))]
+    checked = 0
+    for ours, module, names, data in cases:
+        cls = official[module]
+        for name in names:
+            cls = getattr(cls, name)
+        checked += compare(ours.from_bytes(data).to_dict(), cls(KaitaiStream(io.BytesIO(data))))
+    assert checked > 100

@@ -246,3 +246,15 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
         assert one.count() == 29
     finally:
         server.stop()
+
+
+def test_consumer_offsets_table_with_lag(spark, sample):
+    from kafkacodec.storage.internal import partition_committed_offsets
+    parts = {(p.topic, p.partition): p for p in logdir.open_log_dir(sample).partitions}
+    want = partition_committed_offsets(parts[("__consumer_offsets", 0)])
+    rows = spark.read.format("kafka-consumer-offsets").load(str(sample)).collect()
+    assert {(r["group"], r["topic"], r["partition"]): r["offset"] for r in rows} == \
+        {k: c.offset for k, c in want.items()}
+    for r in rows:
+        end = max(rec.offset for _, rec in partition_records(parts[(r["topic"], r["partition"])])) + 1
+        assert (r["logEndOffset"], r["lag"]) == (end, end - r["offset"])
