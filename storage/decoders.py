@@ -6,6 +6,7 @@ import base64
 import json
 from typing import Callable
 
+from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError
 
 from .internal import OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, decode_group_record, decode_transaction_record
@@ -13,7 +14,7 @@ from .internal import OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, decode_group_recor
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
 TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
                       "Dead", "PrepareEpochFence")
-SKIPPED = {"version", "tagged_fields"}
+SKIPPED = {"tagged_fields"}
 
 
 def _camel(name: str) -> str:
@@ -37,8 +38,30 @@ def _plain(value) -> object:
         return value
     if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes of the message encodings
         return _plain(value.get("value"))
-    return {_camel(k): _plain(v) for k, v in value.items()
+    return {_camel(k): _uuid(v) if k.endswith("_directory_id") else _plain(v) for k, v in value.items()
             if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
+
+
+def _uuid(value: bytes) -> str:
+    """Kafka prints a Uuid as URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(bytes(value)).decode("ascii").rstrip("=")
+
+
+# control record type -> (the label Kafka's tool prints, the value's class); LEADER_CHANGE it
+# prints by name only
+KRAFT_CONTROL_VALUES = {3: ("SnapshotHeader", ControlRecord.SnapshotHeaderRecord),
+                        4: ("SnapshotFooter", ControlRecord.SnapshotFooterRecord),
+                        5: ("KRaftVersion", ControlRecord.KraftVersionRecord),
+                        6: ("KRaftVoters", ControlRecord.VotersRecord)}
+
+
+def kraft_control_json(kind: int, value: bytes) -> tuple[str, str | None]:
+    """The label and JSON of a KRaft control record's value; None when it does not decode."""
+    label, cls = KRAFT_CONTROL_VALUES[kind]
+    try:
+        return label, _dumps(message_json(cls.from_bytes(value)))
+    except DecodeError:
+        return label, None
 
 
 def _dumps(value) -> str:

@@ -38,6 +38,8 @@ def batch_line(batch: Batch) -> str:
 
 
 def _control(record) -> str:
+    """What Kafka's tool appends for a control record: the marker, a KRaft record's JSON, or
+    the type's name and id."""
     key, value = record.key or b"", record.value or b""
     if len(key) < 4:
         return " controlType: UNKNOWN(-1)"
@@ -45,6 +47,10 @@ def _control(record) -> str:
     if kind in (0, 1) and len(value) >= 6:
         return f" endTxnMarker: {'ABORT' if kind == 0 else 'COMMIT'} coordinatorEpoch: " \
                f"{int.from_bytes(value[2:6], 'big', signed=True)}"
+    if kind in decoders.KRAFT_CONTROL_VALUES:
+        label, text = decoders.kraft_control_json(kind, bytes(value))
+        if text is not None:
+            return f" {label} {text}"
     names = {2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER", 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
     return f" controlType: {names.get(kind, 'UNKNOWN')}({kind if kind in names else -1})"
 

@@ -209,3 +209,21 @@ def test_dump_decoders_print_kafkas_formats(sample):
                          capture_output=True, text=True, check=True).stdout
     assert ("key: transaction_metadata::transactionalId=payments-tx-b payload: producerId:3000,producerEpoch:1,"
             "state=PrepareAbort,partitions=[payments-0],txnLastUpdateTimestamp=") in out
+
+
+def test_dump_prints_kraft_control_records_as_kafka_does():
+    from kafkacodec import read_batches, write_batch
+    from kafkacodec.storage.dumpfmt import record_lines
+    header = struct.pack(">hq", 0, 1700000000000) + tags()
+    voters = struct.pack(">h", 0) + uvarint(2) + struct.pack(">i", 1) + bytes(range(16)) + uvarint(2) \
+        + cstring("CONTROLLER") + cstring("c1") + struct.pack(">H", 9093) + tags() + struct.pack(">hh", 0, 1) \
+        + tags() + tags() + tags()
+    data = write_batch([{"key": struct.pack(">hh", 0, 3), "value": header, "timestamp": 1},
+                        {"key": struct.pack(">hh", 0, 6), "value": voters, "timestamp": 1},
+                        {"key": struct.pack(">hh", 0, 2), "value": b"", "timestamp": 1}], is_control=True)
+    lines = list(record_lines(next(read_batches(data)), print_data=True))
+    assert lines[0].endswith(' SnapshotHeader {"version":0,"lastContainedLogTimestamp":1700000000000}')
+    assert lines[1].endswith(' KRaftVoters {"version":0,"voters":[{"voterId":1,"voterDirectoryId":'
+                             '"AAECAwQFBgcICQoLDA0ODw","endpoints":[{"name":"CONTROLLER","host":"c1","port":9093}],'
+                             '"kraftVersionFeature":{"minSupportedVersion":0,"maxSupportedVersion":1}}]}')
+    assert lines[2].endswith(" controlType: LEADER_CHANGE(2)")
