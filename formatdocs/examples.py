@@ -3,6 +3,7 @@ generated readers; the rows of its annotated hex dump."""
 from __future__ import annotations
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
@@ -68,6 +69,14 @@ def _consumer_offsets() -> bytes:
         group=KafkaTypes.String(value="billing"), topic=KafkaTypes.String(value="orders"), partition=3)).to_bytes()
 
 
+def _consumer_protocol() -> bytes:
+    s = KafkaTypes.String
+    owned = [ConsumerProtocol.TopicPartitions(topic=s(value="orders"), partitions=[0, 3])]
+    return ConsumerProtocol(version=3, body=ConsumerProtocol.SubscriptionV3(
+        topics=[s(value="orders")], user_data=KafkaTypes.NullableBytes(value=None), owned_partitions=owned,
+        generation_id=7, rack_id=KafkaTypes.NullableString(value="rack-1"))).to_bytes()
+
+
 def _transaction_log() -> bytes:
     return TransactionLog(version=0, transactional_id=KafkaTypes.String(value="payments-tx-1")).to_bytes()
 
@@ -77,7 +86,8 @@ WRITERS = {"record_batch": (_record_batch, RecordBatch), "legacy_log_entry": (_l
            "transaction_index": (_transaction_index, TransactionIndex),
            "producer_snapshot": (_producer_snapshot, ProducerSnapshot),
            "control_record": (_control_record, ControlRecord), "consumer_offsets": (_consumer_offsets, ConsumerOffsets),
-           "transaction_log": (_transaction_log, TransactionLog)}
+           "transaction_log": (_transaction_log, TransactionLog),
+           "consumer_protocol": (_consumer_protocol, ConsumerProtocol)}
 INTRINSIC_EXAMPLES = {"zigzag32": (varint.encode_zigzag32, (0, -1, 1, 63, -64, 300, -2 ** 31)),
                       "zigzag64": (varint.encode_zigzag64, (0, -1, 1, 63, -64, 300, -2 ** 63)),
                       "uvarint32": (varint.encode_uvarint32, (0, 1, 127, 128, 300, 2 ** 31 - 1))}

@@ -2,6 +2,7 @@
 """Codecs generated from the schemas in schemas/, one module per schema:
 
 - `consumer_offsets.ConsumerOffsets`: __consumer_offsets records (group coordinator)
+- `consumer_protocol.ConsumerProtocol`: Consumer group protocol subscription and assignment
 - `control_record.ControlRecord`: Kafka control records (transaction markers, KRaft control records)
 - `kafka_types.KafkaTypes`: Encodings of Kafka's generated messages
 - `legacy_log_entry.LegacyLogEntry`: Kafka log entry, message formats v0 and v1 (magic 0 and 1)

@@ -86,6 +86,19 @@ types:
       - id: value
         size: length
         doc: The bytes.
+  nullable_bytes:
+    doc: Bytes after an int32 length, -1 for null (NULLABLE_BYTES).
+    seq:
+      - id: length
+        type: s4
+        -derive:
+          length-of: value
+          if-absent: -1
+        doc: Number of bytes; -1 (any negative value) for null.
+      - id: value
+        size: length
+        if: length >= 0
+        doc: The bytes, or null.
   compact_bytes:
     doc: Bytes after an unsigned varint of their length plus one (COMPACT_BYTES).
     seq:

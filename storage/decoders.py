@@ -6,6 +6,7 @@ import base64
 import json
 from typing import Callable
 
+from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError
 
@@ -85,8 +86,40 @@ def offsets(record) -> tuple[str | None, str | None]:
     if r.key_version not in OFFSET_COMMIT_KEYS and r.key_version != GROUP_METADATA_KEY:
         return f"Unknown record type {r.key_version} at offset {record.offset}, skipping.", None
     key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
-    value = "<DELETE>" if r.value is None else _dumps({"version": str(r.value_version), "data": message_json(r.value)})
-    return key, value
+    if r.value is None:
+        return key, "<DELETE>"
+    data = message_json(r.value)
+    if r.key_version == GROUP_METADATA_KEY and data.get("protocolType") == "consumer":
+        for member in data.get("members", []):
+            _replace(member, "subscription", _subscription_json)
+            _replace(member, "assignment", _assignment_json)
+    return key, _dumps({"version": str(r.value_version), "data": data})
+
+
+def _replace(member: dict, name: str, decode) -> None:
+    """A consumer group member's protocol bytes as the JSON of their message, as Kafka's tool
+    shows them; bytes that do not decode stay base64, as there."""
+    raw = member.get(name)
+    if raw is None:
+        return
+    try:
+        member[name] = decode(base64.b64decode(raw))
+    except (DecodeError, ValueError):
+        pass
+
+
+def _subscription_json(data: bytes) -> dict:
+    sub, _ = ConsumerProtocol.read(data, 0)  # bytes after the fields are ignored, as by Kafka's reader
+    if isinstance(sub.body, (bytes, bytearray)):
+        raise ValueError(f"unknown subscription version {sub.version}")
+    return message_json(sub.body)
+
+
+def _assignment_json(data: bytes) -> dict:
+    assignment, _ = ConsumerProtocol.Assignment.read(data, 0)
+    out = message_json(assignment)
+    out.pop("version", None)
+    return out
 
 
 def transaction_log(record) -> tuple[str | None, str | None]:

@@ -21,6 +21,7 @@ import base64
 from pathlib import Path
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.generated.transaction_log import TransactionLog
 
@@ -102,7 +103,19 @@ def _payments_0(w: PartitionWriter) -> None:
     data(1000, 3)
 
 
-def _group_metadata(group: str, generation: int, members: list[str], at: int) -> dict:
+def _protocol(topic: str, partitions: list[int]) -> tuple[bytes, bytes]:
+    """A consumer's subscription (version 1) and assignment (version 1) of one topic."""
+    s, nb = KafkaTypes.String, KafkaTypes.NullableBytes
+    owned = [ConsumerProtocol.TopicPartitions(topic=s(value=topic), partitions=partitions)]
+    sub = ConsumerProtocol(version=1, body=ConsumerProtocol.SubscriptionV1(
+        topics=[s(value=topic)], user_data=nb(value=None), owned_partitions=owned)).to_bytes()
+    assignment = ConsumerProtocol.Assignment(version=1, assigned_partitions=owned, user_data=nb(value=None))
+    return sub, assignment.to_bytes()
+
+
+def _group_metadata(group: str, generation: int, members: list[str], at: int, protocol=None) -> dict:
+    """Group metadata at value version 3; members' protocol bytes from `protocol(i)`, else bytes
+    that do not decode (as a custom assignor's may not)."""
     s, ns, b = KafkaTypes.String, KafkaTypes.NullableString, KafkaTypes.Bytes
     key = ConsumerOffsets(version=2, key=ConsumerOffsets.GroupMetadataKey(group=s(value=group))).to_bytes()
     body = ConsumerOffsets.GroupMetadataValueV3(
@@ -111,14 +124,15 @@ def _group_metadata(group: str, generation: int, members: list[str], at: int) ->
         members=[ConsumerOffsets.MemberMetadataV3(
             member_id=s(value=m), group_instance_id=ns(value=None), client_id=s(value=m.split("-")[0]),
             client_host=s(value="/10.0.0.%d" % (i + 1)), rebalance_timeout=300_000, session_timeout=45_000,
-            subscription=b(value=b"\x00\x01"), assignment=b(value=b"\x00\x01")) for i, m in enumerate(members)])
+            subscription=b(value=protocol(i)[0] if protocol else b"\x00\x09"),
+            assignment=b(value=protocol(i)[1] if protocol else b"\x00\x09")) for i, m in enumerate(members)])
     value = ConsumerOffsets.GroupMetadataValue(version=3, body=body).to_bytes()
     return {"key": key, "value": value, "timestamp": at}
 
 
 def _consumer_offsets_0(w: PartitionWriter) -> None:
     t = T0 + 200_000
-    w.append([_group_metadata("billing", 1, ["billing-1", "billing-2"], t)])
+    w.append([_group_metadata("billing", 1, ["billing-1"], t, lambda i: _protocol("payments", [0]))])
     w.append([_group_metadata("analytics", 4, ["analytics-1"], t)])
     def commit(group: str, topic: str, partition: int, offset: int, at: int) -> dict:
         key, value = offset_commit_record(group, topic, partition, offset, at, leader_epoch=0)

@@ -64,7 +64,8 @@ def official(tmp_path_factory):
     try:
         yield {name: importlib.import_module(name) for name in
                ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
-                "producer_snapshot", "consumer_offsets", "transaction_log", "control_record")}
+                "producer_snapshot", "consumer_offsets", "transaction_log", "control_record",
+                "consumer_protocol")}
     finally:
         sys.path.remove(str(out))
 
@@ -164,6 +165,9 @@ def test_official_parser_reads_internal_topic_records(official):
     cases += [(ConsumerOffsets, "consumer_offsets", ("ConsumerOffsets",),
                struct.pack(">h", 1) + t.string("g") + t.string("t") + struct.pack(">i", 4)),
               (ControlRecord, "control_record", ("ControlRecord",), struct.pack(">hh", 0, 1))]
+    from kafkacodec.generated.consumer_protocol import ConsumerProtocol
+    cases += [(ConsumerProtocol, "consumer_protocol", ("ConsumerProtocol",), struct.pack(">h", v) + body)
+              for v, body in t.subscriptions()]
     checked = 0
     for ours, module, names, data in cases:
         cls = official[module]

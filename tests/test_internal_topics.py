@@ -125,6 +125,26 @@ def test_transaction_log_value_every_version(version, body):
         assert [f.tag for f in v.body.tagged_fields.fields] == [0, 1, 2, 7]
 
 
+def subscriptions():
+    owned = struct.pack(">i", 1) + string("orders") + struct.pack(">iii", 2, 0, 3)
+    yield 0, struct.pack(">i", 1) + string("orders") + blob(b"ud")
+    yield 1, struct.pack(">i", 1) + string("orders") + struct.pack(">i", -1) + owned
+    yield 2, struct.pack(">i", 1) + string("orders") + struct.pack(">i", -1) + owned + struct.pack(">i", 7)
+    yield 3, struct.pack(">i", 1) + string("orders") + struct.pack(">i", -1) + owned + struct.pack(">i", 7) + string("r1")
+
+
+@pytest.mark.parametrize("version,body", list(subscriptions()))
+def test_consumer_protocol_subscription_every_version(version, body):
+    from kafkacodec.generated.consumer_protocol import ConsumerProtocol
+    data = struct.pack(">h", version) + body
+    sub = ConsumerProtocol.from_bytes(data)
+    assert [t.value for t in sub.body.topics] == ["orders"] and sub.to_bytes() == data
+    assert getattr(sub.body, "generation_id", 7) == 7
+    assignment = struct.pack(">hi", version, 1) + string("orders") + struct.pack(">iii", 2, 0, 3) + blob(b"")
+    a = ConsumerProtocol.Assignment.from_bytes(assignment)
+    assert a.assigned_partitions[0].partitions == [0, 3] and a.to_bytes() == assignment
+
+
 def test_keys_name_the_record_type():
     commit = struct.pack(">h", 1) + string("g") + string("t") + struct.pack(">i", 4)
     group = struct.pack(">h", 2) + string("g")
@@ -203,6 +223,11 @@ def test_dump_decoders_print_kafkas_formats(sample):
     assert ('key: {"type":"1","data":{"group":"billing","topic":"payments","partition":0}} '
             'payload: {"version":"3","data":{"offset":50,"leaderEpoch":0,"metadata":"","commitTimestamp":') in out
     assert 'key: {"type":"1","data":{"group":"legacy-app","topic":"clicks","partition":0}} payload: <DELETE>' in out
+    # a consumer group's protocol bytes as their messages' JSON; bytes that do not decode stay base64
+    assert ('"subscription":{"topics":["payments"],"userData":null,"ownedPartitions":[{"topic":"payments",'
+            '"partitions":[0]}]},"assignment":{"assignedPartitions":[{"topic":"payments","partitions":[0]}],'
+            '"userData":null}') in out
+    assert '"subscription":"AAk=","assignment":"AAk="' in out
     assert '"expireTimestamp":1600086400000' in out  # the value version 1 commit
     log = sample[("__transaction_state", 0)].segments[0].log
     out = subprocess.run([sys.executable, "-m", "kafkacodec", "dump", "--transaction-log-decoder", str(log)],
