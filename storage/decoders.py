@@ -88,6 +88,8 @@ def offsets(record) -> tuple[str | None, str | None]:
     key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
     if r.value is None:
         return key, "<DELETE>"
+    if isinstance(r.value, (bytes, bytearray)):
+        return f"Error at offset {record.offset}, skipping. Unknown value version {r.value_version}", None
     data = message_json(r.value)
     if r.key_version == GROUP_METADATA_KEY and data.get("protocolType") == "consumer":
         for member in data.get("members", []):
@@ -133,6 +135,8 @@ def transaction_log(record) -> tuple[str | None, str | None]:
     key = f"transaction_metadata::transactionalId={r.transactional_id}"
     if r.value is None:
         return key, "<DELETE>"
+    if isinstance(r.value, (bytes, bytearray)):
+        return f"Error at offset {record.offset}, skipping. Unknown value version {r.value_version}", None
     v = r.value
     parts = [f"{p.topic.value}-{i}" for p in (v.transaction_partitions or []) for i in p.partition_ids]
     status = int(v.transaction_status)

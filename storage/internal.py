@@ -57,7 +57,7 @@ def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]])
                                                                                           CommittedOffset]:
     """From (record offset, key, value) of a `__consumer_offsets` partition in offset order: the
     latest commit per (group, topic, partition); a tombstone deletes it, as the coordinator
-    replays the log."""
+    replays the log. A commit of a value version this library does not know is passed over."""
     out: dict[tuple[str, str, int], CommittedOffset] = {}
     for offset, key, value in records:
         if key is None:
@@ -70,6 +70,8 @@ def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]])
             out.pop(ident, None)
             continue
         v = r.value
+        if isinstance(v, (bytes, bytearray)):
+            continue
         out[ident] = CommittedOffset(*ident, v.offset, getattr(v, "leader_epoch", -1), v.metadata.value,
                                      v.commit_timestamp, getattr(v, "expire_timestamp", -1), offset)
     return out

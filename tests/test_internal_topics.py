@@ -190,6 +190,8 @@ def test_committed_offsets_latest_wins_tombstones_delete():
         return o, k, v
     got = committed_offsets([rec(0, "a", 5), rec(1, "b", 9), rec(2, "a", 7), rec(3, "b", None)])
     assert {k: c.offset for k, c in got.items()} == {("a", "t", 0): 7}
+    future = (4, rec(4, "a", 8)[1], struct.pack(">h", 9) + b"\x00" * 20)  # a value version not known here
+    assert committed_offsets([rec(0, "a", 5), future])[("a", "t", 0)].offset == 5
 
 
 @pytest.fixture(scope="module")
