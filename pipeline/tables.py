@@ -111,19 +111,27 @@ def _rows(ddl: str, rows: list[list]) -> pa.RecordBatch:
                                       schema=schema)
 
 
-class SegmentsDataSource(DataSource):
+class _PathTable(DataSource):
+    """A fixed-schema table of what lies under `load(path)`."""
+    NAME = DDL = ""
+    READER: type = DataSourceReader
+
     @classmethod
     def name(cls) -> str:
-        return "kafka-log-segments"
+        return cls.NAME
 
     def schema(self):
-        return SEGMENTS_DDL
+        return self.DDL
 
     def reader(self, schema):
         path = self.options.get("path")
         if not path:
-            raise ValueError("kafka-log-segments: load(path) needs a log dir, partition or segment")
-        return SegmentsReader(path)
+            raise ValueError(f"{self.NAME}: load(path) needs a log dir")
+        return self.READER(path)
+
+
+class SegmentsDataSource(_PathTable):
+    NAME, DDL, READER = "kafka-log-segments", SEGMENTS_DDL, SegmentsReader
 
 
 OFFSETS_DDL = ("group string, topic string, partition int, offset long, leaderEpoch int, metadata string, "
@@ -167,16 +175,5 @@ class ConsumerOffsetsReader(DataSourceReader):
             yield _rows(OFFSETS_DDL, rows)
 
 
-class ConsumerOffsetsDataSource(DataSource):
-    @classmethod
-    def name(cls) -> str:
-        return "kafka-consumer-offsets"
-
-    def schema(self):
-        return OFFSETS_DDL
-
-    def reader(self, schema):
-        path = self.options.get("path")
-        if not path:
-            raise ValueError("kafka-consumer-offsets: load(path) needs the log dir holding __consumer_offsets")
-        return ConsumerOffsetsReader(path)
+class ConsumerOffsetsDataSource(_PathTable):
+    NAME, DDL, READER = "kafka-consumer-offsets", OFFSETS_DDL, ConsumerOffsetsReader

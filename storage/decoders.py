@@ -74,15 +74,22 @@ def utf8(record) -> tuple[str | None, str | None]:
     return text(record.key), text(record.value)
 
 
+def _decoded(record, decode):
+    """The record decoded, or the line Kafka's tool prints in place of its key when it cannot be."""
+    if record.key is None:
+        return None, f"Error at offset {record.offset}, skipping. Record has no key"
+    try:
+        return decode(bytes(record.key), None if record.value is None else bytes(record.value)), None
+    except DecodeError as err:
+        return None, f"Error at offset {record.offset}, skipping. {err}"
+
+
 def offsets(record) -> tuple[str | None, str | None]:
     """Kafka 3.x's offsets decoder: the key as {"type": key version, "data": …}, the value as
     {"version": value version, "data": …} or <DELETE>."""
-    if record.key is None:
-        return f"Error at offset {record.offset}, skipping. Record has no key", None
-    try:
-        r = decode_group_record(bytes(record.key), None if record.value is None else bytes(record.value))
-    except DecodeError as err:
-        return f"Error at offset {record.offset}, skipping. {err}", None
+    r, error = _decoded(record, decode_group_record)
+    if error is not None:
+        return error, None
     if r.key_version not in OFFSET_COMMIT_KEYS and r.key_version != GROUP_METADATA_KEY:
         return f"Unknown record type {r.key_version} at offset {record.offset}, skipping.", None
     key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
@@ -126,12 +133,9 @@ def _assignment_json(data: bytes) -> dict:
 
 def transaction_log(record) -> tuple[str | None, str | None]:
     """Kafka 3.x's transaction-log decoder."""
-    if record.key is None:
-        return f"Error at offset {record.offset}, skipping. Record has no key", None
-    try:
-        r = decode_transaction_record(bytes(record.key), None if record.value is None else bytes(record.value))
-    except DecodeError as err:
-        return f"Error at offset {record.offset}, skipping. {err}", None
+    r, error = _decoded(record, decode_transaction_record)
+    if error is not None:
+        return error, None
     key = f"transaction_metadata::transactionalId={r.transactional_id}"
     if r.value is None:
         return key, "<DELETE>"
@@ -148,13 +152,10 @@ def transaction_log(record) -> tuple[str | None, str | None]:
 
 def decoded_json(record, kind: str) -> dict:
     """For `dump --json`: the decoded key and value objects, or why they do not decode."""
-    try:
-        if kind == "offsets":
-            r = decode_group_record(bytes(record.key), None if record.value is None else bytes(record.value))
-            return {"keyVersion": r.key_version, "key": message_json(r.key), "valueVersion": r.value_version,
-                    "value": message_json(r.value)}
-        r = decode_transaction_record(bytes(record.key), None if record.value is None else bytes(record.value))
-        return {"transactionalId": r.transactional_id, "valueVersion": r.value_version,
+    r, error = _decoded(record, decode_group_record if kind == "offsets" else decode_transaction_record)
+    if error is not None:
+        return {"error": error}
+    if kind == "offsets":
+        return {"keyVersion": r.key_version, "key": message_json(r.key), "valueVersion": r.value_version,
                 "value": message_json(r.value)}
-    except (DecodeError, TypeError) as err:
-        return {"error": str(err)}
+    return {"transactionalId": r.transactional_id, "valueVersion": r.value_version, "value": message_json(r.value)}
