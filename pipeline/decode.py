@@ -92,11 +92,10 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
         e = batch.entry
         legacy = batch.is_legacy
         if legacy:
-            pid, epoch, txn, control, base_seq = -1, -1, False, False, -1
+            pid, epoch, txn, control = -1, -1, False, False
             ts_type = None
         else:
-            pid, epoch, txn, control, base_seq = (e.producer_id, e.producer_epoch, e.is_transactional,
-                                                  e.is_control, e.base_sequence)
+            pid, epoch, txn, control = e.producer_id, e.producer_epoch, e.is_transactional, e.is_control
             ts_type = int(e.timestamp_type)
             if opts.read_committed and (control or (txn and _aborted(spec, pid, e.base_offset))):
                 continue

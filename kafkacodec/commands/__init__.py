@@ -1,0 +1,1 @@
+"""The subcommands of `kafkacodec`, one module per kind of work."""

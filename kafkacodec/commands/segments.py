@@ -1,0 +1,136 @@
+"""sample, write, convert and reindex: making and mending segments."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Empty DIRECTORY first if it holds anything.")
+def sample(directory: Path, force: bool) -> None:
+    """Write the sample log directory (the same bytes every time) into DIRECTORY."""
+    import shutil
+
+    from ..storage.sample import write_sample
+
+    if directory.exists() and any(directory.iterdir()):
+        if not force:
+            click.echo(f"error: {directory} is not empty; pass --force to replace its content", err=True)
+            sys.exit(2)
+        shutil.rmtree(directory)
+    for path in write_sample(directory):
+        click.echo(f"wrote {path}")
+
+
+@click.command()
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")
+def write(out: Path, force: bool, with_index: bool) -> None:
+    """Write a segment from JSON Lines on standard input (the objects `dump --json` prints)."""
+    import json
+
+    from ..storage import index
+    from ..storage.files import write_atomically
+    from ..storage.jsonl import from_json
+    from ..storage.names import offset_from_name
+    from ..storage.scan import scan_bytes
+
+    if out.exists() and not force:
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(2)
+    data = bytearray()
+    for n, line in enumerate(sys.stdin, start=1):
+        if line.strip():
+            try:
+                data += from_json(json.loads(line))
+            except (ValueError, KeyError, TypeError) as err:
+                click.echo(f"error: line {n}: {err}", err=True)
+                sys.exit(2)
+    files = {out: bytes(data)}
+    if with_index:
+        base = offset_from_name(out.name)
+        offsets, times = index.rebuild(scan_bytes(bytes(data)).batches, base)
+        files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
+        files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+    for path, content in files.items():
+        write_atomically(path, content)
+    click.echo(f"wrote {out} ({len(data)} bytes)")
+
+
+@click.command()
+@click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--magic", type=click.IntRange(0, 2), required=True, help="Message format to write.")
+@click.option("--compression", type=click.Choice(["none", "gzip", "snappy", "lz4", "zstd"]), default=None,
+              help="Codec to write (default: each batch keeps its own).")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def convert(src: Path, out: Path, magic: int, compression: str | None, force: bool) -> None:
+    """Convert a segment to another message format, as brokers convert (offsets kept)."""
+    from ..runtime.errors import KafkaCodecError
+    from ..storage.convert import convert as run
+    from ..storage.files import write_atomically
+
+    if out.exists() and not force:
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(2)
+    try:
+        data, report = run(src.read_bytes(), magic, compression)
+    except KafkaCodecError as err:
+        click.echo(f"error: {src}: {err}", err=True)
+        sys.exit(1)
+    write_atomically(out, data)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {out}: {report.batches} batches, {report.records} records, magic {magic}")
+
+
+@click.command()
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Compare with the index files on disk instead of writing them.")
+@click.option("--index-interval-bytes", "interval", type=int, default=4096, show_default=True,
+              help="index.interval.bytes of the topic.")
+def reindex(log: Path, check: bool, interval: int) -> None:
+    """Rebuild a segment's .index, .timeindex and .txnindex exactly as Kafka's recovery would.
+
+    The transaction index needs the producers' state before the segment: it comes from the
+    partition's newest .snapshot at or below the segment and the batches after it.
+    """
+    from ..storage import index
+    from ..storage.files import write_atomically
+    from ..storage.logdir import open_partition
+    from ..storage.names import offset_from_name
+    from ..storage.producers import rebuild_txn_index
+    from ..storage.scan import scan_file
+    from ..storage.txnindex import encode_txn_index, read_txn_index
+
+    base = offset_from_name(log.name)
+    scan = scan_file(log)
+    offsets, times = index.rebuild(scan.batches, base, interval)
+    aborted, complete = rebuild_txn_index(open_partition(log.parent), base, scan.batches)
+    files = {log.with_suffix(".index"): index.encode_offset_index(offsets, base),
+             log.with_suffix(".timeindex"): index.encode_time_index(times, base)}
+    if aborted or log.with_suffix(".txnindex").exists():  # Kafka creates it on the first abort
+        files[log.with_suffix(".txnindex")] = encode_txn_index(aborted)
+    if scan.error is not None:
+        click.echo(f"warning: indexes cover the valid first {scan.valid_bytes} bytes only: {scan.error}", err=True)
+    if not complete:
+        click.echo("warning: no producer snapshot at or below the segment and the log starts later than 0: "
+                   "transactions opened before the log start are unknown", err=True)
+    readers = {".index": lambda d: index.read_offset_index(d, base),
+               ".timeindex": lambda d: index.read_time_index(d, base), ".txnindex": read_txn_index}
+    if check:
+        stale = []
+        for path, data in files.items():
+            read = readers[path.suffix]
+            on_disk = read(path.read_bytes()) if path.exists() else None
+            if on_disk != read(data):
+                stale.append(path)
+                click.echo(f"{path}: differs from the rebuilt index", err=True)
+        sys.exit(1 if stale else 0)
+    for path, data in files.items():
+        write_atomically(path, data)
+        click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")

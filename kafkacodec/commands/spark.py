@@ -1,0 +1,44 @@
+"""export: a log dir to a table through Spark."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("logdir")
+@click.argument("out")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
+@click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> None:
+    """Export a log dir (or partition, or segment; local or s3://, gs://, hdfs://) to a table through
+    Spark: every record with Kafka's columns and the batch columns, headers included."""
+    from rich.console import Console
+
+    from ..pipeline.export import export as run, session, stage_progress
+
+    if "://" not in out and Path(out).exists() and not force:  # before paying for a Spark start
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(1)
+    console = Console(stderr=True)
+    spark = session(master)
+    try:
+        with stage_progress(spark, console):
+            summary = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists")
+    except Exception as err:  # Spark reports a Python error deep in its own; say it in one line
+        text = str(err).strip().splitlines()
+        click.echo(f"error: {text[0] if text else err}", err=True)
+        sys.exit(1)
+    finally:
+        spark.stop()
+    Console().print(summary.table())
+    if summary.lag:
+        Console().print(summary.lag_table())
+    click.echo(f"wrote {out} ({fmt}); corrupt batches: {summary.corrupt_batches}; invalid bytes at segment ends: "
+               f"{summary.invalid_bytes}; aborted transactions: {summary.aborted_transactions}")
+    for segment, position, why in summary.damaged:
+        click.echo(f"damaged: {segment} at byte {position}: {why}", err=True)
+    sys.exit(1 if summary.damaged else 0)
