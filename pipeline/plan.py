@@ -193,7 +193,7 @@ def _bounds(plan: Plan, part: PartitionFiles) -> tuple[int | None, int | None]:
         if found is None and plan.ts_strategy == "error":
             raise OptionError(f"no record at or after timestamp {ts} in {part.topic}-{part.partition} "
                               "(startingOffsetsByTimestampStrategy=latest reads nothing instead)")
-        start = found if found is not None else 1 << 62
+        start = found if found is not None else 1 << 62  # strategy latest: past every offset, nothing read
     ts = _per_partition(plan.ending_ts, part)
     if ts is not None:
         found = offset_for_timestamp(plan.uri, part, ts)
