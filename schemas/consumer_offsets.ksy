@@ -10,7 +10,9 @@ doc: |
   The records of the `__consumer_offsets` topic, where the group coordinator keeps committed
   offsets (since Kafka 0.9) and group metadata. The key starts with a version that names the
   record type: 0 and 1 an offset commit, 2 a group's metadata, 3 and above the records of the
-  consumer and share group protocols (KIP-848, KIP-932), kept here as raw bytes. The value
+  consumer group protocol (KIP-848: 3 group metadata, 4 partition metadata, 5 member metadata,
+  6 target assignment metadata, 7 target assignment member, 8 current member assignment), and
+  9 and above those of share and streams groups, kept here as raw bytes. The value
   starts with its own version; a null value is a tombstone that deletes what the key names.
   Writers pick the value version from the inter-broker protocol version: offset commits are
   written at version 3 (1 when they carry an expiry) and group metadata at 3 since Kafka 2.3.
@@ -27,7 +29,13 @@ seq:
         0: offset_commit_key
         1: offset_commit_key
         2: group_metadata_key
-    doc: The key of that record type; raw bytes for the types of newer group protocols.
+        3: group_key
+        4: group_key
+        5: member_key
+        6: group_key
+        7: member_key
+        8: member_key
+    doc: "The key of that record type; raw bytes for the types this schema does not know (share and streams groups, 9 and above)."
 types:
   offset_commit_key:
     doc: Key of an offset commit (key versions 0 and 1; writers use 1).
@@ -381,3 +389,289 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields.
+  group_key:
+    doc: "Key of a group-wide record of the consumer group protocol (key versions 3, 4 and 6)."
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: "The group."
+  member_key:
+    doc: "Key of a member's record of the consumer group protocol (key versions 5, 7 and 8)."
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: "The group."
+      - id: member_id
+        type: kafka_types::string
+        doc: "The member."
+  consumer_group_metadata_value:
+    doc: "Value of key version 3: the group's epoch (KIP-848, Kafka 3.7 and later)."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_metadata_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_metadata_value_v0:
+    doc: Version 0.
+    seq:
+      - id: epoch
+        type: s4
+        doc: "The group epoch."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  consumer_group_partition_metadata_value:
+    doc: "Value of key version 4: metadata of the subscribed topics."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_partition_metadata_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_partition_metadata_value_v0:
+    doc: Version 0.
+    seq:
+      - id: topics_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: topics
+          plus: 1
+        doc: "Number of topics plus one."
+      - id: topics
+        type: topic_metadata
+        repeat: expr
+        repeat-expr: topics_count_plus_one.value - 1
+        doc: "The subscribed topics."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  topic_metadata:
+    doc: A subscribed topic.
+    seq:
+      - id: topic_id
+        size: 16
+        doc: "The topic id."
+      - id: topic_name
+        type: kafka_types::compact_string
+        doc: "The topic name."
+      - id: num_partitions
+        type: s4
+        doc: "Its number of partitions."
+      - id: partition_metadata_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partition_metadata
+          plus: 1
+        doc: "Number of partition metadata plus one."
+      - id: partition_metadata
+        type: partition_racks
+        repeat: expr
+        repeat-expr: partition_metadata_count_plus_one.value - 1
+        doc: "Racks per partition (unused since Kafka 4.0)."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  partition_racks:
+    doc: The racks a partition's replicas are on.
+    seq:
+      - id: partition
+        type: s4
+        doc: "The partition."
+      - id: racks_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: racks
+          plus: 1
+        doc: "Number of racks plus one."
+      - id: racks
+        type: kafka_types::compact_string
+        repeat: expr
+        repeat-expr: racks_count_plus_one.value - 1
+        doc: "The racks."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  consumer_group_member_metadata_value:
+    doc: "Value of key version 5: a member's subscription and client."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_member_metadata_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_member_metadata_value_v0:
+    doc: Version 0.
+    seq:
+      - id: instance_id
+        type: kafka_types::compact_nullable_string
+        doc: "Static membership instance id, or null."
+      - id: rack_id
+        type: kafka_types::compact_nullable_string
+        doc: "The member's rack, or null."
+      - id: client_id
+        type: kafka_types::compact_string
+        doc: "The client id."
+      - id: client_host
+        type: kafka_types::compact_string
+        doc: "The client host."
+      - id: subscribed_topic_names_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: subscribed_topic_names
+          plus: 1
+        doc: "Number of subscribed topic names plus one."
+      - id: subscribed_topic_names
+        type: kafka_types::compact_string
+        repeat: expr
+        repeat-expr: subscribed_topic_names_count_plus_one.value - 1
+        doc: "The subscribed topic names."
+      - id: subscribed_topic_regex
+        type: kafka_types::compact_nullable_string
+        doc: "The subscribed regular expression, or null."
+      - id: rebalance_timeout_ms
+        type: s4
+        doc: "The rebalance timeout, -1 if unknown."
+      - id: server_assignor
+        type: kafka_types::compact_nullable_string
+        doc: "The server-side assignor, or null."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields: tag 0 holds the classic protocol's member metadata of a member that joined with it (3.8 and later)."
+  consumer_group_target_assignment_metadata_value:
+    doc: "Value of key version 6: the epoch of the target assignment."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_target_assignment_metadata_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_target_assignment_metadata_value_v0:
+    doc: Version 0.
+    seq:
+      - id: assignment_epoch
+        type: s4
+        doc: "The assignment epoch."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  consumer_group_target_assignment_member_value:
+    doc: "Value of key version 7: a member's target assignment."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_target_assignment_member_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_target_assignment_member_value_v0:
+    doc: Version 0.
+    seq:
+      - id: topic_partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: topic_partitions
+          plus: 1
+        doc: "Number of topic partitions plus one."
+      - id: topic_partitions
+        type: topic_partitions
+        repeat: expr
+        repeat-expr: topic_partitions_count_plus_one.value - 1
+        doc: "The assigned partitions by topic."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  topic_partitions:
+    doc: Partitions of one topic, by topic id.
+    seq:
+      - id: topic_id
+        size: 16
+        doc: "The topic id."
+      - id: partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partitions
+          plus: 1
+        doc: "Number of partitions plus one."
+      - id: partitions
+        type: s4
+        repeat: expr
+        repeat-expr: partitions_count_plus_one.value - 1
+        doc: "The partitions."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+  consumer_group_current_member_assignment_value:
+    doc: "Value of key version 8: a member's current assignment."
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_current_member_assignment_value_v0
+        doc: The fields of version 0; raw bytes for a version this schema does not know.
+  consumer_group_current_member_assignment_value_v0:
+    doc: Version 0.
+    seq:
+      - id: member_epoch
+        type: s4
+        doc: "The member epoch expected in its next heartbeat."
+      - id: previous_member_epoch
+        type: s4
+        doc: "The epoch before the last bump, accepted if that bump was lost."
+      - id: state
+        type: s1
+        doc: "The member state."
+      - id: assigned_partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: assigned_partitions
+          plus: 1
+        doc: "Number of assigned partitions plus one."
+      - id: assigned_partitions
+        type: topic_partitions
+        repeat: expr
+        repeat-expr: assigned_partitions_count_plus_one.value - 1
+        doc: "The partitions assigned to (or owned by) the member."
+      - id: partitions_pending_revocation_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partitions_pending_revocation
+          plus: 1
+        doc: "Number of partitions pending revocation plus one."
+      - id: partitions_pending_revocation
+        type: topic_partitions
+        repeat: expr
+        repeat-expr: partitions_pending_revocation_count_plus_one.value - 1
+        doc: "The partitions the member must revoke."
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."

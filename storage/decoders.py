@@ -10,7 +10,8 @@ from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError
 
-from .internal import OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, decode_group_record, decode_transaction_record
+from .internal import (CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, decode_group_record,
+                       decode_transaction_record)
 
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
 TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
@@ -39,8 +40,12 @@ def _plain(value) -> object:
         return value
     if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes of the message encodings
         return _plain(value.get("value"))
-    return {_camel(k): _uuid(v) if k.endswith("_directory_id") else _plain(v) for k, v in value.items()
+    return {_camel(k): _uuid(v) if _is_uuid(k, v) else _plain(v) for k, v in value.items()
             if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
+
+
+def _is_uuid(name: str, value) -> bool:
+    return name.endswith("_id") and isinstance(value, (bytes, bytearray)) and len(value) == 16
 
 
 def _uuid(value: bytes) -> str:
@@ -90,7 +95,7 @@ def offsets(record) -> tuple[str | None, str | None]:
     r, error = _decoded(record, decode_group_record)
     if error is not None:
         return error, None
-    if r.key_version not in OFFSET_COMMIT_KEYS and r.key_version != GROUP_METADATA_KEY:
+    if r.key_version not in (*OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, *CONSUMER_GROUP_VALUES):
         return f"Unknown record type {r.key_version} at offset {record.offset}, skipping.", None
     key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
     if r.value is None:

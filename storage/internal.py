@@ -12,6 +12,13 @@ from kafkacodec.generated.transaction_log import TransactionLog
 
 OFFSET_COMMIT_KEYS = (0, 1)
 GROUP_METADATA_KEY = 2
+# key version -> value class of the consumer group protocol's records (KIP-848)
+CONSUMER_GROUP_VALUES = {3: ConsumerOffsets.ConsumerGroupMetadataValue,
+                         4: ConsumerOffsets.ConsumerGroupPartitionMetadataValue,
+                         5: ConsumerOffsets.ConsumerGroupMemberMetadataValue,
+                         6: ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue,
+                         7: ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue,
+                         8: ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue}
 CONSUMER_OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 
@@ -19,7 +26,7 @@ TRANSACTION_STATE_TOPIC = "__transaction_state"
 @dataclass(frozen=True)
 class GroupRecord:
     """A `__consumer_offsets` record: its type (from the key version), key and value (None for a
-    tombstone, raw bytes for the record types of newer group protocols)."""
+    tombstone; raw bytes for record types and value versions this library does not know)."""
     key_version: int
     key: object
     value_version: int | None
@@ -35,6 +42,8 @@ def decode_group_record(key: bytes, value: bytes | None) -> GroupRecord:
         v = ConsumerOffsets.OffsetCommitValue.from_bytes(value)
     elif k.version == GROUP_METADATA_KEY:
         v = ConsumerOffsets.GroupMetadataValue.from_bytes(value)
+    elif k.version in CONSUMER_GROUP_VALUES:
+        v = CONSUMER_GROUP_VALUES[k.version].from_bytes(value)
     else:
         return GroupRecord(k.version, k.key, None, value)
     return GroupRecord(k.version, k.key, v.version, v.body)

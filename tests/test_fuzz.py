@@ -33,6 +33,9 @@ def seeds():
         yield f"group_metadata_v{v}", ConsumerOffsets.GroupMetadataValue, struct.pack(">h", v) + body
     for i, (v, body) in enumerate(hand.transaction_log_values()):
         yield f"transaction_log_v{v}_{i}", TransactionLog.TransactionLogValue, struct.pack(">h", v) + body
+    from kafkacodec.storage.internal import CONSUMER_GROUP_VALUES
+    for v, _, value in hand.consumer_group_records():
+        yield f"consumer_group_record_{v}", CONSUMER_GROUP_VALUES[v], value
     leader = struct.pack(">hi", 0, 3) + hand.uvarint(2) + struct.pack(">i", 1) + hand.tags() + hand.uvarint(1) \
         + hand.tags()
     yield "leader_change", ControlRecord.LeaderChangeMessage, leader

@@ -151,7 +151,7 @@ def test_keys_name_the_record_type():
     assert ConsumerOffsets.from_bytes(commit).key.partition == 4
     assert ConsumerOffsets.from_bytes(commit).to_bytes() == commit
     assert ConsumerOffsets.from_bytes(group).key.group.value == "g"
-    newer = struct.pack(">h", 5) + b"\x00\x01x"  # a KIP-848 record type: kept raw
+    newer = struct.pack(">h", 12) + b"\x00\x01x"  # a share-group record type: kept raw
     assert ConsumerOffsets.from_bytes(newer).key == b"\x00\x01x"
     assert decode_group_record(newer, b"\x00\x00").value == b"\x00\x00"
     tx = struct.pack(">h", 0) + string("tx-1")
@@ -254,3 +254,49 @@ def test_dump_prints_kraft_control_records_as_kafka_does():
                              '"AAECAwQFBgcICQoLDA0ODw","endpoints":[{"name":"CONTROLLER","host":"c1","port":9093}],'
                              '"kraftVersionFeature":{"minSupportedVersion":0,"maxSupportedVersion":1}}]}')
     assert lines[2].endswith(" controlType: LEADER_CHANGE(2)")
+
+
+def consumer_group_records():
+    """(key version, key, value) of each record type of the consumer group protocol (KIP-848),
+    packed by hand; compact arrays and strings, a tagged section per struct."""
+    uuid = bytes(range(16))
+    group = string("g")
+    member = string("g") + string("m-1")
+    tp = uuid + uvarint(3) + struct.pack(">ii", 0, 1) + tags()
+    yield 3, group, struct.pack(">hi", 0, 12) + tags((0, struct.pack(">q", 99)))  # a tag of a later Kafka kept
+    racks = struct.pack(">i", 0) + uvarint(2) + cstring("rack-a") + tags()
+    yield 4, group, struct.pack(">h", 0) + uvarint(2) + uuid + cstring("orders") + struct.pack(">i", 2) + uvarint(2) \
+        + racks + tags() + tags()
+    yield 5, member, struct.pack(">h", 0) + cstring(None) + cstring("rack-a") + cstring("client") + cstring("/10.0.0.1") \
+        + uvarint(2) + cstring("orders") + cstring(None) + struct.pack(">i", 30000) + cstring("uniform") + tags(UNKNOWN)
+    yield 6, group, struct.pack(">hi", 0, 12) + tags()
+    yield 7, member, struct.pack(">h", 0) + uvarint(2) + tp + tags()
+    yield 8, member, struct.pack(">hiib", 0, 12, 11, 0) + uvarint(2) + tp + uvarint(1) + tags()
+
+
+@pytest.mark.parametrize("version,key,value", list(consumer_group_records()))
+def test_consumer_group_protocol_records(version, key, value):
+    k = struct.pack(">h", version) + key
+    r = decode_group_record(k, value)
+    assert r.key_version == version and r.value_version == 0
+    assert not isinstance(r.value, (bytes, bytearray))
+    assert ConsumerOffsets.from_bytes(k).to_bytes() == k
+    from kafkacodec.storage.internal import CONSUMER_GROUP_VALUES
+    assert CONSUMER_GROUP_VALUES[version].from_bytes(value).to_bytes() == value
+    assert r.key.group_id.value == "g"
+
+
+def test_offsets_decoder_prints_consumer_group_records():
+    from kafkacodec.storage.decoders import offsets
+    records = {v: (k, val) for v, k, val in consumer_group_records()}
+
+    class R:
+        def __init__(self, version):
+            self.key, self.value, self.offset = struct.pack(">h", version) + records[version][0], records[version][1], 0
+    key, payload = offsets(R(8))
+    assert key == '{"type":"8","data":{"groupId":"g","memberId":"m-1"}}'
+    assert payload == ('{"version":"0","data":{"memberEpoch":12,"previousMemberEpoch":11,"state":0,'
+                       '"assignedPartitions":[{"topicId":"AAECAwQFBgcICQoLDA0ODw","partitions":[0,1]}],'
+                       '"partitionsPendingRevocation":[]}}')
+    key, _ = offsets(R(5))
+    assert key == '{"type":"5","data":{"groupId":"g","memberId":"m-1"}}'
