@@ -1,0 +1,74 @@
+"""The damaged-segment corpus (tests/fixtures/damaged, made by make_corpus.py): every file gives
+its expected typed error at the start of its first bad batch, after every valid batch; the
+recovery scan keeps the same prefix for damage it can see; bombs stop at the limit in bounded
+memory."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TESTS
+from kafkacodec import read_batches
+from kafkacodec.runtime import errors
+from kafkacodec.storage.scan import scan_bytes
+
+CORPUS = TESTS / "fixtures" / "damaged"
+EXPECTED = json.loads((CORPUS / "expected.json").read_text())
+# damage inside a batch's records: the CRC still matches, so recovery (which reads batch
+# headers and CRCs only, as Kafka's does) keeps the batch; reading its records finds it
+INSIDE_RECORDS = {"varint_6_bytes.log", "varlong_11_bytes.log", "record_count_too_high.log",
+                  "record_count_too_low.log", "damaged_deflate_stream.log", "bomb_gzip.log", "bomb_zstd.log",
+                  "bomb_lz4.log", "bomb_legacy_gzip_wrapper.log"}
+
+
+def first_damage(data: bytes):
+    """(start of the first batch that does not read, its error, the offsets read before it)."""
+    offsets, pos = [], 0
+    try:
+        for batch in read_batches(data):
+            pos = batch.position
+            offsets += [r.offset for r in batch]
+            pos = batch.position + batch.size
+    except errors.DecodeError as err:
+        return pos, err, offsets
+    return None, None, offsets
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_damaged_file_reports_its_error_after_every_valid_batch(name):
+    want = EXPECTED[name]
+    data = (CORPUS / name).read_bytes()
+    assert len(data) == want["size"]
+    start, err, offsets = first_damage(data)
+    assert start == want["valid_prefix"], (name, err)
+    assert isinstance(err, getattr(errors, want["error"])), (name, type(err).__name__, err)
+    assert err.position is not None and err.position >= start  # the byte that failed, in or after its batch
+    # every record of every batch before the damage was read (five per batch, from offset 0)
+    assert offsets == list(range(len(offsets))) and len(offsets) % 5 == 0 and (len(offsets) > 0) == (start > 0)
+    scan = scan_bytes(data)
+    if name in INSIDE_RECORDS:
+        assert scan.is_valid
+    else:
+        assert not scan.is_valid and scan.valid_bytes == want["valid_prefix"]
+        assert isinstance(scan.error, errors.DecodeError)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if n.startswith("bomb_")))
+def test_bombs_stop_at_the_limit_in_bounded_memory(name):
+    # VmHWM, not ru_maxrss: a forked child's maximum RSS survives exec and counts the parent
+    code = ("import sys\n"
+            "from kafkacodec import read_batches\n"
+            "from kafkacodec.runtime.errors import LimitExceededError\n"
+            f"data = open({str(CORPUS / name)!r}, 'rb').read()\n"
+            "try:\n"
+            "    for batch in read_batches(data):\n"
+            "        list(batch)\n"
+            "    sys.exit('no limit error')\n"
+            "except LimitExceededError:\n"
+            "    pass\n"
+            "print(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    peak_kib = int(run.stdout.split()[-1])
+    assert peak_kib < 256 * 1024, f"{name}: peak RSS {peak_kib // 1024} MiB"
