@@ -13,6 +13,7 @@ from . import decoders, index
 from .decoders import Decoder
 from .names import offset_from_name
 from .producers import ProducerState, last_sequence
+from .reader import Skipped, batches_of
 from .txnindex import read_txn_index
 
 
@@ -104,24 +105,42 @@ def _data(record, print_data: bool, decoder: Decoder) -> str:
 
 def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes: int | None,
              damage: list | None = None, skip_metadata: bool = False,
-             summary: "DumpSummary | None" = None, decoder: Decoder = decoders.utf8) -> Iterator[str]:
-    """The lines for a .log; the first damage found, if any, is appended to `damage`."""
+             summary: "DumpSummary | None" = None, decoder: Decoder = decoders.utf8,
+             skip_corrupt: bool = False) -> Iterator[str]:
+    """The lines for a .log; damage found is appended to `damage` (the first only, unless
+    `skip_corrupt` reads on after each damaged range)."""
     data = path.read_bytes()
     previous = None
     yield f"Dumping {shown_as}"
-    yield f"Log starting offset: {offset_from_name(path.name)}"
+    try:
+        yield f"Log starting offset: {offset_from_name(path.name)}"
+    except ValueError:  # a copy under another name: the listing does not need the base offset
+        yield "Log starting offset: unknown (the file name is not a 20-digit offset)"
     end = len(data) if max_bytes is None else min(len(data), max_bytes)
     valid = 0
     try:
-        for batch in read_batches(data, end=end, verify=False):
-            valid = batch.position + batch.size
+        for batch in batches_of(data, end, verify=False, skip_corrupt=skip_corrupt):
+            if isinstance(batch, Skipped):
+                if damage is not None:
+                    batch.error.file = batch.error.file or shown_as
+                    damage.append(f"{batch.error} (bytes {batch.start}..{batch.end} skipped)")
+                continue
             yield batch_line(batch)
             if deep or print_data:
-                yield from record_lines(batch, print_data, skip_metadata, decoder)
-                for record in batch:  # deep iteration also checks that offsets run on by one
+                try:
+                    lines = list(record_lines(batch, print_data, skip_metadata, decoder))
+                except DecodeError as err:
+                    if not skip_corrupt:
+                        raise
+                    err.file = err.file or shown_as
+                    damage.append(f"{err} (records of the batch at byte {batch.position} skipped)")
+                    lines = []
+                yield from lines
+                for record in (batch if lines else ()):  # deep iteration checks that offsets run on by one
                     if previous is not None and record.offset != previous + 1 and summary is not None:
                         summary.non_consecutive.setdefault(str(path.resolve()), []).append((previous, record.offset))
                     previous = record.offset
+            valid = batch.position + batch.size
     except DecodeError as err:  # what follows the valid batches counts as invalid bytes, as in Kafka
         if damage is not None:
             err.file = err.file or shown_as

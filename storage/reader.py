@@ -10,6 +10,7 @@ from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
+from .scan import next_valid_batch
 
 OnDamage = Callable[["Damage"], None]
 
@@ -19,6 +20,37 @@ class Damage:
     segment: Segment
     position: int  # where the batch that could not be read starts
     error: DecodeError
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Bytes passed over after damage: from the first bad batch to the next valid one."""
+    start: int
+    end: int
+    error: DecodeError
+
+
+def batches_of(data: bytes, end: int | None = None, verify: bool = True,
+               skip_corrupt: bool = False) -> Iterator[Batch | Skipped]:
+    """The batches of a segment's bytes. Damage ends them, raising its DecodeError, or with
+    `skip_corrupt` is yielded as the range skipped up to the next batch whose CRC matches."""
+    end = len(data) if end is None else end
+    pos = 0
+    while pos < end:
+        start = pos
+        try:
+            for batch in read_batches(data, pos, end, verify):
+                start = batch.position + batch.size
+                yield batch
+            return
+        except DecodeError as err:
+            if not skip_corrupt:
+                raise
+            resume = next_valid_batch(data, start, end)
+            yield Skipped(start, end if resume is None else resume, err)
+            if resume is None:
+                return
+            pos = resume
 
 
 def segment_batches(seg: Segment, verify: bool = True) -> Iterator[Batch | Damage]:

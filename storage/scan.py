@@ -49,8 +49,9 @@ class ScanResult:
         return self.error is None
 
 
-def batch_at(buf, pos: int, end: int) -> BatchInfo:
-    """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do."""
+def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
+    """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do (the CRC
+    only with `verify`)."""
     size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
     if size < MIN_RECORD_OVERHEAD:
         raise InvalidValueError(f"found record size {size} smaller than minimum record overhead "
@@ -61,10 +62,10 @@ def batch_at(buf, pos: int, end: int) -> BatchInfo:
     stop = pos + LOG_OVERHEAD + size
     magic = buf[pos + 16]
     if magic < 2:
-        entry, _ = LegacyLogEntry.read(buf, pos, stop, verify=True)
+        entry, _ = LegacyLogEntry.read(buf, pos, stop, verify=verify)
         m = entry.message
         return BatchInfo(pos, stop - pos, magic, entry.offset, -1 if m.magic == 0 else m.timestamp, entry)
-    entry, _ = RecordBatch.read(buf, pos, stop, verify=True)
+    entry, _ = RecordBatch.read(buf, pos, stop, verify=verify)
     return BatchInfo(pos, stop - pos, magic, entry.last_offset, entry.max_timestamp, entry)
 
 
@@ -111,3 +112,21 @@ def scan_file(path: str | Path, keep_batches: bool = True) -> ScanResult:
     if result.error is not None:
         result.error.file = str(path)
     return result
+
+
+def next_valid_batch(buf, start: int, end: int | None = None) -> int | None:
+    """The first position after `start` where a whole batch with a matching CRC begins, or None:
+    where reading can go on after damage. Kafka's recovery cannot do this; it truncates."""
+    end = len(buf) if end is None else end
+    for pos in range(start + 1, end - HEADER_SIZE_UP_TO_MAGIC):
+        if buf[pos + 16] > 2:  # cheap filters before the CRC: magic, then a plausible size
+            continue
+        size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
+        if size < MIN_RECORD_OVERHEAD or pos + LOG_OVERHEAD + size > end:
+            continue
+        try:
+            batch_at(buf, pos, end)
+        except DecodeError:
+            continue
+        return pos
+    return None

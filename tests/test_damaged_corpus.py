@@ -72,3 +72,33 @@ def test_bombs_stop_at_the_limit_in_bounded_memory(name):
     assert run.returncode == 0, run.stdout + run.stderr
     peak_kib = int(run.stdout.split()[-1])
     assert peak_kib < 256 * 1024, f"{name}: peak RSS {peak_kib // 1024} MiB"
+
+
+def kc(*args):
+    return subprocess.run([sys.executable, "-m", "kafkacodec", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("name", ["unknown_magic.log", "negative_length.log"])
+def test_skip_corrupt_reads_on_after_the_damaged_batch(name):
+    """Kafka's tool stops at the damage; --skip-corrupt finds the next batch whose CRC matches,
+    reports the skipped range and prints the rest."""
+    path = CORPUS / name
+    second = EXPECTED[name]["valid_prefix"]
+    stopped = kc("dump", str(path))
+    assert stopped.returncode == 1 and stopped.stdout.count("baseOffset:") == 1
+    went_on = kc("dump", "--skip-corrupt", str(path))
+    assert went_on.returncode == 1
+    assert [line.split()[1] for line in went_on.stdout.splitlines() if line.startswith("baseOffset:")] == ["0", "10"]
+    third = EXPECTED["torn_write.log"]["valid_prefix"]  # where the third batch starts, in every file
+    assert f"(bytes {second}..{third} skipped)" in went_on.stderr
+    as_json = kc("dump", "--json", "--skip-corrupt", str(path))
+    assert [json.loads(line)["baseOffset"] for line in as_json.stdout.splitlines()] == [0, 10]
+
+
+def test_skip_corrupt_passes_over_a_batch_whose_records_do_not_decode():
+    path = CORPUS / "damaged_deflate_stream.log"
+    run = kc("dump", "--json", "--skip-corrupt", str(path))
+    assert [json.loads(line)["baseOffset"] for line in run.stdout.splitlines()] == [0]
+    assert run.returncode == 1 and "skipped" in run.stderr and "gzip" in run.stderr
+    text = kc("dump", "--deep-iteration", "--skip-corrupt", str(path))
+    assert text.stdout.count("baseOffset:") == 2 and "records of the batch at byte" in text.stderr

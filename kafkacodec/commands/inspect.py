@@ -72,23 +72,22 @@ def verify(path: Path) -> None:
 @click.option("--offsets-decoder", is_flag=True, help="Decode __consumer_offsets records (implies --print-data-log).")
 @click.option("--transaction-log-decoder", is_flag=True,
               help="Decode __transaction_state records (implies --print-data-log).")
+@click.option("--skip-corrupt", is_flag=True,
+              help="Read on after damage from the next batch whose CRC matches, reporting each skipped range.")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
-         transaction_log_decoder: bool, as_json: bool) -> None:
+         transaction_log_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
     """Print segments (.log), indexes (.index, .timeindex, .txnindex) and producer snapshots
     (.snapshot) as Kafka's kafka-dump-log does.
 
     Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
-    stderr and the exit status is 1.
+    stderr and the exit status is 1. With --skip-corrupt the listing goes on after each damaged
+    range, which is reported on stderr.
     """
-    import json
-
-    from ..records import read_batches
     from ..runtime.errors import DecodeError
     from ..storage import decoders
     from ..storage.dumpfmt import DumpSummary, dump_index, dump_log, dump_snapshot, dump_txn_index
-    from ..storage.jsonl import to_json
 
     if offsets_decoder and transaction_log_decoder:
         click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
@@ -104,25 +103,14 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     summary = DumpSummary()
     for path in files:
         if as_json:
-            data = path.read_bytes()
-            try:
-                for batch in read_batches(data, verify=False):
-                    obj = to_json(batch, str(path))
-                    if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
-                        for record, out in zip(batch, obj["records"]):
-                            out["decoded"] = decoders.decoded_json(record, kind)
-                    click.echo(json.dumps(obj, separators=(",", ":")))
-            except DecodeError as err:  # every valid batch is out; then where and why it stops
-                err.file = err.file or str(path)
-                click.echo(f"error: {err}", err=True)
-                status = 1
+            status = max(status, _dump_json(path, kind, skip_corrupt))
             continue
         damage: list = []
         if path.suffix in (".index", ".timeindex"):
             lines = dump_index(path, str(path), verify_index_only, index_sanity_check, summary)
         elif path.suffix in (".log", ".checkpoint"):
             lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage,
-                             skip_record_metadata, summary, decoder)
+                             skip_record_metadata, summary, decoder, skip_corrupt)
         elif path.suffix == ".txnindex":
             lines = dump_txn_index(path, str(path))
         elif path.suffix == ".snapshot":
@@ -136,9 +124,49 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         except DecodeError as err:  # a corrupt snapshot or index: Kafka prints why on stderr
             err.file = err.file or str(path)
             damage.append(err)
+        except ValueError:  # index entries and snapshots are relative to the offset in the name
+            click.echo(f"error: {path}: the file name does not start with a 20-digit offset", err=True)
+            status = max(status, 2)
         for err in damage:
             click.echo(f"error: {err}", err=True)
             status = 1
     for line in summary.lines():  # after all files, on stderr, as Kafka's tool prints them
         click.echo(line, err=True)
     sys.exit(status)
+
+
+def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
+    """`dump --json` of one segment: a line per batch; damage on stderr. Returns the exit status."""
+    import json
+
+    from ..runtime.errors import DecodeError
+    from ..storage import decoders
+    from ..storage.jsonl import to_json
+    from ..storage.reader import Skipped, batches_of
+
+    status = 0
+    try:
+        for batch in batches_of(path.read_bytes(), verify=False, skip_corrupt=skip_corrupt):
+            if isinstance(batch, Skipped):
+                batch.error.file = batch.error.file or str(path)
+                click.echo(f"error: {batch.error} (bytes {batch.start}..{batch.end} skipped)", err=True)
+                status = 1
+                continue
+            try:
+                obj = to_json(batch, str(path))
+            except DecodeError as err:  # damage inside the batch's records
+                if not skip_corrupt:
+                    raise
+                err.file = err.file or str(path)
+                click.echo(f"error: {err} (the batch at byte {batch.position} skipped)", err=True)
+                status = 1
+                continue
+            if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
+                for record, out in zip(batch, obj["records"]):
+                    out["decoded"] = decoders.decoded_json(record, kind)
+            click.echo(json.dumps(obj, separators=(",", ":")))
+    except DecodeError as err:  # every valid batch is out; then where and why it stops
+        err.file = err.file or str(path)
+        click.echo(f"error: {err}", err=True)
+        status = 1
+    return status
