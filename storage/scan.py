@@ -69,9 +69,10 @@ def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
     return BatchInfo(pos, stop - pos, magic, entry.last_offset, entry.max_timestamp, entry)
 
 
-def iter_batches(buf, end: int | None = None, start: int = 0) -> Iterator[BatchInfo | DecodeError]:
+def iter_batches(buf, end: int | None = None, start: int = 0,
+                 verify: bool = True) -> Iterator[BatchInfo | DecodeError]:
     """Valid batches in order from `start`; the first invalid one is yielded as its error, and
-    iteration ends."""
+    iteration ends. Without `verify` CRCs are not checked (framing still is)."""
     end = len(buf) if end is None else end
     pos = start
     while pos < end:
@@ -79,7 +80,7 @@ def iter_batches(buf, end: int | None = None, start: int = 0) -> Iterator[BatchI
             yield TruncatedError(f"{end - pos} bytes at the end are too few for a batch header", pos, "log")
             return
         try:
-            info = batch_at(buf, pos, end)
+            info = batch_at(buf, pos, end, verify)
         except DecodeError as err:  # positioned at the field that failed; the batch starts at pos
             yield err
             return
@@ -87,9 +88,9 @@ def iter_batches(buf, end: int | None = None, start: int = 0) -> Iterator[BatchI
         pos += info.size
 
 
-def scan_bytes(buf, keep_batches: bool = True) -> ScanResult:
+def scan_bytes(buf, keep_batches: bool = True, verify: bool = True) -> ScanResult:
     result = ScanResult(file_size=len(buf))
-    for item in iter_batches(buf):
+    for item in iter_batches(buf, verify=verify):
         if isinstance(item, DecodeError):
             result.error = item
             break
@@ -99,7 +100,7 @@ def scan_bytes(buf, keep_batches: bool = True) -> ScanResult:
     return result
 
 
-def scan_file(path: str | Path, keep_batches: bool = True) -> ScanResult:
+def scan_file(path: str | Path, keep_batches: bool = True, verify: bool = True) -> ScanResult:
     """Scan a .log file through a read-only memory map; errors name the file."""
     path = Path(path)
     size = os.path.getsize(path)
@@ -108,7 +109,7 @@ def scan_file(path: str | Path, keep_batches: bool = True) -> ScanResult:
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         # kept batches decode their records lazily from the buffer, which must outlive the map:
         # then the file is read into memory; a plain scan streams through the map instead
-        result = scan_bytes(bytes(mm) if keep_batches else mm, keep_batches)
+        result = scan_bytes(bytes(mm) if keep_batches else mm, keep_batches, verify)
     if result.error is not None:
         result.error.file = str(path)
     return result
