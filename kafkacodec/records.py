@@ -12,7 +12,8 @@ from typing import Iterable, Iterator, Sequence
 
 from .generated.legacy_log_entry import LegacyLogEntry
 from .generated.record_batch import RecordBatch
-from .runtime.errors import InvalidValueError, TruncatedError
+from .runtime.errors import InvalidValueError, LimitExceededError, TruncatedError
+from .runtime.limits import LIMITS
 
 MAGIC_OFFSET = 16
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -140,6 +141,10 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
     while pos < end:
         if end - pos < MAGIC_OFFSET + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
+        size = int.from_bytes(buffer[pos + 8:pos + 12], "big", signed=True)
+        if size > LIMITS.max_batch_bytes:
+            raise LimitExceededError(f"batch of {size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
+                                     "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + 8, "log/size")
         magic = buffer[pos + MAGIC_OFFSET]
         if magic == 2:
             entry, nxt = RecordBatch.read(buffer, pos, end, verify)

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 class Limits:
     # Upper bound on the bytes one compressed section may inflate to (decompression bombs).
     max_decompressed_bytes: int = 64 * 1024 * 1024
+    # Upper bound on one batch or legacy entry that is decoded (its size field); Kafka's own
+    # limit, max.message.bytes, is 1 MiB by default. The recovery scan does not apply it: Kafka's
+    # recovery does not either.
+    max_batch_bytes: int = 64 * 1024 * 1024
 
 
 LIMITS = Limits()

@@ -102,3 +102,14 @@ def test_skip_corrupt_passes_over_a_batch_whose_records_do_not_decode():
     assert run.returncode == 1 and "skipped" in run.stderr and "gzip" in run.stderr
     text = kc("dump", "--deep-iteration", "--skip-corrupt", str(path))
     assert text.stdout.count("baseOffset:") == 2 and "records of the batch at byte" in text.stderr
+
+
+def test_batches_larger_than_the_limit_are_refused_before_reading(monkeypatch):
+    from kafkacodec import write_batch
+    from kafkacodec.runtime.limits import LIMITS
+    data = write_batch([{"value": b"x" * 5000}]) + write_batch([{"value": b"y"}], base_offset=1)
+    monkeypatch.setattr(LIMITS, "max_batch_bytes", 1000)
+    with pytest.raises(errors.LimitExceededError) as err:
+        list(read_batches(data))
+    assert err.value.position == 8
+    assert scan_bytes(data).is_valid  # recovery, like Kafka's, has no such limit
