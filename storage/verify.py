@@ -12,7 +12,7 @@ from kafkacodec.runtime.errors import DecodeError
 from . import index
 from .logdir import Partition, Segment
 from .producers import ProducerState, state_at
-from .scan import ScanResult, scan_file
+from .scan import ScanResult, iter_batches, next_valid_batch, scan_file
 from .txnindex import AbortedTxn, check_txn_index, read_txn_index
 
 
@@ -21,6 +21,9 @@ class SegmentReport:
     segment: Segment
     scan: ScanResult
     problems: list[str] = field(default_factory=list)
+    # with skip_corrupt: every damaged range after the valid prefix, and the batches between them
+    damaged: list[tuple[int, int, DecodeError]] = field(default_factory=list)
+    batches_after_damage: int = 0
 
     @property
     def ok(self) -> bool:
@@ -85,11 +88,34 @@ def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base
     return problems
 
 
+def damaged_ranges(buf, scan: ScanResult) -> tuple[list[tuple[int, int, DecodeError]], int]:
+    """Every damaged range of a segment, reading on after each from the next batch whose CRC
+    matches (which Kafka's recovery cannot do), and how many valid batches lie after the first."""
+    ranges, found, pos, error = [], 0, scan.valid_bytes, scan.error
+    while error is not None:
+        resume = next_valid_batch(buf, pos)
+        ranges.append((pos, len(buf) if resume is None else resume, error))
+        error = None
+        if resume is None:
+            break
+        for item in iter_batches(buf, start=resume):
+            if isinstance(item, DecodeError):  # its batch starts after the last good one
+                error, pos = item, resume
+                break
+            found += 1
+            resume = item.position + item.size
+    return ranges, found
+
+
 def verify_segment(seg: Segment, previous_last_offset: int | None = None,
-                   producers: ProducerState | None = None) -> SegmentReport:
+                   producers: ProducerState | None = None, skip_corrupt: bool = False) -> SegmentReport:
     """The log and its indexes; with the producer state before the segment, the .txnindex too
-    (the state is advanced past the segment)."""
+    (the state is advanced past the segment). With `skip_corrupt`, every damaged range too."""
     report = SegmentReport(seg, scan_file(seg.log))
+    if skip_corrupt and report.scan.error is not None:
+        report.damaged, report.batches_after_damage = damaged_ranges(seg.log.read_bytes(), report.scan)
+        for _, _, err in report.damaged:
+            err.file = err.file or str(seg.log)
     scan = report.scan
     last = previous_last_offset
     for b in scan.batches:
@@ -132,7 +158,7 @@ def _check_transactions(seg: Segment, scan: ScanResult, producers: ProducerState
     return check_txn_entries(entries, rebuilt, seg.base_offset)
 
 
-def verify_partition(part: Partition, on_segment=None) -> list[SegmentReport]:
+def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = False) -> list[SegmentReport]:
     """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots."""
     reports, last = [], None
     producers = None
@@ -140,7 +166,7 @@ def verify_partition(part: Partition, on_segment=None) -> list[SegmentReport]:
         state, complete = state_at(part, part.segments[0].base_offset)
         producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
-        r = verify_segment(seg, last, producers)
+        r = verify_segment(seg, last, producers, skip_corrupt)
         reports.append(r)
         if on_segment is not None:
             on_segment(r)
@@ -159,7 +185,11 @@ def verify_partition(part: Partition, on_segment=None) -> list[SegmentReport]:
 def describe(report: SegmentReport) -> list[str]:
     """One line per problem, naming the file and, for damage, the byte where the bad batch starts."""
     out = []
-    if report.scan.error is not None:
+    if report.damaged:
+        out += [f"{report.segment.log}: bytes {start}..{end} damaged: {err}" for start, end, err in report.damaged]
+        out.append(f"{report.segment.log}: {report.batches_after_damage} valid batches after the first damage "
+                   "(recovery would truncate them)")
+    elif report.scan.error is not None:
         out.append(f"{report.segment.log}: invalid from byte {report.scan.valid_bytes} "
                    f"({report.scan.truncated_bytes} bytes): {report.scan.error}")
     out += [f"{report.segment.log.with_suffix('')}: {p}" for p in report.problems]

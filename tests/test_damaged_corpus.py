@@ -113,3 +113,19 @@ def test_batches_larger_than_the_limit_are_refused_before_reading(monkeypatch):
         list(read_batches(data))
     assert err.value.position == 8
     assert scan_bytes(data).is_valid  # recovery, like Kafka's, has no such limit
+
+
+def test_verify_skip_corrupt_reports_every_damaged_range(tmp_path):
+    part = tmp_path / "t-0"
+    part.mkdir()
+    damaged = (CORPUS / "unknown_magic.log").read_bytes()
+    (part / "00000000000000000000.log").write_bytes(damaged + damaged)  # the same damage twice
+    first = kc("verify", str(part))
+    assert first.returncode == 1 and first.stderr.count("invalid from byte 141") == 1
+    every = kc("verify", "--skip-corrupt", str(part))
+    third = EXPECTED["torn_write.log"]["valid_prefix"]
+    size = len(damaged)
+    assert every.returncode == 1
+    assert f"bytes 141..{third} damaged" in every.stderr
+    assert f"bytes {size + 141}..{size + third} damaged" in every.stderr
+    assert "3 valid batches after the first damage" in every.stderr

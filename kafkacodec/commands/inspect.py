@@ -23,7 +23,9 @@ def _progress(total_bytes: int, what: str):
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-def verify(path: Path) -> None:
+@click.option("--skip-corrupt", is_flag=True,
+              help="Read on after damage from the next batch whose CRC matches, reporting every damaged range.")
+def verify(path: Path, skip_corrupt: bool) -> None:
     """Check a segment, a partition directory or a whole log dir: CRCs, framing, offsets, indexes.
 
     Exit status: 0 when everything is valid, 1 when anything is damaged, 2 for usage errors.
@@ -46,7 +48,8 @@ def verify(path: Path) -> None:
     damaged = []
     with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
-            reports = v.verify_partition(part, on_segment=lambda r: advance(r.scan.file_size))
+            reports = v.verify_partition(part, on_segment=lambda r: advance(r.scan.file_size),
+                                         skip_corrupt=skip_corrupt)
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
             table.add_row(f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic,
