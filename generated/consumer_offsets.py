@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -1427,7 +1428,7 @@ class ConsumerOffsets_GroupMetadataValueV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/group_metadata_value_v0/members', f"negative count {_c3}")
-            if _c3 > (end - pos) // 18:
+            if _c3 > (end - pos) // 18 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
@@ -1741,7 +1742,7 @@ class ConsumerOffsets_GroupMetadataValueV1:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/group_metadata_value_v1/members', f"negative count {_c3}")
-            if _c3 > (end - pos) // 22:
+            if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
@@ -2060,7 +2061,7 @@ class ConsumerOffsets_GroupMetadataValueV2:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/group_metadata_value_v2/members', f"negative count {_c3}")
-            if _c3 > (end - pos) // 22:
+            if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
@@ -2383,7 +2384,7 @@ class ConsumerOffsets_GroupMetadataValueV3:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/group_metadata_value_v3/members', f"negative count {_c3}")
-            if _c3 > (end - pos) // 24:
+            if _c3 > (end - pos) // 24 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
@@ -2733,7 +2734,7 @@ class ConsumerOffsets_GroupMetadataValueV4:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/group_metadata_value_v4/members', f"negative count {_c3}")
-            if _c3 > (end - pos) // 15:
+            if _c3 > (end - pos) // 15 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v4/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
@@ -4593,7 +4594,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics', f"negative count {_c3}")
-            if _c3 > (end - pos) // 7:
+            if _c3 > (end - pos) // 7 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
@@ -4629,7 +4630,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'consumer_offsets/topic_metadata/partition_metadata', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 6:
+                    if _c3__r5 > (end - pos) // 6 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c3__r5, end - pos)
                     _ap2__r5 = f_partition_metadata__r5.append
                     for ___r5 in range(_c3__r5):
@@ -4657,7 +4658,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                         if _c3__r5__r5:
                             if _c3__r5__r5 < 0:
                                 raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c3__r5__r5}")
-                            if _c3__r5__r5 > end - pos:
+                            if _c3__r5__r5 > end - pos or _c3__r5__r5 > _LIMITS.max_items:
                                 raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c3__r5__r5, end - pos)
                             _ap2__r5__r5 = f_racks__r5__r5.append
                             for ___r5__r5 in range(_c3__r5__r5):
@@ -4987,7 +4988,7 @@ class ConsumerOffsets_TopicMetadata:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/topic_metadata/partition_metadata', f"negative count {_c3}")
-            if _c3 > (end - pos) // 6:
+            if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c3, end - pos)
             _ap2 = f_partition_metadata.append
             for _ in range(_c3):
@@ -5015,7 +5016,7 @@ class ConsumerOffsets_TopicMetadata:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c3__r5}")
-                    if _c3__r5 > end - pos:
+                    if _c3__r5 > end - pos or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c3__r5, end - pos)
                     _ap2__r5 = f_racks__r5.append
                     for ___r5 in range(_c3__r5):
@@ -5293,7 +5294,7 @@ class ConsumerOffsets_PartitionRacks:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c3}")
-            if _c3 > end - pos:
+            if _c3 > end - pos or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c3, end - pos)
             _ap2 = f_racks.append
             for _ in range(_c3):
@@ -5637,7 +5638,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names', f"negative count {_c3}")
-            if _c3 > end - pos:
+            if _c3 > end - pos or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names', _c3, end - pos)
             _ap2 = f_subscribed_topic_names.append
             for _ in range(_c3):
@@ -6301,7 +6302,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions', _c3, end - pos)
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
@@ -6330,7 +6331,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4:
+                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r5, end - pos)
                     _ap2__r5 = f_partitions__r5.append
                     for ___r5 in range(_c3__r5):
@@ -6578,7 +6579,7 @@ class ConsumerOffsets_TopicPartitions:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3}")
-            if _c3 > (end - pos) // 4:
+            if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3, end - pos)
             _ap2 = f_partitions.append
             for _ in range(_c3):
@@ -6919,7 +6920,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
@@ -6948,7 +6949,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4:
+                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r5, end - pos)
                     _ap2__r5 = f_partitions__r5.append
                     for ___r5 in range(_c3__r5):
@@ -6978,7 +6979,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
         if _c8:
             if _c8 < 0:
                 raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', f"negative count {_c8}")
-            if _c8 > (end - pos) // 2:
+            if _c8 > (end - pos) // 2 or _c8 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', _c8, end - pos)
             _ap7 = f_partitions_pending_revocation.append
             for _ in range(_c8):
@@ -7007,7 +7008,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if _c3__r10:
                     if _c3__r10 < 0:
                         raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4:
+                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):

@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -254,7 +255,7 @@ class ConsumerProtocol_SubscriptionV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v0/topics', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v0/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
@@ -429,7 +430,7 @@ class ConsumerProtocol_SubscriptionV1:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v1/topics', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v1/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
@@ -448,7 +449,7 @@ class ConsumerProtocol_SubscriptionV1:
         if _c8:
             if _c8 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v1/owned_partitions', f"negative count {_c8}")
-            if _c8 > (end - pos) // 6:
+            if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
@@ -467,7 +468,7 @@ class ConsumerProtocol_SubscriptionV1:
                 if _c3__r10:
                     if _c3__r10 < 0:
                         raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4:
+                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
@@ -721,7 +722,7 @@ class ConsumerProtocol_SubscriptionV2:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v2/topics', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v2/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
@@ -740,7 +741,7 @@ class ConsumerProtocol_SubscriptionV2:
         if _c8:
             if _c8 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v2/owned_partitions', f"negative count {_c8}")
-            if _c8 > (end - pos) // 6:
+            if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
@@ -759,7 +760,7 @@ class ConsumerProtocol_SubscriptionV2:
                 if _c3__r10:
                     if _c3__r10 < 0:
                         raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4:
+                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
@@ -1027,7 +1028,7 @@ class ConsumerProtocol_SubscriptionV3:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v3/topics', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v3/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
@@ -1046,7 +1047,7 @@ class ConsumerProtocol_SubscriptionV3:
         if _c8:
             if _c8 < 0:
                 raise _invalid(pos, 'consumer_protocol/subscription_v3/owned_partitions', f"negative count {_c8}")
-            if _c8 > (end - pos) // 6:
+            if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
@@ -1065,7 +1066,7 @@ class ConsumerProtocol_SubscriptionV3:
                 if _c3__r10:
                     if _c3__r10 < 0:
                         raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4:
+                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
@@ -1343,7 +1344,7 @@ class ConsumerProtocol_Assignment:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/assignment/assigned_partitions', f"negative count {_c3}")
-            if _c3 > (end - pos) // 6:
+            if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
@@ -1362,7 +1363,7 @@ class ConsumerProtocol_Assignment:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4:
+                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
                     _ap2__r5 = f_partitions__r5.append
                     for ___r5 in range(_c3__r5):
@@ -1576,7 +1577,7 @@ class ConsumerProtocol_TopicPartitions:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
-            if _c3 > (end - pos) // 4:
+            if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
             _ap2 = f_partitions.append
             for _ in range(_c3):

@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -382,7 +383,7 @@ class ControlRecord_LeaderChangeMessage:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'control_record/leader_change_message/voters', f"negative count {_c3}")
-            if _c3 > (end - pos) // 5:
+            if _c3 > (end - pos) // 5 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'control_record/leader_change_message/voters', _c3, end - pos)
             _ap2 = f_voters.append
             for _ in range(_c3):
@@ -413,7 +414,7 @@ class ControlRecord_LeaderChangeMessage:
         if _c8:
             if _c8 < 0:
                 raise _invalid(pos, 'control_record/leader_change_message/granting_voters', f"negative count {_c8}")
-            if _c8 > (end - pos) // 5:
+            if _c8 > (end - pos) // 5 or _c8 > _LIMITS.max_items:
                 raise _too_many(pos, 'control_record/leader_change_message/granting_voters', _c8, end - pos)
             _ap7 = f_granting_voters.append
             for _ in range(_c8):
@@ -1223,7 +1224,7 @@ class ControlRecord_VotersRecord:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'control_record/voters_record/voters', f"negative count {_c3}")
-            if _c3 > (end - pos) // 11:
+            if _c3 > (end - pos) // 11 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'control_record/voters_record/voters', _c3, end - pos)
             _ap2 = f_voters.append
             for _ in range(_c3):
@@ -1257,7 +1258,7 @@ class ControlRecord_VotersRecord:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'control_record/voter_entry/endpoints', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 5:
+                    if _c3__r5 > (end - pos) // 5 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'control_record/voter_entry/endpoints', _c3__r5, end - pos)
                     _ap2__r5 = f_endpoints__r5.append
                     for ___r5 in range(_c3__r5):
@@ -1609,7 +1610,7 @@ class ControlRecord_VoterEntry:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'control_record/voter_entry/endpoints', f"negative count {_c3}")
-            if _c3 > (end - pos) // 5:
+            if _c3 > (end - pos) // 5 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'control_record/voter_entry/endpoints', _c3, end - pos)
             _ap2 = f_endpoints.append
             for _ in range(_c3):

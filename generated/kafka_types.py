@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -1189,7 +1190,7 @@ class KafkaTypes_TaggedFields:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'kafka_types/tagged_fields/fields', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'kafka_types/tagged_fields/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):

@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -603,7 +604,7 @@ class RecordBatch_Records:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'record_batch/records/items', f"negative count {_c3}")
-            if _c3 > (end - pos) // 7:
+            if _c3 > (end - pos) // 7 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'record_batch/records/items', _c3, end - pos)
             _ap2 = f_items.append
             for _ in range(_c3):
@@ -718,7 +719,7 @@ class RecordBatch_Records:
                 if _c3__r5:
                     if _c3__r5 < 0:
                         raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 2:
+                    if _c3__r5 > (end - pos) // 2 or _c3__r5 > _LIMITS.max_items:
                         raise _too_many(pos, 'record_batch/record/headers', _c3__r5, end - pos)
                     _ap2__r5 = f_headers__r5.append
                     for ___r5 in range(_c3__r5):
@@ -1195,7 +1196,7 @@ class RecordBatch_Record:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3}")
-            if _c3 > (end - pos) // 2:
+            if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
             _ap2 = f_headers.append
             for _ in range(_c3):

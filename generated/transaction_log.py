@@ -13,6 +13,7 @@ from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
+from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
@@ -404,7 +405,7 @@ class TransactionLog_ValueV0:
             if _c3:
                 if _c3 < 0:
                     raise _invalid(pos, 'transaction_log/value_v0/transaction_partitions', f"negative count {_c3}")
-                if _c3 > (end - pos) // 6:
+                if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
                     raise _too_many(pos, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
@@ -423,7 +424,7 @@ class TransactionLog_ValueV0:
                     if _c3__r5:
                         if _c3__r5 < 0:
                             raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
-                        if _c3__r5 > (end - pos) // 4:
+                        if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
                             raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
                         _ap2__r5 = f_partition_ids__r5.append
                         for ___r5 in range(_c3__r5):
@@ -652,7 +653,7 @@ class TransactionLog_PartitionsV0:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3}")
-            if _c3 > (end - pos) // 4:
+            if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3, end - pos)
             _ap2 = f_partition_ids.append
             for _ in range(_c3):
@@ -852,7 +853,7 @@ class TransactionLog_ValueV1:
             if _c3:
                 if _c3 < 0:
                     raise _invalid(pos, 'transaction_log/value_v1/transaction_partitions', f"negative count {_c3}")
-                if _c3 > (end - pos) // 3:
+                if _c3 > (end - pos) // 3 or _c3 > _LIMITS.max_items:
                     raise _too_many(pos, 'transaction_log/value_v1/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
@@ -877,7 +878,7 @@ class TransactionLog_ValueV1:
                     if _c3__r5:
                         if _c3__r5 < 0:
                             raise _invalid(pos, 'transaction_log/partitions_v1/partition_ids', f"negative count {_c3__r5}")
-                        if _c3__r5 > (end - pos) // 4:
+                        if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
                             raise _too_many(pos, 'transaction_log/partitions_v1/partition_ids', _c3__r5, end - pos)
                         _ap2__r5 = f_partition_ids__r5.append
                         for ___r5 in range(_c3__r5):
@@ -1161,7 +1162,7 @@ class TransactionLog_PartitionsV1:
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'transaction_log/partitions_v1/partition_ids', f"negative count {_c3}")
-            if _c3 > (end - pos) // 4:
+            if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'transaction_log/partitions_v1/partition_ids', _c3, end - pos)
             _ap2 = f_partition_ids.append
             for _ in range(_c3):

@@ -190,7 +190,7 @@ class ReadPlanner:
                 c(f"raise _invalid(pos, {path!r}, f\"negative count {{{count}}}\")")
             least = max(1, self.ctx.min_size(attr))
             room = f"(end - pos) // {least}" if least > 1 else "end - pos"
-            with c.block(f"if {count} > {room}:"):
+            with c.block(f"if {count} > {room} or {count} > _LIMITS.max_items:"):
                 c(f"raise _too_many(pos, {path!r}, {count}, end - pos)")
             loop = f"for _ in range({count}):"
         elif attr.repeat == "eos":

@@ -12,6 +12,9 @@ class Limits:
     # limit, max.message.bytes, is 1 MiB by default. The recovery scan does not apply it: Kafka's
     # recovery does not either.
     max_batch_bytes: int = 64 * 1024 * 1024
+    # Upper bound on the items of one counted list: records in a batch, headers in a record,
+    # entries of a message array. Each decoded item is a Python object, so this bounds memory.
+    max_items: int = 1 << 20
 
 
 LIMITS = Limits()

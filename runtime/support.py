@@ -4,6 +4,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from .errors import DecodeError, InvalidValueError, LimitExceededError, TruncatedError
+from .limits import LIMITS
 
 
 class _Lazy:
@@ -41,6 +42,9 @@ def invalid(pos: int, path: str, message: str) -> InvalidValueError:
 
 
 def too_many(pos: int, path: str, count: int, room: int) -> LimitExceededError:
+    if count > LIMITS.max_items:
+        return LimitExceededError(f"count {count} is over the limit of {LIMITS.max_items} "
+                                  "(kafkacodec.runtime.limits.LIMITS.max_items)", pos, path)
     return LimitExceededError(f"count {count} is larger than the {room} bytes left could hold", pos, path)
 
 

@@ -129,3 +129,15 @@ def test_verify_skip_corrupt_reports_every_damaged_range(tmp_path):
     assert f"bytes 141..{third} damaged" in every.stderr
     assert f"bytes {size + 141}..{size + third} damaged" in every.stderr
     assert "3 valid batches after the first damage" in every.stderr
+
+
+def test_counted_lists_are_bounded(monkeypatch):
+    """Every decoded item is a Python object: a batch of many tiny records is refused at the
+    limit rather than filling memory."""
+    from kafkacodec import write_batch
+    from kafkacodec.runtime.limits import LIMITS
+    data = write_batch([{"value": b""} for _ in range(50)])
+    monkeypatch.setattr(LIMITS, "max_items", 40)
+    with pytest.raises(errors.LimitExceededError, match="max_items"):
+        for batch in read_batches(data):
+            list(batch)
