@@ -73,8 +73,9 @@ OPS = st.lists(st.tuples(st.sampled_from(["flip", "set", "cut", "insert", "splic
 
 
 def exercise(cls, data: bytes) -> None:
-    if cls is None:  # a segment: every batch and every record, as a reader would touch them
-        for batch in read_batches(data, verify=True):
+    if cls is None:  # a segment: every batch and every record, as a reader would touch them; the CRC
+        # is not checked, or it would stop nearly every mutation before the records are read
+        for batch in read_batches(data, verify=False):
             for record in batch:
                 (record.key, record.value, record.offset, record.timestamp)
         return
