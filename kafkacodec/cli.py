@@ -13,5 +13,5 @@ def main() -> None:
 
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
-                segments.reindex, inspect.verify, inspect.dump, spark.export):
+                segments.reindex, segments.recover, inspect.verify, inspect.dump, spark.export):
     main.add_command(command)

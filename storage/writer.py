@@ -120,12 +120,13 @@ class PartitionWriter:
             self.close_segment()
             self._start_segment(first)
             self._snapshot()
-        aborted = [t for b in written if (t := self.producers.apply(b)) is not None]
+        position = self.size
+        self._write_file(".log", data)
+        # the writer's state moves only once the batch is written (markers were checked above)
         for b in written:
             if b.max_timestamp > self.max_ts:
                 self.max_ts, self.max_ts_offset = b.max_timestamp, b.last_offset
-        position = self.size
-        self._write_file(".log", data)
+        aborted = [t for b in written if (t := self.producers.apply(b)) is not None]
         self.size += len(data)
         self.next_offset = last + 1
         if aborted:  # created on the first abort, as Kafka creates it

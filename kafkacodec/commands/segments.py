@@ -134,3 +134,25 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     for path, data in files.items():
         write_atomically(path, data)
         click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Say what would be cut; change nothing.")
+def recover(path: Path, dry_run: bool) -> None:
+    """Repair damaged segments as Kafka's recovery does: truncate each .log to its valid prefix and
+    rebuild its indexes. The cut-off bytes are kept in <segment>.log.corrupt-<position>."""
+    from ..storage import logdir
+    from ..storage.recover import recover_partition
+
+    if path.is_file():
+        path = path.parent
+    parts = [logdir.open_partition(path)] if any(p.suffix == ".log" for p in path.iterdir()) \
+        else logdir.open_log_dir(path).partitions
+    done = [r for part in parts for r in recover_partition(part, dry_run)]
+    for r in done:
+        where = f"; the {r.truncated_bytes} bytes cut off are in {r.kept_in}" if r.kept_in else ""
+        verb = "would truncate" if dry_run else "truncated"
+        click.echo(f"{r.segment.log}: {verb} to {r.valid_bytes} bytes{where}")
+    if not done:
+        click.echo(f"{path}: nothing to recover")
