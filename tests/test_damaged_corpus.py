@@ -141,3 +141,10 @@ def test_counted_lists_are_bounded(monkeypatch):
     with pytest.raises(errors.LimitExceededError, match="max_items"):
         for batch in read_batches(data):
             list(batch)
+
+
+def test_the_command_takes_the_limits():
+    path = CORPUS / "damaged_deflate_stream.log"  # its first batch is 141 bytes
+    small = kc("--max-batch-bytes", "100", "dump", "--json", str(path))
+    assert small.returncode == 1 and "max_batch_bytes" in small.stderr and small.stdout == ""
+    assert kc("--max-batch-bytes", "0", "dump", str(path)).returncode == 2  # a usage error
