@@ -8,9 +8,9 @@ from typing import Iterator
 import pyarrow as pa
 
 from kafkacodec.records import read_batches
-from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.producers import last_sequence
-from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from kafkacodec.storage.scan import frame_size
 
 from .columns import ColumnBuilder
 
@@ -61,27 +61,30 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
     lo = spec.start_offset
     hi = spec.end_offset
     pos = spec.start_pos - base_pos
+
+    def damaged(err: DecodeError, at: int) -> None:
+        """Fail, or report the batch at `at`; the error's position is one in `buf`."""
+        err.file = spec.path
+        err.position = base_pos + (at if err.position is None else err.position)
+        if opts.on_corrupt == "fail":
+            raise CorruptSegmentError(err.message, err.position, err.path, spec.path) from err
+        if opts.on_corrupt == "report":
+            out.add_corruption(None, base_pos + at, str(err))
+
     while pos < end:
         at = pos
-        size = LOG_OVERHEAD + int.from_bytes(buf[at + 8:at + 12], "big", signed=True) if end - at >= 12 else 0
         try:
-            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD:
-                raise InvalidValueError(f"batch size {size - LOG_OVERHEAD} is below the minimum "
-                                        f"({MIN_RECORD_OVERHEAD}) or missing", 8, "log/size")
-            if at + size > end:
-                raise TruncatedError(f"batch of {size} bytes extends past the end ({end - at} bytes left)", 0, "log")
+            size = frame_size(buf, at, end)
+        except DecodeError as err:
+            damaged(err, at)
+            break  # the framing is lost: nothing after it can be found, as in recovery
+        try:
             batch = next(read_batches(buf[at:at + size], verify=opts.verify_crc))
             # decompress and decode now, so damage inside is caught here
             records = batch.entry.records.items if not batch.is_legacy else batch.records()
         except DecodeError as err:
-            err.file = spec.path
-            err.position = base_pos + at + (err.position or 0)
-            if opts.on_corrupt == "fail":
-                raise CorruptSegmentError(err.message, err.position, err.path, spec.path) from err
-            if opts.on_corrupt == "report":
-                out.add_corruption(None, base_pos + at, str(err))
-            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD or at + size > end:
-                break  # the framing is lost: nothing after it can be found, as in recovery
+            err.position = at + (err.position or 0)  # it was found in the batch's own bytes
+            damaged(err, at)
             pos = at + size
             continue
         pos = at + size

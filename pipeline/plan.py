@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from kafkacodec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage import index
-from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from kafkacodec.storage.scan import LOG_OVERHEAD, frame_size
 from kafkacodec.storage.txnindex import read_txn_index
 
 from .decode import ON_CORRUPT, ReadOptions, Slice
@@ -131,17 +131,15 @@ def _indexes(uri: str, seg: SegmentFiles):
     return offsets, times
 
 
-def _batches_from(uri: str, seg: SegmentFiles, position: int, chunk: int = 1 << 20):
-    """Batches of a segment from a batch-start position, read a chunk at a time; damage ends it."""
+def _batches_from(uri: str, seg: SegmentFiles, position: int):
+    """Batches of a segment from a batch-start position, read one at a time; damage ends it."""
     fs, _ = filesystem(uri)
     with fs.open_input_file(seg.log) as f:
         pos = position
         while pos + LOG_OVERHEAD <= seg.size:
-            head = read_at(f, LOG_OVERHEAD, pos)
-            size = LOG_OVERHEAD + int.from_bytes(head[8:12], "big", signed=True)
-            if size - LOG_OVERHEAD < MIN_RECORD_OVERHEAD or pos + size > seg.size:
-                return
             try:
+                # the size field is in the first 12 bytes; the rest of the file is what is left
+                size = frame_size(read_at(f, LOG_OVERHEAD, pos), 0, seg.size - pos)
                 batch = next(read_batches(read_at(f, size, pos)))
             except DecodeError:
                 return

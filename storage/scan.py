@@ -49,9 +49,11 @@ class ScanResult:
         return self.error is None
 
 
-def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
-    """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do (the CRC
-    only with `verify`)."""
+def frame_size(buf, pos: int, end: int) -> int:
+    """The whole size of the batch starting at `pos` (offset and size fields included), from its
+    size field, checked as FileLogInputStream checks it: at least the minimum, within `end`."""
+    if end - pos < LOG_OVERHEAD:
+        raise TruncatedError(f"{end - pos} bytes left, too few for a batch's offset and size", pos, "log")
     size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
     if size < MIN_RECORD_OVERHEAD:
         raise InvalidValueError(f"found record size {size} smaller than minimum record overhead "
@@ -59,7 +61,13 @@ def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
     if pos + LOG_OVERHEAD + size > end:
         raise TruncatedError(f"batch of {LOG_OVERHEAD + size} bytes extends past the end of the file "
                              f"({end - pos} bytes left)", pos, "log")
-    stop = pos + LOG_OVERHEAD + size
+    return LOG_OVERHEAD + size
+
+
+def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
+    """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do (the CRC
+    only with `verify`)."""
+    stop = pos + frame_size(buf, pos, end)
     magic = buf[pos + 16]
     if magic < 2:
         entry, _ = LegacyLogEntry.read(buf, pos, stop, verify=verify)
