@@ -125,7 +125,8 @@ def _per_partition(value, part: PartitionFiles):
     return value
 
 
-def _indexes(uri: str, seg: SegmentFiles):
+def read_indexes(uri: str, seg: SegmentFiles) -> tuple[list, list]:
+    """The segment's offset and time index entries (empty where a file is missing)."""
     offsets = index.read_offset_index(read_range(uri, seg.index), seg.base_offset) if seg.index else []
     times = index.read_time_index(read_range(uri, seg.time_index), seg.base_offset) if seg.time_index else []
     return offsets, times
@@ -153,7 +154,7 @@ def offset_for_timestamp(uri: str, part: PartitionFiles, target: int) -> int | N
     timestamp): the first segment whose largest timestamp reaches it, its time index for where to
     start, then batch headers and records."""
     for seg in part.segments:
-        offsets, times = _indexes(uri, seg)
+        offsets, times = read_indexes(uri, seg)
         if times and times[-1].timestamp < target:
             continue  # the time index's last entry is the segment's largest timestamp
         hint = index.lookup_time(times, seg.base_offset, target)
@@ -172,7 +173,7 @@ def log_end_offset(uri: str, part: PartitionFiles) -> int | None:
     if not part.segments:
         return None
     seg = part.segments[-1]
-    offsets, _ = _indexes(uri, seg)
+    offsets, _ = read_indexes(uri, seg)
     start = offsets[-1].position if offsets else 0
     end = seg.base_offset
     for batch in _batches_from(uri, seg, start):
@@ -245,7 +246,7 @@ def slices(plan: Plan, max_bytes: int | None = None,
                 break
             if start is not None and next_base is not None and next_base <= start:
                 continue
-            offsets = _indexes(plan.uri, seg)[0] if (seg.size > max_bytes or start) else []
+            offsets = read_indexes(plan.uri, seg)[0] if (seg.size > max_bytes or start) else []
             first = index.lookup_offset(offsets, seg.base_offset, start).position \
                 if start is not None and start > seg.base_offset else 0
             base = Slice(seg.log, part.topic, part.partition, first, None, start, end, aborted, plan.options, plan.uri)

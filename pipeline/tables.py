@@ -10,13 +10,13 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, TruncatedError
-from kafkacodec.storage import index, verify
+from kafkacodec.storage import verify
 from kafkacodec.storage.internal import CONSUMER_OFFSETS_TOPIC, committed_offsets
 from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
 from kafkacodec.storage.txnindex import read_txn_index
 
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range
-from .plan import log_end_offset
+from .plan import log_end_offset, read_indexes
 
 SEGMENTS_DDL = ("topic string, partition int, baseOffset long, segment string, sizeBytes long, batches long, "
                 "records long, firstOffset long, lastOffset long, minTimestamp timestamp, maxTimestamp timestamp, "
@@ -81,12 +81,9 @@ class SegmentsReader(DataSourceReader):
         problems = []
         offsets = times = []
         try:
-            if seg.index:
-                offsets = index.read_offset_index(read_range(self.uri, seg.index), seg.base_offset)
-                problems += verify.check_offset_index(offsets, scan, seg.base_offset)
-            if seg.time_index:
-                times = index.read_time_index(read_range(self.uri, seg.time_index), seg.base_offset)
-                problems += verify.check_time_index(times, scan, seg.base_offset)
+            offsets, times = read_indexes(self.uri, seg)
+            problems += verify.check_offset_index(offsets, scan, seg.base_offset)
+            problems += verify.check_time_index(times, scan, seg.base_offset)
             aborted = len(read_txn_index(read_range(self.uri, seg.txn_index))) if seg.txn_index else 0
         except DecodeError as err:
             problems.append(str(err))
