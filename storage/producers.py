@@ -47,6 +47,21 @@ class Marker:
     timestamp: int
 
 
+@dataclass(frozen=True)
+class CompletedTxn:
+    """A transaction its marker ended, with the last stable offset at that moment."""
+    producer_id: int
+    producer_epoch: int  # the marker's
+    first_offset: int
+    last_offset: int  # the marker's offset
+    aborted: bool
+    last_stable_offset: int
+
+    @property
+    def index_entry(self) -> AbortedTxn:
+        return AbortedTxn(self.producer_id, self.first_offset, self.last_offset, self.last_stable_offset)
+
+
 def marker_of(batch: RecordBatch) -> Marker | None:
     """The marker of a control batch, checked as Kafka checks it when it updates producer state;
     None for a control batch left empty by the cleaner."""
@@ -94,21 +109,26 @@ class ProducerState:
                        if e.txn_first_offset is not None and e.producer_id != completing_producer]
         return min(open_firsts, default=marker_offset + 1)
 
-    def apply(self, batch) -> AbortedTxn | None:
+    def follow(self, batch) -> CompletedTxn | None:
         """Follow one batch (anything with `entry` and `last_offset`, such as a scan's BatchInfo) as
-        Kafka does on append and in recovery; returns the `.txnindex` entry when it completes an
-        aborted transaction. A malformed marker raises before anything changes."""
+        Kafka does on append and in recovery; returns the transaction its marker completes. A
+        malformed marker raises before anything changes."""
         e = batch.entry
-        aborted = None
+        completed = None
         if isinstance(e, RecordBatch) and e.producer_id != NO_PRODUCER_ID:
             if e.is_control:
                 marker = marker_of(e)
                 if marker is not None:
-                    aborted = self._end_transaction(e, marker)
+                    completed = self._end_transaction(e, marker)
             else:
                 self._data_batch(e)
         self.end_offset = batch.last_offset + 1
-        return aborted
+        return completed
+
+    def apply(self, batch) -> AbortedTxn | None:
+        """`follow`, keeping only what the `.txnindex` records: an aborted transaction's entry."""
+        completed = self.follow(batch)
+        return completed.index_entry if completed is not None and completed.aborted else None
 
     def _entry(self, e: RecordBatch) -> ProducerEntry:
         p = self.producers.setdefault(e.producer_id, ProducerEntry(e.producer_id))
@@ -125,19 +145,19 @@ class ProducerState:
         if e.is_transactional and p.txn_first_offset is None:
             p.txn_first_offset = e.base_offset
 
-    def _end_transaction(self, e: RecordBatch, marker: Marker) -> AbortedTxn | None:
+    def _end_transaction(self, e: RecordBatch, marker: Marker) -> CompletedTxn | None:
         p = self.producers.get(e.producer_id)
         first = p.txn_first_offset if p is not None else None
-        aborted = None
-        # a marker with no data before it leaves no trace in the index
-        if first is not None and marker.kind == ABORT:
-            aborted = AbortedTxn(e.producer_id, first, e.base_offset,
-                                 self.last_stable_offset(e.producer_id, e.base_offset))
+        completed = None
+        # a marker with no data before it completes nothing (and leaves no trace in the index)
+        if first is not None:
+            completed = CompletedTxn(e.producer_id, e.producer_epoch, first, e.base_offset, marker.kind == ABORT,
+                                     self.last_stable_offset(e.producer_id, e.base_offset))
         p = self._entry(e)
         p.txn_first_offset = None
         p.coordinator_epoch = marker.coordinator_epoch
         p.last_timestamp = marker.timestamp
-        return aborted
+        return completed
 
     # -- snapshots -------------------------------------------------------------------------
     def to_snapshot(self) -> bytes:

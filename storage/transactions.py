@@ -8,12 +8,9 @@ from typing import Iterator
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition
-from .producers import ABORT, marker_of
+from .producers import ProducerState
 from .reader import OnDamage, partition_batches
 from .txnindex import read_txn_index
-
-OUTCOMES = {ABORT: "ABORT", 1: "COMMIT"}
-
 
 @dataclass(frozen=True)
 class Transaction:
@@ -27,26 +24,18 @@ class Transaction:
 def partition_transactions(part: Partition, on_damage: OnDamage | None = None) -> list[Transaction]:
     """Every transaction of the partition in the order they ended (open ones last), as the
     producers' state follows them: from a producer's first transactional batch to its marker."""
-    started: dict[int, tuple[int, int]] = {}  # producer -> (epoch, first offset)
+    state = ProducerState()
     out = []
     for _, batch in partition_batches(part, on_damage=on_damage):
-        if batch.is_legacy:
-            continue
-        e = batch.entry
-        if e.producer_id < 0:
-            continue
-        if e.is_control:
-            try:
-                marker = marker_of(e)
-            except DecodeError:
-                continue  # recovery would truncate here; a reader passes over it
-            if marker is not None and e.producer_id in started:
-                epoch, first = started.pop(e.producer_id)
-                out.append(Transaction(e.producer_id, e.producer_epoch, first, e.base_offset,
-                                       OUTCOMES[marker.kind]))
-        elif e.is_transactional and e.producer_id not in started:
-            started[e.producer_id] = (e.producer_epoch, e.base_offset)
-    out += [Transaction(pid, epoch, first, None, "OPEN") for pid, (epoch, first) in started.items()]
+        try:
+            t = state.follow(batch)
+        except DecodeError:
+            continue  # a malformed marker: recovery would truncate here; a reader passes over it
+        if t is not None:
+            out.append(Transaction(t.producer_id, t.producer_epoch, t.first_offset, t.last_offset,
+                                   "ABORT" if t.aborted else "COMMIT"))
+    out += [Transaction(p.producer_id, p.epoch, p.txn_first_offset, None, "OPEN")
+            for p in state.producers.values() if p.txn_first_offset is not None]
     return out
 
 
