@@ -12,6 +12,7 @@ from .producers import ProducerState
 from .reader import OnDamage, partition_batches
 from .txnindex import read_txn_index
 
+
 @dataclass(frozen=True)
 class Transaction:
     producer_id: int
