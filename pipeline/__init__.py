@@ -10,9 +10,9 @@ PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 
 def register(spark) -> None:
-    """Register `kafka-log`, `kafka-log-segments` and `kafka-consumer-offsets` with this session. Filter pushdown is used
-    when the session enables it (a reader that pushes filters fails every query where it is off);
-    option("pushFilters", ...) overrides that per query."""
+    """Register `kafka-log`, `kafka-log-segments` and `kafka-consumer-offsets` with this session.
+    Filter pushdown is used when the session enables it (a reader that pushes filters fails every
+    query where it is off); option("pushFilters", ...) overrides that per query."""
     from .source import KafkaLogDataSource, KafkaLogPushdownDataSource
     from .tables import ConsumerOffsetsDataSource, SegmentsDataSource
 

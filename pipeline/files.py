@@ -65,32 +65,14 @@ def _children(fs: pafs.FileSystem, path: str) -> list[pafs.FileInfo]:
 
 def _partition(fs, path: str, topic: str, partition: int, skipped: list) -> PartitionFiles:
     part = PartitionFiles(topic, partition, path)
-    found: dict[int, dict] = {}
-    for info in _children(fs, path):
-        name = info.base_name
-        if info.type != pafs.FileType.File:
-            continue
-        if names.is_transient(name):
-            skipped.append((info.path, "in flight (Kafka removes or renames it at load)"))
-            continue
-        suffix = os.path.splitext(name)[1]
-        if suffix not in (names.LOG, names.INDEX, names.TIME_INDEX, names.TXN_INDEX):
-            continue
-        try:
-            base = names.offset_from_name(name)
-        except ValueError:
-            skipped.append((info.path, "name is not a 20-digit offset"))
-            continue
-        found.setdefault(base, {})[suffix] = info
-    for base in sorted(found):
-        files = found[base]
-        log = files.get(names.LOG)
-        if log is None:
-            skipped.append((next(iter(files.values())).path, "index without a .log (orphan)"))
-            continue
+    infos = {i.base_name: i for i in _children(fs, path) if i.type == pafs.FileType.File}
+    files = names.sort_partition_files(infos)
+    for base, by_suffix in files.segments.items():
+        log = infos[by_suffix[names.LOG]]
         part.segments.append(SegmentFiles(base, log.path, log.size,
-                                          *(files[s].path if s in files else None
+                                          *(infos[by_suffix[s]].path if s in by_suffix else None
                                             for s in (names.INDEX, names.TIME_INDEX, names.TXN_INDEX))))
+    skipped += [(infos[name].path, why) for name, why in files.skipped]
     return part
 
 
@@ -120,10 +102,9 @@ def list_log(uri: str) -> Listing:
         if c.type != pafs.FileType.Directory:
             continue
         parsed = names.parse_partition_dir(c.base_name)
-        if parsed is None:
-            skipped.append((c.path, "not a partition directory"))
-        elif parsed.kind != "live":
-            skipped.append((c.path, f"{parsed.kind} replica directory (not live data)"))
+        why = names.partition_dir_skip(parsed)
+        if why is not None:
+            skipped.append((c.path, why))
         else:
             partitions.append(_partition(fs, c.path, parsed.topic, parsed.partition, skipped))
     partitions.sort(key=lambda p: (p.topic, p.partition))

@@ -46,40 +46,14 @@ def open_partition(path: Path, topic: str | None = None, partition: int | None =
         parsed = names.parse_partition_dir(path.name)
         topic, partition = (parsed.topic, parsed.partition) if parsed else (path.name, -1)
     part = Partition(topic, partition, path)
-    by_base: dict[int, Segment] = {}
-    for f in sorted(path.iterdir()):
-        if not f.is_file():
-            continue
-        if names.is_transient(f.name):
-            part.skipped.append((f, "in flight (Kafka removes or renames it at load)"))
-            continue
-        suffix = f.suffix
-        if suffix == names.SNAPSHOT:
-            try:
-                part.snapshots[names.offset_from_name(f.name)] = f
-            except ValueError:
-                part.skipped.append((f, "name is not a 20-digit offset"))
-            continue
-        if suffix not in (names.LOG, names.INDEX, names.TIME_INDEX, names.TXN_INDEX):
-            continue
-        try:
-            base = names.offset_from_name(f.name)
-        except ValueError:
-            part.skipped.append((f, "name is not a 20-digit offset"))
-            continue
-        seg = by_base.setdefault(base, Segment(base, path / (names.segment_name(base) + names.LOG)))
-        if suffix == names.INDEX:
-            seg.index = f
-        elif suffix == names.TIME_INDEX:
-            seg.time_index = f
-        elif suffix == names.TXN_INDEX:
-            seg.txn_index = f
-    for base in sorted(by_base):
-        seg = by_base[base]
-        if seg.log.exists():
-            part.segments.append(seg)
-        else:
-            part.skipped.append((seg.index or seg.time_index or seg.txn_index, "index without a .log (orphan)"))
+    files = names.sort_partition_files(f.name for f in path.iterdir() if f.is_file())
+    for base, by_suffix in files.segments.items():
+        seg = Segment(base, path / by_suffix[names.LOG])
+        seg.index, seg.time_index, seg.txn_index = (
+            path / by_suffix[s] if s in by_suffix else None for s in (names.INDEX, names.TIME_INDEX, names.TXN_INDEX))
+        part.segments.append(seg)
+    part.snapshots = {offset: path / name for offset, name in files.snapshots.items()}
+    part.skipped = [(path / name, why) for name, why in files.skipped]
     return part
 
 
@@ -88,10 +62,9 @@ def open_log_dir(path: Path) -> LogDir:
     root = LogDir(path)
     for d in sorted(p for p in path.iterdir() if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
-        if parsed is None:
-            root.skipped.append((d, "not a partition directory"))
-        elif parsed.kind != "live":
-            root.skipped.append((d, f"{parsed.kind} replica directory (not live data)"))
+        why = names.partition_dir_skip(parsed)
+        if why is not None:
+            root.skipped.append((d, why))
         else:
             root.partitions.append(open_partition(d, parsed.topic, parsed.partition))
     root.partitions.sort(key=lambda p: (p.topic, p.partition))

@@ -46,3 +46,54 @@ def parse_partition_dir(name: str) -> PartitionDir | None:
 def is_transient(file_name: str) -> bool:
     """Files Kafka removes or renames at load time, which readers must not take for segments."""
     return file_name.endswith(TRANSIENT_SUFFIXES)
+
+
+SEGMENT_SUFFIXES = (LOG, INDEX, TIME_INDEX, TXN_INDEX)
+
+
+@dataclass
+class PartitionFiles:
+    """The files of a partition directory by role, as Kafka's loader sorts them (names only)."""
+    segments: dict[int, dict[str, str]]  # base offset -> suffix -> file name, for segments with a .log
+    snapshots: dict[int, str]  # offset -> file name
+    skipped: list[tuple[str, str]]  # file name, why it is passed over
+
+
+def sort_partition_files(file_names) -> PartitionFiles:
+    """Segment files by base offset, snapshots by offset, and what is passed over: files in flight,
+    names that are not offsets, indexes without a .log. Other files are not Kafka's to read."""
+    out = PartitionFiles({}, {}, [])
+    found: dict[int, dict[str, str]] = {}
+    for name in sorted(file_names):
+        if is_transient(name):
+            out.skipped.append((name, "in flight (Kafka removes or renames it at load)"))
+            continue
+        suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+        if suffix not in SEGMENT_SUFFIXES and suffix != SNAPSHOT:
+            continue
+        try:
+            offset = offset_from_name(name)
+        except ValueError:
+            out.skipped.append((name, "name is not a 20-digit offset"))
+            continue
+        if suffix == SNAPSHOT:
+            out.snapshots[offset] = name
+        else:
+            found.setdefault(offset, {})[suffix] = name
+    for base in sorted(found):
+        files = found[base]
+        if LOG in files:
+            out.segments[base] = files
+        else:
+            orphan = next(files[s] for s in SEGMENT_SUFFIXES if s in files)
+            out.skipped.append((orphan, "index without a .log (orphan)"))
+    return out
+
+
+def partition_dir_skip(parsed: PartitionDir | None) -> str | None:
+    """Why a directory of a log-dirs root is not read as a partition, or None when it is."""
+    if parsed is None:
+        return "not a partition directory"
+    if parsed.kind != "live":
+        return f"{parsed.kind} replica directory (not live data)"
+    return None

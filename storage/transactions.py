@@ -46,7 +46,8 @@ def aborted_ranges(part: Partition) -> list[tuple[int, int, int]]:
     found = set()
     for seg in part.segments:
         if seg.txn_index is not None:
-            found |= {(t.producer_id, t.first_offset, t.last_offset) for t in read_txn_index(seg.txn_index.read_bytes())}
+            entries = read_txn_index(seg.txn_index.read_bytes())
+            found |= {(t.producer_id, t.first_offset, t.last_offset) for t in entries}
     found |= {(t.producer_id, t.first_offset, t.end_offset) for t in partition_transactions(part)
               if t.outcome == "ABORT"}
     return sorted(found, key=lambda t: t[2])
