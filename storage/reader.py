@@ -10,7 +10,7 @@ from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
-from .scan import next_valid_batch
+from .scan import frame_size, next_valid_batch
 
 OnDamage = Callable[["Damage"], None]
 
@@ -61,14 +61,15 @@ def segment_batches(seg: Segment, verify: bool = True) -> Iterator[Batch | Damag
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             pos, end = 0, len(mm)
             while pos < end:
-                size = 12 + int.from_bytes(mm[pos + 8:pos + 12], "big", signed=True) if end - pos >= 12 else 0
-                # a plausible size bounds the copy; otherwise the rest goes to the reader, which says why
-                chunk = mm[pos:pos + size] if 12 < size <= end - pos else mm[pos:]
                 try:
-                    batch = next(read_batches(chunk, verify=verify))
+                    size = frame_size(mm, pos, end)  # positions in the file
+                    try:
+                        batch = next(read_batches(mm[pos:pos + size], verify=verify))
+                    except DecodeError as err:  # positions in the batch's own bytes
+                        err.position = pos + (err.position or 0)
+                        raise
                 except DecodeError as err:
                     err.file = str(seg.log)
-                    err.position = pos + (err.position or 0)
                     yield Damage(seg, pos, err)
                     return
                 batch.position = pos
