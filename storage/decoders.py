@@ -17,6 +17,8 @@ Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key te
 TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
                       "Dead", "PrepareEpochFence")
 SKIPPED = {"tagged_fields"}
+# control record type id -> Kafka's name for it, from the schema's enum
+CONTROL_TYPE_NAMES = {t.value: t.name.upper() for t in ControlRecord.ControlType}
 
 
 def _camel(name: str) -> str:

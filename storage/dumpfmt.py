@@ -52,8 +52,10 @@ def _control(record) -> str:
         label, text = decoders.kraft_control_json(kind, bytes(value))
         if text is not None:
             return f" {label} {text}"
-    names = {2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER", 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
-    return f" controlType: {names.get(kind, 'UNKNOWN')}({kind if kind in names else -1})"
+    names = decoders.CONTROL_TYPE_NAMES
+    if kind not in names or kind in (0, 1):  # a marker too short to read: as any unknown type
+        return " controlType: UNKNOWN(-1)"
+    return f" controlType: {names[kind]}({kind})"
 
 
 def _data_only(record, decoder: Decoder) -> str:

@@ -14,9 +14,9 @@ from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch
 
+from .decoders import CONTROL_TYPE_NAMES
+
 TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
-CONTROL_TYPES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
-                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -32,7 +32,7 @@ def _control(key: bytes | None, value: bytes | None) -> dict | None:
     if key is None or len(key) < 4:
         return None
     version, kind = int.from_bytes(key[:2], "big", signed=True), int.from_bytes(key[2:4], "big", signed=True)
-    out: dict[str, Any] = {"type": CONTROL_TYPES.get(kind, "UNKNOWN"), "version": version}
+    out: dict[str, Any] = {"type": CONTROL_TYPE_NAMES.get(kind, "UNKNOWN"), "version": version}
     if kind in (0, 1) and value is not None and len(value) >= 6:
         out["coordinatorEpoch"] = int.from_bytes(value[2:6], "big", signed=True)
     return out
