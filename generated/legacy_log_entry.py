@@ -566,6 +566,20 @@ class LegacyLogEntry_LegacyMessage:
                 raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')
         return value
 
+    def value_bytes(self):
+        """The bytes of `value` as its type reads them (after any `process`), not decoded;
+        None for an object that was not read from bytes."""
+        if self._value_raw is None:
+            return None
+        buf, pos, _e = self._value_raw
+        _p = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+        if _p.identity:
+            return memoryview(buf)[pos:_e]
+        try:
+            return _p.decode(buf[pos:_e])
+        except _DecodeError as _err:
+            raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')
+
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
         if self._crc_computed is not None and self._crc_computed != self._crc:

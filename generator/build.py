@@ -20,7 +20,7 @@ META_KEYS = {"id", "title", "application", "file-extension", "xref", "license", 
              "ks-debug", "ks-opaque-types", "imports", "encoding", "endian", "bit-endian", "tags",
              "-intrinsic"}
 TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params"}
-TYPE_KEYS = TOP_KEYS
+TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
              "-derive", "-checksum", "-default", "-lazy", "-require-eos"}
@@ -146,8 +146,13 @@ class Builder:
                 if self.expect_map(tn, f"type {tname!r}"):
                     types.append(self.type_spec(tname, tn, endian))
         enums = self.enums(v.get("enums"))
+        columnar = v.get("-columnar")
+        if columnar is not None and not isinstance(columnar.value, bool):
+            self.p.add(columnar.loc, "-columnar must be true or false")
         return TypeSpec(name, node.loc, tuple(seq), tuple(instances), tuple(types), tuple(enums),
-                        self.text(v.get("doc")), self.text(v.get("doc-ref")), intrinsic, endian)
+                        self.text(v.get("doc")), self.text(v.get("doc-ref")), intrinsic, endian,
+                        bool(columnar is not None and columnar.value is True),
+                        columnar.loc if columnar is not None else None)
 
     def seq(self, node: Y | None, endian: str | None) -> list[Attr]:
         if node is None:

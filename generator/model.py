@@ -138,6 +138,8 @@ class TypeSpec:
     doc_ref: str | None = None
     intrinsic: str | None = None
     endian: str | None = None
+    columnar: bool = False  # -columnar: also generate a vectorised reader of many instances
+    columnar_loc: Loc | None = None
 
 
 @dataclass(frozen=True, eq=False)

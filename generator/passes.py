@@ -197,7 +197,18 @@ def expressions(program: Program, problems) -> None:
             tr.translate(inst.value, Scope(spec), inst.at("value"))
 
 
-PASSES = [index, resolve, parents, extensions, expressions]
+def columnar(program: Program, problems) -> None:
+    """A `-columnar` type must be readable field by field across instances (see plan_columns)."""
+    from types import SimpleNamespace
+
+    from .plan_columns import ColumnPlanner
+    for spec in program.all_types():
+        if spec.columnar:
+            for loc, message in ColumnPlanner(SimpleNamespace(program=program), spec).problems():
+                problems.add(loc, message)
+
+
+PASSES = [index, resolve, parents, extensions, expressions, columnar]
 # After these, a schema with problems is left out of later passes, which would only repeat what
 # an unresolved name already says; the other schemas go on, so one run reports everything.
 STOP_AFTER = {resolve}

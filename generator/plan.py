@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .code import Code, Constants
 from .model import Attr, EnumSpec, Schema, TypeSpec
 from .inline import inline_pack, inline_read
+from .plan_columns import ColumnPlanner
 from .plan_read import ReadPlanner
 from .plan_write import WritePlanner
 from .program import Program, camel
@@ -39,6 +40,7 @@ class ClassPlan:
     pack_body: list[str] | None
     props: list[Prop]
     loaders: list[tuple[str, list[str]]]
+    raw_loaders: list[tuple[str, list[str]]]
     eq_fields: list[str]
     repr_fields: list[str]
     dict_fields: list[str]
@@ -46,6 +48,9 @@ class ClassPlan:
     nested: list[tuple[str, str]] = field(default_factory=list)  # (attribute, module-level name)
     field_docs: list[tuple[str, str, list[str]]] = field(default_factory=list)  # name, hint, wrapped doc
     hints: dict[str, str] = field(default_factory=dict)
+    columns_body: list[str] | None = None  # -columnar types: the vectorised readers
+    skip_body: list[str] | None = None
+    skip1_body: list[str] | None = None
 
 
 @dataclass
@@ -69,6 +74,7 @@ class ModulePlan:
     classes: list[ClassPlan]
     imports: list[tuple[str, str]]  # (module, class) of imported schemas
     exports: list[str]
+    columnar: bool = False
 
 
 class ModulePlanner:
@@ -204,7 +210,7 @@ class ModulePlanner:
             self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
             root_name, [(n, f) for f, n in self.consts.structs.items()],
             [(n, t) for t, n in self.consts.tables.items()], enums, classes,
-            sorted(self.imports), [root_name])
+            sorted(self.imports), [root_name], any(c.columns_body for c in classes))
 
     def enum_plan(self, enum: EnumSpec, owner: TypeSpec) -> EnumPlan:
         return EnumPlan(self.program.enum_py_name(enum),
@@ -244,6 +250,7 @@ class ModulePlanner:
                 init_body.append(f"self._{a.id}_computed = None")
         props = self.props(spec)
         loaders = [(a.id, self.loader(spec, a)) for a in seq if a.lazy]
+        raw_loaders = [(a.id, self.raw_loader(spec, a)) for a in seq if a.lazy]
         nested = [(camel(t.name), self.program.py_name(t)) for t in spec.types]
         nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
         writer = WritePlanner(self, spec)
@@ -255,7 +262,7 @@ class ModulePlanner:
             read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
             verify_body=self.verify(spec) if self.has_checksums(spec) else None,
             pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
-            props=props, loaders=loaders,
+            props=props, loaders=loaders, raw_loaders=raw_loaders,
             eq_fields=[a.id for a in seq if not (a.derive or a.checksum)],
             repr_fields=[a.id for a in seq],
             dict_fields=[a.id for a in seq] + [i.id for i in spec.instances],
@@ -263,7 +270,21 @@ class ModulePlanner:
             nested=nested,
             field_docs=[(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a))
                         for a in seq],
-            hints={a.id: self.hint(a) for a in seq})
+            hints={a.id: self.hint(a) for a in seq},
+            **self.columnar(spec))
+
+    def columnar(self, spec: TypeSpec) -> dict:
+        """The vectorised readers of a `-columnar` type and of the types it repeats."""
+        repeated_by_columnar = any(
+            t.columnar and any(a.repeat and self.program.resolved.get(a.type) is spec for a in t.seq)
+            for t in self.program.all_types())
+        if not (spec.columnar or repeated_by_columnar):
+            return {}
+        cols = ColumnPlanner(self, spec)
+        if not spec.columnar:  # read only as items of a columnar type's repeat
+            return {"columns_body": cols.plan()}
+        return {"columns_body": cols.plan(), "skip_body": cols.plan_skip(),
+                "skip1_body": cols.plan_skip1(ReadPlanner(self, spec))}
 
     def hint(self, attr: Attr) -> str:
         """A type hint for a field, as a string (forward references stay unevaluated)."""
@@ -327,6 +348,27 @@ class ModulePlanner:
         scope = Scope(spec, obj="self")
         planner.region(c, attr, "value", scope, "buf", "pos", "_e")
         c("return value")
+        return c.lines
+
+    def raw_loader(self, spec: TypeSpec, attr: Attr) -> list[str]:
+        """`<field>_bytes()` of a lazy field: its bytes as its type would read them, not decoded."""
+        c = Code()
+        with c.block(f"if self._{attr.id}_raw is None:"):
+            c("return None")
+        c(f"buf, pos, _e = self._{attr.id}_raw")
+        p = attr.process
+        if p is None:
+            c("return memoryview(buf)[pos:_e]")
+            return c.lines
+        scope = Scope(spec, obj="self")
+        args = ", ".join(self.tr.translate(a, scope, p.loc) for a in p.args)
+        c(f"_p = _processor({p.name!r}{', ' if args else ''}{args})")
+        with c.block("if _p.identity:"):
+            c("return memoryview(buf)[pos:_e]")
+        with c.block("try:"):
+            c("return _p.decode(buf[pos:_e])")
+        with c.block("except _DecodeError as _err:"):
+            c(f"raise _in_processed(_err, pos, {self.field_path(spec, attr)!r}, {p.name!r})")
         return c.lines
 
     def verify(self, spec: TypeSpec) -> list[str]:

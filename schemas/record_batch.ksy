@@ -128,6 +128,7 @@ types:
   record:
     doc: One record; every length, count and delta is a zigzag varint.
     doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/DefaultRecord.java
+    -columnar: true
     seq:
       - id: length
         type: varint

@@ -1,0 +1,175 @@
+"""Records of many v2 batches decoded at once into flat numpy columns, and from there into Arrow
+arrays, without a Python object per record.
+
+Uncompressed records are read where they are; compressed ones are decompressed and joined. Record
+starts are found by following every batch's chain of record lengths in lockstep, one vectorised
+step per record index; a batch much longer than the others finishes one record at a time. The
+fields of all records are then read by the generated `Record._columns`, field by field. Keys,
+values and header parts stay (start, size) pairs into the buffer until Arrow copies them out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime.errors import InvalidValueError
+from kafkacodec.runtime.vectors import position_type
+
+Record = RecordBatch.Record
+COMPRESSION = 0x07
+LOG_APPEND_TIME = 0x08
+LOG_OVERHEAD = 12  # base offset and batch length, before what batch_length counts
+RECORDS_OFFSET = 61  # the v2 batch header: records start this far into a batch
+# below this many batches still stepping, a vectorised step costs more than the scalar loop
+LOCKSTEP_MIN_BATCHES = 16
+CHUNK_RECORDS = 16384
+
+
+@dataclass
+class Columns:
+    """Every record of a list of batches, as arrays of equal length (header arrays aside)."""
+    buffer: np.ndarray  # the bytes the fields point into: the batches' own, or their decompressed records
+    batch: np.ndarray  # index of each record's batch in the list read
+    offset: np.ndarray
+    timestamp: np.ndarray
+    fields: dict  # Record._columns: key/value starts and sizes, headers...
+
+    def __len__(self) -> int:
+        return len(self.offset)
+
+    def arrow_bytes(self, name: str) -> pa.Array:
+        """A byte field of the records (`key`, `value`) as an Arrow binary array, null where absent."""
+        return binary_array(self._arrow_buffer(), self.fields[name], self.fields[name + ".size"])
+
+    def arrow_headers(self, empty_as_null: bool = False) -> pa.Array:
+        """Headers as list<struct<key: string, value: binary>>, Spark's Kafka type."""
+        f = self.fields
+        buf = self._arrow_buffer()
+        keys = binary_array(buf, f["headers.key"], f["headers.key.size"], pa.string())
+        try:
+            keys.validate(full=True)
+        except pa.ArrowInvalid:  # not UTF-8, as Kafka would never write: replaced, as Java decodes it
+            keys = pa.array([k.decode("utf-8", "replace") for k in keys.cast(pa.binary()).to_pylist()], pa.string())
+        values = binary_array(buf, f["headers.value"], f["headers.value.size"])
+        items = pa.StructArray.from_arrays([keys, values], ["key", "value"])
+        first = f["headers"].astype(np.int32)
+        mask = pa.array(f["headers_count"] == 0) if empty_as_null else None
+        return pa.ListArray.from_arrays(pa.array(first), items, mask=mask)
+
+    def _arrow_buffer(self) -> pa.Buffer:
+        return pa.py_buffer(self.buffer)
+
+
+def read_columns(buf, positions, verify: bool = True) -> Columns:
+    """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, mmap...).
+    Raises DecodeError for the first damage; its position is exact for uncompressed batches, a
+    position in the joined decompressed sections otherwise, so callers that must say where
+    re-read the batches one by one."""
+    batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
+    counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))
+    if (counts < 0).any():
+        raise InvalidValueError("negative record count", int(positions[np.flatnonzero(counts < 0)[0]]),
+                                "record_batch/records_count")
+    if any(b.attributes & COMPRESSION for b in batches):
+        sections = [b.records_bytes() for b in batches]
+        data = b"".join(sections)
+        ends = np.cumsum(np.fromiter((len(s) for s in sections), np.int64, len(sections)))
+        starts = ends - np.fromiter((len(s) for s in sections), np.int64, len(sections))
+    else:  # in place: the records sections are where the batches are
+        data = buf
+        starts = np.asarray(positions, np.int64) + RECORDS_OFFSET
+        ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
+            RECORDS_OFFSET - LOG_OVERHEAD)
+    u8 = np.frombuffer(data, np.uint8)
+    kind = position_type(len(u8))
+    record_pos, record_end = _record_starts(data, u8, starts.astype(kind), ends.astype(kind), counts)
+    fields = _fields(u8, record_pos, record_end)
+    batch = np.repeat(np.arange(len(batches), dtype=np.int32), counts)
+    head = np.array([(b.base_offset, b.base_timestamp, b.max_timestamp, b.attributes) for b in batches],
+                    np.int64).reshape(-1, 4)
+    offset = np.repeat(head[:, 0], counts) + fields["offset_delta"]
+    timestamp = np.repeat(head[:, 1], counts) + fields["timestamp_delta"]
+    append_time = np.repeat((head[:, 3] & LOG_APPEND_TIME) != 0, counts)
+    if append_time.any():  # the batch's max timestamp stands for every record's
+        timestamp[append_time] = np.repeat(head[:, 2], counts)[append_time]
+    return Columns(u8, batch, offset, timestamp, fields)
+
+
+def _fields(u8, record_pos, record_end) -> dict:
+    """Record._columns over chunks of records small enough that their bytes and the passes'
+    temporaries stay in cache (each record's length is checked inside)."""
+    n = len(record_pos)
+    parts = [Record._columns(u8, record_pos[i:i + CHUNK_RECORDS], record_end[i:i + CHUNK_RECORDS])[0]
+             for i in range(0, n, CHUNK_RECORDS)] or [Record._columns(u8, record_pos, record_end)[0]]
+    if len(parts) == 1:
+        return parts[0]
+    # a repeated field's column holds one more entry than there are records: its first-item indexes
+    repeated = {name for name, values in parts[0].items() if values.size == min(n, CHUNK_RECORDS) + 1}
+    out = {}
+    for name in parts[0]:
+        if name in repeated:  # first-item indexes: shift each chunk's by the items before it
+            shifted, before = [], 0
+            for part in parts:
+                shifted.append(part[name][:-1] + before)
+                before += int(part[name][-1])
+            shifted.append(np.array([before], np.int64))
+            out[name] = np.concatenate(shifted)
+        else:
+            out[name] = np.concatenate([part[name] for part in parts])
+    return out
+
+
+def _record_starts(data, u8: np.ndarray, starts, ends, counts):
+    """Start and section end of every record, in batch order; each batch's records must fill its
+    section exactly."""
+    first = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=first[1:])
+    record_pos = np.empty(int(first[-1]), starts.dtype)
+    order = np.argsort(-counts, kind="stable")  # longest first: the batches still stepping are a prefix
+    pos = starts[order]
+    end = ends[order]
+    count = counts[order]
+    slot = first[:-1][order]
+    step = 0
+    stepping = int(np.count_nonzero(count))
+    while stepping >= LOCKSTEP_MIN_BATCHES:
+        record_pos[slot[:stepping] + step] = pos[:stepping]
+        pos[:stepping] = Record._skip(u8, pos[:stepping], end[:stepping])
+        step += 1
+        while stepping and count[stepping - 1] <= step:
+            stepping -= 1
+    for i in range(stepping):  # the few long batches left: one record at a time
+        p, e, s = int(pos[i]), int(end[i]), int(slot[i])
+        for k in range(step, int(count[i])):
+            record_pos[s + k] = p
+            p = Record._skip1(data, p, e)
+        pos[i] = p
+    if (bad := pos != end).any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidValueError(f"{int(end[i] - pos[i])} bytes left after the last record",
+                                int(pos[i]), "record_batch/records")
+    return record_pos, np.repeat(ends, counts)
+
+
+def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType = pa.binary()):
+    """Arrow array of the slices [start, start + size) of `buffer`, null where size < 0.
+
+    The slices lie in order in the buffer, so one binary array over the whole buffer can alternate
+    them with the gaps between them; taking every other element copies the slices out in C++."""
+    n = len(starts)
+    narrow = buffer.size < 2 ** 31
+    bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)
+    bounds[0:2 * n:2] = starts
+    bounds[1:2 * n:2] = starts + np.maximum(sizes, 0)
+    bounds[2 * n] = bounds[2 * n - 1] if n else 0
+    spans_type = kind if narrow else (pa.large_string() if kind == pa.string() else pa.large_binary())
+    spans = pa.Array.from_buffers(spans_type, 2 * n, [None, pa.py_buffer(bounds), buffer])
+    taken = spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
+    present = sizes >= 0
+    if not present.all():
+        validity = pa.py_buffer(np.packbits(present, bitorder="little"))
+        taken = pa.Array.from_buffers(spans_type, n, [validity, *taken.buffers()[1:]])
+    return taken if narrow else taken.cast(kind)
