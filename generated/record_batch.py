@@ -42,10 +42,15 @@ __all__ = ["RecordBatch"]
 _new = object.__new__
 
 
+_VECTORS = []
+
+
 def _vectors():
     """The vectorised readers, imported on first use: numpy loads only for columnar reading."""
-    from kafkacodec.runtime import vectors
-    return vectors
+    if not _VECTORS:
+        from kafkacodec.runtime import vectors
+        _VECTORS.append(vectors)
+    return _VECTORS[0]
 
 
 _S0 = Struct(">qiibIHiqqqhii")
@@ -1421,6 +1426,12 @@ class RecordBatch_Record:
         if not 0 <= n <= end - pos:
             raise _bad_size(pos, end, n, 'record_batch/record/length')
         return pos + n
+
+    @classmethod
+    def _starts(cls, u8, buf, starts, ends, counts):
+        """Start positions of `counts[i]` instances laid end to end from `starts[i]` to exactly
+        `ends[i]` (`buf` is the bytes of `u8`, for the instances read one at a time)."""
+        return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, (5, True), 'record_batch/record')
 
 
     @staticmethod

@@ -51,6 +51,7 @@ class ClassPlan:
     columns_body: list[str] | None = None  # -columnar types: the vectorised readers
     skip_body: list[str] | None = None
     skip1_body: list[str] | None = None
+    starts_body: list[str] | None = None
 
 
 @dataclass
@@ -284,7 +285,7 @@ class ModulePlanner:
         if not spec.columnar:  # read only as items of a columnar type's repeat
             return {"columns_body": cols.plan()}
         return {"columns_body": cols.plan(), "skip_body": cols.plan_skip(),
-                "skip1_body": cols.plan_skip1(ReadPlanner(self, spec))}
+                "skip1_body": cols.plan_skip1(ReadPlanner(self, spec)), "starts_body": cols.plan_starts()}
 
     def hint(self, attr: Attr) -> str:
         """A type hint for a field, as a string (forward references stay unevaluated)."""

@@ -151,6 +151,17 @@ class ColumnPlanner:
           f"{target.intrinsic.startswith('zigzag')}, {self.path(first)!r})")
         return c.lines
 
+    def plan_starts(self) -> list[str]:
+        first = self.length_prefix()
+        prefix = "None"
+        if first is not None:
+            kind = self.ctx.program.resolved[first.type].intrinsic
+            prefix = f"({VARINT_MAX[kind]}, {kind.startswith('zigzag')})"
+        path = "/".join(self.ctx.field_path(self.spec, self.spec.seq[0]).split("/")[:-1])
+        c = Code()
+        c(f"return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, {prefix}, {path!r})")
+        return c.lines
+
     def plan_skip1(self, reader) -> list[str]:
         c = Code()
         first = self.length_prefix()

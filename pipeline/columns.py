@@ -2,6 +2,7 @@
 No pyspark import: the same code serves Spark's Python data source, mapInArrow and plain pyarrow."""
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 KAFKA_DDL = "key binary, value binary, topic string, partition int, offset long, timestamp timestamp, timestampType int"
@@ -90,3 +91,52 @@ class ColumnBuilder:
         for values in c.values():  # emptied in place: callers keep a reference to the lists
             values.clear()
         return pa.RecordBatch.from_arrays([arrays[name] for name in self.schema.names], schema=self.schema)
+
+
+INT32_MAX = 2 ** 31 - 1
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+
+
+def batch_from_columns(cols, batches: list, schema: pa.Schema, topic: str, partition: int, segment: str,
+                       base_pos: int, include_headers: bool) -> pa.RecordBatch:
+    """The records of `batches` (kafkacodec.records.Batch of v2 batches, read by columns into
+    `cols`) as one Arrow batch of `schema`: per-record arrays straight from the columns, per-batch
+    values repeated by each batch's record count."""
+    n = len(cols)
+    entries = [b.entry for b in batches]
+    counts = np.fromiter((e.records_count for e in entries), np.int64, len(entries))
+
+    def per_batch(values, typ):
+        return pa.array(np.repeat(np.asarray(values), counts), typ)
+
+    base_seq = np.repeat(np.fromiter((e.base_sequence for e in entries), np.int64, len(entries)), counts)
+    delta = cols.offset - np.repeat(np.fromiter((e.base_offset for e in entries), np.int64, len(entries)), counts)
+    # sequences wrap past 2^31-1 to 0 (producers.last_sequence); -1 where the batch has none
+    seq = base_seq + delta
+    seq[seq > INT32_MAX] -= INT32_MAX + 1
+    seq[base_seq < 0] = -1
+    codec_names = pa.array(sorted({b.compression for b in batches}), pa.string())
+    codec_index = {name: i for i, name in enumerate(codec_names.to_pylist())}
+    arrays = {
+        "key": cols.arrow_bytes("key"), "value": cols.arrow_bytes("value"),
+        "topic": pa.repeat(pa.scalar(topic, pa.string()), n),
+        "partition": pa.repeat(pa.scalar(partition, pa.int32()), n),
+        "offset": pa.array(cols.offset, pa.int64()),
+        "timestamp": pa.array(cols.timestamp * 1000, pa.int64()).cast(TIMESTAMP),
+        "timestampType": per_batch([int(e.timestamp_type) for e in entries], pa.int32()),
+        "magic": pa.repeat(pa.scalar(2, pa.int32()), n),
+        "compression": pa.DictionaryArray.from_arrays(
+            per_batch([codec_index[b.compression] for b in batches], pa.int32()), codec_names).cast(pa.string()),
+        "producerId": per_batch([e.producer_id for e in entries], pa.int64()),
+        "producerEpoch": per_batch([e.producer_epoch for e in entries], pa.int32()),
+        "sequence": pa.array(seq, pa.int32()),
+        "isTransactional": per_batch([e.is_transactional for e in entries], pa.bool_()),
+        "isControl": per_batch([e.is_control for e in entries], pa.bool_()),
+        "crcValid": per_batch([e.crc_valid for e in entries], pa.bool_()),
+        "segment": pa.repeat(pa.scalar(segment, pa.string()), n),
+        "position": per_batch([base_pos + b.position for b in batches], pa.int64()),
+        "corruption": pa.nulls(n, pa.string()),
+    }
+    if include_headers:
+        arrays["headers"] = cols.arrow_headers(empty_as_null=True)
+    return pa.RecordBatch.from_arrays([arrays[name] for name in schema.names], schema=schema)

@@ -7,16 +7,22 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from kafkacodec.records import read_batches
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.storage.columnar import read_columns
 from kafkacodec.storage.producers import last_sequence
 from kafkacodec.storage.scan import frame_size
 
-from .columns import ColumnBuilder
+from .columns import ColumnBuilder, batch_from_columns
 
 ON_CORRUPT = ("fail", "skip", "report")
 LOG_APPEND_TIME = 1
 INT32_MAX = 2 ** 31 - 1
+# batches read by columns together: the more batches, the more records each vectorised step
+# covers; the bounds keep a group's decompressed records and columns to tens of MiB
+GROUP_BYTES = 16 << 20
+GROUP_RECORDS = 1 << 16
 
 
 class CorruptSegmentError(DecodeError):
@@ -53,14 +59,20 @@ def _aborted(spec: Slice, pid: int, offset: int) -> bool:
 
 def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: int = 0) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records in buf[start_pos:end_pos] that pass the slice's bounds; `buf`
-    starts at byte `base_pos` of the file, which positions and errors report."""
+    starts at byte `base_pos` of the file, which positions and errors report.
+
+    Whole v2 batches go through the columnar reader, many at a time; legacy entries, batches cut
+    by the offset bounds, and any group in which the columnar reader meets damage go record by
+    record, where damage is found and handled batch by batch."""
     opts = spec.options
-    out = ColumnBuilder(spec.topic, spec.partition, segment_name or spec.path, opts.include_headers)
-    c = out.cols
+    segment = segment_name or spec.path
+    out = ColumnBuilder(spec.topic, spec.partition, segment, opts.include_headers)
     end = len(buf) if spec.end_pos is None else min(spec.end_pos - base_pos, len(buf))
     lo = spec.start_offset
     hi = spec.end_offset
     pos = spec.start_pos - base_pos
+    whole: list[Batch] = []  # v2 batches inside the bounds, waiting to be read by columns
+    waiting = records = 0  # their bytes and records
 
     def damaged(err: DecodeError, at: int) -> None:
         """Fail, or report the batch at `at`; the error's position is one in `buf`."""
@@ -71,13 +83,8 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
         if opts.on_corrupt == "report":
             out.add_corruption(None, base_pos + at, str(err))
 
-    while pos < end:
-        at = pos
-        try:
-            size = frame_size(buf, at, end)
-        except DecodeError as err:
-            damaged(err, at)
-            break  # the framing is lost: nothing after it can be found, as in recovery
+    def by_records(at: int, size: int) -> None:
+        """The batch at `at`, record by record into `out`."""
         try:
             batch = next(read_batches(buf[at:at + size], verify=opts.verify_crc))
             # decompress and decode now, so damage inside is caught here
@@ -85,13 +92,7 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
         except DecodeError as err:
             err.position = at + (err.position or 0)  # it was found in the batch's own bytes
             damaged(err, at)
-            pos = at + size
-            continue
-        pos = at + size
-        if lo is not None and batch.last_offset < lo:
-            continue
-        if hi is not None and batch.base_offset >= hi:
-            break
+            return
         e = batch.entry
         legacy = batch.is_legacy
         if legacy:
@@ -100,17 +101,69 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
         else:
             pid, epoch, txn, control = e.producer_id, e.producer_epoch, e.is_transactional, e.is_control
             ts_type = int(e.timestamp_type)
-            if opts.read_committed and (control or (txn and _aborted(spec, pid, e.base_offset))):
-                continue
         inside = (lo is None or batch.base_offset >= lo) and (hi is None or batch.last_offset < hi)
         if not legacy and inside:
-            kept = _v2_columns(c, e, records, ts_type, opts.include_headers)
+            kept = _v2_columns(out.cols, e, records, ts_type, opts.include_headers)
         else:
-            kept = _record_columns(c, e, records, legacy, ts_type, lo, hi, opts.include_headers)
+            kept = _record_columns(out.cols, e, records, legacy, ts_type, lo, hi, opts.include_headers)
         out.add_batch_rows(kept, (batch.magic, batch.compression, pid, epoch, txn, control, batch.crc_valid,
                                   base_pos + at))
+
+    def read_whole() -> Iterator[pa.RecordBatch]:
+        """The waiting whole batches by columns, after the rows collected before them."""
+        nonlocal waiting, records
+        if len(out):
+            yield out.flush()
+        try:
+            cols = read_columns(buf, [b.position for b in whole], verify=False)  # CRCs were checked
+        except DecodeError:  # somewhere in these batches: find it, and keep the others, one by one
+            for b in whole:
+                by_records(b.position, b.size)
+        else:
+            rows = batch_from_columns(cols, whole, out.schema, spec.topic, spec.partition, segment, base_pos,
+                                      opts.include_headers)
+            for i in range(0, rows.num_rows, opts.rows_per_batch):
+                yield rows.slice(i, opts.rows_per_batch)
+        whole.clear()
+        waiting = records = 0
+
+    while pos < end:
+        at = pos
+        try:
+            size = frame_size(buf, at, end)
+        except DecodeError as err:
+            damaged(err, at)
+            break  # the framing is lost: nothing after it can be found, as in recovery
+        pos = at + size
+        if buf[at + 16] < 2:
+            by_records(at, size)
+        else:
+            try:
+                e, _ = RecordBatch.read(buf, at, pos, verify=opts.verify_crc)
+            except DecodeError as err:
+                damaged(err, at)
+                continue
+            if lo is not None and e.last_offset < lo:
+                continue
+            if hi is not None and e.base_offset >= hi:
+                break
+            if opts.read_committed and (e.is_control or (e.is_transactional and
+                                                         _aborted(spec, e.producer_id, e.base_offset))):
+                continue
+            if (lo is None or e.base_offset >= lo) and (hi is None or e.last_offset < hi):
+                whole.append(Batch(e, at, size))
+                waiting += size
+                records += max(e.records_count, 0)
+                if waiting >= GROUP_BYTES or records >= GROUP_RECORDS:
+                    yield from read_whole()
+                continue
+            if whole:
+                yield from read_whole()
+            by_records(at, size)
         if len(out) >= opts.rows_per_batch:
             yield out.flush()
+    if whole:
+        yield from read_whole()
     if len(out):
         yield out.flush()
 

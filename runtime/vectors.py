@@ -163,3 +163,92 @@ def check_span(start, after, length, path: str) -> None:
         i = np.flatnonzero(bad)[0]
         raise InvalidValueError(f"says {int(length[i])} bytes follow, but {int(after[i] - start[i])} were read",
                                 int(start[i]), path)
+
+
+# below this many sequences still stepping, a vectorised step (a dozen numpy calls) costs more than
+# finishing them one instance at a time
+LOCKSTEP_MIN = 64
+_PREFIX_TABLES: dict = {}
+
+
+def _prefix_table(zigzag: bool) -> np.ndarray:
+    """For every two leading bytes, the bytes an instance prefixed by a one- or two-byte varint
+    length takes (varint included); 0 where the varint is longer, which the lean step then sees."""
+    if zigzag not in _PREFIX_TABLES:
+        pair = np.arange(1 << 16, dtype=np.int64)
+        b0, b1 = pair >> 8, pair & 0xFF
+        size = np.where(b0 < 0x80, 1, np.where(b1 < 0x80, 2, 0))
+        value = np.where(size == 1, b0, np.where(size == 2, (b0 & 0x7F) | (b1 << 7), 0))
+        if zigzag:
+            value = (value >> 1) ^ -(value & 1)
+        _PREFIX_TABLES[zigzag] = np.where(size == 0, 0, size + value).astype(np.int32)
+    return _PREFIX_TABLES[zigzag]
+
+
+def packed(u8, buf, starts, ends, counts, skip, skip1, prefix, path: str):
+    """Start positions of `counts[i]` instances laid end to end from `starts[i]` to exactly
+    `ends[i]`, sequence after sequence. All sequences step together, one vectorised `skip` per
+    instance index; the last few long ones finish one instance at a time with `skip1` over
+    `buf`. `prefix` = (max_bytes, zigzag) when each instance starts with a varint counting the
+    bytes after it: then a leaner step runs first and is checked at the end, the careful one
+    taking over wherever that check fails."""
+    first = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=first[1:])
+    out = np.empty(int(first[-1]), starts.dtype)
+    order = np.argsort(-counts, kind="stable")  # longest first: the sequences still stepping are a prefix
+    count = counts[order]
+    state = (starts[order], 0, int(np.count_nonzero(count)))
+    if prefix is not None:
+        state = _lean_steps(u8, state, count, ends[order], first[:-1][order], out, prefix[1]) or state
+    pos, step, stepping = state
+    pos = pos.copy()
+    end, slot = ends[order], first[:-1][order]
+    while stepping >= LOCKSTEP_MIN:
+        out[slot[:stepping] + step] = pos[:stepping]
+        pos[:stepping] = skip(u8, pos[:stepping], end[:stepping])
+        step += 1
+        while stepping and count[stepping - 1] <= step:
+            stepping -= 1
+    for i in range(stepping):
+        p, e, s = int(pos[i]), int(end[i]), int(slot[i])
+        for k in range(step, int(count[i])):
+            out[s + k] = p
+            p = skip1(buf, p, e)
+        pos[i] = p
+    if (bad := pos != end).any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidValueError(f"{int(end[i] - pos[i])} bytes left after the last item", int(pos[i]), path)
+    return out
+
+
+def _lean_steps(u8, state, count, end, slot, out, zigzag: bool):
+    """Step while many sequences are left, by table from each instance's two leading bytes and
+    without checks; then check that every sequence only moved forward and stayed within its end.
+    Returns the state to go on from, or None to start again carefully."""
+    pos, step, stepping = state
+    pos = pos.copy()
+    table = _prefix_table(zigzag)
+    lanes = stepping
+    steps = int(count[LOCKSTEP_MIN - 1]) if stepping >= LOCKSTEP_MIN else 0
+    seen = np.empty((steps, lanes), pos.dtype)
+    while stepping >= LOCKSTEP_MIN:
+        here = pos[:stepping]
+        seen[step, :stepping] = here
+        lead = u8.take(here, mode="clip").astype(np.int32) << 8
+        lead |= u8.take(here + 1, mode="clip")
+        here += table.take(lead)
+        step += 1
+        while stepping and count[stepping - 1] <= step:
+            stepping -= 1
+    if not steps:
+        return None
+    # each instance must end after it starts: the next start, or where the sequence stopped
+    taken = np.minimum(count[:lanes], steps)
+    after = np.empty_like(seen)
+    after[:-1] = seen[1:]
+    after[taken - 1, np.arange(lanes)] = pos[:lanes]
+    valid = np.arange(steps)[:, None] < taken[None, :]
+    if not ((after > seen) | ~valid).all() or (pos[:lanes] > end[:lanes]).any():
+        return None
+    out[(slot[None, :lanes] + np.arange(steps)[:, None])[valid]] = seen[valid]
+    return pos, step, stepping

@@ -23,8 +23,6 @@ COMPRESSION = 0x07
 LOG_APPEND_TIME = 0x08
 LOG_OVERHEAD = 12  # base offset and batch length, before what batch_length counts
 RECORDS_OFFSET = 61  # the v2 batch header: records start this far into a batch
-# below this many batches still stepping, a vectorised step costs more than the scalar loop
-LOCKSTEP_MIN_BATCHES = 16
 CHUNK_RECORDS = 16384
 
 
@@ -125,33 +123,7 @@ def _fields(u8, record_pos, record_end) -> dict:
 def _record_starts(data, u8: np.ndarray, starts, ends, counts):
     """Start and section end of every record, in batch order; each batch's records must fill its
     section exactly."""
-    first = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=first[1:])
-    record_pos = np.empty(int(first[-1]), starts.dtype)
-    order = np.argsort(-counts, kind="stable")  # longest first: the batches still stepping are a prefix
-    pos = starts[order]
-    end = ends[order]
-    count = counts[order]
-    slot = first[:-1][order]
-    step = 0
-    stepping = int(np.count_nonzero(count))
-    while stepping >= LOCKSTEP_MIN_BATCHES:
-        record_pos[slot[:stepping] + step] = pos[:stepping]
-        pos[:stepping] = Record._skip(u8, pos[:stepping], end[:stepping])
-        step += 1
-        while stepping and count[stepping - 1] <= step:
-            stepping -= 1
-    for i in range(stepping):  # the few long batches left: one record at a time
-        p, e, s = int(pos[i]), int(end[i]), int(slot[i])
-        for k in range(step, int(count[i])):
-            record_pos[s + k] = p
-            p = Record._skip1(data, p, e)
-        pos[i] = p
-    if (bad := pos != end).any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InvalidValueError(f"{int(end[i] - pos[i])} bytes left after the last record",
-                                int(pos[i]), "record_batch/records")
-    return record_pos, np.repeat(ends, counts)
+    return Record._starts(u8, data, starts, ends, counts), np.repeat(ends, counts)
 
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType = pa.binary()):

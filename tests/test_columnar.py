@@ -58,13 +58,13 @@ def kafka_python_batch(records, codec, base_offset=0, log_append_time=None):
     return bytes(data)
 
 
-def varied_records(rng: random.Random, n: int) -> list[tuple]:
-    """Nulls, empty and large keys and values (one-, two- and three-byte lengths), negative and
-    large timestamp deltas, zero to three headers with null values."""
+def varied_records(rng: random.Random, n: int, large: bool = True) -> list[tuple]:
+    """Nulls, empty and large keys and values (one-, two- and, when `large`, three-byte lengths),
+    negative and large timestamp deltas, zero to three headers with null values."""
     out = []
     for i in range(n):
         key = rng.choice([None, b"", b"k%d" % i, bytes(rng.randrange(200))])
-        value = rng.choice([None, b"", b"v" * rng.randrange(60), bytes(rng.randrange(9000, 20000))])
+        value = rng.choice([None, b"", b"v" * rng.randrange(60), bytes(rng.randrange(9000, 20000) if large else 300)])
         headers = [("h%d" % j, rng.choice([None, b"", b"x" * rng.randrange(300)])) for j in range(rng.choice([0, 0, 1, 3]))]
         out.append((i, 1_700_000_000_000 + rng.choice([0, -5, 70_000, -(1 << 40), i]), key, value, headers))
     return out
@@ -82,16 +82,18 @@ def test_every_field_equals_kafka_python(codec):
     assert columns_as_rows(seg) == scalar_rows(seg)
 
 
-def test_one_long_batch_among_short_ones_and_empty_batches():
-    """Lockstep stops when few batches are left; the long one finishes record by record."""
+@pytest.mark.parametrize("value_size", [50, 9000], ids=["lean steps", "careful steps"])
+def test_one_long_batch_among_short_ones_and_empty_batches(value_size):
+    """Lockstep stops when few batches are left; the long one finishes record by record. Records
+    of 8 KiB and more have three-byte lengths, which the lean step leaves to the careful one."""
     rng = random.Random(5)
-    parts = [write_batch([Record(key=b"k", value=b"v" * rng.randrange(50), timestamp=1, offset=o)
+    parts = [write_batch([Record(key=b"k", value=b"v" * rng.randrange(value_size), timestamp=1, offset=o)
                           for o in range(n)], base_offset=10_000 * i) if n else
              RecordBatch(base_offset=10_000 * i, records=RecordBatch.Records(items=[])).to_bytes()
-             for i, n in enumerate([3] * 20 + [0, 0, 5000, 2])]
+             for i, n in enumerate([3] * 100 + [0, 0, 500, 2])]
     seg = b"".join(parts)
     assert columns_as_rows(seg) == scalar_rows(seg)
-    assert len(read_columns(seg, positions(seg))) == 20 * 3 + 5000 + 2
+    assert len(read_columns(seg, positions(seg))) == 100 * 3 + 500 + 2
 
 
 def test_log_append_time_batches_take_the_batch_max_timestamp():
@@ -114,13 +116,17 @@ def test_records_in_a_memory_map(tmp_path):
         del c
 
 
-def test_every_damage_is_a_decode_error_and_agrees_with_the_scalar_reader():
+@pytest.mark.parametrize("batches, per_batch, large", [(20, 30, True), (90, 6, True), (90, 6, False)],
+                         ids=["one by one", "in lockstep", "in lean lockstep"])
+def test_every_damage_is_a_decode_error_and_agrees_with_the_scalar_reader(batches, per_batch, large):
     """Mutated segments, CRC checks off so that the damage reaches the records: wherever the scalar
-    reader fails the columnar one fails too, and where it reads, both read the same."""
+    reader fails the columnar one fails too, and where it reads, both read the same. Few batches
+    are followed record by record; many step together, first by the lean step."""
     rng = random.Random(7)
-    clean = b"".join(kafka_python_batch(varied_records(rng, 30), "none", base_offset=100 * i) for i in range(20))
+    clean = b"".join(kafka_python_batch(varied_records(rng, per_batch, large), "none", base_offset=100 * i)
+                     for i in range(batches))
     frames = positions(clean)
-    for _ in range(400):
+    for _ in range(300):
         seg = bytearray(clean)
         for _ in range(rng.choice([1, 2, 5])):
             at = rng.randrange(len(seg))
