@@ -7,21 +7,31 @@ from contextlib import contextmanager
 
 from kafkacodec.records import Batch, read_batches
 
-from . import index
+from . import index_search
+from .index import NO_TIMESTAMP, TimeEntry
 from .logdir import Segment
 from .scan import BatchInfo, iter_batches
 
 
 @contextmanager
-def _mapped(seg: Segment):
-    with open(seg.log, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+def _mapped(path):
+    """A read-only map of the file; an empty file maps to empty bytes."""
+    if path is None or path.stat().st_size == 0:
+        yield b""
+        return
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         yield mm
 
 
-def _entries(seg: Segment):
-    offsets = index.read_offset_index(seg.index.read_bytes(), seg.base_offset) if seg.index else []
-    times = index.read_time_index(seg.time_index.read_bytes(), seg.base_offset) if seg.time_index else []
-    return offsets, times
+def _position(seg: Segment, target: int) -> int:
+    with _mapped(seg.index) as buf:
+        return index_search.lookup_offset(buf, seg.base_offset, target).position if buf else 0
+
+
+def _hint(seg: Segment, target: int) -> TimeEntry:
+    with _mapped(seg.time_index) as buf:
+        return index_search.lookup_time(buf, seg.base_offset, target) if buf else TimeEntry(NO_TIMESTAMP,
+                                                                                          seg.base_offset)
 
 
 def _valid(items):
@@ -34,12 +44,11 @@ def _valid(items):
 def find_offset(seg: Segment, target: int) -> Batch | None:
     """The first batch whose last offset is at or after `target` (FileRecords.searchForOffsetWithSize),
     scanning from the largest index entry at or below it."""
-    offsets, _ = _entries(seg)
-    start = index.lookup_offset(offsets, seg.base_offset, target).position
-    with _mapped(seg) as mm:
-        for b in _valid(iter_batches(mm, start=start)):
+    start = _position(seg, target)
+    with _mapped(seg.log) as mm:
+        for b in _valid(iter_batches(mm, start=start, verify=False)):  # headers only, up to the one
             if b.last_offset >= target:
-                data = mm[b.position:b.position + b.size]  # a copy that outlives the map
+                data = mm[b.position:b.position + b.size]  # a copy that outlives the map, CRC checked
                 return next(iter(_as_batches(data, b.position)))
     return None
 
@@ -54,10 +63,9 @@ def find_timestamp(seg: Segment, target: int) -> tuple[int, int] | None:
     """(timestamp, offset) of the first record whose timestamp is at or after `target`
     (LogSegment.findOffsetByTimestamp): the time index names an offset to start from, the offset
     index its position; batches whose max timestamp is below the target are passed over whole."""
-    offsets, times = _entries(seg)
-    hint = index.lookup_time(times, seg.base_offset, target)
-    start = index.lookup_offset(offsets, seg.base_offset, hint.offset).position
-    with _mapped(seg) as mm:
+    hint = _hint(seg, target)
+    start = _position(seg, hint.offset)
+    with _mapped(seg.log) as mm:
         for b in _valid(iter_batches(mm, start=start)):
             if b.max_timestamp >= target:
                 for record in Batch(b.entry, b.position, b.size):

@@ -1,5 +1,6 @@
 """The partition writer: offsets, rolls, indexes equal to a rebuild, and crash safety."""
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -170,3 +171,37 @@ def test_disk_full_mid_append_is_reported_and_recovered(tmp_path, monkeypatch):
     with PartitionWriter(part) as w:  # appends go on from the last complete batch
         assert w.append(records(5, 20)) == (20, 24)
     assert all(r.ok for r in verify_partition(logdir.open_partition(part)))
+
+
+def test_index_searches_read_logarithmically_many_entries_of_a_preallocated_index(monkeypatch):
+    """On the file's bytes, zero-filled tail included, the search gives what the whole-index
+    lookup gives, and reads O(log n) slots."""
+    from kafkacodec.storage import index_search
+    rng = random.Random(4)
+    entries, offset, position = [], 0, 0
+    for _ in range(50_000):
+        offset += rng.randrange(1, 40)
+        position += rng.randrange(4097, 9000)
+        entries.append(index.OffsetEntry(offset, position))
+    times = [index.TimeEntry(1_000 + 7 * i, e.offset) for i, e in enumerate(entries)]
+    base = 1_000_000
+    offsets_file = index.encode_offset_index([index.OffsetEntry(base + e.offset, e.position) for e in entries], base)
+    offsets_file += bytes(80_000)  # the preallocated, zero-filled tail of an active segment
+    times_file = index.encode_time_index([index.TimeEntry(t.timestamp, base + t.offset) for t in times], base)
+    times_file += bytes(120_000)
+    whole_offsets = index.read_offset_index(offsets_file, base)
+    whole_times = index.read_time_index(times_file, base)
+    reads = []
+    for name in ("offset_entry", "time_entry"):
+        real = getattr(index_search, name)
+        monkeypatch.setattr(index_search, name, lambda buf, i, real=real: reads.append(i) or real(buf, i))
+    for target in [0, base - 1, base, base + 1, base + entries[-1].offset + 5] + [
+            base + rng.randrange(entries[-1].offset) for _ in range(200)]:
+        reads.clear()
+        assert index_search.lookup_offset(offsets_file, base, target) == index.lookup_offset(whole_offsets, base, target)
+        assert len(reads) <= 2 * 17 + 2
+    for target in [0, 1_000, 1_001, 10 ** 12] + [rng.randrange(1_000, 400_000) for _ in range(200)]:
+        reads.clear()
+        assert index_search.lookup_time(times_file, base, target) == index.lookup_time(whole_times, base, target)
+        assert len(reads) <= 2 * 17 + 2
+    assert index_search.offset_entries(b"") == index_search.time_entries(b"") == 0
