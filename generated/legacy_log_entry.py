@@ -385,7 +385,7 @@ class LegacyLogEntry_LegacyMessage:
         else:
             f_value = None
         self._value = f_value
-        self._crc_computed = _crc32(memoryview(buf)[_m_magic:pos])
+        self._crc_computed = (buf, _m_magic, pos)
         return self, pos
 
     def _write(self, out: bytearray) -> None:
@@ -566,6 +566,13 @@ class LegacyLogEntry_LegacyMessage:
                 raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')
         return value
 
+    def _load_crc_checksum(self):
+        value = self._crc_computed
+        if value.__class__ is tuple:
+            buf, start, end = value
+            value = self._crc_computed = _crc32(memoryview(buf)[start:end])
+        return value
+
     def value_bytes(self):
         """The bytes of `value` as its type reads them (after any `process`), not decoded;
         None for an object that was not read from bytes."""
@@ -582,7 +589,7 @@ class LegacyLogEntry_LegacyMessage:
 
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
-        if self._crc_computed is not None and self._crc_computed != self._crc:
+        if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'legacy_log_entry/legacy_message/crc', stored=self._crc, computed=self._crc_computed)
 
     @property
@@ -603,7 +610,7 @@ class LegacyLogEntry_LegacyMessage:
         """Whether the stored `crc` matches the bytes read; None for objects not read."""
         if self._crc_computed is None:
             return None
-        return self._crc_computed == self._crc
+        return self._load_crc_checksum() == self._crc
 
     @property
     def key_length(self):

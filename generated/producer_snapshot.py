@@ -143,7 +143,7 @@ class ProducerSnapshot:
                 _v1.current_txn_first_offset = f_current_txn_first_offset__r5
                 _ap2(_v1)
         self.producers = f_producers
-        self._crc_computed = _crc32c(memoryview(buf)[_m_producer_count:pos])
+        self._crc_computed = (buf, _m_producer_count, pos)
         return self, pos
 
     def _write(self, out: bytearray) -> None:
@@ -223,9 +223,16 @@ class ProducerSnapshot:
         z_producers = sum(_x.size() for _x in self.producers)
         return z_version + z_crc + z_producer_count + z_producers
 
+    def _load_crc_checksum(self):
+        value = self._crc_computed
+        if value.__class__ is tuple:
+            buf, start, end = value
+            value = self._crc_computed = _crc32c(memoryview(buf)[start:end])
+        return value
+
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
-        if self._crc_computed is not None and self._crc_computed != self._crc:
+        if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'producer_snapshot/crc', stored=self._crc, computed=self._crc_computed)
 
     @property
@@ -246,7 +253,7 @@ class ProducerSnapshot:
         """Whether the stored `crc` matches the bytes read; None for objects not read."""
         if self._crc_computed is None:
             return None
-        return self._crc_computed == self._crc
+        return self._load_crc_checksum() == self._crc
 
     @property
     def producer_count(self):

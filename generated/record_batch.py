@@ -217,7 +217,7 @@ class RecordBatch:
         self._records = f_records
         if pos - _m_partition_leader_epoch != f_batch_length:
             raise _invalid(_start, 'record_batch/batch_length', f"says {f_batch_length} bytes follow from 'partition_leader_epoch', but {pos - _m_partition_leader_epoch} were read")
-        self._crc_computed = _crc32c(memoryview(buf)[_m_attributes:pos])
+        self._crc_computed = (buf, _m_attributes, pos)
         return self, pos
 
     def _write(self, out: bytearray) -> None:
@@ -416,6 +416,13 @@ class RecordBatch:
                 raise _in_processed(_err, pos, 'record_batch/records', 'kafka_compression')
         return value
 
+    def _load_crc_checksum(self):
+        value = self._crc_computed
+        if value.__class__ is tuple:
+            buf, start, end = value
+            value = self._crc_computed = _crc32c(memoryview(buf)[start:end])
+        return value
+
     def records_bytes(self):
         """The bytes of `records` as its type reads them (after any `process`), not decoded;
         None for an object that was not read from bytes."""
@@ -432,7 +439,7 @@ class RecordBatch:
 
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
-        if self._crc_computed is not None and self._crc_computed != self._crc:
+        if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'record_batch/crc', stored=self._crc, computed=self._crc_computed)
 
     @property
@@ -467,7 +474,7 @@ class RecordBatch:
         """Whether the stored `crc` matches the bytes read; None for objects not read."""
         if self._crc_computed is None:
             return None
-        return self._crc_computed == self._crc
+        return self._load_crc_checksum() == self._crc
 
     @property
     def records_count(self):

@@ -251,6 +251,7 @@ class ModulePlanner:
                 init_body.append(f"self._{a.id}_computed = None")
         props = self.props(spec)
         loaders = [(a.id, self.loader(spec, a)) for a in seq if a.lazy]
+        loaders += [(f"{a.id}_checksum", self.checksum_loader(a)) for a in seq if a.checksum]
         raw_loaders = [(a.id, self.raw_loader(spec, a)) for a in seq if a.lazy]
         nested = [(camel(t.name), self.program.py_name(t)) for t in spec.types]
         nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
@@ -332,7 +333,7 @@ class ModulePlanner:
                 out.append(Prop(f"{a.id}_valid",
                                 f"Whether the stored `{a.id}` matches the bytes read; None for objects not read.",
                                 [f"if self._{a.id}_computed is None:", "    return None",
-                                 f"return self._{a.id}_computed == self._{a.id}"]))
+                                 f"return self._load_{a.id}_checksum() == self._{a.id}"]))
         for inst in spec.instances:
             if inst.eager:
                 continue  # a plain attribute, set while reading
@@ -348,6 +349,18 @@ class ModulePlanner:
         c(f"buf, pos, _e = self._{attr.id}_raw")
         scope = Scope(spec, obj="self")
         planner.region(c, attr, "value", scope, "buf", "pos", "_e")
+        c("return value")
+        return c.lines
+
+    def checksum_loader(self, attr: Attr) -> list[str]:
+        """The checksum of the bytes read, computed on first use (a header-only scan never pays for it)
+        from the span the reader kept."""
+        fn = self.checksum_fn(attr.checksum.algorithm)
+        c = Code()
+        c(f"value = self._{attr.id}_computed")
+        with c.block("if value.__class__ is tuple:"):
+            c("buf, start, end = value")
+            c(f"value = self._{attr.id}_computed = {fn}(memoryview(buf)[start:end])")
         c("return value")
         return c.lines
 
@@ -377,7 +390,7 @@ class ModulePlanner:
         for a in spec.seq:
             if a.checksum:
                 path = self.field_path(spec, a)
-                with c.block(f"if self._{a.id}_computed is not None and self._{a.id}_computed != self._{a.id}:"):
+                with c.block(f"if self._{a.id}_computed is not None and self._load_{a.id}_checksum() != self._{a.id}:"):
                     c(f"raise _ChecksumError(f\"stored {a.id} = {{self._{a.id}}}, computed {a.id} = "
                       f"{{self._{a.id}_computed}}\", self._pos, {path!r}, stored=self._{a.id}, "
                       f"computed=self._{a.id}_computed)")

@@ -83,9 +83,8 @@ class ReadPlanner:
                 with c.block(f"if pos - _m_{d.target} != f_{attr.id}:"):
                     c(f"raise _invalid(_start, {self.path(attr)!r}, f\"says {{f_{attr.id}}} bytes follow "
                       f"from {d.target!r}, but {{pos - _m_{d.target}}} were read\")")
-            if attr.checksum is not None:
-                fn = self.ctx.checksum_fn(attr.checksum.algorithm)
-                c(f"self._{attr.id}_computed = {fn}(memoryview(buf)[_m_{attr.checksum.from_field}:pos])")
+            if attr.checksum is not None:  # the span: computed when first asked for
+                c(f"self._{attr.id}_computed = (buf, _m_{attr.checksum.from_field}, pos)")
         for inst in spec.instances:
             if inst.eager:  # computed once, from the fields just read
                 value = self.ctx.tr.translate(inst.value, scope, inst.loc)
