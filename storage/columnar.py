@@ -10,15 +10,20 @@ values and header parts stay (start, size) pairs into the buffer until Arrow cop
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime.errors import InvalidValueError
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError
 from kafkacodec.runtime.vectors import position_type
 
+from .mapped import Mapped
+from .scan import frame_size
+
 Record = RecordBatch.Record
+MAGIC_OFFSET = 16
 COMPRESSION = 0x07
 LOG_APPEND_TIME = 0x08
 LOG_OVERHEAD = 12  # base offset and batch length, before what batch_length counts
@@ -59,6 +64,33 @@ class Columns:
 
     def _arrow_buffer(self) -> pa.Buffer:
         return pa.py_buffer(self.buffer)
+
+
+def segment_columns(path, verify: bool = True, group_bytes: int = 8 << 20) -> Iterator[Columns]:
+    """The records of a segment file by columns, group by group of batches (`group_bytes` or one
+    batch, whichever is more), copied out of a memory map that stays small: resident memory is
+    bounded by a group and its columns, whatever the file's size. Legacy entries are refused (the
+    columnar reader is for v2 batches); damage raises DecodeError naming the file and position."""
+    with Mapped(path) as m:
+        buf, pos, end = m.buf, 0, len(m.buf)
+        while pos < end:
+            start, group = pos, []
+            try:
+                while pos < end and (not group or pos - start < group_bytes):
+                    size = frame_size(buf, pos, end)
+                    if buf[pos + MAGIC_OFFSET] < 2:
+                        raise InvalidValueError(f"magic {buf[pos + MAGIC_OFFSET]} entry: the columnar reader reads "
+                                                "v2 batches only", pos + MAGIC_OFFSET, "log")
+                    group.append(pos - start)
+                    pos += size
+            except DecodeError as err:
+                raise err.with_context(file=str(path))
+            try:
+                cols = read_columns(buf[start:pos], group, verify)  # a copy: the map's pages can go
+            except DecodeError as err:
+                raise err.with_context(file=str(path), offset=start)
+            m.done_up_to(pos)
+            yield cols
 
 
 def read_columns(buf, positions, verify: bool = True) -> Columns:

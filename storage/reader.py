@@ -2,7 +2,6 @@
 segment only: it is reported, and reading goes on with the next segment."""
 from __future__ import annotations
 
-import mmap
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -10,6 +9,7 @@ from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
+from .mapped import Mapped
 from .scan import frame_size, next_valid_batch
 
 OnDamage = Callable[["Damage"], None]
@@ -54,27 +54,27 @@ def batches_of(data: bytes, end: int | None = None, verify: bool = True,
 
 
 def segment_batches(seg: Segment, verify: bool = True) -> Iterator[Batch | Damage]:
-    """Batches of one segment, each copied out of the memory map so it outlives it; then its damage."""
-    with open(seg.log, "rb") as f:
-        if f.seek(0, 2) == 0:
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            pos, end = 0, len(mm)
-            while pos < end:
+    """Batches of one segment, each copied out of the memory map so it outlives it; then its damage.
+    Resident memory stays bounded whatever the file's size (mapped.Mapped)."""
+    with Mapped(seg.log) as m:
+        mm = m.buf
+        pos, end = 0, len(mm)
+        while pos < end:
+            try:
+                size = frame_size(mm, pos, end)  # positions in the file
                 try:
-                    size = frame_size(mm, pos, end)  # positions in the file
-                    try:
-                        batch = next(read_batches(mm[pos:pos + size], verify=verify))
-                    except DecodeError as err:  # positions in the batch's own bytes
-                        err.position = pos + (err.position or 0)
-                        raise
-                except DecodeError as err:
-                    err.file = str(seg.log)
-                    yield Damage(seg, pos, err)
-                    return
-                batch.position = pos
-                yield batch
-                pos += batch.size
+                    batch = next(read_batches(mm[pos:pos + size], verify=verify))
+                except DecodeError as err:  # positions in the batch's own bytes
+                    err.position = pos + (err.position or 0)
+                    raise
+            except DecodeError as err:
+                err.file = str(seg.log)
+                yield Damage(seg, pos, err)
+                return
+            batch.position = pos
+            yield batch
+            pos += batch.size
+            m.done_up_to(pos)
 
 
 def partition_batches(part: Partition, verify: bool = True, on_damage: OnDamage | None = None

@@ -7,8 +7,6 @@ a batch with magic 3..127 and a matching CRC survives its recovery; here it is i
 """
 from __future__ import annotations
 
-import mmap
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -16,6 +14,8 @@ from typing import Iterator
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+
+from .mapped import Mapped
 
 LOG_OVERHEAD = 12  # offset and size fields in front of every batch or entry
 HEADER_SIZE_UP_TO_MAGIC = 17
@@ -109,15 +109,21 @@ def scan_bytes(buf, keep_batches: bool = True, verify: bool = True) -> ScanResul
 
 
 def scan_file(path: str | Path, keep_batches: bool = True, verify: bool = True) -> ScanResult:
-    """Scan a .log file through a read-only memory map; errors name the file."""
+    """Scan a .log file through a read-only memory map; errors name the file. Kept batches decode
+    their records lazily from the buffer, which must outlive the map: then the file is read into
+    memory. A plain scan streams through the map, its resident memory bounded (mapped.Mapped)."""
     path = Path(path)
-    size = os.path.getsize(path)
-    if size == 0:
-        return ScanResult(file_size=0)
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        # kept batches decode their records lazily from the buffer, which must outlive the map:
-        # then the file is read into memory; a plain scan streams through the map instead
-        result = scan_bytes(bytes(mm) if keep_batches else mm, keep_batches, verify)
+    with Mapped(path) as m:
+        if keep_batches:
+            result = scan_bytes(bytes(m.buf), keep_batches, verify)
+        else:
+            result = ScanResult(file_size=len(m.buf))
+            for item in iter_batches(m.buf, verify=verify):
+                if isinstance(item, DecodeError):
+                    result.error = item
+                    break
+                result.valid_bytes = item.position + item.size
+                m.done_up_to(result.valid_bytes)
     if result.error is not None:
         result.error.file = str(path)
     return result

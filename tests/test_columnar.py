@@ -16,7 +16,7 @@ from kafkacodec.generator.compile import compile_dir
 from kafkacodec.runtime import vectors
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.varint import encode_zigzag32, encode_zigzag64
-from kafkacodec.storage.columnar import read_columns
+from kafkacodec.storage.columnar import read_columns, segment_columns
 from kafkacodec.storage.scan import frame_size
 from test_generator import load_module
 
@@ -221,3 +221,47 @@ def test_headers_are_spark_kafka_type():
     headers = read_columns(seg, [0]).arrow_headers(empty_as_null=True)
     assert headers.type == pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
     assert headers.to_pylist() == [[{"key": "k", "value": b"v"}, {"key": "n", "value": None}], None]
+
+
+def test_a_segment_file_by_columns_group_by_group(tmp_path):
+    rng = random.Random(9)
+    seg = b"".join(kafka_python_batch(varied_records(rng, 20, large=False), "lz4" if i % 3 else "none",
+                                      base_offset=100 * i) for i in range(60))
+    (tmp_path / "00.log").write_bytes(seg)
+    groups = list(segment_columns(tmp_path / "00.log", group_bytes=20_000))
+    assert len(groups) > 3
+    assert [o for g in groups for o in g.offset.tolist()] == [r[0] for r in scalar_rows(seg)]
+    assert [v for g in groups for v in g.arrow_bytes("value").to_pylist()] == [r[3] for r in scalar_rows(seg)]
+    damaged = bytearray(seg)
+    damaged[positions(seg)[40] + 30] ^= 0xFF  # inside a CRC-covered header
+    (tmp_path / "01.log").write_bytes(bytes(damaged))
+    with pytest.raises(DecodeError) as err:
+        list(segment_columns(tmp_path / "01.log", group_bytes=20_000))
+    assert err.value.file.endswith("01.log") and err.value.position == positions(seg)[40]
+
+
+def big_segment(path, size: int, batch: bytes) -> None:
+    """`size` bytes of copies of one batch with rising base offsets (the CRC does not cover them)."""
+    count = RecordBatch.from_bytes(batch).records_count
+    with open(path, "wb") as f:
+        for i in range(size // len(batch)):
+            f.write((i * count).to_bytes(8, "big") + batch[8:])
+
+
+@pytest.mark.parametrize("way", ["headers", "batches", "columns"])
+def test_scanning_a_segment_of_any_size_keeps_memory_bounded(tmp_path, way):
+    """Resident memory while scanning 400 MB stays under twice the largest batch plus a constant
+    (the columnar reader's group of 8 MiB and its columns, the map's pages not yet handed back,
+    the interpreter's own growth)."""
+    import subprocess
+    import sys
+    batch = write_batch([Record(key=b"k%d" % i, value=b"v" * 900, timestamp=i) for i in range(400)],
+                        compression="none")
+    part = tmp_path / "t-0"
+    part.mkdir()
+    big_segment(part / "00000000000000000000.log", 400 << 20, batch)
+    peak = int(subprocess.run([sys.executable, str(TESTS / "scan_memory.py"), way,
+                               str(part / "00000000000000000000.log")],
+                              capture_output=True, text=True, check=True).stdout)
+    constant = 48 << 20
+    assert peak < 2 * len(batch) + constant, f"{way}: {peak >> 20} MiB"
