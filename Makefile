@@ -39,7 +39,8 @@ run: install
 	$(KC) verify build/sample-logs
 	$(KC) export --force build/sample-logs build/sample-parquet
 
-bench: install
+bench: install $(NODE_STAMP)
+	$(PIP) install -q -e '.[bench]'
 	$(PY) bench/run.py
 
 docs: install

@@ -1,8 +1,12 @@
-"""make bench: v2 batch decode and encode throughput, kafkacodec beside kafka-python's record code.
+"""make bench: kafkacodec beside its peers, measured in the same process on the same bytes.
 
-Same process, same corpus, median of several runs. Decoding materialises offset, timestamp, key,
-value and headers of every record; encoding builds whole batches from (offset, timestamp, key,
-value, headers) tuples. Prints a table and writes it as JSON under bench/results/.
+Codec rows: decode (offset, timestamp, key, value and headers of every record materialised) and
+encode (whole batches from tuples) for magic 0, 1 and 2, 100-byte and 1 KiB values, every codec,
+beside kafka-python's record code and aiokafka's C extension; the hand-written reference reader
+and the official Kaitai compiler's parser on uncompressed v2. Then the columnar path, lazy access
+and memory on a 1 GiB segment, a whole partition directory, Spark, and CPU instruction counts.
+Timings are paired run by run (a slow phase of the machine hits both sides); ratios are medians
+of the per-run ratios. Prints tables and writes everything as JSON under bench/results/.
 """
 from __future__ import annotations
 
@@ -14,18 +18,19 @@ import sys
 import time
 from pathlib import Path
 
-from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
-
-from kafkacodec import Record, write_batch
+from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import columnar  # noqa: E402
 import directory  # noqa: E402
 import instructions  # noqa: E402
+import lazy  # noqa: E402
+import peers  # noqa: E402
 import spark as spark_bench  # noqa: E402
+from peers import CODECS, kp_decode, kp_encode  # noqa: E402,F401  (instructions.py uses them from here)
 from reference_reader import read_records  # noqa: E402
 
-CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 RECORDS_PER_BATCH = 100
 
 
@@ -43,40 +48,30 @@ def corpus(value_size: int, batches: int):
     return out
 
 
-def kp_encode(batch, codec):
-    b = DefaultRecordBatchBuilder(magic=2, compression_type=CODECS[codec], is_transactional=False,
-                                  producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
-    for off, ts, key, value, headers in batch:
-        b.append(off, timestamp=ts, key=key, value=value, headers=headers)
-    return bytes(b.build())
+def kc_records(data, magic: int = 2):
+    """The corpus as kafkacodec Records, built before timing as the peers' tuples are."""
+    return [[Record(key=k, value=v, timestamp=ts, offset=off, headers=h if magic == 2 else [])
+             for off, ts, k, v, h in batch] for batch in data]
 
 
-def kc_records(data):
-    """The corpus as kafkacodec Records, built before timing as kafka-python's tuples are."""
-    return [[Record(key=k, value=v, timestamp=ts, offset=off, headers=h) for off, ts, k, v, h in batch]
-            for batch in data]
+def kc_encode(batch, codec, magic: int = 2):
+    return write_batch(batch, compression=codec, magic=magic, base_offset=batch[0].offset)
 
 
-def kc_encode(batch, codec):
-    return write_batch(batch, compression=codec)
-
-
-def kp_decode(blobs):
+def kc_decode(blobs, magic: int = 2):
     n = 0
+    if magic == 2:
+        for blob in blobs:
+            batch, _ = RecordBatch.read(blob)
+            for r in batch.records.items:
+                r.offset, r.timestamp, r.key, r.value, r.headers
+                n += 1
+        return n
     for blob in blobs:
-        for r in DefaultRecordBatch(blob):
-            r.offset, r.timestamp, r.key, r.value, r.headers
-            n += 1
-    return n
-
-
-def kc_decode(blobs):
-    n = 0
-    for blob in blobs:
-        batch, _ = RecordBatch.read(blob)
-        for r in batch.records.items:
-            r.offset, r.timestamp, r.key, r.value, r.headers
-            n += 1
+        for batch in read_batches(blob):
+            for r in batch:
+                r.offset, r.timestamp, r.key, r.value, r.headers
+                n += 1
     return n
 
 
@@ -84,60 +79,109 @@ def ref_decode(blobs):
     return sum(len(read_records(blob)) for blob in blobs)
 
 
-def paired(ours, peer, arg_ours, arg_peer, runs):
-    """Alternate the two, so a slow phase of the machine hits both; median time of each and the
-    median of the per-pair ratios (peer time / our time)."""
-    t_ours, t_peer, ratios = [], [], []
+def paired(ours, peers_, runs):
+    """Run ours and every peer in turn, `runs` times: our median time and, per peer, its median
+    time and the median of the per-run ratios (peer time / our time)."""
+    t_ours, t_peer = [], {name: [] for name in peers_}
+    ratios = {name: [] for name in peers_}
     for _ in range(runs):
         t = time.perf_counter()
-        ours(arg_ours)
+        ours()
         a = time.perf_counter() - t
-        t = time.perf_counter()
-        peer(arg_peer)
-        b = time.perf_counter() - t
         t_ours.append(a)
-        t_peer.append(b)
-        ratios.append(b / a)
-    return statistics.median(t_ours), statistics.median(t_peer), statistics.median(ratios)
+        for name, peer in peers_.items():
+            t = time.perf_counter()
+            peer()
+            b = time.perf_counter() - t
+            t_peer[name].append(b)
+            ratios[name].append(b / a)
+    return statistics.median(t_ours), {n: (statistics.median(t_peer[n]), statistics.median(ratios[n]))
+                                       for n in peers_}
+
+
+def codec_rows(batches: int, runs: int, official) -> list[dict]:
+    rows = []
+    for magic in (2, 1, 0):
+        for value_size in (100, 1024):
+            data = corpus(value_size, batches)
+            if magic < 2:
+                data = [[(o, t, k, v, []) for o, t, k, v, _ in b] for b in data]
+            records = batches * RECORDS_PER_BATCH
+            kc_data = kc_records(data, magic)
+            for codec in CODECS if magic == 2 else [c for c in CODECS if c != "zstd"]:
+                kp_blobs = [kp_encode(b, codec, magic) for b in data]
+                kc_blobs = [kc_encode(b, codec, magic) for b in kc_data]
+                assert kc_decode(kp_blobs, magic) == kp_decode(kc_blobs, magic) == records  # each reads the other's
+                raw = sum(len(kc_encode(b, "none", magic)) for b in kc_data)
+                decode_peers = {"kafka-python": lambda: kp_decode(kp_blobs, magic)}
+                if not (magic == 0 and codec == "lz4"):  # aiokafka refuses LZ4 in magic 0
+                    decode_peers["aiokafka (C)"] = lambda: peers.aio_decode(kp_blobs, magic)
+                if codec == "none" and magic == 2:
+                    decode_peers["hand-written reference"] = lambda: ref_decode(kp_blobs)
+                    if official is not None:
+                        decode_peers["official Kaitai parser"] = lambda: peers.official_decode(official, kp_blobs)
+                encode_peers = {"kafka-python": lambda: [kp_encode(b, codec, magic) for b in data]}
+                if magic == 2:
+                    encode_peers["aiokafka (C)"] = lambda: [peers.aio_encode(b, codec) for b in data]
+                for op, ours, peers_ in (
+                        ("decode", lambda: kc_decode(kp_blobs, magic), decode_peers),
+                        ("encode", lambda: [kc_encode(b, codec, magic) for b in kc_data], encode_peers)):
+                    t_ours, measured = paired(ours, peers_, runs)
+                    rows.append({"op": op, "magic": magic, "value_bytes": value_size, "codec": codec,
+                                 "records": records, "kafkacodec_rps": records / t_ours,
+                                 "kafkacodec_MBps": raw / t_ours / 1e6,
+                                 "peers": {n: {"rps": records / t, "ratio": r} for n, (t, r) in measured.items()}})
+    return rows
+
+
+def ratio(row, peer):
+    p = row["peers"].get(peer)
+    return f"{p['ratio']:.2f}x" if p else ""
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per row")
+    ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per codec row")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--no-instructions", action="store_true", help="skip the valgrind instruction counts")
     ap.add_argument("--no-spark", action="store_true", help="skip the Spark source beside Parquet")
+    ap.add_argument("--no-lazy", action="store_true", help="skip the 1 GiB segment")
     args = ap.parse_args()
-    rows = []
-    for value_size in (100, 1024):
-        data = corpus(value_size, args.batches)
-        records = args.batches * RECORDS_PER_BATCH
-        for codec in CODECS:
-            kc_data = kc_records(data)
-            kp_blobs = [kp_encode(b, codec) for b in data]
-            kc_blobs = [kc_encode(b, codec) for b in kc_data]
-            assert kc_decode(kp_blobs) == kp_decode(kc_blobs) == records  # each reads the other's
-            raw = sum(len(b) for b in (kc_encode(x, "none") for x in kc_data))
-            for op, ours, peer, arg_ours, arg_peer in (
-                    ("decode", kc_decode, kp_decode, kp_blobs, kp_blobs),
-                    ("encode", lambda d: [kc_encode(b, codec) for b in d],
-                     lambda d: [kp_encode(b, codec) for b in d], kc_data, data)):
-                t_ours, t_peer, ratio = paired(ours, peer, arg_ours, arg_peer, args.runs)
-                row = {"op": op, "value_bytes": value_size, "codec": codec, "records": records,
-                       "kafkacodec_rps": records / t_ours, "kafka_python_rps": records / t_peer,
-                       "kafkacodec_MBps": raw / t_ours / 1e6, "ratio": ratio}
-                if op == "decode" and codec == "none":  # the hand-written reference reads only these
-                    _, t_ref, ref_ratio = paired(ours, ref_decode, arg_ours, arg_ours, args.runs)
-                    row["reference_rps"] = records / t_ref
-                    row["ratio_to_reference"] = ref_ratio
-                rows.append(row)
-    print("| op | value | codec | kafkacodec rec/s | MB/s | kafka-python rec/s | vs kafka-python "
-          "| vs hand-written reference |")
-    print("|---|---|---|---|---|---|---|---|")
+    official = peers.official_parser()
+    rows = codec_rows(args.batches, args.runs, official)
+    print("Codecs: records/s of kafkacodec, and how many times faster than each peer (peer time / our time)\n")
+    print("| op | magic | value | codec | kafkacodec rec/s | MB/s | vs kafka-python | vs aiokafka (C) "
+          "| vs hand-written reference | vs official Kaitai parser |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ref = f"{r['ratio_to_reference']:.2f}x" if "ratio_to_reference" in r else ""
-        print(f"| {r['op']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
-              f"{r['kafkacodec_MBps']:.1f} | {r['kafka_python_rps']:,.0f} | {r['ratio']:.2f}x | {ref} |")
+        print(f"| {r['op']} | {r['magic']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
+              f"{r['kafkacodec_MBps']:.1f} | {ratio(r, 'kafka-python')} | {ratio(r, 'aiokafka (C)')} | "
+              f"{ratio(r, 'hand-written reference')} | {ratio(r, 'official Kaitai parser')} |")
+    cols = columnar.table(corpus, args.runs)
+    print("\nColumnar: a segment of 2,000 v2 batches into Arrow arrays (offset, timestamp, key, value, headers),"
+          " beside aiokafka (C) materialising every record of the same batches (it checks no CRC):\n")
+    print("| value | codec | aiokafka (C) rec/s | columnar rec/s, CRCs checked | vs aiokafka, median (min-max) "
+          "| columnar rec/s, no CRC check | vs aiokafka |")
+    print("|---|---|---|---|---|---|---|")
+    for r in cols:
+        print(f"| {r['value_bytes']} | {r['codec']} | {r['aiokafka_rps']:,.0f} | {r['columnar_rps']:,.0f} | "
+              f"{r['ratio']:.2f}x ({r['ratio_min']:.2f}-{r['ratio_max']:.2f}) | {r['columnar_no_crc_rps']:,.0f} | "
+              f"{r['ratio_no_crc']:.2f}x |")
+    lazy_figures = None if args.no_lazy else lazy.table()
+    if lazy_figures:
+        print(f"\nLazy access on a {lazy_figures['file_bytes'] / 2 ** 30:.1f} GiB segment "
+              f"(batches of {lazy_figures['largest_batch']:,} bytes):\n")
+        print("| workload | GB/s |")
+        print("|---|---|")
+        for r in lazy_figures["scans"]:
+            print(f"| {r['workload']} | {r['GBps']:.2f} |")
+        lk = lazy_figures["lookup"]
+        print(f"\nLookup by offset: {lk['entries_read_per_lookup']:.1f} of {lk['index_entries']:,} index entries "
+              f"read, {lk['microseconds_per_lookup']:.0f} µs per lookup (one batch decoded).\n")
+        print("| streaming scan | peak resident memory above the process's own | largest batch |")
+        print("|---|---|---|")
+        for way, peak in lazy_figures["peak_rss_bytes"].items():
+            print(f"| {way} | {peak / 2 ** 20:.1f} MiB | {lazy_figures['largest_batch'] / 2 ** 20:.2f} MiB |")
     scans = directory.table()
     print(f"\nWhole partition directory ({RECORDS_PER_BATCH * 2000:,} records of 100 bytes):\n")
     print("| workload | MB/s | records/s |")
@@ -160,8 +204,8 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "directory": scans, "spark": sparked,
-                               "instructions": counted},
+                               "runs": args.runs, "rows": rows, "columnar": cols, "lazy": lazy_figures,
+                               "directory": scans, "spark": sparked, "instructions": counted},
                               indent=2) + "\n")
     print(f"wrote {out}")
 

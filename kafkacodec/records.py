@@ -23,7 +23,7 @@ TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 Header = RecordBatch.Header
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     """A record as users see it, whatever the message format it was stored in."""
     key: bytes | None = None

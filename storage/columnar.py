@@ -28,7 +28,9 @@ COMPRESSION = 0x07
 LOG_APPEND_TIME = 0x08
 LOG_OVERHEAD = 12  # base offset and batch length, before what batch_length counts
 RECORDS_OFFSET = 61  # the v2 batch header: records start this far into a batch
-CHUNK_RECORDS = 16384
+# records read together by Record._columns: as many as keep their bytes within a few MiB, so that
+# the passes over them after the first find them in cache
+CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
 
 
 @dataclass
@@ -132,12 +134,14 @@ def _fields(u8, record_pos, record_end) -> dict:
     """Record._columns over chunks of records small enough that their bytes and the passes'
     temporaries stay in cache (each record's length is checked inside)."""
     n = len(record_pos)
-    parts = [Record._columns(u8, record_pos[i:i + CHUNK_RECORDS], record_end[i:i + CHUNK_RECORDS])[0]
-             for i in range(0, n, CHUNK_RECORDS)] or [Record._columns(u8, record_pos, record_end)[0]]
+    span = int(record_pos.max()) - int(record_pos.min()) + 1 if n else 1
+    step = min(CHUNK_RECORDS, max(CHUNK_RECORDS_MIN, CHUNK_BYTES * n // span))
+    parts = [Record._columns(u8, record_pos[i:i + step], record_end[i:i + step])[0]
+             for i in range(0, n, step)] or [Record._columns(u8, record_pos, record_end)[0]]
     if len(parts) == 1:
         return parts[0]
     # a repeated field's column holds one more entry than there are records: its first-item indexes
-    repeated = {name for name, values in parts[0].items() if values.size == min(n, CHUNK_RECORDS) + 1}
+    repeated = {name for name, values in parts[0].items() if values.size == min(n, step) + 1}
     out = {}
     for name in parts[0]:
         if name in repeated:  # first-item indexes: shift each chunk's by the items before it
@@ -177,3 +181,4 @@ def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind:
         validity = pa.py_buffer(np.packbits(present, bitorder="little"))
         taken = pa.Array.from_buffers(spans_type, n, [validity, *taken.buffers()[1:]])
     return taken if narrow else taken.cast(kind)
+

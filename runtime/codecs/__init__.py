@@ -23,10 +23,12 @@ class Codec:
 
 
 CODECS: dict[int, Codec] = {}
+_MADE: dict[tuple, object] = {}  # processors by (name, args): they hold no state between uses
 
 
 def register_codec(codec: Codec) -> None:
     CODECS[codec.id] = codec
+    _MADE.clear()  # processors made before hold the codec they found then
 
 
 def codec(codec_id: int) -> Codec:
@@ -74,13 +76,20 @@ PROCESSORS: dict[str, Callable[..., object]] = {"kafka_compression": KafkaCompre
 
 
 def register_processor(name: str, factory: Callable[..., object]) -> None:
-    """Make `process: name(args)` in a schema call `factory(*args)` for decode/encode."""
+    """Make `process: name(args)` in a schema call `factory(*args)` for decode/encode. The
+    processor made for given arguments is kept and used again, so it must hold no state."""
     PROCESSORS[name] = factory
+    for key in [k for k in _MADE if k[0] == name]:
+        del _MADE[key]
 
 
 def processor(name: str, *args):
+    made = _MADE.get((name, args))
+    if made is not None:
+        return made
     try:
         factory = PROCESSORS[name]
     except KeyError:
         raise CompressionError(f"no processor registered under {name!r}") from None
-    return factory(*args)
+    made = _MADE[(name, args)] = factory(*args)
+    return made
