@@ -9,21 +9,13 @@ import time
 import pyarrow as pa
 
 from kafkacodec.storage.columnar import read_columns
-from kafkacodec.storage.scan import frame_size
+from kafkacodec.storage.scan import batch_positions
 
 import peers
 
 
-def positions(seg: bytes) -> list[int]:
-    out, pos = [], 0
-    while pos < len(seg):
-        out.append(pos)
-        pos += frame_size(seg, pos, len(seg))
-    return out
-
-
 def to_arrow(seg: bytes, verify: bool = True) -> pa.RecordBatch:
-    c = read_columns(seg, positions(seg), verify=verify)
+    c = read_columns(seg, batch_positions(seg), verify=verify)
     return pa.record_batch([pa.array(c.offset), pa.array(c.timestamp), c.arrow_bytes("key"), c.arrow_bytes("value"),
                             c.arrow_headers()], names=["offset", "timestamp", "key", "value", "headers"])
 

@@ -52,24 +52,22 @@ def _batches(records_class, blob):
         yield batch
 
 
-def kp_decode(blobs, magic: int = 2) -> int:
+def _decode(blobs, magic: int, batch_class, records_class) -> int:
     n = 0
     for blob in blobs:
-        for batch in ([DefaultRecordBatch(blob)] if magic == 2 else _batches(MemoryRecords, blob)):
+        for batch in ([batch_class(blob)] if magic == 2 else _batches(records_class, blob)):
             for r in batch:
                 r.offset, r.timestamp, r.key, r.value, r.headers
                 n += 1
     return n
+
+
+def kp_decode(blobs, magic: int = 2) -> int:
+    return _decode(blobs, magic, DefaultRecordBatch, MemoryRecords)
 
 
 def aio_decode(blobs, magic: int = 2) -> int:
-    n = 0
-    for blob in blobs:
-        for batch in ([AioBatch(blob)] if magic == 2 else _batches(AioMemoryRecords, blob)):
-            for r in batch:
-                r.offset, r.timestamp, r.key, r.value, r.headers
-                n += 1
-    return n
+    return _decode(blobs, magic, AioBatch, AioMemoryRecords)
 
 
 def official_parser():

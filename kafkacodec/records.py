@@ -96,9 +96,11 @@ class Batch:
 def legacy_records(entry: LegacyLogEntry) -> list[Record]:
     """The records of a legacy entry, expanding a compressed wrapper as Kafka's deep iterator does."""
     m = entry.message
-    if not m.compression:
-        ts = -1 if m.magic == 0 else m.timestamp
-        return [Record(m.key, m.value, ts, entry.offset, [], int(m.timestamp_type))]
+    attributes = m.attributes
+    if not attributes & 0x07:  # an ordinary message (the common case, read with plain field access)
+        if m.magic == 0:
+            return [Record(m.key, m.value, -1, entry.offset, [], -1)]
+        return [Record(m.key, m.value, m.timestamp, entry.offset, [], (attributes >> 3) & 1)]
     if m.value is None:
         raise InvalidValueError("found invalid compressed record set with null value", None,
                                 "legacy_log_entry/message/value")
@@ -233,11 +235,13 @@ def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_t
         return LegacyLogEntry.LegacyMessage(magic=magic, attributes=attrs, key=r.key, value=value,
                                             timestamp=(ts if magic == 1 else None))
 
-    if codec == 0:
+    if codec == 0:  # entry after entry, packed from field values by the generated _pack
         out = bytearray()
+        pack = LegacyLogEntry._pack
+        fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
         for r, off, ts in zip(recs, offsets, stamps):
-            ts = log_append_time if (ts_attr and log_append_time is not None) else ts
-            LegacyLogEntry(offset=off, message=message(r, ts, ts_attr, r.value))._write(out)
+            ts = ts if fixed_ts is None else fixed_ts
+            pack(out, off, (magic, ts_attr, ts if magic == 1 else None, r.key, r.value))
         return bytes(out)
     inner = [LegacyLogEntry(offset=(off - offsets[0] if magic == 1 else off),
                             message=message(r, ts, ts_attr, r.value))

@@ -64,6 +64,16 @@ def frame_size(buf, pos: int, end: int) -> int:
     return LOG_OVERHEAD + size
 
 
+def batch_positions(buf, start: int = 0, end: int | None = None) -> list[int]:
+    """Where each batch of buf[start:end] begins, from the framing alone (sizes, nothing else)."""
+    end = len(buf) if end is None else end
+    out, pos = [], start
+    while pos < end:
+        out.append(pos)
+        pos += frame_size(buf, pos, end)
+    return out
+
+
 def batch_at(buf, pos: int, end: int, verify: bool = True) -> BatchInfo:
     """The batch starting at `pos`, validated as FileLogInputStream and ensureValid do (the CRC
     only with `verify`)."""

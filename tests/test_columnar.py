@@ -17,18 +17,13 @@ from kafkacodec.runtime import vectors
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.varint import encode_zigzag32, encode_zigzag64
 from kafkacodec.storage.columnar import read_columns, segment_columns
-from kafkacodec.storage.scan import frame_size
+from kafkacodec.storage.scan import batch_positions, frame_size
 from test_generator import load_module
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
-def positions(seg: bytes) -> list[int]:
-    out, pos = [], 0
-    while pos < len(seg):
-        out.append(pos)
-        pos += frame_size(seg, pos, len(seg))
-    return out
+positions = batch_positions
 
 
 def columns_as_rows(seg: bytes, verify: bool = True) -> list[tuple]:
