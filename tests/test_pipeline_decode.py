@@ -27,7 +27,7 @@ def decoded(plan, max_bytes=None, rows_per_batch=None):
                                                                           "rows_per_batch": rows_per_batch})})
         for batch in decode_slice(read_range(s.uri, s.path, s.start_pos, s.end_pos), s, base_pos=s.start_pos):
             assert batch.schema == arrow_schema(s.options.include_headers)
-            assert batch.num_rows < (rows_per_batch or 10_000) + 50  # flushed between Kafka batches
+            assert batch.num_rows < (rows_per_batch or ReadOptions().rows_per_batch) + 50  # flushed between Kafka batches
             d = batch.to_pydict()
             rows += list(zip(d["topic"], d["partition"], d["offset"], d["key"], d["value"]))
     return sorted(rows), len(work)
