@@ -1404,7 +1404,7 @@ class RecordBatch_Record:
         cols['value'] = pos
         cols['value.size'], pos = _v.slices(pos, cols['value_length'], end, True, 'record_batch/record/value')
         cols['headers_count'], pos = _v.varints(u8, pos, end, 5, True, 'record_batch/record/headers_count')
-        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 'record_batch/record/headers')
+        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 2, 'record_batch/record/headers')
         for _k, _col in _items.items():
             cols['headers.' + _k] = _col
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')
@@ -1438,7 +1438,7 @@ class RecordBatch_Record:
     def _starts(cls, u8, buf, starts, ends, counts):
         """Start positions of `counts[i]` instances laid end to end from `starts[i]` to exactly
         `ends[i]` (`buf` is the bytes of `u8`, for the instances read one at a time)."""
-        return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, (5, True), 'record_batch/record')
+        return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, (5, True), 7, 'record_batch/record')
 
 
     @staticmethod

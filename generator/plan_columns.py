@@ -125,7 +125,7 @@ class ColumnPlanner:
             else:
                 count = self.ref(attr.repeat_expr, earlier)
                 c(f"_items, cols[{name!r}], pos = _v.repeat({self.ctx.class_ref(target)}._columns, u8, pos, end, "
-                  f"cols[{count!r}], {path!r})")
+                  f"cols[{count!r}], {max(1, self.ctx.min_size(attr))}, {path!r})")
                 with c.block("for _k, _col in _items.items():"):
                     c(f"cols[{name + '.'!r} + _k] = _col")
 
@@ -159,7 +159,9 @@ class ColumnPlanner:
             prefix = f"({VARINT_MAX[kind]}, {kind.startswith('zigzag')})"
         path = "/".join(self.ctx.field_path(self.spec, self.spec.seq[0]).split("/")[:-1])
         c = Code()
-        c(f"return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, {prefix}, {path!r})")
+        least = max(1, sum(self.ctx.min_size(a) for a in self.spec.seq if a.if_ is None and not a.repeat))
+        c(f"return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, {prefix}, {least}, "
+          f"{path!r})")
         return c.lines
 
     def plan_skip1(self, reader) -> list[str]:

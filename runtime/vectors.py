@@ -126,15 +126,24 @@ def slices(pos, size, end, optional: bool, path: str):
     return size, pos + take.astype(pos.dtype)
 
 
-def repeat(read, u8, pos, end, counts, path: str):
-    """`counts[i]` items of a columnar type one after another from `pos[i]`: (the items' columns
-    in order, instance by instance; each instance's first item; the positions after each
-    instance's last item). Rounds go over the instances that still have items."""
-    if counts.size and (bad := counts < 0).any():
+def check_counts(pos, end, counts, least: int, path: str) -> None:
+    """Counts of items of at least `least` bytes each must be neither negative, nor more than the
+    bytes left could hold, nor over LIMITS.max_items: checked before anything is allocated."""
+    if not counts.size:
+        return
+    if (bad := counts < 0).any():
         raise InvalidValueError("negative count", _first(bad, pos), path)
-    if counts.size and (bad := counts > LIMITS.max_items).any():
-        raise LimitExceededError(f"{int(counts[np.flatnonzero(bad)[0]])} items, over the limit of "
-                                 f"{LIMITS.max_items}", _first(bad, pos), path)
+    if (bad := (counts > (end - pos) // max(least, 1)) | (counts > LIMITS.max_items)).any():
+        i = np.flatnonzero(bad)[0]
+        raise LimitExceededError(f"{int(counts[i])} items, more than {int(_at(end, i) - pos[i])} bytes can hold or "
+                                 f"over the limit of {LIMITS.max_items}", int(pos[i]), path)
+
+
+def repeat(read, u8, pos, end, counts, least: int, path: str):
+    """`counts[i]` items of a columnar type, each at least `least` bytes, one after another from
+    `pos[i]`: (the items' columns in order, instance by instance; each instance's first item; the
+    positions after each instance's last item). Rounds go over the instances that still have items."""
+    check_counts(pos, end, counts, least, path)
     first = np.zeros(counts.size + 1, np.int64)
     np.cumsum(counts, out=first[1:])
     total = int(first[-1])
@@ -185,13 +194,14 @@ def _prefix_table(zigzag: bool) -> np.ndarray:
     return _PREFIX_TABLES[zigzag]
 
 
-def packed(u8, buf, starts, ends, counts, skip, skip1, prefix, path: str):
+def packed(u8, buf, starts, ends, counts, skip, skip1, prefix, least: int, path: str):
     """Start positions of `counts[i]` instances laid end to end from `starts[i]` to exactly
     `ends[i]`, sequence after sequence. All sequences step together, one vectorised `skip` per
     instance index; the last few long ones finish one instance at a time with `skip1` over
     `buf`. `prefix` = (max_bytes, zigzag) when each instance starts with a varint counting the
     bytes after it: then a leaner step runs first and is checked at the end, the careful one
-    taking over wherever that check fails."""
+    taking over wherever that check fails. Each instance takes at least `least` bytes."""
+    check_counts(starts, ends, counts, least, path)
     first = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=first[1:])
     out = np.empty(int(first[-1]), starts.dtype)

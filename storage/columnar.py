@@ -101,10 +101,7 @@ def read_columns(buf, positions, verify: bool = True) -> Columns:
     position in the joined decompressed sections otherwise, so callers that must say where
     re-read the batches one by one."""
     batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
-    counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))
-    if (counts < 0).any():
-        raise InvalidValueError("negative record count", int(positions[np.flatnonzero(counts < 0)[0]]),
-                                "record_batch/records_count")
+    counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
     if any(b.attributes & COMPRESSION for b in batches):
         sections = [b.records_bytes() for b in batches]
         data = b"".join(sections)

@@ -147,6 +147,22 @@ def test_every_damage_is_a_decode_error_and_agrees_with_the_scalar_reader(batche
         assert got == want
 
 
+@pytest.mark.parametrize("field, value", [("records_count", 1 << 30), ("records_count", -3),
+                                          ("headers_count", 1 << 29)])
+def test_absurd_counts_are_refused_before_anything_is_allocated(field, value):
+    if field == "records_count":
+        seg = bytearray(write_batch([Record(key=b"k", value=b"v" * 30, timestamp=1)] * 3))
+        seg[57:61] = value.to_bytes(4, "big", signed=True)
+    else:  # one record, built by hand, whose headers count says 2^29
+        body = b"\x00" + b"\x00" + b"\x00" + b"\x02k" + b"\x02v" + encode_zigzag32(value)
+        seg = bytearray(RecordBatch(records=RecordBatch.Records(items=[])).to_bytes())
+        seg[57:61] = (1).to_bytes(4, "big")
+        seg += encode_zigzag32(len(body)) + body
+        seg[8:12] = (len(seg) - 12).to_bytes(4, "big")
+    with pytest.raises(DecodeError, match="items|count"):
+        read_columns(bytes(seg), [0], verify=False)
+
+
 @given(st.lists(st.tuples(st.sampled_from([5, 10]), st.integers(-(1 << 63), (1 << 63) - 1), st.integers(0, 3)),
                 min_size=1, max_size=60))
 def test_varints_equal_the_scalar_reader(items):
