@@ -96,22 +96,24 @@ def segment_columns(path, verify: bool = True, group_bytes: int = 8 << 20) -> It
 
 
 def read_columns(buf, positions, verify: bool = True) -> Columns:
-    """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, mmap...).
+    """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, mmap...),
+    in the order given.
     Raises DecodeError for the first damage; its position is exact for uncompressed batches, a
     position in the joined decompressed sections otherwise, so callers that must say where
     re-read the batches one by one."""
     batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
-    if any(b.attributes & COMPRESSION for b in batches):
+    # in place where the records sections are uncompressed and follow one another in the buffer
+    data = buf
+    starts = np.asarray(positions, np.int64) + RECORDS_OFFSET
+    ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
+        RECORDS_OFFSET - LOG_OVERHEAD)
+    if any(b.attributes & COMPRESSION for b in batches) or (starts[1:] < ends[:-1]).any():
         sections = [b.records_bytes() for b in batches]
         data = b"".join(sections)
-        ends = np.cumsum(np.fromiter((len(s) for s in sections), np.int64, len(sections)))
-        starts = ends - np.fromiter((len(s) for s in sections), np.int64, len(sections))
-    else:  # in place: the records sections are where the batches are
-        data = buf
-        starts = np.asarray(positions, np.int64) + RECORDS_OFFSET
-        ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
-            RECORDS_OFFSET - LOG_OVERHEAD)
+        sizes = np.fromiter((len(s) for s in sections), np.int64, len(sections))
+        ends = np.cumsum(sizes)
+        starts = ends - sizes
     u8 = np.frombuffer(data, np.uint8)
     kind = position_type(len(u8))
     record_pos, record_end = _record_starts(data, u8, starts.astype(kind), ends.astype(kind), counts)
@@ -170,6 +172,8 @@ def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind:
     bounds[0:2 * n:2] = starts
     bounds[1:2 * n:2] = starts + np.maximum(sizes, 0)
     bounds[2 * n] = bounds[2 * n - 1] if n else 0
+    if n and (np.diff(bounds) < 0).any():  # Arrow trusts offsets: never hand it ones that go back
+        raise ValueError("slices out of order")
     spans_type = kind if narrow else (pa.large_string() if kind == pa.string() else pa.large_binary())
     spans = pa.Array.from_buffers(spans_type, 2 * n, [None, pa.py_buffer(bounds), buffer])
     taken = spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))

@@ -91,6 +91,16 @@ def test_one_long_batch_among_short_ones_and_empty_batches(value_size):
     assert len(read_columns(seg, positions(seg))) == 100 * 3 + 500 + 2
 
 
+def test_batches_in_any_order_read_in_the_order_given():
+    seg = b"".join(write_batch([Record(key=b"%d" % b, value=b"x" * i, timestamp=i) for i in range(5)],
+                               base_offset=5 * b) for b in range(4))
+    at = positions(seg)
+    order = [at[2], at[0], at[3], at[0]]
+    assert read_columns(seg, order).offset.tolist() == [10, 11, 12, 13, 14, 0, 1, 2, 3, 4, 15, 16, 17, 18, 19,
+                                                        0, 1, 2, 3, 4]
+    assert read_columns(seg, order).arrow_bytes("key").to_pylist() == [b"2"] * 5 + [b"0"] * 5 + [b"3"] * 5 + [b"0"] * 5
+
+
 def test_log_append_time_batches_take_the_batch_max_timestamp():
     seg = write_batch([Record(key=None, value=b"a", timestamp=5), Record(key=None, value=b"b", timestamp=9)])
     b = RecordBatch.from_bytes(seg)
