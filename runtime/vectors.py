@@ -16,8 +16,9 @@ from .limits import LIMITS
 
 
 def position_type(size: int):
-    """The dtype of positions into a buffer of `size` bytes."""
-    return np.int32 if size < 2 ** 31 - 16 else np.int64
+    """The dtype of positions into a buffer of `size` bytes: int32 with room to spare above the
+    end, so that a position a few fields past it cannot wrap."""
+    return np.int32 if size < 2 ** 31 - 2 ** 16 else np.int64
 
 
 def _first(bad: np.ndarray, pos: np.ndarray) -> int:
@@ -86,11 +87,11 @@ def _long_varints(u8, pos, end, max_bytes: int, zigzag: bool, path: str):
 def skip_prefixed(u8, pos, end, max_bytes: int, zigzag: bool, path: str):
     """The positions after instances that start with a varint counting the bytes after it."""
     n, after = varints(u8, pos, end, max_bytes, zigzag, path)
-    after += n
-    if pos.size and (bad := (n < 0) | (after > end)).any():
+    if pos.size and (bad := (n < 0) | (n > end - after)).any():  # as room left: no overflow
         i = np.flatnonzero(bad)[0]
         raise InvalidValueError(f"size {int(n[i])} does not fit the {int(_at(end, i) - pos[i])} bytes left",
                                 int(pos[i]), path)
+    after += n
     return after
 
 
