@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .commands import codegen, inspect, segments, spark
+from .commands import cleaning, codegen, inspect, segments, spark
 
 
 @click.group()
@@ -25,5 +25,5 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
-                segments.reindex, segments.recover, inspect.verify, inspect.dump, spark.export):
+                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export):
     main.add_command(command)
