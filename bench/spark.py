@@ -1,5 +1,6 @@
-"""Spark figures: rows/s of the kafka-log source (count, and a full scan aggregating every column)
-beside Spark reading the same rows from Parquet, in the same session and run."""
+"""Spark figures: rows/s of the kafka-log source (count, a full scan aggregating every column, and
+compact-table's latest-value-per-key query) beside the same jobs over the same rows read from
+Parquet, in the same session and run."""
 from __future__ import annotations
 
 import tempfile
@@ -47,10 +48,13 @@ def table() -> list[dict]:
             logs.write.parquet(str(Path(tmp) / "parquet"))
             parquet = spark.read.parquet(str(Path(tmp) / "parquet"))
             assert logs.count() == parquet.count() == records
+            from kafkacodec.pipeline.latest import latest_per_key
             rows = []
             for workload, job in (("count()", lambda df: df.count()),
                                   ("full scan, every column aggregated", lambda df: df.selectExpr(
-                                      *FULL_SCAN).collect())):
+                                      *FULL_SCAN).collect()),
+                                  ("latest value per key (compact-table's query)", lambda df: latest_per_key(df)
+                                   .write.format("noop").mode("overwrite").save())):
                 t_logs = _best(lambda: job(logs))
                 t_parquet = _best(lambda: job(parquet))
                 rows.append({"workload": workload, "records": records, "kafka_log_rps": records / t_logs,

@@ -25,5 +25,5 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
-                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export):
+                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export, spark.compact_table):
     main.add_command(command)

@@ -88,26 +88,30 @@ class Summary:
         return t
 
 
+def write_table(df, out: str, fmt: str, mode: str) -> None:
+    """Write a DataFrame as Parquet or Delta, saying clearly when Delta is not on the classpath."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}")
+    writer = df.write.mode(mode)
+    if fmt == "parquet":
+        writer.parquet(out)
+        return
+    try:
+        writer.format("delta").save(out)
+    except Exception as err:  # the Delta jars come with the cluster or with --packages
+        if "DATA_SOURCE_NOT_FOUND" in str(err) or "Failed to find the data source: delta" in str(err):
+            raise RuntimeError("the delta format needs Delta Lake on the Spark classpath (spark-submit "
+                               "--packages io.delta:delta-spark_2.13:<version>, or a cluster that has it)") from err
+        raise
+
+
 def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
            include_headers: bool = True) -> Summary:
     """Read every record (damaged batches reported as rows with `corruption` set) and write the
     table; then gather the summary from the segments table and the written rows."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}")
     df = (spark.read.format("kafka-log").option("includeHeaders", str(include_headers).lower())
           .option("onCorrupt", "report").load(logdir))
-    writer = df.write.mode(mode)
-    if fmt == "delta":
-        try:
-            writer.format("delta").save(out)
-        except Exception as err:  # the Delta jars come with the cluster or with --packages
-            if "DATA_SOURCE_NOT_FOUND" in str(err) or "Failed to find the data source: delta" in str(err):
-                raise RuntimeError("the delta format needs Delta Lake on the Spark classpath (spark-submit "
-                                   "--packages io.delta:delta-spark_2.13:<version>, or a cluster that has "
-                                   "it)") from err
-            raise
-    else:
-        writer.parquet(out)
+    write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)
     summary = Summary()

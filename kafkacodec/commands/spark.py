@@ -42,3 +42,39 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
     for segment, position, why in summary.damaged:
         click.echo(f"damaged: {segment} at byte {position}: {why}", err=True)
     sys.exit(1 if summary.damaged else 0)
+
+
+@click.command("compact-table")
+@click.argument("logdir")
+@click.argument("out")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
+@click.option("--read-uncommitted", is_flag=True, help="Count records of aborted transactions too.")
+@click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, master: str | None, force: bool) -> None:
+    """The current value of every key of every topic-partition of a log dir (local or s3://...),
+    as a table: the latest record per key, tombstones delete, read-committed unless told."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..pipeline.export import session, stage_progress
+    from ..pipeline.latest import compact_table as run
+
+    if "://" not in out and Path(out).exists() and not force:
+        click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(1)
+    spark = session(master, app="kafkacodec compact-table")
+    try:
+        with stage_progress(spark, Console(stderr=True)):
+            topics = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", not read_uncommitted)
+    except Exception as err:
+        text = str(err).strip().splitlines()
+        click.echo(f"error: {text[0] if text else err}", err=True)
+        sys.exit(1)
+    finally:
+        spark.stop()
+    table = Table("topic", "partitions", "keys")
+    for topic, parts, keys in topics:
+        table.add_row(topic, str(parts), f"{keys:,}")
+    Console().print(table)
+    click.echo(f"wrote {out} ({fmt}): the latest value of {sum(k for _, _, k in topics):,} keys")
