@@ -101,7 +101,7 @@ def test_the_command_reports_and_applies(tmp_path):
                                        capture_output=True, text=True)
     report = run(str(tmp_path / "logs"), "--now", str(10 * DAY), "--retention-ms", str(7 * DAY))
     assert report.returncode == 0, report.stderr
-    assert "would delete" in report.stdout and " 2 records" in report.stdout
+    assert "would remove" in report.stdout and " 2 records" in report.stdout
     assert run(str(tmp_path / "logs"), "--apply").returncode == 2
     applied = run(str(tmp_path / "logs"), "--now", str(10 * DAY), "--retention-ms", str(7 * DAY), "--apply",
                   "--out", str(tmp_path / "out"))

@@ -1,57 +1,99 @@
-"""clean: what Kafka's retention would delete, and a copy of the log without it."""
+"""clean: what Kafka's retention and compaction would remove, and a copy of the log without it."""
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import click
 
+POLICIES = ["delete", "compact", "compact,delete"]
+
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--policy", type=click.Choice(["delete"]), default="delete", show_default=True,
-              help="cleanup.policy to apply (compaction is not offered yet).")
+@click.option("--policy", type=click.Choice(POLICIES), default="delete", show_default=True, help="cleanup.policy.")
 @click.option("--retention-ms", type=int, default=7 * 24 * 3600 * 1000, show_default=True,
               help="retention.ms; -1 keeps everything by time.")
 @click.option("--retention-bytes", type=int, default=-1, show_default=True,
               help="retention.bytes per partition; -1 keeps everything by size.")
+@click.option("--delete-retention-ms", type=int, default=24 * 3600 * 1000, show_default=True,
+              help="delete.retention.ms: how long tombstones and transaction markers stay once cleaned.")
+@click.option("--min-compaction-lag-ms", type=int, default=0, show_default=True, help="min.compaction.lag.ms.")
+@click.option("--max-compaction-lag-ms", type=int, default=2 ** 63 - 1, help="max.compaction.lag.ms.")
+@click.option("--min-cleanable-dirty-ratio", type=float, default=0.5, show_default=True,
+              help="min.cleanable.dirty.ratio.")
 @click.option("--now", "now_ms", type=int, default=None, help="The clock, in ms since the epoch (default: now).")
 @click.option("--apply", "apply_", is_flag=True, help="Write the cleaned log to --out (default: report only).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where --apply writes the cleaned partition directories.")
-def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, now_ms: int | None, apply_: bool,
-          out: Path | None) -> None:
-    """Report the segments a broker would delete now under time and size retention, per partition
-    of PATH (a log dir or one partition directory); with --apply --out DIR, write copies of the
-    partitions without them. The log itself is never changed."""
+def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, delete_retention_ms: int,
+          min_compaction_lag_ms: int, max_compaction_lag_ms: int, min_cleanable_dirty_ratio: float,
+          now_ms: int | None, apply_: bool, out: Path | None) -> None:
+    """Report what a broker would remove now from each partition of PATH (a log dir or one
+    partition directory): segments past time and size retention (policy delete), records,
+    tombstones and markers compaction drops (policy compact); with --apply --out DIR, write
+    cleaned copies of the partitions. The log itself is never changed."""
     from rich.console import Console
     from rich.table import Table
 
+    from ..runtime.errors import DecodeError
     from ..storage import logdir
+    from ..storage.compaction import CompactionConfig, compact
     from ..storage.retention import RetentionConfig, copy_without, deletions
 
     if apply_ and out is None:
         click.echo("error: --apply needs --out DIR (the log itself is never changed)", err=True)
         sys.exit(2)
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    config = RetentionConfig(retention_ms, retention_bytes)
-    parts = [logdir.open_partition(path)] if any(p.suffix == ".log" for p in path.iterdir()) \
-        else logdir.open_log_dir(path).partitions
-    table = Table("partition", "segment", "bytes", "records", "largest timestamp", "rule")
-    total_bytes = total_records = 0
+    if apply_:
+        out.mkdir(parents=True, exist_ok=True)
+    single = any(p.suffix == ".log" for p in path.iterdir())
+    parts = [logdir.open_partition(path)] if single else logdir.open_log_dir(path).partitions
+    checkpoint = None if single else path / "cleaner-offset-checkpoint"
+    deleting, compacting = "delete" in policy, "compact" in policy
+    deleted = Table("partition", "segment", "bytes", "records", "largest timestamp", "rule", title="retention")
+    compacted = Table("partition", "due", "dirty ratio", "cleanable below", "records removed", "tombstones removed",
+                      "markers removed", "bytes before", "bytes after", title="compaction")
+    totals = [0, 0]
+    skipped = 0
     for part in parts:
-        due = deletions(part, config, now)
+        due = deletions(part, RetentionConfig(retention_ms, retention_bytes), now) if deleting else []
         for d in due:
             f = d.facts
-            table.add_row(f"{part.topic}-{part.partition}", f.segment.log.name, f"{f.size:,}", f"{f.records:,}",
-                          str(f.largest_timestamp), d.reason)
-            total_bytes += f.size
-            total_records += f.records
-        if apply_:
-            copy_without(part, due, out)
+            deleted.add_row(f"{part.topic}-{part.partition}", f.segment.log.name, f"{f.size:,}", f"{f.records:,}",
+                            str(f.largest_timestamp), d.reason)
+            totals[0] += f.size
+            totals[1] += f.records
+        if not compacting:
+            if apply_:
+                copy_without(part, due, out)
+            continue
+        with tempfile.TemporaryDirectory(dir=out if apply_ else None) as tmp:
+            if due:  # retention first, then the cleaner over what is left
+                part = logdir.open_partition(copy_without(part, due, Path(tmp)))
+            config = CompactionConfig(delete_retention_ms, min_compaction_lag_ms, max_compaction_lag_ms,
+                                      min_cleanable_dirty_ratio)
+            try:
+                r = compact(part, config, now, checkpoint, out if apply_ else None)
+            except DecodeError as err:  # this partition is left as it is; the others go on
+                click.echo(f"skipped {part.topic}-{part.partition}: {err}", err=True)
+                skipped += 1
+                continue
+            compacted.add_row(f"{part.topic}-{part.partition}", "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
+                              str(r.first_uncleanable), f"{r.records_removed:,}", f"{r.tombstones_removed:,}",
+                              f"{r.markers_removed:,}", f"{r.bytes_before:,}", f"{r.bytes_after:,}")
+            totals[0] += r.bytes_before - r.bytes_after
+            totals[1] += r.records_removed + r.tombstones_removed + r.markers_removed
     console = Console()
-    Console(width=max(console.width, 160) if not console.is_terminal else None).print(table)
-    click.echo(f"{'deleted' if apply_ else 'would delete'}: {total_bytes:,} bytes, {total_records:,} records "
-               f"(now = {now}, retention.ms = {retention_ms}, retention.bytes = {retention_bytes})"
-               + (f"; cleaned partitions in {out}" if apply_ else ""))
+    wide = Console(width=max(console.width, 160) if not console.is_terminal else None)
+    if deleting:
+        wide.print(deleted)
+    if compacting:
+        wide.print(compacted)
+    click.echo(f"{'removed' if apply_ else 'would remove'}: {totals[0]:,} bytes, {totals[1]:,} records "
+               f"(policy {policy}, now = {now})" + (f"; cleaned partitions in {out}" if apply_ else ""))
+    sys.exit(1 if skipped else 0)
+
+

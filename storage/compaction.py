@@ -1,0 +1,256 @@
+"""Compaction (cleanup.policy=compact) as Kafka's LogCleaner would run it now, offline, on v2
+batches: what a cleaning would remove, and the cleaned partition written elsewhere.
+
+Rules implemented (LogCleaner, LogCleanerManager, MemoryRecords.filterTo; KIP-534 delete horizons):
+- Cleanable: the segments below the first uncleanable offset, the least of the last (active)
+  segment's base offset, the base offset of the first segment holding a timestamp newer than
+  now - min.compaction.lag.ms, and the first offset of a transaction still open. Batches from it
+  on are kept as they are.
+- Due: the dirty part (from the log dir's cleaner-offset-checkpoint, else the log start) is at
+  least min.cleanable.dirty.ratio of the cleanable bytes, or its first batch is older than
+  max.compaction.lag.ms. A cleaning that is not due changes nothing.
+- The latest offset of every key in the dirty part (control batches and aborted transactions
+  aside) decides: a record is kept when no later record of its key is in the dirty part. Records
+  without a key are removed, as are the records of aborted transactions.
+- Tombstones and transaction markers stay until their batch's delete horizon has passed; a batch
+  that keeps one and has no horizon yet gets one, now + delete.retention.ms, stored in its base
+  timestamp with the delete-horizon attribute bit (timestamps are rebased onto it).
+- A rebuilt batch keeps its base offset, last offset delta, producer id, epoch, base sequence,
+  leader epoch and codec; a batch left empty is removed, unless it is its producer's last batch
+  in the log, which stays (with no records) so that the producer's state survives.
+- A segment left empty is dropped (the active one stays); indexes are rebuilt, .txnindex files
+  and producer snapshots are kept.
+Not implemented: v0/v1 entries (refused), the cleaner's grouping of small segments into one, the
+checkpoint's update, and the removal of a marker only once its transaction's data is gone (here
+a marker goes when its horizon has passed, as a tombstone does).
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime.errors import InvalidValueError
+
+from . import index
+from .files import write_atomically
+from .logdir import Partition, Segment
+from .reader import partition_batches
+from .retention import largest_timestamp
+from .scan import scan_bytes
+from .textfiles import read_offset_checkpoint
+from .transactions import aborted_ranges, partition_transactions
+
+DELETE_HORIZON = 0x40
+LOG_APPEND_TIME = 0x08
+LONG_MAX = 2 ** 63 - 1
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    delete_retention_ms: int = 24 * 3600 * 1000
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
+    min_cleanable_dirty_ratio: float = 0.5
+
+
+@dataclass
+class CompactionReport:
+    first_uncleanable: int
+    first_dirty: int
+    dirty_ratio: float
+    due: bool
+    records_removed: int = 0
+    tombstones_removed: int = 0
+    markers_removed: int = 0
+    batches_removed: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    segments: dict = field(default_factory=dict)  # base offset -> cleaned size (None: dropped)
+
+
+def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: Path | None = None,
+            out: Path | None = None) -> CompactionReport:
+    """What cleaning the partition now would do; with `out`, the cleaned partition is written to
+    out/<partition directory> (through a temporary directory: a failure leaves nothing). Two
+    passes over the log, one segment's cleaned bytes in memory at a time."""
+    first_uncleanable = _first_uncleanable(part, config, now_ms)
+    first_dirty = _first_dirty(part, checkpoint)
+    sizes = {s.base_offset: s.log.stat().st_size for s in part.segments}
+    cleanable = {s.base_offset for s in part.segments if _segment_end(part, s) <= first_uncleanable}
+    total = sum(sizes[b] for b in cleanable)
+    dirty = sum(sizes[b] for b in cleanable if b >= first_dirty)
+    aborted = aborted_ranges(part)
+    latest: dict[bytes, int] = {}
+    last_of_producer: dict[int, int] = {}  # producer id -> base offset of its last batch in the log
+    first_dirty_ts = None
+    for seg, b in partition_batches(part):  # pass 1: the offset map
+        if b.is_legacy:
+            raise InvalidValueError("compaction of v0/v1 entries is not implemented", b.position, "log",
+                                    str(seg.log))
+        e = b.entry
+        if e.producer_id >= 0:
+            last_of_producer[e.producer_id] = e.base_offset
+        if first_dirty <= e.base_offset and e.last_offset < first_uncleanable and not e.is_control \
+                and not _is_aborted(e, aborted):
+            first_dirty_ts = e.max_timestamp if first_dirty_ts is None else first_dirty_ts
+            for r in e.records.items:
+                if r.key is not None:
+                    latest[r.key] = r.offset
+    ratio = dirty / total if total else 0.0
+    due = bool(cleanable) and (ratio >= config.min_cleanable_dirty_ratio or (
+        first_dirty_ts is not None and now_ms - first_dirty_ts > config.max_compaction_lag_ms))
+    report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()))
+    with _Output(part, out) as written:
+        last = part.segments[-1].base_offset if part.segments else None
+        current, data, raw_log = None, bytearray(), b""
+        for seg, b in partition_batches(part):  # pass 2: the cleaned segments
+            if seg.base_offset != current:
+                if current is not None:
+                    report.segments[current] = written.segment(current, data, current == last)
+                current, data, raw_log = seg.base_offset, bytearray(), seg.log.read_bytes()
+            e = b.entry
+            raw = raw_log[b.position:b.position + b.size]
+            if not due or e.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
+                data += raw
+                continue
+            kept = _clean_batch(e, latest, aborted, config, now_ms, report,
+                                last_of_producer.get(e.producer_id) == e.base_offset)
+            if kept is None:
+                report.batches_removed += 1
+            else:
+                data += raw if kept is True else kept
+        if current is not None:
+            report.segments[current] = written.segment(current, data, current == last)
+    report.bytes_after = sum(n for n in report.segments.values() if n is not None)
+    return report
+
+
+def _is_aborted(e: RecordBatch, aborted) -> bool:
+    return e.is_transactional and any(pid == e.producer_id and first <= e.base_offset <= end
+                                      for pid, first, end in aborted)
+
+
+def _clean_batch(e: RecordBatch, latest: dict, aborted, config: CompactionConfig, now_ms: int,
+                 report: CompactionReport, producers_last: bool):
+    """True to keep the batch as it is, None to remove it, or the bytes of its rebuilt form."""
+    horizon = e.base_timestamp if e.has_delete_horizon else None
+    records = e.records.items
+    if e.is_control:
+        if horizon is not None and now_ms >= horizon:
+            report.markers_removed += len(records)
+            return _empty(e) if producers_last else None
+        return True if horizon is not None else _rebuild(e, records, now_ms + config.delete_retention_ms)
+    if _is_aborted(e, aborted):
+        kept = []
+    else:
+        kept = [r for r in records if r.key is not None and latest.get(r.key, -1) <= r.offset]
+        if horizon is not None and now_ms >= horizon:
+            report.tombstones_removed += sum(1 for r in kept if r.value is None)
+            kept = [r for r in kept if r.value is not None]
+    report.records_removed += len(records) - len(kept)
+    if not kept:
+        return _empty(e) if producers_last and e.producer_id >= 0 else None
+    new_horizon = horizon
+    if horizon is None and any(r.value is None for r in kept):
+        new_horizon = now_ms + config.delete_retention_ms
+    if len(kept) == len(records) and new_horizon == horizon:
+        return True
+    return _rebuild(e, kept, new_horizon)
+
+
+def _rebuild(e: RecordBatch, kept: list, horizon: int | None) -> bytes:
+    """The batch with only `kept` records: base offset, last offset delta and producer fields as
+    they were; timestamps rebased onto the delete horizon when there is one."""
+    stamps = [e.base_timestamp + r.timestamp_delta for r in kept]  # the stored ones, horizon or not
+    base_ts = horizon if horizon is not None else stamps[0]
+    attributes = e.attributes | (DELETE_HORIZON if horizon is not None else 0)
+    max_ts = e.max_timestamp if e.attributes & LOG_APPEND_TIME else max(stamps)
+    items = [RecordBatch.Record(attributes=r.attributes, timestamp_delta=ts - base_ts, offset_delta=r.offset_delta,
+                                key=r.key, value=r.value, headers=[RecordBatch.Header(key=h.key, value=h.value)
+                                                                   for h in r.headers])
+             for r, ts in zip(kept, stamps)]
+    return RecordBatch(base_offset=e.base_offset, partition_leader_epoch=e.partition_leader_epoch,
+                       attributes=attributes, last_offset_delta=e.last_offset_delta, base_timestamp=base_ts,
+                       max_timestamp=max_ts, producer_id=e.producer_id, producer_epoch=e.producer_epoch,
+                       base_sequence=e.base_sequence, records=RecordBatch.Records(items=items)).to_bytes()
+
+
+def _empty(e: RecordBatch) -> bytes:
+    """A producer's last batch with no records left: its header alone keeps the producer's state."""
+    return RecordBatch(base_offset=e.base_offset, partition_leader_epoch=e.partition_leader_epoch,
+                       attributes=e.attributes, last_offset_delta=e.last_offset_delta, base_timestamp=-1,
+                       max_timestamp=e.max_timestamp, producer_id=e.producer_id, producer_epoch=e.producer_epoch,
+                       base_sequence=e.base_sequence, records=RecordBatch.Records(items=[])).to_bytes()
+
+
+def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int) -> int:
+    if not part.segments:
+        return 0
+    bounds = [part.segments[-1].base_offset]
+    for seg in part.segments:
+        if now_ms - largest_timestamp(seg) < config.min_compaction_lag_ms:
+            bounds.append(seg.base_offset)
+            break
+    bounds += [t.first_offset for t in partition_transactions(part) if t.outcome == "OPEN"]
+    return min(bounds)
+
+
+def _segment_end(part: Partition, seg: Segment) -> int:
+    """The base offset of the next segment (the log end for the last: it is never cleanable)."""
+    later = [s.base_offset for s in part.segments if s.base_offset > seg.base_offset]
+    return min(later) if later else LONG_MAX
+
+
+def _first_dirty(part: Partition, checkpoint: Path | None) -> int:
+    start = part.segments[0].base_offset if part.segments else 0
+    if checkpoint is not None and checkpoint.exists():
+        return max(start, read_offset_checkpoint(checkpoint).get((part.topic, part.partition), start))
+    return start
+
+
+class _Output:
+    """Where the cleaned segments go: nowhere (a report), or a new partition directory built in a
+    temporary one and renamed into place when complete."""
+
+    def __init__(self, part: Partition, out: Path | None):
+        self.part, self.out = part, out
+        self.work = None if out is None else out / f".{part.path.name}.cleaning"
+
+    def __enter__(self) -> "_Output":
+        if self.work is not None:
+            if (self.out / self.part.path.name).exists():
+                raise FileExistsError(f"{self.out / self.part.path.name} exists")
+            if self.work.exists():
+                shutil.rmtree(self.work)
+            self.work.mkdir(parents=True)
+            logs = {p for s in self.part.segments for p in (s.log, s.index, s.time_index, s.txn_index)}
+            for f in sorted(self.part.path.iterdir()):
+                if f.is_file() and f not in logs:  # snapshots, partition.metadata, leader epochs
+                    shutil.copy2(f, self.work / f.name)
+        return self
+
+    def segment(self, base: int, data: bytes, active: bool) -> int | None:
+        """Write one cleaned segment and its indexes; a segment left empty is dropped unless active.
+        Returns its size, or None when dropped."""
+        if not data and not active:
+            return None
+        if self.work is not None:
+            seg = next(s for s in self.part.segments if s.base_offset == base)
+            stem = seg.log.stem
+            write_atomically(self.work / f"{stem}.log", bytes(data))
+            offsets, times = index.rebuild(scan_bytes(bytes(data)).batches, base)
+            write_atomically(self.work / f"{stem}.index", index.encode_offset_index(offsets, base))
+            write_atomically(self.work / f"{stem}.timeindex", index.encode_time_index(times, base))
+            if seg.txn_index is not None:
+                shutil.copy2(seg.txn_index, self.work / seg.txn_index.name)
+        return len(data)
+
+    def __exit__(self, kind, *exc) -> None:
+        if self.work is None:
+            return
+        if kind is None:
+            self.work.rename(self.out / self.part.path.name)
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
