@@ -1,7 +1,8 @@
 """Compaction (cleanup.policy=compact) as Kafka's LogCleaner would run it now, offline, on v2
 batches: what a cleaning would remove, and the cleaned partition written elsewhere.
 
-Rules implemented (LogCleaner, LogCleanerManager, MemoryRecords.filterTo; KIP-534 delete horizons):
+Rules implemented (LogCleaner, LogCleanerManager, MemoryRecords.filterTo; KIP-534 delete horizons),
+for v2 batches and v0/v1 entries alike unless said:
 - Cleanable: the segments below the first uncleanable offset, the least of the last (active)
   segment's base offset, the base offset of the first segment holding a timestamp newer than
   now - min.compaction.lag.ms, and the first offset of a transaction still open. Batches from it
@@ -14,14 +15,17 @@ Rules implemented (LogCleaner, LogCleanerManager, MemoryRecords.filterTo; KIP-53
   without a key are removed, as are the records of aborted transactions.
 - Tombstones and transaction markers stay until their batch's delete horizon has passed; a batch
   that keeps one and has no horizon yet gets one, now + delete.retention.ms, stored in its base
-  timestamp with the delete-horizon attribute bit (timestamps are rebased onto it).
+  timestamp with the delete-horizon attribute bit (timestamps are rebased onto it). v0/v1
+  tombstones stay in segments modified after the last clean segment's modification time less
+  delete.retention.ms (all of them when nothing was cleaned before), as the cleaner decides.
+- A compressed v0/v1 wrapper that loses some messages is written again around the rest (same
+  codec and magic, the wrapper's offset the last one's).
 - A rebuilt batch keeps its base offset, last offset delta, producer id, epoch, base sequence,
   leader epoch and codec; a batch left empty is removed, unless it is its producer's last batch
   in the log, which stays (with no records) so that the producer's state survives.
 - A segment left empty is dropped (the active one stays); indexes are rebuilt, .txnindex files
   and producer snapshots are kept.
-Not implemented: v0/v1 entries (refused), the cleaner's grouping of small segments into one, the
-checkpoint's update, and the removal of a marker only once its transaction's data is gone (here
+Not implemented: the cleaner's grouping of small segments into one, the checkpoint's update, and the removal of a marker only once its transaction's data is gone (here
 a marker goes when its horizon has passed, as a tombstone does).
 """
 from __future__ import annotations
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime.errors import InvalidValueError
+from kafkacodec.records import Record, write_batch
 
 from . import index
 from .files import write_atomically
@@ -87,8 +91,11 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     first_dirty_ts = None
     for seg, b in partition_batches(part):  # pass 1: the offset map
         if b.is_legacy:
-            raise InvalidValueError("compaction of v0/v1 entries is not implemented", b.position, "log",
-                                    str(seg.log))
+            if first_dirty <= b.base_offset and b.last_offset < first_uncleanable:
+                records = b.records()
+                first_dirty_ts = max(r.timestamp for r in records) if first_dirty_ts is None else first_dirty_ts
+                latest.update((r.key, r.offset) for r in records if r.key is not None)
+            continue
         e = b.entry
         if e.producer_id >= 0:
             last_of_producer[e.producer_id] = e.base_offset
@@ -102,6 +109,7 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     due = bool(cleanable) and (ratio >= config.min_cleanable_dirty_ratio or (
         first_dirty_ts is not None and now_ms - first_dirty_ts > config.max_compaction_lag_ms))
     report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()))
+    legacy_horizon = _legacy_horizon(part, first_dirty, config)
     with _Output(part, out) as written:
         last = part.segments[-1].base_offset if part.segments else None
         current, data, raw_log = None, bytearray(), b""
@@ -112,11 +120,14 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
                 current, data, raw_log = seg.base_offset, bytearray(), seg.log.read_bytes()
             e = b.entry
             raw = raw_log[b.position:b.position + b.size]
-            if not due or e.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
+            if not due or b.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
                 data += raw
                 continue
-            kept = _clean_batch(e, latest, aborted, config, now_ms, report,
-                                last_of_producer.get(e.producer_id) == e.base_offset)
+            if b.is_legacy:
+                kept = _clean_legacy(b, latest, _legacy_deletes_stay(seg, legacy_horizon), report)
+            else:
+                kept = _clean_batch(e, latest, aborted, config, now_ms, report,
+                                    last_of_producer.get(e.producer_id) == e.base_offset)
             if kept is None:
                 report.batches_removed += 1
             else:
@@ -125,6 +136,38 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
             report.segments[current] = written.segment(current, data, current == last)
     report.bytes_after = sum(n for n in report.segments.values() if n is not None)
     return report
+
+
+def _legacy_horizon(part: Partition, first_dirty: int, config: CompactionConfig) -> int:
+    """v0/v1 entries have no horizon of their own: tombstones stay in segments modified after the
+    last clean segment's modification time less delete.retention.ms (0 when nothing is clean)."""
+    clean = [s for s in part.segments if _segment_end(part, s) <= first_dirty]
+    return int(clean[-1].log.stat().st_mtime * 1000) - config.delete_retention_ms if clean else 0
+
+
+def _legacy_deletes_stay(seg: Segment, horizon: int) -> bool:
+    return int(seg.log.stat().st_mtime * 1000) > horizon
+
+
+def _clean_legacy(b, latest: dict, deletes_stay: bool, report: CompactionReport):
+    """A v0/v1 entry: True to keep it as it is, None to remove it, or a compressed wrapper rebuilt
+    around the messages that stay (same codec and magic, their offsets and timestamps)."""
+    records = b.records()
+    kept = [r for r in records if r.key is not None and latest.get(r.key, -1) <= r.offset]
+    if not deletes_stay:
+        report.tombstones_removed += sum(1 for r in kept if r.value is None)
+        kept = [r for r in kept if r.value is not None]
+    report.records_removed += len(records) - len(kept)
+    if len(kept) == len(records):
+        return True
+    if not kept:
+        return None
+    m = b.entry.message
+    append_time = m.magic == 1 and (m.attributes >> 3) & 1
+    return write_batch([Record(key=r.key, value=r.value, timestamp=r.timestamp, offset=r.offset) for r in kept],
+                       magic=m.magic, compression=b.compression,
+                       timestamp_type="LogAppendTime" if append_time else "CreateTime",
+                       log_append_time=m.timestamp if append_time else None)
 
 
 def _is_aborted(e: RecordBatch, aborted) -> bool:

@@ -1,9 +1,7 @@
 """Compaction offline, on crafted partitions with known answers: what Kafka's cleaner keeps, the
 delete horizon of tombstones and markers, aborted transactions, and the cleaned copy read back
 with its offsets unchanged."""
-import pytest
 
-from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage import logdir
 from kafkacodec.storage.compaction import CompactionConfig, compact
 from kafkacodec.storage.reader import partition_batches, partition_records
@@ -96,10 +94,18 @@ def test_not_due_below_the_dirty_ratio_and_never_past_an_open_transaction(tmp_pa
     assert report.first_uncleanable == 1 and report.records_removed == 0
 
 
-def test_a_legacy_entry_is_refused_for_now(tmp_path):
-    part = write(tmp_path / "t-0", [([rec(b"k", b"1")], {"magic": 1}), [rec(b"k", b"2")]])
-    with pytest.raises(DecodeError, match="v0/v1"):
-        compact(part, ALWAYS, NOW)
+def test_a_mixed_v1_and_v2_log(tmp_path):
+    """v1 entries and a gzip wrapper are filtered message by message (the wrapper written again
+    around what stays), v1 tombstones stay on a first cleaning, v2 batches as above."""
+    part = write(tmp_path / "t-0", [([rec(b"k1", b"a"), rec(b"k2", b"b")], {"magic": 1}),
+                                    ([rec(b"k1", b"c"), rec(b"k3", b"d"), rec(b"k2", None)],
+                                     {"magic": 1, "compression": "gzip"}),
+                                    [rec(b"k3", b"e")], [rec(b"k4", b"f")]])
+    report, out = cleaned(part, tmp_path)
+    assert contents(out) == [(2, b"k1", b"c"), (4, b"k2", None), (5, b"k3", b"e"), (6, b"k4", b"f")]
+    assert report.segments[0] is None and report.records_removed == 3
+    wrapper = [b for _, b in partition_batches(out) if b.is_legacy][0]
+    assert (wrapper.magic, wrapper.compression, wrapper.last_offset) == (1, "gzip", 4)
 
 
 def test_the_command_compacts_after_retention(tmp_path):
