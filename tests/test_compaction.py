@@ -120,3 +120,16 @@ def test_the_command_compacts_after_retention(tmp_path):
     assert "retention" in run.stdout and "compaction" in run.stdout
     out = logdir.open_partition(tmp_path / "out" / "t-0")
     assert contents(out) == [(2, b"k2", b"b"), (3, b"k1", b"c"), (4, b"k3", b"d")]
+
+
+def test_in_place_replaces_the_partitions_with_their_cleaned_copies(tmp_path):
+    import subprocess
+    import sys
+    write(tmp_path / "logs" / "t-0", [[rec(b"k1", b"a")], [rec(b"k1", b"b")], [rec(b"k2", b"c")]])
+    (tmp_path / "logs" / "meta.properties").write_text("version=1\n")
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "clean", str(tmp_path / "logs"), "--policy", "compact",
+                          "--now", str(NOW), "--min-cleanable-dirty-ratio", "0", "--apply", "--in-place"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert contents(logdir.open_partition(tmp_path / "logs" / "t-0")) == [(1, b"k1", b"b"), (2, b"k2", b"c")]
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["meta.properties", "t-0"]

@@ -1,6 +1,7 @@
 """clean: what Kafka's retention and compaction would remove, and a copy of the log without it."""
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import time
@@ -27,10 +28,12 @@ POLICIES = ["delete", "compact", "compact,delete"]
 @click.option("--now", "now_ms", type=int, default=None, help="The clock, in ms since the epoch (default: now).")
 @click.option("--apply", "apply_", is_flag=True, help="Write the cleaned log to --out (default: report only).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where --apply writes the cleaned partition directories.")
+              help="Where --apply writes the cleaned log dir (its partition directories and root files).")
+@click.option("--in-place", is_flag=True, help="With --apply and no --out: replace each partition directory by "
+              "its cleaned copy (built beside it first; the original stays if anything fails).")
 def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, delete_retention_ms: int,
           min_compaction_lag_ms: int, max_compaction_lag_ms: int, min_cleanable_dirty_ratio: float,
-          now_ms: int | None, apply_: bool, out: Path | None) -> None:
+          now_ms: int | None, apply_: bool, out: Path | None, in_place: bool) -> None:
     """Report what a broker would remove now from each partition of PATH (a log dir or one
     partition directory): segments past time and size retention (policy delete), records,
     tombstones and markers compaction drops (policy compact); with --apply --out DIR, write
@@ -43,13 +46,21 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     from ..storage.compaction import CompactionConfig, compact
     from ..storage.retention import RetentionConfig, copy_without, deletions
 
-    if apply_ and out is None:
-        click.echo("error: --apply needs --out DIR (the log itself is never changed)", err=True)
+    if apply_ and (out is None) == (not in_place):
+        click.echo("error: --apply needs --out DIR, or --in-place to replace the partitions", err=True)
         sys.exit(2)
     now = int(time.time() * 1000) if now_ms is None else now_ms
+    single = any(p.suffix == ".log" for p in path.iterdir())
+    if in_place:  # cleaned copies beside the partitions first, swapped in at the end
+        out = (path.parent if single else path) / ".kafkacodec-clean"
+        if out.exists():
+            shutil.rmtree(out)
     if apply_:
         out.mkdir(parents=True, exist_ok=True)
-    single = any(p.suffix == ".log" for p in path.iterdir())
+        if not single and not in_place:  # meta.properties and the checkpoints go with the log dir
+            for f in path.iterdir():
+                if f.is_file() and not (out / f.name).exists():
+                    shutil.copy2(f, out / f.name)
     parts = [logdir.open_partition(path)] if single else logdir.open_log_dir(path).partitions
     checkpoint = None if single else path / "cleaner-offset-checkpoint"
     deleting, compacting = "delete" in policy, "compact" in policy
@@ -86,6 +97,8 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
                               f"{r.markers_removed:,}", f"{r.bytes_before:,}", f"{r.bytes_after:,}")
             totals[0] += r.bytes_before - r.bytes_after
             totals[1] += r.records_removed + r.tombstones_removed + r.markers_removed
+    if in_place:
+        replace_partitions(parts, out)
     console = Console()
     wide = Console(width=max(console.width, 160) if not console.is_terminal else None)
     if deleting:
@@ -97,3 +110,21 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     sys.exit(1 if skipped else 0)
 
 
+
+
+def replace_partitions(parts, staging: Path) -> None:
+    """Swap each partition directory for its cleaned copy in `staging`: the original is renamed
+    aside, the copy renamed into place, then the original removed; a failed swap puts it back."""
+    for part in parts:
+        cleaned = staging / part.path.name
+        if not cleaned.exists():
+            continue  # skipped: left as it was
+        aside = part.path.with_name(part.path.name + ".kafkacodec-old")
+        part.path.rename(aside)
+        try:
+            cleaned.rename(part.path)
+        except BaseException:
+            aside.rename(part.path)
+            raise
+        shutil.rmtree(aside)
+    shutil.rmtree(staging, ignore_errors=True)
