@@ -37,6 +37,7 @@ run: install
 	$(KC) generate
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
+	$(KC) clean build/sample-logs --policy compact,delete --min-cleanable-dirty-ratio 0
 	$(KC) export --force build/sample-logs build/sample-parquet
 
 bench: install $(NODE_STAMP)

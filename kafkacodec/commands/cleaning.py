@@ -26,14 +26,15 @@ POLICIES = ["delete", "compact", "compact,delete"]
 @click.option("--min-cleanable-dirty-ratio", type=float, default=0.5, show_default=True,
               help="min.cleanable.dirty.ratio.")
 @click.option("--now", "now_ms", type=int, default=None, help="The clock, in ms since the epoch (default: now).")
-@click.option("--apply", "apply_", is_flag=True, help="Write the cleaned log to --out (default: report only).")
+@click.option("--dry-run", is_flag=True, help="Report only (the default).")
+@click.option("--apply", "apply_", is_flag=True, help="Write the cleaned log to --out, or --in-place.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where --apply writes the cleaned log dir (its partition directories and root files).")
 @click.option("--in-place", is_flag=True, help="With --apply and no --out: replace each partition directory by "
               "its cleaned copy (built beside it first; the original stays if anything fails).")
 def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, delete_retention_ms: int,
           min_compaction_lag_ms: int, max_compaction_lag_ms: int, min_cleanable_dirty_ratio: float,
-          now_ms: int | None, apply_: bool, out: Path | None, in_place: bool) -> None:
+          now_ms: int | None, dry_run: bool, apply_: bool, out: Path | None, in_place: bool) -> None:
     """Report what a broker would remove now from each partition of PATH (a log dir or one
     partition directory): segments past time and size retention (policy delete), records,
     tombstones and markers compaction drops (policy compact); with --apply --out DIR, write
@@ -46,6 +47,9 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     from ..storage.compaction import CompactionConfig, compact
     from ..storage.retention import RetentionConfig, copy_without, deletions
 
+    if dry_run and apply_:
+        click.echo("error: --dry-run and --apply exclude each other", err=True)
+        sys.exit(2)
     if apply_ and (out is None) == (not in_place):
         click.echo("error: --apply needs --out DIR, or --in-place to replace the partitions", err=True)
         sys.exit(2)
