@@ -78,7 +78,7 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
             out: Path | None = None) -> CompactionReport:
     """What cleaning the partition now would do; with `out`, the cleaned partition is written to
     out/<partition directory> (through a temporary directory: a failure leaves nothing). Two
-    passes over the log, one segment's cleaned bytes in memory at a time."""
+    passes over the log; one segment, and its cleaned bytes, in memory at a time."""
     first_uncleanable = _first_uncleanable(part, config, now_ms)
     first_dirty = _first_dirty(part, checkpoint)
     sizes = {s.base_offset: s.log.stat().st_size for s in part.segments}
@@ -223,7 +223,8 @@ def _rebuild(e: RecordBatch, kept: list, horizon: int | None) -> bytes:
 def _empty(e: RecordBatch) -> bytes:
     """A producer's last batch with no records left: its header alone keeps the producer's state."""
     return RecordBatch(base_offset=e.base_offset, partition_leader_epoch=e.partition_leader_epoch,
-                       attributes=e.attributes, last_offset_delta=e.last_offset_delta, base_timestamp=-1,
+                       attributes=e.attributes & ~DELETE_HORIZON, last_offset_delta=e.last_offset_delta,
+                       base_timestamp=-1,
                        max_timestamp=e.max_timestamp, producer_id=e.producer_id, producer_epoch=e.producer_epoch,
                        base_sequence=e.base_sequence, records=RecordBatch.Records(items=[])).to_bytes()
 
