@@ -2,36 +2,27 @@
 each followed by a forward scan of batch headers from the position the index gives."""
 from __future__ import annotations
 
-import mmap
-from contextlib import contextmanager
-
 from kafkacodec.records import Batch, read_batches
 
 from . import index_search
 from .index import NO_TIMESTAMP, TimeEntry
 from .logdir import Segment
+from .mapped import Mapped
 from .scan import BatchInfo, iter_batches
 
 
-@contextmanager
-def _mapped(path):
-    """A read-only map of the file; an empty file maps to empty bytes."""
-    if path is None or path.stat().st_size == 0:
-        yield b""
-        return
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        yield mm
-
-
 def _position(seg: Segment, target: int) -> int:
-    with _mapped(seg.index) as buf:
-        return index_search.lookup_offset(buf, seg.base_offset, target).position if buf else 0
+    if seg.index is None:
+        return 0
+    with Mapped(seg.index) as m:
+        return index_search.lookup_offset(m.buf, seg.base_offset, target).position
 
 
 def _hint(seg: Segment, target: int) -> TimeEntry:
-    with _mapped(seg.time_index) as buf:
-        return index_search.lookup_time(buf, seg.base_offset, target) if buf else TimeEntry(NO_TIMESTAMP,
-                                                                                          seg.base_offset)
+    if seg.time_index is None:
+        return TimeEntry(NO_TIMESTAMP, seg.base_offset)
+    with Mapped(seg.time_index) as m:
+        return index_search.lookup_time(m.buf, seg.base_offset, target)
 
 
 def _valid(items):
@@ -45,7 +36,8 @@ def find_offset(seg: Segment, target: int) -> Batch | None:
     """The first batch whose last offset is at or after `target` (FileRecords.searchForOffsetWithSize),
     scanning from the largest index entry at or below it."""
     start = _position(seg, target)
-    with _mapped(seg.log) as mm:
+    with Mapped(seg.log) as m:
+        mm = m.buf
         for b in _valid(iter_batches(mm, start=start, verify=False)):  # headers only, up to the one
             if b.last_offset >= target:
                 data = mm[b.position:b.position + b.size]  # a copy that outlives the map, CRC checked
@@ -65,7 +57,8 @@ def find_timestamp(seg: Segment, target: int) -> tuple[int, int] | None:
     index its position; batches whose max timestamp is below the target are passed over whole."""
     hint = _hint(seg, target)
     start = _position(seg, hint.offset)
-    with _mapped(seg.log) as mm:
+    with Mapped(seg.log) as m:
+        mm = m.buf
         for b in _valid(iter_batches(mm, start=start)):
             if b.max_timestamp >= target:
                 for record in Batch(b.entry, b.position, b.size):
