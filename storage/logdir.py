@@ -69,3 +69,13 @@ def open_log_dir(path: Path) -> LogDir:
             root.partitions.append(open_partition(d, parsed.topic, parsed.partition))
     root.partitions.sort(key=lambda p: (p.topic, p.partition))
     return root
+
+
+def is_partition_dir(path: Path) -> bool:
+    """A directory holding segment files (a partition), rather than a log-dirs root."""
+    return any(p.suffix == ".log" for p in path.iterdir())
+
+
+def partitions_at(path: Path) -> list[Partition]:
+    """The partitions of `path`, a partition directory or a log-dirs root."""
+    return [open_partition(path)] if is_partition_dir(path) else open_log_dir(path).partitions

@@ -54,7 +54,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
         click.echo("error: --apply needs --out DIR, or --in-place to replace the partitions", err=True)
         sys.exit(2)
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    single = any(p.suffix == ".log" for p in path.iterdir())
+    single = logdir.is_partition_dir(path)
     if in_place:  # cleaned copies beside the partitions first, swapped in at the end
         out = (path.parent if single else path) / ".kafkacodec-clean"
         if out.exists():
@@ -65,7 +65,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
             for f in path.iterdir():
                 if f.is_file() and not (out / f.name).exists():
                     shutil.copy2(f, out / f.name)
-    parts = [logdir.open_partition(path)] if single else logdir.open_log_dir(path).partitions
+    parts = logdir.partitions_at(path)
     checkpoint = None if single else path / "cleaner-offset-checkpoint"
     deleting, compacting = "delete" in policy, "compact" in policy
     deleted = Table("partition", "segment", "bytes", "records", "largest timestamp", "rule", title="retention")

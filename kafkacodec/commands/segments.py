@@ -147,8 +147,7 @@ def recover(path: Path, dry_run: bool) -> None:
 
     if path.is_file():
         path = path.parent
-    parts = [logdir.open_partition(path)] if any(p.suffix == ".log" for p in path.iterdir()) \
-        else logdir.open_log_dir(path).partitions
+    parts = logdir.partitions_at(path)
     done = [r for part in parts for r in recover_partition(part, dry_run)]
     for r in done:
         where = f"; the {r.truncated_bytes} bytes cut off are in {r.kept_in}" if r.kept_in else ""
