@@ -30,19 +30,17 @@ a marker goes when its horizon has passed, as a tombstone does).
 """
 from __future__ import annotations
 
-import shutil
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import Record, write_batch
 
-from . import index
-from .files import write_atomically
 from .logdir import Partition, Segment
 from .reader import partition_batches
 from .retention import largest_timestamp
-from .scan import scan_bytes
+from .staging import PartitionCopy, segment_files
 from .textfiles import read_offset_checkpoint
 from .transactions import aborted_ranges, partition_transactions
 
@@ -110,13 +108,14 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
         first_dirty_ts is not None and now_ms - first_dirty_ts > config.max_compaction_lag_ms))
     report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()))
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
-    with _Output(part, out) as written:
+    all_segment_files = {p for seg in part.segments for p in segment_files(seg)}
+    with (PartitionCopy(part, out, all_segment_files) if out is not None else nullcontext()) as copy:
         last = part.segments[-1].base_offset if part.segments else None
         current, data, raw_log = None, bytearray(), b""
         for seg, b in partition_batches(part):  # pass 2: the cleaned segments
             if seg.base_offset != current:
                 if current is not None:
-                    report.segments[current] = written.segment(current, data, current == last)
+                    report.segments[current] = _finish(part, copy, current, data, current == last)
                 current, data, raw_log = seg.base_offset, bytearray(), seg.log.read_bytes()
             e = b.entry
             raw = raw_log[b.position:b.position + b.size]
@@ -133,9 +132,22 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
             else:
                 data += raw if kept is True else kept
         if current is not None:
-            report.segments[current] = written.segment(current, data, current == last)
+            report.segments[current] = _finish(part, copy, current, data, current == last)
     report.bytes_after = sum(n for n in report.segments.values() if n is not None)
     return report
+
+
+def _finish(part: Partition, copy: PartitionCopy | None, base: int, data: bytes, active: bool) -> int | None:
+    """A cleaned segment written (with its .txnindex kept) when there is a copy to write; a segment
+    left empty is dropped unless active. Its size, or None when dropped."""
+    if not data and not active:
+        return None
+    if copy is not None:
+        copy.segment(base, bytes(data))
+        seg = next(s for s in part.segments if s.base_offset == base)
+        if seg.txn_index is not None:
+            copy.copy(seg.txn_index)
+    return len(data)
 
 
 def _legacy_horizon(part: Partition, first_dirty: int, config: CompactionConfig) -> int:
@@ -252,49 +264,3 @@ def _first_dirty(part: Partition, checkpoint: Path | None) -> int:
     if checkpoint is not None and checkpoint.exists():
         return max(start, read_offset_checkpoint(checkpoint).get((part.topic, part.partition), start))
     return start
-
-
-class _Output:
-    """Where the cleaned segments go: nowhere (a report), or a new partition directory built in a
-    temporary one and renamed into place when complete."""
-
-    def __init__(self, part: Partition, out: Path | None):
-        self.part, self.out = part, out
-        self.work = None if out is None else out / f".{part.path.name}.cleaning"
-
-    def __enter__(self) -> "_Output":
-        if self.work is not None:
-            if (self.out / self.part.path.name).exists():
-                raise FileExistsError(f"{self.out / self.part.path.name} exists")
-            if self.work.exists():
-                shutil.rmtree(self.work)
-            self.work.mkdir(parents=True)
-            logs = {p for s in self.part.segments for p in (s.log, s.index, s.time_index, s.txn_index)}
-            for f in sorted(self.part.path.iterdir()):
-                if f.is_file() and f not in logs:  # snapshots, partition.metadata, leader epochs
-                    shutil.copy2(f, self.work / f.name)
-        return self
-
-    def segment(self, base: int, data: bytes, active: bool) -> int | None:
-        """Write one cleaned segment and its indexes; a segment left empty is dropped unless active.
-        Returns its size, or None when dropped."""
-        if not data and not active:
-            return None
-        if self.work is not None:
-            seg = next(s for s in self.part.segments if s.base_offset == base)
-            stem = seg.log.stem
-            write_atomically(self.work / f"{stem}.log", bytes(data))
-            offsets, times = index.rebuild(scan_bytes(bytes(data)).batches, base)
-            write_atomically(self.work / f"{stem}.index", index.encode_offset_index(offsets, base))
-            write_atomically(self.work / f"{stem}.timeindex", index.encode_time_index(times, base))
-            if seg.txn_index is not None:
-                shutil.copy2(seg.txn_index, self.work / seg.txn_index.name)
-        return len(data)
-
-    def __exit__(self, kind, *exc) -> None:
-        if self.work is None:
-            return
-        if kind is None:
-            self.work.rename(self.out / self.part.path.name)
-        else:
-            shutil.rmtree(self.work, ignore_errors=True)

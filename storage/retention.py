@@ -17,7 +17,6 @@ local retention (local.retention.ms/bytes).
 """
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +24,10 @@ from kafkacodec.records import legacy_records
 from kafkacodec.runtime.errors import DecodeError
 
 from . import index
-from .files import write_atomically
 from .logdir import Partition, Segment
 from .mapped import Mapped
 from .scan import iter_batches
+from .staging import PartitionCopy, segment_files
 
 DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000  # log.retention.hours=168
 NO_TIMESTAMP = -1
@@ -117,34 +116,14 @@ def _prefix(facts: list[SegmentFacts], due) -> int:
 def copy_without(part: Partition, deleted: list[Deletion], out: Path) -> Path:
     """The partition directory copied to out/<topic>-<partition>, without the deleted segments
     (and their indexes, and producer snapshots below the new log start offset); a new empty
-    segment at the log end offset when every segment goes. Written into a temporary directory
-    first, so a failure leaves nothing half-copied."""
-    target = out / part.path.name
-    if target.exists():
-        raise FileExistsError(f"{target} exists")
+    segment at the log end offset when every segment goes. Nothing is at the target unless the
+    copy completed (staging.PartitionCopy)."""
     gone = {d.facts.segment.base_offset for d in deleted}
     kept = [s for s in part.segments if s.base_offset not in gone]
     start = kept[0].base_offset if kept else deleted[-1].facts.next_offset
-    work = out / f".{part.path.name}.cleaning"
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    try:
-        dropped = {p for d in deleted for p in _files(d.facts.segment)}
-        dropped |= {p for offset, p in part.snapshots.items() if offset < start}
-        for f in sorted(part.path.iterdir()):
-            if f.is_file() and f not in dropped:
-                shutil.copy2(f, work / f.name)
+    leave_out = {p for d in deleted for p in segment_files(d.facts.segment)}
+    leave_out |= {p for offset, p in part.snapshots.items() if offset < start}
+    with PartitionCopy(part, out, leave_out) as copy:
         if not kept:  # the broker rolls a new active segment before deleting the last one
-            name = f"{start:020d}"
-            for suffix in (".log", ".index", ".timeindex"):
-                write_atomically(work / (name + suffix), b"")
-        work.rename(target)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return target
-
-
-def _files(seg: Segment) -> list[Path]:
-    return [p for p in (seg.log, seg.index, seg.time_index, seg.txn_index) if p is not None]
+            copy.segment(start, b"")
+    return copy.target
