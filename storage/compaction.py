@@ -80,7 +80,7 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     first_uncleanable = _first_uncleanable(part, config, now_ms)
     first_dirty = _first_dirty(part, checkpoint)
     sizes = {s.base_offset: s.log.stat().st_size for s in part.segments}
-    cleanable = {s.base_offset for s in part.segments if _segment_end(part, s) <= first_uncleanable}
+    cleanable = {s.base_offset for s in _below(part, first_uncleanable)}
     total = sum(sizes[b] for b in cleanable)
     dirty = sum(sizes[b] for b in cleanable if b >= first_dirty)
     aborted = aborted_ranges(part)
@@ -110,20 +110,21 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
     all_segment_files = {p for seg in part.segments for p in segment_files(seg)}
     with (PartitionCopy(part, out, all_segment_files) if out is not None else nullcontext()) as copy:
-        last = part.segments[-1].base_offset if part.segments else None
-        current, data, raw_log = None, bytearray(), b""
+        last = part.segments[-1] if part.segments else None
+        current, data, raw_log, deletes_stay = None, bytearray(), b"", True
         for seg, b in partition_batches(part):  # pass 2: the cleaned segments
-            if seg.base_offset != current:
+            if seg is not current:
                 if current is not None:
-                    report.segments[current] = _finish(part, copy, current, data, current == last)
-                current, data, raw_log = seg.base_offset, bytearray(), seg.log.read_bytes()
+                    report.segments[current.base_offset] = _finish(copy, current, data, current is last)
+                current, data, raw_log = seg, bytearray(), seg.log.read_bytes()
+                deletes_stay = _legacy_deletes_stay(seg, legacy_horizon)
             e = b.entry
             raw = raw_log[b.position:b.position + b.size]
             if not due or b.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
                 data += raw
                 continue
             if b.is_legacy:
-                kept = _clean_legacy(b, latest, _legacy_deletes_stay(seg, legacy_horizon), report)
+                kept = _clean_legacy(b, latest, deletes_stay, report)
             else:
                 kept = _clean_batch(e, latest, aborted, config, now_ms, report,
                                     last_of_producer.get(e.producer_id) == e.base_offset)
@@ -132,19 +133,21 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
             else:
                 data += raw if kept is True else kept
         if current is not None:
-            report.segments[current] = _finish(part, copy, current, data, current == last)
+            report.segments[current.base_offset] = _finish(copy, current, data, current is last)
+        for seg in part.segments:  # segments with no batch at all (an empty active one)
+            if seg.base_offset not in report.segments:
+                report.segments[seg.base_offset] = _finish(copy, seg, b"", seg is last)
     report.bytes_after = sum(n for n in report.segments.values() if n is not None)
     return report
 
 
-def _finish(part: Partition, copy: PartitionCopy | None, base: int, data: bytes, active: bool) -> int | None:
+def _finish(copy: PartitionCopy | None, seg: Segment, data: bytes, active: bool) -> int | None:
     """A cleaned segment written (with its .txnindex kept) when there is a copy to write; a segment
     left empty is dropped unless active. Its size, or None when dropped."""
     if not data and not active:
         return None
     if copy is not None:
-        copy.segment(base, bytes(data))
-        seg = next(s for s in part.segments if s.base_offset == base)
+        copy.segment(seg.base_offset, bytes(data))
         if seg.txn_index is not None:
             copy.copy(seg.txn_index)
     return len(data)
@@ -153,7 +156,7 @@ def _finish(part: Partition, copy: PartitionCopy | None, base: int, data: bytes,
 def _legacy_horizon(part: Partition, first_dirty: int, config: CompactionConfig) -> int:
     """v0/v1 entries have no horizon of their own: tombstones stay in segments modified after the
     last clean segment's modification time less delete.retention.ms (0 when nothing is clean)."""
-    clean = [s for s in part.segments if _segment_end(part, s) <= first_dirty]
+    clean = _below(part, first_dirty)
     return int(clean[-1].log.stat().st_mtime * 1000) - config.delete_retention_ms if clean else 0
 
 
@@ -253,10 +256,10 @@ def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int) -
     return min(bounds)
 
 
-def _segment_end(part: Partition, seg: Segment) -> int:
-    """The base offset of the next segment (the log end for the last: it is never cleanable)."""
-    later = [s.base_offset for s in part.segments if s.base_offset > seg.base_offset]
-    return min(later) if later else LONG_MAX
+def _below(part: Partition, offset: int) -> list[Segment]:
+    """The segments wholly below `offset`: those whose next segment starts at or before it (the
+    last segment, whose end is the log end, never)."""
+    return [s for s, nxt in zip(part.segments, part.segments[1:]) if nxt.base_offset <= offset]
 
 
 def _first_dirty(part: Partition, checkpoint: Path | None) -> int:

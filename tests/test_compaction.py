@@ -51,6 +51,15 @@ def test_the_latest_record_of_each_key_stays_with_its_offset(tmp_path):
     assert (first.entry.base_offset, first.entry.last_offset_delta) == (0, 1)  # kept through the rebuild
 
 
+def test_an_empty_active_segment_stays_in_the_copy(tmp_path):
+    part = write(tmp_path / "t-0", [[rec(b"k1", b"a")], [rec(b"k1", b"b")]])
+    (part.path / f"{2:020d}.log").write_bytes(b"")  # rolled, nothing appended yet
+    part = logdir.open_partition(part.path)
+    report, out = cleaned(part, tmp_path)
+    assert [(s.base_offset, s.log.stat().st_size) for s in out.segments][-1] == (2, 0)
+    assert contents(out) == [(1, b"k1", b"b")] and report.segments[2] == 0
+
+
 def test_tombstones_stay_until_their_delete_horizon_then_go(tmp_path):
     part = write(tmp_path / "t-0", [[rec(b"k1", b"a"), rec(b"k2", b"b")], [rec(b"k2", None)], [rec(b"k9", b"x")]])
     config = CompactionConfig(delete_retention_ms=DAY, min_cleanable_dirty_ratio=0.0)
