@@ -116,7 +116,9 @@ def read_columns(buf, positions, verify: bool = True) -> Columns:
         starts = ends - sizes
     u8 = np.frombuffer(data, np.uint8)
     kind = position_type(len(u8))
-    record_pos, record_end = _record_starts(data, u8, starts.astype(kind), ends.astype(kind), counts)
+    starts, ends = starts.astype(kind), ends.astype(kind)
+    record_pos = Record._starts(u8, data, starts, ends, counts)  # each batch's records fill its section
+    record_end = np.repeat(ends, counts)
     fields = _fields(u8, record_pos, record_end)
     batch = np.repeat(np.arange(len(batches), dtype=np.int32), counts)
     head = np.array([(b.base_offset, b.base_timestamp, b.max_timestamp, b.attributes) for b in batches],
@@ -153,12 +155,6 @@ def _fields(u8, record_pos, record_end) -> dict:
         else:
             out[name] = np.concatenate([part[name] for part in parts])
     return out
-
-
-def _record_starts(data, u8: np.ndarray, starts, ends, counts):
-    """Start and section end of every record, in batch order; each batch's records must fill its
-    section exactly."""
-    return Record._starts(u8, data, starts, ends, counts), np.repeat(ends, counts)
 
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType = pa.binary()):
