@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import importlib
 import io
-import json
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import yaml
 from aiokafka.record.default_records import DefaultRecordBatch as AioBatch
 from aiokafka.record.default_records import DefaultRecordBatchBuilder as AioBuilder
 from aiokafka.record.memory_records import MemoryRecords as AioMemoryRecords
@@ -20,7 +16,17 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def _official_compiler():
+    """The tests' driver of the official compiler (tests/peers/official.py), loaded by path: this
+    module's own name is `peers` too."""
+    import importlib.util
+    path = Path(__file__).resolve().parent.parent / "tests" / "peers" / "official.py"
+    spec = importlib.util.spec_from_file_location("kafkacodec_bench_official", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
@@ -73,17 +79,11 @@ def aio_decode(blobs, magic: int = 2) -> int:
 def official_parser():
     """The record_batch module the official compiler generates, or None without node and the
     npm package (make bench installs them)."""
-    node = shutil.which("node")
-    if node is None or not (ROOT / "node_modules" / "kaitai-struct-compiler").is_dir():
+    official_compiler = _official_compiler()
+    if not official_compiler.available():
         return None
-    out = Path(tempfile.mkdtemp(prefix="ksc-"))
-    jsons = []
-    for name in ("record_batch", "varint", "varlong"):
-        j = out / f"{name}.json"
-        j.write_text(json.dumps(yaml.safe_load((ROOT / "schemas" / f"{name}.ksy").read_text())))
-        jsons.append(str(j))
-    subprocess.run([node, str(ROOT / "tests" / "peers" / "ksc.js"), str(out), *jsons], check=True,
-                   env={"NODE_PATH": str(ROOT / "node_modules"), "PATH": "/usr/bin:/bin"})
+    out = official_compiler.compile_schemas(Path(tempfile.mkdtemp(prefix="ksc-")),
+                                            ["record_batch", "varint", "varlong"])
     (out / "kafka_compression.py").write_text(
         "class KafkaCompression:\n"
         "    def __init__(self, codec_id, magic):\n"

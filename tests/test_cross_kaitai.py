@@ -4,24 +4,21 @@ instance values as ours from the same bytes. Its custom processor for compressed
 kafka-python's codec module, so nothing of ours sits in its read path."""
 import importlib
 import io
-import json
 import struct
-import shutil
-import subprocess
 import sys
 from enum import Enum
 
 import pytest
-import yaml
 from kaitaistruct import KaitaiStream
 
-from conftest import ROOT, TESTS
+from conftest import TESTS
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.offset_index import OffsetIndex
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.generated.transaction_index import TransactionIndex
 from kafkacodec.storage.sample import write_sample
+from peers import official as official_compiler
 
 SHIM = '''
 from kafka import codec
@@ -48,17 +45,9 @@ class KafkaCompression:
 
 @pytest.fixture(scope="session")
 def official(tmp_path_factory):
-    node = shutil.which("node")
-    if node is None or not (ROOT / "node_modules" / "kaitai-struct-compiler").is_dir():
+    if not official_compiler.available():
         pytest.fail("node and the npm package kaitai-struct-compiler are needed (make test installs them)")
-    out = tmp_path_factory.mktemp("ksc")
-    jsons = []
-    for ksy in sorted((ROOT / "schemas").glob("*.ksy")):
-        j = out / f"{ksy.stem}.json"
-        j.write_text(json.dumps(yaml.safe_load(ksy.read_text())))
-        jsons.append(str(j))
-    subprocess.run([node, str(TESTS / "peers" / "ksc.js"), str(out), *jsons], check=True,
-                   env={"NODE_PATH": str(ROOT / "node_modules"), "PATH": "/usr/bin:/bin"})
+    out = official_compiler.compile_schemas(tmp_path_factory.mktemp("ksc"))
     (out / "kafka_compression.py").write_text(SHIM)
     sys.path.insert(0, str(out))
     try:
