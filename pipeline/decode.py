@@ -115,7 +115,7 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
         if len(out):
             yield out.flush()
         try:
-            cols = read_columns(buf, [b.position for b in whole], verify=False)  # CRCs were checked
+            cols = read_columns(buf, [b.position for b in whole], batches=[b.entry for b in whole])
         except DecodeError:  # somewhere in these batches: find it, and keep the others, one by one
             for b in whole:
                 by_records(b.position, b.size)

@@ -95,13 +95,14 @@ def segment_columns(path, verify: bool = True, group_bytes: int = 8 << 20) -> It
             yield cols
 
 
-def read_columns(buf, positions, verify: bool = True) -> Columns:
+def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch] | None = None) -> Columns:
     """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, mmap...),
-    in the order given.
+    in the order given; `batches`, when the caller has read their headers from `buf` already.
     Raises DecodeError for the first damage; its position is exact for uncompressed batches, a
     position in the joined decompressed sections otherwise, so callers that must say where
     re-read the batches one by one."""
-    batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
+    if batches is None:
+        batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
     # in place where the records sections are uncompressed and follow one another in the buffer
     data = buf
