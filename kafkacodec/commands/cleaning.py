@@ -114,8 +114,6 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     sys.exit(1 if skipped else 0)
 
 
-
-
 def replace_partitions(parts, staging: Path) -> None:
     """Swap each partition directory for its cleaned copy in `staging`: the original is renamed
     aside, the copy renamed into place, then the original removed; a failed swap puts it back."""
