@@ -27,6 +27,7 @@ def _official_compiler():
     spec.loader.exec_module(module)
     return module
 
+
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 

@@ -179,4 +179,3 @@ def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind:
         validity = pa.py_buffer(np.packbits(present, bitorder="little"))
         taken = pa.Array.from_buffers(spans_type, n, [validity, *taken.buffers()[1:]])
     return taken if narrow else taken.cast(kind)
-

@@ -25,8 +25,9 @@ for v2 batches and v0/v1 entries alike unless said:
   in the log, which stays (with no records) so that the producer's state survives.
 - A segment left empty is dropped (the active one stays); indexes are rebuilt, .txnindex files
   and producer snapshots are kept.
-Not implemented: the cleaner's grouping of small segments into one, the checkpoint's update, and the removal of a marker only once its transaction's data is gone (here
-a marker goes when its horizon has passed, as a tombstone does).
+Not implemented: the cleaner's grouping of small segments into one, the checkpoint's update, and
+the removal of a marker only once its transaction's data is gone (here a marker goes when its
+horizon has passed, as a tombstone does).
 """
 from __future__ import annotations
 

@@ -60,7 +60,8 @@ def varied_records(rng: random.Random, n: int, large: bool = True) -> list[tuple
     for i in range(n):
         key = rng.choice([None, b"", b"k%d" % i, bytes(rng.randrange(200))])
         value = rng.choice([None, b"", b"v" * rng.randrange(60), bytes(rng.randrange(9000, 20000) if large else 300)])
-        headers = [("h%d" % j, rng.choice([None, b"", b"x" * rng.randrange(300)])) for j in range(rng.choice([0, 0, 1, 3]))]
+        headers = [("h%d" % j, rng.choice([None, b"", b"x" * rng.randrange(300)]))
+                   for j in range(rng.choice([0, 0, 1, 3]))]
         out.append((i, 1_700_000_000_000 + rng.choice([0, -5, 70_000, -(1 << 40), i]), key, value, headers))
     return out
 
@@ -72,7 +73,8 @@ def test_every_field_equals_kafka_python(codec):
     seg = b"".join(kafka_python_batch(recs, codec, base_offset=1000 * i) for i, recs in enumerate(batches) if recs)
     expected = []
     for p in positions(seg):
-        expected += [(r.offset, r.timestamp, r.key, r.value, list(r.headers)) for r in DefaultRecordBatch(seg[p:p + frame_size(seg, p, len(seg))])]
+        batch = DefaultRecordBatch(seg[p:p + frame_size(seg, p, len(seg))])
+        expected += [(r.offset, r.timestamp, r.key, r.value, list(r.headers)) for r in batch]
     assert columns_as_rows(seg) == expected
     assert columns_as_rows(seg) == scalar_rows(seg)
 
@@ -210,7 +212,8 @@ def test_a_schema_with_nothing_of_kafka_reads_by_columns(tmp_path):
     rows = [toy.ToyTable.Row(id=rng.randrange(1 << 16), delta=rng.randrange(-(1 << 31), 1 << 31),
                              stamp=rng.randrange(-(1 << 63), 1 << 63),
                              label=rng.choice([None, "", "é" * rng.randrange(5)]),
-                             cells=[toy.ToyTable.Cell(tag=rng.randrange(-128, 128), weight=rng.randrange(-(1 << 15), 1 << 15))
+                             cells=[toy.ToyTable.Cell(tag=rng.randrange(-128, 128),
+                                                      weight=rng.randrange(-(1 << 15), 1 << 15))
                                     for _ in range(rng.choice([0, 1, 4]))]) for _ in range(300)]
     data = toy.ToyTable(rows=rows).to_bytes()
     starts = np.cumsum([4] + [r.size() for r in rows])
@@ -223,8 +226,8 @@ def test_a_schema_with_nothing_of_kafka_reads_by_columns(tmp_path):
     labels = [None if n < 0 else data[s:s + n].decode() for s, n in zip(cols["label"], cols["label.size"])]
     assert labels == [r.label for r in rows]
     first = cols["cells"]
-    cells = [list(zip(cols["cells.tag"][first[i]:first[i + 1]].tolist(), cols["cells.weight"][first[i]:first[i + 1]].tolist()))
-             for i in range(len(rows))]
+    cells = [list(zip(cols["cells.tag"][first[i]:first[i + 1]].tolist(),
+                      cols["cells.weight"][first[i]:first[i + 1]].tolist())) for i in range(len(rows))]
     assert cells == [[(c.tag, c.weight) for c in r.cells] for r in rows]
     with pytest.raises(DecodeError):
         toy.ToyTable.Row._columns(u8, starts[:-1].astype(np.int32), len(data) - 1)
