@@ -79,3 +79,26 @@ def is_partition_dir(path: Path) -> bool:
 def partitions_at(path: Path) -> list[Partition]:
     """The partitions of `path`, a partition directory or a log-dirs root."""
     return [open_partition(path)] if is_partition_dir(path) else open_log_dir(path).partitions
+
+
+def segment_of(path: Path) -> Segment:
+    """The segment of one .log file with whichever of its index files exist. Its base offset is
+    the offset in its name or, for a file renamed by hand (`suspect.log`), the offset of its
+    first batch (0 when it has none): the index files beside it are relative to that."""
+    try:
+        base = names.offset_from_name(path.name)
+    except ValueError:
+        base = names.first_offset_in(path)
+    stem = path.with_suffix("")
+    return Segment(base, path, *(p if p.is_file() else None
+                                 for p in (stem.with_suffix(".index"), stem.with_suffix(".timeindex"),
+                                           stem.with_suffix(".txnindex"))))
+
+
+def named_by_offset(path: Path) -> bool:
+    """Whether a file's name starts with its base offset, as Kafka names segment files."""
+    try:
+        names.offset_from_name(path.name)
+    except ValueError:
+        return False
+    return True

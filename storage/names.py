@@ -97,3 +97,13 @@ def partition_dir_skip(parsed: PartitionDir | None) -> str | None:
     if parsed.kind != "live":
         return f"{parsed.kind} replica directory (not live data)"
     return None
+
+
+def first_offset_in(path) -> int:
+    """The base offset of the first batch of a .log file, from its first 8 bytes (a v2 batch's
+    base offset; a legacy entry's own offset), or 0 for a file too short to hold one."""
+    from .safeio import open_regular, read_at
+
+    with open_regular(path) as f:
+        head = read_at(f, 0, 8, path)
+    return max(int.from_bytes(head, "big", signed=True), 0) if len(head) == 8 else 0

@@ -194,12 +194,3 @@ def describe(report: SegmentReport) -> list[str]:
                    f"({report.scan.truncated_bytes} bytes): {report.scan.error}")
     out += [f"{report.segment.log.with_suffix('')}: {p}" for p in report.problems]
     return out
-
-
-def segment_from_file(path: Path) -> Segment:
-    from .names import offset_from_name
-    base = offset_from_name(path.name)
-    stem = path.with_suffix("")
-    return Segment(base, path, *(p if p.exists() else None
-                                 for p in (stem.with_suffix(".index"), stem.with_suffix(".timeindex"),
-                                           stem.with_suffix(".txnindex"))))

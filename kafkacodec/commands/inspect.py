@@ -37,7 +37,7 @@ def verify(path: Path, skip_corrupt: bool) -> None:
 
     skipped: list[tuple[Path, str]] = []
     if path.is_file():
-        partitions = [logdir.Partition(path.parent.name, -1, path.parent, [v.segment_from_file(path)])]
+        partitions = [logdir.Partition(path.parent.name, -1, path.parent, [logdir.segment_of(path)])]
     elif logdir.is_partition_dir(path):
         partitions = [logdir.open_partition(path)]
     else:
