@@ -138,41 +138,6 @@ def test_timestamp_zero_counts_as_a_timestamp(tmp_path):
     assert (seg.time_index.read_bytes()) == index.encode_time_index(times, 0)
 
 
-def test_disk_full_mid_append_is_reported_and_recovered(tmp_path, monkeypatch):
-    """The disk fills while a batch is being appended: verify names the torn batch's position,
-    `recover` cuts it off (keeping the bytes), and the writer then appends again."""
-    import errno
-    part = tmp_path / "t-0"
-    with PartitionWriter(part) as w:
-        for i in range(4):
-            w.append(records(5, 5 * i))
-        size_before = w.size
-        real = w._write_file
-
-        def full_disk(suffix, data, replace=False):
-            if suffix == ".log":
-                with open(w._file(".log"), "ab") as f:
-                    f.write(data[:len(data) // 2])
-                raise OSError(errno.ENOSPC, "No space left on device")
-            return real(suffix, data, replace)
-        monkeypatch.setattr(w, "_write_file", full_disk)
-        with pytest.raises(OSError):
-            w.append(records(5, 20))
-        monkeypatch.undo()
-    run = subprocess.run([sys.executable, "-m", "kafkacodec", "verify", str(part)], capture_output=True, text=True)
-    assert run.returncode == 1 and f"invalid from byte {size_before}" in run.stderr
-    run = subprocess.run([sys.executable, "-m", "kafkacodec", "recover", str(part)], capture_output=True, text=True)
-    assert run.returncode == 0 and f"truncated to {size_before} bytes" in run.stdout
-    log = part / "00000000000000000000.log"
-    kept = part / f"00000000000000000000.log.corrupt-{size_before}"
-    assert log.stat().st_size == size_before and kept.stat().st_size > 0
-    assert max(logdir.open_partition(part).snapshots) <= 20  # no producer state past what was written
-    assert all(r.ok for r in verify_partition(logdir.open_partition(part)))
-    with PartitionWriter(part) as w:  # appends go on from the last complete batch
-        assert w.append(records(5, 20)) == (20, 24)
-    assert all(r.ok for r in verify_partition(logdir.open_partition(part)))
-
-
 def test_index_searches_read_logarithmically_many_entries_of_a_preallocated_index(monkeypatch):
     """On the file's bytes, zero-filled tail included, the search gives what the whole-index
     lookup gives, and reads O(log n) slots."""
