@@ -8,13 +8,17 @@ the batch's max timestamp) is written back with zero deltas.
 from __future__ import annotations
 
 import base64
-from typing import Any
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch
+from kafkacodec.runtime.errors import KafkaCodecError
 
 from .decoders import CONTROL_TYPE_NAMES
+from .jsonl_check import INT32_MAX, JsonInputError, check_batch
 
 TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
 
@@ -66,7 +70,13 @@ def to_json(batch: Batch, file: str | None = None) -> dict:
 
 
 def from_json(obj: dict) -> bytes:
-    """The bytes of the batch (v2) or log entries (v0/v1) an object of `to_json` describes."""
+    """The bytes of the batch (v2) or log entries (v0/v1) an object of `to_json` describes; a
+    JsonInputError names the field that Kafka could not have written."""
+    check_batch(obj)
+    return _encode(obj)
+
+
+def _encode(obj: dict) -> bytes:
     magic = obj["magic"]
     codec = CODECS[obj["compression"]]
     ts_type = TIMESTAMP_TYPE_IDS[obj["timestampType"]]
@@ -99,3 +109,47 @@ def from_json(obj: dict) -> bytes:
     return LegacyLogEntry(offset=obj["lastOffset"], message=message(
         wrapper, codec | attrs, LegacyLogEntry.MessageSet(entries=inner))).to_bytes()
 
+
+
+@dataclass
+class Segment:
+    data: bytes
+    spans: list[tuple[int, int, int]]  # (line, first offset, last offset) of each batch
+
+
+def segment_from_json(lines: Iterable[bytes]) -> Segment:
+    """The bytes of a segment from JSON Lines (blank lines passed over): each batch checked, and
+    offsets rising from batch to batch, as in a log. A JsonInputError names the line."""
+    data = bytearray()
+    spans: list[tuple[int, int, int]] = []
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise JsonInputError(None, f"not UTF-8 text (byte {err.start} of the line)", n) from None
+        except (ValueError, RecursionError) as err:  # json's errors, numbers too long to convert, deep nesting
+            raise JsonInputError(None, f"not JSON: {err}", n) from None
+        try:
+            check_batch(obj)
+            if spans and obj["baseOffset"] <= spans[-1][2]:
+                raise JsonInputError("baseOffset", f"{obj['baseOffset']} does not rise above the previous batch's "
+                                                   f"last offset {spans[-1][2]}")
+            data += _encode(obj)
+        except JsonInputError as err:
+            err.line = n
+            raise
+        except (KafkaCodecError, ValueError, OverflowError) as err:  # anything the checks above let through
+            raise JsonInputError(None, f"cannot be written: {err}", n) from None
+        spans.append((n, obj["baseOffset"], obj["lastOffset"]))
+    return Segment(bytes(data), spans)
+
+
+def check_index_range(segment: Segment, base: int) -> None:
+    """An index holds offsets relative to the segment's base, in 32 bits: every batch's last offset
+    must lie 0 to 2^31-1 above it, as Kafka requires of a segment it indexes."""
+    for line, _, last in segment.spans:
+        if not 0 <= last - base <= INT32_MAX:
+            raise JsonInputError("lastOffset", f"{last} is not within 0 to 2^31-1 above the segment's base offset "
+                                               f"{base}, which an index needs", line)

@@ -106,4 +106,9 @@ def first_offset_in(path) -> int:
 
     with open_regular(path) as f:
         head = read_at(f, 0, 8, path)
-    return max(int.from_bytes(head, "big", signed=True), 0) if len(head) == 8 else 0
+    return first_offset_of(head)
+
+
+def first_offset_of(data: bytes) -> int:
+    """`first_offset_in` for the bytes of a segment."""
+    return max(int.from_bytes(data[:8], "big", signed=True), 0) if len(data) >= 8 else 0

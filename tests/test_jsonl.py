@@ -41,7 +41,8 @@ def test_write_reproduces_uncompressed_segments_byte_for_byte(tmp_path):
         src = tmp_path / f"{i:020d}.src.log"
         src.write_bytes(data)
         dumped = kc("dump", "--json", str(src)).stdout
-        out = tmp_path / f"{i:020d}.log"
+        (tmp_path / str(i)).mkdir()
+        out = tmp_path / str(i) / "00000000000000000000.log"  # each starts at offset 0
         run = kc("write", "--index", str(out), stdin=dumped)
         assert run.returncode == 0, run.stderr
         assert out.read_bytes() == data

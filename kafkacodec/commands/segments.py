@@ -30,35 +30,44 @@ def sample(directory: Path, force: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")
 def write(out: Path, force: bool, with_index: bool) -> None:
-    """Write a segment from JSON Lines on standard input (the objects `dump --json` prints)."""
-    import json
+    """Write a segment from JSON Lines on standard input (the objects `dump --json` prints).
 
+    Every value is checked against what Kafka writes; a bad one is reported by line and field
+    and nothing is written. OUT and its indexes appear whole or not at all."""
     from ..storage import index
-    from ..storage.files import write_atomically
-    from ..storage.jsonl import from_json
-    from ..storage.names import offset_from_name
+    from ..storage.files import tmp_path_of, write_files_atomically
+    from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
+    from ..storage.names import first_offset_of, offset_from_name
+    from ..storage.safeio import os_problem
     from ..storage.scan import scan_bytes
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
         sys.exit(2)
-    data = bytearray()
-    for n, line in enumerate(sys.stdin, start=1):
-        if line.strip():
+    try:
+        segment = segment_from_json(sys.stdin.buffer)
+        files = {out: segment.data}
+        if with_index:
             try:
-                data += from_json(json.loads(line))
-            except (ValueError, KeyError, TypeError) as err:
-                click.echo(f"error: line {n}: {err}", err=True)
-                sys.exit(2)
-    files = {out: bytes(data)}
-    if with_index:
-        base = offset_from_name(out.name)
-        offsets, times = index.rebuild(scan_bytes(bytes(data)).batches, base)
-        files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
-        files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
-    for path, content in files.items():
-        write_atomically(path, content)
-    click.echo(f"wrote {out} ({len(data)} bytes)")
+                base = offset_from_name(out.name)
+            except ValueError:
+                base = first_offset_of(segment.data)
+                click.echo(f"note: {out.name} is not named by an offset; its indexes are relative to its first "
+                           f"batch's offset, {base}", err=True)
+            check_index_range(segment, base)
+            offsets, times = index.rebuild(scan_bytes(segment.data).batches, base)
+            files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
+            files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+    except JsonInputError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    try:
+        write_files_atomically(files)
+    except OSError as err:
+        failed = next((p for p in files if err.filename in (str(p), str(tmp_path_of(p)))), out)
+        click.echo(f"error: {os_problem(failed, err)}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {out} ({len(segment.data)} bytes)")
 
 
 @click.command()
