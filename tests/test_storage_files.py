@@ -7,6 +7,7 @@ import pytest
 from kafkacodec import write_batch
 from kafkacodec.runtime.errors import InvalidValueError
 from kafkacodec.storage import logdir, names, textfiles
+from kafkacodec.storage.safeio import FileProblem
 
 
 @pytest.fixture
@@ -83,3 +84,52 @@ def test_empty_checkpoint_and_zero_topic_id(tmp_path):
     (tmp_path / "pm").write_text("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA")
     with pytest.raises(InvalidValueError, match="zero UUID"):
         textfiles.read_partition_metadata(tmp_path / "pm")
+
+
+@pytest.mark.parametrize("data,line,message", [
+    (b"0\n1\norders 0 \xff5\n", 3, "byte 13 is not utf-8 text"),
+    (b"0\n1\n", 2, "expected 1 entries in checkpoint file, but found only 0"),
+    (b"0\n" + b"9" * 10_000 + b"\norders 0 5\n", 2, "expected 999999999999999999999999999... entries"),
+    (b"0\n3\norders 0 5\n", 2, "expected 3 entries in checkpoint file, but found only 1"),
+    (b"0\n1\norders 0 -5\n", 3, "offset '-5' is negative"),
+    (b"0\n1\norders -1 5\n", 3, "partition '-1' is negative"),
+    (b"0\n1\norders 0 9223372036854775808\n", 3, "offset '9223372036854775808' is larger than"),
+    (b"0\n1\norders 2147483648 5\n", 3, "partition '2147483648' is larger than"),
+    (b"0\n1\norders 0 \xd9\xa3\n", 3, "offset '\u0663' is not a number"),  # a digit to Python's int(), not to Kafka
+    (b"0\n1\norders 0 " + b"1" * 5000 + b"\n", 3, "is larger than"),
+    (b"0\nx\n", 2, "malformed entry count 'x'"),
+    (b"\xfe\n", 1, "byte 0 is not utf-8 text"),
+])
+def test_damaged_or_absurd_checkpoints_name_the_file_and_line(tmp_path, data, line, message):
+    path = tmp_path / "cleaner-offset-checkpoint"
+    path.write_bytes(data)
+    with pytest.raises(InvalidValueError) as err:
+        textfiles.read_offset_checkpoint(path)
+    assert message in str(err.value) and f"(line {line})" in str(err.value) and err.value.file == str(path)
+
+
+def test_leader_epoch_checkpoint_values_are_checked(tmp_path):
+    path = tmp_path / "leader-epoch-checkpoint"
+    path.write_bytes(b"0\n2\n0 0\n-3 7\n")
+    with pytest.raises(InvalidValueError, match=r"leader epoch '-3' is negative \(line 4\)"):
+        textfiles.read_leader_epoch_checkpoint(path)
+    path.write_bytes(b"0\n1\n1 " + b"\x80" + b"\n")
+    with pytest.raises(InvalidValueError, match=r"not utf-8 text \(line 3\)"):
+        textfiles.read_leader_epoch_checkpoint(path)
+
+
+def test_a_huge_checkpoint_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "cleaner-offset-checkpoint"
+    with open(path, "wb") as f:
+        f.truncate(textfiles.MAX_TEXT_FILE_BYTES + 1)  # sparse: costs no disk
+    with pytest.raises(FileProblem, match="larger than") as err:
+        textfiles.read_offset_checkpoint(path)
+    assert err.value.file == str(path)
+
+
+def test_properties_and_metadata_that_do_not_decode_are_errors(tmp_path):
+    (tmp_path / "pm").write_bytes(b"version: 0\ntopic_id: \xff\n")
+    with pytest.raises(InvalidValueError, match=r"not utf-8 text \(line 2\)"):
+        textfiles.read_partition_metadata(tmp_path / "pm")
+    (tmp_path / "mp").write_bytes(b"=x\nnode.id=1\ncluster.id=caf\xe9\n")  # Properties files are ISO 8859-1
+    assert textfiles.read_properties(tmp_path / "mp") == {"": "x", "node.id": "1", "cluster.id": "caf\u00e9"}
