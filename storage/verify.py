@@ -25,6 +25,7 @@ from .safeio import FileProblem, open_regular, read_at, read_bounded
 from .scan import BatchInfo, ScanResult, iter_batches
 from .txnindex import AbortedTxn, check_txn_index, read_txn_index
 
+MAX_RELATIVE_OFFSET = 2 ** 31 - 1
 MIN_BATCH_BYTES = 26  # offset, size and the smallest legacy message: the most batches a file can hold
 # files read whole: a snapshot holds an entry per producer, a .txnindex one per aborted transaction
 SNAPSHOT_LIMIT = TXN_INDEX_LIMIT = 256 << 20
@@ -339,6 +340,10 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
         if last is not None and item.last_offset <= last:
             report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
                                    f"not after the previous batch's {last}")
+        if not seg.base_offset <= item.last_offset <= seg.base_offset + MAX_RELATIVE_OFFSET:
+            report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
+                                   f"outside the segment's offsets {seg.base_offset}..{seg.base_offset + MAX_RELATIVE_OFFSET}"
+                                   " (indexes hold offsets relative to the base offset as 4-byte numbers)")
         last = report.last_offset = item.last_offset
         indexes.batch(item)
         if producers is not None and txn_problem is None:

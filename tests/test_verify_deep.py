@@ -136,3 +136,25 @@ def test_resuming_after_damage_is_linear_on_bytes_that_look_like_long_batches():
     assert next_valid_batch(small, 0) is None
     ratio = _seconds(next_valid_batch, large, 0) / _seconds(next_valid_batch, small, 0)
     assert ratio < 3.0, ratio
+
+
+def test_offsets_outside_the_segment_are_reported(tmp_path):
+    """A batch below the segment's base offset, or negative, cannot be indexed: verify says so."""
+    part = tmp_path / "t-0"
+    part.mkdir()
+    (part / "00000000000000000100.log").write_bytes(write_batch(records(2), base_offset=40)
+                                                     + write_batch(records(2), base_offset=-7))
+    run = kc("verify", str(part))
+    assert run.returncode == 1
+    assert "ends at offset 41, outside the segment's offsets 100.." in run.stderr
+    assert "ends at offset -6, outside" in run.stderr
+
+
+def test_fifos_and_devices_are_refused_without_waiting(tmp_path):
+    import os
+
+    fifo = tmp_path / "00000000000000000000.log"
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        run = kc("verify", str(target))
+        assert run.returncode == 2 and f"error: {target}: is a" in run.stderr and "Traceback" not in run.stderr

@@ -38,8 +38,15 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     from rich.table import Table
 
     from ..storage import logdir, verify as v
+    from ..storage.safeio import FileProblem, check_regular
 
     skipped: list[tuple[Path, str]] = []
+    if not path.is_dir():
+        try:
+            check_regular(path)
+        except FileProblem as err:
+            click.echo(f"error: {err}", err=True)
+            sys.exit(2)
     if path.is_file():
         partitions = [logdir.Partition(path.resolve().parent.name, -1, path.parent, [logdir.segment_of(path)])]
     elif logdir.is_partition_dir(path):
