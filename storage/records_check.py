@@ -10,7 +10,9 @@ expand them (wrappers decompressed, inner messages read).
 from __future__ import annotations
 
 from kafkacodec.records import Batch
-from kafkacodec.runtime.errors import DecodeError
+import numpy as np
+
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError
 
 from .columnar import RECORDS_OFFSET, batch_columns
 from .scan import BatchInfo
@@ -20,10 +22,9 @@ GROUP_BYTES = 4 << 20  # batches decoded together: large enough to amortise, sma
 
 def decoded_records(batches: list[BatchInfo]) -> tuple[int, int | None, DecodeError | None]:
     """(records read, index of the first batch whose records do not read or None, its error)."""
-    v2 = [b for b in batches if b.magic >= 2]
-    if len(v2) == len(batches):
+    if all(b.magic >= 2 for b in batches):
         try:
-            return len(batch_columns([b.entry for b in v2])), None, None
+            return _v2_records(batches), None, None
         except DecodeError:
             pass  # found below, batch by batch
     count = 0
@@ -37,8 +38,32 @@ def decoded_records(batches: list[BatchInfo]) -> tuple[int, int | None, DecodeEr
 
 def _records_of(b: BatchInfo) -> int:
     if b.magic >= 2:
-        return len(batch_columns([b.entry]))
+        return _v2_records([b])
     return sum(1 for _ in Batch(b.entry, b.position, b.size))
+
+
+def _v2_records(batches: list[BatchInfo]) -> int:
+    """The records of v2 batches, decoded by columns; their offsets must rise within each batch
+    from its base offset to at most its last offset (compaction leaves gaps, never disorder), or a
+    consumer would be handed offsets that belong to other batches."""
+    entries = [b.entry for b in batches]
+    cols = batch_columns(entries)
+    offsets, owner = cols.offset, cols.batch
+    if len(offsets):
+        first = np.ones(len(offsets), bool)
+        first[1:] = owner[1:] != owner[:-1]
+        base = np.array([e.base_offset for e in entries], np.int64)[owner]
+        last = np.array([e.base_offset + e.last_offset_delta for e in entries], np.int64)[owner]
+        rising = np.ones(len(offsets), bool)
+        rising[1:] = offsets[1:] > offsets[:-1]
+        bad = ~((first | rising) & (offsets >= base) & (offsets <= last))
+        if bad.any():
+            i = int(np.argmax(bad))
+            e = entries[owner[i]]
+            raise InvalidValueError(f"record offset delta {int(offsets[i] - e.base_offset)} does not rise from the "
+                                    f"record before it within 0..{e.last_offset_delta} (the batch's last offset delta)",
+                                    None, "record_batch/record/offset_delta")
+    return len(cols)
 
 
 def placed(err: DecodeError, b: BatchInfo, path) -> DecodeError:
