@@ -28,6 +28,7 @@ import instructions  # noqa: E402
 import lazy  # noqa: E402
 import peers  # noqa: E402
 import spark as spark_bench  # noqa: E402
+import verify as verify_bench  # noqa: E402
 from peers import CODECS, kp_decode, kp_encode  # noqa: E402,F401  (instructions.py uses them from here)
 from reference_reader import read_records  # noqa: E402
 
@@ -182,6 +183,15 @@ def main() -> None:
         print("|---|---|---|")
         for way, peak in lazy_figures["peak_rss_bytes"].items():
             print(f"| {way} | {peak / 2 ** 20:.1f} MiB | {lazy_figures['largest_batch'] / 2 ** 20:.2f} MiB |")
+    verified = None if args.no_lazy else verify_bench.table()
+    if verified:
+        print(f"\nverify on a {verified[0]['file_bytes'] / 2 ** 30:.1f} GiB segment of 100-byte records "
+              "(peak resident memory above the process's own):\n")
+        print("| codec | mode | MB/s | records/s | peak RSS |")
+        print("|---|---|---|---|---|")
+        for r in verified:
+            print(f"| {r['codec']} | {r['mode']} | {r['MBps']:,.0f} | {r['records_per_s']:,.0f} | "
+                  f"{r['peak_rss_bytes'] / 2 ** 20:.1f} MiB |")
     scans = directory.table()
     print(f"\nWhole partition directory ({RECORDS_PER_BATCH * 2000:,} records of 100 bytes):\n")
     print("| workload | MB/s | records/s |")
@@ -205,7 +215,7 @@ def main() -> None:
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
                                "runs": args.runs, "rows": rows, "columnar": cols, "lazy": lazy_figures,
-                               "directory": scans, "spark": sparked, "instructions": counted},
+                               "directory": scans, "verify": verified, "spark": sparked, "instructions": counted},
                               indent=2) + "\n")
     print(f"wrote {out}")
 

@@ -110,11 +110,21 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
     ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
         RECORDS_OFFSET - LOG_OVERHEAD)
     if any(b.attributes & COMPRESSION for b in batches) or (starts[1:] < ends[:-1]).any():
-        sections = [b.records_bytes() for b in batches]
-        data = b"".join(sections)
-        sizes = np.fromiter((len(s) for s in sections), np.int64, len(sections))
-        ends = np.cumsum(sizes)
-        starts = ends - sizes
+        return batch_columns(batches)
+    return _decode(data, starts, ends, batches, counts)
+
+
+def batch_columns(batches: list[RecordBatch]) -> Columns:
+    """Every record of v2 batches whose headers are read already, from their records sections
+    (decompressed where compressed) joined into one buffer; DecodeError for the first damage."""
+    counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))
+    sections = [b.records_bytes() for b in batches]
+    sizes = np.fromiter((len(s) for s in sections), np.int64, len(sections))
+    ends = np.cumsum(sizes)
+    return _decode(b"".join(sections), ends - sizes, ends, batches, counts)
+
+
+def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatch], counts: np.ndarray) -> Columns:
     u8 = np.frombuffer(data, np.uint8)
     kind = position_type(len(u8))
     starts, ends = starts.astype(kind), ends.astype(kind)

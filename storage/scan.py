@@ -141,17 +141,7 @@ def scan_file(path: str | Path, keep_batches: bool = True, verify: bool = True) 
 
 def next_valid_batch(buf, start: int, end: int | None = None) -> int | None:
     """The first position after `start` where a whole batch with a matching CRC begins, or None:
-    where reading can go on after damage. Kafka's recovery cannot do this; it truncates."""
-    end = len(buf) if end is None else end
-    for pos in range(start + 1, end - HEADER_SIZE_UP_TO_MAGIC):
-        if buf[pos + 16] > 2:  # cheap filters before the CRC: magic, then a plausible size
-            continue
-        size = int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True)
-        if size < MIN_RECORD_OVERHEAD or pos + LOG_OVERHEAD + size > end:
-            continue
-        try:
-            batch_at(buf, pos, end)
-        except DecodeError:
-            continue
-        return pos
-    return None
+    where reading can go on after damage (storage.resync, in time linear in the bytes searched)."""
+    from .resync import next_valid_batch as search
+
+    return search(buf, start, end)

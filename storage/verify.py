@@ -1,78 +1,184 @@
-"""Verify segments and their indexes against the log, as `kafka-dump-log --verify-index-only`
-and `--index-sanity-check` do, plus the checks recovery applies to the log itself."""
+"""Verify segments: by default every record of every batch is decoded (decompressed within the
+limits), so "ok" means everything reads; `quick` checks only what Kafka's recovery checks
+(LogSegment.recover: framing, sizes, CRCs). Indexes are checked against the log as
+`kafka-dump-log --verify-index-only` and `--index-sanity-check` do, the transaction index against
+the markers, and producer snapshots are read.
+
+One pass over each segment in file order: index entries are checked as the batches go by, so
+time is linear and memory bounded by the largest batch (and a group of batches decoded at once),
+whatever the file's size or its number of batches.
+"""
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate, islice, takewhile
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .logdir import Partition, Segment
 from .producers import ProducerState, state_at
-from .scan import ScanResult, iter_batches, next_valid_batch, scan_file
+from .resync import find_resume
+from .records_check import GROUP_BYTES, decoded_records, placed
+from .safeio import FileProblem, open_regular, read_at, read_bounded
+from .scan import BatchInfo, ScanResult, iter_batches
 from .txnindex import AbortedTxn, check_txn_index, read_txn_index
+
+MAX_RELATIVE_OFFSET = 2 ** 31 - 1
+MIN_BATCH_BYTES = 26  # offset, size and the smallest legacy message: the most batches a file can hold
+# files read whole: a snapshot holds an entry per producer, a .txnindex one per aborted transaction
+SNAPSHOT_LIMIT = TXN_INDEX_LIMIT = 256 << 20
 
 
 @dataclass
 class SegmentReport:
     segment: Segment
-    scan: ScanResult
+    file_size: int = 0
+    valid_bytes: int = 0  # the prefix that reads (deep) or that recovery keeps (quick)
+    batches: int = 0  # valid batches, those after damage included
+    records: int = 0  # records decoded (deep only)
+    error: DecodeError | FileProblem | None = None  # the first damage; its batch starts at valid_bytes
     problems: list[str] = field(default_factory=list)
-    # with skip_corrupt: every damaged range after the valid prefix, and the batches between them
+    # with skip_corrupt: every damaged range, and the valid batches after the first
     damaged: list[tuple[int, int, DecodeError]] = field(default_factory=list)
     batches_after_damage: int = 0
+    last_offset: int | None = None
+
+    @property
+    def is_valid(self) -> bool:
+        return self.error is None
 
     @property
     def ok(self) -> bool:
-        return self.scan.is_valid and not self.problems
+        return self.error is None and not self.problems
+
+    @property
+    def truncated_bytes(self) -> int:
+        return self.file_size - self.valid_bytes
 
 
-def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base: int) -> list[str]:
+class OffsetIndexCheck:
     """Each entry names the start of a batch and the last offset of a batch appended with it.
 
     Recovery writes each entry's own batch's last offset; the append path writes the largest
     offset of the whole appended set (several legacy entries in one produce), so an entry's offset
-    may belong to a later batch, before the next entry's position."""
-    at = {b.position: i for i, b in enumerate(scan.batches)}
-    problems, last = [], None
-    for n, e in enumerate(entries):
-        if last is not None and e.offset <= last:
-            problems.append(f"offset index: offset {e.offset} is not larger than the previous {last}")
-        last = e.offset
-        if e.position not in at:
-            problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
-            continue
-        limit = max(entries[n + 1].position if n + 1 < len(entries) else scan.valid_bytes, e.position + 1)
-        covered = takewhile(lambda b: b.position < limit, islice(scan.batches, at[e.position], None))
-        if not any(b.last_offset == e.offset for b in covered):
-            problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
-                            f"ends at offset {scan.batches[at[e.position]].last_offset}")
-    if entries and entries[-1].offset < base:
-        problems.append(f"offset index: last offset {entries[-1].offset} is below the base offset {base}")
-    return problems
+    may belong to a later batch, before the next entry's position. Entries come in file order, so
+    each is settled by the batches between its position and the next entry's."""
+
+    def __init__(self, entries: Iterable[index.OffsetEntry], base: int):
+        self.entries, self.base, self.problems = iter(entries), base, []
+        self.last_offset = self.last_position = None
+        self.current = self.upcoming = None
+        self.started = self.matched = False
+        self.first_last_offset = None
+        self._advance()
+        self._advance()
+
+    def _advance(self) -> None:
+        """Settle nothing; move `upcoming` to `current` and read the next entry."""
+        self.current, self.started, self.matched = self.upcoming, False, False
+        while True:
+            e = next(self.entries, None)
+            if e is None or self.last_position is None or e.position > self.last_position:
+                break
+            self._note(e)
+            self.problems.append(f"offset index: position {e.position} (offset {e.offset}) is not after the "
+                                 f"previous entry's position {self.last_position}")
+        if e is not None:
+            self._note(e)
+            self.last_position = e.position
+        self.upcoming = e
+
+    def _note(self, e: index.OffsetEntry) -> None:
+        if self.last_offset is not None and e.offset <= self.last_offset:
+            self.problems.append(f"offset index: offset {e.offset} is not larger than the previous {self.last_offset}")
+        self.last_offset = e.offset
+
+    def _limit(self) -> int | None:
+        return self.upcoming.position if self.upcoming is not None else None
+
+    def _settle(self) -> None:
+        e = self.current
+        if not self.started:
+            self.problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
+        elif not self.matched:
+            self.problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
+                                 f"ends at offset {self.first_last_offset}")
+        self._advance()
+
+    def batch(self, position: int, last_offset: int) -> None:
+        while self.current is not None and (position > self.current.position and not self.started
+                                            or (limit := self._limit()) is not None and position >= limit):
+            self._settle()
+        e = self.current
+        if e is None:
+            return
+        if position == e.position:
+            self.started, self.first_last_offset = True, last_offset
+        if self.started and last_offset == e.offset:
+            self.matched = True
+
+    def finish(self) -> list[str]:
+        while self.current is not None:
+            self._settle()
+        if self.last_offset is not None and self.last_offset < self.base:
+            self.problems.append(f"offset index: last offset {self.last_offset} is below the base offset {self.base}")
+        return self.problems
+
+
+class TimeIndexCheck:
+    """Entry (T, O): T is the largest timestamp of the batches up to offset O; T never decreases."""
+
+    def __init__(self, entries: Iterable[index.TimeEntry]):
+        self.entries, self.problems = iter(entries), []
+        self.largest, self.seen, self.previous = None, False, None
+        self.current = self._next()
+
+    def _next(self) -> index.TimeEntry | None:
+        e = next(self.entries, None)
+        if e is not None:
+            if self.previous is not None and e.timestamp < self.previous:
+                self.problems.append(f"time index: timestamp {e.timestamp} is smaller than the previous "
+                                     f"{self.previous}")
+            self.previous = e.timestamp
+        return e
+
+    def _settle(self) -> None:
+        e = self.current
+        if not self.seen:
+            self.problems.append(f"time index: offset {e.offset} is before the first batch")
+        elif self.largest != e.timestamp:
+            self.problems.append(f"time index: entry ({e.timestamp}, offset {e.offset}) but the largest timestamp "
+                                 f"up to that offset is {self.largest}")
+        self.current = self._next()
+
+    def batch(self, last_offset: int, max_timestamp: int) -> None:
+        while self.current is not None and last_offset > self.current.offset:
+            self._settle()
+        self.largest = max_timestamp if self.largest is None else max(self.largest, max_timestamp)
+        self.seen = True
+
+    def finish(self) -> list[str]:
+        while self.current is not None:
+            self._settle()
+        return self.problems
+
+
+def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base: int) -> list[str]:
+    """OffsetIndexCheck over a scan's batches."""
+    check = OffsetIndexCheck(entries, base)
+    for b in scan.batches:
+        check.batch(b.position, b.last_offset)
+    return check.finish()
 
 
 def check_time_index(entries: list[index.TimeEntry], scan: ScanResult, base: int) -> list[str]:
-    """Entry (T, O): T is the largest timestamp of the batches up to offset O; T never decreases."""
-    # the largest timestamp of the batches ending at or before each last offset, found by bisection
-    ordered = sorted(scan.batches, key=lambda b: b.last_offset)
-    last_offsets = [b.last_offset for b in ordered]
-    running = list(accumulate((b.max_timestamp for b in ordered), max))
-    problems, prev = [], None
-    for e in entries:
-        if prev is not None and e.timestamp < prev:
-            problems.append(f"time index: timestamp {e.timestamp} is smaller than the previous {prev}")
-        prev = e.timestamp
-        n = bisect_right(last_offsets, e.offset)
-        if not n:
-            problems.append(f"time index: offset {e.offset} is before the first batch")
-        elif running[n - 1] != e.timestamp:
-            problems.append(f"time index: entry ({e.timestamp}, offset {e.offset}) but the largest timestamp "
-                            f"up to that offset is {running[n - 1]}")
-    return problems
+    """TimeIndexCheck over a scan's batches."""
+    check = TimeIndexCheck(entries)
+    for b in scan.batches:
+        check.batch(b.last_offset, b.max_timestamp)
+    return check.finish()
 
 
 def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int) -> list[str]:
@@ -88,77 +194,185 @@ def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base
     return problems
 
 
-def damaged_ranges(buf, scan: ScanResult) -> tuple[list[tuple[int, int, DecodeError]], int]:
-    """Every damaged range of a segment, reading on after each from the next batch whose CRC
-    matches (which Kafka's recovery cannot do), and how many valid batches lie after the first."""
-    ranges, found, pos, error = [], 0, scan.valid_bytes, scan.error
-    while error is not None:
-        resume = next_valid_batch(buf, pos)
-        ranges.append((pos, len(buf) if resume is None else resume, error))
-        error = None
-        if resume is None:
-            break
-        for item in iter_batches(buf, start=resume):
-            if isinstance(item, DecodeError):  # its batch starts after the last good one
-                error, pos = item, resume
+def file_batches(path: Path, start: int = 0) -> Iterator[BatchInfo | DecodeError]:
+    """The batches of a segment file from `start`, then the error of the first invalid one."""
+    with open_regular(path) as f:
+        data = read_at(f, 0, f.seek(0, 2), path)
+    yield from iter_batches(data, start=start)
+
+
+class _IndexChecks:
+    """The segment's offset and time indexes, checked as its batches go by; a damaged index file
+    ends its own check with the reason, never the segment's."""
+
+    def __init__(self, seg: Segment, file_size: int):
+        limit = file_size // MIN_BATCH_BYTES + 1
+        self.checks, self.problems = [], []
+        for path, read, make in ((seg.index, index.read_offset_index, lambda e: OffsetIndexCheck(e, seg.base_offset)),
+                                 (seg.time_index, index.read_time_index, TimeIndexCheck)):
+            if path is None:
+                continue
+            try:
+                entries = read(_index_bytes(path, limit * (index.OFFSET_ENTRY if make is not TimeIndexCheck
+                                                           else index.TIME_ENTRY)), seg.base_offset)
+            except (DecodeError, FileProblem) as err:
+                if isinstance(err, DecodeError):
+                    err.file = err.file or str(path)
+                self.problems.append(str(err))
+                continue
+            self.checks.append(make(entries))
+
+    def batch(self, b: BatchInfo) -> None:
+        for check in self.checks:
+            if isinstance(check, OffsetIndexCheck):
+                check.batch(b.position, b.last_offset)
+            else:
+                check.batch(b.last_offset, b.max_timestamp)
+
+    def finish(self) -> list[str]:
+        return self.problems + [p for check in self.checks for p in check.finish()]
+
+
+def _index_bytes(path: Path, most: int) -> bytes:
+    """The live part of an index file: at most the slots the segment can explain (the rest of a
+    preallocated file is its zero-filled tail, or entries no batch could explain)."""
+    with open_regular(path) as f:
+        size = f.seek(0, 2)
+        data = read_at(f, 0, min(size, most), path)
+        if size > most and any(read_at(f, most, 8, path)):
+            raise FileProblem(path, f"holds entries past the {most // 8:,} slots the segment's batches can explain",
+                              most)
+    return data
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """Bytes that do not read: from the start of a bad batch to where reading resumes."""
+    start: int
+    end: int
+    error: DecodeError
+
+
+def checked_batches(path: Path, file_size: int, quick: bool = False,
+                    skip_corrupt: bool = False) -> Iterator[BatchInfo | Damaged | int]:
+    """The valid batches of a segment file in order, each damaged range as a Damaged, and, in deep
+    mode, after each group of batches the number of records it decoded (an int). Without
+    `skip_corrupt` the first damage ends it; with it, reading goes on after a batch whose records
+    do not read, or, after bad framing or a bad CRC, from the next batch whose CRC matches."""
+    start = 0
+    while start < file_size:
+        pending: list[BatchInfo] = []
+        pending_bytes, damage, resume = 0, None, None
+        at = start
+        for item in file_batches(path, start):
+            if isinstance(item, DecodeError):
+                item.file = item.file or str(path)
+                damage = (at, item)
+            elif quick:
+                yield item
+            else:
+                pending.append(item)
+                pending_bytes += item.size
+            if not isinstance(item, DecodeError):
+                at = item.position + item.size
+            if pending and (damage is not None or pending_bytes >= GROUP_BYTES):
+                count, bad, err = decoded_records(pending)
+                yield from pending[:bad]
+                yield count
+                if bad is not None:  # its framing and CRC are fine: reading goes on after it
+                    b = pending[bad]
+                    damage, resume = (b.position, placed(err, b, path)), b.position + b.size
+                pending, pending_bytes = [], 0
+            if damage is not None:
                 break
-            found += 1
-            resume = item.position + item.size
-    return ranges, found
+        if pending:
+            count, bad, err = decoded_records(pending)
+            yield from pending[:bad]
+            yield count
+            if bad is not None:
+                b = pending[bad]
+                damage, resume = (b.position, placed(err, b, path)), b.position + b.size
+        if damage is None:
+            return
+        if resume is None and skip_corrupt:
+            resume = _resume_after(path, damage[0], file_size)
+        yield Damaged(damage[0], file_size if resume is None else resume, damage[1])
+        if not skip_corrupt or resume is None:
+            return
+        start = resume
+
+
+def _resume_after(path: Path, position: int, file_size: int) -> int | None:
+    with open_regular(path) as f:
+        return find_resume(lambda pos, size: read_at(f, pos, size, path), position, file_size)
 
 
 def verify_segment(seg: Segment, previous_last_offset: int | None = None,
-                   producers: ProducerState | None = None, skip_corrupt: bool = False) -> SegmentReport:
+                   producers: ProducerState | None = None, skip_corrupt: bool = False,
+                   quick: bool = False) -> SegmentReport:
     """The log and its indexes; with the producer state before the segment, the .txnindex too
-    (the state is advanced past the segment). With `skip_corrupt`, every damaged range too."""
-    report = SegmentReport(seg, scan_file(seg.log))
-    if skip_corrupt and report.scan.error is not None:
-        report.damaged, report.batches_after_damage = damaged_ranges(seg.log.read_bytes(), report.scan)
-        for _, _, err in report.damaged:
-            err.file = err.file or str(seg.log)
-    scan = report.scan
-    last = previous_last_offset
-    for b in scan.batches:
-        if last is not None and b.last_offset <= last:
-            report.problems.append(f"log: batch at position {b.position} ends at offset {b.last_offset}, "
+    (the state is advanced past the segment). Every record is decoded unless `quick`. With
+    `skip_corrupt`, every damaged range is reported, not only the first."""
+    report = SegmentReport(seg)
+    try:
+        with open_regular(seg.log) as f:
+            report.file_size = f.seek(0, 2)
+    except FileProblem as err:
+        report.error = err
+        return report
+    indexes = _IndexChecks(seg, report.file_size)
+    rebuilt, txn_problem, last = [], None, previous_last_offset
+    for item in checked_batches(seg.log, report.file_size, quick, skip_corrupt):
+        if isinstance(item, int):
+            report.records += item
+            continue
+        if isinstance(item, Damaged):
+            if report.error is None:
+                report.error = item.error
+            if skip_corrupt:
+                report.damaged.append((item.start, item.end, item.error))
+            continue
+        report.batches += 1
+        if report.error is None:
+            report.valid_bytes = item.position + item.size
+        else:
+            report.batches_after_damage += 1
+        if last is not None and item.last_offset <= last:
+            report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
                                    f"not after the previous batch's {last}")
-        last = b.last_offset
-    for path, read, check in ((seg.index, index.read_offset_index, check_offset_index),
-                              (seg.time_index, index.read_time_index, check_time_index)):
-        if path is None:
-            continue
-        try:
-            entries = read(path.read_bytes(), seg.base_offset)
-        except DecodeError as err:
-            err.file = err.file or str(path)
-            report.problems.append(str(err))
-            continue
-        report.problems += check(entries, scan, seg.base_offset)
-    report.problems += _check_transactions(seg, scan, producers)
+        if not seg.base_offset <= item.last_offset <= seg.base_offset + MAX_RELATIVE_OFFSET:
+            report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
+                                   f"outside the segment's offsets {seg.base_offset}..{seg.base_offset + MAX_RELATIVE_OFFSET}"
+                                   " (indexes hold offsets relative to the base offset as 4-byte numbers)")
+        last = report.last_offset = item.last_offset
+        indexes.batch(item)
+        if producers is not None and txn_problem is None:
+            try:
+                if (t := producers.apply(item)) is not None:
+                    rebuilt.append(t)
+            except DecodeError as err:
+                txn_problem = f"log: batch at position {item.position}: {err}"
+    report.problems += indexes.finish()
+    report.problems += [txn_problem] if txn_problem else _check_transactions(seg, rebuilt, producers is not None)
     return report
 
 
-def _check_transactions(seg: Segment, scan: ScanResult, producers: ProducerState | None) -> list[str]:
-    rebuilt = []
-    if producers is not None:
-        for b in scan.batches:
-            try:
-                if (t := producers.apply(b)) is not None:
-                    rebuilt.append(t)
-            except DecodeError as err:
-                return [f"log: batch at position {b.position}: {err}"]
+def _check_transactions(seg: Segment, rebuilt: list[AbortedTxn], known: bool) -> list[str]:
     if seg.txn_index is None:
         return [f"transaction index: missing, but the log aborts {len(rebuilt)} transaction"
                 f"{'s' if len(rebuilt) != 1 else ''}"] if rebuilt else []
     try:
-        entries = read_txn_index(seg.txn_index.read_bytes())
+        entries = read_txn_index(read_bounded(seg.txn_index, TXN_INDEX_LIMIT, "transaction index"))
     except DecodeError as err:
         err.file = err.file or str(seg.txn_index)
         return [str(err)]
-    return check_txn_entries(entries, rebuilt, seg.base_offset)
+    except FileProblem as err:
+        return [str(err)]
+    return check_txn_entries(entries, rebuilt if known else [], seg.base_offset)
 
 
-def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = False) -> list[SegmentReport]:
+def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = False,
+                     quick: bool = False) -> list[SegmentReport]:
     """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots."""
     reports, last = [], None
     producers = None
@@ -166,16 +380,16 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
         state, complete = state_at(part, part.segments[0].base_offset)
         producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
-        r = verify_segment(seg, last, producers, skip_corrupt)
+        r = verify_segment(seg, last, producers, skip_corrupt, quick)
         reports.append(r)
         if on_segment is not None:
             on_segment(r)
-        if r.scan.batches:
-            last = r.scan.batches[-1].last_offset
+        if r.last_offset is not None:
+            last = r.last_offset
     for offset, path in sorted(part.snapshots.items()):
         try:
-            ProducerState.from_snapshot(path.read_bytes(), offset)
-        except DecodeError as err:
+            ProducerState.from_snapshot(read_bounded(path, SNAPSHOT_LIMIT, "producer snapshot"), offset)
+        except (DecodeError, FileProblem) as err:
             owner = next((r for r in reversed(reports) if r.segment.base_offset <= offset), None)
             if owner is not None:  # a snapshot without segments has nothing to be wrong about
                 owner.problems.append(f"producer snapshot {path.name}: {err}")
@@ -185,12 +399,20 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
 def describe(report: SegmentReport) -> list[str]:
     """One line per problem, naming the file and, for damage, the byte where the bad batch starts."""
     out = []
+    log = report.segment.log
     if report.damaged:
-        out += [f"{report.segment.log}: bytes {start}..{end} damaged: {err}" for start, end, err in report.damaged]
-        out.append(f"{report.segment.log}: {report.batches_after_damage} valid batches after the first damage "
-                   "(recovery would truncate them)")
-    elif report.scan.error is not None:
-        out.append(f"{report.segment.log}: invalid from byte {report.scan.valid_bytes} "
-                   f"({report.scan.truncated_bytes} bytes): {report.scan.error}")
-    out += [f"{report.segment.log.with_suffix('')}: {p}" for p in report.problems]
+        out += [f"{log}: bytes {start}..{end} damaged: {_reason(err, log)}" for start, end, err in report.damaged]
+        first_seen_by_recovery = not getattr(report.damaged[0][2], "in_records", False)
+        out.append(f"{log}: {report.batches_after_damage} valid batches after the first damage"
+                   + (" (recovery would truncate them)" if first_seen_by_recovery else ""))
+    elif report.error is not None:
+        out.append(f"{log}: invalid from byte {report.valid_bytes} ({report.truncated_bytes} bytes): "
+                   f"{_reason(report.error, log)}")
+    out += [f"{log.with_suffix('')}: {p}" for p in report.problems]
     return out
+
+
+def _reason(err, log: Path) -> str:
+    """An error's text without the file name when it is the segment's own (the line names it)."""
+    text = str(err)
+    return text[len(str(log)) + 2:] if text.startswith(f"{log}: ") else text
