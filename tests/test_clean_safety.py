@@ -125,7 +125,8 @@ def test_a_second_command_on_a_locked_log_dir_is_refused(tmp_path):
     before = tree(tmp_path / "logs")
     with holding(tmp_path / "logs", "clean"):
         for args in (["clean", tmp_path / "logs", *COMPACT, "--apply", "--in-place"],
-                     ["clean", tmp_path / "logs" / "t-0", *COMPACT, "--apply", "--in-place"]):
+                     ["clean", tmp_path / "logs" / "t-0", *COMPACT, "--apply", "--in-place"],
+                     ["recover", tmp_path / "logs" / "t-0"]):
             run = kafkacodec(*args)
             assert run.returncode == 2, run.stdout + run.stderr
             assert f"{tmp_path / 'logs' / '.kafkacodec.lock'}: locked by another kafkacodec command " \
@@ -144,3 +145,18 @@ def test_keep_old_moves_the_replaced_partition_aside(tmp_path):
     assert tree(tmp_path / "logs" / "t-0") != original
     assert kafkacodec("clean", tmp_path / "logs", *COMPACT, "--apply", "--in-place", "--keep-old",
                       tmp_path / "logs").returncode == 2  # never inside the log dir
+
+
+def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
+    """Versions without a journal renamed a partition to <p>.kafkacodec-old before moving its
+    copy in; a kill in between left the partition missing, and a re-run did not restore it."""
+    keyed_log(tmp_path / "logs" / "t-0")
+    original = tree(tmp_path / "logs")
+    (tmp_path / "logs" / "t-0").rename(tmp_path / "logs" / "t-0.kafkacodec-old")
+    (tmp_path / "logs" / ".kafkacodec-clean").mkdir()
+    from kafkacodec.storage.journal import pending
+    assert len(pending(tmp_path / "logs")) == 2
+    run = kafkacodec("recover", tmp_path / "logs")
+    assert run.returncode == 0 and "put back" in run.stdout, run.stdout + run.stderr
+    assert tree(tmp_path / "logs") == original and not pending(tmp_path / "logs")
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [".kafkacodec.lock", "t-0"]
