@@ -21,6 +21,8 @@ from .safeio import os_problem
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
 TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable's temporary files
+# temporaries of files rebuilt from the log (storage.files.write_atomically's), never the only copy of data
+DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
 
 
 class Publication:
@@ -204,12 +206,13 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
 
 
 def _temporary_files(root: Path) -> list[Path]:
-    """storage.durable's temporary files in the log dir and its partition directories."""
+    """Temporary files of interrupted writes in the log dir and its partition directories:
+    storage.durable's, and those of index and snapshot files (rebuilt from the log)."""
     out = []
     for d in [root] + sorted(p for p in root.iterdir() if p.is_dir() and p.name != STAGING_NAME):
         try:
             names = os.listdir(d)
         except OSError:
             continue
-        out += [d / n for n in sorted(names) if n.endswith(TMP_SUFFIX)]
+        out += [d / n for n in sorted(names) if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))]
     return out
