@@ -160,3 +160,13 @@ def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
     assert run.returncode == 0 and "put back" in run.stdout, run.stdout + run.stderr
     assert tree(tmp_path / "logs") == original and not pending(tmp_path / "logs")
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [".kafkacodec.lock", "t-0"]
+
+
+def test_reindex_takes_the_lock_when_it_writes_and_not_when_it_checks(tmp_path):
+    part = keyed_log(tmp_path / "logs" / "t-0")
+    log = part.segments[0].log
+    with holding(tmp_path / "logs", "recover"):
+        run = kafkacodec("reindex", log)
+        assert run.returncode == 2 and "locked by another kafkacodec command" in run.stderr
+        assert kafkacodec("reindex", "--check", log).returncode == 0
+    assert kafkacodec("reindex", log).returncode == 0

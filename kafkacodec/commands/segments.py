@@ -107,6 +107,10 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     from ..storage.scan import scan_file
     from ..storage.txnindex import encode_txn_index, read_txn_index
 
+    if not check:  # the log dir's lock, and what an interrupted command left finished first
+        from ..storage.lock import log_root
+        from .changing import hold
+        hold([log_root(log)], "reindex")
     base = offset_from_name(log.name)
     scan = scan_file(log)
     offsets, times = index.rebuild(scan.batches, base, interval)
