@@ -133,14 +133,17 @@ class _Job:
                         copy_without(part, due, pub.new)
                         changed.append(part.path.name)
                     continue
-                source = part
+                source, scratch = part, None
                 if due:  # retention first, then the cleaner over what is left
                     scratch = pub.staging / "retained" if pub is not None else self._scratch()
-                    source = logdir.open_partition(copy_without(part, due, scratch))
-                r = self._compact(source, checkpoint=None if single else self.path / "cleaner-offset-checkpoint",
-                                  out=pub.new if pub is not None else None)
-                if due:
-                    remove_tree(scratch)
+                try:
+                    if due:
+                        source = logdir.open_partition(copy_without(part, due, scratch))
+                    r = self._compact(source, None if single else self.path / "cleaner-offset-checkpoint",
+                                      pub.new if pub is not None else None)
+                finally:
+                    if scratch is not None:
+                        remove_tree(scratch)
                 if pub is not None:
                     if due or r.due or r.skipped or not pub.in_place:
                         changed.append(part.path.name)
