@@ -52,7 +52,8 @@ def read(root: Path) -> dict | None:
     except (UnicodeDecodeError, ValueError) as err:
         raise JournalProblem(f"{path}: not a journal this version can read ({err})") from None
     if not isinstance(state, dict) or state.get("kind") not in _KINDS:
-        raise JournalProblem(f"{path}: unknown kind of operation {state.get('kind') if isinstance(state, dict) else state!r}")
+        kind = state.get("kind") if isinstance(state, dict) else state
+        raise JournalProblem(f"{path}: unknown kind of operation {kind!r}")
     return state
 
 

@@ -70,7 +70,8 @@ def plan_partition(part: Partition) -> Plan:
         state, complete = state_at(part, part.segments[0].base_offset) if part.segments else (None, False)
     except KafkaCodecError as err:
         state, complete = None, False
-        plan.failures.append(Failure(part.path, f"producer state unreadable, transaction indexes left as they are: {err}"))
+        plan.failures.append(Failure(part.path, f"producer state unreadable, transaction indexes left as they are: "
+                                                f"{err}"))
     producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
         try:
@@ -104,13 +105,20 @@ def plan_segment_file(path: Path) -> Plan:
     """A single .log file, whatever its name (its base offset from its first batch when the name
     is not an offset): its indexes are the files beside it with the same stem."""
     try:
-        seg = segment_of(path)
         check_regular(path)
+        part = _alone(path)
     except KafkaCodecError as err:
         return Plan(failures=[Failure(path, str(err))])
-    part = open_partition(path.parent) if path.parent.is_dir() else None
-    snapshots = part.snapshots if part is not None and any(s.log == path for s in part.segments) else {}
-    return plan_partition(Partition(path.parent.name, -1, path.parent, [seg], snapshots=snapshots))
+    return plan_partition(part)
+
+
+def _alone(log: Path) -> Partition:
+    """A partition of one segment file; with its partition's producer snapshots when it is one of
+    that partition's segments (the producers' state before it then comes from them)."""
+    seg = segment_of(log)
+    part = open_partition(log.parent)
+    snapshots = part.snapshots if any(s.log == log for s in part.segments) else {}
+    return Partition(log.parent.name, -1, log.parent, [seg], snapshots=snapshots)
 
 
 def valid_prefix(data: bytes) -> tuple[ScanResult, str | None]:
@@ -243,10 +251,7 @@ def _do(step: dict) -> str:
 
 def _rebuilt(log: Path, single: bool, suffixes: list[str]) -> dict[Path, bytes]:
     """The index files of a segment as the log is now (cut already)."""
-    if single:
-        part = Partition(log.parent.name, -1, log.parent, [segment_of(log)])
-    else:
-        part = open_partition(log.parent)
+    part = _alone(log) if single else open_partition(log.parent)
     seg = next((s for s in part.segments if s.log == log), None)
     if seg is None:
         raise JournalProblem(f"{log}: the segment to recover is gone")

@@ -169,7 +169,8 @@ def leftovers(root: Path) -> list[Pending]:
             if original.exists():
                 why = f"the original of {original}, which its cleaned copy replaced; `kafkacodec recover` removes it"
             else:
-                why = f"partition {original.name} moved aside by an interrupted clean; `kafkacodec recover` puts it back"
+                why = (f"partition {original.name} moved aside by an interrupted clean; "
+                       "`kafkacodec recover` puts it back")
             out.append(Pending(entry, "clean", why))
     for tmp in _temporary_files(Path(root)):
         out.append(Pending(tmp, "write", "temporary file of an interrupted write; `kafkacodec recover` removes it"))
@@ -214,5 +215,6 @@ def _temporary_files(root: Path) -> list[Path]:
             names = os.listdir(d)
         except OSError:
             continue
-        out += [d / n for n in sorted(names) if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))]
+        out += [d / n for n in sorted(names)
+                if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))]
     return out
