@@ -6,7 +6,9 @@ lost, `kafkacodec verify` passing, nothing left behind. Then ENOSPC on a small t
 mounts and concurrent runs. Needs strace (and root for the mounts); skipped otherwise."""
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -294,19 +296,27 @@ def test_two_concurrent_cleans_one_runs_the_other_is_refused(tmp_path):
     work.mkdir()
     log_dir(work / "logs")
     argv = kafkacodec("clean", "{work}/logs", *CLEAN, "--apply", "--in-place")
-    ref = reference(Case("c", argv, lambda w: log_dir(w / "logs"), [], None), tmp_path)
-    # the first is held at its second rename (its journal written, its lock taken) while the second starts
+    ref = reference(Case("c", argv, lambda w: log_dir(w / "logs"), []), tmp_path)
+    # the first stops at its second rename (its lock taken, its journal written) while others start
     first = subprocess.Popen([faults.STRACE, "-f", "-qq", "-o", "/dev/null", "-e", "trace=rename",
-                              "-e", "inject=rename:delay_enter=3000000:when=2", "--", *faults._argv(argv, work)],
+                              "-e", "inject=rename:signal=STOP:when=2", "--", *faults._argv(argv, work)],
                              cwd=tmp_path, env=faults.ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while not (work / "logs" / ".kafkacodec-journal").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    second = faults.run(argv, work)
-    assert second.returncode == 2, second.stderr
-    assert b".kafkacodec.lock: locked by another kafkacodec command (pid " in second.stderr
-    recover = faults.run(kafkacodec("recover", "{work}/logs"), work)
-    assert recover.returncode == 2 and b"locked" in recover.stderr
+    holder = None
+    try:
+        deadline = time.monotonic() + 30
+        while not (work / "logs" / ".kafkacodec-journal").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        holder = int((work / "logs" / ".kafkacodec.lock").read_text().split()[0])
+        for other in (argv, kafkacodec("recover", "{work}/logs")):
+            run = faults.run(other, work)
+            assert run.returncode == 2, run.stdout + run.stderr
+            assert f".kafkacodec.lock: locked by another kafkacodec command (pid {holder}, clean)".encode() \
+                in run.stderr
+    finally:
+        if holder is not None:
+            os.kill(holder, signal.SIGCONT)
+        else:
+            first.kill()
     out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     assert contents(work / "logs") == contents(ref / "logs")
