@@ -38,16 +38,13 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
         yield
 
 
-_HELD = ExitStack()
-
-
 def hold(roots: list[Path], command: str) -> None:
-    """`changing` for the rest of the process: for a command that changes files from here to its
-    end. A busy log dir, or an interrupted operation that cannot be finished, ends it."""
+    """`changing` until the running command ends: for a command that changes files from here on.
+    A busy log dir, or an interrupted operation that cannot be finished, ends it."""
     from ..runtime.errors import KafkaCodecError
 
     try:
-        _HELD.enter_context(changing(roots, command))
+        click.get_current_context().with_resource(changing(roots, command))
     except KafkaCodecError as err:
         fail(err)
 
