@@ -37,17 +37,21 @@ from pathlib import Path
 
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import Record, write_batch
+from kafkacodec.runtime.errors import DecodeError
 
+from .guarded import SkippedBytes, partition_batches, read_segment, segment_batches
 from .logdir import Partition, Segment
-from .reader import partition_batches
+from .producers import ProducerState
 from .retention import largest_timestamp
+from .safeio import read_bounded
 from .staging import PartitionCopy, segment_files
 from .textfiles import read_offset_checkpoint
-from .transactions import aborted_ranges, partition_transactions
+from .txnindex import read_txn_index
 
 DELETE_HORIZON = 0x40
 LOG_APPEND_TIME = 0x08
 LONG_MAX = 2 ** 63 - 1
+MAX_TXN_INDEX_BYTES = 1 << 30  # 34-byte entries, one per aborted transaction of a segment
 
 
 @dataclass(frozen=True)
@@ -71,24 +75,29 @@ class CompactionReport:
     bytes_before: int = 0
     bytes_after: int = 0
     segments: dict = field(default_factory=dict)  # base offset -> cleaned size (None: dropped)
+    skipped: list = field(default_factory=list)  # SkippedBytes passed over (with skip_corrupt)
+    kept_files: list = field(default_factory=list)  # in the copy, where each of them is kept, in order
 
 
 def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: Path | None = None,
-            out: Path | None = None) -> CompactionReport:
+            out: Path | None = None, skip_corrupt: bool = False) -> CompactionReport:
     """What cleaning the partition now would do; with `out`, the cleaned partition is written to
-    out/<partition directory> (through a temporary directory: a failure leaves nothing). Two
-    passes over the log; one segment, and its cleaned bytes, in memory at a time."""
-    first_uncleanable = _first_uncleanable(part, config, now_ms)
+    out/<partition directory> (through a temporary directory: a failure leaves nothing). Damage
+    raises a DecodeError naming the file and byte, unless `skip_corrupt`: then the damaged bytes
+    are left out of the cleaned segments, listed in the report and kept in the copy, each in a
+    file of its own (`<segment>.log.corrupt-<position>`). Three passes over the log (producers,
+    the offset map, the cleaned segments); one segment, and its cleaned bytes, in memory at a time."""
+    skipped: list[SkippedBytes] = []
+    aborted, open_firsts, last_of_producer = _producers(part, skip_corrupt, skipped.append)
+    first_uncleanable = _first_uncleanable(part, config, now_ms, open_firsts)
     first_dirty = _first_dirty(part, checkpoint)
     sizes = {s.base_offset: s.log.stat().st_size for s in part.segments}
     cleanable = {s.base_offset for s in _below(part, first_uncleanable)}
     total = sum(sizes[b] for b in cleanable)
     dirty = sum(sizes[b] for b in cleanable if b >= first_dirty)
-    aborted = aborted_ranges(part)
     latest: dict[bytes, int] = {}
-    last_of_producer: dict[int, int] = {}  # producer id -> base offset of its last batch in the log
     first_dirty_ts = None
-    for seg, b in partition_batches(part):  # pass 1: the offset map
+    for seg, b in partition_batches(part, skip_corrupt):  # pass 2: the offset map
         if b.is_legacy:
             if first_dirty <= b.base_offset and b.last_offset < first_uncleanable:
                 records = b.records()
@@ -96,8 +105,6 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
                 latest.update((r.key, r.offset) for r in records if r.key is not None)
             continue
         e = b.entry
-        if e.producer_id >= 0:
-            last_of_producer[e.producer_id] = e.base_offset
         if first_dirty <= e.base_offset and e.last_offset < first_uncleanable and not e.is_control \
                 and not _is_aborted(e, aborted):
             first_dirty_ts = e.max_timestamp if first_dirty_ts is None else first_dirty_ts
@@ -107,39 +114,66 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     ratio = dirty / total if total else 0.0
     due = bool(cleanable) and (ratio >= config.min_cleanable_dirty_ratio or (
         first_dirty_ts is not None and now_ms - first_dirty_ts > config.max_compaction_lag_ms))
-    report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()))
+    report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()),
+                              skipped=skipped)
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
     all_segment_files = {p for seg in part.segments for p in segment_files(seg)}
     with (PartitionCopy(part, out, all_segment_files) if out is not None else nullcontext()) as copy:
         last = part.segments[-1] if part.segments else None
-        current, data, raw_log, deletes_stay = None, bytearray(), b"", True
-        for seg, b in partition_batches(part):  # pass 2: the cleaned segments
-            if seg is not current:
-                if current is not None:
-                    report.segments[current.base_offset] = _finish(copy, current, data, current is last)
-                current, data, raw_log = seg, bytearray(), seg.log.read_bytes()
-                deletes_stay = _legacy_deletes_stay(seg, legacy_horizon)
-            e = b.entry
-            raw = raw_log[b.position:b.position + b.size]
-            if not due or b.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
-                data += raw
-                continue
-            if b.is_legacy:
-                kept = _clean_legacy(b, latest, deletes_stay, report)
-            else:
-                kept = _clean_batch(e, latest, aborted, config, now_ms, report,
-                                    last_of_producer.get(e.producer_id) == e.base_offset)
-            if kept is None:
-                report.batches_removed += 1
-            else:
-                data += raw if kept is True else kept
-        if current is not None:
-            report.segments[current.base_offset] = _finish(copy, current, data, current is last)
-        for seg in part.segments:  # segments with no batch at all (an empty active one)
-            if seg.base_offset not in report.segments:
-                report.segments[seg.base_offset] = _finish(copy, seg, b"", seg is last)
+        for seg in part.segments:  # pass 3: the cleaned segments
+            raw_log = read_segment(seg.log)
+            data = bytearray()
+            deletes_stay = _legacy_deletes_stay(seg, legacy_horizon)
+            for b in segment_batches(seg, raw_log, skip_corrupt):
+                if isinstance(b, SkippedBytes):
+                    if copy is not None:
+                        kept = copy.keep(f"{seg.log.name}.corrupt-{b.start}", raw_log[b.start:b.end])
+                        report.kept_files.append(copy.target / kept.name)
+                    continue
+                e = b.entry
+                raw = raw_log[b.position:b.position + b.size]
+                if not due or b.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
+                    data += raw
+                    continue
+                if b.is_legacy:
+                    kept = _clean_legacy(b, latest, deletes_stay, report)
+                else:
+                    kept = _clean_batch(e, latest, aborted, config, now_ms, report,
+                                        last_of_producer.get(e.producer_id) == e.base_offset)
+                if kept is None:
+                    report.batches_removed += 1
+                else:
+                    data += raw if kept is True else kept
+            report.segments[seg.base_offset] = _finish(copy, seg, data, seg is last)
     report.bytes_after = sum(n for n in report.segments.values() if n is not None)
     return report
+
+
+def _producers(part: Partition, skip_corrupt: bool, on_skip) -> tuple[list, list[int], dict[int, int]]:
+    """Pass 1: the aborted transactions ((producer id, first offset, marker offset), from the
+    .txnindex files and from the markers), the first offsets of the transactions still open, and
+    the base offset of each producer's last batch in the log."""
+    found = set()
+    for seg in part.segments:
+        if seg.txn_index is not None:
+            try:
+                entries = read_txn_index(read_bounded(seg.txn_index, MAX_TXN_INDEX_BYTES, "transaction index"))
+            except DecodeError as err:
+                raise err.with_context(file=str(seg.txn_index)) from None
+            found |= {(t.producer_id, t.first_offset, t.last_offset) for t in entries}
+    state = ProducerState()
+    last_of_producer: dict[int, int] = {}
+    for _, b in partition_batches(part, skip_corrupt, on_skip):
+        if not b.is_legacy and b.entry.producer_id >= 0:
+            last_of_producer[b.entry.producer_id] = b.entry.base_offset
+        try:
+            t = state.follow(b)
+        except DecodeError:
+            continue  # a malformed marker ends no transaction; the batch itself stays as it is
+        if t is not None and t.aborted:
+            found.add((t.producer_id, t.first_offset, t.last_offset))
+    open_firsts = [p.txn_first_offset for p in state.producers.values() if p.txn_first_offset is not None]
+    return sorted(found, key=lambda t: t[2]), open_firsts, last_of_producer
 
 
 def _finish(copy: PartitionCopy | None, seg: Segment, data: bytes, active: bool) -> int | None:
@@ -200,7 +234,7 @@ def _clean_batch(e: RecordBatch, latest: dict, aborted, config: CompactionConfig
         if horizon is not None and now_ms >= horizon:
             report.markers_removed += len(records)
             return _empty(e) if producers_last else None
-        return True if horizon is not None else _rebuild(e, records, now_ms + config.delete_retention_ms)
+        return True if horizon is not None else _rebuild(e, records, _horizon(now_ms, config))
     if _is_aborted(e, aborted):
         kept = []
     else:
@@ -213,10 +247,16 @@ def _clean_batch(e: RecordBatch, latest: dict, aborted, config: CompactionConfig
         return _empty(e) if producers_last and e.producer_id >= 0 else None
     new_horizon = horizon
     if horizon is None and any(r.value is None for r in kept):
-        new_horizon = now_ms + config.delete_retention_ms
+        new_horizon = _horizon(now_ms, config)
     if len(kept) == len(records) and new_horizon == horizon:
         return True
     return _rebuild(e, kept, new_horizon)
+
+
+def _horizon(now_ms: int, config: CompactionConfig) -> int:
+    """now + delete.retention.ms, held at the largest timestamp a batch can store (a retention
+    that large keeps tombstones and markers for ever)."""
+    return min(now_ms + config.delete_retention_ms, LONG_MAX)
 
 
 def _rebuild(e: RecordBatch, kept: list, horizon: int | None) -> bytes:
@@ -245,7 +285,7 @@ def _empty(e: RecordBatch) -> bytes:
                        base_sequence=e.base_sequence, records=RecordBatch.Records(items=[])).to_bytes()
 
 
-def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int) -> int:
+def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int, open_firsts: list[int]) -> int:
     if not part.segments:
         return 0
     bounds = [part.segments[-1].base_offset]
@@ -253,8 +293,7 @@ def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int) -
         if now_ms - largest_timestamp(seg) < config.min_compaction_lag_ms:
             bounds.append(seg.base_offset)
             break
-    bounds += [t.first_offset for t in partition_transactions(part) if t.outcome == "OPEN"]
-    return min(bounds)
+    return min(bounds + open_firsts)
 
 
 def _below(part: Partition, offset: int) -> list[Segment]:

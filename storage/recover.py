@@ -1,54 +1,282 @@
-"""Repair a segment as Kafka's recovery does (LogSegment.recover): truncate the .log to its valid
-prefix and rebuild its indexes. Unlike Kafka, nothing is thrown away: the cut-off bytes are kept
-beside the segment in `<name>.log.corrupt-<position>`, which Kafka and this library pass over."""
+"""Repair segments as Kafka's recovery does (LogSegment.recover): cut each .log at its first bad
+batch and rebuild the indexes that disagree with the log. Unlike Kafka, nothing is thrown away:
+the cut-off bytes are kept beside the segment in `<name>.log.corrupt-<position>` (`-2`, `-3`...
+when that name is taken; never written over), which Kafka and this library pass over.
+
+A bad batch is one recovery's scan refuses (framing, size, CRC) or one whose records do not
+decode. Indexes are rebuilt when missing, unreadable, inconsistent with the log (as `verify`
+checks them), or after a cut; a `.txnindex` keeps the entries it has within the segment (the
+cleaner keeps entries whose data it removed) and gains those the log's markers give.
+
+A recovery is planned in full, journaled (storage.journal), then carried out step by step: the
+cut bytes saved and flushed, the log cut and flushed, the indexes written; each step is done
+again or passed over when a crash interrupted it, so the next run finishes the job."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import index
-from .files import write_atomically
-from .logdir import Partition, Segment
-from .producers import rebuild_txn_index
-from .scan import scan_file
-from .txnindex import encode_txn_index
+from kafkacodec.records import legacy_records
+from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
+
+from . import index, journal
+from .durable import create_kept, truncate_durably, write_durably
+from .guarded import read_segment
+from .journal import JournalProblem
+from .logdir import Partition, Segment, open_partition, segment_of
+from .producers import state_at
+from .safeio import FileProblem, check_regular, open_regular, read_at, read_bounded
+from .scan import ScanResult, scan_bytes
+from .txnindex import AbortedTxn, encode_txn_index, read_txn_index
+from .verify import check_offset_index, check_time_index
+
+INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
+INDEX_SLACK = 10 << 20  # a preallocated index (segment.index.bytes) beyond what its segment explains
+
+
+@dataclass
+class Repair:
+    """What recovery does to one segment."""
+    segment: Segment
+    file_size: int
+    valid_bytes: int
+    reason: str | None = None  # why the tail is cut
+    kept_in: Path | None = None  # where the cut bytes go
+    indexes: dict[str, str] = field(default_factory=dict)  # index file suffix -> why it is rebuilt
+
+    @property
+    def truncated_bytes(self) -> int:
+        return self.file_size - self.valid_bytes
 
 
 @dataclass(frozen=True)
-class Recovered:
-    segment: Segment
-    valid_bytes: int
-    truncated_bytes: int
-    kept_in: Path | None  # where the cut-off bytes went
+class Failure:
+    path: Path
+    reason: str
 
 
-def recover_segment(part: Partition, seg: Segment, interval: int = index.INDEX_INTERVAL_BYTES,
-                    dry_run: bool = False) -> Recovered:
-    scan = scan_file(seg.log)
-    kept = None
-    if scan.truncated_bytes and not dry_run:
-        kept = seg.log.with_name(f"{seg.log.name}.corrupt-{scan.valid_bytes}")
-        with open(seg.log, "rb") as f:
-            f.seek(scan.valid_bytes)
-            write_atomically(kept, f.read())  # saved before the cut, so a crash loses nothing
-        os.truncate(seg.log, scan.valid_bytes)
-    if not dry_run:
-        offsets, times = index.rebuild(scan.batches, seg.base_offset, interval)
-        stem = seg.log.with_suffix("")
-        write_atomically(stem.with_suffix(".index"), index.encode_offset_index(offsets, seg.base_offset))
-        write_atomically(stem.with_suffix(".timeindex"), index.encode_time_index(times, seg.base_offset))
-        aborted, _ = rebuild_txn_index(part, seg.base_offset, scan.batches)
-        if aborted or stem.with_suffix(".txnindex").exists():
-            write_atomically(stem.with_suffix(".txnindex"), encode_txn_index(aborted))
-    return Recovered(seg, scan.valid_bytes, scan.truncated_bytes, kept)
+@dataclass
+class Plan:
+    repairs: list[Repair] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
 
 
-def recover_partition(part: Partition, dry_run: bool = False) -> list[Recovered]:
-    """Every damaged segment of the partition. Kafka would also delete the segments after the
-    first damaged one; they are kept here (verify still reports what they hold)."""
-    out = []
+def plan_partition(part: Partition) -> Plan:
+    """Every segment of the partition that needs a cut or an index rebuilt. Kafka would also
+    delete the segments after the first damaged one; they are kept here, each recovered alone."""
+    plan = Plan()
+    try:
+        state, complete = state_at(part, part.segments[0].base_offset) if part.segments else (None, False)
+    except KafkaCodecError as err:
+        state, complete = None, False
+        plan.failures.append(Failure(part.path, f"producer state unreadable, transaction indexes left as they are: "
+                                                f"{err}"))
+    producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
-        if not scan_file(seg.log, keep_batches=False).is_valid:
-            out.append(recover_segment(part, seg, dry_run=dry_run))
+        try:
+            data = read_segment(seg.log)
+        except KafkaCodecError as err:
+            plan.failures.append(Failure(seg.log, str(err)))
+            producers = None
+            continue
+        scan, reason = valid_prefix(data)
+        aborted = None
+        if producers is not None:
+            aborted = []
+            for b in scan.batches:
+                try:
+                    if (t := producers.apply(b)) is not None:
+                        aborted.append(t)
+                except DecodeError:
+                    producers = None  # a malformed marker: the state after it is unknown
+                    aborted = None
+                    break
+        repair = Repair(seg, len(data), scan.valid_bytes, reason)
+        if repair.truncated_bytes:
+            repair.kept_in = _free_name(seg.log.with_name(f"{seg.log.name}.corrupt-{scan.valid_bytes}"))
+        repair.indexes = _stale_indexes(seg, scan, aborted, cut=bool(repair.truncated_bytes))
+        if repair.truncated_bytes or repair.indexes:
+            plan.repairs.append(repair)
+    return plan
+
+
+def plan_segment_file(path: Path) -> Plan:
+    """A single .log file, whatever its name (its base offset from its first batch when the name
+    is not an offset): its indexes are the files beside it with the same stem."""
+    try:
+        check_regular(path)
+        part = _alone(path)
+    except KafkaCodecError as err:
+        return Plan(failures=[Failure(path, str(err))])
+    return plan_partition(part)
+
+
+def _alone(log: Path) -> Partition:
+    """A partition of one segment file; with its partition's producer snapshots when it is one of
+    that partition's segments (the producers' state before it then comes from them)."""
+    seg = segment_of(log)
+    part = open_partition(log.parent)
+    snapshots = part.snapshots if any(s.log == log for s in part.segments) else {}
+    return Partition(log.parent.name, -1, log.parent, [seg], snapshots=snapshots)
+
+
+def valid_prefix(data: bytes) -> tuple[ScanResult, str | None]:
+    """The scan of the bytes up to the first batch recovery refuses or whose records do not
+    decode, and why it is refused (None when every batch reads)."""
+    scan = scan_bytes(data)
+    for i, b in enumerate(scan.batches):
+        try:
+            legacy_records(b.entry) if b.magic < 2 else b.entry.records.items
+        except DecodeError as err:
+            cut = ScanResult(len(data), b.position, scan.batches[:i], err)
+            return cut, f"byte {b.position}: records do not decode: {err.message}"
+    return scan, (str(scan.error) if scan.error is not None else None)
+
+
+def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | None, cut: bool) -> dict[str, str]:
+    """The index files to rebuild, each with why."""
+    stem = seg.log.with_suffix("")
+    out = {}
+    for suffix, read, check in ((".index", index.read_offset_index, check_offset_index),
+                                (".timeindex", index.read_time_index, check_time_index)):
+        path = stem.with_suffix(suffix)
+        if cut:
+            out[suffix] = "the log was cut"
+            continue
+        if not os.path.lexists(path):
+            out[suffix] = "missing"
+            continue
+        try:
+            entries = read(read_bounded(path, scan.file_size + INDEX_SLACK, "index"), seg.base_offset)
+        except KafkaCodecError as err:
+            out[suffix] = f"unreadable ({err})"
+            continue
+        problems = check(entries, scan, seg.base_offset)
+        if problems:
+            out[suffix] = problems[0]
+    txn = stem.with_suffix(".txnindex")
+    try:
+        existing = _read_txn(txn)
+    except KafkaCodecError as err:
+        out[".txnindex"] = f"unreadable ({err})"
+        return out
+    merged = merge_txn_entries(existing, aborted or [], seg.base_offset, _end_offset(scan, seg.base_offset))
+    if merged != existing:
+        missing = len({t.last_offset for t in merged} - {t.last_offset for t in existing})
+        out[".txnindex"] = (f"lacks {missing} aborted transaction{'s' if missing != 1 else ''} of the log"
+                            if missing else "holds entries the log cannot have (after its end, or out of order)")
+    return out
+
+
+def _read_txn(path: Path) -> list[AbortedTxn]:
+    if not os.path.lexists(path):
+        return []
+    return read_txn_index(read_bounded(path, 1 << 30, "transaction index"))
+
+
+def _end_offset(scan: ScanResult, base: int) -> int:
+    return max((b.last_offset + 1 for b in scan.batches), default=base)
+
+
+def merge_txn_entries(existing: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int, end: int) -> list[AbortedTxn]:
+    """The entries of a segment's .txnindex: those it has whose marker lies in the segment, and
+    those the log's markers give (which win for the same marker), in marker order."""
+    by_marker = {t.last_offset: t for t in existing if base <= t.last_offset < end and t.first_offset <= t.last_offset}
+    by_marker.update({t.last_offset: t for t in rebuilt})
+    return [by_marker[k] for k in sorted(by_marker)]
+
+
+def _free_name(path: Path) -> Path:
+    n, candidate = 1, path
+    while os.path.lexists(candidate):
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
+
+
+# -- carrying a plan out ---------------------------------------------------------------------
+def carry_out(root: Path, plan: Plan, single: bool) -> list[str]:
+    """Journal the plan, then do it; returns one line per segment repaired."""
+    if not plan.repairs:
+        return []
+    state = {"kind": "recover", "steps": [_step(r, single) for r in plan.repairs]}
+    journal.record(root, state)
+    done = [_do(step) for step in state["steps"]]
+    journal.clear(root)
+    return done
+
+
+def _step(r: Repair, single: bool) -> dict:
+    return {"log": str(r.segment.log), "single": single, "size": r.file_size, "valid": r.valid_bytes,
+            "kept": str(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes)}
+
+
+def describe(state: dict) -> str:
+    logs = [s["log"] for s in state.get("steps", [])]
+    return f"recover of {len(logs)} segment(s) ({', '.join(logs)}); `kafkacodec recover` finishes it"
+
+
+def resume(root: Path, state: dict, dry_run: bool) -> list[str]:
+    if dry_run:
+        return [f"would finish an interrupted recover: {describe(state)}"]
+    return ["finished an interrupted recover: " + _do(step) for step in state["steps"]]
+
+
+def _do(step: dict) -> str:
+    """One segment: the cut bytes kept, the log cut, the indexes written. Each part is done
+    again, or passed over, from whatever state a crash left."""
+    log, valid = Path(step["log"]), step["valid"]
+    said = []
+    if step["kept"] is not None:
+        kept = Path(step["kept"])
+        size = check_regular(log)
+        if size > valid:
+            if not os.path.lexists(kept):
+                with open_regular(log) as f:
+                    create_kept(kept, read_at(f, valid, size - valid, log))
+            elif check_regular(kept) != size - valid:
+                raise JournalProblem(f"{log}: {size - valid} bytes to cut, but {kept} holds "
+                                     f"{check_regular(kept)}; resolve it by hand")
+            truncate_durably(log, valid)
+        elif size < valid:
+            raise JournalProblem(f"{log}: {size} bytes, shorter than the {valid} bytes recovery keeps")
+        said.append(f"cut to {valid} bytes, the {step['size'] - valid} bytes cut off kept in {kept}")
+    if step["indexes"]:
+        for path, data in _rebuilt(log, step["single"], step["indexes"]).items():
+            write_durably(path, data)
+        said.append(f"rebuilt {', '.join(log.with_suffix(s).name for s in step['indexes'])}")
+    return f"{log}: {'; '.join(said)}"
+
+
+def _rebuilt(log: Path, single: bool, suffixes: list[str]) -> dict[Path, bytes]:
+    """The index files of a segment as the log is now (cut already)."""
+    part = _alone(log) if single else open_partition(log.parent)
+    seg = next((s for s in part.segments if s.log == log), None)
+    if seg is None:
+        raise JournalProblem(f"{log}: the segment to recover is gone")
+    scan, _ = valid_prefix(read_segment(log))
+    base, stem = seg.base_offset, log.with_suffix("")
+    out = {}
+    offsets, times = index.rebuild(scan.batches, base)
+    if ".index" in suffixes:
+        out[stem.with_suffix(".index")] = index.encode_offset_index(offsets, base)
+    if ".timeindex" in suffixes:
+        out[stem.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+    if ".txnindex" in suffixes:
+        state, complete = state_at(part, base)
+        rebuilt = []
+        if complete:
+            for b in scan.batches:
+                try:
+                    if (t := state.apply(b)) is not None:
+                        rebuilt.append(t)
+                except DecodeError:
+                    break
+        try:
+            existing = _read_txn(stem.with_suffix(".txnindex"))
+        except (DecodeError, FileProblem):
+            existing = []  # unreadable: what the log gives replaces it
+        out[stem.with_suffix(".txnindex")] = encode_txn_index(
+            merge_txn_entries(existing, rebuilt, base, _end_offset(scan, base)))
     return out

@@ -57,7 +57,10 @@ class Deletion:
 def largest_timestamp(seg: Segment) -> int:
     """The broker's LogSegment.largestTimestamp: the time index's last entry, else the file's mtime."""
     if seg.time_index is not None and seg.time_index.exists():
-        entries = index.read_time_index(seg.time_index.read_bytes(), seg.base_offset)
+        try:
+            entries = index.read_time_index(seg.time_index.read_bytes(), seg.base_offset)
+        except DecodeError as err:
+            raise err.with_context(file=str(seg.time_index)) from None
         if entries and entries[-1].timestamp >= 0:
             return entries[-1].timestamp
     return int(seg.log.stat().st_mtime * 1000)
@@ -81,9 +84,10 @@ def segment_facts(seg: Segment) -> SegmentFacts:
     return SegmentFacts(seg, seg.log.stat().st_size, largest_timestamp(seg), records, next_offset)
 
 
-def deletions(part: Partition, config: RetentionConfig, now_ms: int) -> list[Deletion]:
-    """The segments a broker would delete now, oldest first, each with the rule that takes it."""
-    facts = [segment_facts(s) for s in part.segments]
+def deletions(part: Partition, config: RetentionConfig, now_ms: int, facts_of=None) -> list[Deletion]:
+    """The segments a broker would delete now, oldest first, each with the rule that takes it
+    (`facts_of(segment)` reads a segment's facts: segment_facts, which refuses damage, by default)."""
+    facts = [(facts_of or segment_facts)(s) for s in part.segments]
     by_time = _prefix(facts, lambda f: now_ms - f.largest_timestamp > config.retention_ms) \
         if config.retention_ms >= 0 else 0
     by_size = 0

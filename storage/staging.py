@@ -1,13 +1,16 @@
 """A copy of a partition directory built where it cannot be mistaken for a finished one: in a
-hidden work directory beside its target, renamed into place when complete, removed on failure."""
+hidden work directory beside its target, renamed into place when complete, removed on failure.
+Nothing here flushes to disk: a command that must survive a power loss publishes the copies
+through storage.replace, which does."""
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
 from . import index
-from .files import write_atomically
+from .durable import create_kept, remove_tree
 from .logdir import Partition, Segment
+from .safeio import FileProblem, os_problem
 from .scan import scan_bytes
 
 
@@ -28,32 +31,52 @@ class PartitionCopy:
 
     def __enter__(self) -> "PartitionCopy":
         if self.target.exists():
-            raise FileExistsError(f"{self.target} exists")
-        if self.work.exists():
-            shutil.rmtree(self.work)
-        self.work.mkdir(parents=True)
+            raise FileProblem(self.target, "exists; a cleaned copy is never written over anything")
+        remove_tree(self.work)  # left by an interrupted copy: a copy only, the partition has it all
         try:
+            self.work.mkdir(parents=True)
             for f in sorted(self.part.path.iterdir()):
                 if f.is_file() and f not in self.leave_out:
                     shutil.copy2(f, self.work / f.name)
+        except OSError as err:
+            remove_tree(self.work)
+            raise os_problem(getattr(err, "filename", None) or self.work, err) from None
         except BaseException:
-            shutil.rmtree(self.work, ignore_errors=True)
+            remove_tree(self.work)
             raise
         return self
 
     def segment(self, base: int, data: bytes) -> None:
         """A segment of these bytes at `base`, with its offset and time indexes rebuilt."""
         stem = f"{base:020d}"
-        write_atomically(self.work / f"{stem}.log", data)
         offsets, times = index.rebuild(scan_bytes(data).batches, base)
-        write_atomically(self.work / f"{stem}.index", index.encode_offset_index(offsets, base))
-        write_atomically(self.work / f"{stem}.timeindex", index.encode_time_index(times, base))
+        self._write(f"{stem}.log", data)
+        self._write(f"{stem}.index", index.encode_offset_index(offsets, base))
+        self._write(f"{stem}.timeindex", index.encode_time_index(times, base))
 
     def copy(self, path: Path) -> None:
-        shutil.copy2(path, self.work / path.name)
+        try:
+            shutil.copy2(path, self.work / path.name)
+        except OSError as err:
+            raise os_problem(path, err) from None
+
+    def keep(self, name: str, data: bytes) -> Path:
+        """Bytes kept aside (damage passed over) in a file of their own, never over another."""
+        return create_kept(self.work / name, data)
+
+    def _write(self, name: str, data: bytes) -> None:
+        try:
+            with open(self.work / name, "xb") as f:  # the work directory is ours: nothing to replace
+                f.write(data)
+        except OSError as err:
+            raise os_problem(self.work / name, err) from None
 
     def __exit__(self, kind, *exc) -> None:
         if kind is None:
-            self.work.rename(self.target)
+            try:
+                self.work.rename(self.target)
+            except OSError as err:
+                remove_tree(self.work)
+                raise os_problem(self.target, err) from None
         else:
-            shutil.rmtree(self.work, ignore_errors=True)
+            remove_tree(self.work)

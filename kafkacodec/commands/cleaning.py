@@ -1,132 +1,256 @@
 """clean: what Kafka's retention and compaction would remove, and a copy of the log without it."""
 from __future__ import annotations
 
+import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import click
 
 POLICIES = ["delete", "compact", "compact,delete"]
+LONG_MAX = 2 ** 63 - 1
 
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", type=click.Choice(POLICIES), default="delete", show_default=True, help="cleanup.policy.")
-@click.option("--retention-ms", type=int, default=7 * 24 * 3600 * 1000, show_default=True,
+@click.option("--retention-ms", type=click.IntRange(-1, LONG_MAX), default=7 * 24 * 3600 * 1000, show_default=True,
               help="retention.ms; -1 keeps everything by time.")
-@click.option("--retention-bytes", type=int, default=-1, show_default=True,
+@click.option("--retention-bytes", type=click.IntRange(-1, LONG_MAX), default=-1, show_default=True,
               help="retention.bytes per partition; -1 keeps everything by size.")
-@click.option("--delete-retention-ms", type=int, default=24 * 3600 * 1000, show_default=True,
+@click.option("--delete-retention-ms", type=click.IntRange(0, LONG_MAX), default=24 * 3600 * 1000, show_default=True,
               help="delete.retention.ms: how long tombstones and transaction markers stay once cleaned.")
-@click.option("--min-compaction-lag-ms", type=int, default=0, show_default=True, help="min.compaction.lag.ms.")
-@click.option("--max-compaction-lag-ms", type=int, default=2 ** 63 - 1, help="max.compaction.lag.ms.")
-@click.option("--min-cleanable-dirty-ratio", type=float, default=0.5, show_default=True,
+@click.option("--min-compaction-lag-ms", type=click.IntRange(0, LONG_MAX), default=0, show_default=True,
+              help="min.compaction.lag.ms.")
+@click.option("--max-compaction-lag-ms", type=click.IntRange(1, LONG_MAX), default=LONG_MAX,
+              help="max.compaction.lag.ms.")
+@click.option("--min-cleanable-dirty-ratio", type=click.FloatRange(0, 1), default=0.5, show_default=True,
               help="min.cleanable.dirty.ratio.")
-@click.option("--now", "now_ms", type=int, default=None, help="The clock, in ms since the epoch (default: now).")
+@click.option("--now", "now_ms", type=click.IntRange(0, LONG_MAX), default=None,
+              help="The clock, in ms since the epoch (default: now).")
 @click.option("--dry-run", is_flag=True, help="Report only (the default).")
 @click.option("--apply", "apply_", is_flag=True, help="Write the cleaned log to --out, or --in-place.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where --apply writes the cleaned log dir (its partition directories and root files).")
-@click.option("--in-place", is_flag=True, help="With --apply and no --out: replace each partition directory by "
-              "its cleaned copy (built beside it first; the original stays if anything fails).")
+@click.option("--in-place", is_flag=True, help="With --apply and no --out: replace each partition directory that "
+              "changes by its cleaned copy (all copies are built first; a crash is finished by `recover`).")
+@click.option("--keep-old", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --in-place: move each replaced partition directory into this directory (same file "
+              "system, outside the log dir) instead of removing it.")
+@click.option("--skip-corrupt", is_flag=True, help="Clean past damaged batches instead of refusing them: the "
+              "damaged bytes are left out of the cleaned segments, reported, and kept beside them in "
+              "<segment>.log.corrupt-<position> files.")
 def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, delete_retention_ms: int,
           min_compaction_lag_ms: int, max_compaction_lag_ms: int, min_cleanable_dirty_ratio: float,
-          now_ms: int | None, dry_run: bool, apply_: bool, out: Path | None, in_place: bool) -> None:
+          now_ms: int | None, dry_run: bool, apply_: bool, out: Path | None, in_place: bool, keep_old: Path | None,
+          skip_corrupt: bool) -> None:
     """Report what a broker would remove now from each partition of PATH (a log dir or one
     partition directory): segments past time and size retention (policy delete), records,
     tombstones and markers compaction drops (policy compact); with --apply --out DIR, write
-    cleaned copies of the partitions. The log itself is never changed."""
-    from rich.console import Console
-    from rich.table import Table
+    cleaned copies of the partitions; with --apply --in-place, replace them.
 
-    from ..runtime.errors import DecodeError
-    from ..storage import logdir
-    from ..storage.compaction import CompactionConfig, compact
-    from ..storage.retention import RetentionConfig, copy_without, deletions
+    Damage is refused (exit 1, nothing changed) unless --skip-corrupt is given. Exit status: 0
+    done, 1 damage or an operation that could not be finished, 2 usage, a busy log dir, or files
+    that cannot be written (no space, read-only)."""
+    from ..runtime.errors import KafkaCodecError
+    from ..storage import journal, logdir
+    from ..storage.lock import log_root
+    from .changing import changing, fail
 
     if dry_run and apply_:
-        click.echo("error: --dry-run and --apply exclude each other", err=True)
-        sys.exit(2)
+        _usage("--dry-run and --apply exclude each other")
     if apply_ and (out is None) == (not in_place):
-        click.echo("error: --apply needs --out DIR, or --in-place to replace the partitions", err=True)
-        sys.exit(2)
+        _usage("--apply needs --out DIR, or --in-place to replace the partitions")
+    if keep_old is not None and not in_place:
+        _usage("--keep-old goes with --apply --in-place")
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    single = logdir.is_partition_dir(path)
-    if in_place:  # cleaned copies beside the partitions first, swapped in at the end
-        out = (path.parent if single else path) / ".kafkacodec-clean"
-        if out.exists():
-            shutil.rmtree(out)
-    if apply_:
-        out.mkdir(parents=True, exist_ok=True)
-        if not single and not in_place:  # meta.properties and the checkpoints go with the log dir
-            for f in path.iterdir():
-                if f.is_file() and not (out / f.name).exists():
-                    shutil.copy2(f, out / f.name)
-    parts = logdir.partitions_at(path)
-    checkpoint = None if single else path / "cleaner-offset-checkpoint"
-    deleting, compacting = "delete" in policy, "compact" in policy
-    deleted = Table("partition", "segment", "bytes", "records", "largest timestamp", "rule", title="retention")
-    compacted = Table("partition", "due", "dirty ratio", "cleanable below", "records removed", "tombstones removed",
-                      "markers removed", "bytes before", "bytes after", title="compaction")
-    totals = [0, 0]
-    skipped = 0
-    for part in parts:
-        due = deletions(part, RetentionConfig(retention_ms, retention_bytes), now) if deleting else []
+    root = log_root(path)
+    if keep_old is not None:
+        _check_keep_old(keep_old, root)
+    job = _Job(path, policy, now, skip_corrupt, dict(
+        retention=(retention_ms, retention_bytes),
+        compaction=(delete_retention_ms, min_compaction_lag_ms, max_compaction_lag_ms, min_cleanable_dirty_ratio)))
+    try:
+        if not apply_:
+            for p in journal.pending(path):
+                click.echo(f"note: {p} (the report is of the log as it is now)", err=True)
+            job.run(logdir.partitions_at(path), None)
+        else:
+            target = root if in_place else Path(os.path.abspath(out))
+            if not in_place:
+                _make_out(target)
+            with changing([root, target], "clean", read_only_ok=(root,) if not in_place else ()):
+                job.run(logdir.partitions_at(path), _publication(target, in_place, keep_old))
+    except KafkaCodecError as err:
+        fail(err, _hint(err, skip_corrupt))
+    job.print(apply_)
+
+
+class _Job:
+    """The partitions' reports, and with a publication, their cleaned copies published."""
+
+    def __init__(self, path: Path, policy: str, now: int, skip_corrupt: bool, options: dict):
+        from rich.table import Table
+
+        self.path, self.policy, self.now, self.skip_corrupt, self.options = path, policy, now, skip_corrupt, options
+        self.deleted = Table("partition", "segment", "bytes", "records", "largest timestamp", "rule", title="retention")
+        self.compacted = Table("partition", "due", "dirty ratio", "cleanable below", "records removed",
+                               "tombstones removed", "markers removed", "bytes before", "bytes after",
+                               title="compaction")
+        self.totals = [0, 0]
+        self.notes: list[str] = []
+        self.out: Path | None = None
+
+    def run(self, parts, pub) -> None:
+        from ..runtime.errors import KafkaCodecError
+        from ..storage import logdir
+        from ..storage.durable import remove_tree
+        from ..storage.guarded import retention_facts
+        from ..storage.retention import RetentionConfig, copy_without, deletions
+
+        single = logdir.is_partition_dir(self.path)
+        deleting, compacting = "delete" in self.policy, "compact" in self.policy
+        if pub is not None and not pub.in_place:
+            for part in parts:
+                if (pub.target / part.path.name).exists():
+                    from ..storage.safeio import FileProblem
+                    raise FileProblem(pub.target / part.path.name, "exists; --out must not hold the partitions")
+        try:
+            if pub is not None:
+                pub.begin()
+            changed, files = [], []
+            for part in parts:
+                skipped = []
+                facts_of = lambda seg: retention_facts(seg, self.skip_corrupt, skipped.append)  # noqa: E731
+                due = deletions(part, RetentionConfig(*self.options["retention"]), self.now, facts_of) \
+                    if deleting else []
+                self._retention_rows(part, due)
+                self.notes += [f"read past (retention, the segment is kept as it is): {s.describe()}" for s in skipped]
+                if not compacting:
+                    if pub is not None and (due or not pub.in_place):
+                        copy_without(part, due, pub.new)
+                        changed.append(part.path.name)
+                    continue
+                source, scratch = part, None
+                if due:  # retention first, then the cleaner over what is left
+                    scratch = pub.staging / "retained" if pub is not None else self._scratch()
+                try:
+                    if due:
+                        source = logdir.open_partition(copy_without(part, due, scratch))
+                    r = self._compact(source, None if single else self.path / "cleaner-offset-checkpoint",
+                                      pub.new if pub is not None else None)
+                finally:
+                    if scratch is not None:
+                        remove_tree(scratch)
+                if pub is not None:
+                    if due or r.due or r.skipped or not pub.in_place:
+                        changed.append(part.path.name)
+                    else:  # nothing to change: the partition stays as it is
+                        remove_tree(pub.new / part.path.name)
+                for s, kept in zip(r.skipped, r.kept_files):
+                    final = pub.target / part.path.name / kept.name if pub is not None else None
+                    self.notes.append(f"skipped: {s.describe()}" + (f"; kept in {final}" if final else ""))
+                self.notes += [f"would skip: {s.describe()}" for s in r.skipped[len(r.kept_files):]]
+            if pub is not None and not pub.in_place and not single:
+                files = _stage_root_files(self.path, pub)
+        except BaseException:
+            if pub is not None:
+                try:
+                    pub.abandon()
+                except KafkaCodecError:
+                    pass  # the journal stays, and the next command rolls the build back
+            raise
+        if pub is not None:
+            self.out = pub.target
+            for line in pub.publish(changed, files):
+                self.notes.append(line)
+
+    def _compact(self, part, checkpoint, out):
+        from ..storage.compaction import CompactionConfig, compact
+
+        r = compact(part, CompactionConfig(*self.options["compaction"]), self.now, checkpoint, out, self.skip_corrupt)
+        self.compacted.add_row(f"{part.topic}-{part.partition}", "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
+                               str(r.first_uncleanable), f"{r.records_removed:,}", f"{r.tombstones_removed:,}",
+                               f"{r.markers_removed:,}", f"{r.bytes_before:,}", f"{r.bytes_after:,}")
+        self.totals[0] += r.bytes_before - r.bytes_after
+        self.totals[1] += r.records_removed + r.tombstones_removed + r.markers_removed
+        return r
+
+    def _retention_rows(self, part, due) -> None:
         for d in due:
             f = d.facts
-            deleted.add_row(f"{part.topic}-{part.partition}", f.segment.log.name, f"{f.size:,}", f"{f.records:,}",
-                            str(f.largest_timestamp), d.reason)
-            totals[0] += f.size
-            totals[1] += f.records
-        if not compacting:
-            if apply_:
-                copy_without(part, due, out)
-            continue
-        with tempfile.TemporaryDirectory(dir=out if apply_ else None) as tmp:
-            if due:  # retention first, then the cleaner over what is left
-                part = logdir.open_partition(copy_without(part, due, Path(tmp)))
-            config = CompactionConfig(delete_retention_ms, min_compaction_lag_ms, max_compaction_lag_ms,
-                                      min_cleanable_dirty_ratio)
+            self.deleted.add_row(f"{part.topic}-{part.partition}", f.segment.log.name, f"{f.size:,}",
+                                 f"{f.records:,}", str(f.largest_timestamp), d.reason)
+            self.totals[0] += f.size
+            self.totals[1] += f.records
+
+    def _scratch(self) -> Path:
+        import tempfile
+        return Path(tempfile.mkdtemp(prefix="kafkacodec-clean-"))
+
+    def print(self, applied: bool) -> None:
+        from rich.console import Console
+
+        console = Console()
+        wide = Console(width=max(console.width, 160) if not console.is_terminal else None)
+        if "delete" in self.policy:
+            wide.print(self.deleted)
+        if "compact" in self.policy:
+            wide.print(self.compacted)
+        for note in self.notes:
+            click.echo(note)
+        click.echo(f"{'removed' if applied else 'would remove'}: {self.totals[0]:,} bytes, {self.totals[1]:,} records "
+                   f"(policy {self.policy}, now = {self.now})" + (f"; cleaned log in {self.out}" if applied else ""))
+
+
+def _publication(target: Path, in_place: bool, keep_old: Path | None):
+    from ..storage.replace import Publication
+    return Publication(target, in_place, keep_old)
+
+
+def _stage_root_files(source: Path, pub) -> list[str]:
+    """meta.properties and the checkpoints go with the log dir (those --out lacks), not our own files."""
+    from ..storage.safeio import os_problem
+
+    names = []
+    for f in sorted(source.iterdir()):
+        if f.is_file() and not f.name.startswith(".kafkacodec") and not (pub.target / f.name).exists():
             try:
-                r = compact(part, config, now, checkpoint, out if apply_ else None)
-            except DecodeError as err:  # this partition is left as it is; the others go on
-                click.echo(f"skipped {part.topic}-{part.partition}: {err}", err=True)
-                skipped += 1
-                continue
-            compacted.add_row(f"{part.topic}-{part.partition}", "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
-                              str(r.first_uncleanable), f"{r.records_removed:,}", f"{r.tombstones_removed:,}",
-                              f"{r.markers_removed:,}", f"{r.bytes_before:,}", f"{r.bytes_after:,}")
-            totals[0] += r.bytes_before - r.bytes_after
-            totals[1] += r.records_removed + r.tombstones_removed + r.markers_removed
-    if in_place:
-        replace_partitions(parts, out)
-    console = Console()
-    wide = Console(width=max(console.width, 160) if not console.is_terminal else None)
-    if deleting:
-        wide.print(deleted)
-    if compacting:
-        wide.print(compacted)
-    click.echo(f"{'removed' if apply_ else 'would remove'}: {totals[0]:,} bytes, {totals[1]:,} records "
-               f"(policy {policy}, now = {now})" + (f"; cleaned partitions in {out}" if apply_ else ""))
-    sys.exit(1 if skipped else 0)
+                shutil.copy2(f, pub.files / f.name)
+            except OSError as err:
+                raise os_problem(f, err) from None
+            names.append(f.name)
+    return names
 
 
-def replace_partitions(parts, staging: Path) -> None:
-    """Swap each partition directory for its cleaned copy in `staging`: the original is renamed
-    aside, the copy renamed into place, then the original removed; a failed swap puts it back."""
-    for part in parts:
-        cleaned = staging / part.path.name
-        if not cleaned.exists():
-            continue  # skipped: left as it was
-        aside = part.path.with_name(part.path.name + ".kafkacodec-old")
-        part.path.rename(aside)
-        try:
-            cleaned.rename(part.path)
-        except BaseException:
-            aside.rename(part.path)
-            raise
-        shutil.rmtree(aside)
-    shutil.rmtree(staging, ignore_errors=True)
+def _make_out(out: Path) -> None:
+    from ..storage.safeio import os_problem
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise os_problem(out, err) from None
+
+
+def _check_keep_old(keep_old: Path, root: Path) -> None:
+    keep = Path(os.path.abspath(keep_old))
+    if not keep.is_dir():
+        _usage(f"--keep-old {keep_old}: not a directory")
+    if keep == root or root in keep.parents:
+        _usage(f"--keep-old {keep_old}: must be outside the log dir {root} (Kafka would load what is there)")
+    if os.stat(keep).st_dev != os.stat(root).st_dev:
+        _usage(f"--keep-old {keep_old}: must be on the same file system as {root} (the directories are moved)")
+
+
+def _hint(err, skip_corrupt: bool) -> str:
+    from ..runtime.errors import DecodeError
+    if isinstance(err, DecodeError) and not skip_corrupt:
+        return ("\nnothing was changed; pass --skip-corrupt to clean past the damage (its bytes are kept aside), "
+                "or `kafkacodec recover` the log dir first")
+    return ""
+
+
+def _usage(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)

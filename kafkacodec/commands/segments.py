@@ -116,6 +116,10 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     from ..storage.scan import scan_file
     from ..storage.txnindex import encode_txn_index, read_txn_index
 
+    if not check:  # the log dir's lock, and what an interrupted command left finished first
+        from ..storage.lock import log_root
+        from .changing import hold
+        hold([log_root(log)], "reindex")
     base = offset_from_name(log.name)
     scan = scan_file(log)
     offsets, times = index.rebuild(scan.batches, base, interval)
@@ -147,20 +151,68 @@ def reindex(log: Path, check: bool, interval: int) -> None:
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Say what would be cut; change nothing.")
+@click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
 def recover(path: Path, dry_run: bool) -> None:
-    """Repair damaged segments as Kafka's recovery does: truncate each .log to its valid prefix and
-    rebuild its indexes. The cut-off bytes are kept in <segment>.log.corrupt-<position>."""
-    from ..storage import logdir
-    from ..storage.recover import recover_partition
+    """Repair a segment, a partition or a log dir as Kafka's recovery does: cut each .log at its
+    first bad batch (framing, CRC, or records that do not decode) and rebuild the indexes that
+    disagree with the log. The cut-off bytes are kept in <segment>.log.corrupt-<position> (a new
+    name each time, never written over). First finishes, or rolls back, what an interrupted
+    command that changes files left behind.
 
-    if path.is_file():
-        path = path.parent
-    parts = logdir.partitions_at(path)
-    done = [r for part in parts for r in recover_partition(part, dry_run)]
-    for r in done:
-        where = f"; the {r.truncated_bytes} bytes cut off are in {r.kept_in}" if r.kept_in else ""
-        verb = "would truncate" if dry_run else "truncated"
-        click.echo(f"{r.segment.log}: {verb} to {r.valid_bytes} bytes{where}")
-    if not done:
+    Exit status: 0 when nothing needed doing or all is done, 1 when something could not be
+    recovered, 2 for usage errors, a busy log dir, or files that cannot be written."""
+    from ..runtime.errors import KafkaCodecError
+    from ..storage import journal
+    from ..storage import recover as r
+    from ..storage.lock import log_root
+    from .changing import changing, fail
+
+    root = log_root(path)
+    try:
+        if dry_run:
+            resumed = journal.resume(root, dry_run=True)
+            for line in resumed:
+                click.echo(line)
+            plan = _recovery_plan(path)
+        else:
+            resumed = []
+            with changing([root], "recover", on_resumed=resumed.append):
+                plan = _recovery_plan(path)
+                r.carry_out(root, plan, single=not path.is_dir())
+    except KafkaCodecError as err:
+        fail(err)
+    for line in resumed if not dry_run else []:
+        click.echo(line)
+    for repair in plan.repairs:
+        click.echo(_described(repair, dry_run))
+    for failure in plan.failures:
+        click.echo(f"error: {failure.path}: could not be recovered: {failure.reason}", err=True)
+    if not (plan.repairs or plan.failures or resumed):
         click.echo(f"{path}: nothing to recover")
+    sys.exit(1 if plan.failures else 0)
+
+
+def _recovery_plan(path: Path):
+    from ..storage import logdir
+    from ..storage import recover as r
+
+    if not path.is_dir():  # a FIFO or a device is refused as a segment would be
+        return r.plan_segment_file(path)
+    plan = r.Plan()
+    for part in logdir.partitions_at(path):
+        p = r.plan_partition(part)
+        plan.repairs += p.repairs
+        plan.failures += p.failures
+    return plan
+
+
+def _described(repair, dry_run: bool) -> str:
+    said = []
+    if repair.truncated_bytes:
+        said.append(f"{'would truncate' if dry_run else 'truncated'} to {repair.valid_bytes} bytes "
+                    f"({repair.reason}); the {repair.truncated_bytes} bytes cut off "
+                    f"{'would be' if dry_run else 'are'} kept in {repair.kept_in}")
+    if repair.indexes:
+        said.append(f"{'would rebuild' if dry_run else 'rebuilt'} " + ", ".join(
+            f"{repair.segment.log.with_suffix(s).name} ({why})" for s, why in sorted(repair.indexes.items())))
+    return f"{repair.segment.log}: {'; '.join(said)}"

@@ -1,0 +1,141 @@
+"""File operations that survive a crash or a power loss in the order they were made: data
+flushed before the rename that publishes it, directories flushed after the renames and unlinks
+in them, and kept files created under names that never replace an existing file. Failures of
+the operating system become FileProblems naming the file."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .safeio import FileProblem, os_problem
+
+
+def fsync_file(path: str | Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise os_problem(path, err) from None
+
+
+def fsync_dir(path: str | Path) -> None:
+    """Make the names in a directory (renames, creations, removals) durable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise os_problem(path, err) from None
+
+
+def fsync_tree(root: Path) -> None:
+    """Every file and directory below `root`, deepest first, then `root`."""
+    for top, dirs, files in os.walk(root, topdown=False):
+        for name in files:
+            fsync_file(Path(top) / name)
+        fsync_dir(top)
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.kafkacodec-tmp")
+
+
+def _write_flushed(tmp: Path, data: bytes) -> None:
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        _remove_quietly(tmp)
+        raise os_problem(tmp, err) from None
+
+
+def write_durably(path: str | Path, data: bytes) -> None:
+    """Replace `path` by `data` all at once: a temporary file beside it, flushed, renamed over it,
+    the directory flushed. A failure leaves the old file and no temporary one."""
+    path = Path(path)
+    tmp = _temporary(path)
+    _write_flushed(tmp, data)
+    try:
+        os.replace(tmp, path)
+    except OSError as err:
+        _remove_quietly(tmp)
+        raise os_problem(path, err) from None
+    fsync_dir(path.parent)
+
+
+def create_kept(path: str | Path, data: bytes) -> Path:
+    """Keep `data` in a new file named `path`, or `path`-2, -3... when that name is taken: an
+    existing file is never replaced. Flushed, with its directory, before this returns."""
+    path = Path(path)
+    tmp = _temporary(path)
+    _write_flushed(tmp, data)
+    try:
+        for n in range(1, 1_000_000):
+            target = path if n == 1 else path.with_name(f"{path.name}-{n}")
+            try:
+                os.link(tmp, target)  # fails when the name exists, where a rename would replace it
+            except FileExistsError:
+                continue
+            break
+        else:
+            raise FileProblem(path, "no free name for a kept file")
+    except OSError as err:
+        raise os_problem(path, err) from None
+    finally:
+        _remove_quietly(tmp)
+    fsync_dir(path.parent)
+    return target
+
+
+def rename_durably(src: Path, dst: Path) -> None:
+    """Rename, refusing to replace anything at `dst`, then flush both directories."""
+    try:
+        if os.path.lexists(dst):
+            raise FileProblem(dst, f"exists; {src} was not moved there")
+        os.rename(src, dst)
+    except OSError as err:
+        raise os_problem(src, err) from None
+    fsync_dir(dst.parent)
+    if src.parent != dst.parent:
+        fsync_dir(src.parent)
+
+
+def truncate_durably(path: Path, size: int) -> None:
+    try:
+        os.truncate(path, size)
+    except OSError as err:
+        raise os_problem(path, err) from None
+    fsync_file(path)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a directory tree (each name gone is final: resuming removes the rest)."""
+    import shutil
+
+    def failed(function, name, exc_info):
+        err = exc_info[1]
+        if isinstance(err, FileNotFoundError):
+            return
+        raise os_problem(name, err) if isinstance(err, OSError) else err
+
+    if os.path.lexists(path):
+        shutil.rmtree(path, onerror=failed)
+        fsync_dir(path.parent)
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass  # already gone, or the failure being reported is the one that matters

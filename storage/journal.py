@@ -1,0 +1,109 @@
+"""The operation journal of a log dir: a command that changes files in several steps writes what
+it is about to do (`.kafkacodec-journal`, flushed with its directory) before its first step, and
+removes it after its last. Every step can be done again without harm, so the next command that
+changes the log dir (and `recover`) first finishes, or rolls back, what a journal left behind
+describes; `pending` lists it for read-only commands.
+
+Kinds of operation: "clean" (cleaned partitions published: storage.replace) and "recover"
+(segments cut and indexes rebuilt: storage.recover)."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafkacodec.runtime.errors import KafkaCodecError
+
+from .durable import fsync_dir, write_durably
+from .lock import log_root
+from .safeio import os_problem, read_bounded
+
+JOURNAL_NAME = ".kafkacodec-journal"
+MAX_JOURNAL_BYTES = 16 << 20
+
+
+class JournalProblem(KafkaCodecError):
+    """A journal that cannot be read or whose operation cannot be finished as it describes."""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An operation left unfinished (or something left behind by one)."""
+    where: Path  # the journal, or the file or directory left behind
+    kind: str
+    description: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: unfinished {self.kind}: {self.description}"
+
+
+def journal_path(root: Path) -> Path:
+    return Path(root) / JOURNAL_NAME
+
+
+def read(root: Path) -> dict | None:
+    path = journal_path(root)
+    if not os.path.lexists(path):
+        return None
+    data = read_bounded(path, MAX_JOURNAL_BYTES, "journal")
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise JournalProblem(f"{path}: not a journal this version can read ({err})") from None
+    if not isinstance(state, dict) or state.get("kind") not in _KINDS:
+        kind = state.get("kind") if isinstance(state, dict) else state
+        raise JournalProblem(f"{path}: unknown kind of operation {kind!r}")
+    return state
+
+
+def record(root: Path, state: dict) -> None:
+    """Write (or replace) the journal; it is on disk before this returns."""
+    write_durably(journal_path(root), json.dumps(state, indent=1, sort_keys=True).encode())
+
+
+def clear(root: Path) -> None:
+    path = journal_path(root)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise os_problem(path, err) from None
+    fsync_dir(root)
+
+
+def pending(path: Path) -> list[Pending]:
+    """What unfinished operations the log dir of `path` (a log dir, a partition directory or a
+    segment) holds, without changing anything; empty when there are none."""
+    root = log_root(path)
+    out = []
+    state = read(root)
+    if state is not None:
+        out.append(Pending(journal_path(root), state["kind"], _handler(state["kind"]).describe(state)))
+    from . import replace
+    out += replace.leftovers(root)
+    return out
+
+
+def resume(root: Path, dry_run: bool = False) -> list[str]:
+    """Finish or roll back what the journal of log dir `root` describes, and clear what earlier
+    runs left behind; one line per thing done (or, with `dry_run`, that would be done). The
+    caller holds the log dir's lock."""
+    done = []
+    state = read(root)
+    if state is not None:
+        done += _handler(state["kind"]).resume(Path(root), state, dry_run)
+        if not dry_run:
+            clear(root)
+    from . import replace
+    done += replace.clear_leftovers(Path(root), dry_run)
+    return done
+
+
+_KINDS = {"clean": "replace", "recover": "recover"}
+
+
+def _handler(kind: str):
+    import importlib
+    return importlib.import_module(f"{__package__}.{_KINDS[kind]}")

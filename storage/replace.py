@@ -1,0 +1,220 @@
+"""Cleaned copies of partitions published into a log dir as one journaled operation: in place
+(each partition directory swapped for its cleaned copy) or into another log dir (`--out`).
+
+The copies are built in `<log dir>/.kafkacodec-clean/new/` under a journal in phase "build"; a
+crash then rolls back (the copies go, the log dir is as it was). Once every copy is flushed to
+disk, the journal turns to phase "publish" and a crash rolls forward: each partition is moved
+aside (`.kafkacodec-clean/old/<p>`) and its copy renamed into place, one rename at a time, each
+state telling the next step; only when every copy is in place, and the directory renames are
+flushed, are the originals removed (or moved to `keep_old`), and the journal with them."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from . import journal
+from .durable import fsync_dir, fsync_tree, remove_tree, rename_durably
+from .journal import JournalProblem, Pending
+from .safeio import os_problem
+
+STAGING_NAME = ".kafkacodec-clean"
+LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
+TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable's temporary files
+# temporaries of files rebuilt from the log (storage.files.write_atomically's), never the only copy of data
+DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
+
+
+class Publication:
+    """`Publication(target, in_place, keep_old)`: begin(), build copies into `.new`, stage root
+    files into `.files`, then publish(names) or abandon()."""
+
+    def __init__(self, target: Path, in_place: bool, keep_old: Path | None = None):
+        self.target = Path(os.path.abspath(target))
+        self.staging = self.target / STAGING_NAME
+        self.new, self.old, self.files = self.staging / "new", self.staging / "old", self.staging / "files"
+        self.in_place = in_place
+        self.keep_old = Path(os.path.abspath(keep_old)) if keep_old is not None else None
+        self.state: dict = {}
+
+    def begin(self) -> None:
+        """Journal the intent, then make the staging directories (any left behind went first)."""
+        self.state = {"kind": "clean", "phase": "build", "target": str(self.target), "staging": str(self.staging),
+                      "in_place": self.in_place, "keep_old": str(self.keep_old) if self.keep_old else None,
+                      "started_ms": int(time.time() * 1000), "partitions": [], "files": [], "kept_as": {}}
+        journal.record(self.target, self.state)
+        remove_tree(self.staging)
+        for d in (self.staging, self.new, self.old, self.files):
+            try:
+                d.mkdir()
+            except OSError as err:
+                raise os_problem(d, err) from None
+
+    def publish(self, names: list[str], files: list[str] = ()) -> list[str]:
+        """Flush the copies, journal them, then move them into place; returns what was done."""
+        fsync_tree(self.staging)
+        fsync_dir(self.target)
+        self.state.update(phase="publish", partitions=list(names), files=list(files),
+                          kept_as=self._kept_names(names) if self.keep_old else {})
+        journal.record(self.target, self.state)
+        done = _publish(self.state, dry_run=False)
+        journal.clear(self.target)
+        return done
+
+    def abandon(self) -> None:
+        """Undo the build: the copies go, the log dir is as it was."""
+        remove_tree(self.staging)
+        journal.clear(self.target)
+
+    def _kept_names(self, names: list[str]) -> dict[str, str]:
+        out = {}
+        for name in names:
+            path = self.keep_old / name
+            n = 1
+            while os.path.lexists(path):
+                n += 1
+                path = self.keep_old / f"{name}.{n}"
+            out[name] = str(path)
+        return out
+
+
+def describe(state: dict) -> str:
+    where = "in place" if state.get("in_place") else f"into {state.get('target')}"
+    if state.get("phase") == "build":
+        return (f"clean {where} was building its cleaned copies in {state.get('staging')} (the log is unchanged; "
+                "the next command that changes the log dir, or `kafkacodec recover`, removes them)")
+    return (f"clean {where} was publishing {len(state.get('partitions', []))} cleaned partition(s) "
+            f"({', '.join(state.get('partitions', []))}); `kafkacodec recover` finishes it")
+
+
+def resume(root: Path, state: dict, dry_run: bool) -> list[str]:
+    if state.get("phase") == "build":
+        staging = Path(state["staging"])
+        if not dry_run:
+            remove_tree(staging)
+        return [f"{'would roll back' if dry_run else 'rolled back'} an interrupted clean: removed the cleaned "
+                f"copies it was building in {staging}; the log dir is as it was"]
+    return _publish(state, dry_run)
+
+
+def _publish(state: dict, dry_run: bool) -> list[str]:
+    """Each partition moved into place from whatever state a crash left it in, then the root
+    files, then (only then) the originals removed or kept. Every step is a rename or a removal
+    that the next run does again or passes over."""
+    target, staging = Path(state["target"]), Path(state["staging"])
+    new, old, files = staging / "new", staging / "old", staging / "files"
+    verb = "would " if dry_run else ""
+    done = []
+    for name in state["partitions"]:
+        dst, copy, aside = target / name, new / name, old / name
+        have = (dst.exists(), copy.exists(), aside.exists())
+        if have == (True, True, False) and state["in_place"]:
+            steps = [(dst, aside), (copy, dst)]
+        elif have == (False, True, True) or (have == (False, True, False) and not state["in_place"]):
+            steps = [(copy, dst)]
+        elif have == (False, False, True):  # the copy is gone: the original goes back
+            steps = [(aside, dst)]
+            done.append(f"{verb}put back the original of {dst}: its cleaned copy is missing")
+        elif have in ((True, False, True), (True, False, False)):
+            steps = []
+        else:
+            raise JournalProblem(f"{journal.journal_path(target)}: cannot finish the clean of {dst}: "
+                                 f"{_state(dst, copy, aside)}; resolve it by hand")
+        for src, to in steps:
+            if not dry_run:
+                rename_durably(src, to)
+        if steps and (copy, dst) in steps:
+            done.append(f"{verb}replace {dst} by its cleaned copy" if state["in_place"] else
+                        f"{verb}write {dst}")
+    for name in state.get("files", []):
+        staged, dst = files / name, target / name
+        if staged.exists() and not dst.exists():
+            if not dry_run:
+                rename_durably(staged, dst)
+            done.append(f"{verb}write {dst}")
+    for name in state["partitions"]:  # every copy is in place and its rename flushed
+        aside = old / name
+        if not aside.exists():
+            continue
+        kept = state.get("kept_as", {}).get(name)
+        if not dry_run:
+            if kept:
+                rename_durably(aside, Path(kept))
+            else:
+                remove_tree(aside)
+        done.append(f"{verb}move the original of {target / name} to {kept}" if kept else
+                    f"{verb}remove the original of {target / name}, replaced by its cleaned copy")
+    if not dry_run:
+        remove_tree(staging)
+    return done
+
+
+def _state(dst: Path, copy: Path, aside: Path) -> str:
+    return ", ".join(f"{p} {'exists' if p.exists() else 'is missing'}" for p in (dst, copy, aside))
+
+
+def leftovers(root: Path) -> list[Pending]:
+    """What interrupted runs left in log dir `root` outside a journal: cleaned copies and
+    partitions moved aside by versions without a journal, and temporary files of durable writes."""
+    out = []
+    if not os.path.isdir(root):
+        return out
+    state = journal.read(root)
+    if (Path(root) / STAGING_NAME).exists() and (state is None or state["kind"] != "clean"):
+        out.append(Pending(Path(root) / STAGING_NAME, "clean", "cleaned copies left by an interrupted clean "
+                           "(the log is unchanged); `kafkacodec recover` removes them"))
+    for entry in sorted(Path(root).iterdir()):
+        if entry.name.endswith(LEGACY_OLD_SUFFIX) and entry.is_dir():
+            original = entry.with_name(entry.name[:-len(LEGACY_OLD_SUFFIX)])
+            if original.exists():
+                why = f"the original of {original}, which its cleaned copy replaced; `kafkacodec recover` removes it"
+            else:
+                why = (f"partition {original.name} moved aside by an interrupted clean; "
+                       "`kafkacodec recover` puts it back")
+            out.append(Pending(entry, "clean", why))
+    for tmp in _temporary_files(Path(root)):
+        out.append(Pending(tmp, "write", "temporary file of an interrupted write; `kafkacodec recover` removes it"))
+    return out
+
+
+def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
+    verb = "would " if dry_run else ""
+    done = []
+    for item in leftovers(root):
+        path = item.where
+        if path.name == STAGING_NAME:
+            done.append(f"{verb}remove {path}, cleaned copies left by an interrupted clean")
+            if not dry_run:
+                remove_tree(path)
+        elif path.name.endswith(LEGACY_OLD_SUFFIX):
+            original = path.with_name(path.name[:-len(LEGACY_OLD_SUFFIX)])
+            if original.exists():
+                done.append(f"{verb}remove {path}, the original of {original}, which its cleaned copy replaced")
+                if not dry_run:
+                    remove_tree(path)
+            else:
+                done.append(f"{verb}put back {original}, moved aside by an interrupted clean")
+                if not dry_run:
+                    rename_durably(path, original)
+        else:
+            done.append(f"{verb}remove {path}, a temporary file of an interrupted write")
+            if not dry_run:
+                try:
+                    os.unlink(path)
+                except OSError as err:
+                    raise os_problem(path, err) from None
+    return done
+
+
+def _temporary_files(root: Path) -> list[Path]:
+    """Temporary files of interrupted writes in the log dir and its partition directories:
+    storage.durable's, and those of index and snapshot files (rebuilt from the log)."""
+    out = []
+    for d in [root] + sorted(p for p in root.iterdir() if p.is_dir() and p.name != STAGING_NAME):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        out += [d / n for n in sorted(names)
+                if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))]
+    return out
