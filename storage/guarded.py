@@ -14,6 +14,7 @@ from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
 from .reader import Skipped, batches_of
+from .records_check import decoded_records
 from .safeio import open_regular, read_at
 
 
@@ -54,10 +55,9 @@ def segment_batches(seg: Segment, data: bytes | None = None, skip_corrupt: bool 
         if isinstance(item, Skipped):
             yield SkippedBytes(seg.log, item.start, item.end, item.error.message)
             continue
-        if deep:
-            try:
-                item.records()
-            except DecodeError as err:
+        if deep:  # the same rule as verify's: every record reads, offsets rise within the batch
+            _, bad, err = decoded_records([item])
+            if bad is not None:
                 if not skip_corrupt:
                     raise DecodeError(f"records do not decode: {err.message}", item.position, err.path,
                                       str(seg.log)) from None

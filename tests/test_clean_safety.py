@@ -156,6 +156,8 @@ def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
     (tmp_path / "logs" / ".kafkacodec-clean").mkdir()
     from kafkacodec.storage.journal import pending
     assert len(pending(tmp_path / "logs")) == 2
+    checked = kafkacodec("verify", tmp_path / "logs")  # read-only: says what is unfinished, changes nothing
+    assert checked.returncode == 1 and "t-0.kafkacodec-old" in checked.stderr and "kafkacodec recover" in checked.stderr
     run = kafkacodec("recover", tmp_path / "logs")
     assert run.returncode == 0 and "put back" in run.stdout, run.stdout + run.stderr
     assert tree(tmp_path / "logs") == original and not pending(tmp_path / "logs")

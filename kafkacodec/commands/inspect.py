@@ -38,6 +38,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     from rich.table import Table
 
     from ..storage import logdir, verify as v
+    from ..storage.journal import pending
     from ..storage.safeio import FileProblem, check_regular
 
     skipped: list[tuple[Path, str]] = []
@@ -68,6 +69,10 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
                           "framing and CRCs" if quick else str(sum(r.records for r in reports)),
                           str(sum(r.file_size for r in reports)),
                           "ok" if not lines else f"[red]{len(lines)} problem{'s' if len(lines) != 1 else ''}[/red]")
+    unfinished = pending(path)  # an interrupted command's work is not a log dir to trust yet
+    if unfinished:
+        table.add_row("(log dir)", "", "", "", "", f"[red]{len(unfinished)} unfinished[/red]")
+        damaged += [f"{p}; run `kafkacodec recover {path}` to finish it" for p in unfinished]
     Console(stderr=False).print(table)
     for where, why in skipped:  # as Kafka passes them over at load; not damage
         click.echo(f"skipped {where}: {why}", err=True)
