@@ -2,6 +2,10 @@
 naming the file and the byte) when they hold more entries than their segment can explain or a
 size that is not a whole number of entries. Producer snapshots and .txnindex files are
 size-checked before they are read."""
+import random
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from hypothesis import given
@@ -9,7 +13,10 @@ from hypothesis import strategies as st
 
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
-from kafkacodec.storage import index, producers, txnindex
+from kafkacodec.storage import index, lookup, producers, txnindex
+from kafkacodec.storage.logdir import open_partition
+from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.writer import PartitionWriter
 
 slots = st.lists(st.tuples(st.integers(0, 2 ** 31 - 1), st.integers(0, 2 ** 31 - 1)), max_size=40)
 
@@ -51,6 +58,95 @@ def test_sizes_that_are_not_whole_entries_name_the_file_and_byte(tmp_path):
 def test_max_entries_is_one_per_smallest_batch():
     assert index.max_entries(0) == 1 and index.max_entries(25) == 1 and index.max_entries(26) == 2
     assert index.max_entries(26 * 1000 + 25) == 1001
+
+
+def partition(tmp_path, batches: int = 40):
+    part = tmp_path / "t-0"
+    with PartitionWriter(part, index_interval_bytes=200) as w:
+        for i in range(batches):
+            w.append([{"key": b"k%d" % i, "value": b"v" * 150, "timestamp": 10_000 + 10 * i}] * 2)
+    return part
+
+
+PEAK = textwrap.dedent("""
+    import resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # whatever happens, not the machine's memory
+    what, args = sys.argv[1], sys.argv[2:]
+    if what == "cli":
+        from kafkacodec.cli import main
+        try:
+            main.main(args=args, prog_name="kafkacodec")
+        except SystemExit as exit:
+            status = exit.code
+    else:
+        from pathlib import Path
+        from kafkacodec.storage import lookup, retention
+        from kafkacodec.storage.logdir import open_partition
+        seg = open_partition(Path(args[0])).segments[0]
+        batch = lookup.find_offset(seg, int(args[1]))
+        print(batch.last_offset, lookup.find_timestamp(seg, int(args[2])), retention.largest_timestamp(seg))
+        status = 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"peak {status} {peak}", file=sys.stderr)
+""")
+
+
+def peak_run(*args):
+    run = subprocess.run([sys.executable, "-c", PEAK, *map(str, args)], capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    _, status, peak = run.stderr.splitlines()[-1].split()
+    return run, int(status), int(peak)
+
+
+def test_a_sparse_one_gib_index_costs_what_its_live_entries_cost(tmp_path):
+    """A valid segment beside a 1 GiB .index and .timeindex that hold a few entries then zeros (as
+    `truncate -s 1G` leaves them): dump, reindex --check and the lookups read the live entries only."""
+    part = partition(tmp_path)
+    seg = open_partition(part).segments[0]
+    offsets = index.read_offset_index(seg.index.read_bytes(), 0)
+    times = index.read_time_index(seg.time_index.read_bytes(), 0)
+    assert len(offsets) > 5 and len(times) > 5
+    for path, entry in ((seg.index, 8), (seg.time_index, 12)):
+        with open(path, "r+b") as f:
+            f.truncate((1 << 30) // entry * entry)  # whole entries, as Kafka preallocates
+    limit = 200 << 20
+    run, status, peak = peak_run("cli", "dump", seg.index)
+    assert status == 0 and peak < limit, (status, peak >> 20)
+    assert run.stdout.splitlines()[1:] == [f"offset: {e.offset} position: {e.position}" for e in offsets]
+    run, status, peak = peak_run("cli", "dump", "--verify-index-only", seg.time_index)
+    assert (status, run.stderr.splitlines()[:-1]) == (0, []) and peak < limit, (status, peak >> 20, run.stderr)
+    run, status, peak = peak_run("cli", "dump", "--index-sanity-check", seg.time_index)
+    assert status == 0 and run.stdout.splitlines()[-1].endswith("passed sanity check.") and peak < limit
+    run, status, peak = peak_run("cli", "reindex", "--check", "--index-interval-bytes", "200", seg.log)
+    assert status == 0 and peak < limit, (status, peak >> 20, run.stderr)
+    run, status, peak = peak_run("lookup", part, offsets[3].offset + 1, times[4].timestamp)
+    assert status == 0 and peak < limit, (peak >> 20, run.stderr)
+    records = [(b.last_offset, r.timestamp, r.offset) for b, r in partition_records(open_partition(part))]
+    first_batch_end = next(last for last, _, offset in records if offset >= offsets[3].offset + 1)
+    first_record = next((ts, offset) for _, ts, offset in records if ts >= times[4].timestamp)
+    assert run.stdout.split() == [str(first_batch_end), f"({first_record[0]},", f"{first_record[1]})",
+                                  str(max(ts for _, ts, _ in records))]
+
+
+def test_an_index_with_more_entries_than_its_segment_explains_is_refused(tmp_path):
+    part = partition(tmp_path, batches=3)
+    seg = open_partition(part).segments[0]
+    explained = index.max_entries(seg.log.stat().st_size)
+    rng = random.Random(1)
+    junk = b"".join((i + 1).to_bytes(4, "big") + rng.randrange(1, 2 ** 31).to_bytes(4, "big")
+                    for i in range(explained + 5))
+    seg.index.write_bytes(junk)
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "dump", str(seg.index)], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"error: {seg.index}: byte {explained * 8}: offset_index: offset index holds more than {explained} " \
+           "entries" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "reindex", "--check", str(seg.log)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and f"{seg.index}: differs from the rebuilt index" in run.stderr
+    with pytest.raises(InvalidValueError) as err:
+        lookup.find_offset(seg, 1)
+    assert err.value.file == str(seg.index) and err.value.position == explained * 8
 
 
 def test_txnindex_and_snapshot_sizes_are_checked_before_reading(tmp_path, monkeypatch):
