@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime.errors import DecodeError, InvalidValueError
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.vectors import position_type
 
 from .scan import file_frames
@@ -115,7 +115,11 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
     in the order given; `batches`, when the caller has read their headers from `buf` already.
     Raises DecodeError for the first damage; its position is exact for uncompressed batches, a
     position in the joined decompressed sections otherwise, so callers that must say where
-    re-read the batches one by one."""
+    re-read the batches one by one. A position outside the buffer is a DecodeError naming it."""
+    for p in positions:
+        if not 0 <= p < len(buf):
+            raise (InvalidValueError if p < 0 else TruncatedError)(
+                f"batch position {p} is outside the buffer of {len(buf)} bytes", p, "log")
     if batches is None:
         batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
