@@ -148,3 +148,17 @@ def test_a_file_truncated_under_the_reader_is_a_typed_error_not_a_signal(tmp_pat
     assert run.returncode == 0, (run.returncode, run.stderr[-2000:])  # SIGBUS would be -7
     name, position = run.stdout.split()
     assert name == "TruncatedError" and int(position) == cut - 17
+
+
+def test_the_recovery_scan_of_a_batch_of_any_size_keeps_memory_bounded(tmp_path):
+    """One batch of 128 MiB: its CRC is computed a window at a time, so the scan's peak resident
+    memory stays some windows above the process's own, far below the batch."""
+    part = tmp_path / "t-0"
+    part.mkdir()
+    batch = write_batch([Record(key=b"k", value=bytes(range(256)) * (1 << 19), timestamp=1)])
+    (part / "00000000000000000000.log").write_bytes(batch + write_batch([Record(value=b"v")], base_offset=1))
+    del batch
+    peak = int(subprocess.run([sys.executable, str(TESTS / "scan_memory.py"), "crcs",
+                               str(part / "00000000000000000000.log")],
+                              capture_output=True, text=True, check=True, timeout=300).stdout)
+    assert peak < 4 * windowed.WINDOW_BYTES + (16 << 20), f"{peak >> 20} MiB"
