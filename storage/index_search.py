@@ -91,18 +91,20 @@ def time_entries(buf) -> int:
     return _first(0, len(buf) // TIME_ENTRY, lambda i: time_entry(buf, i) == (0, 0))
 
 
-def last_time_entry(buf, base_offset: int) -> TimeEntry | None:
-    """The last entry before the zero-filled tail (a segment's largest timestamp), or None."""
-    n = time_entries(buf)
+def last_time_entry(buf, base_offset: int, n: int | None = None) -> TimeEntry | None:
+    """The last entry before the zero-filled tail (a segment's largest timestamp), or None; `n`
+    as for lookup_offset."""
+    n = time_entries(buf) if n is None else n
     if not n:
         return None
     timestamp, relative = time_entry(buf, n - 1)
     return TimeEntry(timestamp, base_offset + relative)
 
 
-def lookup_offset(buf, base_offset: int, target: int) -> OffsetEntry:
-    """The largest entry at or below `target`, or (base offset, 0) when there is none."""
-    n = offset_entries(buf)
+def lookup_offset(buf, base_offset: int, target: int, n: int | None = None) -> OffsetEntry:
+    """The largest entry at or below `target`, or (base offset, 0) when there is none; `n`, the
+    live entries (offset_entries) when the caller has counted them."""
+    n = offset_entries(buf) if n is None else n
     i = _first(0, n, lambda i: base_offset + offset_entry(buf, i)[0] > target)
     if not i:
         return OffsetEntry(base_offset, 0)
@@ -110,9 +112,10 @@ def lookup_offset(buf, base_offset: int, target: int) -> OffsetEntry:
     return OffsetEntry(base_offset + relative, position)
 
 
-def lookup_time(buf, base_offset: int, target: int) -> TimeEntry:
-    """The largest entry with timestamp at or below `target`, or (-1, base offset)."""
-    n = time_entries(buf)
+def lookup_time(buf, base_offset: int, target: int, n: int | None = None) -> TimeEntry:
+    """The largest entry with timestamp at or below `target`, or (-1, base offset); `n` as for
+    lookup_offset."""
+    n = time_entries(buf) if n is None else n
     i = _first(0, n, lambda i: time_entry(buf, i)[0] > target)
     if not i:
         return TimeEntry(NO_TIMESTAMP, base_offset)

@@ -19,16 +19,18 @@ def _position(seg: Segment, target: int) -> int:
     if seg.index is None:
         return 0
     with index_search.IndexFile(seg.index, OFFSET_ENTRY, "offset index") as f:
-        f.check_entries(index_search.offset_entries(f), max_entries(check_regular(seg.log)))
-        return index_search.lookup_offset(f, seg.base_offset, target).position
+        n = index_search.offset_entries(f)
+        f.check_entries(n, max_entries(check_regular(seg.log)))
+        return index_search.lookup_offset(f, seg.base_offset, target, n).position
 
 
 def _hint(seg: Segment, target: int) -> TimeEntry:
     if seg.time_index is None:
         return TimeEntry(NO_TIMESTAMP, seg.base_offset)
     with index_search.IndexFile(seg.time_index, TIME_ENTRY, "time index") as f:
-        f.check_entries(index_search.time_entries(f), max_entries(check_regular(seg.log)))
-        return index_search.lookup_time(f, seg.base_offset, target)
+        n = index_search.time_entries(f)
+        f.check_entries(n, max_entries(check_regular(seg.log)))
+        return index_search.lookup_time(f, seg.base_offset, target, n)
 
 
 def _valid(items):

@@ -59,8 +59,9 @@ def largest_timestamp(seg: Segment) -> int:
     """The broker's LogSegment.largestTimestamp: the time index's last entry, else the file's mtime."""
     if seg.time_index is not None and seg.time_index.exists():
         with index_search.IndexFile(seg.time_index, TIME_ENTRY, "time index") as f:  # its last entry only
-            f.check_entries(index_search.time_entries(f), max_entries(check_regular(seg.log)))
-            last = index_search.last_time_entry(f, seg.base_offset)
+            n = index_search.time_entries(f)
+            f.check_entries(n, max_entries(check_regular(seg.log)))
+            last = index_search.last_time_entry(f, seg.base_offset, n)
         if last is not None and last.timestamp >= 0:
             return last.timestamp
     return int(seg.log.stat().st_mtime * 1000)
