@@ -17,13 +17,17 @@ from .safeio import open_regular, read_at
 
 class IndexFile:
     """`with IndexFile(path, entry_size, what) as f:` f is an index file as the searches here take
-    it, a length and slices, each slice read when asked for (pread): a search reads O(log n) slots
-    whatever the file's size, and nothing is mapped. Regular files of whole entries only."""
+    it, a length and slices, read when asked for (pread) a block at a time, the blocks last read
+    kept: a search reads O(log n) slots whatever the file's size, its last steps from a block read
+    already, and nothing is mapped. Regular files of whole entries only."""
+
+    BLOCK, BLOCKS_KEPT = 4096, 32
 
     def __init__(self, path: str | Path, entry_size: int, what: str):
         self.path, self.entry_size, self.what = path, entry_size, what
         self._file = None
         self._size = 0
+        self._blocks: dict[int, bytes] = {}
 
     def __enter__(self) -> "IndexFile":
         self._file = open_regular(self.path)
@@ -42,11 +46,24 @@ class IndexFile:
         return self._size
 
     def __getitem__(self, part: slice) -> bytes:
-        data = read_at(self._file, part.start, part.stop - part.start, self.path)
-        if len(data) < part.stop - part.start:
-            raise TruncatedError(f"{self.what} ended at byte {part.start + len(data)} while it was read (it had "
-                                 f"{self._size} bytes)", part.start + len(data), None, str(self.path))
+        start, stop = part.start, part.stop
+        first = start - start % self.BLOCK
+        if stop <= first + self.BLOCK:  # within one block (a slot across two is read as it is)
+            block = self._blocks.get(first)
+            if block is None:
+                if len(self._blocks) >= self.BLOCKS_KEPT:
+                    del self._blocks[next(iter(self._blocks))]
+                block = self._blocks[first] = self._read(first, min(self.BLOCK, self._size - first))
+            data = block[start - first:stop - first]
+        else:
+            data = self._read(start, stop - start)
+        if len(data) < stop - start:
+            raise TruncatedError(f"{self.what} ended at byte {start + len(data)} while it was read (it had "
+                                 f"{self._size} bytes)", start + len(data), None, str(self.path))
         return data
+
+    def _read(self, position: int, n: int) -> bytes:
+        return read_at(self._file, position, n, self.path)
 
     def check_entries(self, live: int, max_entries: int) -> None:
         """Refuse more live entries than the segment can explain (index.max_entries)."""

@@ -173,3 +173,26 @@ def test_txnindex_and_snapshot_sizes_are_checked_before_reading(tmp_path, monkey
     with pytest.raises(LimitExceededError) as err:  # larger than 3 producers can take: not read
         producers.read_snapshot(snap)
     assert err.value.file == str(snap)
+
+
+def test_searches_on_an_index_file_give_what_the_whole_index_gives(tmp_path):
+    """Slots read a block at a time, time entries across two blocks included."""
+    from kafkacodec.storage import index_search
+    rng = random.Random(7)
+    base, offset, position, offsets, times = 5_000, 5_000, 0, [], []
+    for i in range(3_000):
+        offset += rng.randrange(1, 30)
+        position += rng.randrange(4097, 9000)
+        offsets.append(index.OffsetEntry(offset, position))
+        times.append(index.TimeEntry(1_000 + 3 * i, offset))
+    (tmp_path / "x.index").write_bytes(index.encode_offset_index(offsets, base) + bytes(8 * 500))
+    (tmp_path / "x.timeindex").write_bytes(index.encode_time_index(times, base) + bytes(12 * 500))
+    with index_search.IndexFile(tmp_path / "x.index", index.OFFSET_ENTRY, "offset index") as f, \
+            index_search.IndexFile(tmp_path / "x.timeindex", index.TIME_ENTRY, "time index") as t:
+        assert index_search.offset_entries(f) == index_search.time_entries(t) == 3_000
+        for _ in range(300):
+            target = rng.randrange(base - 10, offset + 10)
+            assert index_search.lookup_offset(f, base, target) == index.lookup_offset(offsets, base, target)
+            stamp = rng.randrange(990, 1_000 + 3 * 3_000)
+            assert index_search.lookup_time(t, base, stamp) == index.lookup_time(times, base, stamp)
+        assert index_search.last_time_entry(t, base) == times[-1]
