@@ -196,3 +196,24 @@ def test_searches_on_an_index_file_give_what_the_whole_index_gives(tmp_path):
             stamp = rng.randrange(990, 1_000 + 3 * 3_000)
             assert index_search.lookup_time(t, base, stamp) == index.lookup_time(times, base, stamp)
         assert index_search.last_time_entry(t, base) == times[-1]
+
+
+def test_the_spark_planner_reads_indexes_as_far_as_their_live_entries(tmp_path, monkeypatch):
+    from kafkacodec.pipeline import plan
+    from kafkacodec.pipeline.files import list_log
+    part = partition(tmp_path)
+    seg = open_partition(part).segments[0]
+    want = (index.read_offset_index(seg.index.read_bytes(), 0), index.read_time_index(seg.time_index.read_bytes(), 0))
+    for path, entry in ((seg.index, 8), (seg.time_index, 12)):
+        with open(path, "r+b") as f:
+            f.truncate((1 << 30) // entry * entry)
+    txn = txnindex.encode_txn_index([txnindex.AbortedTxn(7, 1, 2, 3)])
+    seg.log.with_suffix(".txnindex").write_bytes(txn * (index.max_entries(seg.log.stat().st_size) + 1))
+    read = []
+    real = plan.read_at
+    monkeypatch.setattr(plan, "read_at", lambda f, n, pos: read.append(n) or real(f, n, pos))
+    files = list_log(str(part)).partitions[0].segments[0]
+    assert plan.read_indexes(str(part), files) == want
+    assert sum(read) < 1 << 20
+    with pytest.raises(InvalidValueError, match="more than .* entries"):
+        plan.read_aborted(str(part), files)
