@@ -217,3 +217,16 @@ def test_the_spark_planner_reads_indexes_as_far_as_their_live_entries(tmp_path, 
     assert sum(read) < 1 << 20
     with pytest.raises(InvalidValueError, match="more than .* entries"):
         plan.read_aborted(str(part), files)
+
+
+def test_clean_names_a_time_index_with_a_stray_byte(tmp_path):
+    part = partition(tmp_path)
+    tidx = open_partition(part).segments[0].time_index
+    size = tidx.stat().st_size
+    with open(tidx, "ab") as f:
+        f.write(b"x")
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "clean", str(part), "--policy", "delete"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.strip() == f"error: {tidx}: byte {size}: time_index: time index of {size + 1} bytes is not a " \
+                                 "multiple of 12"
