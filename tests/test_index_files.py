@@ -86,7 +86,8 @@ PEAK = textwrap.dedent("""
         batch = lookup.find_offset(seg, int(args[1]))
         print(batch.last_offset, lookup.find_timestamp(seg, int(args[2])), retention.largest_timestamp(seg))
         status = 0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM, not getrusage's ru_maxrss: that one keeps the parent's peak across fork and exec
+    peak = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM:"))
     print(f"peak {status} {peak}", file=sys.stderr)
 """)
 
