@@ -130,14 +130,13 @@ def scan_bytes(buf, keep_batches: bool = True, verify: bool = True) -> ScanResul
     return result
 
 
-def file_frames(f: WindowedFile, start: int = 0, header: int = LOG_OVERHEAD,
-                max_loaded: int | None = None) -> Iterator[tuple[bytes | None, int, int, int]]:
+def file_frames(f: WindowedFile, start: int = 0, header: int = LOG_OVERHEAD) -> Iterator[tuple[bytes, int, int, int]]:
     """(buf, at, position, size) for each batch of an open file from `start`: its bytes are
     buf[at:at + size] and it starts at `position` in the file. Framing only, as frame_size checks
     it, with at least `header` bytes at each batch's start; the first problem raises its
     DecodeError, positioned in the file. Batches are read a window at a time; one that runs past
-    the window is read again from its start, whole, or left to the caller (buf None) when larger
-    than `max_loaded`. A file that shrinks underneath ends in a TruncatedError where it ends now."""
+    the window is read again from its start, whole. A file that shrinks underneath ends in a
+    TruncatedError where it ends now."""
     pos = base = start
     buf = b""
     while pos < f.size:
@@ -155,10 +154,6 @@ def file_frames(f: WindowedFile, start: int = 0, header: int = LOG_OVERHEAD,
             pos += size
             continue
         size = checked_size(size - LOG_OVERHEAD, pos, f.size - pos)  # sizes no batch can have raise here
-        if max_loaded is not None and size > max_loaded:
-            yield None, 0, pos, size
-            pos += size
-            continue
         buf, base = f.load(pos, size), pos  # when the file shrank, the next round raises
 
 
