@@ -1,5 +1,5 @@
 """Lazy access and memory on a 1 GiB segment: reading batch headers only (offsets, timestamps,
-counts), lookups by offset through the memory-mapped index, and the peak resident memory of
+counts), lookups by offset through the index, and the peak resident memory of
 streaming scans (each in a fresh process) against the largest batch."""
 from __future__ import annotations
 

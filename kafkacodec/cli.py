@@ -1,12 +1,42 @@
 """The `kafkacodec` command."""
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from .commands import cleaning, codegen, inspect, segments, spark
 
 
-@click.group()
+class _Main(click.Group):
+    """The one place where errors become messages: whatever a command does not handle itself is
+    printed as `error: ...` and ends the command with exit status 2 for a file that cannot be used
+    (safeio.FileProblem, or a failure of the operating system) and 1 for damage (any other
+    KafkaCodecError); never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        from .runtime.errors import KafkaCodecError
+        from .storage.safeio import FileProblem, os_problem
+
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # the reader of our output went away (`| head`): nothing to say, and
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush there
+            ctx.exit(1)
+        except FileProblem as err:
+            click.echo(f"error: {err}", err=True)
+            ctx.exit(2)
+        except KafkaCodecError as err:
+            click.echo(f"error: {err}", err=True)
+            ctx.exit(1)
+        except OSError as err:
+            message = os_problem(err.filename, err) if err.filename is not None else err.strerror or err
+            click.echo(f"error: {message}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Main)
 @click.version_option(package_name="kafkacodec")
 @click.option("--max-batch-bytes", type=click.IntRange(1), default=None,
               help="Largest batch decoded (default 64 MiB).")

@@ -11,10 +11,10 @@ from kafkacodec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage import index
 from kafkacodec.storage.scan import LOG_OVERHEAD, frame_size
-from kafkacodec.storage.txnindex import read_txn_index
+from kafkacodec.storage.txnindex import AbortedTxn, iter_txn_index
 
 from .decode import ON_CORRUPT, ReadOptions, Slice
-from .files import PartitionFiles, SegmentFiles, filesystem, list_log, read_at, read_range
+from .files import PartitionFiles, SegmentFiles, filesystem, list_log, read_at
 
 EARLIEST, LATEST = -2, -1
 DEFAULT_MAX_BYTES = 64 << 20
@@ -126,10 +126,26 @@ def _per_partition(value, part: PartitionFiles):
 
 
 def read_indexes(uri: str, seg: SegmentFiles) -> tuple[list, list]:
-    """The segment's offset and time index entries (empty where a file is missing)."""
-    offsets = index.read_offset_index(read_range(uri, seg.index), seg.base_offset) if seg.index else []
-    times = index.read_time_index(read_range(uri, seg.time_index), seg.base_offset) if seg.time_index else []
+    """The segment's offset and time index entries (empty where a file is missing), read up to
+    their zero-filled tail, at most as many as the segment can explain (index.max_entries)."""
+    bound = index.max_entries(seg.size)
+    offsets = _read_index(uri, seg.index, index.iter_offset_index, seg.base_offset, bound) if seg.index else []
+    times = _read_index(uri, seg.time_index, index.iter_time_index, seg.base_offset, bound) if seg.time_index else []
     return offsets, times
+
+
+def _read_index(uri: str, path: str, entries, base_offset: int, bound: int) -> list:
+    fs, _ = filesystem(uri)
+    with fs.open_input_file(path) as f:
+        return list(entries(path, base_offset, bound, lambda pos, n: read_at(f, n, pos), f.size()))
+
+
+def read_aborted(uri: str, seg: SegmentFiles) -> list[AbortedTxn]:
+    """The entries of the segment's .txnindex, refused when more than the segment can explain."""
+    fs, _ = filesystem(uri)
+    with fs.open_input_file(seg.txn_index) as f:
+        return list(iter_txn_index(seg.txn_index, index.max_entries(seg.size), lambda pos, n: read_at(f, n, pos),
+                                   f.size()))
 
 
 def _batches_from(uri: str, seg: SegmentFiles, position: int):
@@ -239,7 +255,7 @@ def slices(plan: Plan, max_bytes: int | None = None,
         aborted: tuple = ()
         if plan.options.read_committed:
             aborted = tuple((t.producer_id, t.first_offset, t.last_offset) for seg in part.segments if seg.txn_index
-                            for t in read_txn_index(read_range(plan.uri, seg.txn_index)))
+                            for t in read_aborted(plan.uri, seg))
         nexts = [s.base_offset for s in part.segments[1:]] + [None]
         for seg, next_base in zip(part.segments, nexts):
             if end is not None and seg.base_offset >= end:

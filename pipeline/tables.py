@@ -13,10 +13,9 @@ from kafkacodec.runtime.errors import DecodeError, TruncatedError
 from kafkacodec.storage import verify
 from kafkacodec.storage.internal import CONSUMER_OFFSETS_TOPIC, committed_offsets
 from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
-from kafkacodec.storage.txnindex import read_txn_index
 
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range
-from .plan import log_end_offset, read_indexes
+from .plan import log_end_offset, read_aborted, read_indexes
 
 SEGMENTS_DDL = ("topic string, partition int, baseOffset long, segment string, sizeBytes long, batches long, "
                 "records long, firstOffset long, lastOffset long, minTimestamp timestamp, maxTimestamp timestamp, "
@@ -84,7 +83,7 @@ class SegmentsReader(DataSourceReader):
             offsets, times = read_indexes(self.uri, seg)
             problems += verify.check_offset_index(offsets, scan, seg.base_offset)
             problems += verify.check_time_index(times, scan, seg.base_offset)
-            aborted = len(read_txn_index(read_range(self.uri, seg.txn_index))) if seg.txn_index else 0
+            aborted = len(read_aborted(self.uri, seg)) if seg.txn_index else 0
         except DecodeError as err:
             problems.append(str(err))
             aborted = None

@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime.errors import DecodeError, InvalidValueError
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.vectors import position_type
 
-from .mapped import Mapped
-from .scan import frame_size
+from .scan import file_frames
+from .windowed import WindowedFile
 
 Record = RecordBatch.Record
 MAGIC_OFFSET = 16
@@ -70,37 +70,56 @@ class Columns:
 
 def segment_columns(path, verify: bool = True, group_bytes: int = 8 << 20) -> Iterator[Columns]:
     """The records of a segment file by columns, group by group of batches (`group_bytes` or one
-    batch, whichever is more), copied out of a memory map that stays small: resident memory is
-    bounded by a group and its columns, whatever the file's size. Legacy entries are refused (the
-    columnar reader is for v2 batches); damage raises DecodeError naming the file and position."""
-    with Mapped(path) as m:
-        buf, pos, end = m.buf, 0, len(m.buf)
-        while pos < end:
-            start, group = pos, []
-            try:
-                while pos < end and (not group or pos - start < group_bytes):
-                    size = frame_size(buf, pos, end)
-                    if buf[pos + MAGIC_OFFSET] < 2:
-                        raise InvalidValueError(f"magic {buf[pos + MAGIC_OFFSET]} entry: the columnar reader reads "
-                                                "v2 batches only", pos + MAGIC_OFFSET, "log")
-                    group.append(pos - start)
-                    pos += size
-            except DecodeError as err:
-                raise err.with_context(file=str(path))
-            try:
-                cols = read_columns(buf[start:pos], group, verify)  # a copy: the map's pages can go
-            except DecodeError as err:
-                raise err.with_context(file=str(path), offset=start)
-            m.done_up_to(pos)
-            yield cols
+    batch, whichever is more), copied out of the windows the file is read through: resident
+    memory is bounded by a group and its columns, whatever the file's size. Legacy entries are
+    refused (the columnar reader is for v2 batches); damage raises DecodeError naming the file and
+    position, and so does a file truncated underneath."""
+    with WindowedFile(path) as f:
+        pieces, size, end = [], 0, 0  # (window, start in it, size) of each batch of the group
+        try:
+            for buf, at, pos, n in file_frames(f):
+                if buf[at + MAGIC_OFFSET] < 2:
+                    raise InvalidValueError(f"magic {buf[at + MAGIC_OFFSET]} entry: the columnar reader reads "
+                                            "v2 batches only", pos + MAGIC_OFFSET, "log")
+                pieces.append((buf, at, n))
+                size, end = size + n, pos + n
+                if size >= group_bytes:
+                    yield _group_columns(path, end - size, pieces, verify)
+                    pieces, size = [], 0
+        except DecodeError as err:
+            raise err.with_context(file=str(path))
+        if pieces:
+            yield _group_columns(path, end - size, pieces, verify)
+
+
+def _group_columns(path, start: int, pieces: list, verify: bool) -> Columns:
+    """read_columns of a group of batches that starts at `start` in the file, copied into one
+    buffer (the windows they were read in can go)."""
+    first, last = pieces[0], pieces[-1]
+    if first[0] is last[0]:  # one window holds them all, one after the other
+        data = first[0][first[1]:last[1] + last[2]]
+    else:
+        data = b"".join(memoryview(buf)[at:at + n] for buf, at, n in pieces)
+    positions, at = [], 0
+    for _, _, n in pieces:
+        positions.append(at)
+        at += n
+    try:
+        return read_columns(data, positions, verify)
+    except DecodeError as err:
+        raise err.with_context(file=str(path), offset=start)
 
 
 def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch] | None = None) -> Columns:
-    """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, mmap...),
+    """Decode every record of the v2 batches starting at `positions` of `buf` (bytes, memoryview...),
     in the order given; `batches`, when the caller has read their headers from `buf` already.
     Raises DecodeError for the first damage; its position is exact for uncompressed batches, a
     position in the joined decompressed sections otherwise, so callers that must say where
-    re-read the batches one by one."""
+    re-read the batches one by one. A position outside the buffer is a DecodeError naming it."""
+    for p in positions:
+        if not 0 <= p < len(buf):
+            raise (InvalidValueError if p < 0 else TruncatedError)(
+                f"batch position {p} is outside the buffer of {len(buf)} bytes", p, "log")
     if batches is None:
         batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts

@@ -1,20 +1,22 @@
 """The lines Kafka 3.x's kafka-dump-log prints (DumpLogSegments), so outputs can be diffed."""
 from __future__ import annotations
 
-from bisect import bisect_left
-from itertools import islice
+import heapq
+from bisect import bisect_right
 from pathlib import Path
 from typing import Iterator
 
-from kafkacodec.records import TIMESTAMP_TYPES, Batch, read_batches
+from kafkacodec.records import TIMESTAMP_TYPES, Batch
 from kafkacodec.runtime.errors import DecodeError
 
 from . import decoders, index
 from .decoders import Decoder
 from .names import offset_from_name
-from .producers import ProducerState, last_sequence
+from .producers import ProducerState, last_sequence, read_snapshot
 from .reader import Skipped, batches_of
-from .txnindex import read_txn_index
+from .safeio import check_regular, read_whole
+from .scan import iter_file_batches
+from .txnindex import iter_txn_index
 
 
 def _bool(value) -> str:
@@ -111,7 +113,7 @@ def dump_log(path: Path, shown_as: str, deep: bool, print_data: bool, max_bytes:
              skip_corrupt: bool = False) -> Iterator[str]:
     """The lines for a .log; damage found is appended to `damage` (the first only, unless
     `skip_corrupt` reads on after each damaged range)."""
-    data = path.read_bytes()
+    data = read_whole(path)
     previous = None
     yield f"Dumping {shown_as}"
     try:
@@ -180,85 +182,130 @@ class DumpSummary:
             yield from (f"  {a} is followed by {b}" for a, b in reversed(pairs))  # prepended in Kafka too
 
 
-def _log_batches(index_path: Path) -> list[Batch]:
-    log = index_path.with_suffix(".log")
-    if not log.exists():
-        return []
-    batches = []
-    try:
-        for batch in read_batches(log.read_bytes(), verify=False):
-            batches.append(batch)
-    except DecodeError:
-        pass  # the valid prefix is what the index can point into
-    return batches
-
-
 def dump_index(path: Path, shown_as: str, verify_only: bool = False, sanity_check: bool = False,
                summary: DumpSummary | None = None) -> Iterator[str]:
-    """Entries of a .index or .timeindex, checked against the .log beside it as Kafka's tool checks."""
+    """Entries of a .index or .timeindex, checked against the .log beside it as Kafka's tool checks.
+    The index is read up to its zero-filled tail and refused when it holds more entries than the
+    .log can explain (index.max_entries); the .log is read once, whatever the number of entries."""
     base = offset_from_name(path.name)
     yield f"Dumping {shown_as}"
     offset_index = path.suffix == ".index"
-    if offset_index:
-        entries = index.read_offset_index(path.read_bytes(), base)
-        lines = [f"offset: {e.offset} position: {e.position}" for e in entries]
-    else:
-        entries = index.read_time_index(path.read_bytes(), base)
-        lines = [f"timestamp: {e.timestamp} offset: {e.offset}" for e in entries]
-    if not lines:
+    log = path.with_suffix(".log")
+    has_log = log.exists()
+    bound = index.max_entries(check_regular(log) if has_log else index.MAX_SEGMENT_BYTES)
+    read = index.iter_offset_index if offset_index else index.iter_time_index
+    entries = read(path, base, bound)
+    if sanity_check:
+        first = last = None
+        for e in entries:
+            first, last = first or e, e
+        yield f"{shown_as} is empty." if first is None else (
+            _sanity(first, last, base, offset_index) or f"{shown_as} passed sanity check.")
+        return
+    if not has_log:  # nothing to check the entries against: they are listed as they come
+        empty = True
+        for e in entries:
+            empty = False
+            if not verify_only:
+                yield _index_line(e)
+        if empty:
+            yield f"{shown_as} is empty."
+        return
+    entries = list(entries)  # as many as the segment can explain, at most
+    if not entries:
         yield f"{shown_as} is empty."
         return
-    if sanity_check:
-        problem = _sanity(entries, base, offset_index)
-        yield problem or f"{shown_as} passed sanity check."
-        return
     summary = summary if summary is not None else DumpSummary()
-    batches = _log_batches(path)
     key = str(path.resolve())
     if offset_index:
-        # Kafka's tool compares with the first batch at the position only, so an append-path entry
-        # for several legacy entries reads as a mismatch here, as it does there (verify knows better)
-        at = {b.position: b for b in batches}
-        for e in entries:
-            first = at.get(e.position)
-            found = first.last_offset if first is not None else -1
-            if found != e.offset:
-                summary.offset_mismatches.setdefault(key, []).append((e.offset, found))
+        _check_offset_entries(entries, log, key, summary)
     else:
-        previous = None
-        offsets = index.read_offset_index(path.with_suffix(".index").read_bytes(), base) \
+        offsets = list(index.iter_offset_index(path.with_suffix(".index"), base, bound)) \
             if path.with_suffix(".index").exists() else []
-        positions = [b.position for b in batches]
-        for e in entries:
-            first = bisect_left(positions, index.lookup_offset(offsets, base, e.offset).position)
-            batch = next((b for b in islice(batches, first, None) if b.last_offset >= e.offset), None)
-            if batch is None or batch.last_offset != e.offset:
-                summary.not_found.append((e.offset, -1 if batch is None else batch.last_offset))
-            else:
-                largest = max(r.timestamp for r in batch)
-                if largest != e.timestamp:
-                    summary.time_mismatches.setdefault(key, []).append((e.timestamp, largest))
-            if previous is not None and previous >= e.timestamp:
-                summary.out_of_order.setdefault(key, []).append((e.timestamp, previous))
-            previous = e.timestamp
+        _check_time_entries(entries, offsets, log, key, summary)
     if not verify_only:
-        yield from lines
+        yield from map(_index_line, entries)
 
 
-def _sanity(entries, base: int, offset_index: bool) -> str | None:
+def _index_line(e) -> str:
+    if isinstance(e, index.OffsetEntry):
+        return f"offset: {e.offset} position: {e.position}"
+    return f"timestamp: {e.timestamp} offset: {e.offset}"
+
+
+def _valid_batches(log: Path):
+    """The valid prefix of the log, batch headers only: what an index can point into."""
+    for b in iter_file_batches(log, verify=False):
+        if isinstance(b, DecodeError):
+            return
+        yield b
+
+
+def _check_offset_entries(entries: list, log: Path, key: str, summary: DumpSummary) -> None:
+    """Kafka's tool compares each entry with the first batch at its position only, so an
+    append-path entry for several legacy entries reads as a mismatch here, as it does there
+    (verify knows better)."""
+    wanted: dict[int, list[int]] = {}
+    for i, e in enumerate(entries):
+        wanted.setdefault(e.position, []).append(i)
+    found = [-1] * len(entries)
+    for b in _valid_batches(log):
+        for i in wanted.get(b.position, ()):
+            found[i] = b.last_offset
+    for e, last in zip(entries, found):
+        if last != e.offset:
+            summary.offset_mismatches.setdefault(key, []).append((e.offset, last))
+
+
+def _check_time_entries(entries: list, offsets: list, log: Path, key: str, summary: DumpSummary) -> None:
+    """Each entry (T, O): from the position the offset index gives for O, the first batch whose last
+    offset is at least O must end at O, and T must be the largest timestamp of its records.
+    Searches are answered in one pass over the log: each joins when the pass reaches its start
+    position, waiting in a heap by O for the first batch that reaches it."""
+    keys = [o.offset for o in offsets]
+    starts = []
+    for e in entries:
+        n = bisect_right(keys, e.offset)
+        starts.append(offsets[n - 1].position if n else 0)
+    order = sorted(range(len(entries)), key=starts.__getitem__)
+    found: list[tuple[int, int] | None] = [None] * len(entries)  # (last offset, largest timestamp)
+    waiting: list[tuple[int, int]] = []
+    joined = 0
+    for b in _valid_batches(log):
+        while joined < len(order) and starts[order[joined]] <= b.position:
+            heapq.heappush(waiting, (entries[order[joined]].offset, order[joined]))
+            joined += 1
+        largest = None
+        while waiting and waiting[0][0] <= b.last_offset:
+            target, i = heapq.heappop(waiting)
+            if target == b.last_offset and largest is None:
+                largest = max((r.timestamp for r in Batch(b.entry, b.position, b.size)), default=-1)
+            found[i] = (b.last_offset, largest)
+    previous = None
+    for e, got in zip(entries, found):
+        if got is None or got[0] != e.offset:
+            summary.not_found.append((e.offset, -1 if got is None else got[0]))
+        elif got[1] != e.timestamp:
+            summary.time_mismatches.setdefault(key, []).append((e.timestamp, got[1]))
+        if previous is not None and previous >= e.timestamp:
+            summary.out_of_order.setdefault(key, []).append((e.timestamp, previous))
+        previous = e.timestamp
+
+
+def _sanity(first, last, base: int, offset_index: bool) -> str | None:
     """Kafka's sanityCheck: the last entry not below the base offset, timestamps not decreasing."""
-    if entries[-1].offset < base:
-        return f"Corrupt index found, last offset {entries[-1].offset} is smaller than the base offset {base}"
-    if not offset_index and entries[-1].timestamp < entries[0].timestamp:
-        return (f"Corrupt time index found, last timestamp {entries[-1].timestamp} is smaller than the first "
-                f"{entries[0].timestamp}")
+    if last.offset < base:
+        return f"Corrupt index found, last offset {last.offset} is smaller than the base offset {base}"
+    if not offset_index and last.timestamp < first.timestamp:
+        return f"Corrupt time index found, last timestamp {last.timestamp} is smaller than the first {first.timestamp}"
     return None
 
 
 def dump_txn_index(path: Path, shown_as: str) -> Iterator[str]:
     """One line per aborted transaction; an entry of an unknown version raises, as in Kafka."""
     yield f"Dumping {shown_as}"
-    for t in read_txn_index(path.read_bytes()):
+    log = path.with_suffix(".log")  # the segment bounds the entries; read in chunks either way
+    for t in iter_txn_index(path, index.max_entries(check_regular(log)) if log.exists() else None):
         yield (f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
                f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}")
 
@@ -267,7 +314,7 @@ def dump_snapshot(path: Path, shown_as: str) -> Iterator[str]:
     """One line per producer; the batch part only when the producer's last batch is known (Kafka
     then ends the line with a space). A corrupt snapshot raises its DecodeError."""
     yield f"Dumping {shown_as}"
-    state = ProducerState.from_snapshot(path.read_bytes(), offset_from_name(path.name))
+    state = ProducerState.from_snapshot(read_snapshot(path), offset_from_name(path.name))
     for p in state.producers.values():
         txn = "OptionalLong.empty" if p.txn_first_offset is None else f"OptionalLong[{p.txn_first_offset}]"
         line = (f"producerId: {p.producer_id} producerEpoch: {p.epoch} coordinatorEpoch: {p.coordinator_epoch} "

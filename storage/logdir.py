@@ -5,10 +5,13 @@ future and stray replicas, `.deleted`/`.cleaned`/`.swap` files) are listed as sk
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import names
+from .safeio import FileProblem, kind_of, os_problem
 
 
 @dataclass
@@ -46,7 +49,7 @@ def open_partition(path: Path, topic: str | None = None, partition: int | None =
         parsed = names.parse_partition_dir(path.name)
         topic, partition = (parsed.topic, parsed.partition) if parsed else (path.name, -1)
     part = Partition(topic, partition, path)
-    files = names.sort_partition_files(f.name for f in path.iterdir() if f.is_file())
+    files = names.sort_partition_files(f.name for f in _entries(path) if _regular_file(f))
     for base, by_suffix in files.segments.items():
         seg = Segment(base, path / by_suffix[names.LOG])
         seg.index, seg.time_index, seg.txn_index = (
@@ -60,7 +63,7 @@ def open_partition(path: Path, topic: str | None = None, partition: int | None =
 def open_log_dir(path: Path) -> LogDir:
     """Every live partition directory of a log-dirs root, sorted by topic and partition."""
     root = LogDir(path)
-    for d in sorted(p for p in path.iterdir() if p.is_dir()):
+    for d in sorted(p for p in _entries(path) if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
         why = names.partition_dir_skip(parsed)
         if why is not None:
@@ -73,12 +76,41 @@ def open_log_dir(path: Path) -> LogDir:
 
 def is_partition_dir(path: Path) -> bool:
     """A directory holding segment files (a partition), rather than a log-dirs root."""
-    return any(p.suffix == ".log" for p in path.iterdir())
+    return any(p.suffix == ".log" for p in _entries(path))
 
 
 def partitions_at(path: Path) -> list[Partition]:
     """The partitions of `path`, a partition directory or a log-dirs root."""
     return [open_partition(path)] if is_partition_dir(path) else open_log_dir(path).partitions
+
+
+def _entries(path: Path) -> list[Path]:
+    """What a directory holds; a path that is no directory is a FileProblem saying what it is."""
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISDIR(mode):
+            kind = kind_of(mode) if kind_of(mode) not in (None, "not a regular file") else "a file"
+            raise FileProblem(path, f"is {kind}, neither a directory nor a segment file")
+        return list(path.iterdir())
+    except OSError as err:
+        raise os_problem(path, err) from None
+
+
+def _regular_file(path: Path) -> bool:
+    """Whether a partition directory's entry is a regular file (symbolic links followed). One that a
+    reader would take for a segment, an index or a snapshot but that is a FIFO, a device, a
+    directory or a dangling link is a FileProblem: Kafka could not load that partition either."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        if not path.name.endswith((*names.SEGMENT_SUFFIXES, names.SNAPSHOT)):
+            return False
+        raise os_problem(path, err) from None
+    if stat.S_ISREG(mode):
+        return True
+    if path.name.endswith((*names.SEGMENT_SUFFIXES, names.SNAPSHOT)):
+        raise FileProblem(path, f"is {kind_of(mode)}, not a regular file")
+    return False
 
 
 def segment_of(path: Path) -> Segment:

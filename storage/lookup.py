@@ -1,28 +1,36 @@
 """Kafka's segment lookups: by offset through the .index, by timestamp through the .timeindex,
-each followed by a forward scan of batch headers from the position the index gives."""
+each followed by a forward scan of batch headers from the position the index gives. Files are
+read, never mapped: the index slot by slot (index_search.IndexFile), the log through a small
+window (scan.iter_file_batches)."""
 from __future__ import annotations
 
 from kafkacodec.records import Batch, read_batches
 
 from . import index_search
-from .index import NO_TIMESTAMP, TimeEntry
+from .index import NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, TimeEntry, max_entries
 from .logdir import Segment
-from .mapped import Mapped
-from .scan import BatchInfo, iter_batches
+from .safeio import check_regular, open_regular, read_at
+from .scan import BatchInfo, iter_file_batches
+
+SEARCH_WINDOW = 64 << 10  # the index names a position a few KiB (index.interval.bytes) before the batch
 
 
 def _position(seg: Segment, target: int) -> int:
     if seg.index is None:
         return 0
-    with Mapped(seg.index) as m:
-        return index_search.lookup_offset(m.buf, seg.base_offset, target).position
+    with index_search.IndexFile(seg.index, OFFSET_ENTRY, "offset index") as f:
+        n = index_search.offset_entries(f)
+        f.check_entries(n, max_entries(check_regular(seg.log)))
+        return index_search.lookup_offset(f, seg.base_offset, target, n).position
 
 
 def _hint(seg: Segment, target: int) -> TimeEntry:
     if seg.time_index is None:
         return TimeEntry(NO_TIMESTAMP, seg.base_offset)
-    with Mapped(seg.time_index) as m:
-        return index_search.lookup_time(m.buf, seg.base_offset, target)
+    with index_search.IndexFile(seg.time_index, TIME_ENTRY, "time index") as f:
+        n = index_search.time_entries(f)
+        f.check_entries(n, max_entries(check_regular(seg.log)))
+        return index_search.lookup_time(f, seg.base_offset, target, n)
 
 
 def _valid(items):
@@ -36,12 +44,11 @@ def find_offset(seg: Segment, target: int) -> Batch | None:
     """The first batch whose last offset is at or after `target` (FileRecords.searchForOffsetWithSize),
     scanning from the largest index entry at or below it."""
     start = _position(seg, target)
-    with Mapped(seg.log) as m:
-        mm = m.buf
-        for b in _valid(iter_batches(mm, start=start, verify=False)):  # headers only, up to the one
-            if b.last_offset >= target:
-                data = mm[b.position:b.position + b.size]  # a copy that outlives the map, CRC checked
-                return next(iter(_as_batches(data, b.position)))
+    for b in _valid(iter_file_batches(seg.log, start, verify=False, window=SEARCH_WINDOW)):  # headers only
+        if b.last_offset >= target:
+            with open_regular(seg.log) as f:  # the batch alone, read again, CRC checked
+                data = read_at(f, b.position, b.size, seg.log)
+            return next(iter(_as_batches(data, b.position)))
     return None
 
 
@@ -57,11 +64,9 @@ def find_timestamp(seg: Segment, target: int) -> tuple[int, int] | None:
     index its position; batches whose max timestamp is below the target are passed over whole."""
     hint = _hint(seg, target)
     start = _position(seg, hint.offset)
-    with Mapped(seg.log) as m:
-        mm = m.buf
-        for b in _valid(iter_batches(mm, start=start)):
-            if b.max_timestamp >= target:
-                for record in Batch(b.entry, b.position, b.size):
-                    if record.timestamp >= target:
-                        return record.timestamp, record.offset
+    for b in _valid(iter_file_batches(seg.log, start, window=SEARCH_WINDOW)):
+        if b.max_timestamp >= target:
+            for record in Batch(b.entry, b.position, b.size):
+                if record.timestamp >= target:
+                    return record.timestamp, record.offset
     return None

@@ -3,22 +3,25 @@ producer's last batch, epoch, coordinator epoch and open transaction. Replaying 
 it yields the aborted transactions for the `.txnindex`; it reads and writes `.snapshot` files."""
 from __future__ import annotations
 
-import mmap
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime.errors import DecodeError, InvalidValueError
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
+from kafkacodec.runtime.limits import LIMITS
 
 from . import names
 from .logdir import Partition
-from .scan import iter_batches
+from .safeio import open_regular, read_at
+from .scan import iter_file_batches
 from .txnindex import AbortedTxn
 
 NO_PRODUCER_ID = -1
 ABORT, COMMIT = 0, 1
 INT32_MAX = 2 ** 31 - 1
+SNAPSHOT_HEADER, SNAPSHOT_ENTRY = 10, 46  # version, CRC and count; one producer
 
 
 @dataclass
@@ -183,6 +186,20 @@ class ProducerState:
         return cls(producers, end_offset)
 
 
+def read_snapshot(path: Path) -> bytes:
+    """A snapshot file's bytes. One larger than a snapshot can be is refused as the decoder
+    refuses more than LIMITS.max_items producers (LimitExceededError, so that it is passed over
+    as a corrupt one is), before it is read into memory."""
+    limit = SNAPSHOT_HEADER + SNAPSHOT_ENTRY * LIMITS.max_items
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise LimitExceededError(f"producer snapshot of {size:,} bytes holds more producers than the limit of "
+                                     f"{LIMITS.max_items} (kafkacodec.runtime.limits.LIMITS.max_items)", limit,
+                                     "producer_snapshot", str(path))
+        return read_at(f, 0, size, path)
+
+
 def snapshot_path(directory: Path, offset: int) -> Path:
     return directory / (names.segment_name(offset) + names.SNAPSHOT)
 
@@ -195,7 +212,7 @@ def latest_snapshot(part: Partition, at_most: int) -> tuple[ProducerState | None
         if offset > at_most:
             continue
         try:
-            return ProducerState.from_snapshot(path.read_bytes(), offset), bad
+            return ProducerState.from_snapshot(read_snapshot(path), offset), bad
         except DecodeError as err:
             err.file = str(path)
             bad.append((path, err))
@@ -236,16 +253,11 @@ def rebuild_txn_index(part: Partition, base_offset: int, batches) -> tuple[list[
 
 
 def _replay(log: Path, state: ProducerState, stop_at: int) -> None:
-    with open(log, "rb") as f:
-        if f.seek(0, 2) == 0:
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for b in iter_batches(mm):
-                if isinstance(b, DecodeError) or b.last_offset >= stop_at:
-                    return  # damage ends the segment's contribution, as in recovery
-                if b.last_offset >= state.end_offset:
-                    try:
-                        state.apply(b)
-                    except DecodeError:
-                        return
-                del b  # the batch views the map, which must close
+    for b in iter_file_batches(log):
+        if isinstance(b, DecodeError) or b.last_offset >= stop_at:
+            return  # damage ends the segment's contribution, as in recovery
+        if b.last_offset >= state.end_offset:
+            try:
+                state.apply(b)
+            except DecodeError:
+                return

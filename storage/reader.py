@@ -9,8 +9,8 @@ from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
-from .mapped import Mapped
-from .scan import frame_size, next_valid_batch
+from .scan import file_frames, next_valid_batch
+from .windowed import WindowedFile
 
 OnDamage = Callable[["Damage"], None]
 
@@ -54,27 +54,24 @@ def batches_of(data: bytes, end: int | None = None, verify: bool = True,
 
 
 def segment_batches(seg: Segment, verify: bool = True) -> Iterator[Batch | Damage]:
-    """Batches of one segment, each copied out of the memory map so it outlives it; then its damage.
-    Resident memory stays bounded whatever the file's size (mapped.Mapped)."""
-    with Mapped(seg.log) as m:
-        mm = m.buf
-        pos, end = 0, len(mm)
-        while pos < end:
-            try:
-                size = frame_size(mm, pos, end)  # positions in the file
+    """Batches of one segment, each copied out of the window it was read in, so that it keeps no
+    window alive; then its damage. Memory stays bounded whatever the file's size, and a file
+    truncated underneath ends in damage where it ends (windowed.WindowedFile)."""
+    pos = 0
+    try:
+        with WindowedFile(seg.log) as f:
+            for buf, at, pos, size in file_frames(f):  # positions in the file
                 try:
-                    batch = next(read_batches(mm[pos:pos + size], verify=verify))
+                    batch = next(read_batches(buf[at:at + size], verify=verify))
                 except DecodeError as err:  # positions in the batch's own bytes
                     err.position = pos + (err.position or 0)
                     raise
-            except DecodeError as err:
-                err.file = str(seg.log)
-                yield Damage(seg, pos, err)
-                return
-            batch.position = pos
-            yield batch
-            pos += batch.size
-            m.done_up_to(pos)
+                batch.position = pos
+                yield batch
+                pos += size
+    except DecodeError as err:
+        err.file = str(seg.log)
+        yield Damage(seg, pos, err)
 
 
 def partition_batches(part: Partition, verify: bool = True, on_damage: OnDamage | None = None

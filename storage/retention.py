@@ -23,10 +23,11 @@ from pathlib import Path
 from kafkacodec.records import legacy_records
 from kafkacodec.runtime.errors import DecodeError
 
-from . import index
+from . import index_search
+from .index import TIME_ENTRY, max_entries
 from .logdir import Partition, Segment
-from .mapped import Mapped
-from .scan import iter_batches
+from .safeio import check_regular
+from .scan import iter_file_batches
 from .staging import PartitionCopy, segment_files
 
 DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000  # log.retention.hours=168
@@ -57,12 +58,12 @@ class Deletion:
 def largest_timestamp(seg: Segment) -> int:
     """The broker's LogSegment.largestTimestamp: the time index's last entry, else the file's mtime."""
     if seg.time_index is not None and seg.time_index.exists():
-        try:
-            entries = index.read_time_index(seg.time_index.read_bytes(), seg.base_offset)
-        except DecodeError as err:
-            raise err.with_context(file=str(seg.time_index)) from None
-        if entries and entries[-1].timestamp >= 0:
-            return entries[-1].timestamp
+        with index_search.IndexFile(seg.time_index, TIME_ENTRY, "time index") as f:  # its last entry only
+            n = index_search.time_entries(f)
+            f.check_entries(n, max_entries(check_regular(seg.log)))
+            last = index_search.last_time_entry(f, seg.base_offset, n)
+        if last is not None and last.timestamp >= 0:
+            return last.timestamp
     return int(seg.log.stat().st_mtime * 1000)
 
 
@@ -70,18 +71,17 @@ def segment_facts(seg: Segment) -> SegmentFacts:
     """Size, largest timestamp, record count and next offset, from the batch headers (legacy
     compressed wrappers are expanded to count their messages)."""
     records, next_offset = 0, seg.base_offset
-    with Mapped(seg.log) as m:
-        for info in iter_batches(m.buf, verify=False):
-            if isinstance(info, DecodeError):
-                raise info.with_context(file=str(seg.log))
-            e = info.entry
-            if info.magic >= 2:
-                records += e.records_count
-            else:
-                records += len(legacy_records(e)) if e.message.attributes & 0x07 else 1
-            next_offset = info.last_offset + 1
-            m.done_up_to(info.position + info.size)
-    return SegmentFacts(seg, seg.log.stat().st_size, largest_timestamp(seg), records, next_offset)
+    size = check_regular(seg.log)
+    for info in iter_file_batches(seg.log, verify=False):
+        if isinstance(info, DecodeError):
+            raise info
+        e = info.entry
+        if info.magic >= 2:
+            records += e.records_count
+        else:
+            records += len(legacy_records(e)) if e.message.attributes & 0x07 else 1
+        next_offset = info.last_offset + 1
+    return SegmentFacts(seg, size, largest_timestamp(seg), records, next_offset)
 
 
 def deletions(part: Partition, config: RetentionConfig, now_ms: int, facts_of=None) -> list[Deletion]:

@@ -89,3 +89,10 @@ def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
             raise FileProblem(path, f"{what} of {size:,} bytes is larger than the {limit:,} bytes it can hold here")
         data = read_at(f, 0, size, path)
     return data
+
+
+def read_whole(path: str | Path) -> bytes:
+    """A whole regular file, as many bytes as it holds when opened (a device or a FIFO, which
+    never end, is refused before anything is read)."""
+    with open_regular(path) as f:
+        return read_at(f, 0, os.fstat(f.fileno()).st_size, path)

@@ -10,7 +10,8 @@ from kafkacodec.runtime.errors import DecodeError
 from .logdir import Partition
 from .producers import ProducerState
 from .reader import OnDamage, partition_batches
-from .txnindex import read_txn_index
+from .safeio import check_regular
+from .txnindex import read_txn_index_file
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def aborted_ranges(part: Partition) -> list[tuple[int, int, int]]:
     found = set()
     for seg in part.segments:
         if seg.txn_index is not None:
-            entries = read_txn_index(seg.txn_index.read_bytes())
+            entries = read_txn_index_file(seg.txn_index, check_regular(seg.log))
             found |= {(t.producer_id, t.first_offset, t.last_offset) for t in entries}
     found |= {(t.producer_id, t.first_offset, t.end_offset) for t in partition_transactions(part)
               if t.outcome == "ABORT"}

@@ -3,12 +3,19 @@ segment. Read as Kafka's TransactionIndex reads it: whole 34-byte entries only, 
 on the first byte of the field."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
 
 from kafkacodec.generated.transaction_index import TransactionIndex
-from kafkacodec.runtime.errors import InvalidValueError
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+
+from . import index
+from .safeio import open_regular, read_at
 
 ENTRY_SIZE = 34
+CHUNK_ENTRIES = 8192
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,43 @@ def read_txn_index(data: bytes) -> list[AbortedTxn]:
                                     "current version is 0", i * ENTRY_SIZE, "transaction_index/version")
         out.append(AbortedTxn(e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset, e.version))
     return out
+
+
+def iter_txn_index(path: str | Path, max_entries: int | None, read: index.Read | None = None,
+                   size: int | None = None) -> Iterator[AbortedTxn]:
+    """The entries of a .txnindex file as read_txn_index gives those of its bytes, read in chunks.
+    A file of more than `max_entries` entries is refused before anything is read: an entry stands
+    for an ABORT marker in the segment, so a segment explains at most one per batch
+    (index.max_entries); None for no bound (the reader's memory stays bounded either way). A file
+    that is not local is read with `read` and has `size` bytes, as for index.iter_offset_index."""
+    if read is not None:
+        yield from _entries(read, size, path, max_entries)
+        return
+    with open_regular(path) as f:
+        yield from _entries(lambda pos, n: read_at(f, pos, n, path), os.fstat(f.fileno()).st_size, path, max_entries)
+
+
+def _entries(read: index.Read, size: int, path, max_entries: int | None) -> Iterator[AbortedTxn]:
+    if max_entries is not None and size // ENTRY_SIZE > max_entries:
+        raise InvalidValueError(f"transaction index of {size} bytes holds more than {max_entries} entries, more than "
+                                "its segment can explain (one per batch at most)", max_entries * ENTRY_SIZE,
+                                "transaction_index", str(path))
+    whole = size - size % ENTRY_SIZE
+    for pos in range(0, whole, CHUNK_ENTRIES * ENTRY_SIZE):
+        want = min(CHUNK_ENTRIES * ENTRY_SIZE, whole - pos)
+        chunk = read(pos, want)
+        if len(chunk) < want:
+            raise TruncatedError(f"transaction index ended at byte {pos + len(chunk)} while it was read (it had "
+                                 f"{size} bytes)", pos + len(chunk), "transaction_index", str(path))
+        try:
+            yield from read_txn_index(chunk)
+        except DecodeError as err:
+            raise err.with_context(file=str(path), offset=pos)
+
+
+def read_txn_index_file(path: str | Path, segment_size: int) -> list[AbortedTxn]:
+    """Every entry of the .txnindex of a segment of `segment_size` bytes (iter_txn_index)."""
+    return list(iter_txn_index(path, index.max_entries(segment_size)))
 
 
 def encode_txn_index(entries: list[AbortedTxn]) -> bytes:

@@ -23,6 +23,8 @@ def main(way: str, path: str) -> None:
     before = resident("VmRSS")
     if way == "headers":
         assert scan.scan_file(path, keep_batches=False, verify=False).is_valid
+    elif way == "crcs":
+        assert scan.scan_file(path, keep_batches=False).is_valid
     elif way == "batches":
         for batch in reader.segment_batches(segment):
             batch.records()

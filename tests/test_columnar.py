@@ -289,3 +289,12 @@ def test_scanning_a_segment_of_any_size_keeps_memory_bounded(tmp_path, way):
                               capture_output=True, text=True, check=True).stdout)
     constant = 48 << 20
     assert peak < 2 * len(batch) + constant, f"{way}: {peak >> 20} MiB"
+
+
+@pytest.mark.parametrize("bad", [-1, -70, "end", "past"])
+def test_positions_outside_the_buffer_are_decode_errors_naming_them(bad):
+    seg = b"".join(write_batch([Record(key=b"k", value=b"v", timestamp=i)], base_offset=i) for i in range(3))
+    position = {"end": len(seg), "past": len(seg) + 100}.get(bad, bad)
+    with pytest.raises(DecodeError) as err:
+        read_columns(seg, positions(seg)[:2] + [position])
+    assert err.value.position == position and f"batch position {position}" in str(err.value)

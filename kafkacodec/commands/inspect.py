@@ -108,6 +108,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     from ..runtime.errors import DecodeError
     from ..storage import decoders
     from ..storage.dumpfmt import DumpSummary, dump_index, dump_log, dump_snapshot, dump_txn_index
+    from ..storage.safeio import FileProblem
 
     if offsets_decoder and transaction_log_decoder:
         click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
@@ -123,7 +124,11 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     summary = DumpSummary()
     for path in files:
         if as_json:
-            status = max(status, _dump_json(path, kind, skip_corrupt))
+            try:
+                status = max(status, _dump_json(path, kind, skip_corrupt))
+            except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
+                click.echo(f"error: {err}", err=True)
+                status = max(status, 2)
             continue
         damage: list = []
         if path.suffix in (".index", ".timeindex"):
@@ -147,9 +152,12 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         except ValueError:  # index entries and snapshots are relative to the offset in the name
             click.echo(f"error: {path}: the file name does not start with a 20-digit offset", err=True)
             status = max(status, 2)
+        except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
+            click.echo(f"error: {err}", err=True)
+            status = max(status, 2)
         for err in damage:
             click.echo(f"error: {err}", err=True)
-            status = 1
+            status = max(status, 1)
     for line in summary.lines():  # after all files, on stderr, as Kafka's tool prints them
         click.echo(line, err=True)
     sys.exit(status)
@@ -163,10 +171,12 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
     from ..storage import decoders
     from ..storage.jsonl import to_json
     from ..storage.reader import Skipped, batches_of
+    from ..storage.safeio import read_whole
 
     status = 0
+    data = read_whole(path)
     try:
-        for batch in batches_of(path.read_bytes(), verify=False, skip_corrupt=skip_corrupt):
+        for batch in batches_of(data, verify=False, skip_corrupt=skip_corrupt):
             if isinstance(batch, Skipped):
                 batch.error.file = batch.error.file or str(path)
                 click.echo(f"error: {batch.error} (bytes {batch.start}..{batch.end} skipped)", err=True)

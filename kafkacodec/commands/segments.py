@@ -81,20 +81,37 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
     """Convert a segment to another message format, as brokers convert (offsets kept)."""
     from ..runtime.errors import KafkaCodecError
     from ..storage.convert import convert as run
-    from ..storage.files import write_atomically
+    from ..storage.safeio import read_whole
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
         sys.exit(2)
+    data = read_whole(src)  # a regular file only: a FIFO or a device is refused, never waited on
     try:
-        data, report = run(src.read_bytes(), magic, compression)
+        data, report = run(data, magic, compression)
     except KafkaCodecError as err:
         click.echo(f"error: {src}: {err}", err=True)
         sys.exit(1)
-    write_atomically(out, data)
+    _write_file(out, data)
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"wrote {out}: {report.batches} batches, {report.records} records, magic {magic}")
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """The file written whole (files.write_atomically); a failure to write (a read-only file
+    system, no space left) is a FileProblem naming the file, and its temporary file is removed."""
+    from ..storage.files import write_atomically
+    from ..storage.safeio import os_problem
+
+    try:
+        write_atomically(path, data)
+    except OSError as err:
+        try:
+            path.with_name(path.name + ".tmp").unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only file system: nothing could be written there either
+        raise os_problem(path, err) from None
 
 
 @click.command()
@@ -106,24 +123,27 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     """Rebuild a segment's .index, .timeindex and .txnindex exactly as Kafka's recovery would.
 
     The transaction index needs the producers' state before the segment: it comes from the
-    partition's newest .snapshot at or below the segment and the batches after it.
+    partition's newest .snapshot at or below the segment and the batches after it. A .log whose
+    name is not an offset takes its base offset from its first batch.
     """
+    from ..runtime.errors import DecodeError
     from ..storage import index
-    from ..storage.files import write_atomically
-    from ..storage.logdir import open_partition
-    from ..storage.names import offset_from_name
+    from ..storage.logdir import open_partition, segment_of
     from ..storage.producers import rebuild_txn_index
-    from ..storage.scan import scan_file
-    from ..storage.txnindex import encode_txn_index, read_txn_index
+    from ..storage.safeio import check_regular
+    from ..storage.scan import ScanResult, valid_file_batches
+    from ..storage.txnindex import encode_txn_index, read_txn_index, read_txn_index_file
 
     if not check:  # the log dir's lock, and what an interrupted command left finished first
         from ..storage.lock import log_root
         from .changing import hold
         hold([log_root(log)], "reindex")
-    base = offset_from_name(log.name)
-    scan = scan_file(log)
-    offsets, times = index.rebuild(scan.batches, base, interval)
-    aborted, complete = rebuild_txn_index(open_partition(log.parent), base, scan.batches)
+    base = segment_of(log).base_offset
+    size = check_regular(log)
+    scan = ScanResult(file_size=size)
+    # two passes over the file, keeping no batch: memory stays bounded whatever the segment's size
+    offsets, times = index.rebuild(valid_file_batches(log, scan), base, interval)
+    aborted, complete = rebuild_txn_index(open_partition(log.parent), base, valid_file_batches(log, ScanResult(size)))
     files = {log.with_suffix(".index"): index.encode_offset_index(offsets, base),
              log.with_suffix(".timeindex"): index.encode_time_index(times, base)}
     if aborted or log.with_suffix(".txnindex").exists():  # Kafka creates it on the first abort
@@ -136,16 +156,23 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     readers = {".index": lambda d: index.read_offset_index(d, base),
                ".timeindex": lambda d: index.read_time_index(d, base), ".txnindex": read_txn_index}
     if check:
+        bound = index.max_entries(size)  # what the segment explains: a sparse or huge file costs no more
+        on_disk = {".index": lambda p: list(index.iter_offset_index(p, base, bound)),
+                   ".timeindex": lambda p: list(index.iter_time_index(p, base, bound)),
+                   ".txnindex": lambda p: read_txn_index_file(p, size)}
         stale = []
         for path, data in files.items():
-            read = readers[path.suffix]
-            on_disk = read(path.read_bytes()) if path.exists() else None
-            if on_disk != read(data):
+            try:
+                found = on_disk[path.suffix](path) if path.exists() else None
+            except DecodeError as err:
+                found = err
+            if found != readers[path.suffix](data):
                 stale.append(path)
-                click.echo(f"{path}: differs from the rebuilt index", err=True)
+                why = f": {found}" if isinstance(found, DecodeError) else ""
+                click.echo(f"{path}: differs from the rebuilt index{why}", err=True)
         sys.exit(1 if stale else 0)
     for path, data in files.items():
-        write_atomically(path, data)
+        _write_file(path, data)
         click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")
 
 

@@ -1,0 +1,217 @@
+"""Files the commands cannot use (FIFOs, devices, directories, missing or unreadable files, a full
+or read-only file system) give `error: ...` naming the file and exit status 2, promptly: never a
+hang, a traceback or unbounded reading. One place in the CLI turns what commands do not handle
+into messages."""
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kafkacodec.cli import main
+from kafkacodec.runtime.errors import InvalidValueError
+from kafkacodec.storage import index
+from kafkacodec.storage.safeio import FileProblem, os_problem
+from kafkacodec.storage.writer import PartitionWriter
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kafkacodec(*args, user: str | None = None, cwd=None):
+    """The command in a process of its own, with a time limit: a hang fails the test."""
+    command = [sys.executable, "-m", "kafkacodec", *map(str, args)]
+    if user is not None:
+        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]  # numeric ids
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=cwd or ROOT)
+
+
+def partition(tmp_path: Path, name: str = "t-0") -> Path:
+    part = tmp_path / name
+    with PartitionWriter(part, index_interval_bytes=300) as w:
+        for i in range(20):
+            w.append([{"key": b"k%d" % i, "value": b"v" * 80, "timestamp": 1_000 + i}])
+    return part
+
+
+def unusable(tmp_path: Path, kind: str) -> Path:
+    """A .log path that is not a usable segment file."""
+    path = tmp_path / "odd" / "00000000000000000000.log"
+    path.parent.mkdir(exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)  # nobody writes to it: a blocking open() would wait for ever
+    elif kind == "device-link":
+        path.symlink_to("/dev/zero")  # never ends: reading it whole would grow without bound
+    elif kind == "directory":
+        path.mkdir()
+    return path  # "missing": nothing there
+
+
+COMMANDS = {
+    "dump": lambda p, out: ["dump", p],
+    "dump-json": lambda p, out: ["dump", "--json", p],
+    "convert": lambda p, out: ["convert", p, out, "--magic", "1"],
+    "reindex": lambda p, out: ["reindex", p],
+    "reindex-check": lambda p, out: ["reindex", "--check", p],
+    "verify": lambda p, out: ["verify", p],
+    "recover": lambda p, out: ["recover", p],
+    "clean": lambda p, out: ["clean", p, "--policy", "delete"],
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device-link", "directory", "missing"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_unusable_files_are_refused_naming_the_file(tmp_path, command, kind):
+    if kind == "directory" and command in ("verify", "recover", "clean"):
+        pytest.skip("a directory is a log dir to these (an empty one holds nothing to check); "
+                    "see the partition test below for one in place of a segment file")
+    path = unusable(tmp_path, kind)
+    run = kafkacodec(*COMMANDS[command](path, tmp_path / "out.log"))
+    assert run.returncode == 2, (run.returncode, run.stdout[-500:], run.stderr[-2000:])
+    assert "Traceback" not in run.stderr and path.name in run.stderr
+    assert not (tmp_path / "out.log").exists()
+
+
+@pytest.mark.parametrize("command", ["verify", "recover", "clean"])
+@pytest.mark.parametrize("kind", ["fifo", "device-link", "directory"])
+def test_a_partition_holding_an_unusable_segment_file_is_refused(tmp_path, command, kind):
+    part = partition(tmp_path)
+    odd = part / "00000000000000000100.log"
+    shutil.move(unusable(tmp_path, kind), odd) if kind != "fifo" else os.mkfifo(odd)
+    before = sorted(p.name for p in part.iterdir())
+    run = kafkacodec(*COMMANDS[command](part, None))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert f"error: {odd}: is a" in run.stderr
+    assert sorted(p.name for p in part.iterdir()) == before
+
+
+@pytest.mark.parametrize("command", ["verify", "recover", "clean", "convert", "reindex"])
+def test_a_device_given_directly_is_refused(tmp_path, command):
+    run = kafkacodec(*COMMANDS[command]("/dev/zero", tmp_path / "out.log"))
+    assert run.returncode == 2 and "error: /dev/zero: is a character device" in run.stderr, run.stderr[-2000:]
+
+
+def test_dump_goes_on_with_the_other_files(tmp_path):
+    part = partition(tmp_path)
+    fifo = unusable(tmp_path, "fifo")
+    run = kafkacodec("dump", fifo, part / "00000000000000000000.log")
+    assert run.returncode == 2 and run.stderr.strip() == f"error: {fifo}: is a FIFO, not a regular file"
+    assert f"Dumping {part / '00000000000000000000.log'}" in run.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv")
+@pytest.mark.parametrize("command", ["verify", "recover", "clean"])
+def test_permission_denied_is_an_error_naming_the_file(command):
+    """Root reads whatever the modes say: the command runs as nobody (65534), on a segment only root
+    may read, in a directory that nobody may enter (pytest's own are root's only)."""
+    import tempfile
+    top = Path(tempfile.mkdtemp(prefix="kafkacodec-perm-"))
+    try:
+        top.chmod(0o755)
+        part = partition(top)
+        part.chmod(0o777)
+        log = part / "00000000000000000000.log"
+        log.chmod(0)
+        run = kafkacodec(*COMMANDS[command](part, None), user="65534")
+        assert run.returncode == 2 and run.stderr.strip() == f"error: {log}: permission denied", run.stderr[-2000:]
+    finally:
+        shutil.rmtree(top)
+
+
+def test_operating_system_errors_are_worded_for_an_operator():
+    for number, words in ((errno.EACCES, "permission denied"), (errno.ENOSPC, "no space left on the device"),
+                          (errno.EROFS, "the file system is read-only"), (errno.ENOENT, "no such file")):
+        problem = os_problem("/x/y.log", OSError(number, os.strerror(number)))
+        assert isinstance(problem, FileProblem) and str(problem).startswith(f"/x/y.log: {words}")
+
+
+def test_the_cli_turns_what_a_command_leaves_into_error_messages():
+    raised = {"file": FileProblem("a.log", "is a FIFO, not a regular file"),
+              "damage": InvalidValueError("bad", 12, "log/size", "b.log"),
+              "os": OSError(errno.ENOSPC, "No space left on device", "c.log.tmp"),
+              "bare-os": OSError(errno.EIO, "Input/output error")}
+
+    @click.command("boom")
+    @click.argument("what")
+    def boom(what):
+        raise raised[what]
+
+    main.add_command(boom)
+    try:
+        runner = CliRunner()
+        results = {what: runner.invoke(main, ["boom", what]) for what in raised}
+    finally:
+        del main.commands["boom"]
+    assert {w: (r.exit_code, r.stderr.strip()) for w, r in results.items()} == {
+        "file": (2, "error: a.log: is a FIFO, not a regular file"),
+        "damage": (1, "error: b.log: byte 12: log/size: bad"),
+        "os": (2, "error: c.log.tmp: no space left on the device"),
+        "bare-os": (2, "error: Input/output error")}
+
+
+def test_reindex_takes_a_segment_whose_name_is_not_an_offset(tmp_path):
+    """Its base offset comes from its first batch; the indexes written are those of its original."""
+    part = tmp_path / "t-0"
+    with PartitionWriter(part, segment_bytes=3000, index_interval_bytes=300) as w:
+        for i in range(40):
+            w.append([{"value": b"v" * 100, "timestamp": 10 + i}])
+    second = sorted(part.glob("*.log"))[1]
+    base = int(second.name.split(".")[0])
+    assert base > 0
+    renamed = tmp_path / "suspect.log"
+    shutil.copy(second, renamed)
+    run = kafkacodec("reindex", "--index-interval-bytes", "300", renamed)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    for suffix, read in ((".index", index.read_offset_index), (".timeindex", index.read_time_index)):
+        got = read((tmp_path / f"suspect{suffix}").read_bytes(), base)
+        assert got and got == read(second.with_suffix(suffix).read_bytes(), base)
+    assert kafkacodec("reindex", "--check", "--index-interval-bytes", "300", renamed).returncode == 0
+
+
+@pytest.fixture
+def small_mount(tmp_path):
+    """A tmpfs of 1 MiB, root only; unmounted after the test."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount")
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)])
+
+
+def test_reindex_on_a_full_file_system_is_an_error_leaving_nothing_behind(small_mount):
+    part = partition(small_mount)
+    log = part / "00000000000000000000.log"
+    for suffix in (".index", ".timeindex"):
+        log.with_suffix(suffix).unlink()
+    filler = small_mount / "filler"
+    with open(filler, "wb", buffering=0) as f:  # every block left taken
+        try:
+            while True:
+                f.write(b"\1" * 4096)
+        except OSError:
+            pass
+    before = sorted(p.name for p in part.iterdir())
+    run = kafkacodec("reindex", "--index-interval-bytes", "300", log)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "no space left on the device" in run.stderr and str(log.with_suffix(".index")) in run.stderr
+    assert sorted(p.name for p in part.iterdir()) == before  # no .tmp left behind
+
+
+def test_reindex_on_a_read_only_file_system_is_an_error(small_mount):
+    part = partition(small_mount)
+    log = part / "00000000000000000000.log"
+    want = {p.name: p.read_bytes() for p in part.iterdir()}
+    log.with_suffix(".index").write_bytes(b"")  # stale: reindex has something to write
+    want[log.with_suffix(".index").name] = b""
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_mount)]).returncode == 0
+    run = kafkacodec("reindex", "--index-interval-bytes", "300", log)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert f"error: {log.with_suffix('.index')}: the file system is read-only" in run.stderr
+    assert {p.name: p.read_bytes() for p in part.iterdir()} == want
