@@ -104,8 +104,8 @@ def plan_partition(part: Partition) -> Plan:
 def plan_segment_file(path: Path) -> Plan:
     """A single .log file, whatever its name (its base offset from its first batch when the name
     is not an offset): its indexes are the files beside it with the same stem."""
+    check_regular(path)  # a file argument that cannot be used is the command's error, not a failed repair
     try:
-        check_regular(path)
         part = _alone(path)
     except KafkaCodecError as err:
         return Plan(failures=[Failure(path, str(err))])

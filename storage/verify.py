@@ -18,17 +18,14 @@ from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .logdir import Partition, Segment
-from .producers import ProducerState, state_at
+from .producers import ProducerState, read_snapshot, state_at
 from .resync import find_resume
 from .records_check import GROUP_BYTES, decoded_records, placed
-from .safeio import FileProblem, open_regular, read_at, read_bounded
-from .scan import BatchInfo, ScanResult, iter_batches
-from .txnindex import AbortedTxn, check_txn_index, read_txn_index
+from .safeio import FileProblem, open_regular, read_at
+from .scan import BatchInfo, ScanResult, iter_file_batches
+from .txnindex import AbortedTxn, check_txn_index, read_txn_index_file
 
 MAX_RELATIVE_OFFSET = 2 ** 31 - 1
-MIN_BATCH_BYTES = 26  # offset, size and the smallest legacy message: the most batches a file can hold
-# files read whole: a snapshot holds an entry per producer, a .txnindex one per aborted transaction
-SNAPSHOT_LIMIT = TXN_INDEX_LIMIT = 256 << 20
 
 
 @dataclass
@@ -38,7 +35,7 @@ class SegmentReport:
     valid_bytes: int = 0  # the prefix that reads (deep) or that recovery keeps (quick)
     batches: int = 0  # valid batches, those after damage included
     records: int = 0  # records decoded (deep only)
-    error: DecodeError | FileProblem | None = None  # the first damage; its batch starts at valid_bytes
+    error: DecodeError | None = None  # the first damage; its batch starts at valid_bytes
     problems: list[str] = field(default_factory=list)
     # with skip_corrupt: every damaged range, and the valid batches after the first
     damaged: list[tuple[int, int, DecodeError]] = field(default_factory=list)
@@ -194,55 +191,39 @@ def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base
     return problems
 
 
-def file_batches(path: Path, start: int = 0) -> Iterator[BatchInfo | DecodeError]:
-    """The batches of a segment file from `start`, then the error of the first invalid one."""
-    with open_regular(path) as f:
-        data = read_at(f, 0, f.seek(0, 2), path)
-    yield from iter_batches(data, start=start)
+def _guarded(entries: Iterable, problems: list[str]) -> Iterator:
+    """The entries of an index file until it turns out damaged; then its reason, as a problem of
+    the segment (a damaged index never stops the check of its log)."""
+    try:
+        yield from entries
+    except (DecodeError, FileProblem) as err:
+        problems.append(str(err))
 
 
 class _IndexChecks:
-    """The segment's offset and time indexes, checked as its batches go by; a damaged index file
-    ends its own check with the reason, never the segment's."""
+    """The segment's offset and time indexes, read in bounded chunks and checked as its batches go
+    by; a damaged index file ends its own check with the reason, never the segment's."""
 
     def __init__(self, seg: Segment, file_size: int):
-        limit = file_size // MIN_BATCH_BYTES + 1
-        self.checks, self.problems = [], []
-        for path, read, make in ((seg.index, index.read_offset_index, lambda e: OffsetIndexCheck(e, seg.base_offset)),
-                                 (seg.time_index, index.read_time_index, TimeIndexCheck)):
-            if path is None:
-                continue
-            try:
-                entries = read(_index_bytes(path, limit * (index.OFFSET_ENTRY if make is not TimeIndexCheck
-                                                           else index.TIME_ENTRY)), seg.base_offset)
-            except (DecodeError, FileProblem) as err:
-                if isinstance(err, DecodeError):
-                    err.file = err.file or str(path)
-                self.problems.append(str(err))
-                continue
-            self.checks.append(make(entries))
+        most = index.max_entries(file_size)
+        self.problems: list[str] = []
+        self.offsets = self.times = None
+        if seg.index is not None:
+            self.offsets = OffsetIndexCheck(_guarded(index.iter_offset_index(seg.index, seg.base_offset, most),
+                                                     self.problems), seg.base_offset)
+        if seg.time_index is not None:
+            self.times = TimeIndexCheck(_guarded(index.iter_time_index(seg.time_index, seg.base_offset, most),
+                                                 self.problems))
 
     def batch(self, b: BatchInfo) -> None:
-        for check in self.checks:
-            if isinstance(check, OffsetIndexCheck):
-                check.batch(b.position, b.last_offset)
-            else:
-                check.batch(b.last_offset, b.max_timestamp)
+        if self.offsets is not None:
+            self.offsets.batch(b.position, b.last_offset)
+        if self.times is not None:
+            self.times.batch(b.last_offset, b.max_timestamp)
 
     def finish(self) -> list[str]:
-        return self.problems + [p for check in self.checks for p in check.finish()]
-
-
-def _index_bytes(path: Path, most: int) -> bytes:
-    """The live part of an index file: at most the slots the segment can explain (the rest of a
-    preallocated file is its zero-filled tail, or entries no batch could explain)."""
-    with open_regular(path) as f:
-        size = f.seek(0, 2)
-        data = read_at(f, 0, min(size, most), path)
-        if size > most and any(read_at(f, most, 8, path)):
-            raise FileProblem(path, f"holds entries past the {most // 8:,} slots the segment's batches can explain",
-                              most)
-    return data
+        found = [p for check in (self.offsets, self.times) if check is not None for p in check.finish()]
+        return self.problems + found
 
 
 @dataclass(frozen=True)
@@ -264,7 +245,7 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
         pending: list[BatchInfo] = []
         pending_bytes, damage, resume = 0, None, None
         at = start
-        for item in file_batches(path, start):
+        for item in iter_file_batches(path, start):
             if isinstance(item, DecodeError):
                 item.file = item.file or str(path)
                 damage = (at, item)
@@ -314,12 +295,8 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
     (the state is advanced past the segment). Every record is decoded unless `quick`. With
     `skip_corrupt`, every damaged range is reported, not only the first."""
     report = SegmentReport(seg)
-    try:
-        with open_regular(seg.log) as f:
-            report.file_size = f.seek(0, 2)
-    except FileProblem as err:
-        report.error = err
-        return report
+    with open_regular(seg.log) as f:  # a file that cannot be read is not damage: FileProblem
+        report.file_size = f.seek(0, 2)
     indexes = _IndexChecks(seg, report.file_size)
     rebuilt, txn_problem, last = [], None, previous_last_offset
     for item in checked_batches(seg.log, report.file_size, quick, skip_corrupt):
@@ -353,16 +330,17 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
             except DecodeError as err:
                 txn_problem = f"log: batch at position {item.position}: {err}"
     report.problems += indexes.finish()
-    report.problems += [txn_problem] if txn_problem else _check_transactions(seg, rebuilt, producers is not None)
+    report.problems += [txn_problem] if txn_problem else _check_transactions(seg, report.file_size, rebuilt,
+                                                                             producers is not None)
     return report
 
 
-def _check_transactions(seg: Segment, rebuilt: list[AbortedTxn], known: bool) -> list[str]:
+def _check_transactions(seg: Segment, file_size: int, rebuilt: list[AbortedTxn], known: bool) -> list[str]:
     if seg.txn_index is None:
         return [f"transaction index: missing, but the log aborts {len(rebuilt)} transaction"
                 f"{'s' if len(rebuilt) != 1 else ''}"] if rebuilt else []
     try:
-        entries = read_txn_index(read_bounded(seg.txn_index, TXN_INDEX_LIMIT, "transaction index"))
+        entries = read_txn_index_file(seg.txn_index, file_size)
     except DecodeError as err:
         err.file = err.file or str(seg.txn_index)
         return [str(err)]
@@ -388,7 +366,7 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
             last = r.last_offset
     for offset, path in sorted(part.snapshots.items()):
         try:
-            ProducerState.from_snapshot(read_bounded(path, SNAPSHOT_LIMIT, "producer snapshot"), offset)
+            ProducerState.from_snapshot(read_snapshot(path), offset)
         except (DecodeError, FileProblem) as err:
             owner = next((r for r in reversed(reports) if r.segment.base_offset <= offset), None)
             if owner is not None:  # a snapshot without segments has nothing to be wrong about

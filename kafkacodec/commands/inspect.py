@@ -32,7 +32,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     decoded (decompressed within the limits), framing, CRCs, offsets, indexes, transaction index
     and producer snapshots. --quick checks what Kafka's recovery checks.
 
-    Exit status: 0 when everything is valid, 1 when anything is damaged, 2 for usage errors.
+    Exit status: 0 when everything is valid, 1 when anything is damaged, 2 for usage errors and
+    files that cannot be read.
     """
     from rich.console import Console
     from rich.table import Table
@@ -57,11 +58,17 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
         partitions, skipped = root.partitions, list(root.skipped)
     skipped += [s for part in partitions for s in part.skipped]
     table = Table("partition", "segments", "batches", "records" if not quick else "checked", "bytes", "status")
-    damaged = []
+    damaged, unusable = [], []
     with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
-            reports = v.verify_partition(part, on_segment=lambda r: advance(r.file_size),
-                                         skip_corrupt=skip_corrupt, quick=quick)
+            try:
+                reports = v.verify_partition(part, on_segment=lambda r: advance(r.file_size),
+                                             skip_corrupt=skip_corrupt, quick=quick)
+            except FileProblem as err:  # not checked at all: said apart from damage, exit 2
+                unusable.append(f"error: {err}")
+                table.add_row(f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic,
+                              str(len(part.segments)), "", "", "", "[red]not readable[/red]")
+                continue
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
             table.add_row(f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic,
@@ -76,9 +83,9 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     Console(stderr=False).print(table)
     for where, why in skipped:  # as Kafka passes them over at load; not damage
         click.echo(f"skipped {where}: {why}", err=True)
-    for line in damaged:
+    for line in damaged + unusable:
         click.echo(line, err=True)
-    sys.exit(1 if damaged else 0)
+    sys.exit(2 if unusable else 1 if damaged else 0)
 
 
 @click.command()
