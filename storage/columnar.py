@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
-import pyarrow as pa
+
+try:  # Arrow only for the arrays handed out; decoding by columns (deep verify) needs numpy alone
+    import pyarrow as pa
+except ImportError:  # pragma: no cover - the [columnar] extra is not installed
+    pa = None
 
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
@@ -187,11 +191,12 @@ def _fields(u8, record_pos, record_end) -> dict:
     return out
 
 
-def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType = pa.binary()):
+def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType | None = None):
     """Arrow array of the slices [start, start + size) of `buffer`, null where size < 0.
 
     The slices lie in order in the buffer, so one binary array over the whole buffer can alternate
     them with the gaps between them; taking every other element copies the slices out in C++."""
+    kind = pa.binary() if kind is None else kind
     n = len(starts)
     narrow = buffer.size < 2 ** 31
     bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)

@@ -169,3 +169,15 @@ def test_record_offsets_that_go_back_or_leave_their_batch_are_damage(tmp_path):
     run = kc("verify", str(path))
     assert run.returncode == 1 and f"invalid from byte {at} " in run.stderr, run.stderr
     assert "offset delta 2 does not rise" in run.stderr
+
+
+def test_deep_verify_needs_numpy_only(tmp_path):
+    """pyarrow is an extra; the deep check decodes columns with numpy alone."""
+    path, at = segment(tmp_path, over_long_varint())
+    code = ("import sys; sys.modules['pyarrow'] = None\n"
+            "from pathlib import Path\nfrom kafkacodec.storage.logdir import segment_of\n"
+            "from kafkacodec.storage.verify import verify_segment\n"
+            f"r = verify_segment(segment_of(Path({str(path)!r})))\n"
+            "print(r.valid_bytes, r.records, type(r.error).__name__)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == [str(at), "15", "InvalidValueError"], run.stderr
