@@ -17,7 +17,9 @@ from kafkacodec.runtime.errors import DecodeError, InvalidValueError
 from .columnar import RECORDS_OFFSET, batch_columns
 from .scan import BatchInfo
 
-GROUP_BYTES = 4 << 20  # batches decoded together: large enough to amortise, small enough for cache
+# batches decoded together: enough to amortise a columnar pass, few enough to stay in cache (and,
+# for small batches, not to keep many objects alive for the garbage collector to walk)
+GROUP_BYTES, GROUP_BATCHES = 4 << 20, 512
 
 
 def decoded_records(batches: list[BatchInfo]) -> tuple[int, int | None, DecodeError | None]:

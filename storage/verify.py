@@ -20,7 +20,7 @@ from . import index
 from .logdir import Partition, Segment
 from .producers import ProducerState, read_snapshot, state_at
 from .resync import find_resume
-from .records_check import GROUP_BYTES, decoded_records, placed
+from .records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
 from .safeio import FileProblem, open_regular, read_at
 from .scan import BatchInfo, ScanResult, iter_file_batches
 from .txnindex import AbortedTxn, check_txn_index, read_txn_index_file
@@ -256,7 +256,7 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
                 pending_bytes += item.size
             if not isinstance(item, DecodeError):
                 at = item.position + item.size
-            if pending and (damage is not None or pending_bytes >= GROUP_BYTES):
+            if pending and (damage is not None or pending_bytes >= GROUP_BYTES or len(pending) >= GROUP_BATCHES):
                 count, bad, err = decoded_records(pending)
                 yield from pending[:bad]
                 yield count
