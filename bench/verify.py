@@ -37,12 +37,16 @@ def build(part: Path, size: int, codec: str) -> int:
 
 
 def peak_rss(part: Path, quick: bool) -> int:
-    """Peak resident memory of `kafkacodec verify` above that of the same process before it."""
-    code = ("import sys, resource; from pathlib import Path; from kafkacodec.storage.logdir import open_partition; "
-            "from kafkacodec.storage.verify import verify_partition; p = open_partition(Path(sys.argv[1])); "
-            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-            f"assert all(r.ok for r in verify_partition(p, quick={quick})); "
-            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)")
+    """Peak resident memory (VmHWM) of verify in a fresh process, less its resident memory before
+    (ru_maxrss would carry the parent's peak across fork and exec)."""
+    code = ("import sys\nfrom pathlib import Path\nfrom kafkacodec.storage.logdir import open_partition\n"
+            "from kafkacodec.storage.verify import verify_partition\n"
+            "def status(field):\n"
+            "    return next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') "
+            "if line.startswith(field + ':'))\n"
+            "p = open_partition(Path(sys.argv[1]))\nbefore = status('VmRSS')\n"
+            f"assert all(r.ok for r in verify_partition(p, quick={quick}))\n"
+            "print(status('VmHWM') - before)\n")
     return int(subprocess.run([sys.executable, "-c", code, str(part)], capture_output=True, text=True,
                               check=True).stdout)
 

@@ -24,7 +24,7 @@ HEADER_SIZE_UP_TO_MAGIC = 17
 MIN_RECORD_OVERHEAD = 14  # the smallest legacy message; smaller sizes are corrupt
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class BatchInfo:
     """What recovery knows of a batch without reading its records."""
     position: int

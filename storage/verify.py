@@ -300,14 +300,14 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
     indexes = _IndexChecks(seg, report.file_size)
     rebuilt, txn_problem, last = [], None, previous_last_offset
     for item in checked_batches(seg.log, report.file_size, quick, skip_corrupt):
-        if isinstance(item, int):
-            report.records += item
-            continue
-        if isinstance(item, Damaged):
-            if report.error is None:
-                report.error = item.error
-            if skip_corrupt:
-                report.damaged.append((item.start, item.end, item.error))
+        if type(item) is not BatchInfo:  # the rare items first tested for the common one
+            if isinstance(item, int):
+                report.records += item
+            else:
+                if report.error is None:
+                    report.error = item.error
+                if skip_corrupt:
+                    report.damaged.append((item.start, item.end, item.error))
             continue
         report.batches += 1
         if report.error is None:
