@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .files import fsync_directory
 from .safeio import FileProblem, os_problem
 
 
@@ -24,11 +25,7 @@ def fsync_file(path: str | Path) -> None:
 def fsync_dir(path: str | Path) -> None:
     """Make the names in a directory (renames, creations, removals) durable."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_directory(path)
     except OSError as err:
         raise os_problem(path, err) from None
 

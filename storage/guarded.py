@@ -82,23 +82,16 @@ def partition_batches(part: Partition, skip_corrupt: bool = False, on_skip: OnSk
 def retention_facts(seg: Segment, skip_corrupt: bool = False, on_skip: OnSkip | None = None):
     """retention.segment_facts, reading past damage when told (from the batch headers, as
     retention reads them; what is passed over goes to `on_skip`)."""
-    from kafkacodec.records import legacy_records
-
-    from .retention import SegmentFacts, largest_timestamp, segment_facts
+    from .retention import facts_from, segment_facts
 
     if not skip_corrupt:
         return segment_facts(seg)
     data = read_segment(seg.log)
-    records, next_offset = 0, seg.base_offset
-    for item in batches_of(data, verify=False, skip_corrupt=True):
-        if isinstance(item, Skipped):
-            if on_skip is not None:
+
+    def batches():
+        for item in batches_of(data, verify=False, skip_corrupt=True):
+            if not isinstance(item, Skipped):
+                yield item
+            elif on_skip is not None:
                 on_skip(SkippedBytes(seg.log, item.start, item.end, item.error.message))
-            continue
-        e = item.entry
-        if item.magic >= 2:
-            records += e.records_count
-        else:
-            records += len(legacy_records(e)) if e.message.attributes & 0x07 else 1
-        next_offset = item.last_offset + 1
-    return SegmentFacts(seg, len(data), largest_timestamp(seg), records, next_offset)
+    return facts_from(seg, len(data), batches())

@@ -69,12 +69,19 @@ def largest_timestamp(seg: Segment) -> int:
 
 def segment_facts(seg: Segment) -> SegmentFacts:
     """Size, largest timestamp, record count and next offset, from the batch headers (legacy
-    compressed wrappers are expanded to count their messages)."""
+    compressed wrappers are expanded to count their messages); damage raises."""
+    def batches():
+        for info in iter_file_batches(seg.log, verify=False):
+            if isinstance(info, DecodeError):
+                raise info
+            yield info
+    return facts_from(seg, check_regular(seg.log), batches())
+
+
+def facts_from(seg: Segment, size: int, batches) -> SegmentFacts:
+    """A segment's facts from its batches (whatever reads them, and however it treats damage)."""
     records, next_offset = 0, seg.base_offset
-    size = check_regular(seg.log)
-    for info in iter_file_batches(seg.log, verify=False):
-        if isinstance(info, DecodeError):
-            raise info
+    for info in batches:
         e = info.entry
         if info.magic >= 2:
             records += e.records_count
