@@ -200,16 +200,20 @@ def carry_out(root: Path, plan: Plan, single: bool) -> list[str]:
     """Journal the plan, then do it; returns one line per segment repaired."""
     if not plan.repairs:
         return []
-    state = {"kind": "recover", "steps": [_step(r, single) for r in plan.repairs]}
+    state = {"kind": "recover", "steps": [_step(r, single, root) for r in plan.repairs]}
     journal.record(root, state)
-    done = [_do(step) for step in state["steps"]]
+    done = [_do(step, root) for step in state["steps"]]
     journal.clear(root)
     return done
 
 
-def _step(r: Repair, single: bool) -> dict:
-    return {"log": str(r.segment.log), "single": single, "size": r.file_size, "valid": r.valid_bytes,
-            "kept": str(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes)}
+def _step(r: Repair, single: bool, root: Path) -> dict:
+    """A repair as the journal holds it: paths relative to the log dir, so that the log dir can be
+    moved or copied before the next run finishes it, and a copy never finishes the original's."""
+    def relative(path: Path) -> str:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return {"log": relative(r.segment.log), "single": single, "size": r.file_size, "valid": r.valid_bytes,
+            "kept": relative(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes)}
 
 
 def describe(state: dict) -> str:
@@ -220,16 +224,16 @@ def describe(state: dict) -> str:
 def resume(root: Path, state: dict, dry_run: bool) -> list[str]:
     if dry_run:
         return [f"would finish an interrupted recover: {describe(state)}"]
-    return ["finished an interrupted recover: " + _do(step) for step in state["steps"]]
+    return ["finished an interrupted recover: " + _do(step, root) for step in state["steps"]]
 
 
-def _do(step: dict) -> str:
+def _do(step: dict, root: Path) -> str:
     """One segment: the cut bytes kept, the log cut, the indexes written. Each part is done
     again, or passed over, from whatever state a crash left."""
-    log, valid = Path(step["log"]), step["valid"]
+    log, valid = Path(root) / step["log"], step["valid"]
     said = []
     if step["kept"] is not None:
-        kept = Path(step["kept"])
+        kept = Path(root) / step["kept"]
         size = check_regular(log)
         if size > valid:
             if not os.path.lexists(kept):

@@ -39,7 +39,8 @@ class Publication:
 
     def begin(self) -> None:
         """Journal the intent, then make the staging directories (any left behind went first)."""
-        self.state = {"kind": "clean", "phase": "build", "target": str(self.target), "staging": str(self.staging),
+        # paths relative to the journal's directory: a moved or copied log dir is finished where it is
+        self.state = {"kind": "clean", "phase": "build", "target": ".", "staging": STAGING_NAME,
                       "in_place": self.in_place, "keep_old": str(self.keep_old) if self.keep_old else None,
                       "started_ms": int(time.time() * 1000), "partitions": [], "files": [], "kept_as": {}}
         journal.record(self.target, self.state)
@@ -57,7 +58,7 @@ class Publication:
         self.state.update(phase="publish", partitions=list(names), files=list(files),
                           kept_as=self._kept_names(names) if self.keep_old else {})
         journal.record(self.target, self.state)
-        done = _publish(self.state, dry_run=False)
+        done = _publish(_resolved(self.target, self.state), dry_run=False)
         journal.clear(self.target)
         return done
 
@@ -79,7 +80,7 @@ class Publication:
 
 
 def describe(state: dict) -> str:
-    where = "in place" if state.get("in_place") else f"into {state.get('target')}"
+    where = "in place" if state.get("in_place") else "into a new log dir"
     if state.get("phase") == "build":
         return (f"clean {where} was building its cleaned copies in {state.get('staging')} (the log is unchanged; "
                 "the next command that changes the log dir, or `kafkacodec recover`, removes them)")
@@ -87,7 +88,13 @@ def describe(state: dict) -> str:
             f"({', '.join(state.get('partitions', []))}); `kafkacodec recover` finishes it")
 
 
+def _resolved(root: Path, state: dict) -> dict:
+    """The journal's paths taken from the directory that holds it (absolute ones stay as they are)."""
+    return {**state, "target": str(Path(root) / state["target"]), "staging": str(Path(root) / state["staging"])}
+
+
 def resume(root: Path, state: dict, dry_run: bool) -> list[str]:
+    state = _resolved(root, state)
     if state.get("phase") == "build":
         staging = Path(state["staging"])
         if not dry_run:
