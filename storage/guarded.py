@@ -56,7 +56,10 @@ def segment_batches(seg: Segment, data: bytes | None = None, skip_corrupt: bool 
             yield SkippedBytes(seg.log, item.start, item.end, item.error.message)
             continue
         if deep:  # the same rule as verify's: every record reads, offsets rise within the batch
-            _, bad, err = decoded_records([item])
+            found = decoded_records([item])
+            if found.over_limit:  # not damage: never skipped, nor cut; a larger limit reads it
+                raise found.over_limit[0][1].with_context(file=str(seg.log))
+            bad, err = found.bad, found.error
             if bad is not None:
                 if not skip_corrupt:
                     raise DecodeError(f"records do not decode: {err.message}", item.position, err.path,

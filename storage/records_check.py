@@ -9,10 +9,12 @@ expand them (wrappers decompressed, inner messages read).
 """
 from __future__ import annotations
 
-from kafkacodec.records import Batch
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from kafkacodec.runtime.errors import DecodeError, InvalidValueError
+from kafkacodec.records import Batch
+from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 
 from .columnar import RECORDS_OFFSET, batch_columns
 from .scan import BatchInfo
@@ -22,20 +24,35 @@ from .scan import BatchInfo
 GROUP_BYTES, GROUP_BATCHES = 4 << 20, 512
 
 
-def decoded_records(batches: list[BatchInfo]) -> tuple[int, int | None, DecodeError | None]:
-    """(records read, index of the first batch whose records do not read or None, its error)."""
+@dataclass
+class Decoded:
+    """What decoding a list of batches found: the records read, the first batch whose records do
+    not read (its index and error), and the batches not decoded because they exceed a limit
+    (LIMITS: a decompression bomb, or just larger than this run allows). Those are not damage:
+    a larger limit reads them, so nothing may cut or skip them."""
+    records: int = 0
+    bad: int | None = None
+    error: DecodeError | None = None
+    over_limit: list[tuple[BatchInfo, LimitExceededError]] = field(default_factory=list)
+
+
+def decoded_records(batches: list[BatchInfo]) -> Decoded:
+    """Every record of the batches decoded, up to the first batch whose records do not read."""
     if all(b.magic >= 2 for b in batches):
         try:
-            return _v2_records(batches), None, None
+            return Decoded(_v2_records(batches))
         except DecodeError:
             pass  # found below, batch by batch
-    count = 0
+    out = Decoded()
     for i, b in enumerate(batches):
         try:
-            count += _records_of(b)
+            out.records += _records_of(b)
+        except LimitExceededError as err:
+            out.over_limit.append((b, err))
         except DecodeError as err:
-            return count, i, err
-    return count, None, None
+            out.bad, out.error = i, err
+            return out
+    return out
 
 
 def _records_of(b: BatchInfo) -> int:

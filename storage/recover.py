@@ -17,7 +17,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafkacodec.records import legacy_records
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
 from . import index, journal
@@ -26,6 +25,7 @@ from .guarded import read_segment
 from .journal import JournalProblem
 from .logdir import Partition, Segment, open_partition, segment_of
 from .producers import state_at
+from .records_check import GROUP_BATCHES, decoded_records
 from .safeio import FileProblem, check_regular, open_regular, read_at, read_bounded
 from .scan import ScanResult, scan_bytes
 from .txnindex import AbortedTxn, encode_txn_index, read_txn_index
@@ -125,10 +125,11 @@ def valid_prefix(data: bytes) -> tuple[ScanResult, str | None]:
     """The scan of the bytes up to the first batch recovery refuses or whose records do not
     decode, and why it is refused (None when every batch reads)."""
     scan = scan_bytes(data)
-    for i, b in enumerate(scan.batches):
-        try:
-            legacy_records(b.entry) if b.magic < 2 else b.entry.records.items
-        except DecodeError as err:
+    for start in range(0, len(scan.batches), GROUP_BATCHES):
+        found = decoded_records(scan.batches[start:start + GROUP_BATCHES])  # batches over a limit are kept
+        if found.bad is not None:
+            i = start + found.bad
+            b, err = scan.batches[i], found.error
             cut = ScanResult(len(data), b.position, scan.batches[:i], err)
             return cut, f"byte {b.position}: records do not decode: {err.message}"
     return scan, (str(scan.error) if scan.error is not None else None)

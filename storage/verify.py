@@ -257,22 +257,16 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
             if not isinstance(item, DecodeError):
                 at = item.position + item.size
             if pending and (damage is not None or pending_bytes >= GROUP_BYTES or len(pending) >= GROUP_BATCHES):
-                count, bad, err = decoded_records(pending)
-                yield from pending[:bad]
-                yield count
+                bad = yield from _decoded(pending, path)
                 if bad is not None:  # its framing and CRC are fine: reading goes on after it
-                    b = pending[bad]
-                    damage, resume = (b.position, placed(err, b, path)), b.position + b.size
+                    damage, resume = bad
                 pending, pending_bytes = [], 0
             if damage is not None:
                 break
         if pending:
-            count, bad, err = decoded_records(pending)
-            yield from pending[:bad]
-            yield count
+            bad = yield from _decoded(pending, path)
             if bad is not None:
-                b = pending[bad]
-                damage, resume = (b.position, placed(err, b, path)), b.position + b.size
+                damage, resume = bad
         if damage is None:
             return
         if resume is None and skip_corrupt:
@@ -281,6 +275,27 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
         if not skip_corrupt or resume is None:
             return
         start = resume
+
+
+@dataclass(frozen=True)
+class OverLimit:
+    """A batch whose records were not decoded: they exceed a limit (not damage)."""
+    position: int
+    error: DecodeError
+
+
+def _decoded(pending: list[BatchInfo], path: Path):
+    """Decode a group: yield its readable batches, then the records count; return the damage of
+    the first batch that does not read, as ((its position, error), where reading resumes), or None."""
+    found = decoded_records(pending)
+    for b, err in found.over_limit:
+        yield OverLimit(b.position, err)
+    yield from pending[:found.bad]
+    yield found.records
+    if found.bad is None:
+        return None
+    b = pending[found.bad]
+    return (b.position, placed(found.error, b, path)), b.position + b.size
 
 
 def _resume_after(path: Path, position: int, file_size: int) -> int | None:
@@ -303,6 +318,9 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
         if type(item) is not BatchInfo:  # the rare items first tested for the common one
             if isinstance(item, int):
                 report.records += item
+            elif isinstance(item, OverLimit):
+                report.problems.append(f"log: batch at position {item.position}: records not checked: "
+                                       f"{item.error.message} (a larger limit reads them; this is not damage)")
             else:
                 if report.error is None:
                     report.error = item.error

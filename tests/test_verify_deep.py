@@ -73,8 +73,8 @@ def test_decompression_bomb_is_refused_within_the_limit(tmp_path):
     bomb = write_batch([{"key": None, "value": bytes(4 << 20)}], base_offset=15, compression="zstd")
     path, at = segment(tmp_path, bomb)
     assert kc("verify", str(path)).returncode == 0  # 4 MiB inflates within the default limit
-    run = kc("--max-decompressed-bytes", str(1 << 20), "verify", str(path))
-    assert run.returncode == 1 and f"invalid from byte {at} " in run.stderr, run.stderr
+    run = kc("--max-decompressed-bytes", str(1 << 20), "verify", str(path))  # not inflated past the limit
+    assert run.returncode == 1 and f"batch at position {at}: records not checked: zstd" in run.stderr, run.stderr
     assert kc("--max-decompressed-bytes", str(1 << 20), "verify", "--quick", str(path)).returncode == 0
 
 
@@ -190,3 +190,26 @@ def test_deep_verify_needs_numpy_only(tmp_path):
             "print(r.valid_bytes, r.records, type(r.error).__name__)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.stdout.split() == [str(at), "15", "InvalidValueError"], run.stderr
+
+
+def test_a_batch_over_the_limits_is_not_damage_and_nothing_cuts_or_skips_it(tmp_path):
+    """A batch that inflates past --max-decompressed-bytes cannot be checked in this run; verify
+    says so, and neither recover nor clean --skip-corrupt may take it (or what follows) out."""
+    from kafkacodec.storage import logdir
+    from kafkacodec.storage.reader import partition_records
+
+    part = tmp_path / "t-0"
+    part.mkdir()
+    big = write_batch([{"key": b"big", "value": bytes(2 << 20)}], base_offset=15, compression="zstd")
+    path, at = segment(part, big)
+    limit = ["--max-decompressed-bytes", str(1 << 20)]
+    run = kc(*limit, "verify", str(path))
+    assert run.returncode == 1 and f"batch at position {at}: records not checked" in run.stderr, run.stderr
+    assert "invalid from byte" not in run.stderr
+    before = path.read_bytes()
+    assert kc(*limit, "recover", str(part)).returncode == 0
+    assert path.read_bytes() == before and not list(part.glob("*.corrupt*"))
+    cleaned = kc(*limit, "clean", str(part), "--policy", "compact", "--skip-corrupt", "--min-cleanable-dirty-ratio",
+                 "0", "--apply", "--out", str(tmp_path / "out"))
+    assert cleaned.returncode == 1 and "larger than this run's limits" in cleaned.stderr, cleaned.stderr
+    assert len(list(partition_records(logdir.open_partition(part)))) == 26

@@ -244,8 +244,11 @@ def _check_keep_old(keep_old: Path, root: Path) -> None:
 
 
 def _hint(err, skip_corrupt: bool) -> str:
-    from ..runtime.errors import DecodeError
-    if isinstance(err, DecodeError) and not skip_corrupt:
+    from ..runtime.errors import DecodeError, LimitExceededError
+    if isinstance(err, LimitExceededError):  # not damage: neither skipping nor recover is the answer
+        return ("\nnothing was changed; the batch is not damaged but larger than this run's limits: raise them "
+                "(kafkacodec --max-decompressed-bytes N --max-batch-bytes N --max-items N clean ...)")
+    if isinstance(err, DecodeError) and not skip_corrupt and "checkpoint" not in (getattr(err, "file", "") or ""):
         return ("\nnothing was changed; pass --skip-corrupt to clean past the damage (its bytes are kept aside), "
                 "or `kafkacodec recover` the log dir first")
     return ""
