@@ -30,7 +30,7 @@ def log_root(path: Path) -> Path:
     """The log dir a path belongs to: itself for a log-dirs root, the parent of a partition
     directory, the parent of a segment file's directory. Operations on a partition rename it in
     this directory, so its lock and journal live here."""
-    path = Path(os.path.abspath(path))
+    path = Path(os.path.realpath(path))  # through symbolic links: one lock per real log dir
     if not path.is_dir():  # a segment (or whatever stands where one is named)
         return path.parent.parent
     if is_partition_dir(path):

@@ -212,7 +212,7 @@ def _step(r: Repair, single: bool, root: Path) -> dict:
     """A repair as the journal holds it: paths relative to the log dir, so that the log dir can be
     moved or copied before the next run finishes it, and a copy never finishes the original's."""
     def relative(path: Path) -> str:
-        return os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+        return os.path.relpath(os.path.realpath(path), os.path.realpath(root))
     return {"log": relative(r.segment.log), "single": single, "size": r.file_size, "valid": r.valid_bytes,
             "kept": relative(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes)}
 

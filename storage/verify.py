@@ -332,9 +332,10 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
             report.valid_bytes = item.position + item.size
         else:
             report.batches_after_damage += 1
-        if last is not None and item.last_offset <= last:
-            report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
-                                   f"not after the previous batch's {last}")
+        first = item.entry.base_offset if item.magic >= 2 else item.last_offset  # a wrapper's first: unknown here
+        if last is not None and first <= last:  # base offsets lie outside the CRC: only order tells
+            report.problems.append(f"log: batch at position {item.position} holds offsets {first}..{item.last_offset}, "
+                                   f"not after the previous batch's last offset {last}")
         if not seg.base_offset <= item.last_offset <= seg.base_offset + MAX_RELATIVE_OFFSET:
             report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
                                    f"outside the segment's offsets {seg.base_offset}..{seg.base_offset + MAX_RELATIVE_OFFSET}"

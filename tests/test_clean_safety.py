@@ -172,3 +172,16 @@ def test_reindex_takes_the_lock_when_it_writes_and_not_when_it_checks(tmp_path):
         assert run.returncode == 2 and "locked by another kafkacodec command" in run.stderr
         assert kafkacodec("reindex", "--check", log).returncode == 0
     assert kafkacodec("reindex", log).returncode == 0
+
+
+def test_the_lock_is_the_real_log_dirs_whatever_the_path_taken(tmp_path):
+    """A partition reached through a symbolic link shares the lock of the log dir it is in."""
+    from kafkacodec.storage.lock import log_root
+
+    keyed_log(tmp_path / "logs" / "t-0")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link").symlink_to(tmp_path / "logs" / "t-0")
+    assert log_root(tmp_path / "elsewhere" / "link") == (tmp_path / "logs").resolve()
+    with holding((tmp_path / "logs").resolve(), "clean"):
+        run = kafkacodec("reindex", tmp_path / "elsewhere" / "link" / "00000000000000000000.log")
+        assert run.returncode == 2 and "kafkacodec.lock" in run.stderr, run.stderr

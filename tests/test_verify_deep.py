@@ -213,3 +213,13 @@ def test_a_batch_over_the_limits_is_not_damage_and_nothing_cuts_or_skips_it(tmp_
                  "0", "--apply", "--out", str(tmp_path / "out"))
     assert cleaned.returncode == 1 and "larger than this run's limits" in cleaned.stderr, cleaned.stderr
     assert len(list(partition_records(logdir.open_partition(part)))) == 26
+
+
+def test_a_base_offset_changed_outside_the_crc_is_caught_by_order(tmp_path):
+    """The CRC does not cover a v2 batch's base offset: a batch overlapping the one before is
+    only seen by comparing their offsets."""
+    path, at = segment(tmp_path, write_batch(records(5, 15), base_offset=12))  # 12..16 after 10..14
+    for flag in ([], ["--quick"]):
+        run = kc("verify", *flag, str(path))
+        assert run.returncode == 1 and f"batch at position {at} holds offsets 12..16, not after the previous " \
+                                       "batch's last offset 14" in run.stderr, run.stderr
