@@ -27,7 +27,7 @@ LONG_MAX = 2 ** 63 - 1
 @click.option("--max-compaction-lag-ms", type=click.IntRange(1, LONG_MAX), default=LONG_MAX,
               help="max.compaction.lag.ms.")
 @click.option("--min-cleanable-dirty-ratio", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="min.cleanable.dirty.ratio.")
+              callback=lambda ctx, param, value: _a_number(param, value), help="min.cleanable.dirty.ratio.")
 @click.option("--now", "now_ms", type=click.IntRange(0, LONG_MAX), default=None,
               help="The clock, in ms since the epoch (default: now).")
 @click.option("--dry-run", is_flag=True, help="Report only (the default).")
@@ -252,6 +252,12 @@ def _hint(err, skip_corrupt: bool) -> str:
         return ("\nnothing was changed; pass --skip-corrupt to clean past the damage (its bytes are kept aside), "
                 "or `kafkacodec recover` the log dir first")
     return ""
+
+
+def _a_number(param, value: float) -> float:
+    if value != value:  # NaN passes every range check: it compares false with both ends
+        raise click.BadParameter("nan is not a number", param=param)
+    return value
 
 
 def _usage(message: str) -> None:

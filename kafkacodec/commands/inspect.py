@@ -92,7 +92,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--deep-iteration", is_flag=True, help="Print every record, not only batches.")
 @click.option("--print-data-log", is_flag=True, help="Print keys and values too (implies --deep-iteration).")
-@click.option("--max-bytes", type=int, default=None, help="Read at most this many bytes of each .log.")
+@click.option("--max-bytes", type=click.IntRange(0), default=None, help="Read at most this many bytes of each .log.")
 @click.option("--verify-index-only", is_flag=True, help="Check index entries against the log; print no entries.")
 @click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
 @click.option("--skip-record-metadata", is_flag=True, help="Print only keys and payloads of records.")
