@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -75,6 +84,7 @@ class ConsumerProtocol:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -93,12 +103,15 @@ class ConsumerProtocol:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -130,7 +143,8 @@ class ConsumerProtocol:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -139,7 +153,7 @@ class ConsumerProtocol:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -151,7 +165,7 @@ class ConsumerProtocol:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -167,6 +181,11 @@ class ConsumerProtocol:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -212,6 +231,7 @@ class ConsumerProtocol_SubscriptionV0:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
         self._parent = _parent
@@ -232,12 +252,15 @@ class ConsumerProtocol_SubscriptionV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -266,9 +289,11 @@ class ConsumerProtocol_SubscriptionV0:
         self.user_data = f_user_data
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -277,14 +302,14 @@ class ConsumerProtocol_SubscriptionV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
 
 
     @staticmethod
@@ -298,13 +323,13 @@ class ConsumerProtocol_SubscriptionV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -334,6 +359,11 @@ class ConsumerProtocol_SubscriptionV0:
     def topics_count(self, value):
         self._topics_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -385,6 +415,7 @@ class ConsumerProtocol_SubscriptionV1:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, _parent=None):
         self._parent = _parent
@@ -407,12 +438,15 @@ class ConsumerProtocol_SubscriptionV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -482,9 +516,11 @@ class ConsumerProtocol_SubscriptionV1:
         self.owned_partitions = f_owned_partitions
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -493,16 +529,17 @@ class ConsumerProtocol_SubscriptionV1:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -515,7 +552,7 @@ class ConsumerProtocol_SubscriptionV1:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -528,7 +565,7 @@ class ConsumerProtocol_SubscriptionV1:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
 
 
     @staticmethod
@@ -542,13 +579,13 @@ class ConsumerProtocol_SubscriptionV1:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -561,7 +598,7 @@ class ConsumerProtocol_SubscriptionV1:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -574,7 +611,7 @@ class ConsumerProtocol_SubscriptionV1:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -619,6 +656,11 @@ class ConsumerProtocol_SubscriptionV1:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -676,6 +718,7 @@ class ConsumerProtocol_SubscriptionV2:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -699,12 +742,15 @@ class ConsumerProtocol_SubscriptionV2:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV2 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV2 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -779,9 +825,11 @@ class ConsumerProtocol_SubscriptionV2:
         self.generation_id = f_generation_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -790,16 +838,17 @@ class ConsumerProtocol_SubscriptionV2:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -812,7 +861,7 @@ class ConsumerProtocol_SubscriptionV2:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -825,7 +874,7 @@ class ConsumerProtocol_SubscriptionV2:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
 
@@ -841,13 +890,13 @@ class ConsumerProtocol_SubscriptionV2:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -860,7 +909,7 @@ class ConsumerProtocol_SubscriptionV2:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -873,7 +922,7 @@ class ConsumerProtocol_SubscriptionV2:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
         out += _S1.pack(a_generation_id)
 
     def to_bytes(self) -> bytes:
@@ -920,6 +969,11 @@ class ConsumerProtocol_SubscriptionV2:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -981,6 +1035,7 @@ class ConsumerProtocol_SubscriptionV3:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, rack_id: "KafkaTypes_NullableString | None" = None, _parent=None):
         self._parent = _parent
@@ -1005,12 +1060,15 @@ class ConsumerProtocol_SubscriptionV3:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV3 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1087,9 +1145,11 @@ class ConsumerProtocol_SubscriptionV3:
         self.rack_id = f_rack_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -1098,16 +1158,17 @@ class ConsumerProtocol_SubscriptionV3:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -1120,7 +1181,7 @@ class ConsumerProtocol_SubscriptionV3:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -1133,7 +1194,7 @@ class ConsumerProtocol_SubscriptionV3:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
         w_generation_id = self.generation_id
         w_rack_id = self.rack_id
         out += _S1.pack(w_generation_id)
@@ -1142,7 +1203,7 @@ class ConsumerProtocol_SubscriptionV3:
         if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
             out += w_rack_id
         else:
-            w_rack_id._write(out)
+            w_rack_id._write(out, keep)
 
 
     @staticmethod
@@ -1156,13 +1217,13 @@ class ConsumerProtocol_SubscriptionV3:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -1175,7 +1236,7 @@ class ConsumerProtocol_SubscriptionV3:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -1188,14 +1249,14 @@ class ConsumerProtocol_SubscriptionV3:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
         out += _S1.pack(a_generation_id)
         if a_rack_id is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/rack_id')
         if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
             out += a_rack_id
         else:
-            a_rack_id._write(out)
+            a_rack_id._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1242,6 +1303,11 @@ class ConsumerProtocol_SubscriptionV3:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1299,6 +1365,7 @@ class ConsumerProtocol_Assignment:
     """
 
     __slots__ = ("_parent", "_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, assigned_partitions_count: "int | None" = None, assigned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
         self._parent = _parent
@@ -1320,12 +1387,15 @@ class ConsumerProtocol_Assignment:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.Assignment at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.Assignment at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1379,10 +1449,12 @@ class ConsumerProtocol_Assignment:
         self.user_data = f_user_data
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_assigned_partitions_count = self._assigned_partitions_count if self._pins & 1 else len(self.assigned_partitions)
-        self._assigned_partitions_count = w_assigned_partitions_count
+        if keep:
+            self._assigned_partitions_count = w_assigned_partitions_count
         w_assigned_partitions = self.assigned_partitions
         out += _S2.pack(w_version, w_assigned_partitions_count)
         if w_assigned_partitions is None:
@@ -1395,7 +1467,7 @@ class ConsumerProtocol_Assignment:
                 if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                     out += a_topic__k2
                 else:
-                    a_topic__k2._write(out)
+                    a_topic__k2._write(out, False)
                 w_partitions_count__k2 = len(a_partitions__k2)
                 out += _S1.pack(w_partitions_count__k2)
                 if a_partitions__k2 is None:
@@ -1408,14 +1480,14 @@ class ConsumerProtocol_Assignment:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
 
 
     @staticmethod
@@ -1433,7 +1505,7 @@ class ConsumerProtocol_Assignment:
                 if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                     out += a_topic__k2
                 else:
-                    a_topic__k2._write(out)
+                    a_topic__k2._write(out, False)
                 w_partitions_count__k2 = len(a_partitions__k2)
                 out += _S1.pack(w_partitions_count__k2)
                 if a_partitions__k2 is None:
@@ -1446,13 +1518,13 @@ class ConsumerProtocol_Assignment:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1483,6 +1555,11 @@ class ConsumerProtocol_Assignment:
     def assigned_partitions_count(self, value):
         self._assigned_partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1532,6 +1609,7 @@ class ConsumerProtocol_TopicPartitions:
     """
 
     __slots__ = ("_parent", "_pins", "topic", "_partitions_count", "partitions", )
+    _spans = ()
 
     def __init__(self, *, topic: "KafkaTypes_String | None" = None, partitions_count: "int | None" = None, partitions: "list[int] | None" = None, _parent=None):
         self._parent = _parent
@@ -1552,12 +1630,15 @@ class ConsumerProtocol_TopicPartitions:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.TopicPartitions at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.TopicPartitions at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1589,16 +1670,18 @@ class ConsumerProtocol_TopicPartitions:
         self.partitions = f_partitions
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic = self.topic
         if w_topic is None:
             raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
         if isinstance(w_topic, (bytes, bytearray, memoryview)):
             out += w_topic
         else:
-            w_topic._write(out)
+            w_topic._write(out, keep)
         w_partitions_count = self._partitions_count if self._pins & 1 else len(self.partitions)
-        self._partitions_count = w_partitions_count
+        if keep:
+            self._partitions_count = w_partitions_count
         w_partitions = self.partitions
         out += _S1.pack(w_partitions_count)
         if w_partitions is None:
@@ -1615,7 +1698,7 @@ class ConsumerProtocol_TopicPartitions:
         if isinstance(a_topic, (bytes, bytearray, memoryview)):
             out += a_topic
         else:
-            a_topic._write(out)
+            a_topic._write(out, False)
         w_partitions_count = len(a_partitions)
         out += _S1.pack(w_partitions_count)
         if a_partitions is None:
@@ -1651,6 +1734,11 @@ class ConsumerProtocol_TopicPartitions:
     def partitions_count(self, value):
         self._partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

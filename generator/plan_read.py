@@ -234,8 +234,8 @@ class ReadPlanner:
             with c.block(f"if {bound}:"):
                 c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
             piece = f"buf[pos:pos + {size}]"
-            if attr.type.kind == "str":
-                piece += f".decode({attr.type.encoding!r}, 'surrogateescape')"
+            if attr.type.kind == "str":  # str(), not .decode(): a memoryview has no decode
+                piece = f"str({piece}, {attr.type.encoding!r}, 'surrogateescape')"
             c(f"{var} = {piece}")
             c(f"pos += {size}")
             return
@@ -287,7 +287,7 @@ class ReadPlanner:
                 with c.block(f"if {var} != {attr.contents!r}:"):
                     c(f"raise _invalid({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
         elif ref.kind == "str":
-            c(f"{var} = {buf}[{start}:{end}].decode({ref.encoding!r}, 'surrogateescape')")
+            c(f"{var} = str({buf}[{start}:{end}], {ref.encoding!r}, 'surrogateescape')")
         elif ref.kind == "switch":
             # no case: the bytes themselves, as Kaitai reads a sized switch it cannot match
             self.switch(c, ref, scope, lambda case: self.typed_region(c, attr, case, var, scope, buf, start, end),
