@@ -1523,6 +1523,7 @@ class ConsumerOffsets_GroupMetadataValueV0:
         self.leader = f_leader
         if end - pos < 4:
             raise _truncated(pos, end, _T13)
+        _m_members_count = pos
         f_members_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._members_count = f_members_count
@@ -1530,9 +1531,9 @@ class ConsumerOffsets_GroupMetadataValueV0:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v0/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v0/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 18 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV0)
@@ -1848,6 +1849,7 @@ class ConsumerOffsets_GroupMetadataValueV1:
         self.leader = f_leader
         if end - pos < 4:
             raise _truncated(pos, end, _T16)
+        _m_members_count = pos
         f_members_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._members_count = f_members_count
@@ -1855,9 +1857,9 @@ class ConsumerOffsets_GroupMetadataValueV1:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v1/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v1/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
@@ -2177,6 +2179,7 @@ class ConsumerOffsets_GroupMetadataValueV2:
         self.leader = f_leader
         if end - pos < 12:
             raise _truncated(pos, end, _T19)
+        _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
         self.current_state_timestamp = f_current_state_timestamp
@@ -2185,9 +2188,9 @@ class ConsumerOffsets_GroupMetadataValueV2:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v2/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v2/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
@@ -2511,6 +2514,7 @@ class ConsumerOffsets_GroupMetadataValueV3:
         self.leader = f_leader
         if end - pos < 12:
             raise _truncated(pos, end, _T21)
+        _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
         self.current_state_timestamp = f_current_state_timestamp
@@ -2519,9 +2523,9 @@ class ConsumerOffsets_GroupMetadataValueV3:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v3/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v3/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 24 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV3)

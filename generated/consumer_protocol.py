@@ -270,6 +270,7 @@ class ConsumerProtocol_SubscriptionV0:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T1)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -277,9 +278,9 @@ class ConsumerProtocol_SubscriptionV0:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v0/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v0/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v0/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v0/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -456,6 +457,7 @@ class ConsumerProtocol_SubscriptionV1:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T2)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -463,9 +465,9 @@ class ConsumerProtocol_SubscriptionV1:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v1/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v1/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v1/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v1/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -475,6 +477,7 @@ class ConsumerProtocol_SubscriptionV1:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -482,9 +485,9 @@ class ConsumerProtocol_SubscriptionV1:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v1/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v1/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -494,6 +497,7 @@ class ConsumerProtocol_SubscriptionV1:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -501,9 +505,9 @@ class ConsumerProtocol_SubscriptionV1:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -760,6 +764,7 @@ class ConsumerProtocol_SubscriptionV2:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T5)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -767,9 +772,9 @@ class ConsumerProtocol_SubscriptionV2:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v2/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v2/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v2/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v2/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -779,6 +784,7 @@ class ConsumerProtocol_SubscriptionV2:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T6)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -786,9 +792,9 @@ class ConsumerProtocol_SubscriptionV2:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v2/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v2/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -798,6 +804,7 @@ class ConsumerProtocol_SubscriptionV2:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -805,9 +812,9 @@ class ConsumerProtocol_SubscriptionV2:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -1078,6 +1085,7 @@ class ConsumerProtocol_SubscriptionV3:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T8)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -1085,9 +1093,9 @@ class ConsumerProtocol_SubscriptionV3:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v3/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v3/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v3/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v3/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -1097,6 +1105,7 @@ class ConsumerProtocol_SubscriptionV3:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T9)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -1104,9 +1113,9 @@ class ConsumerProtocol_SubscriptionV3:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v3/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v3/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -1116,6 +1125,7 @@ class ConsumerProtocol_SubscriptionV3:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -1123,9 +1133,9 @@ class ConsumerProtocol_SubscriptionV3:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -1405,6 +1415,7 @@ class ConsumerProtocol_Assignment:
         self._pins = 0
         if end - pos < 6:
             raise _truncated(pos, end, _T11)
+        _m_assigned_partitions_count = pos + 2
         f_version, f_assigned_partitions_count = _S2.unpack_from(buf, pos)
         pos += 6
         self.version = f_version
@@ -1413,9 +1424,9 @@ class ConsumerProtocol_Assignment:
         _c3 = f_assigned_partitions_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/assignment/assigned_partitions', f"negative count {_c3}")
+                raise _invalid(_m_assigned_partitions_count, 'consumer_protocol/assignment/assigned_partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
+                raise _too_many(_m_assigned_partitions_count, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerProtocol_TopicPartitions)
@@ -1425,6 +1436,7 @@ class ConsumerProtocol_Assignment:
                 _v1.topic = f_topic__r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r5 = pos
                 f_partitions_count__r5, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v1._partitions_count = f_partitions_count__r5
@@ -1432,9 +1444,9 @@ class ConsumerProtocol_Assignment:
                 _c3__r5 = f_partitions_count__r5
                 if _c3__r5:
                     if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
+                        raise _invalid(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
                     if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
+                        raise _too_many(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
                     _ap2__r5 = f_partitions__r5.append
                     for ___r5 in range(_c3__r5):
                         if end - pos < 4:
@@ -1650,6 +1662,7 @@ class ConsumerProtocol_TopicPartitions:
         self.topic = f_topic
         if end - pos < 4:
             raise _truncated(pos, end, _T4)
+        _m_partitions_count = pos
         f_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._partitions_count = f_partitions_count
@@ -1657,9 +1670,9 @@ class ConsumerProtocol_TopicPartitions:
         _c3 = f_partitions_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
+                raise _invalid(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
+                raise _too_many(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
             _ap2 = f_partitions.append
             for _ in range(_c3):
                 if end - pos < 4:

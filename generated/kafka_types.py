@@ -1274,6 +1274,7 @@ class KafkaTypes_TaggedFields:
         self = _new(cls)
         self._parent = _parent
         self._pins = 0
+        _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_fields/count')
         f_count = buf[pos]
@@ -1289,9 +1290,9 @@ class KafkaTypes_TaggedFields:
         _c3 = f_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'kafka_types/tagged_fields/fields', f"negative count {_c3}")
+                raise _invalid(_m_count, 'kafka_types/tagged_fields/fields', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'kafka_types/tagged_fields/fields', _c3, end - pos)
+                raise _too_many(_m_count, 'kafka_types/tagged_fields/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(KafkaTypes_TaggedField)

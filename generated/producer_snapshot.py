@@ -135,9 +135,9 @@ class ProducerSnapshot:
         _c3 = f_producer_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'producer_snapshot/producers', f"negative count {_c3}")
+                raise _invalid(_m_producer_count, 'producer_snapshot/producers', f"negative count {_c3}")
             if _c3 > (end - pos) // 46 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'producer_snapshot/producers', _c3, end - pos)
+                raise _too_many(_m_producer_count, 'producer_snapshot/producers', _c3, end - pos)
             _ap2 = f_producers.append
             for _ in range(_c3):
                 _v1 = _new(ProducerSnapshot_ProducerEntry)

@@ -770,6 +770,7 @@ class RecordBatch_Records:
                 else:
                     f_value__r5 = None
                 _v1.value = f_value__r5
+                _m_headers_count__r5 = pos
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/headers_count')
                 f_headers_count__r5 = buf[pos]
@@ -787,9 +788,9 @@ class RecordBatch_Records:
                 _c3__r5 = f_headers_count__r5
                 if _c3__r5:
                     if _c3__r5 < 0:
-                        raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3__r5}")
+                        raise _invalid(_m_headers_count__r5, 'record_batch/record/headers', f"negative count {_c3__r5}")
                     if _c3__r5 > (end - pos) // 2 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'record_batch/record/headers', _c3__r5, end - pos)
+                        raise _too_many(_m_headers_count__r5, 'record_batch/record/headers', _c3__r5, end - pos)
                     _ap2__r5 = f_headers__r5.append
                     for ___r5 in range(_c3__r5):
                         _v1__r5 = _new(RecordBatch_Header)
@@ -1257,6 +1258,7 @@ class RecordBatch_Record:
         else:
             f_value = None
         self.value = f_value
+        _m_headers_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/record/headers_count')
         f_headers_count = buf[pos]
@@ -1274,9 +1276,9 @@ class RecordBatch_Record:
         _c3 = f_headers_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3}")
+                raise _invalid(_m_headers_count, 'record_batch/record/headers', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
+                raise _too_many(_m_headers_count, 'record_batch/record/headers', _c3, end - pos)
             _ap2 = f_headers.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Header)
@@ -1457,8 +1459,9 @@ class RecordBatch_Record:
         cols['value_length'], pos = _v.varints(u8, pos, end, 5, True, 'record_batch/record/value_length')
         cols['value'] = pos
         cols['value.size'], pos = _v.slices(pos, cols['value_length'], end, True, 'record_batch/record/value')
+        _m_headers_count = pos
         cols['headers_count'], pos = _v.varints(u8, pos, end, 5, True, 'record_batch/record/headers_count')
-        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 2, 'record_batch/record/headers')
+        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 2, 'record_batch/record/headers', _m_headers_count)
         for _k, _col in _items.items():
             cols['headers.' + _k] = _col
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')

@@ -426,6 +426,7 @@ class TransactionLog_ValueV0:
         self._pins = 0
         if end - pos < 19:
             raise _truncated(pos, end, _T2)
+        _m_partitions_count = pos + 15
         f_producer_id, f_producer_epoch, f_transaction_timeout_ms, f_transaction_status, f_partitions_count = _S1.unpack_from(buf, pos)
         pos += 19
         self.producer_id = f_producer_id
@@ -439,9 +440,9 @@ class TransactionLog_ValueV0:
             _c3 = f_partitions_count
             if _c3:
                 if _c3 < 0:
-                    raise _invalid(pos, 'transaction_log/value_v0/transaction_partitions', f"negative count {_c3}")
+                    raise _invalid(_m_partitions_count, 'transaction_log/value_v0/transaction_partitions', f"negative count {_c3}")
                 if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
-                    raise _too_many(pos, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
+                    raise _too_many(_m_partitions_count, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV0)
@@ -451,6 +452,7 @@ class TransactionLog_ValueV0:
                     _v1.topic = f_topic__r5
                     if end - pos < 4:
                         raise _truncated(pos, end, _T3)
+                    _m_partition_ids_count__r5 = pos
                     f_partition_ids_count__r5, = _S2.unpack_from(buf, pos)
                     pos += 4
                     _v1._partition_ids_count = f_partition_ids_count__r5
@@ -458,9 +460,9 @@ class TransactionLog_ValueV0:
                     _c3__r5 = f_partition_ids_count__r5
                     if _c3__r5:
                         if _c3__r5 < 0:
-                            raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
+                            raise _invalid(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
                         if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                            raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
+                            raise _too_many(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
                         _ap2__r5 = f_partition_ids__r5.append
                         for ___r5 in range(_c3__r5):
                             if end - pos < 4:
@@ -691,6 +693,7 @@ class TransactionLog_PartitionsV0:
         self.topic = f_topic
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
+        _m_partition_ids_count = pos
         f_partition_ids_count, = _S2.unpack_from(buf, pos)
         pos += 4
         self._partition_ids_count = f_partition_ids_count
@@ -698,9 +701,9 @@ class TransactionLog_PartitionsV0:
         _c3 = f_partition_ids_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3}")
+                raise _invalid(_m_partition_ids_count, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3, end - pos)
+                raise _too_many(_m_partition_ids_count, 'transaction_log/partitions_v0/partition_ids', _c3, end - pos)
             _ap2 = f_partition_ids.append
             for _ in range(_c3):
                 if end - pos < 4:

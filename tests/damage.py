@@ -207,3 +207,96 @@ def legacy_wrapper(inner: bytes, *, codec: str | int = "gzip", magic: int = 1, o
     codec = CODECS.get(codec, codec)
     value = compress(codec, inner, magic) if stored is None else stored
     return legacy_entry(0 if offset is None else offset, None, value, magic=magic, attributes=codec)
+
+
+# -- a catalogue of damage that a reader (and a deep verify) must report -------------------------
+def _records(n: int = 3) -> list[bytes]:
+    return [raw_record(key=b"key-%d" % i, value=b"value-%d" % i, offset_delta=i, timestamp_delta=i,
+                       headers=[(b"h", b"x")]) for i in range(n)]
+
+
+def _broken_streams(codec: str, section: bytes) -> dict[str, bytes]:
+    """Compressed streams of `section` damaged so that decompression fails (a flip inside the data
+    of a codec without checksums may decode to other bytes, which no reader can tell)."""
+    whole = compress(codec, section)
+    header = {"gzip": 3, "snappy": 0, "lz4": 5, "zstd": 0}[codec]  # gzip's method byte; lz4's FLG; magics
+    flipped = bytearray(whole)
+    flipped[header] ^= 0x5A
+    return {"truncated": whole[:-3], "garbage": bytes(range(7, 47)), "header_flipped": bytes(flipped),
+            "empty": b""}
+
+
+def damaged_v2_batches(codecs=("none", "gzip", "snappy", "lz4", "zstd")):
+    """(name, batch, error class name) of v2 batches whose CRC is valid but whose records cannot all
+    be read: over-long varints, wrong counts, bytes after the last record, record lengths that
+    disagree with their fields, negative header counts and key lengths, damaged compressed streams
+    and decompression bombs (over LIMITS.max_decompressed_bytes as it is when called)."""
+    varints = {"length": 6, "timestamp_delta": 11, "offset_delta": 6, "key_length": 6, "value_length": 6,
+               "headers_count": 6}
+    for codec in codecs:
+        def batch(records, **kw):
+            return v2_batch(records, codec=codec, **kw)
+        good = _records()
+        for field, width in varints.items():
+            yield f"{codec}/overlong_varint_{field}", batch(
+                [good[0], raw_record(offset_delta=1, widths={field: width})]), "InvalidValueError"
+        yield f"{codec}/count_above_records", batch(good, count=4), "TruncatedError"
+        yield f"{codec}/count_far_above_records", batch(good * 30, count=91), "TruncatedError"
+        yield f"{codec}/count_below_records", batch(good, count=2), "InvalidValueError"
+        yield f"{codec}/count_negative", batch(good, count=-1), "InvalidValueError"
+        yield f"{codec}/count_over_limit", batch(good, count=2 ** 31 - 1), "LimitExceededError"
+        yield f"{codec}/bytes_after_last_record", rebuild_v2(batch(good), records=b"".join(good) + b"\x00\x02"), \
+            "InvalidValueError"
+        yield f"{codec}/record_length_too_long", batch([good[0], raw_record(offset_delta=1, length=40), good[2]]), \
+            "InvalidValueError"
+        yield f"{codec}/record_length_too_short", batch([raw_record(length=4), good[1]]), "InvalidValueError"
+        yield f"{codec}/header_count_negative", batch([good[0], raw_record(offset_delta=1, headers_count=-3)]), \
+            "InvalidValueError"
+        yield f"{codec}/header_count_above_headers", batch([raw_record(headers=[(b"a", b"1")], headers_count=2)]), \
+            "TruncatedError"
+        yield f"{codec}/header_key_length_negative", batch([raw_record(headers=[(b"key", b"v", -2, None)])]), \
+            "InvalidValueError"
+        yield f"{codec}/header_key_length_past_record", batch([raw_record(headers=[(b"key", b"v", 90, None)])]), \
+            "DecodeError"
+        if codec == "none":
+            continue
+        section = b"".join(good)
+        for kind, stored in _broken_streams(codec, section).items():
+            yield f"{codec}/stream_{kind}", rebuild_v2(batch(good), stored=stored), "CompressionError"
+        yield f"{codec}/decompression_bomb", rebuild_v2(batch(good[:1]), stored=bomb(codec)), "LimitExceededError"
+
+
+def damaged_legacy_entries():
+    """(name, entry, error class name) of compressed v0/v1 wrappers whose own CRC is valid but whose
+    inner messages cannot all be read: an inner CRC that does not match, an inner message cut
+    short, a damaged compressed stream, a decompression bomb."""
+    for magic in (0, 1):
+        inner = b"".join(legacy_entry(i, b"key-%d" % i, b"value-%d" % i, magic=magic) for i in range(3))
+        bad_crc = bytearray(inner)
+        bad_crc[-1] ^= 0x01  # the last inner message's value
+        for codec in ("gzip", "snappy", "lz4"):
+            name = f"v{magic}_{codec}"
+            yield f"{name}/inner_crc", legacy_wrapper(bytes(bad_crc), codec=codec, magic=magic, offset=2), \
+                "ChecksumError"
+            yield f"{name}/inner_truncated", legacy_wrapper(inner[:-3], codec=codec, magic=magic, offset=2), \
+                "TruncatedError"
+            for kind, stored in _broken_streams(codec, inner).items():
+                if kind != "empty":  # an empty value of a wrapper is read as no inner message at all
+                    yield f"{name}/stream_{kind}", legacy_wrapper(b"", codec=codec, magic=magic, stored=stored), \
+                        "CompressionError"
+            yield f"{name}/decompression_bomb", legacy_wrapper(b"", codec=codec, magic=magic,
+                                                               stored=bomb(codec, magic=magic)), "LimitExceededError"
+
+
+def readable_v2_batches():
+    """(name, batch) of v2 batches that look odd but that Kafka reads, so readers must too: header
+    keys that are not UTF-8 (Kafka decodes them with replacement), key and value lengths below -1
+    and header value lengths below -1 (null, as Kafka reads any negative length), varints padded
+    with continuation bytes within 5 bytes."""
+    for codec in ("none", "gzip", "zstd"):
+        yield f"{codec}/header_key_not_utf8", v2_batch([raw_record(headers=[(b"\xff\xfeh\xc3", b"v")])], codec=codec)
+        yield f"{codec}/lengths_below_minus_one", v2_batch(
+            [raw_record(key=None, key_length=-7, value=None, value_length=-2, headers=[(b"h", None, None, -9)])],
+            codec=codec)
+        yield f"{codec}/padded_varints", v2_batch(
+            [raw_record(widths={"length": 5, "offset_delta": 3, "key_length": 4})], codec=codec)
