@@ -279,3 +279,12 @@ def test_a_type_that_needs_its_parent_says_so():
         RecordBatch.Records.read(damage.raw_record())
     record = RecordBatch.Record.from_bytes(damage.raw_record(key=b"k", value=b"v", headers=[(b"h", b"x")]))
     assert (record.key, record.value, record.headers[0].key, record.offset) == (b"k", b"v", "h", None)
+
+
+@pytest.mark.parametrize("how", sorted(COPIES))
+@pytest.mark.parametrize("name,cls,data", [s for s in SEEDS if s[1] is not None],
+                         ids=[s[0] for s in SEEDS if s[1] is not None])
+def test_every_type_copies_and_pickles(name, cls, data, how):
+    obj, _ = cls.read(memoryview(b"\0" + data), 1)
+    twin = COPIES[how](obj)
+    assert twin == cls.from_bytes(data) and twin.to_bytes() == obj.to_bytes()
