@@ -209,6 +209,31 @@ def legacy_wrapper(inner: bytes, *, codec: str | int = "gzip", magic: int = 1, o
     return legacy_entry(0 if offset is None else offset, None, value, magic=magic, attributes=codec)
 
 
+def legacy_value(entry: bytes) -> bytes | None:
+    """The value of a v0/v1 entry's message as stored (a wrapper's: compressed)."""
+    magic = entry[MAGIC_AT]
+    at = LOG_OVERHEAD + 6 + (8 if magic == 1 else 0)  # crc, magic, attributes, timestamp
+    key_length = struct.unpack_from(">i", entry, at)[0]
+    at += 4 + max(key_length, 0)
+    value_length = struct.unpack_from(">i", entry, at)[0]
+    return None if value_length < 0 else entry[at + 4:at + 4 + value_length]
+
+
+def rebuild_legacy(entry: bytes, value: bytes) -> bytes:
+    """A v0/v1 entry with its message's value replaced by `value` (as stored), size and CRC fitting."""
+    old = legacy_value(entry) or b""  # the value is the message's last field
+    head = entry[:len(entry) - len(old) - 4]
+    return with_valid_crc(with_valid_size(head + struct.pack(">i", len(value)) + value))
+
+
+# -- producer snapshots --------------------------------------------------------------------------
+def snapshot_with_valid_crc(snapshot: bytes) -> bytes:
+    """A .snapshot file with its CRC-32C (of every byte after it) recomputed."""
+    if len(snapshot) < 6:
+        return snapshot
+    return snapshot[:2] + struct.pack(">I", crc32c.crc32c(snapshot[6:])) + snapshot[6:]
+
+
 # -- a catalogue of damage that a reader (and a deep verify) must report -------------------------
 def _records(n: int = 3) -> list[bytes]:
     return [raw_record(key=b"key-%d" % i, value=b"value-%d" % i, offset_delta=i, timestamp_delta=i,
