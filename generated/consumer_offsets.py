@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -114,6 +123,7 @@ class ConsumerOffsets:
     """
 
     __slots__ = ("_parent", "version", "key", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, key: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -132,12 +142,15 @@ class ConsumerOffsets:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -184,7 +197,8 @@ class ConsumerOffsets:
         self.key = f_key
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_key = self.key
         out += _S0.pack(w_version)
@@ -193,7 +207,7 @@ class ConsumerOffsets:
         if isinstance(w_key, (bytes, bytearray, memoryview)):
             out += w_key
         else:
-            w_key._write(out)
+            w_key._write(out, keep)
 
 
     @staticmethod
@@ -205,7 +219,7 @@ class ConsumerOffsets:
         if isinstance(a_key, (bytes, bytearray, memoryview)):
             out += a_key
         else:
-            a_key._write(out)
+            a_key._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -221,6 +235,11 @@ class ConsumerOffsets:
         z_version = 2
         z_key = (len(self.key) if isinstance(self.key, (bytes, bytearray, memoryview)) else self.key.size())
         return z_version + z_key
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -266,6 +285,7 @@ class ConsumerOffsets_OffsetCommitKey:
     """
 
     __slots__ = ("_parent", "group", "topic", "partition", )
+    _spans = ()
 
     def __init__(self, *, group: "KafkaTypes_String | None" = None, topic: "KafkaTypes_String | None" = None, partition: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -285,12 +305,15 @@ class ConsumerOffsets_OffsetCommitKey:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitKey at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -308,21 +331,22 @@ class ConsumerOffsets_OffsetCommitKey:
         self.partition = f_partition
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_group = self.group
         if w_group is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/group')
         if isinstance(w_group, (bytes, bytearray, memoryview)):
             out += w_group
         else:
-            w_group._write(out)
+            w_group._write(out, keep)
         w_topic = self.topic
         if w_topic is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/topic')
         if isinstance(w_topic, (bytes, bytearray, memoryview)):
             out += w_topic
         else:
-            w_topic._write(out)
+            w_topic._write(out, keep)
         w_partition = self.partition
         out += _S1.pack(w_partition)
 
@@ -335,13 +359,13 @@ class ConsumerOffsets_OffsetCommitKey:
         if isinstance(a_group, (bytes, bytearray, memoryview)):
             out += a_group
         else:
-            a_group._write(out)
+            a_group._write(out, False)
         if a_topic is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/topic')
         if isinstance(a_topic, (bytes, bytearray, memoryview)):
             out += a_topic
         else:
-            a_topic._write(out)
+            a_topic._write(out, False)
         out += _S1.pack(a_partition)
 
     def to_bytes(self) -> bytes:
@@ -359,6 +383,11 @@ class ConsumerOffsets_OffsetCommitKey:
         z_topic = self.topic.size()
         z_partition = 4
         return z_group + z_topic + z_partition
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -402,6 +431,7 @@ class ConsumerOffsets_GroupMetadataKey:
     """
 
     __slots__ = ("_parent", "group", )
+    _spans = ()
 
     def __init__(self, *, group: "KafkaTypes_String | None" = None, _parent=None):
         self._parent = _parent
@@ -419,12 +449,15 @@ class ConsumerOffsets_GroupMetadataKey:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataKey at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -435,14 +468,15 @@ class ConsumerOffsets_GroupMetadataKey:
         self.group = f_group
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_group = self.group
         if w_group is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_key/group')
         if isinstance(w_group, (bytes, bytearray, memoryview)):
             out += w_group
         else:
-            w_group._write(out)
+            w_group._write(out, keep)
 
 
     @staticmethod
@@ -453,7 +487,7 @@ class ConsumerOffsets_GroupMetadataKey:
         if isinstance(a_group, (bytes, bytearray, memoryview)):
             out += a_group
         else:
-            a_group._write(out)
+            a_group._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -468,6 +502,11 @@ class ConsumerOffsets_GroupMetadataKey:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group = self.group.size()
         return z_group
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -509,6 +548,7 @@ class ConsumerOffsets_OffsetCommitValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -527,12 +567,15 @@ class ConsumerOffsets_OffsetCommitValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -567,7 +610,8 @@ class ConsumerOffsets_OffsetCommitValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -576,7 +620,7 @@ class ConsumerOffsets_OffsetCommitValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -588,7 +632,7 @@ class ConsumerOffsets_OffsetCommitValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -604,6 +648,11 @@ class ConsumerOffsets_OffsetCommitValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -649,6 +698,7 @@ class ConsumerOffsets_OffsetCommitValueV0:
     """
 
     __slots__ = ("_parent", "offset", "metadata", "commit_timestamp", )
+    _spans = ()
 
     def __init__(self, *, offset: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -668,12 +718,15 @@ class ConsumerOffsets_OffsetCommitValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -694,7 +747,8 @@ class ConsumerOffsets_OffsetCommitValueV0:
         self.commit_timestamp = f_commit_timestamp
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_metadata = self.metadata
         out += _S2.pack(w_offset)
@@ -703,7 +757,7 @@ class ConsumerOffsets_OffsetCommitValueV0:
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
             out += w_metadata
         else:
-            w_metadata._write(out)
+            w_metadata._write(out, keep)
         w_commit_timestamp = self.commit_timestamp
         out += _S2.pack(w_commit_timestamp)
 
@@ -717,7 +771,7 @@ class ConsumerOffsets_OffsetCommitValueV0:
         if isinstance(a_metadata, (bytes, bytearray, memoryview)):
             out += a_metadata
         else:
-            a_metadata._write(out)
+            a_metadata._write(out, False)
         out += _S2.pack(a_commit_timestamp)
 
     def to_bytes(self) -> bytes:
@@ -735,6 +789,11 @@ class ConsumerOffsets_OffsetCommitValueV0:
         z_metadata = self.metadata.size()
         z_commit_timestamp = 8
         return z_offset + z_metadata + z_commit_timestamp
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -784,6 +843,7 @@ class ConsumerOffsets_OffsetCommitValueV1:
     """
 
     __slots__ = ("_parent", "offset", "metadata", "commit_timestamp", "expire_timestamp", )
+    _spans = ()
 
     def __init__(self, *, offset: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, expire_timestamp: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -804,12 +864,15 @@ class ConsumerOffsets_OffsetCommitValueV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -831,7 +894,8 @@ class ConsumerOffsets_OffsetCommitValueV1:
         self.expire_timestamp = f_expire_timestamp
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_metadata = self.metadata
         out += _S2.pack(w_offset)
@@ -840,7 +904,7 @@ class ConsumerOffsets_OffsetCommitValueV1:
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
             out += w_metadata
         else:
-            w_metadata._write(out)
+            w_metadata._write(out, keep)
         w_commit_timestamp = self.commit_timestamp
         w_expire_timestamp = self.expire_timestamp
         out += _S3.pack(w_commit_timestamp, w_expire_timestamp)
@@ -855,7 +919,7 @@ class ConsumerOffsets_OffsetCommitValueV1:
         if isinstance(a_metadata, (bytes, bytearray, memoryview)):
             out += a_metadata
         else:
-            a_metadata._write(out)
+            a_metadata._write(out, False)
         out += _S3.pack(a_commit_timestamp, a_expire_timestamp)
 
     def to_bytes(self) -> bytes:
@@ -874,6 +938,11 @@ class ConsumerOffsets_OffsetCommitValueV1:
         z_commit_timestamp = 8
         z_expire_timestamp = 8
         return z_offset + z_metadata + z_commit_timestamp + z_expire_timestamp
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -925,6 +994,7 @@ class ConsumerOffsets_OffsetCommitValueV3:
     """
 
     __slots__ = ("_parent", "offset", "leader_epoch", "metadata", "commit_timestamp", )
+    _spans = ()
 
     def __init__(self, *, offset: "int | None" = None, leader_epoch: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -945,12 +1015,15 @@ class ConsumerOffsets_OffsetCommitValueV3:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV3 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitValueV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -972,7 +1045,8 @@ class ConsumerOffsets_OffsetCommitValueV3:
         self.commit_timestamp = f_commit_timestamp
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_leader_epoch = self.leader_epoch
         w_metadata = self.metadata
@@ -982,7 +1056,7 @@ class ConsumerOffsets_OffsetCommitValueV3:
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
             out += w_metadata
         else:
-            w_metadata._write(out)
+            w_metadata._write(out, keep)
         w_commit_timestamp = self.commit_timestamp
         out += _S2.pack(w_commit_timestamp)
 
@@ -996,7 +1070,7 @@ class ConsumerOffsets_OffsetCommitValueV3:
         if isinstance(a_metadata, (bytes, bytearray, memoryview)):
             out += a_metadata
         else:
-            a_metadata._write(out)
+            a_metadata._write(out, False)
         out += _S2.pack(a_commit_timestamp)
 
     def to_bytes(self) -> bytes:
@@ -1015,6 +1089,11 @@ class ConsumerOffsets_OffsetCommitValueV3:
         z_metadata = self.metadata.size()
         z_commit_timestamp = 8
         return z_offset + z_leader_epoch + z_metadata + z_commit_timestamp
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1068,6 +1147,7 @@ class ConsumerOffsets_OffsetCommitValueV4:
     """
 
     __slots__ = ("_parent", "offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, offset: "int | None" = None, leader_epoch: "int | None" = None, metadata: "KafkaTypes_CompactString | None" = None, commit_timestamp: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1089,12 +1169,15 @@ class ConsumerOffsets_OffsetCommitValueV4:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV4 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.OffsetCommitValueV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1118,7 +1201,8 @@ class ConsumerOffsets_OffsetCommitValueV4:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_leader_epoch = self.leader_epoch
         w_metadata = self.metadata
@@ -1128,7 +1212,7 @@ class ConsumerOffsets_OffsetCommitValueV4:
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
             out += w_metadata
         else:
-            w_metadata._write(out)
+            w_metadata._write(out, keep)
         w_commit_timestamp = self.commit_timestamp
         w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_commit_timestamp)
@@ -1137,7 +1221,7 @@ class ConsumerOffsets_OffsetCommitValueV4:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1149,14 +1233,14 @@ class ConsumerOffsets_OffsetCommitValueV4:
         if isinstance(a_metadata, (bytes, bytearray, memoryview)):
             out += a_metadata
         else:
-            a_metadata._write(out)
+            a_metadata._write(out, False)
         out += _S2.pack(a_commit_timestamp)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v4/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1175,6 +1259,11 @@ class ConsumerOffsets_OffsetCommitValueV4:
         z_commit_timestamp = 8
         z_tagged_fields = self.tagged_fields.size()
         return z_offset + z_leader_epoch + z_metadata + z_commit_timestamp + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1224,6 +1313,7 @@ class ConsumerOffsets_GroupMetadataValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -1242,12 +1332,15 @@ class ConsumerOffsets_GroupMetadataValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1282,7 +1375,8 @@ class ConsumerOffsets_GroupMetadataValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -1291,7 +1385,7 @@ class ConsumerOffsets_GroupMetadataValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -1303,7 +1397,7 @@ class ConsumerOffsets_GroupMetadataValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1319,6 +1413,11 @@ class ConsumerOffsets_GroupMetadataValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1371,6 +1470,7 @@ class ConsumerOffsets_GroupMetadataValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
+    _spans = ()
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV0] | None" = None, _parent=None):
         self._parent = _parent
@@ -1394,12 +1494,15 @@ class ConsumerOffsets_GroupMetadataValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1420,6 +1523,7 @@ class ConsumerOffsets_GroupMetadataValueV0:
         self.leader = f_leader
         if end - pos < 4:
             raise _truncated(pos, end, _T13)
+        _m_members_count = pos
         f_members_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._members_count = f_members_count
@@ -1427,9 +1531,9 @@ class ConsumerOffsets_GroupMetadataValueV0:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v0/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v0/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 18 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV0)
@@ -1453,14 +1557,15 @@ class ConsumerOffsets_GroupMetadataValueV0:
         self.members = f_members
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_protocol_type = self.protocol_type
         if w_protocol_type is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/protocol_type')
         if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
             out += w_protocol_type
         else:
-            w_protocol_type._write(out)
+            w_protocol_type._write(out, keep)
         w_generation = self.generation
         w_protocol = self.protocol
         out += _S1.pack(w_generation)
@@ -1469,16 +1574,17 @@ class ConsumerOffsets_GroupMetadataValueV0:
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
             out += w_protocol
         else:
-            w_protocol._write(out)
+            w_protocol._write(out, keep)
         w_leader = self.leader
         if w_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/leader')
         if isinstance(w_leader, (bytes, bytearray, memoryview)):
             out += w_leader
         else:
-            w_leader._write(out)
+            w_leader._write(out, keep)
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
-        self._members_count = w_members_count
+        if keep:
+            self._members_count = w_members_count
         w_members = self.members
         out += _S1.pack(w_members_count)
         if w_members is None:
@@ -1491,39 +1597,39 @@ class ConsumerOffsets_GroupMetadataValueV0:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S1.pack(a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -1534,20 +1640,20 @@ class ConsumerOffsets_GroupMetadataValueV0:
         if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
             out += a_protocol_type
         else:
-            a_protocol_type._write(out)
+            a_protocol_type._write(out, False)
         out += _S1.pack(a_generation)
         if a_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/protocol')
         if isinstance(a_protocol, (bytes, bytearray, memoryview)):
             out += a_protocol
         else:
-            a_protocol._write(out)
+            a_protocol._write(out, False)
         if a_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/leader')
         if isinstance(a_leader, (bytes, bytearray, memoryview)):
             out += a_leader
         else:
-            a_leader._write(out)
+            a_leader._write(out, False)
         w_members_count = len(a_members)
         out += _S1.pack(w_members_count)
         if a_members is None:
@@ -1560,39 +1666,39 @@ class ConsumerOffsets_GroupMetadataValueV0:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S1.pack(a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1625,6 +1731,11 @@ class ConsumerOffsets_GroupMetadataValueV0:
     def members_count(self, value):
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1685,6 +1796,7 @@ class ConsumerOffsets_GroupMetadataValueV1:
     """
 
     __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
+    _spans = ()
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV1] | None" = None, _parent=None):
         self._parent = _parent
@@ -1708,12 +1820,15 @@ class ConsumerOffsets_GroupMetadataValueV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1734,6 +1849,7 @@ class ConsumerOffsets_GroupMetadataValueV1:
         self.leader = f_leader
         if end - pos < 4:
             raise _truncated(pos, end, _T16)
+        _m_members_count = pos
         f_members_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._members_count = f_members_count
@@ -1741,9 +1857,9 @@ class ConsumerOffsets_GroupMetadataValueV1:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v1/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v1/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
@@ -1768,14 +1884,15 @@ class ConsumerOffsets_GroupMetadataValueV1:
         self.members = f_members
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_protocol_type = self.protocol_type
         if w_protocol_type is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/protocol_type')
         if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
             out += w_protocol_type
         else:
-            w_protocol_type._write(out)
+            w_protocol_type._write(out, keep)
         w_generation = self.generation
         w_protocol = self.protocol
         out += _S1.pack(w_generation)
@@ -1784,16 +1901,17 @@ class ConsumerOffsets_GroupMetadataValueV1:
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
             out += w_protocol
         else:
-            w_protocol._write(out)
+            w_protocol._write(out, keep)
         w_leader = self.leader
         if w_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/leader')
         if isinstance(w_leader, (bytes, bytearray, memoryview)):
             out += w_leader
         else:
-            w_leader._write(out)
+            w_leader._write(out, keep)
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
-        self._members_count = w_members_count
+        if keep:
+            self._members_count = w_members_count
         w_members = self.members
         out += _S1.pack(w_members_count)
         if w_members is None:
@@ -1806,39 +1924,39 @@ class ConsumerOffsets_GroupMetadataValueV1:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -1849,20 +1967,20 @@ class ConsumerOffsets_GroupMetadataValueV1:
         if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
             out += a_protocol_type
         else:
-            a_protocol_type._write(out)
+            a_protocol_type._write(out, False)
         out += _S1.pack(a_generation)
         if a_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/protocol')
         if isinstance(a_protocol, (bytes, bytearray, memoryview)):
             out += a_protocol
         else:
-            a_protocol._write(out)
+            a_protocol._write(out, False)
         if a_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/leader')
         if isinstance(a_leader, (bytes, bytearray, memoryview)):
             out += a_leader
         else:
-            a_leader._write(out)
+            a_leader._write(out, False)
         w_members_count = len(a_members)
         out += _S1.pack(w_members_count)
         if a_members is None:
@@ -1875,39 +1993,39 @@ class ConsumerOffsets_GroupMetadataValueV1:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1940,6 +2058,11 @@ class ConsumerOffsets_GroupMetadataValueV1:
     def members_count(self, value):
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -2002,6 +2125,7 @@ class ConsumerOffsets_GroupMetadataValueV2:
     """
 
     __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
+    _spans = ()
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, current_state_timestamp: "int | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV1] | None" = None, _parent=None):
         self._parent = _parent
@@ -2026,12 +2150,15 @@ class ConsumerOffsets_GroupMetadataValueV2:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV2 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValueV2 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -2052,6 +2179,7 @@ class ConsumerOffsets_GroupMetadataValueV2:
         self.leader = f_leader
         if end - pos < 12:
             raise _truncated(pos, end, _T19)
+        _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
         self.current_state_timestamp = f_current_state_timestamp
@@ -2060,9 +2188,9 @@ class ConsumerOffsets_GroupMetadataValueV2:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v2/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v2/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 22 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
@@ -2087,14 +2215,15 @@ class ConsumerOffsets_GroupMetadataValueV2:
         self.members = f_members
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_protocol_type = self.protocol_type
         if w_protocol_type is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/protocol_type')
         if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
             out += w_protocol_type
         else:
-            w_protocol_type._write(out)
+            w_protocol_type._write(out, keep)
         w_generation = self.generation
         w_protocol = self.protocol
         out += _S1.pack(w_generation)
@@ -2103,17 +2232,18 @@ class ConsumerOffsets_GroupMetadataValueV2:
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
             out += w_protocol
         else:
-            w_protocol._write(out)
+            w_protocol._write(out, keep)
         w_leader = self.leader
         if w_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/leader')
         if isinstance(w_leader, (bytes, bytearray, memoryview)):
             out += w_leader
         else:
-            w_leader._write(out)
+            w_leader._write(out, keep)
         w_current_state_timestamp = self.current_state_timestamp
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
-        self._members_count = w_members_count
+        if keep:
+            self._members_count = w_members_count
         w_members = self.members
         out += _S4.pack(w_current_state_timestamp, w_members_count)
         if w_members is None:
@@ -2126,39 +2256,39 @@ class ConsumerOffsets_GroupMetadataValueV2:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -2169,20 +2299,20 @@ class ConsumerOffsets_GroupMetadataValueV2:
         if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
             out += a_protocol_type
         else:
-            a_protocol_type._write(out)
+            a_protocol_type._write(out, False)
         out += _S1.pack(a_generation)
         if a_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/protocol')
         if isinstance(a_protocol, (bytes, bytearray, memoryview)):
             out += a_protocol
         else:
-            a_protocol._write(out)
+            a_protocol._write(out, False)
         if a_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/leader')
         if isinstance(a_leader, (bytes, bytearray, memoryview)):
             out += a_leader
         else:
-            a_leader._write(out)
+            a_leader._write(out, False)
         w_members_count = len(a_members)
         out += _S4.pack(a_current_state_timestamp, w_members_count)
         if a_members is None:
@@ -2195,39 +2325,39 @@ class ConsumerOffsets_GroupMetadataValueV2:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -2261,6 +2391,11 @@ class ConsumerOffsets_GroupMetadataValueV2:
     def members_count(self, value):
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -2325,6 +2460,7 @@ class ConsumerOffsets_GroupMetadataValueV3:
     """
 
     __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
+    _spans = ()
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, current_state_timestamp: "int | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV3] | None" = None, _parent=None):
         self._parent = _parent
@@ -2349,12 +2485,15 @@ class ConsumerOffsets_GroupMetadataValueV3:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV3 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValueV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -2375,6 +2514,7 @@ class ConsumerOffsets_GroupMetadataValueV3:
         self.leader = f_leader
         if end - pos < 12:
             raise _truncated(pos, end, _T21)
+        _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
         self.current_state_timestamp = f_current_state_timestamp
@@ -2383,9 +2523,9 @@ class ConsumerOffsets_GroupMetadataValueV3:
         _c3 = f_members_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_offsets/group_metadata_value_v3/members', f"negative count {_c3}")
+                raise _invalid(_m_members_count, 'consumer_offsets/group_metadata_value_v3/members', f"negative count {_c3}")
             if _c3 > (end - pos) // 24 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
+                raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV3)
@@ -2412,14 +2552,15 @@ class ConsumerOffsets_GroupMetadataValueV3:
         self.members = f_members
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_protocol_type = self.protocol_type
         if w_protocol_type is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/protocol_type')
         if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
             out += w_protocol_type
         else:
-            w_protocol_type._write(out)
+            w_protocol_type._write(out, keep)
         w_generation = self.generation
         w_protocol = self.protocol
         out += _S1.pack(w_generation)
@@ -2428,17 +2569,18 @@ class ConsumerOffsets_GroupMetadataValueV3:
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
             out += w_protocol
         else:
-            w_protocol._write(out)
+            w_protocol._write(out, keep)
         w_leader = self.leader
         if w_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/leader')
         if isinstance(w_leader, (bytes, bytearray, memoryview)):
             out += w_leader
         else:
-            w_leader._write(out)
+            w_leader._write(out, keep)
         w_current_state_timestamp = self.current_state_timestamp
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
-        self._members_count = w_members_count
+        if keep:
+            self._members_count = w_members_count
         w_members = self.members
         out += _S4.pack(w_current_state_timestamp, w_members_count)
         if w_members is None:
@@ -2451,45 +2593,45 @@ class ConsumerOffsets_GroupMetadataValueV3:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_group_instance_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
                 if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
                     out += a_group_instance_id__k2
                 else:
-                    a_group_instance_id__k2._write(out)
+                    a_group_instance_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -2500,20 +2642,20 @@ class ConsumerOffsets_GroupMetadataValueV3:
         if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
             out += a_protocol_type
         else:
-            a_protocol_type._write(out)
+            a_protocol_type._write(out, False)
         out += _S1.pack(a_generation)
         if a_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/protocol')
         if isinstance(a_protocol, (bytes, bytearray, memoryview)):
             out += a_protocol
         else:
-            a_protocol._write(out)
+            a_protocol._write(out, False)
         if a_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/leader')
         if isinstance(a_leader, (bytes, bytearray, memoryview)):
             out += a_leader
         else:
-            a_leader._write(out)
+            a_leader._write(out, False)
         w_members_count = len(a_members)
         out += _S4.pack(a_current_state_timestamp, w_members_count)
         if a_members is None:
@@ -2526,45 +2668,45 @@ class ConsumerOffsets_GroupMetadataValueV3:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_group_instance_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
                 if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
                     out += a_group_instance_id__k2
                 else:
-                    a_group_instance_id__k2._write(out)
+                    a_group_instance_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -2598,6 +2740,11 @@ class ConsumerOffsets_GroupMetadataValueV3:
     def members_count(self, value):
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -2664,6 +2811,7 @@ class ConsumerOffsets_GroupMetadataValueV4:
     """
 
     __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count_plus_one", "members", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, protocol_type: "KafkaTypes_CompactString | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_CompactNullableString | None" = None, leader: "KafkaTypes_CompactNullableString | None" = None, current_state_timestamp: "int | None" = None, members_count_plus_one: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV4] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -2689,12 +2837,15 @@ class ConsumerOffsets_GroupMetadataValueV4:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV4 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupMetadataValueV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -2766,14 +2917,15 @@ class ConsumerOffsets_GroupMetadataValueV4:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_protocol_type = self.protocol_type
         if w_protocol_type is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/protocol_type')
         if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
             out += w_protocol_type
         else:
-            w_protocol_type._write(out)
+            w_protocol_type._write(out, keep)
         w_generation = self.generation
         w_protocol = self.protocol
         out += _S1.pack(w_generation)
@@ -2782,17 +2934,18 @@ class ConsumerOffsets_GroupMetadataValueV4:
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
             out += w_protocol
         else:
-            w_protocol._write(out)
+            w_protocol._write(out, keep)
         w_leader = self.leader
         if w_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/leader')
         if isinstance(w_leader, (bytes, bytearray, memoryview)):
             out += w_leader
         else:
-            w_leader._write(out)
+            w_leader._write(out, keep)
         w_current_state_timestamp = self.current_state_timestamp
         w_members_count_plus_one = self._members_count_plus_one if self._pins & 1 else len(self.members) + 1
-        self._members_count_plus_one = w_members_count_plus_one
+        if keep:
+            self._members_count_plus_one = w_members_count_plus_one
         out += _S2.pack(w_current_state_timestamp)
         if 0 <= w_members_count_plus_one < 0x4000:
             out += _VT[w_members_count_plus_one]
@@ -2809,58 +2962,58 @@ class ConsumerOffsets_GroupMetadataValueV4:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_group_instance_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
                 if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
                     out += a_group_instance_id__k2
                 else:
-                    a_group_instance_id__k2._write(out)
+                    a_group_instance_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -2871,20 +3024,20 @@ class ConsumerOffsets_GroupMetadataValueV4:
         if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
             out += a_protocol_type
         else:
-            a_protocol_type._write(out)
+            a_protocol_type._write(out, False)
         out += _S1.pack(a_generation)
         if a_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/protocol')
         if isinstance(a_protocol, (bytes, bytearray, memoryview)):
             out += a_protocol
         else:
-            a_protocol._write(out)
+            a_protocol._write(out, False)
         if a_leader is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/leader')
         if isinstance(a_leader, (bytes, bytearray, memoryview)):
             out += a_leader
         else:
-            a_leader._write(out)
+            a_leader._write(out, False)
         w_members_count_plus_one = len(a_members) + 1
         out += _S2.pack(a_current_state_timestamp)
         if 0 <= w_members_count_plus_one < 0x4000:
@@ -2901,57 +3054,57 @@ class ConsumerOffsets_GroupMetadataValueV4:
                 if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
                     out += a_member_id__k2
                 else:
-                    a_member_id__k2._write(out)
+                    a_member_id__k2._write(out, False)
                 if a_group_instance_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
                 if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
                     out += a_group_instance_id__k2
                 else:
-                    a_group_instance_id__k2._write(out)
+                    a_group_instance_id__k2._write(out, False)
                 if a_client_id__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
                 if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
                     out += a_client_id__k2
                 else:
-                    a_client_id__k2._write(out)
+                    a_client_id__k2._write(out, False)
                 if a_client_host__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
                 if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
                     out += a_client_host__k2
                 else:
-                    a_client_host__k2._write(out)
+                    a_client_host__k2._write(out, False)
                 out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
                 if a_subscription__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
                 if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
                     out += a_subscription__k2
                 else:
-                    a_subscription__k2._write(out)
+                    a_subscription__k2._write(out, False)
                 if a_assignment__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
                 if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
                     out += a_assignment__k2
                 else:
-                    a_assignment__k2._write(out)
+                    a_assignment__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -2987,6 +3140,11 @@ class ConsumerOffsets_GroupMetadataValueV4:
     def members_count_plus_one(self, value):
         self._members_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -3050,6 +3208,7 @@ class ConsumerOffsets_MemberMetadataV0:
     """
 
     __slots__ = ("_parent", "member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
+    _spans = ()
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -3072,12 +3231,15 @@ class ConsumerOffsets_MemberMetadataV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.MemberMetadataV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -3101,28 +3263,29 @@ class ConsumerOffsets_MemberMetadataV0:
         self.assignment = f_assignment
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_member_id = self.member_id
         if w_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
         if isinstance(w_member_id, (bytes, bytearray, memoryview)):
             out += w_member_id
         else:
-            w_member_id._write(out)
+            w_member_id._write(out, keep)
         w_client_id = self.client_id
         if w_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
         if isinstance(w_client_id, (bytes, bytearray, memoryview)):
             out += w_client_id
         else:
-            w_client_id._write(out)
+            w_client_id._write(out, keep)
         w_client_host = self.client_host
         if w_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
         if isinstance(w_client_host, (bytes, bytearray, memoryview)):
             out += w_client_host
         else:
-            w_client_host._write(out)
+            w_client_host._write(out, keep)
         w_session_timeout = self.session_timeout
         w_subscription = self.subscription
         out += _S1.pack(w_session_timeout)
@@ -3131,14 +3294,14 @@ class ConsumerOffsets_MemberMetadataV0:
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
             out += w_subscription
         else:
-            w_subscription._write(out)
+            w_subscription._write(out, keep)
         w_assignment = self.assignment
         if w_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
         if isinstance(w_assignment, (bytes, bytearray, memoryview)):
             out += w_assignment
         else:
-            w_assignment._write(out)
+            w_assignment._write(out, keep)
 
 
     @staticmethod
@@ -3149,32 +3312,32 @@ class ConsumerOffsets_MemberMetadataV0:
         if isinstance(a_member_id, (bytes, bytearray, memoryview)):
             out += a_member_id
         else:
-            a_member_id._write(out)
+            a_member_id._write(out, False)
         if a_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
         if isinstance(a_client_id, (bytes, bytearray, memoryview)):
             out += a_client_id
         else:
-            a_client_id._write(out)
+            a_client_id._write(out, False)
         if a_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
         if isinstance(a_client_host, (bytes, bytearray, memoryview)):
             out += a_client_host
         else:
-            a_client_host._write(out)
+            a_client_host._write(out, False)
         out += _S1.pack(a_session_timeout)
         if a_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
         if isinstance(a_subscription, (bytes, bytearray, memoryview)):
             out += a_subscription
         else:
-            a_subscription._write(out)
+            a_subscription._write(out, False)
         if a_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
         if isinstance(a_assignment, (bytes, bytearray, memoryview)):
             out += a_assignment
         else:
-            a_assignment._write(out)
+            a_assignment._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -3194,6 +3357,11 @@ class ConsumerOffsets_MemberMetadataV0:
         z_subscription = self.subscription.size()
         z_assignment = self.assignment.size()
         return z_member_id + z_client_id + z_client_host + z_session_timeout + z_subscription + z_assignment
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -3255,6 +3423,7 @@ class ConsumerOffsets_MemberMetadataV1:
     """
 
     __slots__ = ("_parent", "member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _spans = ()
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -3278,12 +3447,15 @@ class ConsumerOffsets_MemberMetadataV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.MemberMetadataV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -3308,28 +3480,29 @@ class ConsumerOffsets_MemberMetadataV1:
         self.assignment = f_assignment
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_member_id = self.member_id
         if w_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
         if isinstance(w_member_id, (bytes, bytearray, memoryview)):
             out += w_member_id
         else:
-            w_member_id._write(out)
+            w_member_id._write(out, keep)
         w_client_id = self.client_id
         if w_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
         if isinstance(w_client_id, (bytes, bytearray, memoryview)):
             out += w_client_id
         else:
-            w_client_id._write(out)
+            w_client_id._write(out, keep)
         w_client_host = self.client_host
         if w_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
         if isinstance(w_client_host, (bytes, bytearray, memoryview)):
             out += w_client_host
         else:
-            w_client_host._write(out)
+            w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
         w_subscription = self.subscription
@@ -3339,14 +3512,14 @@ class ConsumerOffsets_MemberMetadataV1:
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
             out += w_subscription
         else:
-            w_subscription._write(out)
+            w_subscription._write(out, keep)
         w_assignment = self.assignment
         if w_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
         if isinstance(w_assignment, (bytes, bytearray, memoryview)):
             out += w_assignment
         else:
-            w_assignment._write(out)
+            w_assignment._write(out, keep)
 
 
     @staticmethod
@@ -3357,32 +3530,32 @@ class ConsumerOffsets_MemberMetadataV1:
         if isinstance(a_member_id, (bytes, bytearray, memoryview)):
             out += a_member_id
         else:
-            a_member_id._write(out)
+            a_member_id._write(out, False)
         if a_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
         if isinstance(a_client_id, (bytes, bytearray, memoryview)):
             out += a_client_id
         else:
-            a_client_id._write(out)
+            a_client_id._write(out, False)
         if a_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
         if isinstance(a_client_host, (bytes, bytearray, memoryview)):
             out += a_client_host
         else:
-            a_client_host._write(out)
+            a_client_host._write(out, False)
         out += _S5.pack(a_rebalance_timeout, a_session_timeout)
         if a_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
         if isinstance(a_subscription, (bytes, bytearray, memoryview)):
             out += a_subscription
         else:
-            a_subscription._write(out)
+            a_subscription._write(out, False)
         if a_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
         if isinstance(a_assignment, (bytes, bytearray, memoryview)):
             out += a_assignment
         else:
-            a_assignment._write(out)
+            a_assignment._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -3403,6 +3576,11 @@ class ConsumerOffsets_MemberMetadataV1:
         z_subscription = self.subscription.size()
         z_assignment = self.assignment.size()
         return z_member_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -3468,6 +3646,7 @@ class ConsumerOffsets_MemberMetadataV3:
     """
 
     __slots__ = ("_parent", "member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _spans = ()
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, group_instance_id: "KafkaTypes_NullableString | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -3492,12 +3671,15 @@ class ConsumerOffsets_MemberMetadataV3:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV3 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.MemberMetadataV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -3524,35 +3706,36 @@ class ConsumerOffsets_MemberMetadataV3:
         self.assignment = f_assignment
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_member_id = self.member_id
         if w_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
         if isinstance(w_member_id, (bytes, bytearray, memoryview)):
             out += w_member_id
         else:
-            w_member_id._write(out)
+            w_member_id._write(out, keep)
         w_group_instance_id = self.group_instance_id
         if w_group_instance_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
         if isinstance(w_group_instance_id, (bytes, bytearray, memoryview)):
             out += w_group_instance_id
         else:
-            w_group_instance_id._write(out)
+            w_group_instance_id._write(out, keep)
         w_client_id = self.client_id
         if w_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
         if isinstance(w_client_id, (bytes, bytearray, memoryview)):
             out += w_client_id
         else:
-            w_client_id._write(out)
+            w_client_id._write(out, keep)
         w_client_host = self.client_host
         if w_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
         if isinstance(w_client_host, (bytes, bytearray, memoryview)):
             out += w_client_host
         else:
-            w_client_host._write(out)
+            w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
         w_subscription = self.subscription
@@ -3562,14 +3745,14 @@ class ConsumerOffsets_MemberMetadataV3:
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
             out += w_subscription
         else:
-            w_subscription._write(out)
+            w_subscription._write(out, keep)
         w_assignment = self.assignment
         if w_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
         if isinstance(w_assignment, (bytes, bytearray, memoryview)):
             out += w_assignment
         else:
-            w_assignment._write(out)
+            w_assignment._write(out, keep)
 
 
     @staticmethod
@@ -3580,38 +3763,38 @@ class ConsumerOffsets_MemberMetadataV3:
         if isinstance(a_member_id, (bytes, bytearray, memoryview)):
             out += a_member_id
         else:
-            a_member_id._write(out)
+            a_member_id._write(out, False)
         if a_group_instance_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
         if isinstance(a_group_instance_id, (bytes, bytearray, memoryview)):
             out += a_group_instance_id
         else:
-            a_group_instance_id._write(out)
+            a_group_instance_id._write(out, False)
         if a_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
         if isinstance(a_client_id, (bytes, bytearray, memoryview)):
             out += a_client_id
         else:
-            a_client_id._write(out)
+            a_client_id._write(out, False)
         if a_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
         if isinstance(a_client_host, (bytes, bytearray, memoryview)):
             out += a_client_host
         else:
-            a_client_host._write(out)
+            a_client_host._write(out, False)
         out += _S5.pack(a_rebalance_timeout, a_session_timeout)
         if a_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
         if isinstance(a_subscription, (bytes, bytearray, memoryview)):
             out += a_subscription
         else:
-            a_subscription._write(out)
+            a_subscription._write(out, False)
         if a_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
         if isinstance(a_assignment, (bytes, bytearray, memoryview)):
             out += a_assignment
         else:
-            a_assignment._write(out)
+            a_assignment._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -3633,6 +3816,11 @@ class ConsumerOffsets_MemberMetadataV3:
         z_subscription = self.subscription.size()
         z_assignment = self.assignment.size()
         return z_member_id + z_group_instance_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -3702,6 +3890,7 @@ class ConsumerOffsets_MemberMetadataV4:
     """
 
     __slots__ = ("_parent", "member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, member_id: "KafkaTypes_CompactString | None" = None, group_instance_id: "KafkaTypes_CompactNullableString | None" = None, client_id: "KafkaTypes_CompactString | None" = None, client_host: "KafkaTypes_CompactString | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_CompactBytes | None" = None, assignment: "KafkaTypes_CompactBytes | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -3727,12 +3916,15 @@ class ConsumerOffsets_MemberMetadataV4:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV4 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.MemberMetadataV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -3761,35 +3953,36 @@ class ConsumerOffsets_MemberMetadataV4:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_member_id = self.member_id
         if w_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
         if isinstance(w_member_id, (bytes, bytearray, memoryview)):
             out += w_member_id
         else:
-            w_member_id._write(out)
+            w_member_id._write(out, keep)
         w_group_instance_id = self.group_instance_id
         if w_group_instance_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
         if isinstance(w_group_instance_id, (bytes, bytearray, memoryview)):
             out += w_group_instance_id
         else:
-            w_group_instance_id._write(out)
+            w_group_instance_id._write(out, keep)
         w_client_id = self.client_id
         if w_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
         if isinstance(w_client_id, (bytes, bytearray, memoryview)):
             out += w_client_id
         else:
-            w_client_id._write(out)
+            w_client_id._write(out, keep)
         w_client_host = self.client_host
         if w_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
         if isinstance(w_client_host, (bytes, bytearray, memoryview)):
             out += w_client_host
         else:
-            w_client_host._write(out)
+            w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
         w_subscription = self.subscription
@@ -3799,21 +3992,21 @@ class ConsumerOffsets_MemberMetadataV4:
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
             out += w_subscription
         else:
-            w_subscription._write(out)
+            w_subscription._write(out, keep)
         w_assignment = self.assignment
         if w_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
         if isinstance(w_assignment, (bytes, bytearray, memoryview)):
             out += w_assignment
         else:
-            w_assignment._write(out)
+            w_assignment._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -3824,44 +4017,44 @@ class ConsumerOffsets_MemberMetadataV4:
         if isinstance(a_member_id, (bytes, bytearray, memoryview)):
             out += a_member_id
         else:
-            a_member_id._write(out)
+            a_member_id._write(out, False)
         if a_group_instance_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
         if isinstance(a_group_instance_id, (bytes, bytearray, memoryview)):
             out += a_group_instance_id
         else:
-            a_group_instance_id._write(out)
+            a_group_instance_id._write(out, False)
         if a_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
         if isinstance(a_client_id, (bytes, bytearray, memoryview)):
             out += a_client_id
         else:
-            a_client_id._write(out)
+            a_client_id._write(out, False)
         if a_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
         if isinstance(a_client_host, (bytes, bytearray, memoryview)):
             out += a_client_host
         else:
-            a_client_host._write(out)
+            a_client_host._write(out, False)
         out += _S5.pack(a_rebalance_timeout, a_session_timeout)
         if a_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
         if isinstance(a_subscription, (bytes, bytearray, memoryview)):
             out += a_subscription
         else:
-            a_subscription._write(out)
+            a_subscription._write(out, False)
         if a_assignment is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
         if isinstance(a_assignment, (bytes, bytearray, memoryview)):
             out += a_assignment
         else:
-            a_assignment._write(out)
+            a_assignment._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -3884,6 +4077,11 @@ class ConsumerOffsets_MemberMetadataV4:
         z_assignment = self.assignment.size()
         z_tagged_fields = self.tagged_fields.size()
         return z_member_id + z_group_instance_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -3939,6 +4137,7 @@ class ConsumerOffsets_GroupKey:
     """
 
     __slots__ = ("_parent", "group_id", )
+    _spans = ()
 
     def __init__(self, *, group_id: "KafkaTypes_String | None" = None, _parent=None):
         self._parent = _parent
@@ -3956,12 +4155,15 @@ class ConsumerOffsets_GroupKey:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupKey at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.GroupKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -3972,14 +4174,15 @@ class ConsumerOffsets_GroupKey:
         self.group_id = f_group_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
         if w_group_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_key/group_id')
         if isinstance(w_group_id, (bytes, bytearray, memoryview)):
             out += w_group_id
         else:
-            w_group_id._write(out)
+            w_group_id._write(out, keep)
 
 
     @staticmethod
@@ -3990,7 +4193,7 @@ class ConsumerOffsets_GroupKey:
         if isinstance(a_group_id, (bytes, bytearray, memoryview)):
             out += a_group_id
         else:
-            a_group_id._write(out)
+            a_group_id._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4005,6 +4208,11 @@ class ConsumerOffsets_GroupKey:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group_id = self.group_id.size()
         return z_group_id
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4046,6 +4254,7 @@ class ConsumerOffsets_MemberKey:
     """
 
     __slots__ = ("_parent", "group_id", "member_id", )
+    _spans = ()
 
     def __init__(self, *, group_id: "KafkaTypes_String | None" = None, member_id: "KafkaTypes_String | None" = None, _parent=None):
         self._parent = _parent
@@ -4064,12 +4273,15 @@ class ConsumerOffsets_MemberKey:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberKey at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.MemberKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -4082,21 +4294,22 @@ class ConsumerOffsets_MemberKey:
         self.member_id = f_member_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
         if w_group_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_key/group_id')
         if isinstance(w_group_id, (bytes, bytearray, memoryview)):
             out += w_group_id
         else:
-            w_group_id._write(out)
+            w_group_id._write(out, keep)
         w_member_id = self.member_id
         if w_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_key/member_id')
         if isinstance(w_member_id, (bytes, bytearray, memoryview)):
             out += w_member_id
         else:
-            w_member_id._write(out)
+            w_member_id._write(out, keep)
 
 
     @staticmethod
@@ -4107,13 +4320,13 @@ class ConsumerOffsets_MemberKey:
         if isinstance(a_group_id, (bytes, bytearray, memoryview)):
             out += a_group_id
         else:
-            a_group_id._write(out)
+            a_group_id._write(out, False)
         if a_member_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_key/member_id')
         if isinstance(a_member_id, (bytes, bytearray, memoryview)):
             out += a_member_id
         else:
-            a_member_id._write(out)
+            a_member_id._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4129,6 +4342,11 @@ class ConsumerOffsets_MemberKey:
         z_group_id = self.group_id.size()
         z_member_id = self.member_id.size()
         return z_group_id + z_member_id
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4172,6 +4390,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupMetadataValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -4190,12 +4409,15 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMetadataValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -4218,7 +4440,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -4227,7 +4450,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -4239,7 +4462,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4255,6 +4478,11 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4298,6 +4526,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
     """
 
     __slots__ = ("_parent", "epoch", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, epoch: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -4316,12 +4545,15 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMetadataValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -4337,7 +4569,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_epoch = self.epoch
         w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_epoch)
@@ -4346,7 +4579,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -4358,7 +4591,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4374,6 +4607,11 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
         z_epoch = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_epoch + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4417,6 +4655,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -4435,12 +4674,15 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -4463,7 +4705,8 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -4472,7 +4715,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -4484,7 +4727,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4500,6 +4743,11 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4545,6 +4793,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count_plus_one", "topics", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, topics_count_plus_one: "int | None" = None, topics: "list[ConsumerOffsets_TopicMetadata] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -4565,12 +4814,15 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -4677,9 +4929,11 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
-        self._topics_count_plus_one = w_topics_count_plus_one
+        if keep:
+            self._topics_count_plus_one = w_topics_count_plus_one
         if 0 <= w_topics_count_plus_one < 0x4000:
             out += _VT[w_topics_count_plus_one]
         else:
@@ -4700,7 +4954,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                 if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
                     out += a_topic_name__k2
                 else:
-                    a_topic_name__k2._write(out)
+                    a_topic_name__k2._write(out, False)
                 w_partition_metadata_count_plus_one__k2 = len(a_partition_metadata__k2) + 1
                 out += _S1.pack(a_num_partitions__k2)
                 if 0 <= w_partition_metadata_count_plus_one__k2 < 0x4000:
@@ -4724,40 +4978,40 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                             if isinstance(_x1__k2__k2, (bytes, bytearray, memoryview)):
                                 out += _x1__k2__k2
                             else:
-                                _x1__k2__k2._write(out)
+                                _x1__k2__k2._write(out, False)
                         if a_tagged_fields__k2__k2 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
                         if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_tagged_fields__k2__k2
                         else:
-                            a_tagged_fields__k2__k2._write(out)
+                            a_tagged_fields__k2__k2._write(out, False)
                     else:
                         if _x1__k2.__class__ is tuple:
                             ConsumerOffsets_PartitionRacks._pack(out, *_x1__k2)
                         elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                             out += _x1__k2
                         else:
-                            _x1__k2._write(out)
+                            _x1__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicMetadata._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -4783,7 +5037,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                 if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
                     out += a_topic_name__k2
                 else:
-                    a_topic_name__k2._write(out)
+                    a_topic_name__k2._write(out, False)
                 w_partition_metadata_count_plus_one__k2 = len(a_partition_metadata__k2) + 1
                 out += _S1.pack(a_num_partitions__k2)
                 if 0 <= w_partition_metadata_count_plus_one__k2 < 0x4000:
@@ -4807,39 +5061,39 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                             if isinstance(_x1__k2__k2, (bytes, bytearray, memoryview)):
                                 out += _x1__k2__k2
                             else:
-                                _x1__k2__k2._write(out)
+                                _x1__k2__k2._write(out, False)
                         if a_tagged_fields__k2__k2 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
                         if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_tagged_fields__k2__k2
                         else:
-                            a_tagged_fields__k2__k2._write(out)
+                            a_tagged_fields__k2__k2._write(out, False)
                     else:
                         if _x1__k2.__class__ is tuple:
                             ConsumerOffsets_PartitionRacks._pack(out, *_x1__k2)
                         elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                             out += _x1__k2
                         else:
-                            _x1__k2._write(out)
+                            _x1__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicMetadata._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -4870,6 +5124,11 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
     def topics_count_plus_one(self, value):
         self._topics_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -4923,6 +5182,7 @@ class ConsumerOffsets_TopicMetadata:
     """
 
     __slots__ = ("_parent", "_pins", "topic_id", "topic_name", "num_partitions", "_partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, topic_id: "bytes | None" = None, topic_name: "KafkaTypes_CompactString | None" = None, num_partitions: "int | None" = None, partition_metadata_count_plus_one: "int | None" = None, partition_metadata: "list[ConsumerOffsets_PartitionRacks] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -4946,12 +5206,15 @@ class ConsumerOffsets_TopicMetadata:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.TopicMetadata at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.TopicMetadata at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -5031,7 +5294,8 @@ class ConsumerOffsets_TopicMetadata:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
@@ -5044,10 +5308,11 @@ class ConsumerOffsets_TopicMetadata:
         if isinstance(w_topic_name, (bytes, bytearray, memoryview)):
             out += w_topic_name
         else:
-            w_topic_name._write(out)
+            w_topic_name._write(out, keep)
         w_num_partitions = self.num_partitions
         w_partition_metadata_count_plus_one = self._partition_metadata_count_plus_one if self._pins & 1 else len(self.partition_metadata) + 1
-        self._partition_metadata_count_plus_one = w_partition_metadata_count_plus_one
+        if keep:
+            self._partition_metadata_count_plus_one = w_partition_metadata_count_plus_one
         out += _S1.pack(w_num_partitions)
         if 0 <= w_partition_metadata_count_plus_one < 0x4000:
             out += _VT[w_partition_metadata_count_plus_one]
@@ -5071,27 +5336,27 @@ class ConsumerOffsets_TopicMetadata:
                     if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                         out += _x1__k2
                     else:
-                        _x1__k2._write(out)
+                        _x1__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_PartitionRacks._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -5107,7 +5372,7 @@ class ConsumerOffsets_TopicMetadata:
         if isinstance(a_topic_name, (bytes, bytearray, memoryview)):
             out += a_topic_name
         else:
-            a_topic_name._write(out)
+            a_topic_name._write(out, False)
         w_partition_metadata_count_plus_one = len(a_partition_metadata) + 1
         out += _S1.pack(a_num_partitions)
         if 0 <= w_partition_metadata_count_plus_one < 0x4000:
@@ -5131,26 +5396,26 @@ class ConsumerOffsets_TopicMetadata:
                     if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                         out += _x1__k2
                     else:
-                        _x1__k2._write(out)
+                        _x1__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_PartitionRacks._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -5184,6 +5449,11 @@ class ConsumerOffsets_TopicMetadata:
     def partition_metadata_count_plus_one(self, value):
         self._partition_metadata_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -5239,6 +5509,7 @@ class ConsumerOffsets_PartitionRacks:
     """
 
     __slots__ = ("_parent", "_pins", "partition", "_racks_count_plus_one", "racks", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, partition: "int | None" = None, racks_count_plus_one: "int | None" = None, racks: "list[KafkaTypes_CompactString] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -5260,12 +5531,15 @@ class ConsumerOffsets_PartitionRacks:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.PartitionRacks at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.PartitionRacks at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -5305,10 +5579,12 @@ class ConsumerOffsets_PartitionRacks:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_partition = self.partition
         w_racks_count_plus_one = self._racks_count_plus_one if self._pins & 1 else len(self.racks) + 1
-        self._racks_count_plus_one = w_racks_count_plus_one
+        if keep:
+            self._racks_count_plus_one = w_racks_count_plus_one
         out += _S1.pack(w_partition)
         if 0 <= w_racks_count_plus_one < 0x4000:
             out += _VT[w_racks_count_plus_one]
@@ -5321,14 +5597,14 @@ class ConsumerOffsets_PartitionRacks:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -5346,13 +5622,13 @@ class ConsumerOffsets_PartitionRacks:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -5384,6 +5660,11 @@ class ConsumerOffsets_PartitionRacks:
     def racks_count_plus_one(self, value):
         self._racks_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -5431,6 +5712,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupMemberMetadataValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -5449,12 +5731,15 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -5477,7 +5762,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -5486,7 +5772,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -5498,7 +5784,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -5514,6 +5800,11 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -5574,6 +5865,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "instance_id", "rack_id", "client_id", "client_host", "_subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, instance_id: "KafkaTypes_CompactNullableString | None" = None, rack_id: "KafkaTypes_CompactNullableString | None" = None, client_id: "KafkaTypes_CompactString | None" = None, client_host: "KafkaTypes_CompactString | None" = None, subscribed_topic_names_count_plus_one: "int | None" = None, subscribed_topic_names: "list[KafkaTypes_CompactString] | None" = None, subscribed_topic_regex: "KafkaTypes_CompactNullableString | None" = None, rebalance_timeout_ms: "int | None" = None, server_assignor: "KafkaTypes_CompactNullableString | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -5601,12 +5893,15 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -5658,37 +5953,39 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_instance_id = self.instance_id
         if w_instance_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/instance_id')
         if isinstance(w_instance_id, (bytes, bytearray, memoryview)):
             out += w_instance_id
         else:
-            w_instance_id._write(out)
+            w_instance_id._write(out, keep)
         w_rack_id = self.rack_id
         if w_rack_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/rack_id')
         if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
             out += w_rack_id
         else:
-            w_rack_id._write(out)
+            w_rack_id._write(out, keep)
         w_client_id = self.client_id
         if w_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_id')
         if isinstance(w_client_id, (bytes, bytearray, memoryview)):
             out += w_client_id
         else:
-            w_client_id._write(out)
+            w_client_id._write(out, keep)
         w_client_host = self.client_host
         if w_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_host')
         if isinstance(w_client_host, (bytes, bytearray, memoryview)):
             out += w_client_host
         else:
-            w_client_host._write(out)
+            w_client_host._write(out, keep)
         w_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
-        self._subscribed_topic_names_count_plus_one = w_subscribed_topic_names_count_plus_one
+        if keep:
+            self._subscribed_topic_names_count_plus_one = w_subscribed_topic_names_count_plus_one
         if 0 <= w_subscribed_topic_names_count_plus_one < 0x4000:
             out += _VT[w_subscribed_topic_names_count_plus_one]
         else:
@@ -5700,14 +5997,14 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_subscribed_topic_regex = self.subscribed_topic_regex
         if w_subscribed_topic_regex is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_regex')
         if isinstance(w_subscribed_topic_regex, (bytes, bytearray, memoryview)):
             out += w_subscribed_topic_regex
         else:
-            w_subscribed_topic_regex._write(out)
+            w_subscribed_topic_regex._write(out, keep)
         w_rebalance_timeout_ms = self.rebalance_timeout_ms
         w_server_assignor = self.server_assignor
         out += _S1.pack(w_rebalance_timeout_ms)
@@ -5716,14 +6013,14 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         if isinstance(w_server_assignor, (bytes, bytearray, memoryview)):
             out += w_server_assignor
         else:
-            w_server_assignor._write(out)
+            w_server_assignor._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -5734,25 +6031,25 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         if isinstance(a_instance_id, (bytes, bytearray, memoryview)):
             out += a_instance_id
         else:
-            a_instance_id._write(out)
+            a_instance_id._write(out, False)
         if a_rack_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/rack_id')
         if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
             out += a_rack_id
         else:
-            a_rack_id._write(out)
+            a_rack_id._write(out, False)
         if a_client_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_id')
         if isinstance(a_client_id, (bytes, bytearray, memoryview)):
             out += a_client_id
         else:
-            a_client_id._write(out)
+            a_client_id._write(out, False)
         if a_client_host is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_host')
         if isinstance(a_client_host, (bytes, bytearray, memoryview)):
             out += a_client_host
         else:
-            a_client_host._write(out)
+            a_client_host._write(out, False)
         w_subscribed_topic_names_count_plus_one = len(a_subscribed_topic_names) + 1
         if 0 <= w_subscribed_topic_names_count_plus_one < 0x4000:
             out += _VT[w_subscribed_topic_names_count_plus_one]
@@ -5764,26 +6061,26 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_subscribed_topic_regex is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_regex')
         if isinstance(a_subscribed_topic_regex, (bytes, bytearray, memoryview)):
             out += a_subscribed_topic_regex
         else:
-            a_subscribed_topic_regex._write(out)
+            a_subscribed_topic_regex._write(out, False)
         out += _S1.pack(a_rebalance_timeout_ms)
         if a_server_assignor is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/server_assignor')
         if isinstance(a_server_assignor, (bytes, bytearray, memoryview)):
             out += a_server_assignor
         else:
-            a_server_assignor._write(out)
+            a_server_assignor._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -5821,6 +6118,11 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
     def subscribed_topic_names_count_plus_one(self, value):
         self._subscribed_topic_names_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -5880,6 +6182,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -5898,12 +6201,15 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -5926,7 +6232,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -5935,7 +6242,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -5947,7 +6254,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -5963,6 +6270,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6006,6 +6318,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
     """
 
     __slots__ = ("_parent", "assignment_epoch", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, assignment_epoch: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -6024,12 +6337,15 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -6045,7 +6361,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_assignment_epoch = self.assignment_epoch
         w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_assignment_epoch)
@@ -6054,7 +6371,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -6066,7 +6383,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -6082,6 +6399,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
         z_assignment_epoch = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_assignment_epoch + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6125,6 +6447,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -6143,12 +6466,15 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -6171,7 +6497,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -6180,7 +6507,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -6192,7 +6519,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -6208,6 +6535,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6253,6 +6585,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "_topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, topic_partitions_count_plus_one: "int | None" = None, topic_partitions: "list[ConsumerOffsets_TopicPartitions] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -6273,12 +6606,15 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -6349,9 +6685,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
-        self._topic_partitions_count_plus_one = w_topic_partitions_count_plus_one
+        if keep:
+            self._topic_partitions_count_plus_one = w_topic_partitions_count_plus_one
         if 0 <= w_topic_partitions_count_plus_one < 0x4000:
             out += _VT[w_topic_partitions_count_plus_one]
         else:
@@ -6381,21 +6719,21 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -6430,20 +6768,20 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -6474,6 +6812,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
     def topic_partitions_count_plus_one(self, value):
         self._topic_partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6523,6 +6866,7 @@ class ConsumerOffsets_TopicPartitions:
     """
 
     __slots__ = ("_parent", "_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, topic_id: "bytes | None" = None, partitions_count_plus_one: "int | None" = None, partitions: "list[int] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -6544,12 +6888,15 @@ class ConsumerOffsets_TopicPartitions:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.TopicPartitions at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.TopicPartitions at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -6593,7 +6940,8 @@ class ConsumerOffsets_TopicPartitions:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
@@ -6601,7 +6949,8 @@ class ConsumerOffsets_TopicPartitions:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'consumer_offsets/topic_partitions/topic_id')
         out += w_topic_id
         w_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        self._partitions_count_plus_one = w_partitions_count_plus_one
+        if keep:
+            self._partitions_count_plus_one = w_partitions_count_plus_one
         if 0 <= w_partitions_count_plus_one < 0x4000:
             out += _VT[w_partitions_count_plus_one]
         else:
@@ -6617,7 +6966,7 @@ class ConsumerOffsets_TopicPartitions:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -6642,7 +6991,7 @@ class ConsumerOffsets_TopicPartitions:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -6674,6 +7023,11 @@ class ConsumerOffsets_TopicPartitions:
     def partitions_count_plus_one(self, value):
         self._partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6721,6 +7075,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0 | None" = None, _parent=None):
         self._parent = _parent
@@ -6739,12 +7094,15 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -6767,7 +7125,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -6776,7 +7135,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -6788,7 +7147,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -6804,6 +7163,11 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -6859,6 +7223,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "_partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, member_epoch: "int | None" = None, previous_member_epoch: "int | None" = None, state: "int | None" = None, assigned_partitions_count_plus_one: "int | None" = None, assigned_partitions: "list[ConsumerOffsets_TopicPartitions] | None" = None, partitions_pending_revocation_count_plus_one: "int | None" = None, partitions_pending_revocation: "list[ConsumerOffsets_TopicPartitions] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -6884,12 +7249,15 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -7026,12 +7394,14 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
         w_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
-        self._assigned_partitions_count_plus_one = w_assigned_partitions_count_plus_one
+        if keep:
+            self._assigned_partitions_count_plus_one = w_assigned_partitions_count_plus_one
         out += _S6.pack(w_member_epoch, w_previous_member_epoch, w_state)
         if 0 <= w_assigned_partitions_count_plus_one < 0x4000:
             out += _VT[w_assigned_partitions_count_plus_one]
@@ -7062,16 +7432,17 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_partitions_pending_revocation_count_plus_one = self._partitions_pending_revocation_count_plus_one if self._pins & 2 else len(self.partitions_pending_revocation) + 1
-        self._partitions_pending_revocation_count_plus_one = w_partitions_pending_revocation_count_plus_one
+        if keep:
+            self._partitions_pending_revocation_count_plus_one = w_partitions_pending_revocation_count_plus_one
         if 0 <= w_partitions_pending_revocation_count_plus_one < 0x4000:
             out += _VT[w_partitions_pending_revocation_count_plus_one]
         else:
@@ -7101,21 +7472,21 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k4
                 else:
-                    a_tagged_fields__k4._write(out)
+                    a_tagged_fields__k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x3)
                 elif isinstance(_x3, (bytes, bytearray, memoryview)):
                     out += _x3
                 else:
-                    _x3._write(out)
+                    _x3._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -7151,14 +7522,14 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         w_partitions_pending_revocation_count_plus_one = len(a_partitions_pending_revocation) + 1
         if 0 <= w_partitions_pending_revocation_count_plus_one < 0x4000:
             out += _VT[w_partitions_pending_revocation_count_plus_one]
@@ -7188,20 +7559,20 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
                 if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k4
                 else:
-                    a_tagged_fields__k4._write(out)
+                    a_tagged_fields__k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x3)
                 elif isinstance(_x3, (bytes, bytearray, memoryview)):
                     out += _x3
                 else:
-                    _x3._write(out)
+                    _x3._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -7251,6 +7622,11 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
     def partitions_pending_revocation_count_plus_one(self, value):
         self._partitions_pending_revocation_count_plus_one = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -75,6 +84,7 @@ class ConsumerProtocol:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -93,12 +103,15 @@ class ConsumerProtocol:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -130,7 +143,8 @@ class ConsumerProtocol:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -139,7 +153,7 @@ class ConsumerProtocol:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -151,7 +165,7 @@ class ConsumerProtocol:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -167,6 +181,11 @@ class ConsumerProtocol:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -212,6 +231,7 @@ class ConsumerProtocol_SubscriptionV0:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
         self._parent = _parent
@@ -232,12 +252,15 @@ class ConsumerProtocol_SubscriptionV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -247,6 +270,7 @@ class ConsumerProtocol_SubscriptionV0:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T1)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -254,9 +278,9 @@ class ConsumerProtocol_SubscriptionV0:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v0/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v0/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v0/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v0/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -266,9 +290,11 @@ class ConsumerProtocol_SubscriptionV0:
         self.user_data = f_user_data
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -277,14 +303,14 @@ class ConsumerProtocol_SubscriptionV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
 
 
     @staticmethod
@@ -298,13 +324,13 @@ class ConsumerProtocol_SubscriptionV0:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -334,6 +360,11 @@ class ConsumerProtocol_SubscriptionV0:
     def topics_count(self, value):
         self._topics_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -385,6 +416,7 @@ class ConsumerProtocol_SubscriptionV1:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, _parent=None):
         self._parent = _parent
@@ -407,12 +439,15 @@ class ConsumerProtocol_SubscriptionV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -422,6 +457,7 @@ class ConsumerProtocol_SubscriptionV1:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T2)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -429,9 +465,9 @@ class ConsumerProtocol_SubscriptionV1:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v1/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v1/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v1/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v1/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -441,6 +477,7 @@ class ConsumerProtocol_SubscriptionV1:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -448,9 +485,9 @@ class ConsumerProtocol_SubscriptionV1:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v1/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v1/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -460,6 +497,7 @@ class ConsumerProtocol_SubscriptionV1:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -467,9 +505,9 @@ class ConsumerProtocol_SubscriptionV1:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -482,9 +520,11 @@ class ConsumerProtocol_SubscriptionV1:
         self.owned_partitions = f_owned_partitions
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -493,16 +533,17 @@ class ConsumerProtocol_SubscriptionV1:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -515,7 +556,7 @@ class ConsumerProtocol_SubscriptionV1:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -528,7 +569,7 @@ class ConsumerProtocol_SubscriptionV1:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
 
 
     @staticmethod
@@ -542,13 +583,13 @@ class ConsumerProtocol_SubscriptionV1:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -561,7 +602,7 @@ class ConsumerProtocol_SubscriptionV1:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -574,7 +615,7 @@ class ConsumerProtocol_SubscriptionV1:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -619,6 +660,11 @@ class ConsumerProtocol_SubscriptionV1:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -676,6 +722,7 @@ class ConsumerProtocol_SubscriptionV2:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -699,12 +746,15 @@ class ConsumerProtocol_SubscriptionV2:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV2 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV2 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -714,6 +764,7 @@ class ConsumerProtocol_SubscriptionV2:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T5)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -721,9 +772,9 @@ class ConsumerProtocol_SubscriptionV2:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v2/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v2/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v2/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v2/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -733,6 +784,7 @@ class ConsumerProtocol_SubscriptionV2:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T6)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -740,9 +792,9 @@ class ConsumerProtocol_SubscriptionV2:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v2/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v2/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -752,6 +804,7 @@ class ConsumerProtocol_SubscriptionV2:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -759,9 +812,9 @@ class ConsumerProtocol_SubscriptionV2:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -779,9 +832,11 @@ class ConsumerProtocol_SubscriptionV2:
         self.generation_id = f_generation_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -790,16 +845,17 @@ class ConsumerProtocol_SubscriptionV2:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -812,7 +868,7 @@ class ConsumerProtocol_SubscriptionV2:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -825,7 +881,7 @@ class ConsumerProtocol_SubscriptionV2:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
 
@@ -841,13 +897,13 @@ class ConsumerProtocol_SubscriptionV2:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -860,7 +916,7 @@ class ConsumerProtocol_SubscriptionV2:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -873,7 +929,7 @@ class ConsumerProtocol_SubscriptionV2:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
         out += _S1.pack(a_generation_id)
 
     def to_bytes(self) -> bytes:
@@ -920,6 +976,11 @@ class ConsumerProtocol_SubscriptionV2:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -981,6 +1042,7 @@ class ConsumerProtocol_SubscriptionV3:
     """
 
     __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
+    _spans = ()
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, rack_id: "KafkaTypes_NullableString | None" = None, _parent=None):
         self._parent = _parent
@@ -1005,12 +1067,15 @@ class ConsumerProtocol_SubscriptionV3:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV3 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.SubscriptionV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1020,6 +1085,7 @@ class ConsumerProtocol_SubscriptionV3:
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T8)
+        _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._topics_count = f_topics_count
@@ -1027,9 +1093,9 @@ class ConsumerProtocol_SubscriptionV3:
         _c3 = f_topics_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v3/topics', f"negative count {_c3}")
+                raise _invalid(_m_topics_count, 'consumer_protocol/subscription_v3/topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v3/topics', _c3, end - pos)
+                raise _too_many(_m_topics_count, 'consumer_protocol/subscription_v3/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -1039,6 +1105,7 @@ class ConsumerProtocol_SubscriptionV3:
         self.user_data = f_user_data
         if end - pos < 4:
             raise _truncated(pos, end, _T9)
+        _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._owned_partitions_count = f_owned_partitions_count
@@ -1046,9 +1113,9 @@ class ConsumerProtocol_SubscriptionV3:
         _c8 = f_owned_partitions_count
         if _c8:
             if _c8 < 0:
-                raise _invalid(pos, 'consumer_protocol/subscription_v3/owned_partitions', f"negative count {_c8}")
+                raise _invalid(_m_owned_partitions_count, 'consumer_protocol/subscription_v3/owned_partitions', f"negative count {_c8}")
             if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
+                raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
@@ -1058,6 +1125,7 @@ class ConsumerProtocol_SubscriptionV3:
                 _v6.topic = f_topic__r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r10 = pos
                 f_partitions_count__r10, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v6._partitions_count = f_partitions_count__r10
@@ -1065,9 +1133,9 @@ class ConsumerProtocol_SubscriptionV3:
                 _c3__r10 = f_partitions_count__r10
                 if _c3__r10:
                     if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
+                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
                     if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
+                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
                     _ap2__r10 = f_partitions__r10.append
                     for ___r10 in range(_c3__r10):
                         if end - pos < 4:
@@ -1087,9 +1155,11 @@ class ConsumerProtocol_SubscriptionV3:
         self.rack_id = f_rack_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
-        self._topics_count = w_topics_count
+        if keep:
+            self._topics_count = w_topics_count
         w_topics = self.topics
         out += _S1.pack(w_topics_count)
         if w_topics is None:
@@ -1098,16 +1168,17 @@ class ConsumerProtocol_SubscriptionV3:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
-        self._owned_partitions_count = w_owned_partitions_count
+        if keep:
+            self._owned_partitions_count = w_owned_partitions_count
         w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
         if w_owned_partitions is None:
@@ -1120,7 +1191,7 @@ class ConsumerProtocol_SubscriptionV3:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -1133,7 +1204,7 @@ class ConsumerProtocol_SubscriptionV3:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, keep)
         w_generation_id = self.generation_id
         w_rack_id = self.rack_id
         out += _S1.pack(w_generation_id)
@@ -1142,7 +1213,7 @@ class ConsumerProtocol_SubscriptionV3:
         if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
             out += w_rack_id
         else:
-            w_rack_id._write(out)
+            w_rack_id._write(out, keep)
 
 
     @staticmethod
@@ -1156,13 +1227,13 @@ class ConsumerProtocol_SubscriptionV3:
             if isinstance(_x1, (bytes, bytearray, memoryview)):
                 out += _x1
             else:
-                _x1._write(out)
+                _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
         w_owned_partitions_count = len(a_owned_partitions)
         out += _S1.pack(w_owned_partitions_count)
         if a_owned_partitions is None:
@@ -1175,7 +1246,7 @@ class ConsumerProtocol_SubscriptionV3:
                 if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
                     out += a_topic__k3
                 else:
-                    a_topic__k3._write(out)
+                    a_topic__k3._write(out, False)
                 w_partitions_count__k3 = len(a_partitions__k3)
                 out += _S1.pack(w_partitions_count__k3)
                 if a_partitions__k3 is None:
@@ -1188,14 +1259,14 @@ class ConsumerProtocol_SubscriptionV3:
                 elif isinstance(_x2, (bytes, bytearray, memoryview)):
                     out += _x2
                 else:
-                    _x2._write(out)
+                    _x2._write(out, False)
         out += _S1.pack(a_generation_id)
         if a_rack_id is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/rack_id')
         if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
             out += a_rack_id
         else:
-            a_rack_id._write(out)
+            a_rack_id._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1242,6 +1313,11 @@ class ConsumerProtocol_SubscriptionV3:
     def owned_partitions_count(self, value):
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1299,6 +1375,7 @@ class ConsumerProtocol_Assignment:
     """
 
     __slots__ = ("_parent", "_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, assigned_partitions_count: "int | None" = None, assigned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
         self._parent = _parent
@@ -1320,12 +1397,15 @@ class ConsumerProtocol_Assignment:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.Assignment at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.Assignment at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1335,6 +1415,7 @@ class ConsumerProtocol_Assignment:
         self._pins = 0
         if end - pos < 6:
             raise _truncated(pos, end, _T11)
+        _m_assigned_partitions_count = pos + 2
         f_version, f_assigned_partitions_count = _S2.unpack_from(buf, pos)
         pos += 6
         self.version = f_version
@@ -1343,9 +1424,9 @@ class ConsumerProtocol_Assignment:
         _c3 = f_assigned_partitions_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/assignment/assigned_partitions', f"negative count {_c3}")
+                raise _invalid(_m_assigned_partitions_count, 'consumer_protocol/assignment/assigned_partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
+                raise _too_many(_m_assigned_partitions_count, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerProtocol_TopicPartitions)
@@ -1355,6 +1436,7 @@ class ConsumerProtocol_Assignment:
                 _v1.topic = f_topic__r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
+                _m_partitions_count__r5 = pos
                 f_partitions_count__r5, = _S1.unpack_from(buf, pos)
                 pos += 4
                 _v1._partitions_count = f_partitions_count__r5
@@ -1362,9 +1444,9 @@ class ConsumerProtocol_Assignment:
                 _c3__r5 = f_partitions_count__r5
                 if _c3__r5:
                     if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
+                        raise _invalid(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
                     if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
+                        raise _too_many(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
                     _ap2__r5 = f_partitions__r5.append
                     for ___r5 in range(_c3__r5):
                         if end - pos < 4:
@@ -1379,10 +1461,12 @@ class ConsumerProtocol_Assignment:
         self.user_data = f_user_data
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_assigned_partitions_count = self._assigned_partitions_count if self._pins & 1 else len(self.assigned_partitions)
-        self._assigned_partitions_count = w_assigned_partitions_count
+        if keep:
+            self._assigned_partitions_count = w_assigned_partitions_count
         w_assigned_partitions = self.assigned_partitions
         out += _S2.pack(w_version, w_assigned_partitions_count)
         if w_assigned_partitions is None:
@@ -1395,7 +1479,7 @@ class ConsumerProtocol_Assignment:
                 if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                     out += a_topic__k2
                 else:
-                    a_topic__k2._write(out)
+                    a_topic__k2._write(out, False)
                 w_partitions_count__k2 = len(a_partitions__k2)
                 out += _S1.pack(w_partitions_count__k2)
                 if a_partitions__k2 is None:
@@ -1408,14 +1492,14 @@ class ConsumerProtocol_Assignment:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
         if isinstance(w_user_data, (bytes, bytearray, memoryview)):
             out += w_user_data
         else:
-            w_user_data._write(out)
+            w_user_data._write(out, keep)
 
 
     @staticmethod
@@ -1433,7 +1517,7 @@ class ConsumerProtocol_Assignment:
                 if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                     out += a_topic__k2
                 else:
-                    a_topic__k2._write(out)
+                    a_topic__k2._write(out, False)
                 w_partitions_count__k2 = len(a_partitions__k2)
                 out += _S1.pack(w_partitions_count__k2)
                 if a_partitions__k2 is None:
@@ -1446,13 +1530,13 @@ class ConsumerProtocol_Assignment:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
         if isinstance(a_user_data, (bytes, bytearray, memoryview)):
             out += a_user_data
         else:
-            a_user_data._write(out)
+            a_user_data._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1483,6 +1567,11 @@ class ConsumerProtocol_Assignment:
     def assigned_partitions_count(self, value):
         self._assigned_partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1532,6 +1621,7 @@ class ConsumerProtocol_TopicPartitions:
     """
 
     __slots__ = ("_parent", "_pins", "topic", "_partitions_count", "partitions", )
+    _spans = ()
 
     def __init__(self, *, topic: "KafkaTypes_String | None" = None, partitions_count: "int | None" = None, partitions: "list[int] | None" = None, _parent=None):
         self._parent = _parent
@@ -1552,12 +1642,15 @@ class ConsumerProtocol_TopicPartitions:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.TopicPartitions at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ConsumerProtocol.TopicPartitions at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1569,6 +1662,7 @@ class ConsumerProtocol_TopicPartitions:
         self.topic = f_topic
         if end - pos < 4:
             raise _truncated(pos, end, _T4)
+        _m_partitions_count = pos
         f_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
         self._partitions_count = f_partitions_count
@@ -1576,9 +1670,9 @@ class ConsumerProtocol_TopicPartitions:
         _c3 = f_partitions_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
+                raise _invalid(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
+                raise _too_many(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
             _ap2 = f_partitions.append
             for _ in range(_c3):
                 if end - pos < 4:
@@ -1589,16 +1683,18 @@ class ConsumerProtocol_TopicPartitions:
         self.partitions = f_partitions
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic = self.topic
         if w_topic is None:
             raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
         if isinstance(w_topic, (bytes, bytearray, memoryview)):
             out += w_topic
         else:
-            w_topic._write(out)
+            w_topic._write(out, keep)
         w_partitions_count = self._partitions_count if self._pins & 1 else len(self.partitions)
-        self._partitions_count = w_partitions_count
+        if keep:
+            self._partitions_count = w_partitions_count
         w_partitions = self.partitions
         out += _S1.pack(w_partitions_count)
         if w_partitions is None:
@@ -1615,7 +1711,7 @@ class ConsumerProtocol_TopicPartitions:
         if isinstance(a_topic, (bytes, bytearray, memoryview)):
             out += a_topic
         else:
-            a_topic._write(out)
+            a_topic._write(out, False)
         w_partitions_count = len(a_partitions)
         out += _S1.pack(w_partitions_count)
         if a_partitions is None:
@@ -1651,6 +1747,11 @@ class ConsumerProtocol_TopicPartitions:
     def partitions_count(self, value):
         self._partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -89,6 +98,7 @@ class ControlRecord:
     """
 
     __slots__ = ("_parent", "version", "type", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, type: "ControlRecord_ControlType | int | None" = None, _parent=None):
         self._parent = _parent
@@ -107,12 +117,15 @@ class ControlRecord:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -130,10 +143,13 @@ class ControlRecord:
         self.type = f_type
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_type = self.type
         out += _S0.pack(w_version, w_type)
 
@@ -159,6 +175,11 @@ class ControlRecord:
         z_version = 2
         z_type = 2
         return z_version + z_type
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -202,6 +223,7 @@ class ControlRecord_EndTransactionMarker:
     """
 
     __slots__ = ("_parent", "version", "coordinator_epoch", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, coordinator_epoch: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -220,12 +242,15 @@ class ControlRecord_EndTransactionMarker:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.EndTransactionMarker at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.EndTransactionMarker at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -242,10 +267,13 @@ class ControlRecord_EndTransactionMarker:
         self.coordinator_epoch = f_coordinator_epoch
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_coordinator_epoch = self.coordinator_epoch
         out += _S1.pack(w_version, w_coordinator_epoch)
 
@@ -271,6 +299,11 @@ class ControlRecord_EndTransactionMarker:
         z_version = 2
         z_coordinator_epoch = 4
         return z_version + z_coordinator_epoch
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -324,6 +357,7 @@ class ControlRecord_LeaderChangeMessage:
     """
 
     __slots__ = ("_parent", "_pins", "version", "leader_id", "_voters_count_plus_one", "voters", "_granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, leader_id: "int | None" = None, voters_count_plus_one: "int | None" = None, voters: "list[ControlRecord_Voter] | None" = None, granting_voters_count_plus_one: "int | None" = None, granting_voters: "list[ControlRecord_Voter] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -348,12 +382,15 @@ class ControlRecord_LeaderChangeMessage:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.LeaderChangeMessage at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.LeaderChangeMessage at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -433,13 +470,17 @@ class ControlRecord_LeaderChangeMessage:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_leader_id = self.leader_id
         w_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
-        self._voters_count_plus_one = w_voters_count_plus_one
+        if keep:
+            self._voters_count_plus_one = w_voters_count_plus_one
         out += _S1.pack(w_version, w_leader_id)
         if 0 <= w_voters_count_plus_one < 0x4000:
             out += _VT[w_voters_count_plus_one]
@@ -457,16 +498,17 @@ class ControlRecord_LeaderChangeMessage:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_granting_voters_count_plus_one = self._granting_voters_count_plus_one if self._pins & 2 else len(self.granting_voters) + 1
-        self._granting_voters_count_plus_one = w_granting_voters_count_plus_one
+        if keep:
+            self._granting_voters_count_plus_one = w_granting_voters_count_plus_one
         if 0 <= w_granting_voters_count_plus_one < 0x4000:
             out += _VT[w_granting_voters_count_plus_one]
         else:
@@ -483,21 +525,21 @@ class ControlRecord_LeaderChangeMessage:
                 if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k4
                 else:
-                    a_tagged_fields__k4._write(out)
+                    a_tagged_fields__k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x3)
                 elif isinstance(_x3, (bytes, bytearray, memoryview)):
                     out += _x3
                 else:
-                    _x3._write(out)
+                    _x3._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/leader_change_message/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -522,14 +564,14 @@ class ControlRecord_LeaderChangeMessage:
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         w_granting_voters_count_plus_one = len(a_granting_voters) + 1
         if 0 <= w_granting_voters_count_plus_one < 0x4000:
             out += _VT[w_granting_voters_count_plus_one]
@@ -546,20 +588,20 @@ class ControlRecord_LeaderChangeMessage:
                 if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k4
                 else:
-                    a_tagged_fields__k4._write(out)
+                    a_tagged_fields__k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x3)
                 elif isinstance(_x3, (bytes, bytearray, memoryview)):
                     out += _x3
                 else:
-                    _x3._write(out)
+                    _x3._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/leader_change_message/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -608,6 +650,11 @@ class ControlRecord_LeaderChangeMessage:
     def granting_voters_count_plus_one(self, value):
         self._granting_voters_count_plus_one = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -661,6 +708,7 @@ class ControlRecord_Voter:
     """
 
     __slots__ = ("_parent", "voter_id", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, voter_id: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -679,12 +727,15 @@ class ControlRecord_Voter:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.Voter at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.Voter at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -700,7 +751,8 @@ class ControlRecord_Voter:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_voter_id = self.voter_id
         w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_voter_id)
@@ -709,7 +761,7 @@ class ControlRecord_Voter:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -721,7 +773,7 @@ class ControlRecord_Voter:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -737,6 +789,11 @@ class ControlRecord_Voter:
         z_voter_id = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_voter_id + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -782,6 +839,7 @@ class ControlRecord_SnapshotHeaderRecord:
     """
 
     __slots__ = ("_parent", "version", "last_contained_log_timestamp", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, last_contained_log_timestamp: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -801,12 +859,15 @@ class ControlRecord_SnapshotHeaderRecord:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.SnapshotHeaderRecord at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.SnapshotHeaderRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -823,10 +884,13 @@ class ControlRecord_SnapshotHeaderRecord:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_last_contained_log_timestamp = self.last_contained_log_timestamp
         w_tagged_fields = self.tagged_fields
         out += _S3.pack(w_version, w_last_contained_log_timestamp)
@@ -835,7 +899,7 @@ class ControlRecord_SnapshotHeaderRecord:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -849,7 +913,7 @@ class ControlRecord_SnapshotHeaderRecord:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -866,6 +930,11 @@ class ControlRecord_SnapshotHeaderRecord:
         z_last_contained_log_timestamp = 8
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_last_contained_log_timestamp + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -911,6 +980,7 @@ class ControlRecord_SnapshotFooterRecord:
     """
 
     __slots__ = ("_parent", "version", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -929,12 +999,15 @@ class ControlRecord_SnapshotFooterRecord:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.SnapshotFooterRecord at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.SnapshotFooterRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -950,10 +1023,13 @@ class ControlRecord_SnapshotFooterRecord:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_tagged_fields = self.tagged_fields
         out += _S4.pack(w_version)
         if w_tagged_fields is None:
@@ -961,7 +1037,7 @@ class ControlRecord_SnapshotFooterRecord:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -975,7 +1051,7 @@ class ControlRecord_SnapshotFooterRecord:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -991,6 +1067,11 @@ class ControlRecord_SnapshotFooterRecord:
         z_version = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1036,6 +1117,7 @@ class ControlRecord_KraftVersionRecord:
     """
 
     __slots__ = ("_parent", "version", "kraft_version", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, kraft_version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1055,12 +1137,15 @@ class ControlRecord_KraftVersionRecord:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.KraftVersionRecord at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.KraftVersionRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1077,10 +1162,13 @@ class ControlRecord_KraftVersionRecord:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_kraft_version = self.kraft_version
         w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_version, w_kraft_version)
@@ -1089,7 +1177,7 @@ class ControlRecord_KraftVersionRecord:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1103,7 +1191,7 @@ class ControlRecord_KraftVersionRecord:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1120,6 +1208,11 @@ class ControlRecord_KraftVersionRecord:
         z_kraft_version = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_kraft_version + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1169,6 +1262,7 @@ class ControlRecord_VotersRecord:
     """
 
     __slots__ = ("_parent", "_pins", "version", "_voters_count_plus_one", "voters", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, voters_count_plus_one: "int | None" = None, voters: "list[ControlRecord_VoterEntry] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1190,12 +1284,15 @@ class ControlRecord_VotersRecord:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.VotersRecord at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.VotersRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1287,12 +1384,16 @@ class ControlRecord_VotersRecord:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
-        self._voters_count_plus_one = w_voters_count_plus_one
+        if keep:
+            self._voters_count_plus_one = w_voters_count_plus_one
         out += _S4.pack(w_version)
         if 0 <= w_voters_count_plus_one < 0x4000:
             out += _VT[w_voters_count_plus_one]
@@ -1325,27 +1426,27 @@ class ControlRecord_VotersRecord:
                         if isinstance(a_name__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_name__k2__k2
                         else:
-                            a_name__k2__k2._write(out)
+                            a_name__k2__k2._write(out, False)
                         if a_host__k2__k2 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/host')
                         if isinstance(a_host__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_host__k2__k2
                         else:
-                            a_host__k2__k2._write(out)
+                            a_host__k2__k2._write(out, False)
                         out += _S5.pack(a_port__k2__k2)
                         if a_tagged_fields__k2__k2 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
                         if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_tagged_fields__k2__k2
                         else:
-                            a_tagged_fields__k2__k2._write(out)
+                            a_tagged_fields__k2__k2._write(out, False)
                     else:
                         if _x1__k2.__class__ is tuple:
                             ControlRecord_Endpoint._pack(out, *_x1__k2)
                         elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                             out += _x1__k2
                         else:
-                            _x1__k2._write(out)
+                            _x1__k2._write(out, False)
                 if a_kraft_version_feature__k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
                 if a_kraft_version_feature__k2.__class__ is tuple:
@@ -1353,27 +1454,27 @@ class ControlRecord_VotersRecord:
                 elif isinstance(a_kraft_version_feature__k2, (bytes, bytearray, memoryview)):
                     out += a_kraft_version_feature__k2
                 else:
-                    a_kraft_version_feature__k2._write(out)
+                    a_kraft_version_feature__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_VoterEntry._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voters_record/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1413,27 +1514,27 @@ class ControlRecord_VotersRecord:
                         if isinstance(a_name__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_name__k2__k2
                         else:
-                            a_name__k2__k2._write(out)
+                            a_name__k2__k2._write(out, False)
                         if a_host__k2__k2 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/host')
                         if isinstance(a_host__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_host__k2__k2
                         else:
-                            a_host__k2__k2._write(out)
+                            a_host__k2__k2._write(out, False)
                         out += _S5.pack(a_port__k2__k2)
                         if a_tagged_fields__k2__k2 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
                         if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
                             out += a_tagged_fields__k2__k2
                         else:
-                            a_tagged_fields__k2__k2._write(out)
+                            a_tagged_fields__k2__k2._write(out, False)
                     else:
                         if _x1__k2.__class__ is tuple:
                             ControlRecord_Endpoint._pack(out, *_x1__k2)
                         elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
                             out += _x1__k2
                         else:
-                            _x1__k2._write(out)
+                            _x1__k2._write(out, False)
                 if a_kraft_version_feature__k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
                 if a_kraft_version_feature__k2.__class__ is tuple:
@@ -1441,26 +1542,26 @@ class ControlRecord_VotersRecord:
                 elif isinstance(a_kraft_version_feature__k2, (bytes, bytearray, memoryview)):
                     out += a_kraft_version_feature__k2
                 else:
-                    a_kraft_version_feature__k2._write(out)
+                    a_kraft_version_feature__k2._write(out, False)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_VoterEntry._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voters_record/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1492,6 +1593,11 @@ class ControlRecord_VotersRecord:
     def voters_count_plus_one(self, value):
         self._voters_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1547,6 +1653,7 @@ class ControlRecord_VoterEntry:
     """
 
     __slots__ = ("_parent", "_pins", "voter_id", "voter_directory_id", "_endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, voter_id: "int | None" = None, voter_directory_id: "bytes | None" = None, endpoints_count_plus_one: "int | None" = None, endpoints: "list[ControlRecord_Endpoint] | None" = None, kraft_version_feature: "ControlRecord_KraftVersionFeature | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1570,12 +1677,15 @@ class ControlRecord_VoterEntry:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.VoterEntry at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.VoterEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1635,7 +1745,8 @@ class ControlRecord_VoterEntry:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_voter_id = self.voter_id
         w_voter_directory_id = self.voter_directory_id
         out += _S2.pack(w_voter_id)
@@ -1645,7 +1756,8 @@ class ControlRecord_VoterEntry:
             raise _EncodeError(f'must be 16 bytes, not {len(w_voter_directory_id)}', 'control_record/voter_entry/voter_directory_id')
         out += w_voter_directory_id
         w_endpoints_count_plus_one = self._endpoints_count_plus_one if self._pins & 1 else len(self.endpoints) + 1
-        self._endpoints_count_plus_one = w_endpoints_count_plus_one
+        if keep:
+            self._endpoints_count_plus_one = w_endpoints_count_plus_one
         if 0 <= w_endpoints_count_plus_one < 0x4000:
             out += _VT[w_endpoints_count_plus_one]
         else:
@@ -1661,27 +1773,27 @@ class ControlRecord_VoterEntry:
                 if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
                     out += a_name__k2
                 else:
-                    a_name__k2._write(out)
+                    a_name__k2._write(out, False)
                 if a_host__k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/host')
                 if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
                     out += a_host__k2
                 else:
-                    a_host__k2._write(out)
+                    a_host__k2._write(out, False)
                 out += _S5.pack(a_port__k2)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Endpoint._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         w_kraft_version_feature = self.kraft_version_feature
         if w_kraft_version_feature is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
@@ -1690,14 +1802,14 @@ class ControlRecord_VoterEntry:
         elif isinstance(w_kraft_version_feature, (bytes, bytearray, memoryview)):
             out += w_kraft_version_feature
         else:
-            w_kraft_version_feature._write(out)
+            w_kraft_version_feature._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1724,27 +1836,27 @@ class ControlRecord_VoterEntry:
                 if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
                     out += a_name__k2
                 else:
-                    a_name__k2._write(out)
+                    a_name__k2._write(out, False)
                 if a_host__k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/host')
                 if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
                     out += a_host__k2
                 else:
-                    a_host__k2._write(out)
+                    a_host__k2._write(out, False)
                 out += _S5.pack(a_port__k2)
                 if a_tagged_fields__k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
                 if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                     out += a_tagged_fields__k2
                 else:
-                    a_tagged_fields__k2._write(out)
+                    a_tagged_fields__k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Endpoint._pack(out, *_x1)
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         if a_kraft_version_feature is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
         if a_kraft_version_feature.__class__ is tuple:
@@ -1752,13 +1864,13 @@ class ControlRecord_VoterEntry:
         elif isinstance(a_kraft_version_feature, (bytes, bytearray, memoryview)):
             out += a_kraft_version_feature
         else:
-            a_kraft_version_feature._write(out)
+            a_kraft_version_feature._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1792,6 +1904,11 @@ class ControlRecord_VoterEntry:
     def endpoints_count_plus_one(self, value):
         self._endpoints_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1847,6 +1964,7 @@ class ControlRecord_Endpoint:
     """
 
     __slots__ = ("_parent", "name", "host", "port", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, name: "KafkaTypes_CompactString | None" = None, host: "KafkaTypes_CompactString | None" = None, port: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1867,12 +1985,15 @@ class ControlRecord_Endpoint:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.Endpoint at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.Endpoint at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1892,21 +2013,22 @@ class ControlRecord_Endpoint:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
         if w_name is None:
             raise _EncodeError('is not set', 'control_record/endpoint/name')
         if isinstance(w_name, (bytes, bytearray, memoryview)):
             out += w_name
         else:
-            w_name._write(out)
+            w_name._write(out, keep)
         w_host = self.host
         if w_host is None:
             raise _EncodeError('is not set', 'control_record/endpoint/host')
         if isinstance(w_host, (bytes, bytearray, memoryview)):
             out += w_host
         else:
-            w_host._write(out)
+            w_host._write(out, keep)
         w_port = self.port
         w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_port)
@@ -1915,7 +2037,7 @@ class ControlRecord_Endpoint:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1926,20 +2048,20 @@ class ControlRecord_Endpoint:
         if isinstance(a_name, (bytes, bytearray, memoryview)):
             out += a_name
         else:
-            a_name._write(out)
+            a_name._write(out, False)
         if a_host is None:
             raise _EncodeError('is not set', 'control_record/endpoint/host')
         if isinstance(a_host, (bytes, bytearray, memoryview)):
             out += a_host
         else:
-            a_host._write(out)
+            a_host._write(out, False)
         out += _S5.pack(a_port)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1957,6 +2079,11 @@ class ControlRecord_Endpoint:
         z_port = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_name + z_host + z_port + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -2006,6 +2133,7 @@ class ControlRecord_KraftVersionFeature:
     """
 
     __slots__ = ("_parent", "min_supported_version", "max_supported_version", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, min_supported_version: "int | None" = None, max_supported_version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -2025,12 +2153,15 @@ class ControlRecord_KraftVersionFeature:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.KraftVersionFeature at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ControlRecord.KraftVersionFeature at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -2047,7 +2178,8 @@ class ControlRecord_KraftVersionFeature:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
         w_tagged_fields = self.tagged_fields
@@ -2057,7 +2189,7 @@ class ControlRecord_KraftVersionFeature:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -2069,7 +2201,7 @@ class ControlRecord_KraftVersionFeature:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -2086,6 +2218,11 @@ class ControlRecord_KraftVersionFeature:
         z_max_supported_version = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_min_supported_version + z_max_supported_version + z_tagged_fields
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

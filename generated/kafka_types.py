@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -57,6 +66,7 @@ class KafkaTypes:
     """
 
     __slots__ = ("_parent", )
+    _spans = ()
 
     def __init__(self, *, _parent=None):
         self._parent = _parent
@@ -73,12 +83,15 @@ class KafkaTypes:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -87,7 +100,8 @@ class KafkaTypes:
         self._parent = _parent
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         pass
 
 
@@ -108,6 +122,11 @@ class KafkaTypes:
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -147,6 +166,7 @@ class KafkaTypes_String:
     """
 
     __slots__ = ("_parent", "_pins", "_length", "value", )
+    _spans = ()
 
     def __init__(self, *, length: "int | None" = None, value: "str | None" = None, _parent=None):
         self._parent = _parent
@@ -166,12 +186,15 @@ class KafkaTypes_String:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.String at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.String at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -188,17 +211,19 @@ class KafkaTypes_String:
         self._length = f_length
         if not 0 <= f_length <= end - pos:
             raise _bad_size(pos, end, f_length, 'kafka_types/string/value')
-        f_value = buf[pos:pos + f_length].decode('UTF-8', 'surrogateescape')
+        f_value = str(buf[pos:pos + f_length], 'UTF-8', 'surrogateescape')
         pos += f_length
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = None if self.value is None else self.value.encode('UTF-8', 'surrogateescape')
         if _b_value is None:
             raise _EncodeError('is not set', 'kafka_types/string/value')
         w_length = self._length if self._pins & 1 else len(_b_value)
-        self._length = w_length
+        if keep:
+            self._length = w_length
         out += _S0.pack(w_length)
         out += _b_value
 
@@ -241,6 +266,11 @@ class KafkaTypes_String:
     def length(self, value):
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -285,6 +315,7 @@ class KafkaTypes_NullableString:
     """
 
     __slots__ = ("_parent", "_pins", "_length", "value", )
+    _spans = ()
 
     def __init__(self, *, length: "int | None" = None, value: "str | None" = None, _parent=None):
         self._parent = _parent
@@ -304,12 +335,15 @@ class KafkaTypes_NullableString:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.NullableString at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.NullableString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -325,17 +359,19 @@ class KafkaTypes_NullableString:
         if (f_length >= 0):
             if f_length > end - pos:
                 raise _bad_size(pos, end, f_length, 'kafka_types/nullable_string/value')
-            f_value = buf[pos:pos + f_length].decode('UTF-8', 'surrogateescape')
+            f_value = str(buf[pos:pos + f_length], 'UTF-8', 'surrogateescape')
             pos += f_length
         else:
             f_value = None
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = None if self.value is None else self.value.encode('UTF-8', 'surrogateescape')
         w_length = self._length if self._pins & 1 else (len(_b_value) if _b_value is not None else -1)
-        self._length = w_length
+        if keep:
+            self._length = w_length
         out += _S0.pack(w_length)
         if (w_length >= 0):
             out += _b_value
@@ -378,6 +414,11 @@ class KafkaTypes_NullableString:
     def length(self, value):
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -422,6 +463,7 @@ class KafkaTypes_CompactString:
     """
 
     __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
+    _spans = ()
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "str | None" = None, _parent=None):
         self._parent = _parent
@@ -441,12 +483,15 @@ class KafkaTypes_CompactString:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactString at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.CompactString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -468,17 +513,19 @@ class KafkaTypes_CompactString:
         _n = (f_length_plus_one - 1)
         if not 0 <= _n <= end - pos:
             raise _bad_size(pos, end, _n, 'kafka_types/compact_string/value')
-        f_value = buf[pos:pos + _n].decode('UTF-8', 'surrogateescape')
+        f_value = str(buf[pos:pos + _n], 'UTF-8', 'surrogateescape')
         pos += _n
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = None if self.value is None else self.value.encode('UTF-8', 'surrogateescape')
         if _b_value is None:
             raise _EncodeError('is not set', 'kafka_types/compact_string/value')
         w_length_plus_one = self._length_plus_one if self._pins & 1 else len(_b_value) + 1
-        self._length_plus_one = w_length_plus_one
+        if keep:
+            self._length_plus_one = w_length_plus_one
         if 0 <= w_length_plus_one < 0x4000:
             out += _VT[w_length_plus_one]
         else:
@@ -529,6 +576,11 @@ class KafkaTypes_CompactString:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -571,6 +623,7 @@ class KafkaTypes_CompactNullableString:
     """
 
     __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
+    _spans = ()
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "str | None" = None, _parent=None):
         self._parent = _parent
@@ -590,12 +643,15 @@ class KafkaTypes_CompactNullableString:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactNullableString at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.CompactNullableString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -618,17 +674,19 @@ class KafkaTypes_CompactNullableString:
             _n = (f_length_plus_one - 1)
             if not 0 <= _n <= end - pos:
                 raise _bad_size(pos, end, _n, 'kafka_types/compact_nullable_string/value')
-            f_value = buf[pos:pos + _n].decode('UTF-8', 'surrogateescape')
+            f_value = str(buf[pos:pos + _n], 'UTF-8', 'surrogateescape')
             pos += _n
         else:
             f_value = None
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = None if self.value is None else self.value.encode('UTF-8', 'surrogateescape')
         w_length_plus_one = self._length_plus_one if self._pins & 1 else (len(_b_value) + 1 if _b_value is not None else 0)
-        self._length_plus_one = w_length_plus_one
+        if keep:
+            self._length_plus_one = w_length_plus_one
         if 0 <= w_length_plus_one < 0x4000:
             out += _VT[w_length_plus_one]
         else:
@@ -679,6 +737,11 @@ class KafkaTypes_CompactNullableString:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -721,6 +784,7 @@ class KafkaTypes_Bytes:
     """
 
     __slots__ = ("_parent", "_pins", "_length", "value", )
+    _spans = ()
 
     def __init__(self, *, length: "int | None" = None, value: "bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -740,12 +804,15 @@ class KafkaTypes_Bytes:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.Bytes at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.Bytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -767,12 +834,14 @@ class KafkaTypes_Bytes:
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = self.value
         if _b_value is None:
             raise _EncodeError('is not set', 'kafka_types/bytes/value')
         w_length = self._length if self._pins & 1 else len(_b_value)
-        self._length = w_length
+        if keep:
+            self._length = w_length
         out += _S1.pack(w_length)
         out += _b_value
 
@@ -814,6 +883,11 @@ class KafkaTypes_Bytes:
     def length(self, value):
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -857,6 +931,7 @@ class KafkaTypes_NullableBytes:
     """
 
     __slots__ = ("_parent", "_pins", "_length", "value", )
+    _spans = ()
 
     def __init__(self, *, length: "int | None" = None, value: "bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -876,12 +951,15 @@ class KafkaTypes_NullableBytes:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.NullableBytes at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.NullableBytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -904,10 +982,12 @@ class KafkaTypes_NullableBytes:
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = self.value
         w_length = self._length if self._pins & 1 else (len(_b_value) if _b_value is not None else -1)
-        self._length = w_length
+        if keep:
+            self._length = w_length
         out += _S1.pack(w_length)
         if (w_length >= 0):
             out += _b_value
@@ -949,6 +1029,11 @@ class KafkaTypes_NullableBytes:
     def length(self, value):
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -992,6 +1077,7 @@ class KafkaTypes_CompactBytes:
     """
 
     __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
+    _spans = ()
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -1011,12 +1097,15 @@ class KafkaTypes_CompactBytes:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactBytes at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.CompactBytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1043,12 +1132,14 @@ class KafkaTypes_CompactBytes:
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_value = self.value
         if _b_value is None:
             raise _EncodeError('is not set', 'kafka_types/compact_bytes/value')
         w_length_plus_one = self._length_plus_one if self._pins & 1 else len(_b_value) + 1
-        self._length_plus_one = w_length_plus_one
+        if keep:
+            self._length_plus_one = w_length_plus_one
         if 0 <= w_length_plus_one < 0x4000:
             out += _VT[w_length_plus_one]
         else:
@@ -1098,6 +1189,11 @@ class KafkaTypes_CompactBytes:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -1142,6 +1238,7 @@ class KafkaTypes_TaggedFields:
     """
 
     __slots__ = ("_parent", "_pins", "_count", "fields", )
+    _spans = ()
 
     def __init__(self, *, count: "int | None" = None, fields: "list[KafkaTypes_TaggedField] | None" = None, _parent=None):
         self._parent = _parent
@@ -1161,12 +1258,15 @@ class KafkaTypes_TaggedFields:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.TaggedFields at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.TaggedFields at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1174,6 +1274,7 @@ class KafkaTypes_TaggedFields:
         self = _new(cls)
         self._parent = _parent
         self._pins = 0
+        _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_fields/count')
         f_count = buf[pos]
@@ -1189,9 +1290,9 @@ class KafkaTypes_TaggedFields:
         _c3 = f_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'kafka_types/tagged_fields/fields', f"negative count {_c3}")
+                raise _invalid(_m_count, 'kafka_types/tagged_fields/fields', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'kafka_types/tagged_fields/fields', _c3, end - pos)
+                raise _too_many(_m_count, 'kafka_types/tagged_fields/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(KafkaTypes_TaggedField)
@@ -1228,9 +1329,11 @@ class KafkaTypes_TaggedFields:
         self.fields = f_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_count = self._count if self._pins & 1 else len(self.fields)
-        self._count = w_count
+        if keep:
+            self._count = w_count
         if 0 <= w_count < 0x4000:
             out += _VT[w_count]
         else:
@@ -1261,7 +1364,7 @@ class KafkaTypes_TaggedFields:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -1297,7 +1400,7 @@ class KafkaTypes_TaggedFields:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1327,6 +1430,11 @@ class KafkaTypes_TaggedFields:
     def count(self, value):
         self._count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1372,6 +1480,7 @@ class KafkaTypes_TaggedField:
     """
 
     __slots__ = ("_parent", "_pins", "tag", "_data_length", "data", )
+    _spans = ()
 
     def __init__(self, *, tag: "int | None" = None, data_length: "int | None" = None, data: "bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -1392,12 +1501,15 @@ class KafkaTypes_TaggedField:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.TaggedField at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one KafkaTypes.TaggedField at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1434,7 +1546,8 @@ class KafkaTypes_TaggedField:
         self.data = f_data
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
         if w_tag is None:
             raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
@@ -1446,7 +1559,8 @@ class KafkaTypes_TaggedField:
         if _b_data is None:
             raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
         w_data_length = self._data_length if self._pins & 1 else len(_b_data)
-        self._data_length = w_data_length
+        if keep:
+            self._data_length = w_data_length
         if 0 <= w_data_length < 0x4000:
             out += _VT[w_data_length]
         else:
@@ -1502,6 +1616,11 @@ class KafkaTypes_TaggedField:
     def data_length(self, value):
         self._data_length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -89,6 +98,7 @@ class LegacyLogEntry:
     """
 
     __slots__ = ("_parent", "_pins", "offset", "_message_size", "message", )
+    _spans = ()
 
     def __init__(self, *, offset: "int | None" = None, message_size: "int | None" = None, message: "LegacyLogEntry_LegacyMessage | None" = None, _parent=None):
         self._parent = _parent
@@ -111,12 +121,15 @@ class LegacyLogEntry:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one LegacyLogEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         if verify:
             obj._verify()
         return obj, pos
@@ -148,10 +161,13 @@ class LegacyLogEntry:
         self.message = f_message
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         if w_offset is None:
-            w_offset = self.offset = 0
+            w_offset = 0
+            if keep:
+                self.offset = w_offset
         if self.message is None:
             _b_message = None
         else:
@@ -161,12 +177,13 @@ class LegacyLogEntry:
             elif isinstance(self.message, (bytes, bytearray, memoryview)):
                 _t1 += self.message
             else:
-                self.message._write(_t1)
+                self.message._write(_t1, keep)
             _b_message = bytes(_t1)
         if _b_message is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message')
         w_message_size = self._message_size if self._pins & 1 else len(_b_message)
-        self._message_size = w_message_size
+        if keep:
+            self._message_size = w_message_size
         out += _S0.pack(w_offset, w_message_size)
         out += _b_message
 
@@ -185,7 +202,7 @@ class LegacyLogEntry:
             elif isinstance(a_message, (bytes, bytearray, memoryview)):
                 _t1 += a_message
             else:
-                a_message._write(_t1)
+                a_message._write(_t1, False)
             _b_message = bytes(_t1)
         if _b_message is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message')
@@ -230,6 +247,11 @@ class LegacyLogEntry:
     def message_size(self, value):
         self._message_size = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -290,6 +312,7 @@ class LegacyLogEntry_LegacyMessage:
     """
 
     __slots__ = ("_parent", "_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "_value", "_value_raw", )
+    _spans = ("_value_raw", "_crc_computed", )
 
     def __init__(self, *, crc: "int | None" = None, magic: "int | None" = None, attributes: "int | None" = None, timestamp: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "LegacyLogEntry_MessageSet | None" = None, _parent=None):
         self._parent = _parent
@@ -320,12 +343,15 @@ class LegacyLogEntry_LegacyMessage:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry.LegacyMessage at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one LegacyLogEntry.LegacyMessage at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         if verify:
             obj._verify()
         return obj, pos
@@ -388,17 +414,24 @@ class LegacyLogEntry_LegacyMessage:
         self._crc_computed = (buf, _m_magic, pos)
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_crc = 0
         w_magic = self.magic
         if w_magic is None:
-            w_magic = self.magic = 1
+            w_magic = 1
+            if keep:
+                self.magic = w_magic
         w_attributes = self.attributes
         if w_attributes is None:
-            w_attributes = self.attributes = 0
+            w_attributes = 0
+            if keep:
+                self.attributes = w_attributes
         w_timestamp = self.timestamp
         if w_timestamp is None:
-            w_timestamp = self.timestamp = -1
+            w_timestamp = -1
+            if keep and (w_magic >= 1):
+                self.timestamp = w_timestamp
         _at_crc = len(out)
         _m_magic = len(out) + 4
         out += _S1.pack(w_crc, w_magic, w_attributes)
@@ -406,7 +439,8 @@ class LegacyLogEntry_LegacyMessage:
             out += _S2.pack(w_timestamp)
         _b_key = self.key
         w_key_length = self._key_length if self._pins & 2 else (len(_b_key) if _b_key is not None else -1)
-        self._key_length = w_key_length
+        if keep:
+            self._key_length = w_key_length
         out += _S3.pack(w_key_length)
         if (w_key_length >= 0):
             out += _b_key
@@ -419,17 +453,18 @@ class LegacyLogEntry_LegacyMessage:
                 if isinstance(self.value, (bytes, bytearray, memoryview)):
                     _t1 += self.value
                 else:
-                    self.value._write(_t1)
+                    self.value._write(_t1, keep)
             else:
                 _r3 = bytearray()
                 if isinstance(self.value, (bytes, bytearray, memoryview)):
                     _r3 += self.value
                 else:
-                    self.value._write(_r3)
-                _t1 += _p2.encode(_r3)
+                    self.value._write(_r3, keep)
+                _t1 += _reencoded(_p2, _r3, self._value_raw)
             _b_value = bytes(_t1)
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
-        self._value_length = w_value_length
+        if keep:
+            self._value_length = w_value_length
         out += _S3.pack(w_value_length)
         if (w_value_length >= 0):
             out += _b_value
@@ -438,7 +473,8 @@ class LegacyLogEntry_LegacyMessage:
         else:
             with memoryview(out) as _mv:
                 w_crc = _crc32(_mv[_m_magic:])
-        self._crc = w_crc
+        if keep:
+            self._crc = w_crc
         _S4.pack_into(out, _at_crc, w_crc)
 
 
@@ -470,13 +506,13 @@ class LegacyLogEntry_LegacyMessage:
                 if isinstance(a_value, (bytes, bytearray, memoryview)):
                     _t1 += a_value
                 else:
-                    a_value._write(_t1)
+                    a_value._write(_t1, False)
             else:
                 _r3 = bytearray()
                 if isinstance(a_value, (bytes, bytearray, memoryview)):
                     _r3 += a_value
                 else:
-                    a_value._write(_r3)
+                    a_value._write(_r3, False)
                 _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
         w_value_length = (len(_b_value) if _b_value is not None else -1)
@@ -511,14 +547,14 @@ class LegacyLogEntry_LegacyMessage:
                     if isinstance(self.value, (bytes, bytearray, memoryview)):
                         _t4 += self.value
                     else:
-                        self.value._write(_t4)
+                        self.value._write(_t4, False)
                 else:
                     _r6 = bytearray()
                     if isinstance(self.value, (bytes, bytearray, memoryview)):
                         _r6 += self.value
                     else:
-                        self.value._write(_r6)
-                    _t4 += _p5.encode(_r6)
+                        self.value._write(_r6, False)
+                    _t4 += _reencoded(_p5, _r6, self._value_raw)
                 _t4 = len(_t4)
             z_value = _t4
         z_crc = 4
@@ -564,6 +600,8 @@ class LegacyLogEntry_LegacyMessage:
                     value = _d6[0:len(_d6)]
             except _DecodeError as _err:
                 raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')
+        if isinstance(buf, _MUTABLE):
+            value = _detached(value)
         return value
 
     def _load_crc_checksum(self):
@@ -663,6 +701,11 @@ class LegacyLogEntry_LegacyMessage:
         """Meaning of `timestamp` (magic 1); magic 0 messages have none."""
         return _enum_value(LegacyLogEntry_TimestampType, (-1 if (self.magic == 0) else ((self.attributes >> 3) & 1)))
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -717,6 +760,7 @@ class LegacyLogEntry_MessageSet:
     """
 
     __slots__ = ("_parent", "entries", )
+    _spans = ()
 
     def __init__(self, *, entries: "list[LegacyLogEntry] | None" = None, _parent=None):
         self._parent = _parent
@@ -736,12 +780,15 @@ class LegacyLogEntry_MessageSet:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry.MessageSet at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one LegacyLogEntry.MessageSet at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         if verify:
             obj._verify()
         return obj, pos
@@ -780,7 +827,8 @@ class LegacyLogEntry_MessageSet:
         self.entries = f_entries
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
@@ -798,7 +846,7 @@ class LegacyLogEntry_MessageSet:
                     elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
                         _t1__k2 += a_message__k2
                     else:
-                        a_message__k2._write(_t1__k2)
+                        a_message__k2._write(_t1__k2, False)
                     _b_message__k2 = bytes(_t1__k2)
                 if _b_message__k2 is None:
                     raise _EncodeError('is not set', 'legacy_log_entry/message')
@@ -811,7 +859,7 @@ class LegacyLogEntry_MessageSet:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -833,7 +881,7 @@ class LegacyLogEntry_MessageSet:
                     elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
                         _t1__k2 += a_message__k2
                     else:
-                        a_message__k2._write(_t1__k2)
+                        a_message__k2._write(_t1__k2, False)
                     _b_message__k2 = bytes(_t1__k2)
                 if _b_message__k2 is None:
                     raise _EncodeError('is not set', 'legacy_log_entry/message')
@@ -846,7 +894,7 @@ class LegacyLogEntry_MessageSet:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -866,6 +914,11 @@ class LegacyLogEntry_MessageSet:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
         for _x in self.entries or ():
             _x._verify()
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -67,6 +76,7 @@ class ProducerSnapshot:
     """
 
     __slots__ = ("_parent", "_pos", "_pins", "version", "_crc", "_crc_computed", "_producer_count", "producers", )
+    _spans = ("_crc_computed", )
 
     def __init__(self, *, version: "int | None" = None, crc: "int | None" = None, producer_count: "int | None" = None, producers: "list[ProducerSnapshot_ProducerEntry] | None" = None, _parent=None):
         self._parent = _parent
@@ -92,12 +102,15 @@ class ProducerSnapshot:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ProducerSnapshot at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ProducerSnapshot at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         if verify:
             obj._verify()
         return obj, pos
@@ -122,9 +135,9 @@ class ProducerSnapshot:
         _c3 = f_producer_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'producer_snapshot/producers', f"negative count {_c3}")
+                raise _invalid(_m_producer_count, 'producer_snapshot/producers', f"negative count {_c3}")
             if _c3 > (end - pos) // 46 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'producer_snapshot/producers', _c3, end - pos)
+                raise _too_many(_m_producer_count, 'producer_snapshot/producers', _c3, end - pos)
             _ap2 = f_producers.append
             for _ in range(_c3):
                 _v1 = _new(ProducerSnapshot_ProducerEntry)
@@ -146,13 +159,17 @@ class ProducerSnapshot:
         self._crc_computed = (buf, _m_producer_count, pos)
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 1
+            w_version = 1
+            if keep:
+                self.version = w_version
         w_crc = 0
         w_producer_count = self._producer_count if self._pins & 2 else len(self.producers)
-        self._producer_count = w_producer_count
+        if keep:
+            self._producer_count = w_producer_count
         w_producers = self.producers
         _at_crc = len(out) + 2
         _m_producer_count = len(out) + 6
@@ -169,13 +186,14 @@ class ProducerSnapshot:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
         if self._pins & 1:
             w_crc = self._crc
         else:
             with memoryview(out) as _mv:
                 w_crc = _crc32c(_mv[_m_producer_count:])
-        self._crc = w_crc
+        if keep:
+            self._crc = w_crc
         _S2.pack_into(out, _at_crc, w_crc)
 
 
@@ -201,7 +219,7 @@ class ProducerSnapshot:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
         with memoryview(out) as _mv:
             w_crc = _crc32c(_mv[_m_producer_count:])
         _S2.pack_into(out, _at_crc, w_crc)
@@ -268,6 +286,11 @@ class ProducerSnapshot:
         self._producer_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -328,6 +351,7 @@ class ProducerSnapshot_ProducerEntry:
     """
 
     __slots__ = ("_parent", "producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
+    _spans = ()
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, last_sequence: "int | None" = None, last_offset: "int | None" = None, offset_delta: "int | None" = None, timestamp: "int | None" = None, coordinator_epoch: "int | None" = None, current_txn_first_offset: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -352,12 +376,15 @@ class ProducerSnapshot_ProducerEntry:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ProducerSnapshot.ProducerEntry at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one ProducerSnapshot.ProducerEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -378,7 +405,8 @@ class ProducerSnapshot_ProducerEntry:
         self.current_txn_first_offset = f_current_txn_first_offset
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_producer_id = self.producer_id
         w_producer_epoch = self.producer_epoch
         w_last_sequence = self.last_sequence
@@ -415,6 +443,11 @@ class ProducerSnapshot_ProducerEntry:
         z_coordinator_epoch = 4
         z_current_txn_first_offset = 8
         return z_producer_id + z_producer_epoch + z_last_sequence + z_last_offset + z_offset_delta + z_timestamp + z_coordinator_epoch + z_current_txn_first_offset
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -129,6 +138,7 @@ class RecordBatch:
     """
 
     __slots__ = ("_parent", "_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
+    _spans = ("_records_raw", "_crc_computed", )
 
     def __init__(self, *, base_offset: "int | None" = None, batch_length: "int | None" = None, partition_leader_epoch: "int | None" = None, magic: "int | None" = None, crc: "int | None" = None, attributes: "int | None" = None, last_offset_delta: "int | None" = None, base_timestamp: "int | None" = None, max_timestamp: "int | None" = None, producer_id: "int | None" = None, producer_epoch: "int | None" = None, base_sequence: "int | None" = None, records_count: "int | None" = None, records: "RecordBatch_Records | None" = None, _parent=None):
         self._parent = _parent
@@ -165,12 +175,15 @@ class RecordBatch:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one RecordBatch at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         if verify:
             obj._verify()
         return obj, pos
@@ -220,41 +233,63 @@ class RecordBatch:
         self._crc_computed = (buf, _m_attributes, pos)
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_base_offset = self.base_offset
         if w_base_offset is None:
-            w_base_offset = self.base_offset = 0
+            w_base_offset = 0
+            if keep:
+                self.base_offset = w_base_offset
         w_batch_length = 0
         w_partition_leader_epoch = self.partition_leader_epoch
         if w_partition_leader_epoch is None:
-            w_partition_leader_epoch = self.partition_leader_epoch = -1
+            w_partition_leader_epoch = -1
+            if keep:
+                self.partition_leader_epoch = w_partition_leader_epoch
         w_magic = self.magic
         if w_magic is None:
-            w_magic = self.magic = 2
+            w_magic = 2
+            if keep:
+                self.magic = w_magic
         w_crc = 0
         w_attributes = self.attributes
         if w_attributes is None:
-            w_attributes = self.attributes = 0
+            w_attributes = 0
+            if keep:
+                self.attributes = w_attributes
         w_last_offset_delta = self.last_offset_delta
         if w_last_offset_delta is None:
-            w_last_offset_delta = self.last_offset_delta = (0 if (len(self.records.items) == 0) else self.records.items[-1].offset_delta)
+            w_last_offset_delta = (0 if (len(self.records.items) == 0) else self.records.items[-1].offset_delta)
+            if keep:
+                self.last_offset_delta = w_last_offset_delta
         w_base_timestamp = self.base_timestamp
         if w_base_timestamp is None:
-            w_base_timestamp = self.base_timestamp = -1
+            w_base_timestamp = -1
+            if keep:
+                self.base_timestamp = w_base_timestamp
         w_max_timestamp = self.max_timestamp
         if w_max_timestamp is None:
-            w_max_timestamp = self.max_timestamp = -1
+            w_max_timestamp = -1
+            if keep:
+                self.max_timestamp = w_max_timestamp
         w_producer_id = self.producer_id
         if w_producer_id is None:
-            w_producer_id = self.producer_id = -1
+            w_producer_id = -1
+            if keep:
+                self.producer_id = w_producer_id
         w_producer_epoch = self.producer_epoch
         if w_producer_epoch is None:
-            w_producer_epoch = self.producer_epoch = -1
+            w_producer_epoch = -1
+            if keep:
+                self.producer_epoch = w_producer_epoch
         w_base_sequence = self.base_sequence
         if w_base_sequence is None:
-            w_base_sequence = self.base_sequence = -1
+            w_base_sequence = -1
+            if keep:
+                self.base_sequence = w_base_sequence
         w_records_count = self._records_count if self._pins & 4 else len(self.records.items)
-        self._records_count = w_records_count
+        if keep:
+            self._records_count = w_records_count
         w_records = self.records
         _at_batch_length = len(out) + 8
         _m_partition_leader_epoch = len(out) + 12
@@ -270,7 +305,7 @@ class RecordBatch:
             elif isinstance(w_records, (bytes, bytearray, memoryview)):
                 out += w_records
             else:
-                w_records._write(out)
+                w_records._write(out, keep)
         else:
             _r2 = bytearray()
             if w_records.__class__ is tuple:
@@ -278,17 +313,19 @@ class RecordBatch:
             elif isinstance(w_records, (bytes, bytearray, memoryview)):
                 _r2 += w_records
             else:
-                w_records._write(_r2)
-            out += _p1.encode(_r2)
+                w_records._write(_r2, keep)
+            out += _reencoded(_p1, _r2, self._records_raw)
         w_batch_length = self._batch_length if self._pins & 1 else len(out) - _m_partition_leader_epoch
-        self._batch_length = w_batch_length
+        if keep:
+            self._batch_length = w_batch_length
         _S2.pack_into(out, _at_batch_length, w_batch_length)
         if self._pins & 2:
             w_crc = self._crc
         else:
             with memoryview(out) as _mv:
                 w_crc = _crc32c(_mv[_m_attributes:])
-        self._crc = w_crc
+        if keep:
+            self._crc = w_crc
         _S3.pack_into(out, _at_crc, w_crc)
 
 
@@ -332,7 +369,7 @@ class RecordBatch:
             elif isinstance(a_records, (bytes, bytearray, memoryview)):
                 out += a_records
             else:
-                a_records._write(out)
+                a_records._write(out, False)
         else:
             _r2 = bytearray()
             if a_records.__class__ is tuple:
@@ -340,7 +377,7 @@ class RecordBatch:
             elif isinstance(a_records, (bytes, bytearray, memoryview)):
                 _r2 += a_records
             else:
-                a_records._write(_r2)
+                a_records._write(_r2, False)
             out += _p1.encode(_r2)
         w_batch_length = len(out) - _m_partition_leader_epoch
         _S2.pack_into(out, _at_batch_length, w_batch_length)
@@ -383,7 +420,7 @@ class RecordBatch:
                 elif isinstance(self.records, (bytes, bytearray, memoryview)):
                     _t3 += self.records
                 else:
-                    self.records._write(_t3)
+                    self.records._write(_t3, False)
             else:
                 _r5 = bytearray()
                 if self.records.__class__ is tuple:
@@ -391,8 +428,8 @@ class RecordBatch:
                 elif isinstance(self.records, (bytes, bytearray, memoryview)):
                     _r5 += self.records
                 else:
-                    self.records._write(_r5)
-                _t3 += _p4.encode(_r5)
+                    self.records._write(_r5, False)
+                _t3 += _reencoded(_p4, _r5, self._records_raw)
             _t3 = len(_t3)
         z_records = _t3
         return z_base_offset + z_batch_length + z_partition_leader_epoch + z_magic + z_crc + z_attributes + z_last_offset_delta + z_base_timestamp + z_max_timestamp + z_producer_id + z_producer_epoch + z_base_sequence + z_records_count + z_records
@@ -414,6 +451,8 @@ class RecordBatch:
                     raise _invalid(_q4, 'record_batch/records', f"{len(_d3) - _q4} bytes left unread at the end of the field")
             except _DecodeError as _err:
                 raise _in_processed(_err, pos, 'record_batch/records', 'kafka_compression')
+        if isinstance(buf, _MUTABLE):
+            value = _detached(value)
         return value
 
     def _load_crc_checksum(self):
@@ -534,6 +573,11 @@ class RecordBatch:
         """Offset of the last record of the original batch."""
         return (self.base_offset + self.last_offset_delta)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -604,6 +648,7 @@ class RecordBatch_Records:
     """
 
     __slots__ = ("_parent", "items", )
+    _spans = ()
 
     def __init__(self, *, items: "list[RecordBatch_Record] | None" = None, _parent=None):
         self._parent = _parent
@@ -611,23 +656,13 @@ class RecordBatch_Records:
 
     @classmethod
     def from_bytes(cls, data, verify: bool = True) -> "RecordBatch_Records":
-        """Decode `data`, which must hold exactly one RecordBatch.Records."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "RecordBatch/Records", f"{len(data) - pos} bytes left after the end")
-        return obj
+        """Not read on its own: reading it takes fields of the RecordBatch around it."""
+        raise _needs_parent("RecordBatch.Records", "RecordBatch")
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch.Records at `pos` of `buf`; returns (object, position after it)."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
-        obj, pos = cls._read(buf, pos, end, None)
-        return obj, pos
+        """Not read on its own: reading it takes fields of the RecordBatch around it."""
+        raise _needs_parent("RecordBatch.Records", "RecordBatch")
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
@@ -735,6 +770,7 @@ class RecordBatch_Records:
                 else:
                     f_value__r5 = None
                 _v1.value = f_value__r5
+                _m_headers_count__r5 = pos
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/headers_count')
                 f_headers_count__r5 = buf[pos]
@@ -752,9 +788,9 @@ class RecordBatch_Records:
                 _c3__r5 = f_headers_count__r5
                 if _c3__r5:
                     if _c3__r5 < 0:
-                        raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3__r5}")
+                        raise _invalid(_m_headers_count__r5, 'record_batch/record/headers', f"negative count {_c3__r5}")
                     if _c3__r5 > (end - pos) // 2 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'record_batch/record/headers', _c3__r5, end - pos)
+                        raise _too_many(_m_headers_count__r5, 'record_batch/record/headers', _c3__r5, end - pos)
                     _ap2__r5 = f_headers__r5.append
                     for ___r5 in range(_c3__r5):
                         _v1__r5 = _new(RecordBatch_Header)
@@ -775,7 +811,7 @@ class RecordBatch_Records:
                         _v1__r5._key_length = f_key_length__r5__r5
                         if not 0 <= f_key_length__r5__r5 <= end - pos:
                             raise _bad_size(pos, end, f_key_length__r5__r5, 'record_batch/header/key')
-                        f_key__r5__r5 = buf[pos:pos + f_key_length__r5__r5].decode('UTF-8', 'surrogateescape')
+                        f_key__r5__r5 = str(buf[pos:pos + f_key_length__r5__r5], 'UTF-8', 'surrogateescape')
                         pos += f_key_length__r5__r5
                         _v1__r5.key = f_key__r5__r5
                         if pos >= end:
@@ -815,7 +851,8 @@ class RecordBatch_Records:
         self.items = f_items
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_items = self.items
         if w_items is None:
             raise _EncodeError('is not set', 'record_batch/records/items')
@@ -894,7 +931,7 @@ class RecordBatch_Records:
                         elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
                             out += _x6__k2
                         else:
-                            _x6__k2._write(out)
+                            _x6__k2._write(out, False)
                 w_length__k2 = len(out) - _at_length__k2 - 2
                 _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
                 if 0x80 <= _u8__k2 < 0x4000:
@@ -908,7 +945,7 @@ class RecordBatch_Records:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -991,7 +1028,7 @@ class RecordBatch_Records:
                         elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
                             out += _x6__k2
                         else:
-                            _x6__k2._write(out)
+                            _x6__k2._write(out, False)
                 w_length__k2 = len(out) - _at_length__k2 - 2
                 _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
                 if 0x80 <= _u8__k2 < 0x4000:
@@ -1005,7 +1042,7 @@ class RecordBatch_Records:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1020,6 +1057,11 @@ class RecordBatch_Records:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_items = sum(_x.size() for _x in self.items)
         return z_items
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1080,6 +1122,7 @@ class RecordBatch_Record:
     """
 
     __slots__ = ("_parent", "_pins", "offset", "timestamp", "_length", "attributes", "timestamp_delta", "offset_delta", "_key_length", "key", "_value_length", "value", "_headers_count", "headers", )
+    _spans = ()
 
     def __init__(self, *, length: "int | None" = None, attributes: "int | None" = None, timestamp_delta: "int | None" = None, offset_delta: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, headers_count: "int | None" = None, headers: "list[RecordBatch_Header] | None" = None, _parent=None):
         self._parent = _parent
@@ -1109,12 +1152,15 @@ class RecordBatch_Record:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch.Record at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one RecordBatch.Record at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1212,6 +1258,7 @@ class RecordBatch_Record:
         else:
             f_value = None
         self.value = f_value
+        _m_headers_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/record/headers_count')
         f_headers_count = buf[pos]
@@ -1229,9 +1276,9 @@ class RecordBatch_Record:
         _c3 = f_headers_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'record_batch/record/headers', f"negative count {_c3}")
+                raise _invalid(_m_headers_count, 'record_batch/record/headers', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'record_batch/record/headers', _c3, end - pos)
+                raise _too_many(_m_headers_count, 'record_batch/record/headers', _c3, end - pos)
             _ap2 = f_headers.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Header)
@@ -1252,7 +1299,7 @@ class RecordBatch_Record:
                 _v1._key_length = f_key_length__r5
                 if not 0 <= f_key_length__r5 <= end - pos:
                     raise _bad_size(pos, end, f_key_length__r5, 'record_batch/header/key')
-                f_key__r5 = buf[pos:pos + f_key_length__r5].decode('UTF-8', 'surrogateescape')
+                f_key__r5 = str(buf[pos:pos + f_key_length__r5], 'UTF-8', 'surrogateescape')
                 pos += f_key_length__r5
                 _v1.key = f_key__r5
                 if pos >= end:
@@ -1290,15 +1337,20 @@ class RecordBatch_Record:
             self.timestamp = None
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _at_length = len(out)
         out += b"\0\0"
         w_attributes = self.attributes
         if w_attributes is None:
-            w_attributes = self.attributes = 0
+            w_attributes = 0
+            if keep:
+                self.attributes = w_attributes
         w_timestamp_delta = self.timestamp_delta
         if w_timestamp_delta is None:
-            w_timestamp_delta = self.timestamp_delta = 0
+            w_timestamp_delta = 0
+            if keep:
+                self.timestamp_delta = w_timestamp_delta
         if not -128 <= w_attributes <= 127:
             raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
         out.append(w_attributes & 0xFF)
@@ -1317,7 +1369,8 @@ class RecordBatch_Record:
             _w_zz32(out, w_offset_delta)
         _b_key = self.key
         w_key_length = self._key_length if self._pins & 2 else (len(_b_key) if _b_key is not None else -1)
-        self._key_length = w_key_length
+        if keep:
+            self._key_length = w_key_length
         _u3 = (w_key_length << 1) ^ (w_key_length >> 31)
         if _u3 < 0x4000:
             out += _VT[_u3]
@@ -1327,7 +1380,8 @@ class RecordBatch_Record:
             out += _b_key
         _b_value = self.value
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
-        self._value_length = w_value_length
+        if keep:
+            self._value_length = w_value_length
         _u4 = (w_value_length << 1) ^ (w_value_length >> 31)
         if _u4 < 0x4000:
             out += _VT[_u4]
@@ -1336,7 +1390,8 @@ class RecordBatch_Record:
         if (w_value_length >= 0):
             out += _b_value
         w_headers_count = self._headers_count if self._pins & 8 else len(self.headers)
-        self._headers_count = w_headers_count
+        if keep:
+            self._headers_count = w_headers_count
         _u5 = (w_headers_count << 1) ^ (w_headers_count >> 31)
         if _u5 < 0x4000:
             out += _VT[_u5]
@@ -1372,9 +1427,10 @@ class RecordBatch_Record:
                 elif isinstance(_x6, (bytes, bytearray, memoryview)):
                     out += _x6
                 else:
-                    _x6._write(out)
+                    _x6._write(out, keep)
         w_length = self._length if self._pins & 1 else len(out) - _at_length - 2
-        self._length = w_length
+        if keep:
+            self._length = w_length
         _u8 = (w_length << 1) ^ (w_length >> 31)
         if 0x80 <= _u8 < 0x4000:
             out[_at_length] = (_u8 & 0x7F) | 0x80
@@ -1403,8 +1459,9 @@ class RecordBatch_Record:
         cols['value_length'], pos = _v.varints(u8, pos, end, 5, True, 'record_batch/record/value_length')
         cols['value'] = pos
         cols['value.size'], pos = _v.slices(pos, cols['value_length'], end, True, 'record_batch/record/value')
+        _m_headers_count = pos
         cols['headers_count'], pos = _v.varints(u8, pos, end, 5, True, 'record_batch/record/headers_count')
-        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 2, 'record_batch/record/headers')
+        _items, cols['headers'], pos = _v.repeat(RecordBatch_Header._columns, u8, pos, end, cols['headers_count'], 2, 'record_batch/record/headers', _m_headers_count)
         for _k, _col in _items.items():
             cols['headers.' + _k] = _col
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')
@@ -1516,7 +1573,7 @@ class RecordBatch_Record:
                 elif isinstance(_x6, (bytes, bytearray, memoryview)):
                     out += _x6
                 else:
-                    _x6._write(out)
+                    _x6._write(out, False)
         w_length = len(out) - _at_length - 2
         _u8 = (w_length << 1) ^ (w_length >> 31)
         if 0x80 <= _u8 < 0x4000:
@@ -1606,6 +1663,11 @@ class RecordBatch_Record:
         self._headers_count = value
         self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
 
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
+
     @property
     def _root(self):
         node = self
@@ -1670,6 +1732,7 @@ class RecordBatch_Header:
     """
 
     __slots__ = ("_parent", "_pins", "_key_length", "key", "_value_length", "value", )
+    _spans = ()
 
     def __init__(self, *, key_length: "int | None" = None, key: "str | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, _parent=None):
         self._parent = _parent
@@ -1691,12 +1754,15 @@ class RecordBatch_Header:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch.Header at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one RecordBatch.Header at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1719,7 +1785,7 @@ class RecordBatch_Header:
         self._key_length = f_key_length
         if not 0 <= f_key_length <= end - pos:
             raise _bad_size(pos, end, f_key_length, 'record_batch/header/key')
-        f_key = buf[pos:pos + f_key_length].decode('UTF-8', 'surrogateescape')
+        f_key = str(buf[pos:pos + f_key_length], 'UTF-8', 'surrogateescape')
         pos += f_key_length
         self.key = f_key
         if pos >= end:
@@ -1745,12 +1811,14 @@ class RecordBatch_Header:
         self.value = f_value
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         _b_key = None if self.key is None else self.key.encode('UTF-8', 'surrogateescape')
         if _b_key is None:
             raise _EncodeError('is not set', 'record_batch/header/key')
         w_key_length = self._key_length if self._pins & 1 else len(_b_key)
-        self._key_length = w_key_length
+        if keep:
+            self._key_length = w_key_length
         _u1 = (w_key_length << 1) ^ (w_key_length >> 31)
         if _u1 < 0x4000:
             out += _VT[_u1]
@@ -1759,7 +1827,8 @@ class RecordBatch_Header:
         out += _b_key
         _b_value = self.value
         w_value_length = self._value_length if self._pins & 2 else (len(_b_value) if _b_value is not None else -1)
-        self._value_length = w_value_length
+        if keep:
+            self._value_length = w_value_length
         _u2 = (w_value_length << 1) ^ (w_value_length >> 31)
         if _u2 < 0x4000:
             out += _VT[_u2]
@@ -1855,6 +1924,11 @@ class RecordBatch_Header:
     def value_length(self, value):
         self._value_length = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -56,6 +65,7 @@ class TimeIndex:
     """
 
     __slots__ = ("_parent", "entries", )
+    _spans = ()
 
     def __init__(self, *, entries: "list[TimeIndex_Entry] | None" = None, _parent=None):
         self._parent = _parent
@@ -73,12 +83,15 @@ class TimeIndex:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TimeIndex at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TimeIndex at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -100,7 +113,8 @@ class TimeIndex:
         self.entries = f_entries
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'time_index/entries')
@@ -114,7 +128,7 @@ class TimeIndex:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -132,7 +146,7 @@ class TimeIndex:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -147,6 +161,11 @@ class TimeIndex:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
         return z_entries
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -188,6 +207,7 @@ class TimeIndex_Entry:
     """
 
     __slots__ = ("_parent", "timestamp", "relative_offset", )
+    _spans = ()
 
     def __init__(self, *, timestamp: "int | None" = None, relative_offset: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -206,12 +226,15 @@ class TimeIndex_Entry:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TimeIndex.Entry at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TimeIndex.Entry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -226,7 +249,8 @@ class TimeIndex_Entry:
         self.relative_offset = f_relative_offset
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_timestamp = self.timestamp
         w_relative_offset = self.relative_offset
         out += _S0.pack(w_timestamp, w_relative_offset)
@@ -251,6 +275,11 @@ class TimeIndex_Entry:
         z_timestamp = 8
         z_relative_offset = 4
         return z_timestamp + z_relative_offset
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -58,6 +67,7 @@ class TransactionIndex:
     """
 
     __slots__ = ("_parent", "entries", )
+    _spans = ()
 
     def __init__(self, *, entries: "list[TransactionIndex_AbortedTxn] | None" = None, _parent=None):
         self._parent = _parent
@@ -75,12 +85,15 @@ class TransactionIndex:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionIndex at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionIndex at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -105,7 +118,8 @@ class TransactionIndex:
         self.entries = f_entries
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
         if w_entries is None:
             raise _EncodeError('is not set', 'transaction_index/entries')
@@ -121,7 +135,7 @@ class TransactionIndex:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, keep)
 
 
     @staticmethod
@@ -141,7 +155,7 @@ class TransactionIndex:
                 elif isinstance(_x1, (bytes, bytearray, memoryview)):
                     out += _x1
                 else:
-                    _x1._write(out)
+                    _x1._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -156,6 +170,11 @@ class TransactionIndex:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
         return z_entries
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -205,6 +224,7 @@ class TransactionIndex_AbortedTxn:
     """
 
     __slots__ = ("_parent", "version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, producer_id: "int | None" = None, first_offset: "int | None" = None, last_offset: "int | None" = None, last_stable_offset: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -226,12 +246,15 @@ class TransactionIndex_AbortedTxn:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionIndex.AbortedTxn at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionIndex.AbortedTxn at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -249,10 +272,13 @@ class TransactionIndex_AbortedTxn:
         self.last_stable_offset = f_last_stable_offset
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_producer_id = self.producer_id
         w_first_offset = self.first_offset
         w_last_offset = self.last_offset
@@ -284,6 +310,11 @@ class TransactionIndex_AbortedTxn:
         z_last_offset = 8
         z_last_stable_offset = 8
         return z_version + z_producer_id + z_first_offset + z_last_offset + z_last_stable_offset
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

@@ -15,10 +15,19 @@ from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.support import LAZY as _LAZY
+from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
+from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
+from kafkacodec.runtime.support import copy_object as _copy_object
+from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
+from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
+from kafkacodec.runtime.support import needs_parent as _needs_parent
+from kafkacodec.runtime.support import object_state as _object_state
+from kafkacodec.runtime.support import reencoded as _reencoded
+from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import short_repr as _short_repr
 from kafkacodec.runtime.support import to_plain as _to_plain
@@ -86,6 +95,7 @@ class TransactionLog:
     """
 
     __slots__ = ("_parent", "version", "transactional_id", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, transactional_id: "KafkaTypes_String | None" = None, _parent=None):
         self._parent = _parent
@@ -104,12 +114,15 @@ class TransactionLog:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -125,10 +138,13 @@ class TransactionLog:
         self.transactional_id = f_transactional_id
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         if w_version is None:
-            w_version = self.version = 0
+            w_version = 0
+            if keep:
+                self.version = w_version
         w_transactional_id = self.transactional_id
         out += _S0.pack(w_version)
         if w_transactional_id is None:
@@ -136,7 +152,7 @@ class TransactionLog:
         if isinstance(w_transactional_id, (bytes, bytearray, memoryview)):
             out += w_transactional_id
         else:
-            w_transactional_id._write(out)
+            w_transactional_id._write(out, keep)
 
 
     @staticmethod
@@ -150,7 +166,7 @@ class TransactionLog:
         if isinstance(a_transactional_id, (bytes, bytearray, memoryview)):
             out += a_transactional_id
         else:
-            a_transactional_id._write(out)
+            a_transactional_id._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -166,6 +182,11 @@ class TransactionLog:
         z_version = 2
         z_transactional_id = self.transactional_id.size()
         return z_version + z_transactional_id
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -209,6 +230,7 @@ class TransactionLog_TransactionLogValue:
     """
 
     __slots__ = ("_parent", "version", "body", )
+    _spans = ()
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
         self._parent = _parent
@@ -227,12 +249,15 @@ class TransactionLog_TransactionLogValue:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.TransactionLogValue at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog.TransactionLogValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -258,7 +283,8 @@ class TransactionLog_TransactionLogValue:
         self.body = f_body
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
         w_body = self.body
         out += _S0.pack(w_version)
@@ -267,7 +293,7 @@ class TransactionLog_TransactionLogValue:
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
-            w_body._write(out)
+            w_body._write(out, keep)
 
 
     @staticmethod
@@ -279,7 +305,7 @@ class TransactionLog_TransactionLogValue:
         if isinstance(a_body, (bytes, bytearray, memoryview)):
             out += a_body
         else:
-            a_body._write(out)
+            a_body._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -295,6 +321,11 @@ class TransactionLog_TransactionLogValue:
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -351,6 +382,7 @@ class TransactionLog_ValueV0:
     """
 
     __slots__ = ("_parent", "_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
+    _spans = ()
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, transaction_timeout_ms: "int | None" = None, transaction_status: "TransactionLog_TransactionStatus | int | None" = None, partitions_count: "int | None" = None, transaction_partitions: "list[TransactionLog_PartitionsV0] | None" = None, transaction_last_update_timestamp_ms: "int | None" = None, transaction_start_timestamp_ms: "int | None" = None, _parent=None):
         self._parent = _parent
@@ -376,12 +408,15 @@ class TransactionLog_ValueV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.ValueV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog.ValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -391,6 +426,7 @@ class TransactionLog_ValueV0:
         self._pins = 0
         if end - pos < 19:
             raise _truncated(pos, end, _T2)
+        _m_partitions_count = pos + 15
         f_producer_id, f_producer_epoch, f_transaction_timeout_ms, f_transaction_status, f_partitions_count = _S1.unpack_from(buf, pos)
         pos += 19
         self.producer_id = f_producer_id
@@ -404,9 +440,9 @@ class TransactionLog_ValueV0:
             _c3 = f_partitions_count
             if _c3:
                 if _c3 < 0:
-                    raise _invalid(pos, 'transaction_log/value_v0/transaction_partitions', f"negative count {_c3}")
+                    raise _invalid(_m_partitions_count, 'transaction_log/value_v0/transaction_partitions', f"negative count {_c3}")
                 if _c3 > (end - pos) // 6 or _c3 > _LIMITS.max_items:
-                    raise _too_many(pos, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
+                    raise _too_many(_m_partitions_count, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV0)
@@ -416,6 +452,7 @@ class TransactionLog_ValueV0:
                     _v1.topic = f_topic__r5
                     if end - pos < 4:
                         raise _truncated(pos, end, _T3)
+                    _m_partition_ids_count__r5 = pos
                     f_partition_ids_count__r5, = _S2.unpack_from(buf, pos)
                     pos += 4
                     _v1._partition_ids_count = f_partition_ids_count__r5
@@ -423,9 +460,9 @@ class TransactionLog_ValueV0:
                     _c3__r5 = f_partition_ids_count__r5
                     if _c3__r5:
                         if _c3__r5 < 0:
-                            raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
+                            raise _invalid(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
                         if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                            raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
+                            raise _too_many(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
                         _ap2__r5 = f_partition_ids__r5.append
                         for ___r5 in range(_c3__r5):
                             if end - pos < 4:
@@ -446,13 +483,15 @@ class TransactionLog_ValueV0:
         self.transaction_start_timestamp_ms = f_transaction_start_timestamp_ms
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_producer_id = self.producer_id
         w_producer_epoch = self.producer_epoch
         w_transaction_timeout_ms = self.transaction_timeout_ms
         w_transaction_status = self.transaction_status
         w_partitions_count = self._partitions_count if self._pins & 1 else (len(self.transaction_partitions) if self.transaction_partitions is not None else -1)
-        self._partitions_count = w_partitions_count
+        if keep:
+            self._partitions_count = w_partitions_count
         w_transaction_partitions = self.transaction_partitions
         out += _S1.pack(w_producer_id, w_producer_epoch, w_transaction_timeout_ms, w_transaction_status, w_partitions_count)
         if (w_partitions_count >= 0):
@@ -466,7 +505,7 @@ class TransactionLog_ValueV0:
                     if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                         out += a_topic__k2
                     else:
-                        a_topic__k2._write(out)
+                        a_topic__k2._write(out, False)
                     w_partition_ids_count__k2 = len(a_partition_ids__k2)
                     out += _S2.pack(w_partition_ids_count__k2)
                     if a_partition_ids__k2 is None:
@@ -479,7 +518,7 @@ class TransactionLog_ValueV0:
                     elif isinstance(_x1, (bytes, bytearray, memoryview)):
                         out += _x1
                     else:
-                        _x1._write(out)
+                        _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
         out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
@@ -501,7 +540,7 @@ class TransactionLog_ValueV0:
                     if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                         out += a_topic__k2
                     else:
-                        a_topic__k2._write(out)
+                        a_topic__k2._write(out, False)
                     w_partition_ids_count__k2 = len(a_partition_ids__k2)
                     out += _S2.pack(w_partition_ids_count__k2)
                     if a_partition_ids__k2 is None:
@@ -514,7 +553,7 @@ class TransactionLog_ValueV0:
                     elif isinstance(_x1, (bytes, bytearray, memoryview)):
                         out += _x1
                     else:
-                        _x1._write(out)
+                        _x1._write(out, False)
         out += _S3.pack(a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms)
 
     def to_bytes(self) -> bytes:
@@ -551,6 +590,11 @@ class TransactionLog_ValueV0:
     def partitions_count(self, value):
         self._partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -608,6 +652,7 @@ class TransactionLog_PartitionsV0:
     """
 
     __slots__ = ("_parent", "_pins", "topic", "_partition_ids_count", "partition_ids", )
+    _spans = ()
 
     def __init__(self, *, topic: "KafkaTypes_String | None" = None, partition_ids_count: "int | None" = None, partition_ids: "list[int] | None" = None, _parent=None):
         self._parent = _parent
@@ -628,12 +673,15 @@ class TransactionLog_PartitionsV0:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.PartitionsV0 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog.PartitionsV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -645,6 +693,7 @@ class TransactionLog_PartitionsV0:
         self.topic = f_topic
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
+        _m_partition_ids_count = pos
         f_partition_ids_count, = _S2.unpack_from(buf, pos)
         pos += 4
         self._partition_ids_count = f_partition_ids_count
@@ -652,9 +701,9 @@ class TransactionLog_PartitionsV0:
         _c3 = f_partition_ids_count
         if _c3:
             if _c3 < 0:
-                raise _invalid(pos, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3}")
+                raise _invalid(_m_partition_ids_count, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
-                raise _too_many(pos, 'transaction_log/partitions_v0/partition_ids', _c3, end - pos)
+                raise _too_many(_m_partition_ids_count, 'transaction_log/partitions_v0/partition_ids', _c3, end - pos)
             _ap2 = f_partition_ids.append
             for _ in range(_c3):
                 if end - pos < 4:
@@ -665,16 +714,18 @@ class TransactionLog_PartitionsV0:
         self.partition_ids = f_partition_ids
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic = self.topic
         if w_topic is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
         if isinstance(w_topic, (bytes, bytearray, memoryview)):
             out += w_topic
         else:
-            w_topic._write(out)
+            w_topic._write(out, keep)
         w_partition_ids_count = self._partition_ids_count if self._pins & 1 else len(self.partition_ids)
-        self._partition_ids_count = w_partition_ids_count
+        if keep:
+            self._partition_ids_count = w_partition_ids_count
         w_partition_ids = self.partition_ids
         out += _S2.pack(w_partition_ids_count)
         if w_partition_ids is None:
@@ -691,7 +742,7 @@ class TransactionLog_PartitionsV0:
         if isinstance(a_topic, (bytes, bytearray, memoryview)):
             out += a_topic
         else:
-            a_topic._write(out)
+            a_topic._write(out, False)
         w_partition_ids_count = len(a_partition_ids)
         out += _S2.pack(w_partition_ids_count)
         if a_partition_ids is None:
@@ -727,6 +778,11 @@ class TransactionLog_PartitionsV0:
     def partition_ids_count(self, value):
         self._partition_ids_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -788,6 +844,7 @@ class TransactionLog_ValueV1:
     """
 
     __slots__ = ("_parent", "_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, transaction_timeout_ms: "int | None" = None, transaction_status: "TransactionLog_TransactionStatus | int | None" = None, partitions_count_plus_one: "int | None" = None, transaction_partitions: "list[TransactionLog_PartitionsV1] | None" = None, transaction_last_update_timestamp_ms: "int | None" = None, transaction_start_timestamp_ms: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -814,12 +871,15 @@ class TransactionLog_ValueV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.ValueV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog.ValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -904,13 +964,15 @@ class TransactionLog_ValueV1:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_producer_id = self.producer_id
         w_producer_epoch = self.producer_epoch
         w_transaction_timeout_ms = self.transaction_timeout_ms
         w_transaction_status = self.transaction_status
         w_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else (len(self.transaction_partitions) + 1 if self.transaction_partitions is not None else 0)
-        self._partitions_count_plus_one = w_partitions_count_plus_one
+        if keep:
+            self._partitions_count_plus_one = w_partitions_count_plus_one
         out += _S4.pack(w_producer_id, w_producer_epoch, w_transaction_timeout_ms, w_transaction_status)
         if 0 <= w_partitions_count_plus_one < 0x4000:
             out += _VT[w_partitions_count_plus_one]
@@ -928,7 +990,7 @@ class TransactionLog_ValueV1:
                     if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                         out += a_topic__k2
                     else:
-                        a_topic__k2._write(out)
+                        a_topic__k2._write(out, False)
                     w_partition_ids_count_plus_one__k2 = len(a_partition_ids__k2) + 1
                     if 0 <= w_partition_ids_count_plus_one__k2 < 0x4000:
                         out += _VT[w_partition_ids_count_plus_one__k2]
@@ -943,14 +1005,14 @@ class TransactionLog_ValueV1:
                     if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                         out += a_tagged_fields__k2
                     else:
-                        a_tagged_fields__k2._write(out)
+                        a_tagged_fields__k2._write(out, False)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV1._pack(out, *_x1)
                     elif isinstance(_x1, (bytes, bytearray, memoryview)):
                         out += _x1
                     else:
-                        _x1._write(out)
+                        _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
         w_tagged_fields = self.tagged_fields
@@ -960,7 +1022,7 @@ class TransactionLog_ValueV1:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -983,7 +1045,7 @@ class TransactionLog_ValueV1:
                     if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
                         out += a_topic__k2
                     else:
-                        a_topic__k2._write(out)
+                        a_topic__k2._write(out, False)
                     w_partition_ids_count_plus_one__k2 = len(a_partition_ids__k2) + 1
                     if 0 <= w_partition_ids_count_plus_one__k2 < 0x4000:
                         out += _VT[w_partition_ids_count_plus_one__k2]
@@ -998,21 +1060,21 @@ class TransactionLog_ValueV1:
                     if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
                         out += a_tagged_fields__k2
                     else:
-                        a_tagged_fields__k2._write(out)
+                        a_tagged_fields__k2._write(out, False)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV1._pack(out, *_x1)
                     elif isinstance(_x1, (bytes, bytearray, memoryview)):
                         out += _x1
                     else:
-                        _x1._write(out)
+                        _x1._write(out, False)
         out += _S3.pack(a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'transaction_log/value_v1/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1049,6 +1111,11 @@ class TransactionLog_ValueV1:
     def partitions_count_plus_one(self, value):
         self._partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):
@@ -1110,6 +1177,7 @@ class TransactionLog_PartitionsV1:
     """
 
     __slots__ = ("_parent", "_pins", "topic", "_partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
+    _spans = ()
 
     def __init__(self, *, topic: "KafkaTypes_CompactString | None" = None, partition_ids_count_plus_one: "int | None" = None, partition_ids: "list[int] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
         self._parent = _parent
@@ -1131,12 +1199,15 @@ class TransactionLog_PartitionsV1:
 
     @classmethod
     def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.PartitionsV1 at `pos` of `buf`; returns (object, position after it)."""
+        """Decode one TransactionLog.PartitionsV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
+        (object, position after it). Byte fields are bytes whatever the buffer."""
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
-            raise ValueError(f"bad range [{pos}, {end}) for a buffer of {len(buf)} bytes")
+            raise _bad_range(pos, end, len(buf))
         obj, pos = cls._read(buf, pos, end, None)
+        if isinstance(buf, _MUTABLE):
+            _detached(obj)
         return obj, pos
 
     @classmethod
@@ -1176,16 +1247,18 @@ class TransactionLog_PartitionsV1:
         self.tagged_fields = f_tagged_fields
         return self, pos
 
-    def _write(self, out: bytearray) -> None:
+    def _write(self, out: bytearray, keep: bool = True) -> None:
+        # keep: leave computed and default values on the objects written (size() does not)
         w_topic = self.topic
         if w_topic is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
         if isinstance(w_topic, (bytes, bytearray, memoryview)):
             out += w_topic
         else:
-            w_topic._write(out)
+            w_topic._write(out, keep)
         w_partition_ids_count_plus_one = self._partition_ids_count_plus_one if self._pins & 1 else len(self.partition_ids) + 1
-        self._partition_ids_count_plus_one = w_partition_ids_count_plus_one
+        if keep:
+            self._partition_ids_count_plus_one = w_partition_ids_count_plus_one
         if 0 <= w_partition_ids_count_plus_one < 0x4000:
             out += _VT[w_partition_ids_count_plus_one]
         else:
@@ -1201,7 +1274,7 @@ class TransactionLog_PartitionsV1:
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
-            w_tagged_fields._write(out)
+            w_tagged_fields._write(out, keep)
 
 
     @staticmethod
@@ -1212,7 +1285,7 @@ class TransactionLog_PartitionsV1:
         if isinstance(a_topic, (bytes, bytearray, memoryview)):
             out += a_topic
         else:
-            a_topic._write(out)
+            a_topic._write(out, False)
         w_partition_ids_count_plus_one = len(a_partition_ids) + 1
         if 0 <= w_partition_ids_count_plus_one < 0x4000:
             out += _VT[w_partition_ids_count_plus_one]
@@ -1227,7 +1300,7 @@ class TransactionLog_PartitionsV1:
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
             out += a_tagged_fields
         else:
-            a_tagged_fields._write(out)
+            a_tagged_fields._write(out, False)
 
     def to_bytes(self) -> bytes:
         """Encode, computing every derived field that is not pinned."""
@@ -1259,6 +1332,11 @@ class TransactionLog_PartitionsV1:
     def partition_ids_count_plus_one(self, value):
         self._partition_ids_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+
+    __copy__ = _copy_object
+    __deepcopy__ = _deepcopy_object
+    __getstate__ = _object_state
+    __setstate__ = _set_object_state
 
     @property
     def _root(self):

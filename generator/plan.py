@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .code import Code, Constants
 from .model import Attr, EnumSpec, Schema, TypeSpec
+from .expr import Attribute, Expr, Name
 from .inline import inline_pack, inline_read
 from .plan_columns import ColumnPlanner
 from .plan_read import ReadPlanner
@@ -52,6 +53,8 @@ class ClassPlan:
     skip_body: list[str] | None = None
     skip1_body: list[str] | None = None
     starts_body: list[str] | None = None
+    spans: list[str] = field(default_factory=list)  # slots holding (buffer, start, end) of bytes read
+    parent: str | None = None  # the enclosing type whose fields reading this one takes, if any
 
 
 @dataclass
@@ -180,6 +183,25 @@ class ModulePlanner:
             return total
         return 0
 
+    def parent_depth(self, spec: TypeSpec, seen=None) -> int:
+        """How many levels of enclosing objects reading `spec` takes fields of (`_parent`, and
+        `_parent._parent` from the types it reads), for standalone reads to refuse with a message."""
+        seen = seen or set()
+        if spec in seen:
+            return 0
+        seen.add(spec)
+        depth = 0
+        for a in spec.seq:
+            exprs = [a.size, a.if_, a.repeat_expr, a.repeat_until, a.type.switch_on]
+            if a.valid is not None:
+                exprs += [a.valid.eq, a.valid.min, a.valid.max, *a.valid.any_of]
+            if a.process is not None:
+                exprs += list(a.process.args)
+            depth = max([depth] + [_parents(e) for e in exprs if e is not None])
+        for child in self.child_types(spec):
+            depth = max(depth, self.parent_depth(child, seen) - 1)
+        return depth
+
     def has_checksums(self, spec: TypeSpec, seen=None) -> bool:
         seen = seen or set()
         if spec in seen:
@@ -273,7 +295,15 @@ class ModulePlanner:
             field_docs=[(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a))
                         for a in seq],
             hints={a.id: self.hint(a) for a in seq},
+            spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
+            parent=self.parent_name(spec),
             **self.columnar(spec))
+
+    def parent_name(self, spec: TypeSpec) -> str | None:
+        if not self.parent_depth(spec):
+            return None
+        parent = self.program.lexical_parent.get(spec)
+        return ".".join(self.program.class_path(parent)) if parent is not None else "enclosing type"
 
     def columnar(self, spec: TypeSpec) -> dict:
         """The vectorised readers of a `-columnar` type and of the types it repeats."""
@@ -349,6 +379,8 @@ class ModulePlanner:
         c(f"buf, pos, _e = self._{attr.id}_raw")
         scope = Scope(spec, obj="self")
         planner.region(c, attr, "value", scope, "buf", "pos", "_e")
+        with c.block("if isinstance(buf, _MUTABLE):"):
+            c("value = _detached(value)")
         c("return value")
         return c.lines
 
@@ -411,6 +443,32 @@ class ModulePlanner:
                 with c.block(f"if {v} is not None:"):
                     c(f"{v}._verify()")
         return c.lines or ["pass"]
+
+
+def _parents(e: Expr) -> int:
+    """The longest chain `_parent._parent...` in an expression."""
+    best = 0
+
+    def chain(node) -> int:
+        if isinstance(node, Name):
+            return 1 if node.name == "_parent" else 0
+        if isinstance(node, Attribute) and node.name == "_parent":
+            inner = chain(node.obj)
+            return inner + 1 if inner else 0
+        if isinstance(node, Attribute):
+            return chain(node.obj)
+        return 0
+
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        best = max(best, chain(node))
+        for value in vars(node).values():
+            if isinstance(value, Expr):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                stack += [v for v in value if isinstance(v, Expr)]
+    return best
 
 
 def plan_module(program: Program, schema: Schema, problems) -> ModulePlan:

@@ -91,6 +91,8 @@ class ColumnPlanner:
         c("_v = _vectors()")
         c("cols = {}")
         marks = {a.derive.target for a in self.spec.seq if a.derive and a.derive.kind == "length-from"}
+        marks |= {self.ref(a.repeat_expr, {x.id: x for x in self.spec.seq}) for a in self.spec.seq
+                  if a.repeat == "expr"}  # a bad count is reported at the count field
         earlier: dict[str, Attr] = {}
         for attr in self.spec.seq:
             if attr.id in marks:
@@ -125,7 +127,7 @@ class ColumnPlanner:
             else:
                 count = self.ref(attr.repeat_expr, earlier)
                 c(f"_items, cols[{name!r}], pos = _v.repeat({self.ctx.class_ref(target)}._columns, u8, pos, end, "
-                  f"cols[{count!r}], {max(1, self.ctx.min_size(attr))}, {path!r})")
+                  f"cols[{count!r}], {max(1, self.ctx.min_size(attr))}, {path!r}, _m_{count})")
                 with c.block("for _k, _col in _items.items():"):
                     c(f"cols[{name + '.'!r} + _k] = _col")
 

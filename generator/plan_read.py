@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .code import Code
+from .expr import Attribute, Name
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .pyexpr import Scope, storage
 
@@ -45,14 +46,27 @@ class ReadPlanner:
         return self.ctx.field_path(self.spec, attr)
 
     def marks(self) -> set[str]:
-        """Fields whose start position later code needs (checksum and length-from spans)."""
+        """Fields whose start position later code needs (checksum and length-from spans, and the
+        counts of repeats, where a bad count is reported)."""
         out = set()
         for a in self.spec.seq:
             if a.checksum:
                 out.add(a.checksum.from_field)
             if a.derive and a.derive.kind == "length-from":
                 out.add(a.derive.target)
+            if self.count_field(a) is not None:
+                out.add(self.count_field(a))
         return out
+
+    def count_field(self, attr: Attr) -> str | None:
+        """The sibling field a repeat takes its count from, if its count is just that field."""
+        e = attr.repeat_expr
+        if attr.repeat == "expr" and isinstance(e, Name) and e.name in {a.id for a in self.spec.seq}:
+            return e.name
+        if attr.repeat == "expr" and isinstance(e, Attribute) and e.name == "value" and isinstance(e.obj, Name) \
+                and e.obj.name in {a.id for a in self.spec.seq}:
+            return e.obj.name  # an intrinsic varint's value
+        return None
 
     # -- the method ----------------------------------------------------------------------
     def plan(self) -> list[str]:
@@ -185,12 +199,14 @@ class ReadPlanner:
             # an empty repeat (the common case for headers) costs one comparison
             c.lines.append("    " * c.level + f"if {count}:")
             c.level += 1
+            source = self.count_field(attr)
+            at = "pos" if source is None else f"_m_{source}"  # a bad count is the count field's fault
             with c.block(f"if {count} < 0:"):
-                c(f"raise _invalid(pos, {path!r}, f\"negative count {{{count}}}\")")
+                c(f"raise _invalid({at}, {path!r}, f\"negative count {{{count}}}\")")
             least = max(1, self.ctx.min_size(attr))
             room = f"(end - pos) // {least}" if least > 1 else "end - pos"
             with c.block(f"if {count} > {room} or {count} > _LIMITS.max_items:"):
-                c(f"raise _too_many(pos, {path!r}, {count}, end - pos)")
+                c(f"raise _too_many({at}, {path!r}, {count}, end - pos)")
             loop = f"for _ in range({count}):"
         elif attr.repeat == "eos":
             loop = "while pos < end:"
@@ -234,8 +250,8 @@ class ReadPlanner:
             with c.block(f"if {bound}:"):
                 c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
             piece = f"buf[pos:pos + {size}]"
-            if attr.type.kind == "str":
-                piece += f".decode({attr.type.encoding!r}, 'surrogateescape')"
+            if attr.type.kind == "str":  # str(), not .decode(): a memoryview has no decode
+                piece = f"str({piece}, {attr.type.encoding!r}, 'surrogateescape')"
             c(f"{var} = {piece}")
             c(f"pos += {size}")
             return
@@ -287,7 +303,7 @@ class ReadPlanner:
                 with c.block(f"if {var} != {attr.contents!r}:"):
                     c(f"raise _invalid({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
         elif ref.kind == "str":
-            c(f"{var} = {buf}[{start}:{end}].decode({ref.encoding!r}, 'surrogateescape')")
+            c(f"{var} = str({buf}[{start}:{end}], {ref.encoding!r}, 'surrogateescape')")
         elif ref.kind == "switch":
             # no case: the bytes themselves, as Kaitai reads a sized switch it cannot match
             self.switch(c, ref, scope, lambda case: self.typed_region(c, attr, case, var, scope, buf, start, end),

@@ -45,6 +45,8 @@ class WritePlanner:
         self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == "length-of"}
         self.encoded: dict[str, str] = {}  # length-of target -> local holding its bytes
         self.n = 0
+        # whether nested objects keep what they computed: `keep` in _write, never in _pack or size()
+        self.keep = "False" if pack else "keep"
 
     def new(self, prefix: str) -> str:
         self.n += 1
@@ -72,7 +74,13 @@ class WritePlanner:
     def store(self, c: Code, attr: Attr, w: str) -> None:
         """Leave a computed value on the object, so a written object shows what was written."""
         if not self.pack:
-            c(f"self._{attr.id} = {w}")
+            with c.block("if keep:"):
+                c(f"self._{attr.id} = {w}")
+
+    def raw(self, attr: Attr) -> str | None:
+        """The span a lazy field was read from, whose bytes a re-encoding keeps while they still
+        decode to the field's content."""
+        return f"self._{attr.id}_raw" if attr.lazy and not self.pack else None
 
     def pack_params(self) -> list[str]:
         return [f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)]
@@ -179,7 +187,11 @@ class WritePlanner:
         for value in ((repr(attr.contents),) if attr.contents is not None else ()) + (
                 (tr.translate(attr.default, scope, attr.loc),) if attr.default is not None else ()):
             with c.block(f"if {w} is None:"):
-                c(f"{w} = {value}" if self.pack else f"{w} = {self.src(attr)} = {value}")
+                c(f"{w} = {value}")
+                if not self.pack:  # left on the object only where written: a field that is absent stays None
+                    present = "" if attr.if_ is None else f" and {tr.translate(attr.if_, scope, attr.loc)}"
+                    with c.block(f"if keep{present}:"):
+                        c(f"{self.src(attr)} = {w}")
 
     def serialise(self, c: Code, attr: Attr, scope: Scope) -> str:
         """Name of the bytes of a length-of target (None when the field is absent)."""
@@ -198,26 +210,27 @@ class WritePlanner:
         with c.block("else:"):
             tmp = self.new("t")
             c(f"{tmp} = bytearray()")
-            self.payload(c, attr, src, tmp, scope)
+            self.payload(c, attr, src, tmp, scope, self.raw(attr))
             c(f"{var} = bytes({tmp})")
         return var
 
-    def payload(self, c: Code, attr: Attr, value: str, out: str, scope: Scope) -> None:
-        """Append the encoded value of a (possibly processed) field to `out`."""
+    def payload(self, c: Code, attr: Attr, value: str, out: str, scope: Scope, raw: str | None = None) -> None:
+        """Append the encoded value of a (possibly processed) field to `out`; `raw`, the span the
+        field was read from, for processed bytes to be kept rather than made anew."""
         if attr.process is None:
             self.typed(c, attr, attr.type, value, out)
             return
         p = attr.process
         args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
         proc = self.new("p")
-        raw = self.new("r")
+        scratch = self.new("r")
         c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
         with c.block(f"if {proc}.identity:"):  # no transformation: no scratch copy either
             self.typed(c, attr, attr.type, value, out)
         with c.block("else:"):
-            c(f"{raw} = bytearray()")
-            self.typed(c, attr, attr.type, value, raw)
-            c(f"{out} += {proc}.encode({raw})")
+            c(f"{scratch} = bytearray()")
+            self.typed(c, attr, attr.type, value, scratch)
+            c(f"{out} += {proc}.encode({scratch})" if raw is None else f"{out} += _reencoded({proc}, {scratch}, {raw})")
 
     def typed(self, c: Code, attr: Attr, ref: TypeRef, value: str, out: str) -> None:
         if ref.kind == "bytes":
@@ -231,7 +244,7 @@ class WritePlanner:
             with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
                 c(f"{out} += {value}")
             with c.block("else:"):
-                c(f"{value}._write({out})")
+                c(f"{value}._write({out}, {self.keep})")
         else:
             target = self.ctx.program.resolved[ref]
             if not target.intrinsic:
@@ -244,7 +257,7 @@ class WritePlanner:
                 with c.block(f"{head} isinstance({value}, (bytes, bytearray, memoryview)):"):
                     c(f"{out} += {value}")
                 with c.block("else:"):
-                    c(f"{value}._write({out})")
+                    c(f"{value}._write({out}, {self.keep})")
                 return
             if target.intrinsic:
                 fns = INTRINSICS[target.intrinsic]
@@ -261,7 +274,7 @@ class WritePlanner:
                 with c.block("else:"):  # longer values, with the range checks
                     c(f"{fn}({out}, {value})")
             else:
-                c(f"{value}._write({out})")
+                c(f"{value}._write({out}, {self.keep})")
 
     def emit(self, c: Code, attr: Attr, scope: Scope) -> None:
         w = self.w(attr)
@@ -294,7 +307,7 @@ class WritePlanner:
                     and attr.size.__class__.__name__ == "Int":
                 with body.block(f"if len({w}) != {attr.size.value}:"):
                     body(f"raise _EncodeError(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
-            self.payload(body, attr, w, "out", scope)
+            self.payload(body, attr, w, "out", scope, self.raw(attr))
         if attr.if_ is not None:
             cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
             with c.block(f"if {cond}:"):
@@ -355,7 +368,9 @@ class WritePlanner:
 
     # -- size -----------------------------------------------------------------------------
     def plan_size(self) -> list[str]:
-        """Encoded size without encoding (processed fields are encoded to learn their size)."""
+        """Encoded size without encoding (processed fields are encoded to learn their size), and
+        without leaving anything on the objects."""
+        self.keep = "False"
         c = Code()
         scope = Scope(self.spec, obj="self")
         tr = self.ctx.tr
@@ -428,7 +443,7 @@ class WritePlanner:
                 c(f"{tmp} = 0")
             with c.block("else:"):
                 c(f"{tmp} = bytearray()")
-                self.payload(c, attr, value, tmp, scope)
+                self.payload(c, attr, value, tmp, scope, self.raw(attr) if value == self.src(attr) else None)
                 c(f"{tmp} = len({tmp})")
             return tmp
         if attr.repeat:

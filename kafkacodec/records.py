@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, Sequence
 
 from .generated.legacy_log_entry import LegacyLogEntry
 from .generated.record_batch import RecordBatch
-from .runtime.errors import InvalidValueError, LimitExceededError, TruncatedError
+from .runtime.errors import ChecksumError, DecodeError, InvalidValueError, LimitExceededError, TruncatedError
 from .runtime.limits import LIMITS
 
 MAGIC_OFFSET = 16
@@ -35,14 +35,16 @@ class Record:
 
 
 class Batch:
-    """One v2 record batch or one legacy log entry, with its byte position in the buffer."""
+    """One v2 record batch or one legacy log entry, with its byte position in the buffer; `verify`:
+    whether the CRCs of a compressed wrapper's inner messages are checked as its records are read."""
 
-    __slots__ = ("entry", "position", "size")
+    __slots__ = ("entry", "position", "size", "verify")
 
-    def __init__(self, entry: RecordBatch | LegacyLogEntry, position: int, size: int):
+    def __init__(self, entry: RecordBatch | LegacyLogEntry, position: int, size: int, verify: bool = True):
         self.entry = entry
         self.position = position
         self.size = size
+        self.verify = verify
 
     @property
     def magic(self) -> int:
@@ -82,9 +84,14 @@ class Batch:
 
     def __iter__(self) -> Iterator:
         e = self.entry
-        if isinstance(e, RecordBatch):
-            return iter(e.records.items)
-        return iter(legacy_records(e))
+        try:
+            if isinstance(e, RecordBatch):
+                return iter(e.records.items)
+            return iter(legacy_records(e, self.verify))
+        except DecodeError as err:
+            if err.position is None:  # found in a wrapper's inner messages: the wrapper is at fault
+                err.position = self.position
+            raise
 
     def records(self) -> list:
         return list(self)
@@ -93,8 +100,10 @@ class Batch:
         return f"Batch(position={self.position}, size={self.size}, entry={self.entry!r})"
 
 
-def legacy_records(entry: LegacyLogEntry) -> list[Record]:
-    """The records of a legacy entry, expanding a compressed wrapper as Kafka's deep iterator does."""
+def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
+    """The records of a legacy entry, expanding a compressed wrapper as Kafka's deep iterator does;
+    with `verify`, an inner message whose CRC does not match is a ChecksumError, as it is for a
+    consumer that checks CRCs (the wrapper's CRC covers only the compressed bytes)."""
     m = entry.message
     attributes = m.attributes
     if not attributes & 0x07:  # an ordinary message (the common case, read with plain field access)
@@ -119,8 +128,12 @@ def legacy_records(entry: LegacyLogEntry) -> list[Record]:
         base = 0  # magic 0 inner offsets are absolute, and so are those of a v1 wrapper at offset 0
     log_append = m.magic >= 1 and int(m.timestamp_type) == 1
     out = []
-    for e in inner:
+    for i, e in enumerate(inner):
         im = e.message
+        if verify and not im.crc_valid:
+            raise ChecksumError(f"inner message {i} (offset {e.offset}): stored crc = {im.crc}, computed crc = "
+                                f"{im._load_crc_checksum()}", None, "legacy_log_entry/message/value",
+                                stored=im.crc, computed=im._load_crc_checksum())
         if im.compression:
             raise InvalidValueError("inner messages must not be compressed", None, "legacy_log_entry/message")
         if log_append:
@@ -154,7 +167,7 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
             entry, nxt = LegacyLogEntry.read(buffer, pos, end, verify)
         else:
             raise InvalidValueError(f"unknown magic byte {magic}", pos + MAGIC_OFFSET, "log")
-        yield Batch(entry, pos, nxt - pos)
+        yield Batch(entry, pos, nxt - pos, verify)
         pos = nxt
 
 

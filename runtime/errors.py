@@ -69,6 +69,11 @@ class CompressionError(DecodeError):
     """Compressed data that cannot be decompressed (damaged stream, unknown codec)."""
 
 
+class UsageError(KafkaCodecError, ValueError):
+    """A call the API does not allow: a position outside the buffer, or a type read on its own that
+    can only be read inside its parent (it takes a count or a length from it)."""
+
+
 class EncodeError(KafkaCodecError):
     """An object that cannot be encoded: a missing field or a value out of range."""
 

@@ -1,10 +1,13 @@
 """Helpers that generated classes call: error construction, lazy markers, enums, dict/repr."""
 from __future__ import annotations
 
+import copy
 from enum import IntEnum
 
-from .errors import DecodeError, InvalidValueError, LimitExceededError, TruncatedError
+from .errors import DecodeError, InvalidValueError, LimitExceededError, TruncatedError, UsageError
 from .limits import LIMITS
+
+MUTABLE_BUFFERS = (memoryview, bytearray)  # buffers whose slices are not bytes
 
 
 class _Lazy:
@@ -12,6 +15,9 @@ class _Lazy:
 
     def __repr__(self):
         return "<not decoded yet>"
+
+    def __reduce__(self):
+        return "LAZY"  # copies and pickles keep the one marker that generated code compares with `is`
 
 
 LAZY = _Lazy()
@@ -46,6 +52,14 @@ def too_many(pos: int, path: str, count: int, room: int) -> LimitExceededError:
         return LimitExceededError(f"count {count} is over the limit of {LIMITS.max_items} "
                                   "(kafkacodec.runtime.limits.LIMITS.max_items)", pos, path)
     return LimitExceededError(f"count {count} is larger than the {room} bytes left could hold", pos, path)
+
+
+def bad_range(pos: int, end, size: int) -> UsageError:
+    return UsageError(f"bad range [{pos}, {end}) for a buffer of {size} bytes")
+
+
+def needs_parent(name: str, parent: str) -> UsageError:
+    return UsageError(f"{name} takes fields of the {parent} around it; read the {parent} instead")
 
 
 def in_processed(err: DecodeError, pos: int, path: str, name: str) -> DecodeError:
@@ -86,3 +100,90 @@ def short_repr(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(short_repr(v) for v in value) + "]"
     return repr(value)
+
+
+def detached(value):
+    """`value` (just read from a memoryview or a bytearray) with every byte field made bytes, as it
+    would be had it been read from bytes: no field keeps the buffer exported or changes with it."""
+    if isinstance(value, MUTABLE_BUFFERS):
+        return bytes(value)
+    stack = [value] if hasattr(value, "_spans") else []
+    while stack:
+        node = stack.pop()
+        for name in node.__class__.__slots__:
+            if name == "_parent" or name in node._spans:
+                continue
+            field = getattr(node, name, None)
+            if isinstance(field, MUTABLE_BUFFERS):
+                setattr(node, name, bytes(field))
+            elif field.__class__ is list:
+                for i, item in enumerate(field):
+                    if isinstance(item, MUTABLE_BUFFERS):
+                        field[i] = bytes(item)
+                    elif hasattr(item, "_spans"):
+                        stack.append(item)
+            elif hasattr(field, "_spans"):
+                stack.append(field)
+    return value
+
+
+def reencoded(processor, data, raw):
+    """`data` encoded by `processor`: the bytes the field was read from, `raw` = (buffer, start,
+    end), while they still decode to `data`, so that a decoded object writes (and sizes) as it was
+    read whatever compressor made it; a new encoding once the content differs."""
+    if raw is not None:
+        buf, start, end = raw
+        original = bytes(buf[start:end])
+        try:
+            if processor.decode(original) == data:
+                return original
+        except DecodeError:
+            pass
+    return processor.encode(data)
+
+
+def _narrowed(span):
+    """A span (buffer, start, end) kept by a reader, as a span over a bytes copy of that part only."""
+    if span.__class__ is not tuple:
+        return span
+    buf, start, end = span
+    return bytes(memoryview(buf)[start:end]), 0, end - start
+
+
+def copy_object(obj):
+    """copy.copy of a generated object: the same field values, the same parent."""
+    new = object.__new__(obj.__class__)
+    for name in obj.__class__.__slots__:
+        if hasattr(obj, name):
+            setattr(new, name, getattr(obj, name))
+    return new
+
+
+def deepcopy_object(obj, memo):
+    """copy.deepcopy of a generated object. Fields not decoded yet stay so; the spans they will be
+    decoded from share an immutable bytes buffer, and copy only their own part of any other."""
+    new = object.__new__(obj.__class__)
+    memo[id(obj)] = new
+    spans = obj._spans
+    for name in obj.__class__.__slots__:
+        if not hasattr(obj, name):
+            continue
+        value = getattr(obj, name)
+        if name in spans and value.__class__ is tuple:
+            setattr(new, name, value if value[0].__class__ is bytes else _narrowed(value))
+        else:
+            setattr(new, name, copy.deepcopy(value, memo))
+    return new
+
+
+def object_state(obj) -> dict:
+    """The state a pickle keeps: the field values, and of each span only its own bytes (never the
+    whole segment it was read from, nor an unpicklable memory map)."""
+    spans = obj._spans
+    return {name: _narrowed(getattr(obj, name)) if name in spans else getattr(obj, name)
+            for name in obj.__class__.__slots__ if hasattr(obj, name)}
+
+
+def set_object_state(obj, state: dict) -> None:
+    for name, value in state.items():
+        setattr(obj, name, value)

@@ -25,6 +25,8 @@ def read_uvarint(buf, pos: int, end: int, max_bytes: int = MAX_VARINT_BYTES,
         if b < 0x80:
             if max_bytes == MAX_VARINT_BYTES:
                 value &= 0xFFFFFFFF  # bits above 32 of the 5th byte are dropped, as Kafka does
+            elif max_bytes == MAX_VARLONG_BYTES:
+                value &= 0xFFFFFFFFFFFFFFFF  # and above 64 of the 10th, as the columnar reader does
             return value, pos
         shift += 7
     if pos - start >= max_bytes:

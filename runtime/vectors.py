@@ -127,24 +127,27 @@ def slices(pos, size, end, optional: bool, path: str):
     return size, pos + take.astype(pos.dtype)
 
 
-def check_counts(pos, end, counts, least: int, path: str) -> None:
+def check_counts(pos, end, counts, least: int, path: str, at=None) -> None:
     """Counts of items of at least `least` bytes each must be neither negative, nor more than the
-    bytes left could hold, nor over LIMITS.max_items: checked before anything is allocated."""
+    bytes left could hold, nor over LIMITS.max_items: checked before anything is allocated. A bad
+    count is reported at `at` (where the counts were read), else where its items would start."""
     if not counts.size:
         return
+    at = pos if at is None else at
     if (bad := counts < 0).any():
-        raise InvalidValueError("negative count", _first(bad, pos), path)
+        raise InvalidValueError("negative count", _first(bad, at), path)
     if (bad := (counts > (end - pos) // max(least, 1)) | (counts > LIMITS.max_items)).any():
         i = np.flatnonzero(bad)[0]
         raise LimitExceededError(f"{int(counts[i])} items, more than {int(_at(end, i) - pos[i])} bytes can hold or "
-                                 f"over the limit of {LIMITS.max_items}", int(pos[i]), path)
+                                 f"over the limit of {LIMITS.max_items}", int(at[i]), path)
 
 
-def repeat(read, u8, pos, end, counts, least: int, path: str):
+def repeat(read, u8, pos, end, counts, least: int, path: str, at=None):
     """`counts[i]` items of a columnar type, each at least `least` bytes, one after another from
     `pos[i]`: (the items' columns in order, instance by instance; each instance's first item; the
-    positions after each instance's last item). Rounds go over the instances that still have items."""
-    check_counts(pos, end, counts, least, path)
+    positions after each instance's last item). Rounds go over the instances that still have items.
+    `at`: where the counts were read, to report a bad one."""
+    check_counts(pos, end, counts, least, path, at)
     first = np.zeros(counts.size + 1, np.int64)
     np.cumsum(counts, out=first[1:])
     total = int(first[-1])
