@@ -5,8 +5,8 @@ import subprocess
 import sys
 import time
 
-import crc32c
 import pytest
+from damage import with_valid_crc
 
 from kafkacodec import write_batch
 from kafkacodec.storage.resync import next_valid_batch
@@ -17,11 +17,6 @@ RECORDS_AT = 61
 
 def kc(*args):
     return subprocess.run([sys.executable, "-m", "kafkacodec", *args], capture_output=True, text=True, timeout=300)
-
-
-def with_valid_crc(batch: bytes) -> bytes:
-    """The batch with its CRC-32C recomputed over its (damaged) bytes, as if written that way."""
-    return batch[:17] + struct.pack(">I", crc32c.crc32c(batch[21:])) + batch[21:]
 
 
 def records(n, offset=0, value=b"v" * 100):
