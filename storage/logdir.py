@@ -126,11 +126,3 @@ def segment_of(path: Path) -> Segment:
                                  for p in (stem.with_suffix(".index"), stem.with_suffix(".timeindex"),
                                            stem.with_suffix(".txnindex"))))
 
-
-def named_by_offset(path: Path) -> bool:
-    """Whether a file's name starts with its base offset, as Kafka names segment files."""
-    try:
-        names.offset_from_name(path.name)
-    except ValueError:
-        return False
-    return True

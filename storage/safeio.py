@@ -73,9 +73,19 @@ def check_regular(path: str | Path) -> int:
 
 def read_at(f: BinaryIO, position: int, size: int, path: str | Path) -> bytes:
     """Up to `size` bytes at `position` (fewer only at the end of the file, as when it was
-    truncated underneath us); errors of the operating system become FileProblems."""
+    truncated underneath us); errors of the operating system become FileProblems. One pread
+    returns at most about 2 GiB on Linux, and a segment may be larger: reads are repeated."""
     try:
-        return os.pread(f.fileno(), size, position)
+        data = os.pread(f.fileno(), size, position)
+        if len(data) == size or not data:
+            return data
+        parts = [data]
+        while size > (got := sum(map(len, parts))):
+            more = os.pread(f.fileno(), size - got, position + got)
+            if not more:
+                break
+            parts.append(more)
+        return b"".join(parts)
     except OSError as err:
         raise os_problem(path, err) from None
 

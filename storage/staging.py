@@ -1,7 +1,7 @@
 """A copy of a partition directory built where it cannot be mistaken for a finished one: in a
 hidden work directory beside its target, renamed into place when complete, removed on failure.
-Nothing here flushes to disk: a command that must survive a power loss publishes the copies
-through storage.replace, which does."""
+Only kept bytes are flushed here (create_kept); a command that must survive a power loss
+publishes the copies through storage.replace, which flushes them before they replace anything."""
 from __future__ import annotations
 
 import shutil

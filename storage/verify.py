@@ -237,7 +237,8 @@ class Damaged:
 def checked_batches(path: Path, file_size: int, quick: bool = False,
                     skip_corrupt: bool = False) -> Iterator[BatchInfo | Damaged | int]:
     """The valid batches of a segment file in order, each damaged range as a Damaged, and, in deep
-    mode, after each group of batches the number of records it decoded (an int). Without
+    mode, after each group of batches the number of records it decoded (an int) and an OverLimit
+    for each batch whose records exceed the decoding limits (not damage: they are not checked). Without
     `skip_corrupt` the first damage ends it; with it, reading goes on after a batch whose records
     do not read, or, after bad framing or a bad CRC, from the next batch whose CRC matches."""
     start = 0
@@ -246,8 +247,7 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
         pending_bytes, damage, resume = 0, None, None
         at = start
         for item in iter_file_batches(path, start):
-            if isinstance(item, DecodeError):
-                item.file = item.file or str(path)
+            if isinstance(item, DecodeError):  # named already by iter_file_batches
                 damage = (at, item)
             elif quick:
                 yield item

@@ -2,8 +2,9 @@
 write index entries by Kafka's append rule, a `.txnindex` entry for each aborted transaction and
 a producer-state `.snapshot` at each roll and at close.
 
-Every write appends; nothing written is rewritten (snapshots are new files, renamed into place).
-A crash part-way leaves a .log whose valid prefix (found by the recovery scan) holds every batch
+Every write appends to what earlier appends wrote (snapshots are new files, renamed into place);
+only a failed append's own bytes are cut back, and reopening rewrites the active segment's indexes
+from its log. A crash part-way leaves a .log whose valid prefix (found by the recovery scan) holds every batch
 written completely, and indexes that are at worst short of their last entries, which `reindex`
 restores.
 

@@ -35,3 +35,16 @@ def test_reads_are_bounded_by_what_the_file_can_hold(tmp_path):
         read_bounded(path, 63, "offset index")
     with open_regular(path) as f:
         assert read_at(f, 60, 10, path) == b"\x01" * 4  # short only at the end of the file
+
+
+def test_reads_past_two_gib_are_whole(tmp_path):
+    """One pread stops near 2 GiB on Linux; a segment can be larger (a sparse file costs nothing)."""
+    path = tmp_path / "00000000000000000000.log"
+    size = (2 << 30) + 100
+    with open(path, "wb") as f:
+        f.truncate(size)
+        f.seek(size - 4)
+        f.write(b"tail")
+    with open_regular(path) as f:
+        data = read_at(f, 0, size, path)
+    assert len(data) == size and data[-4:] == b"tail"

@@ -234,7 +234,7 @@ def _make_out(out: Path) -> None:
 
 
 def _check_keep_old(keep_old: Path, root: Path) -> None:
-    keep = Path(os.path.abspath(keep_old))
+    keep = Path(os.path.realpath(keep_old))  # through links: a link into the log dir is inside it
     if not keep.is_dir():
         _usage(f"--keep-old {keep_old}: not a directory")
     if keep == root or root in keep.parents:

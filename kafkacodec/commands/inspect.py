@@ -76,7 +76,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
                           "framing and CRCs" if quick else str(sum(r.records for r in reports)),
                           str(sum(r.file_size for r in reports)),
                           "ok" if not lines else f"[red]{len(lines)} problem{'s' if len(lines) != 1 else ''}[/red]")
-    unfinished = pending(path)  # an interrupted command's work is not a log dir to trust yet
+    # an interrupted command's work is not a log dir to trust yet (a lone file has no log dir to ask)
+    unfinished = pending(path) if path.is_dir() or logdir.is_partition_dir(path.parent) else []
     if unfinished:
         table.add_row("(log dir)", "", "", "", "", f"[red]{len(unfinished)} unfinished[/red]")
         damaged += [f"{p}; run `kafkacodec recover {path}` to finish it" for p in unfinished]
