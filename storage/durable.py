@@ -7,17 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .files import fsync_directory
+from .files import fsync_directory, fsync_file as flush_file
 from .safeio import FileProblem, os_problem
 
 
 def fsync_file(path: str | Path) -> None:
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        flush_file(path)
     except OSError as err:
         raise os_problem(path, err) from None
 

@@ -24,6 +24,15 @@ def fsync_directory(directory: str | Path) -> None:
         os.close(fd)
 
 
+def fsync_file(path: str | Path) -> None:
+    """Flush a file's data to the disk."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_fully(fd: int, data: bytes | memoryview) -> None:
     """os.write until everything is written (a write may take only part of the bytes)."""
     view = memoryview(data)

@@ -15,7 +15,7 @@ from kafkacodec.runtime.errors import DecodeError
 from .logdir import Partition, Segment
 from .reader import Skipped, batches_of
 from .records_check import decoded_records
-from .safeio import open_regular, read_at
+from .safeio import read_whole
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,7 @@ OnSkip = Callable[[SkippedBytes], None]
 
 def read_segment(log: Path) -> bytes:
     """The whole .log file (a regular file only; failures as FileProblems naming it)."""
-    import os
-    with open_regular(log) as f:
-        return read_at(f, 0, os.fstat(f.fileno()).st_size, log)
+    return read_whole(log)
 
 
 def segment_batches(seg: Segment, data: bytes | None = None, skip_corrupt: bool = False,

@@ -9,7 +9,8 @@ from kafkacodec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition, Segment
-from .scan import file_frames, next_valid_batch
+from .resync import next_valid_batch
+from .scan import file_frames
 from .windowed import WindowedFile
 
 OnDamage = Callable[["Damage"], None]

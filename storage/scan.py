@@ -249,11 +249,3 @@ def scan_file(path: str | Path, keep_batches: bool = True, verify: bool = True) 
     if result.error is not None:
         result.error.file = str(path)
     return result
-
-
-def next_valid_batch(buf, start: int, end: int | None = None) -> int | None:
-    """The first position after `start` where a whole batch with a matching CRC begins, or None:
-    where reading can go on after damage (storage.resync, in time linear in the bytes searched)."""
-    from .resync import next_valid_batch as search
-
-    return search(buf, start, end)

@@ -27,7 +27,7 @@ from kafkacodec.records import Batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import index, names
-from .files import fsync_directory, write_atomically, write_fully
+from .files import fsync_directory, fsync_file, write_atomically, write_fully
 from .logdir import open_partition
 from .producers import ProducerState, marker_of, snapshot_path, state_at
 from .safeio import FileProblem, os_problem
@@ -211,7 +211,7 @@ class PartitionWriter:
             if os.stat(path).st_size != size:  # untouched files are left alone (a read-only disk refuses any cut)
                 os.truncate(path, size)
                 if self.fsync:
-                    _fsync_file(path)
+                    fsync_file(path)
         for path in reversed(created):
             path.unlink(missing_ok=True)
         if created and self.fsync:
@@ -316,14 +316,6 @@ class PartitionWriter:
             self.close()
         except KafkaCodecError:
             pass
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _first_offset(info) -> int:

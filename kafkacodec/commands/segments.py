@@ -99,18 +99,14 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    """The file written whole (files.write_atomically); a failure to write (a read-only file
-    system, no space left) is a FileProblem naming the file, and its temporary file is removed."""
+    """The file written whole (files.write_atomically, which removes its temporary file on any
+    failure); a failure to write (a read-only file system, no space left) is a FileProblem naming the file."""
     from ..storage.files import write_atomically
     from ..storage.safeio import os_problem
 
     try:
         write_atomically(path, data)
     except OSError as err:
-        try:
-            path.with_name(path.name + ".tmp").unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only file system: nothing could be written there either
         raise os_problem(path, err) from None
 
 
