@@ -8,9 +8,9 @@ from __future__ import annotations
 import struct
 
 import lz4.block
+from xxhash import xxh32_intdigest as xxh32
 
 from ..errors import CompressionError, LimitExceededError
-from ..xxhash32 import xxh32
 
 MAGIC = b"\x04\x22\x4d\x18"
 FLG = 0x60  # version 01, independent blocks
