@@ -3,48 +3,21 @@
 """__consumer_offsets records (group coordinator)"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 from kafkacodec.generated.kafka_types import KafkaTypes_Bytes
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactBytes
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactNullableString
@@ -103,7 +76,7 @@ _T36 = ((0, 2, 'consumer_offsets/consumer_group_current_member_assignment_value/
 _T37 = ((0, 4, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/member_epoch'), (4, 4, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/previous_member_epoch'), (8, 1, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/state'), )
 
 
-class ConsumerOffsets:
+class ConsumerOffsets(_Node):
     """The records of the `__consumer_offsets` topic, where the group coordinator keeps committed
     offsets (since Kafka 0.9) and group metadata. The key starts with a version that names the
     record type: 0 and 1 an offset commit, 2 a group's metadata, 3 and above the records of the
@@ -122,41 +95,21 @@ class ConsumerOffsets:
             and streams groups, 9 and above).
     """
 
-    __slots__ = ("_parent", "version", "key", )
-    _spans = ()
+    __slots__ = ("version", "key", )
+    _schema_path = "ConsumerOffsets"
+    _eq_fields = ("version", "key", )
+    _repr_fields = ("version", "key", )
+    _dict_fields = ("version", "key", )
 
     def __init__(self, *, version: "int | None" = None, key: "object | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.key = key
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets":
-        """Decode `data`, which must hold exactly one ConsumerOffsets."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T0)
         f_version, = _S0.unpack_from(buf, pos)
@@ -221,58 +174,17 @@ class ConsumerOffsets:
         else:
             a_key._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_key = (len(self.key) if isinstance(self.key, (bytes, bytearray, memoryview)) else self.key.size())
         return z_version + z_key
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.key, ) == (other.version, other.key, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets("
-                f"version={_short_repr(self.version)}"
-                f", key={_short_repr(self.key)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "key": _to_plain(self.key),
-        }
-
 
 ConsumerOffsets.__qualname__ = "ConsumerOffsets"
 
 
-class ConsumerOffsets_OffsetCommitKey:
+class ConsumerOffsets_OffsetCommitKey(_Node):
     """Key of an offset commit (key versions 0 and 1; writers use 1).
 
     Fields:
@@ -284,42 +196,22 @@ class ConsumerOffsets_OffsetCommitKey:
             The partition.
     """
 
-    __slots__ = ("_parent", "group", "topic", "partition", )
-    _spans = ()
+    __slots__ = ("group", "topic", "partition", )
+    _schema_path = "ConsumerOffsets/OffsetCommitKey"
+    _eq_fields = ("group", "topic", "partition", )
+    _repr_fields = ("group", "topic", "partition", )
+    _dict_fields = ("group", "topic", "partition", )
 
     def __init__(self, *, group: "KafkaTypes_String | None" = None, topic: "KafkaTypes_String | None" = None, partition: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.group = group
         self.topic = topic
         self.partition = partition
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitKey":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitKey."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitKey", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_group, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.group = f_group
         f_topic, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -368,15 +260,6 @@ class ConsumerOffsets_OffsetCommitKey:
             a_topic._write(out, False)
         out += _S1.pack(a_partition)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitKey") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group = self.group.size()
@@ -384,45 +267,11 @@ class ConsumerOffsets_OffsetCommitKey:
         z_partition = 4
         return z_group + z_topic + z_partition
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.group, self.topic, self.partition, ) == (other.group, other.topic, other.partition, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitKey("
-                f"group={_short_repr(self.group)}"
-                f", topic={_short_repr(self.topic)}"
-                f", partition={_short_repr(self.partition)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "group": _to_plain(self.group),
-            "topic": _to_plain(self.topic),
-            "partition": _to_plain(self.partition),
-        }
-
 
 ConsumerOffsets_OffsetCommitKey.__qualname__ = "ConsumerOffsets.OffsetCommitKey"
 
 
-class ConsumerOffsets_GroupMetadataKey:
+class ConsumerOffsets_GroupMetadataKey(_Node):
     """Key of a group's metadata (key version 2).
 
     Fields:
@@ -430,40 +279,20 @@ class ConsumerOffsets_GroupMetadataKey:
             The group.
     """
 
-    __slots__ = ("_parent", "group", )
-    _spans = ()
+    __slots__ = ("group", )
+    _schema_path = "ConsumerOffsets/GroupMetadataKey"
+    _eq_fields = ("group", )
+    _repr_fields = ("group", )
+    _dict_fields = ("group", )
 
     def __init__(self, *, group: "KafkaTypes_String | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.group = group
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataKey":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataKey."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataKey", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_group, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.group = f_group
         return self, pos
@@ -489,55 +318,16 @@ class ConsumerOffsets_GroupMetadataKey:
         else:
             a_group._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataKey") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group = self.group.size()
         return z_group
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.group, ) == (other.group, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataKey("
-                f"group={_short_repr(self.group)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "group": _to_plain(self.group),
-        }
-
 
 ConsumerOffsets_GroupMetadataKey.__qualname__ = "ConsumerOffsets.GroupMetadataKey"
 
 
-class ConsumerOffsets_OffsetCommitValue:
+class ConsumerOffsets_OffsetCommitValue(_Node):
     """Value of an offset commit, prefixed by its version; null (a tombstone) deletes the commit.
 
     Fields:
@@ -547,41 +337,21 @@ class ConsumerOffsets_OffsetCommitValue:
             The fields of that version; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/OffsetCommitValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T2)
         f_version, = _S0.unpack_from(buf, pos)
@@ -634,58 +404,17 @@ class ConsumerOffsets_OffsetCommitValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_OffsetCommitValue.__qualname__ = "ConsumerOffsets.OffsetCommitValue"
 
 
-class ConsumerOffsets_OffsetCommitValueV0:
+class ConsumerOffsets_OffsetCommitValueV0(_Node):
     """Version 0 (Kafka 0.9 and later).
 
     Fields:
@@ -697,42 +426,22 @@ class ConsumerOffsets_OffsetCommitValueV0:
             When the offset was committed (ms).
     """
 
-    __slots__ = ("_parent", "offset", "metadata", "commit_timestamp", )
-    _spans = ()
+    __slots__ = ("offset", "metadata", "commit_timestamp", )
+    _schema_path = "ConsumerOffsets/OffsetCommitValueV0"
+    _eq_fields = ("offset", "metadata", "commit_timestamp", )
+    _repr_fields = ("offset", "metadata", "commit_timestamp", )
+    _dict_fields = ("offset", "metadata", "commit_timestamp", )
 
     def __init__(self, *, offset: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.offset = offset
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 8:
             raise _truncated(pos, end, _T3)
         f_offset, = _S2.unpack_from(buf, pos)
@@ -774,15 +483,6 @@ class ConsumerOffsets_OffsetCommitValueV0:
             a_metadata._write(out, False)
         out += _S2.pack(a_commit_timestamp)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -790,45 +490,11 @@ class ConsumerOffsets_OffsetCommitValueV0:
         z_commit_timestamp = 8
         return z_offset + z_metadata + z_commit_timestamp
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.offset, self.metadata, self.commit_timestamp, ) == (other.offset, other.metadata, other.commit_timestamp, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitValueV0("
-                f"offset={_short_repr(self.offset)}"
-                f", metadata={_short_repr(self.metadata)}"
-                f", commit_timestamp={_short_repr(self.commit_timestamp)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "offset": _to_plain(self.offset),
-            "metadata": _to_plain(self.metadata),
-            "commit_timestamp": _to_plain(self.commit_timestamp),
-        }
-
 
 ConsumerOffsets_OffsetCommitValueV0.__qualname__ = "ConsumerOffsets.OffsetCommitValueV0"
 
 
-class ConsumerOffsets_OffsetCommitValueV1:
+class ConsumerOffsets_OffsetCommitValueV1(_Node):
     """Version 1 (0.10.1): adds an explicit expiry; still written by brokers before 2.1 and when a commit sets one.
 
     Fields:
@@ -842,43 +508,23 @@ class ConsumerOffsets_OffsetCommitValueV1:
             When the commit expires (ms), -1 for the group's default.
     """
 
-    __slots__ = ("_parent", "offset", "metadata", "commit_timestamp", "expire_timestamp", )
-    _spans = ()
+    __slots__ = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
+    _schema_path = "ConsumerOffsets/OffsetCommitValueV1"
+    _eq_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
+    _repr_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
+    _dict_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
 
     def __init__(self, *, offset: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, expire_timestamp: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.offset = offset
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
         self.expire_timestamp = expire_timestamp
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitValueV1":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitValueV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitValueV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 8:
             raise _truncated(pos, end, _T5)
         f_offset, = _S2.unpack_from(buf, pos)
@@ -922,15 +568,6 @@ class ConsumerOffsets_OffsetCommitValueV1:
             a_metadata._write(out, False)
         out += _S3.pack(a_commit_timestamp, a_expire_timestamp)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitValueV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -939,47 +576,11 @@ class ConsumerOffsets_OffsetCommitValueV1:
         z_expire_timestamp = 8
         return z_offset + z_metadata + z_commit_timestamp + z_expire_timestamp
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.offset, self.metadata, self.commit_timestamp, self.expire_timestamp, ) == (other.offset, other.metadata, other.commit_timestamp, other.expire_timestamp, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitValueV1("
-                f"offset={_short_repr(self.offset)}"
-                f", metadata={_short_repr(self.metadata)}"
-                f", commit_timestamp={_short_repr(self.commit_timestamp)}"
-                f", expire_timestamp={_short_repr(self.expire_timestamp)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "offset": _to_plain(self.offset),
-            "metadata": _to_plain(self.metadata),
-            "commit_timestamp": _to_plain(self.commit_timestamp),
-            "expire_timestamp": _to_plain(self.expire_timestamp),
-        }
-
 
 ConsumerOffsets_OffsetCommitValueV1.__qualname__ = "ConsumerOffsets.OffsetCommitValueV1"
 
 
-class ConsumerOffsets_OffsetCommitValueV3:
+class ConsumerOffsets_OffsetCommitValueV3(_Node):
     """Version 3 (2.1, KIP-320): adds the leader epoch; what current brokers write. Version 2 has version 0's fields.
 
     Fields:
@@ -993,43 +594,23 @@ class ConsumerOffsets_OffsetCommitValueV3:
             When the offset was committed (ms).
     """
 
-    __slots__ = ("_parent", "offset", "leader_epoch", "metadata", "commit_timestamp", )
-    _spans = ()
+    __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
+    _schema_path = "ConsumerOffsets/OffsetCommitValueV3"
+    _eq_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
+    _repr_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
+    _dict_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
 
     def __init__(self, *, offset: "int | None" = None, leader_epoch: "int | None" = None, metadata: "KafkaTypes_String | None" = None, commit_timestamp: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitValueV3":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitValueV3."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitValueV3", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 12:
             raise _truncated(pos, end, _T7)
         f_offset, f_leader_epoch = _S4.unpack_from(buf, pos)
@@ -1073,15 +654,6 @@ class ConsumerOffsets_OffsetCommitValueV3:
             a_metadata._write(out, False)
         out += _S2.pack(a_commit_timestamp)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitValueV3") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -1090,47 +662,11 @@ class ConsumerOffsets_OffsetCommitValueV3:
         z_commit_timestamp = 8
         return z_offset + z_leader_epoch + z_metadata + z_commit_timestamp
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.offset, self.leader_epoch, self.metadata, self.commit_timestamp, ) == (other.offset, other.leader_epoch, other.metadata, other.commit_timestamp, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitValueV3("
-                f"offset={_short_repr(self.offset)}"
-                f", leader_epoch={_short_repr(self.leader_epoch)}"
-                f", metadata={_short_repr(self.metadata)}"
-                f", commit_timestamp={_short_repr(self.commit_timestamp)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "offset": _to_plain(self.offset),
-            "leader_epoch": _to_plain(self.leader_epoch),
-            "metadata": _to_plain(self.metadata),
-            "commit_timestamp": _to_plain(self.commit_timestamp),
-        }
-
 
 ConsumerOffsets_OffsetCommitValueV3.__qualname__ = "ConsumerOffsets.OffsetCommitValueV3"
 
 
-class ConsumerOffsets_OffsetCommitValueV4:
+class ConsumerOffsets_OffsetCommitValueV4(_Node):
     """Version 4 (3.5, KIP-915): version 3 as a flexible version; readers must accept it, writers do not emit it yet.
 
     Fields:
@@ -1146,11 +682,14 @@ class ConsumerOffsets_OffsetCommitValueV4:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/OffsetCommitValueV4"
+    _eq_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
+    _repr_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
+    _dict_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
 
     def __init__(self, *, offset: "int | None" = None, leader_epoch: "int | None" = None, metadata: "KafkaTypes_CompactString | None" = None, commit_timestamp: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
@@ -1158,32 +697,9 @@ class ConsumerOffsets_OffsetCommitValueV4:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_OffsetCommitValueV4":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.OffsetCommitValueV4."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/OffsetCommitValueV4", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.OffsetCommitValueV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 12:
             raise _truncated(pos, end, _T9)
         f_offset, f_leader_epoch = _S4.unpack_from(buf, pos)
@@ -1242,15 +758,6 @@ class ConsumerOffsets_OffsetCommitValueV4:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/OffsetCommitValueV4") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -1260,49 +767,11 @@ class ConsumerOffsets_OffsetCommitValueV4:
         z_tagged_fields = self.tagged_fields.size()
         return z_offset + z_leader_epoch + z_metadata + z_commit_timestamp + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.offset, self.leader_epoch, self.metadata, self.commit_timestamp, self.tagged_fields, ) == (other.offset, other.leader_epoch, other.metadata, other.commit_timestamp, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.OffsetCommitValueV4("
-                f"offset={_short_repr(self.offset)}"
-                f", leader_epoch={_short_repr(self.leader_epoch)}"
-                f", metadata={_short_repr(self.metadata)}"
-                f", commit_timestamp={_short_repr(self.commit_timestamp)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "offset": _to_plain(self.offset),
-            "leader_epoch": _to_plain(self.leader_epoch),
-            "metadata": _to_plain(self.metadata),
-            "commit_timestamp": _to_plain(self.commit_timestamp),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_OffsetCommitValueV4.__qualname__ = "ConsumerOffsets.OffsetCommitValueV4"
 
 
-class ConsumerOffsets_GroupMetadataValue:
+class ConsumerOffsets_GroupMetadataValue(_Node):
     """Value of a group's metadata, prefixed by its version; null (a tombstone) deletes the group.
 
     Fields:
@@ -1312,41 +781,21 @@ class ConsumerOffsets_GroupMetadataValue:
             The fields of that version; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T11)
         f_version, = _S0.unpack_from(buf, pos)
@@ -1399,58 +848,17 @@ class ConsumerOffsets_GroupMetadataValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_GroupMetadataValue.__qualname__ = "ConsumerOffsets.GroupMetadataValue"
 
 
-class ConsumerOffsets_GroupMetadataValueV0:
+class ConsumerOffsets_GroupMetadataValueV0(_Node):
     """Version 0 (Kafka 0.9).
 
     Fields:
@@ -1469,11 +877,14 @@ class ConsumerOffsets_GroupMetadataValueV0:
             The members.
     """
 
-    __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
-    _spans = ()
+    __slots__ = ("_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValueV0"
+    _eq_fields = ("protocol_type", "generation", "protocol", "leader", "members", )
+    _repr_fields = ("protocol_type", "generation", "protocol", "leader", "members_count", "members", )
+    _dict_fields = ("protocol_type", "generation", "protocol", "leader", "members_count", "members", )
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV0] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if members_count is not None else 0)
         self.protocol_type = protocol_type
         self.generation = generation
@@ -1483,32 +894,9 @@ class ConsumerOffsets_GroupMetadataValueV0:
         self.members = [] if members is None else members
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
@@ -1537,7 +925,7 @@ class ConsumerOffsets_GroupMetadataValueV0:
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV0)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                 _v1.member_id = f_member_id__r5
                 f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
@@ -1700,15 +1088,6 @@ class ConsumerOffsets_GroupMetadataValueV0:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_protocol_type = self.protocol_type.size()
@@ -1732,51 +1111,11 @@ class ConsumerOffsets_GroupMetadataValueV0:
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.protocol_type, self.generation, self.protocol, self.leader, self.members, ) == (other.protocol_type, other.generation, other.protocol, other.leader, other.members, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValueV0("
-                f"protocol_type={_short_repr(self.protocol_type)}"
-                f", generation={_short_repr(self.generation)}"
-                f", protocol={_short_repr(self.protocol)}"
-                f", leader={_short_repr(self.leader)}"
-                f", members_count={_short_repr(self.members_count)}"
-                f", members={_short_repr(self.members)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "protocol_type": _to_plain(self.protocol_type),
-            "generation": _to_plain(self.generation),
-            "protocol": _to_plain(self.protocol),
-            "leader": _to_plain(self.leader),
-            "members_count": _to_plain(self.members_count),
-            "members": _to_plain(self.members),
-        }
-
 
 ConsumerOffsets_GroupMetadataValueV0.__qualname__ = "ConsumerOffsets.GroupMetadataValueV0"
 
 
-class ConsumerOffsets_GroupMetadataValueV1:
+class ConsumerOffsets_GroupMetadataValueV1(_Node):
     """Version 1 (0.10.1): members gain a rebalance timeout.
 
     Fields:
@@ -1795,11 +1134,14 @@ class ConsumerOffsets_GroupMetadataValueV1:
             The members.
     """
 
-    __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
-    _spans = ()
+    __slots__ = ("_pins", "protocol_type", "generation", "protocol", "leader", "_members_count", "members", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValueV1"
+    _eq_fields = ("protocol_type", "generation", "protocol", "leader", "members", )
+    _repr_fields = ("protocol_type", "generation", "protocol", "leader", "members_count", "members", )
+    _dict_fields = ("protocol_type", "generation", "protocol", "leader", "members_count", "members", )
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV1] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if members_count is not None else 0)
         self.protocol_type = protocol_type
         self.generation = generation
@@ -1809,32 +1151,9 @@ class ConsumerOffsets_GroupMetadataValueV1:
         self.members = [] if members is None else members
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValueV1":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValueV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValueV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
@@ -1863,7 +1182,7 @@ class ConsumerOffsets_GroupMetadataValueV1:
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                 _v1.member_id = f_member_id__r5
                 f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
@@ -2027,15 +1346,6 @@ class ConsumerOffsets_GroupMetadataValueV1:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValueV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_protocol_type = self.protocol_type.size()
@@ -2059,51 +1369,11 @@ class ConsumerOffsets_GroupMetadataValueV1:
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.protocol_type, self.generation, self.protocol, self.leader, self.members, ) == (other.protocol_type, other.generation, other.protocol, other.leader, other.members, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValueV1("
-                f"protocol_type={_short_repr(self.protocol_type)}"
-                f", generation={_short_repr(self.generation)}"
-                f", protocol={_short_repr(self.protocol)}"
-                f", leader={_short_repr(self.leader)}"
-                f", members_count={_short_repr(self.members_count)}"
-                f", members={_short_repr(self.members)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "protocol_type": _to_plain(self.protocol_type),
-            "generation": _to_plain(self.generation),
-            "protocol": _to_plain(self.protocol),
-            "leader": _to_plain(self.leader),
-            "members_count": _to_plain(self.members_count),
-            "members": _to_plain(self.members),
-        }
-
 
 ConsumerOffsets_GroupMetadataValueV1.__qualname__ = "ConsumerOffsets.GroupMetadataValueV1"
 
 
-class ConsumerOffsets_GroupMetadataValueV2:
+class ConsumerOffsets_GroupMetadataValueV2(_Node):
     """Version 2 (2.1): adds the time of the last state change.
 
     Fields:
@@ -2124,11 +1394,14 @@ class ConsumerOffsets_GroupMetadataValueV2:
             The members.
     """
 
-    __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
-    _spans = ()
+    __slots__ = ("_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValueV2"
+    _eq_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members", )
+    _repr_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count", "members", )
+    _dict_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count", "members", )
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, current_state_timestamp: "int | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV1] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if members_count is not None else 0)
         self.protocol_type = protocol_type
         self.generation = generation
@@ -2139,32 +1412,9 @@ class ConsumerOffsets_GroupMetadataValueV2:
         self.members = [] if members is None else members
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValueV2":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValueV2."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValueV2", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV2 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
@@ -2194,7 +1444,7 @@ class ConsumerOffsets_GroupMetadataValueV2:
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                 _v1.member_id = f_member_id__r5
                 f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
@@ -2359,15 +1609,6 @@ class ConsumerOffsets_GroupMetadataValueV2:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValueV2") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_protocol_type = self.protocol_type.size()
@@ -2392,53 +1633,11 @@ class ConsumerOffsets_GroupMetadataValueV2:
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.protocol_type, self.generation, self.protocol, self.leader, self.current_state_timestamp, self.members, ) == (other.protocol_type, other.generation, other.protocol, other.leader, other.current_state_timestamp, other.members, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValueV2("
-                f"protocol_type={_short_repr(self.protocol_type)}"
-                f", generation={_short_repr(self.generation)}"
-                f", protocol={_short_repr(self.protocol)}"
-                f", leader={_short_repr(self.leader)}"
-                f", current_state_timestamp={_short_repr(self.current_state_timestamp)}"
-                f", members_count={_short_repr(self.members_count)}"
-                f", members={_short_repr(self.members)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "protocol_type": _to_plain(self.protocol_type),
-            "generation": _to_plain(self.generation),
-            "protocol": _to_plain(self.protocol),
-            "leader": _to_plain(self.leader),
-            "current_state_timestamp": _to_plain(self.current_state_timestamp),
-            "members_count": _to_plain(self.members_count),
-            "members": _to_plain(self.members),
-        }
-
 
 ConsumerOffsets_GroupMetadataValueV2.__qualname__ = "ConsumerOffsets.GroupMetadataValueV2"
 
 
-class ConsumerOffsets_GroupMetadataValueV3:
+class ConsumerOffsets_GroupMetadataValueV3(_Node):
     """Version 3 (2.3, KIP-345): members gain a static group instance id; what current brokers write.
 
     Fields:
@@ -2459,11 +1658,14 @@ class ConsumerOffsets_GroupMetadataValueV3:
             The members.
     """
 
-    __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
-    _spans = ()
+    __slots__ = ("_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "members", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValueV3"
+    _eq_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members", )
+    _repr_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count", "members", )
+    _dict_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count", "members", )
 
     def __init__(self, *, protocol_type: "KafkaTypes_String | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_NullableString | None" = None, leader: "KafkaTypes_NullableString | None" = None, current_state_timestamp: "int | None" = None, members_count: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV3] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if members_count is not None else 0)
         self.protocol_type = protocol_type
         self.generation = generation
@@ -2474,32 +1676,9 @@ class ConsumerOffsets_GroupMetadataValueV3:
         self.members = [] if members is None else members
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValueV3":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValueV3."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValueV3", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
@@ -2529,7 +1708,7 @@ class ConsumerOffsets_GroupMetadataValueV3:
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV3)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                 _v1.member_id = f_member_id__r5
                 f_group_instance_id__r5, pos = KafkaTypes_NullableString._read(buf, pos, end, _v1)
@@ -2708,15 +1887,6 @@ class ConsumerOffsets_GroupMetadataValueV3:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValueV3") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_protocol_type = self.protocol_type.size()
@@ -2741,53 +1911,11 @@ class ConsumerOffsets_GroupMetadataValueV3:
         self._members_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.protocol_type, self.generation, self.protocol, self.leader, self.current_state_timestamp, self.members, ) == (other.protocol_type, other.generation, other.protocol, other.leader, other.current_state_timestamp, other.members, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValueV3("
-                f"protocol_type={_short_repr(self.protocol_type)}"
-                f", generation={_short_repr(self.generation)}"
-                f", protocol={_short_repr(self.protocol)}"
-                f", leader={_short_repr(self.leader)}"
-                f", current_state_timestamp={_short_repr(self.current_state_timestamp)}"
-                f", members_count={_short_repr(self.members_count)}"
-                f", members={_short_repr(self.members)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "protocol_type": _to_plain(self.protocol_type),
-            "generation": _to_plain(self.generation),
-            "protocol": _to_plain(self.protocol),
-            "leader": _to_plain(self.leader),
-            "current_state_timestamp": _to_plain(self.current_state_timestamp),
-            "members_count": _to_plain(self.members_count),
-            "members": _to_plain(self.members),
-        }
-
 
 ConsumerOffsets_GroupMetadataValueV3.__qualname__ = "ConsumerOffsets.GroupMetadataValueV3"
 
 
-class ConsumerOffsets_GroupMetadataValueV4:
+class ConsumerOffsets_GroupMetadataValueV4(_Node):
     """Version 4 (3.5, KIP-915): version 3 as a flexible version, with tagged fields in the group and in each member.
 
     Fields:
@@ -2810,11 +1938,14 @@ class ConsumerOffsets_GroupMetadataValueV4:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count_plus_one", "members", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count_plus_one", "members", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/GroupMetadataValueV4"
+    _eq_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members", "tagged_fields", )
+    _repr_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count_plus_one", "members", "tagged_fields", )
+    _dict_fields = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members_count_plus_one", "members", "tagged_fields", )
 
     def __init__(self, *, protocol_type: "KafkaTypes_CompactString | None" = None, generation: "int | None" = None, protocol: "KafkaTypes_CompactNullableString | None" = None, leader: "KafkaTypes_CompactNullableString | None" = None, current_state_timestamp: "int | None" = None, members_count_plus_one: "int | None" = None, members: "list[ConsumerOffsets_MemberMetadataV4] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if members_count_plus_one is not None else 0)
         self.protocol_type = protocol_type
         self.generation = generation
@@ -2826,32 +1957,9 @@ class ConsumerOffsets_GroupMetadataValueV4:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupMetadataValueV4":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupMetadataValueV4."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupMetadataValueV4", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupMetadataValueV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_protocol_type, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
@@ -2890,7 +1998,7 @@ class ConsumerOffsets_GroupMetadataValueV4:
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV4)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_member_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
                 _v1.member_id = f_member_id__r5
                 f_group_instance_id__r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
@@ -3106,15 +2214,6 @@ class ConsumerOffsets_GroupMetadataValueV4:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupMetadataValueV4") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_members_count_plus_one = self._members_count_plus_one if self._pins & 1 else len(self.members) + 1
@@ -3141,55 +2240,11 @@ class ConsumerOffsets_GroupMetadataValueV4:
         self._members_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.protocol_type, self.generation, self.protocol, self.leader, self.current_state_timestamp, self.members, self.tagged_fields, ) == (other.protocol_type, other.generation, other.protocol, other.leader, other.current_state_timestamp, other.members, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupMetadataValueV4("
-                f"protocol_type={_short_repr(self.protocol_type)}"
-                f", generation={_short_repr(self.generation)}"
-                f", protocol={_short_repr(self.protocol)}"
-                f", leader={_short_repr(self.leader)}"
-                f", current_state_timestamp={_short_repr(self.current_state_timestamp)}"
-                f", members_count_plus_one={_short_repr(self.members_count_plus_one)}"
-                f", members={_short_repr(self.members)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "protocol_type": _to_plain(self.protocol_type),
-            "generation": _to_plain(self.generation),
-            "protocol": _to_plain(self.protocol),
-            "leader": _to_plain(self.leader),
-            "current_state_timestamp": _to_plain(self.current_state_timestamp),
-            "members_count_plus_one": _to_plain(self.members_count_plus_one),
-            "members": _to_plain(self.members),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_GroupMetadataValueV4.__qualname__ = "ConsumerOffsets.GroupMetadataValueV4"
 
 
-class ConsumerOffsets_MemberMetadataV0:
+class ConsumerOffsets_MemberMetadataV0(_Node):
     """A member, group metadata version 0.
 
     Fields:
@@ -3207,11 +2262,14 @@ class ConsumerOffsets_MemberMetadataV0:
             The member's assignment (a ConsumerProtocolAssignment for consumer groups).
     """
 
-    __slots__ = ("_parent", "member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
-    _spans = ()
+    __slots__ = ("member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
+    _schema_path = "ConsumerOffsets/MemberMetadataV0"
+    _eq_fields = ("member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
+    _repr_fields = ("member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
+    _dict_fields = ("member_id", "client_id", "client_host", "session_timeout", "subscription", "assignment", )
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.member_id = member_id
         self.client_id = client_id
         self.client_host = client_host
@@ -3220,32 +2278,9 @@ class ConsumerOffsets_MemberMetadataV0:
         self.assignment = assignment
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_MemberMetadataV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.MemberMetadataV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/MemberMetadataV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_member_id, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.member_id = f_member_id
         f_client_id, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -3339,15 +2374,6 @@ class ConsumerOffsets_MemberMetadataV0:
         else:
             a_assignment._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/MemberMetadataV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -3358,51 +2384,11 @@ class ConsumerOffsets_MemberMetadataV0:
         z_assignment = self.assignment.size()
         return z_member_id + z_client_id + z_client_host + z_session_timeout + z_subscription + z_assignment
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.member_id, self.client_id, self.client_host, self.session_timeout, self.subscription, self.assignment, ) == (other.member_id, other.client_id, other.client_host, other.session_timeout, other.subscription, other.assignment, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.MemberMetadataV0("
-                f"member_id={_short_repr(self.member_id)}"
-                f", client_id={_short_repr(self.client_id)}"
-                f", client_host={_short_repr(self.client_host)}"
-                f", session_timeout={_short_repr(self.session_timeout)}"
-                f", subscription={_short_repr(self.subscription)}"
-                f", assignment={_short_repr(self.assignment)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "member_id": _to_plain(self.member_id),
-            "client_id": _to_plain(self.client_id),
-            "client_host": _to_plain(self.client_host),
-            "session_timeout": _to_plain(self.session_timeout),
-            "subscription": _to_plain(self.subscription),
-            "assignment": _to_plain(self.assignment),
-        }
-
 
 ConsumerOffsets_MemberMetadataV0.__qualname__ = "ConsumerOffsets.MemberMetadataV0"
 
 
-class ConsumerOffsets_MemberMetadataV1:
+class ConsumerOffsets_MemberMetadataV1(_Node):
     """A member, group metadata versions 1 and 2.
 
     Fields:
@@ -3422,11 +2408,14 @@ class ConsumerOffsets_MemberMetadataV1:
             The member's assignment (a ConsumerProtocolAssignment for consumer groups).
     """
 
-    __slots__ = ("_parent", "member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
-    _spans = ()
+    __slots__ = ("member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _schema_path = "ConsumerOffsets/MemberMetadataV1"
+    _eq_fields = ("member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _repr_fields = ("member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _dict_fields = ("member_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.member_id = member_id
         self.client_id = client_id
         self.client_host = client_host
@@ -3436,32 +2425,9 @@ class ConsumerOffsets_MemberMetadataV1:
         self.assignment = assignment
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_MemberMetadataV1":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.MemberMetadataV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/MemberMetadataV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_member_id, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.member_id = f_member_id
         f_client_id, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -3557,15 +2523,6 @@ class ConsumerOffsets_MemberMetadataV1:
         else:
             a_assignment._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/MemberMetadataV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -3577,53 +2534,11 @@ class ConsumerOffsets_MemberMetadataV1:
         z_assignment = self.assignment.size()
         return z_member_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.member_id, self.client_id, self.client_host, self.rebalance_timeout, self.session_timeout, self.subscription, self.assignment, ) == (other.member_id, other.client_id, other.client_host, other.rebalance_timeout, other.session_timeout, other.subscription, other.assignment, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.MemberMetadataV1("
-                f"member_id={_short_repr(self.member_id)}"
-                f", client_id={_short_repr(self.client_id)}"
-                f", client_host={_short_repr(self.client_host)}"
-                f", rebalance_timeout={_short_repr(self.rebalance_timeout)}"
-                f", session_timeout={_short_repr(self.session_timeout)}"
-                f", subscription={_short_repr(self.subscription)}"
-                f", assignment={_short_repr(self.assignment)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "member_id": _to_plain(self.member_id),
-            "client_id": _to_plain(self.client_id),
-            "client_host": _to_plain(self.client_host),
-            "rebalance_timeout": _to_plain(self.rebalance_timeout),
-            "session_timeout": _to_plain(self.session_timeout),
-            "subscription": _to_plain(self.subscription),
-            "assignment": _to_plain(self.assignment),
-        }
-
 
 ConsumerOffsets_MemberMetadataV1.__qualname__ = "ConsumerOffsets.MemberMetadataV1"
 
 
-class ConsumerOffsets_MemberMetadataV3:
+class ConsumerOffsets_MemberMetadataV3(_Node):
     """A member, group metadata version 3.
 
     Fields:
@@ -3645,11 +2560,14 @@ class ConsumerOffsets_MemberMetadataV3:
             The member's assignment (a ConsumerProtocolAssignment for consumer groups).
     """
 
-    __slots__ = ("_parent", "member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
-    _spans = ()
+    __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _schema_path = "ConsumerOffsets/MemberMetadataV3"
+    _eq_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _repr_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
+    _dict_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", )
 
     def __init__(self, *, member_id: "KafkaTypes_String | None" = None, group_instance_id: "KafkaTypes_NullableString | None" = None, client_id: "KafkaTypes_String | None" = None, client_host: "KafkaTypes_String | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_Bytes | None" = None, assignment: "KafkaTypes_Bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -3660,32 +2578,9 @@ class ConsumerOffsets_MemberMetadataV3:
         self.assignment = assignment
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_MemberMetadataV3":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.MemberMetadataV3."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/MemberMetadataV3", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_member_id, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.member_id = f_member_id
         f_group_instance_id, pos = KafkaTypes_NullableString._read(buf, pos, end, self)
@@ -3796,15 +2691,6 @@ class ConsumerOffsets_MemberMetadataV3:
         else:
             a_assignment._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/MemberMetadataV3") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -3817,55 +2703,11 @@ class ConsumerOffsets_MemberMetadataV3:
         z_assignment = self.assignment.size()
         return z_member_id + z_group_instance_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.member_id, self.group_instance_id, self.client_id, self.client_host, self.rebalance_timeout, self.session_timeout, self.subscription, self.assignment, ) == (other.member_id, other.group_instance_id, other.client_id, other.client_host, other.rebalance_timeout, other.session_timeout, other.subscription, other.assignment, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.MemberMetadataV3("
-                f"member_id={_short_repr(self.member_id)}"
-                f", group_instance_id={_short_repr(self.group_instance_id)}"
-                f", client_id={_short_repr(self.client_id)}"
-                f", client_host={_short_repr(self.client_host)}"
-                f", rebalance_timeout={_short_repr(self.rebalance_timeout)}"
-                f", session_timeout={_short_repr(self.session_timeout)}"
-                f", subscription={_short_repr(self.subscription)}"
-                f", assignment={_short_repr(self.assignment)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "member_id": _to_plain(self.member_id),
-            "group_instance_id": _to_plain(self.group_instance_id),
-            "client_id": _to_plain(self.client_id),
-            "client_host": _to_plain(self.client_host),
-            "rebalance_timeout": _to_plain(self.rebalance_timeout),
-            "session_timeout": _to_plain(self.session_timeout),
-            "subscription": _to_plain(self.subscription),
-            "assignment": _to_plain(self.assignment),
-        }
-
 
 ConsumerOffsets_MemberMetadataV3.__qualname__ = "ConsumerOffsets.MemberMetadataV3"
 
 
-class ConsumerOffsets_MemberMetadataV4:
+class ConsumerOffsets_MemberMetadataV4(_Node):
     """A member, group metadata version 4 (flexible).
 
     Fields:
@@ -3889,11 +2731,14 @@ class ConsumerOffsets_MemberMetadataV4:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/MemberMetadataV4"
+    _eq_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
+    _repr_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
+    _dict_fields = ("member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
 
     def __init__(self, *, member_id: "KafkaTypes_CompactString | None" = None, group_instance_id: "KafkaTypes_CompactNullableString | None" = None, client_id: "KafkaTypes_CompactString | None" = None, client_host: "KafkaTypes_CompactString | None" = None, rebalance_timeout: "int | None" = None, session_timeout: "int | None" = None, subscription: "KafkaTypes_CompactBytes | None" = None, assignment: "KafkaTypes_CompactBytes | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -3905,32 +2750,9 @@ class ConsumerOffsets_MemberMetadataV4:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_MemberMetadataV4":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.MemberMetadataV4."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/MemberMetadataV4", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberMetadataV4 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_member_id, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.member_id = f_member_id
         f_group_instance_id, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -4056,15 +2878,6 @@ class ConsumerOffsets_MemberMetadataV4:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/MemberMetadataV4") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -4078,57 +2891,11 @@ class ConsumerOffsets_MemberMetadataV4:
         z_tagged_fields = self.tagged_fields.size()
         return z_member_id + z_group_instance_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.member_id, self.group_instance_id, self.client_id, self.client_host, self.rebalance_timeout, self.session_timeout, self.subscription, self.assignment, self.tagged_fields, ) == (other.member_id, other.group_instance_id, other.client_id, other.client_host, other.rebalance_timeout, other.session_timeout, other.subscription, other.assignment, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.MemberMetadataV4("
-                f"member_id={_short_repr(self.member_id)}"
-                f", group_instance_id={_short_repr(self.group_instance_id)}"
-                f", client_id={_short_repr(self.client_id)}"
-                f", client_host={_short_repr(self.client_host)}"
-                f", rebalance_timeout={_short_repr(self.rebalance_timeout)}"
-                f", session_timeout={_short_repr(self.session_timeout)}"
-                f", subscription={_short_repr(self.subscription)}"
-                f", assignment={_short_repr(self.assignment)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "member_id": _to_plain(self.member_id),
-            "group_instance_id": _to_plain(self.group_instance_id),
-            "client_id": _to_plain(self.client_id),
-            "client_host": _to_plain(self.client_host),
-            "rebalance_timeout": _to_plain(self.rebalance_timeout),
-            "session_timeout": _to_plain(self.session_timeout),
-            "subscription": _to_plain(self.subscription),
-            "assignment": _to_plain(self.assignment),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_MemberMetadataV4.__qualname__ = "ConsumerOffsets.MemberMetadataV4"
 
 
-class ConsumerOffsets_GroupKey:
+class ConsumerOffsets_GroupKey(_Node):
     """Key of a group-wide record of the consumer group protocol (key versions 3, 4 and 6).
 
     Fields:
@@ -4136,40 +2903,20 @@ class ConsumerOffsets_GroupKey:
             The group.
     """
 
-    __slots__ = ("_parent", "group_id", )
-    _spans = ()
+    __slots__ = ("group_id", )
+    _schema_path = "ConsumerOffsets/GroupKey"
+    _eq_fields = ("group_id", )
+    _repr_fields = ("group_id", )
+    _dict_fields = ("group_id", )
 
     def __init__(self, *, group_id: "KafkaTypes_String | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.group_id = group_id
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_GroupKey":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.GroupKey."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/GroupKey", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.GroupKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_group_id, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.group_id = f_group_id
         return self, pos
@@ -4195,55 +2942,16 @@ class ConsumerOffsets_GroupKey:
         else:
             a_group_id._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/GroupKey") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group_id = self.group_id.size()
         return z_group_id
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.group_id, ) == (other.group_id, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.GroupKey("
-                f"group_id={_short_repr(self.group_id)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "group_id": _to_plain(self.group_id),
-        }
-
 
 ConsumerOffsets_GroupKey.__qualname__ = "ConsumerOffsets.GroupKey"
 
 
-class ConsumerOffsets_MemberKey:
+class ConsumerOffsets_MemberKey(_Node):
     """Key of a member's record of the consumer group protocol (key versions 5, 7 and 8).
 
     Fields:
@@ -4253,41 +2961,21 @@ class ConsumerOffsets_MemberKey:
             The member.
     """
 
-    __slots__ = ("_parent", "group_id", "member_id", )
-    _spans = ()
+    __slots__ = ("group_id", "member_id", )
+    _schema_path = "ConsumerOffsets/MemberKey"
+    _eq_fields = ("group_id", "member_id", )
+    _repr_fields = ("group_id", "member_id", )
+    _dict_fields = ("group_id", "member_id", )
 
     def __init__(self, *, group_id: "KafkaTypes_String | None" = None, member_id: "KafkaTypes_String | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.group_id = group_id
         self.member_id = member_id
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_MemberKey":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.MemberKey."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/MemberKey", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.MemberKey at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_group_id, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.group_id = f_group_id
         f_member_id, pos = KafkaTypes_String._read(buf, pos, end, self)
@@ -4328,58 +3016,17 @@ class ConsumerOffsets_MemberKey:
         else:
             a_member_id._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/MemberKey") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group_id = self.group_id.size()
         z_member_id = self.member_id.size()
         return z_group_id + z_member_id
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.group_id, self.member_id, ) == (other.group_id, other.member_id, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.MemberKey("
-                f"group_id={_short_repr(self.group_id)}"
-                f", member_id={_short_repr(self.member_id)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "group_id": _to_plain(self.group_id),
-            "member_id": _to_plain(self.member_id),
-        }
-
 
 ConsumerOffsets_MemberKey.__qualname__ = "ConsumerOffsets.MemberKey"
 
 
-class ConsumerOffsets_ConsumerGroupMetadataValue:
+class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
     """Value of key version 3: the group's epoch (KIP-848, Kafka 3.7 and later).
 
     Fields:
@@ -4389,41 +3036,21 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupMetadataValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupMetadataValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupMetadataValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupMetadataValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupMetadataValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T26)
         f_version, = _S0.unpack_from(buf, pos)
@@ -4464,58 +3091,17 @@ class ConsumerOffsets_ConsumerGroupMetadataValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupMetadataValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupMetadataValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataValue"
 
 
-class ConsumerOffsets_ConsumerGroupMetadataValueV0:
+class ConsumerOffsets_ConsumerGroupMetadataValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -4525,41 +3111,21 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "epoch", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("epoch", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupMetadataValueV0"
+    _eq_fields = ("epoch", "tagged_fields", )
+    _repr_fields = ("epoch", "tagged_fields", )
+    _dict_fields = ("epoch", "tagged_fields", )
 
     def __init__(self, *, epoch: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.epoch = epoch
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupMetadataValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupMetadataValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupMetadataValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T27)
         f_epoch, = _S1.unpack_from(buf, pos)
@@ -4593,58 +3159,17 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupMetadataValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_epoch = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_epoch + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.epoch, self.tagged_fields, ) == (other.epoch, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupMetadataValueV0("
-                f"epoch={_short_repr(self.epoch)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "epoch": _to_plain(self.epoch),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_ConsumerGroupMetadataValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataValueV0"
 
 
-class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
+class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
     """Value of key version 4: metadata of the subscribed topics.
 
     Fields:
@@ -4654,41 +3179,21 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupPartitionMetadataValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupPartitionMetadataValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupPartitionMetadataValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupPartitionMetadataValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T28)
         f_version, = _S0.unpack_from(buf, pos)
@@ -4729,58 +3234,17 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupPartitionMetadataValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupPartitionMetadataValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupPartitionMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupPartitionMetadataValue"
 
 
-class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
+class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -4792,43 +3256,23 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "_topics_count_plus_one", "topics", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "_topics_count_plus_one", "topics", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupPartitionMetadataValueV0"
+    _eq_fields = ("topics", "tagged_fields", )
+    _repr_fields = ("topics_count_plus_one", "topics", "tagged_fields", )
+    _dict_fields = ("topics_count_plus_one", "topics", "tagged_fields", )
 
     def __init__(self, *, topics_count_plus_one: "int | None" = None, topics: "list[ConsumerOffsets_TopicMetadata] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topics_count_plus_one is not None else 0)
         self._topics_count_plus_one = topics_count_plus_one
         self.topics = [] if topics is None else topics
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupPartitionMetadataValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics_count_plus_one')
@@ -4851,7 +3295,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicMetadata)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 _n__r5 = 16
                 if not 0 <= _n__r5 <= end - pos:
@@ -4887,7 +3331,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
                     _ap2__r5 = f_partition_metadata__r5.append
                     for ___r5 in range(_c3__r5):
                         _v1__r5 = _new(ConsumerOffsets_PartitionRacks)
-                        _v1__r5._parent = _v1
+                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
                         _v1__r5._pins = 0
                         if end - pos < 4:
                             raise _truncated(pos, end, _T30)
@@ -5095,15 +3539,6 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupPartitionMetadataValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
@@ -5125,45 +3560,11 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0:
         self._topics_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topics, self.tagged_fields, ) == (other.topics, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0("
-                f"topics_count_plus_one={_short_repr(self.topics_count_plus_one)}"
-                f", topics={_short_repr(self.topics)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topics_count_plus_one": _to_plain(self.topics_count_plus_one),
-            "topics": _to_plain(self.topics),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupPartitionMetadataValueV0"
 
 
-class ConsumerOffsets_TopicMetadata:
+class ConsumerOffsets_TopicMetadata(_Node):
     """A subscribed topic.
 
     Fields:
@@ -5181,11 +3582,14 @@ class ConsumerOffsets_TopicMetadata:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "topic_id", "topic_name", "num_partitions", "_partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "topic_id", "topic_name", "num_partitions", "_partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/TopicMetadata"
+    _eq_fields = ("topic_id", "topic_name", "num_partitions", "partition_metadata", "tagged_fields", )
+    _repr_fields = ("topic_id", "topic_name", "num_partitions", "partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
+    _dict_fields = ("topic_id", "topic_name", "num_partitions", "partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
 
     def __init__(self, *, topic_id: "bytes | None" = None, topic_name: "KafkaTypes_CompactString | None" = None, num_partitions: "int | None" = None, partition_metadata_count_plus_one: "int | None" = None, partition_metadata: "list[ConsumerOffsets_PartitionRacks] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partition_metadata_count_plus_one is not None else 0)
         self.topic_id = topic_id
         self.topic_name = topic_name
@@ -5195,32 +3599,9 @@ class ConsumerOffsets_TopicMetadata:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_TopicMetadata":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.TopicMetadata."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/TopicMetadata", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.TopicMetadata at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _n = 16
         if not 0 <= _n <= end - pos:
@@ -5256,7 +3637,7 @@ class ConsumerOffsets_TopicMetadata:
             _ap2 = f_partition_metadata.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_PartitionRacks)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 if end - pos < 4:
                     raise _truncated(pos, end, _T30)
@@ -5417,15 +3798,6 @@ class ConsumerOffsets_TopicMetadata:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/TopicMetadata") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partition_metadata_count_plus_one = self._partition_metadata_count_plus_one if self._pins & 1 else len(self.partition_metadata) + 1
@@ -5450,51 +3822,11 @@ class ConsumerOffsets_TopicMetadata:
         self._partition_metadata_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic_id, self.topic_name, self.num_partitions, self.partition_metadata, self.tagged_fields, ) == (other.topic_id, other.topic_name, other.num_partitions, other.partition_metadata, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.TopicMetadata("
-                f"topic_id={_short_repr(self.topic_id)}"
-                f", topic_name={_short_repr(self.topic_name)}"
-                f", num_partitions={_short_repr(self.num_partitions)}"
-                f", partition_metadata_count_plus_one={_short_repr(self.partition_metadata_count_plus_one)}"
-                f", partition_metadata={_short_repr(self.partition_metadata)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic_id": _to_plain(self.topic_id),
-            "topic_name": _to_plain(self.topic_name),
-            "num_partitions": _to_plain(self.num_partitions),
-            "partition_metadata_count_plus_one": _to_plain(self.partition_metadata_count_plus_one),
-            "partition_metadata": _to_plain(self.partition_metadata),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_TopicMetadata.__qualname__ = "ConsumerOffsets.TopicMetadata"
 
 
-class ConsumerOffsets_PartitionRacks:
+class ConsumerOffsets_PartitionRacks(_Node):
     """The racks a partition's replicas are on.
 
     Fields:
@@ -5508,11 +3840,14 @@ class ConsumerOffsets_PartitionRacks:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "partition", "_racks_count_plus_one", "racks", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "partition", "_racks_count_plus_one", "racks", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/PartitionRacks"
+    _eq_fields = ("partition", "racks", "tagged_fields", )
+    _repr_fields = ("partition", "racks_count_plus_one", "racks", "tagged_fields", )
+    _dict_fields = ("partition", "racks_count_plus_one", "racks", "tagged_fields", )
 
     def __init__(self, *, partition: "int | None" = None, racks_count_plus_one: "int | None" = None, racks: "list[KafkaTypes_CompactString] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if racks_count_plus_one is not None else 0)
         self.partition = partition
         self._racks_count_plus_one = racks_count_plus_one
@@ -5520,32 +3855,9 @@ class ConsumerOffsets_PartitionRacks:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_PartitionRacks":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.PartitionRacks."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/PartitionRacks", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.PartitionRacks at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T30)
@@ -5630,15 +3942,6 @@ class ConsumerOffsets_PartitionRacks:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/PartitionRacks") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_racks_count_plus_one = self._racks_count_plus_one if self._pins & 1 else len(self.racks) + 1
@@ -5661,47 +3964,11 @@ class ConsumerOffsets_PartitionRacks:
         self._racks_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.partition, self.racks, self.tagged_fields, ) == (other.partition, other.racks, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.PartitionRacks("
-                f"partition={_short_repr(self.partition)}"
-                f", racks_count_plus_one={_short_repr(self.racks_count_plus_one)}"
-                f", racks={_short_repr(self.racks)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "partition": _to_plain(self.partition),
-            "racks_count_plus_one": _to_plain(self.racks_count_plus_one),
-            "racks": _to_plain(self.racks),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_PartitionRacks.__qualname__ = "ConsumerOffsets.PartitionRacks"
 
 
-class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
+class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
     """Value of key version 5: a member's subscription and client.
 
     Fields:
@@ -5711,41 +3978,21 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupMemberMetadataValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupMemberMetadataValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupMemberMetadataValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupMemberMetadataValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupMemberMetadataValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T31)
         f_version, = _S0.unpack_from(buf, pos)
@@ -5786,58 +4033,17 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupMemberMetadataValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupMemberMetadataValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupMemberMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupMemberMetadataValue"
 
 
-class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
+class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -5864,11 +4070,14 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
             joined with it (3.8 and later).
     """
 
-    __slots__ = ("_parent", "_pins", "instance_id", "rack_id", "client_id", "client_host", "_subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "instance_id", "rack_id", "client_id", "client_host", "_subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupMemberMetadataValueV0"
+    _eq_fields = ("instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
+    _repr_fields = ("instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
+    _dict_fields = ("instance_id", "rack_id", "client_id", "client_host", "subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
 
     def __init__(self, *, instance_id: "KafkaTypes_CompactNullableString | None" = None, rack_id: "KafkaTypes_CompactNullableString | None" = None, client_id: "KafkaTypes_CompactString | None" = None, client_host: "KafkaTypes_CompactString | None" = None, subscribed_topic_names_count_plus_one: "int | None" = None, subscribed_topic_names: "list[KafkaTypes_CompactString] | None" = None, subscribed_topic_regex: "KafkaTypes_CompactNullableString | None" = None, rebalance_timeout_ms: "int | None" = None, server_assignor: "KafkaTypes_CompactNullableString | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if subscribed_topic_names_count_plus_one is not None else 0)
         self.instance_id = instance_id
         self.rack_id = rack_id
@@ -5882,32 +4091,9 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupMemberMetadataValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupMemberMetadataValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupMemberMetadataValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupMemberMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_instance_id, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
         self.instance_id = f_instance_id
@@ -6082,15 +4268,6 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupMemberMetadataValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
@@ -6119,59 +4296,11 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0:
         self._subscribed_topic_names_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.instance_id, self.rack_id, self.client_id, self.client_host, self.subscribed_topic_names, self.subscribed_topic_regex, self.rebalance_timeout_ms, self.server_assignor, self.tagged_fields, ) == (other.instance_id, other.rack_id, other.client_id, other.client_host, other.subscribed_topic_names, other.subscribed_topic_regex, other.rebalance_timeout_ms, other.server_assignor, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupMemberMetadataValueV0("
-                f"instance_id={_short_repr(self.instance_id)}"
-                f", rack_id={_short_repr(self.rack_id)}"
-                f", client_id={_short_repr(self.client_id)}"
-                f", client_host={_short_repr(self.client_host)}"
-                f", subscribed_topic_names_count_plus_one={_short_repr(self.subscribed_topic_names_count_plus_one)}"
-                f", subscribed_topic_names={_short_repr(self.subscribed_topic_names)}"
-                f", subscribed_topic_regex={_short_repr(self.subscribed_topic_regex)}"
-                f", rebalance_timeout_ms={_short_repr(self.rebalance_timeout_ms)}"
-                f", server_assignor={_short_repr(self.server_assignor)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "instance_id": _to_plain(self.instance_id),
-            "rack_id": _to_plain(self.rack_id),
-            "client_id": _to_plain(self.client_id),
-            "client_host": _to_plain(self.client_host),
-            "subscribed_topic_names_count_plus_one": _to_plain(self.subscribed_topic_names_count_plus_one),
-            "subscribed_topic_names": _to_plain(self.subscribed_topic_names),
-            "subscribed_topic_regex": _to_plain(self.subscribed_topic_regex),
-            "rebalance_timeout_ms": _to_plain(self.rebalance_timeout_ms),
-            "server_assignor": _to_plain(self.server_assignor),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_ConsumerGroupMemberMetadataValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupMemberMetadataValueV0"
 
 
-class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
+class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
     """Value of key version 6: the epoch of the target assignment.
 
     Fields:
@@ -6181,41 +4310,21 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T33)
         f_version, = _S0.unpack_from(buf, pos)
@@ -6256,58 +4365,17 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue"
 
 
-class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
+class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -6317,41 +4385,21 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "assignment_epoch", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("assignment_epoch", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValueV0"
+    _eq_fields = ("assignment_epoch", "tagged_fields", )
+    _repr_fields = ("assignment_epoch", "tagged_fields", )
+    _dict_fields = ("assignment_epoch", "tagged_fields", )
 
     def __init__(self, *, assignment_epoch: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.assignment_epoch = assignment_epoch
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T34)
         f_assignment_epoch, = _S1.unpack_from(buf, pos)
@@ -6385,58 +4433,17 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_assignment_epoch = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_assignment_epoch + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.assignment_epoch, self.tagged_fields, ) == (other.assignment_epoch, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0("
-                f"assignment_epoch={_short_repr(self.assignment_epoch)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "assignment_epoch": _to_plain(self.assignment_epoch),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueV0"
 
 
-class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
+class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
     """Value of key version 7: a member's target assignment.
 
     Fields:
@@ -6446,41 +4453,21 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T35)
         f_version, = _S0.unpack_from(buf, pos)
@@ -6521,58 +4508,17 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue"
 
 
-class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
+class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -6584,43 +4530,23 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "_topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "_topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValueV0"
+    _eq_fields = ("topic_partitions", "tagged_fields", )
+    _repr_fields = ("topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
+    _dict_fields = ("topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
 
     def __init__(self, *, topic_partitions_count_plus_one: "int | None" = None, topic_partitions: "list[ConsumerOffsets_TopicPartitions] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topic_partitions_count_plus_one is not None else 0)
         self._topic_partitions_count_plus_one = topic_partitions_count_plus_one
         self.topic_partitions = [] if topic_partitions is None else topic_partitions
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
@@ -6643,7 +4569,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 _n__r5 = 16
                 if not 0 <= _n__r5 <= end - pos:
@@ -6783,15 +4709,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
@@ -6813,45 +4730,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0:
         self._topic_partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic_partitions, self.tagged_fields, ) == (other.topic_partitions, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0("
-                f"topic_partitions_count_plus_one={_short_repr(self.topic_partitions_count_plus_one)}"
-                f", topic_partitions={_short_repr(self.topic_partitions)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic_partitions_count_plus_one": _to_plain(self.topic_partitions_count_plus_one),
-            "topic_partitions": _to_plain(self.topic_partitions),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueV0"
 
 
-class ConsumerOffsets_TopicPartitions:
+class ConsumerOffsets_TopicPartitions(_Node):
     """Partitions of one topic, by topic id.
 
     Fields:
@@ -6865,11 +4748,14 @@ class ConsumerOffsets_TopicPartitions:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/TopicPartitions"
+    _eq_fields = ("topic_id", "partitions", "tagged_fields", )
+    _repr_fields = ("topic_id", "partitions_count_plus_one", "partitions", "tagged_fields", )
+    _dict_fields = ("topic_id", "partitions_count_plus_one", "partitions", "tagged_fields", )
 
     def __init__(self, *, topic_id: "bytes | None" = None, partitions_count_plus_one: "int | None" = None, partitions: "list[int] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partitions_count_plus_one is not None else 0)
         self.topic_id = topic_id
         self._partitions_count_plus_one = partitions_count_plus_one
@@ -6877,32 +4763,9 @@ class ConsumerOffsets_TopicPartitions:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_TopicPartitions":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.TopicPartitions."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/TopicPartitions", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.TopicPartitions at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _n = 16
         if not 0 <= _n <= end - pos:
@@ -6993,15 +4856,6 @@ class ConsumerOffsets_TopicPartitions:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/TopicPartitions") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
@@ -7024,47 +4878,11 @@ class ConsumerOffsets_TopicPartitions:
         self._partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic_id, self.partitions, self.tagged_fields, ) == (other.topic_id, other.partitions, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.TopicPartitions("
-                f"topic_id={_short_repr(self.topic_id)}"
-                f", partitions_count_plus_one={_short_repr(self.partitions_count_plus_one)}"
-                f", partitions={_short_repr(self.partitions)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic_id": _to_plain(self.topic_id),
-            "partitions_count_plus_one": _to_plain(self.partitions_count_plus_one),
-            "partitions": _to_plain(self.partitions),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ConsumerOffsets_TopicPartitions.__qualname__ = "ConsumerOffsets.TopicPartitions"
 
 
-class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
+class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
     """Value of key version 8: a member's current assignment.
 
     Fields:
@@ -7074,41 +4892,21 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
             The fields of version 0; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0 | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T36)
         f_version, = _S0.unpack_from(buf, pos)
@@ -7149,58 +4947,17 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue.__qualname__ = "ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue"
 
 
-class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
+class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -7222,11 +4979,14 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
             Tagged fields; ones added by later Kafka versions stay encoded here.
     """
 
-    __slots__ = ("_parent", "_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "_partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "_partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
+    _schema_path = "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValueV0"
+    _eq_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions", "partitions_pending_revocation", "tagged_fields", )
+    _repr_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
+    _dict_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
 
     def __init__(self, *, member_epoch: "int | None" = None, previous_member_epoch: "int | None" = None, state: "int | None" = None, assigned_partitions_count_plus_one: "int | None" = None, assigned_partitions: "list[ConsumerOffsets_TopicPartitions] | None" = None, partitions_pending_revocation_count_plus_one: "int | None" = None, partitions_pending_revocation: "list[ConsumerOffsets_TopicPartitions] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if assigned_partitions_count_plus_one is not None else 0) | (2 if partitions_pending_revocation_count_plus_one is not None else 0)
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
@@ -7238,32 +4998,9 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0":
-        """Decode `data`, which must hold exactly one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 9:
             raise _truncated(pos, end, _T37)
@@ -7293,7 +5030,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 _n__r5 = 16
                 if not 0 <= _n__r5 <= end - pos:
@@ -7352,7 +5089,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
             _ap7 = f_partitions_pending_revocation.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerOffsets_TopicPartitions)
-                _v6._parent = self
+                _v6._parent_ref = None if self is None else _ref(self)
                 _v6._pins = 0
                 _n__r10 = 16
                 if not 0 <= _n__r10 <= end - pos:
@@ -7574,15 +5311,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
@@ -7622,50 +5350,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0:
     def partitions_pending_revocation_count_plus_one(self, value):
         self._partitions_pending_revocation_count_plus_one = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.member_epoch, self.previous_member_epoch, self.state, self.assigned_partitions, self.partitions_pending_revocation, self.tagged_fields, ) == (other.member_epoch, other.previous_member_epoch, other.state, other.assigned_partitions, other.partitions_pending_revocation, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0("
-                f"member_epoch={_short_repr(self.member_epoch)}"
-                f", previous_member_epoch={_short_repr(self.previous_member_epoch)}"
-                f", state={_short_repr(self.state)}"
-                f", assigned_partitions_count_plus_one={_short_repr(self.assigned_partitions_count_plus_one)}"
-                f", assigned_partitions={_short_repr(self.assigned_partitions)}"
-                f", partitions_pending_revocation_count_plus_one={_short_repr(self.partitions_pending_revocation_count_plus_one)}"
-                f", partitions_pending_revocation={_short_repr(self.partitions_pending_revocation)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "member_epoch": _to_plain(self.member_epoch),
-            "previous_member_epoch": _to_plain(self.previous_member_epoch),
-            "state": _to_plain(self.state),
-            "assigned_partitions_count_plus_one": _to_plain(self.assigned_partitions_count_plus_one),
-            "assigned_partitions": _to_plain(self.assigned_partitions),
-            "partitions_pending_revocation_count_plus_one": _to_plain(self.partitions_pending_revocation_count_plus_one),
-            "partitions_pending_revocation": _to_plain(self.partitions_pending_revocation),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
 
 
 ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0.__qualname__ = "ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueV0"

@@ -3,48 +3,16 @@
 """Consumer group protocol subscription and assignment"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 from kafkacodec.generated.kafka_types import KafkaTypes_NullableBytes
 from kafkacodec.generated.kafka_types import KafkaTypes_NullableString
 from kafkacodec.generated.kafka_types import KafkaTypes_String
@@ -69,7 +37,7 @@ _T10 = ((0, 4, 'consumer_protocol/subscription_v3/generation_id'), )
 _T11 = ((0, 2, 'consumer_protocol/assignment/version'), (2, 4, 'consumer_protocol/assignment/assigned_partitions_count'), )
 
 
-class ConsumerProtocol:
+class ConsumerProtocol(_Node):
     """What consumers of the classic group protocol exchange through the coordinator, kept in the
     members' `subscription` and `assignment` bytes of `__consumer_offsets` group metadata when
     the group's protocol type is "consumer". Each is prefixed by its version: 0 (Kafka 0.9), 1
@@ -83,41 +51,21 @@ class ConsumerProtocol:
             The fields of that version; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "ConsumerProtocol"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol":
-        """Decode `data`, which must hold exactly one ConsumerProtocol."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T0)
         f_version, = _S0.unpack_from(buf, pos)
@@ -167,58 +115,17 @@ class ConsumerProtocol:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 ConsumerProtocol.__qualname__ = "ConsumerProtocol"
 
 
-class ConsumerProtocol_SubscriptionV0:
+class ConsumerProtocol_SubscriptionV0(_Node):
     """Version 0.
 
     Fields:
@@ -230,43 +137,23 @@ class ConsumerProtocol_SubscriptionV0:
             The assignor's data, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", )
-    _spans = ()
+    __slots__ = ("_pins", "_topics_count", "topics", "user_data", )
+    _schema_path = "ConsumerProtocol/SubscriptionV0"
+    _eq_fields = ("topics", "user_data", )
+    _repr_fields = ("topics_count", "topics", "user_data", )
+    _dict_fields = ("topics_count", "topics", "user_data", )
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topics_count is not None else 0)
         self._topics_count = topics_count
         self.topics = [] if topics is None else topics
         self.user_data = user_data
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_SubscriptionV0":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.SubscriptionV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/SubscriptionV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T1)
@@ -332,15 +219,6 @@ class ConsumerProtocol_SubscriptionV0:
         else:
             a_user_data._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/SubscriptionV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topics_count = 4
@@ -361,45 +239,11 @@ class ConsumerProtocol_SubscriptionV0:
         self._topics_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topics, self.user_data, ) == (other.topics, other.user_data, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.SubscriptionV0("
-                f"topics_count={_short_repr(self.topics_count)}"
-                f", topics={_short_repr(self.topics)}"
-                f", user_data={_short_repr(self.user_data)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topics_count": _to_plain(self.topics_count),
-            "topics": _to_plain(self.topics),
-            "user_data": _to_plain(self.user_data),
-        }
-
 
 ConsumerProtocol_SubscriptionV0.__qualname__ = "ConsumerProtocol.SubscriptionV0"
 
 
-class ConsumerProtocol_SubscriptionV1:
+class ConsumerProtocol_SubscriptionV1(_Node):
     """Version 1 (Kafka 2.4, KIP-429).
 
     Fields:
@@ -415,11 +259,14 @@ class ConsumerProtocol_SubscriptionV1:
             The partitions the member owns, for cooperative rebalancing.
     """
 
-    __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
-    _spans = ()
+    __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
+    _schema_path = "ConsumerProtocol/SubscriptionV1"
+    _eq_fields = ("topics", "user_data", "owned_partitions", )
+    _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", )
+    _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", )
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topics_count is not None else 0) | (2 if owned_partitions_count is not None else 0)
         self._topics_count = topics_count
         self.topics = [] if topics is None else topics
@@ -428,32 +275,9 @@ class ConsumerProtocol_SubscriptionV1:
         self.owned_partitions = [] if owned_partitions is None else owned_partitions
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_SubscriptionV1":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.SubscriptionV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/SubscriptionV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T2)
@@ -491,7 +315,7 @@ class ConsumerProtocol_SubscriptionV1:
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent = self
+                _v6._parent_ref = None if self is None else _ref(self)
                 _v6._pins = 0
                 f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
                 _v6.topic = f_topic__r10
@@ -617,15 +441,6 @@ class ConsumerProtocol_SubscriptionV1:
                 else:
                     _x2._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/SubscriptionV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topics_count = 4
@@ -661,49 +476,11 @@ class ConsumerProtocol_SubscriptionV1:
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topics, self.user_data, self.owned_partitions, ) == (other.topics, other.user_data, other.owned_partitions, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.SubscriptionV1("
-                f"topics_count={_short_repr(self.topics_count)}"
-                f", topics={_short_repr(self.topics)}"
-                f", user_data={_short_repr(self.user_data)}"
-                f", owned_partitions_count={_short_repr(self.owned_partitions_count)}"
-                f", owned_partitions={_short_repr(self.owned_partitions)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topics_count": _to_plain(self.topics_count),
-            "topics": _to_plain(self.topics),
-            "user_data": _to_plain(self.user_data),
-            "owned_partitions_count": _to_plain(self.owned_partitions_count),
-            "owned_partitions": _to_plain(self.owned_partitions),
-        }
-
 
 ConsumerProtocol_SubscriptionV1.__qualname__ = "ConsumerProtocol.SubscriptionV1"
 
 
-class ConsumerProtocol_SubscriptionV2:
+class ConsumerProtocol_SubscriptionV2(_Node):
     """Version 2 (Kafka 3.0).
 
     Fields:
@@ -721,11 +498,14 @@ class ConsumerProtocol_SubscriptionV2:
             The generation the owned partitions belong to, -1 if unknown.
     """
 
-    __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
-    _spans = ()
+    __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
+    _schema_path = "ConsumerProtocol/SubscriptionV2"
+    _eq_fields = ("topics", "user_data", "owned_partitions", "generation_id", )
+    _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", )
+    _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", )
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topics_count is not None else 0) | (2 if owned_partitions_count is not None else 0)
         self._topics_count = topics_count
         self.topics = [] if topics is None else topics
@@ -735,32 +515,9 @@ class ConsumerProtocol_SubscriptionV2:
         self.generation_id = generation_id
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_SubscriptionV2":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.SubscriptionV2."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/SubscriptionV2", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV2 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T5)
@@ -798,7 +555,7 @@ class ConsumerProtocol_SubscriptionV2:
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent = self
+                _v6._parent_ref = None if self is None else _ref(self)
                 _v6._pins = 0
                 f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
                 _v6.topic = f_topic__r10
@@ -932,15 +689,6 @@ class ConsumerProtocol_SubscriptionV2:
                     _x2._write(out, False)
         out += _S1.pack(a_generation_id)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/SubscriptionV2") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topics_count = 4
@@ -977,51 +725,11 @@ class ConsumerProtocol_SubscriptionV2:
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topics, self.user_data, self.owned_partitions, self.generation_id, ) == (other.topics, other.user_data, other.owned_partitions, other.generation_id, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.SubscriptionV2("
-                f"topics_count={_short_repr(self.topics_count)}"
-                f", topics={_short_repr(self.topics)}"
-                f", user_data={_short_repr(self.user_data)}"
-                f", owned_partitions_count={_short_repr(self.owned_partitions_count)}"
-                f", owned_partitions={_short_repr(self.owned_partitions)}"
-                f", generation_id={_short_repr(self.generation_id)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topics_count": _to_plain(self.topics_count),
-            "topics": _to_plain(self.topics),
-            "user_data": _to_plain(self.user_data),
-            "owned_partitions_count": _to_plain(self.owned_partitions_count),
-            "owned_partitions": _to_plain(self.owned_partitions),
-            "generation_id": _to_plain(self.generation_id),
-        }
-
 
 ConsumerProtocol_SubscriptionV2.__qualname__ = "ConsumerProtocol.SubscriptionV2"
 
 
-class ConsumerProtocol_SubscriptionV3:
+class ConsumerProtocol_SubscriptionV3(_Node):
     """Version 3 (Kafka 3.4, KIP-881).
 
     Fields:
@@ -1041,11 +749,14 @@ class ConsumerProtocol_SubscriptionV3:
             The consumer's rack, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
-    _spans = ()
+    __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
+    _schema_path = "ConsumerProtocol/SubscriptionV3"
+    _eq_fields = ("topics", "user_data", "owned_partitions", "generation_id", "rack_id", )
+    _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
+    _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
 
     def __init__(self, *, topics_count: "int | None" = None, topics: "list[KafkaTypes_String] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, owned_partitions_count: "int | None" = None, owned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, generation_id: "int | None" = None, rack_id: "KafkaTypes_NullableString | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if topics_count is not None else 0) | (2 if owned_partitions_count is not None else 0)
         self._topics_count = topics_count
         self.topics = [] if topics is None else topics
@@ -1056,32 +767,9 @@ class ConsumerProtocol_SubscriptionV3:
         self.rack_id = rack_id
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_SubscriptionV3":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.SubscriptionV3."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/SubscriptionV3", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.SubscriptionV3 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T8)
@@ -1119,7 +807,7 @@ class ConsumerProtocol_SubscriptionV3:
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent = self
+                _v6._parent_ref = None if self is None else _ref(self)
                 _v6._pins = 0
                 f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
                 _v6.topic = f_topic__r10
@@ -1268,15 +956,6 @@ class ConsumerProtocol_SubscriptionV3:
         else:
             a_rack_id._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/SubscriptionV3") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topics_count = 4
@@ -1314,53 +993,11 @@ class ConsumerProtocol_SubscriptionV3:
         self._owned_partitions_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topics, self.user_data, self.owned_partitions, self.generation_id, self.rack_id, ) == (other.topics, other.user_data, other.owned_partitions, other.generation_id, other.rack_id, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.SubscriptionV3("
-                f"topics_count={_short_repr(self.topics_count)}"
-                f", topics={_short_repr(self.topics)}"
-                f", user_data={_short_repr(self.user_data)}"
-                f", owned_partitions_count={_short_repr(self.owned_partitions_count)}"
-                f", owned_partitions={_short_repr(self.owned_partitions)}"
-                f", generation_id={_short_repr(self.generation_id)}"
-                f", rack_id={_short_repr(self.rack_id)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topics_count": _to_plain(self.topics_count),
-            "topics": _to_plain(self.topics),
-            "user_data": _to_plain(self.user_data),
-            "owned_partitions_count": _to_plain(self.owned_partitions_count),
-            "owned_partitions": _to_plain(self.owned_partitions),
-            "generation_id": _to_plain(self.generation_id),
-            "rack_id": _to_plain(self.rack_id),
-        }
-
 
 ConsumerProtocol_SubscriptionV3.__qualname__ = "ConsumerProtocol.SubscriptionV3"
 
 
-class ConsumerProtocol_Assignment:
+class ConsumerProtocol_Assignment(_Node):
     """A member's assignment, prefixed by its version (versions 0 to 3 share one layout).
 
     Fields:
@@ -1374,11 +1011,14 @@ class ConsumerProtocol_Assignment:
             The assignor's data, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
-    _spans = ()
+    __slots__ = ("_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
+    _schema_path = "ConsumerProtocol/Assignment"
+    _eq_fields = ("version", "assigned_partitions", "user_data", )
+    _repr_fields = ("version", "assigned_partitions_count", "assigned_partitions", "user_data", )
+    _dict_fields = ("version", "assigned_partitions_count", "assigned_partitions", "user_data", )
 
     def __init__(self, *, version: "int | None" = None, assigned_partitions_count: "int | None" = None, assigned_partitions: "list[ConsumerProtocol_TopicPartitions] | None" = None, user_data: "KafkaTypes_NullableBytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if assigned_partitions_count is not None else 0)
         self.version = version
         self._assigned_partitions_count = assigned_partitions_count
@@ -1386,32 +1026,9 @@ class ConsumerProtocol_Assignment:
         self.user_data = user_data
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_Assignment":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.Assignment."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/Assignment", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.Assignment at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 6:
             raise _truncated(pos, end, _T11)
@@ -1430,7 +1047,7 @@ class ConsumerProtocol_Assignment:
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerProtocol_TopicPartitions)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 f_topic__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                 _v1.topic = f_topic__r5
@@ -1538,15 +1155,6 @@ class ConsumerProtocol_Assignment:
         else:
             a_user_data._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/Assignment") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -1568,47 +1176,11 @@ class ConsumerProtocol_Assignment:
         self._assigned_partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.assigned_partitions, self.user_data, ) == (other.version, other.assigned_partitions, other.user_data, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.Assignment("
-                f"version={_short_repr(self.version)}"
-                f", assigned_partitions_count={_short_repr(self.assigned_partitions_count)}"
-                f", assigned_partitions={_short_repr(self.assigned_partitions)}"
-                f", user_data={_short_repr(self.user_data)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "assigned_partitions_count": _to_plain(self.assigned_partitions_count),
-            "assigned_partitions": _to_plain(self.assigned_partitions),
-            "user_data": _to_plain(self.user_data),
-        }
-
 
 ConsumerProtocol_Assignment.__qualname__ = "ConsumerProtocol.Assignment"
 
 
-class ConsumerProtocol_TopicPartitions:
+class ConsumerProtocol_TopicPartitions(_Node):
     """A topic and some of its partitions.
 
     Fields:
@@ -1620,43 +1192,23 @@ class ConsumerProtocol_TopicPartitions:
             The partitions.
     """
 
-    __slots__ = ("_parent", "_pins", "topic", "_partitions_count", "partitions", )
-    _spans = ()
+    __slots__ = ("_pins", "topic", "_partitions_count", "partitions", )
+    _schema_path = "ConsumerProtocol/TopicPartitions"
+    _eq_fields = ("topic", "partitions", )
+    _repr_fields = ("topic", "partitions_count", "partitions", )
+    _dict_fields = ("topic", "partitions_count", "partitions", )
 
     def __init__(self, *, topic: "KafkaTypes_String | None" = None, partitions_count: "int | None" = None, partitions: "list[int] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partitions_count is not None else 0)
         self.topic = topic
         self._partitions_count = partitions_count
         self.partitions = [] if partitions is None else partitions
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ConsumerProtocol_TopicPartitions":
-        """Decode `data`, which must hold exactly one ConsumerProtocol.TopicPartitions."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ConsumerProtocol/TopicPartitions", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ConsumerProtocol.TopicPartitions at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_topic, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.topic = f_topic
@@ -1719,15 +1271,6 @@ class ConsumerProtocol_TopicPartitions:
         for _x1 in a_partitions:
             out += _S1.pack(_x1)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ConsumerProtocol/TopicPartitions") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topic = self.topic.size()
@@ -1747,40 +1290,6 @@ class ConsumerProtocol_TopicPartitions:
     def partitions_count(self, value):
         self._partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic, self.partitions, ) == (other.topic, other.partitions, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ConsumerProtocol.TopicPartitions("
-                f"topic={_short_repr(self.topic)}"
-                f", partitions_count={_short_repr(self.partitions_count)}"
-                f", partitions={_short_repr(self.partitions)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic": _to_plain(self.topic),
-            "partitions_count": _to_plain(self.partitions_count),
-            "partitions": _to_plain(self.partitions),
-        }
 
 
 ConsumerProtocol_TopicPartitions.__qualname__ = "ConsumerProtocol.TopicPartitions"

@@ -5,46 +5,21 @@ from __future__ import annotations
 
 from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedFields
 
@@ -83,7 +58,7 @@ class ControlRecord_ControlType(IntEnum):
 ControlRecord_ControlType.__qualname__ = "ControlRecord.ControlType"
 
 
-class ControlRecord:
+class ControlRecord(_Node):
     """The key of a record in a control batch (attributes bit 5), and the values Kafka writes there.
     Kafka 0.11 (KIP-98) introduced control batches for the ABORT and COMMIT markers that end
     transactions; KRaft (Kafka 2.8 early access, 3.0 and later) added leader changes, snapshot
@@ -97,41 +72,21 @@ class ControlRecord:
             What the record's value holds.
     """
 
-    __slots__ = ("_parent", "version", "type", )
-    _spans = ()
+    __slots__ = ("version", "type", )
+    _schema_path = "ControlRecord"
+    _eq_fields = ("version", "type", )
+    _repr_fields = ("version", "type", )
+    _dict_fields = ("version", "type", )
 
     def __init__(self, *, version: "int | None" = None, type: "ControlRecord_ControlType | int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.type = type
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord":
-        """Decode `data`, which must hold exactly one ControlRecord."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T0)
         f_version, f_type = _S0.unpack_from(buf, pos)
@@ -161,58 +116,17 @@ class ControlRecord:
             a_version = 0
         out += _S0.pack(a_version, a_type)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_type = 2
         return z_version + z_type
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.type, ) == (other.version, other.type, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord("
-                f"version={_short_repr(self.version)}"
-                f", type={_short_repr(self.type)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "type": _to_plain(self.type),
-        }
-
 
 ControlRecord.__qualname__ = "ControlRecord"
 
 
-class ControlRecord_EndTransactionMarker:
+class ControlRecord_EndTransactionMarker(_Node):
     """Value of ABORT and COMMIT records (6 bytes).
 
     Fields:
@@ -222,41 +136,21 @@ class ControlRecord_EndTransactionMarker:
             Epoch of the transaction coordinator that wrote the marker.
     """
 
-    __slots__ = ("_parent", "version", "coordinator_epoch", )
-    _spans = ()
+    __slots__ = ("version", "coordinator_epoch", )
+    _schema_path = "ControlRecord/EndTransactionMarker"
+    _eq_fields = ("version", "coordinator_epoch", )
+    _repr_fields = ("version", "coordinator_epoch", )
+    _dict_fields = ("version", "coordinator_epoch", )
 
     def __init__(self, *, version: "int | None" = None, coordinator_epoch: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.coordinator_epoch = coordinator_epoch
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_EndTransactionMarker":
-        """Decode `data`, which must hold exactly one ControlRecord.EndTransactionMarker."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/EndTransactionMarker", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.EndTransactionMarker at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 6:
             raise _truncated(pos, end, _T1)
         f_version, f_coordinator_epoch = _S1.unpack_from(buf, pos)
@@ -285,58 +179,17 @@ class ControlRecord_EndTransactionMarker:
             a_version = 0
         out += _S1.pack(a_version, a_coordinator_epoch)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/EndTransactionMarker") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_coordinator_epoch = 4
         return z_version + z_coordinator_epoch
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.coordinator_epoch, ) == (other.version, other.coordinator_epoch, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.EndTransactionMarker("
-                f"version={_short_repr(self.version)}"
-                f", coordinator_epoch={_short_repr(self.coordinator_epoch)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "coordinator_epoch": _to_plain(self.coordinator_epoch),
-        }
-
 
 ControlRecord_EndTransactionMarker.__qualname__ = "ControlRecord.EndTransactionMarker"
 
 
-class ControlRecord_LeaderChangeMessage:
+class ControlRecord_LeaderChangeMessage(_Node):
     """Value of LEADER_CHANGE records, LeaderChangeMessage version 0.
 
     Fields:
@@ -356,11 +209,14 @@ class ControlRecord_LeaderChangeMessage:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "version", "leader_id", "_voters_count_plus_one", "voters", "_granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "version", "leader_id", "_voters_count_plus_one", "voters", "_granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
+    _schema_path = "ControlRecord/LeaderChangeMessage"
+    _eq_fields = ("version", "leader_id", "voters", "granting_voters", "tagged_fields", )
+    _repr_fields = ("version", "leader_id", "voters_count_plus_one", "voters", "granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
+    _dict_fields = ("version", "leader_id", "voters_count_plus_one", "voters", "granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
 
     def __init__(self, *, version: "int | None" = None, leader_id: "int | None" = None, voters_count_plus_one: "int | None" = None, voters: "list[ControlRecord_Voter] | None" = None, granting_voters_count_plus_one: "int | None" = None, granting_voters: "list[ControlRecord_Voter] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if voters_count_plus_one is not None else 0) | (2 if granting_voters_count_plus_one is not None else 0)
         self.version = version
         self.leader_id = leader_id
@@ -371,32 +227,9 @@ class ControlRecord_LeaderChangeMessage:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_LeaderChangeMessage":
-        """Decode `data`, which must hold exactly one ControlRecord.LeaderChangeMessage."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/LeaderChangeMessage", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.LeaderChangeMessage at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 6:
             raise _truncated(pos, end, _T2)
@@ -425,7 +258,7 @@ class ControlRecord_LeaderChangeMessage:
             _ap2 = f_voters.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_Voter)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 if end - pos < 4:
                     raise _truncated(pos, end, _T3)
                 f_voter_id__r5, = _S2.unpack_from(buf, pos)
@@ -456,7 +289,7 @@ class ControlRecord_LeaderChangeMessage:
             _ap7 = f_granting_voters.append
             for _ in range(_c8):
                 _v6 = _new(ControlRecord_Voter)
-                _v6._parent = self
+                _v6._parent_ref = None if self is None else _ref(self)
                 if end - pos < 4:
                     raise _truncated(pos, end, _T3)
                 f_voter_id__r10, = _S2.unpack_from(buf, pos)
@@ -603,15 +436,6 @@ class ControlRecord_LeaderChangeMessage:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/LeaderChangeMessage") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
@@ -651,53 +475,11 @@ class ControlRecord_LeaderChangeMessage:
         self._granting_voters_count_plus_one = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.leader_id, self.voters, self.granting_voters, self.tagged_fields, ) == (other.version, other.leader_id, other.voters, other.granting_voters, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.LeaderChangeMessage("
-                f"version={_short_repr(self.version)}"
-                f", leader_id={_short_repr(self.leader_id)}"
-                f", voters_count_plus_one={_short_repr(self.voters_count_plus_one)}"
-                f", voters={_short_repr(self.voters)}"
-                f", granting_voters_count_plus_one={_short_repr(self.granting_voters_count_plus_one)}"
-                f", granting_voters={_short_repr(self.granting_voters)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "leader_id": _to_plain(self.leader_id),
-            "voters_count_plus_one": _to_plain(self.voters_count_plus_one),
-            "voters": _to_plain(self.voters),
-            "granting_voters_count_plus_one": _to_plain(self.granting_voters_count_plus_one),
-            "granting_voters": _to_plain(self.granting_voters),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_LeaderChangeMessage.__qualname__ = "ControlRecord.LeaderChangeMessage"
 
 
-class ControlRecord_Voter:
+class ControlRecord_Voter(_Node):
     """A voter of LeaderChangeMessage version 0.
 
     Fields:
@@ -707,41 +489,21 @@ class ControlRecord_Voter:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "voter_id", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("voter_id", "tagged_fields", )
+    _schema_path = "ControlRecord/Voter"
+    _eq_fields = ("voter_id", "tagged_fields", )
+    _repr_fields = ("voter_id", "tagged_fields", )
+    _dict_fields = ("voter_id", "tagged_fields", )
 
     def __init__(self, *, voter_id: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.voter_id = voter_id
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_Voter":
-        """Decode `data`, which must hold exactly one ControlRecord.Voter."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/Voter", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.Voter at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
         f_voter_id, = _S2.unpack_from(buf, pos)
@@ -775,58 +537,17 @@ class ControlRecord_Voter:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/Voter") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_voter_id = 4
         z_tagged_fields = self.tagged_fields.size()
         return z_voter_id + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.voter_id, self.tagged_fields, ) == (other.voter_id, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.Voter("
-                f"voter_id={_short_repr(self.voter_id)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "voter_id": _to_plain(self.voter_id),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_Voter.__qualname__ = "ControlRecord.Voter"
 
 
-class ControlRecord_SnapshotHeaderRecord:
+class ControlRecord_SnapshotHeaderRecord(_Node):
     """Value of SNAPSHOT_HEADER records, version 0.
 
     Fields:
@@ -838,42 +559,22 @@ class ControlRecord_SnapshotHeaderRecord:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "version", "last_contained_log_timestamp", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("version", "last_contained_log_timestamp", "tagged_fields", )
+    _schema_path = "ControlRecord/SnapshotHeaderRecord"
+    _eq_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
+    _repr_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
+    _dict_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
 
     def __init__(self, *, version: "int | None" = None, last_contained_log_timestamp: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.last_contained_log_timestamp = last_contained_log_timestamp
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_SnapshotHeaderRecord":
-        """Decode `data`, which must hold exactly one ControlRecord.SnapshotHeaderRecord."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/SnapshotHeaderRecord", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.SnapshotHeaderRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 10:
             raise _truncated(pos, end, _T4)
         f_version, f_last_contained_log_timestamp = _S3.unpack_from(buf, pos)
@@ -915,15 +616,6 @@ class ControlRecord_SnapshotHeaderRecord:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/SnapshotHeaderRecord") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -931,45 +623,11 @@ class ControlRecord_SnapshotHeaderRecord:
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_last_contained_log_timestamp + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.last_contained_log_timestamp, self.tagged_fields, ) == (other.version, other.last_contained_log_timestamp, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.SnapshotHeaderRecord("
-                f"version={_short_repr(self.version)}"
-                f", last_contained_log_timestamp={_short_repr(self.last_contained_log_timestamp)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "last_contained_log_timestamp": _to_plain(self.last_contained_log_timestamp),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_SnapshotHeaderRecord.__qualname__ = "ControlRecord.SnapshotHeaderRecord"
 
 
-class ControlRecord_SnapshotFooterRecord:
+class ControlRecord_SnapshotFooterRecord(_Node):
     """Value of SNAPSHOT_FOOTER records, version 0.
 
     Fields:
@@ -979,41 +637,21 @@ class ControlRecord_SnapshotFooterRecord:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "version", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("version", "tagged_fields", )
+    _schema_path = "ControlRecord/SnapshotFooterRecord"
+    _eq_fields = ("version", "tagged_fields", )
+    _repr_fields = ("version", "tagged_fields", )
+    _dict_fields = ("version", "tagged_fields", )
 
     def __init__(self, *, version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_SnapshotFooterRecord":
-        """Decode `data`, which must hold exactly one ControlRecord.SnapshotFooterRecord."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/SnapshotFooterRecord", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.SnapshotFooterRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T5)
         f_version, = _S4.unpack_from(buf, pos)
@@ -1053,58 +691,17 @@ class ControlRecord_SnapshotFooterRecord:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/SnapshotFooterRecord") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.tagged_fields, ) == (other.version, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.SnapshotFooterRecord("
-                f"version={_short_repr(self.version)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_SnapshotFooterRecord.__qualname__ = "ControlRecord.SnapshotFooterRecord"
 
 
-class ControlRecord_KraftVersionRecord:
+class ControlRecord_KraftVersionRecord(_Node):
     """Value of KRAFT_VERSION records, version 0.
 
     Fields:
@@ -1116,42 +713,22 @@ class ControlRecord_KraftVersionRecord:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "version", "kraft_version", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("version", "kraft_version", "tagged_fields", )
+    _schema_path = "ControlRecord/KraftVersionRecord"
+    _eq_fields = ("version", "kraft_version", "tagged_fields", )
+    _repr_fields = ("version", "kraft_version", "tagged_fields", )
+    _dict_fields = ("version", "kraft_version", "tagged_fields", )
 
     def __init__(self, *, version: "int | None" = None, kraft_version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.kraft_version = kraft_version
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_KraftVersionRecord":
-        """Decode `data`, which must hold exactly one ControlRecord.KraftVersionRecord."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/KraftVersionRecord", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.KraftVersionRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T6)
         f_version, f_kraft_version = _S0.unpack_from(buf, pos)
@@ -1193,15 +770,6 @@ class ControlRecord_KraftVersionRecord:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/KraftVersionRecord") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -1209,45 +777,11 @@ class ControlRecord_KraftVersionRecord:
         z_tagged_fields = self.tagged_fields.size()
         return z_version + z_kraft_version + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.kraft_version, self.tagged_fields, ) == (other.version, other.kraft_version, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.KraftVersionRecord("
-                f"version={_short_repr(self.version)}"
-                f", kraft_version={_short_repr(self.kraft_version)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "kraft_version": _to_plain(self.kraft_version),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_KraftVersionRecord.__qualname__ = "ControlRecord.KraftVersionRecord"
 
 
-class ControlRecord_VotersRecord:
+class ControlRecord_VotersRecord(_Node):
     """Value of KRAFT_VOTERS records, VotersRecord version 0.
 
     Fields:
@@ -1261,11 +795,14 @@ class ControlRecord_VotersRecord:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "version", "_voters_count_plus_one", "voters", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "version", "_voters_count_plus_one", "voters", "tagged_fields", )
+    _schema_path = "ControlRecord/VotersRecord"
+    _eq_fields = ("version", "voters", "tagged_fields", )
+    _repr_fields = ("version", "voters_count_plus_one", "voters", "tagged_fields", )
+    _dict_fields = ("version", "voters_count_plus_one", "voters", "tagged_fields", )
 
     def __init__(self, *, version: "int | None" = None, voters_count_plus_one: "int | None" = None, voters: "list[ControlRecord_VoterEntry] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if voters_count_plus_one is not None else 0)
         self.version = version
         self._voters_count_plus_one = voters_count_plus_one
@@ -1273,32 +810,9 @@ class ControlRecord_VotersRecord:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_VotersRecord":
-        """Decode `data`, which must hold exactly one ControlRecord.VotersRecord."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/VotersRecord", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.VotersRecord at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 2:
             raise _truncated(pos, end, _T7)
@@ -1326,7 +840,7 @@ class ControlRecord_VotersRecord:
             _ap2 = f_voters.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_VoterEntry)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 if end - pos < 4:
                     raise _truncated(pos, end, _T8)
@@ -1360,7 +874,7 @@ class ControlRecord_VotersRecord:
                     _ap2__r5 = f_endpoints__r5.append
                     for ___r5 in range(_c3__r5):
                         _v1__r5 = _new(ControlRecord_Endpoint)
-                        _v1__r5._parent = _v1
+                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
                         f_name__r5__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r5)
                         _v1__r5.name = f_name__r5__r5
                         f_host__r5__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r5)
@@ -1563,15 +1077,6 @@ class ControlRecord_VotersRecord:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/VotersRecord") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
@@ -1594,47 +1099,11 @@ class ControlRecord_VotersRecord:
         self._voters_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.voters, self.tagged_fields, ) == (other.version, other.voters, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.VotersRecord("
-                f"version={_short_repr(self.version)}"
-                f", voters_count_plus_one={_short_repr(self.voters_count_plus_one)}"
-                f", voters={_short_repr(self.voters)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "voters_count_plus_one": _to_plain(self.voters_count_plus_one),
-            "voters": _to_plain(self.voters),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_VotersRecord.__qualname__ = "ControlRecord.VotersRecord"
 
 
-class ControlRecord_VoterEntry:
+class ControlRecord_VoterEntry(_Node):
     """One voter of VotersRecord.
 
     Fields:
@@ -1652,11 +1121,14 @@ class ControlRecord_VoterEntry:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "voter_id", "voter_directory_id", "_endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "voter_id", "voter_directory_id", "_endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
+    _schema_path = "ControlRecord/VoterEntry"
+    _eq_fields = ("voter_id", "voter_directory_id", "endpoints", "kraft_version_feature", "tagged_fields", )
+    _repr_fields = ("voter_id", "voter_directory_id", "endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
+    _dict_fields = ("voter_id", "voter_directory_id", "endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
 
     def __init__(self, *, voter_id: "int | None" = None, voter_directory_id: "bytes | None" = None, endpoints_count_plus_one: "int | None" = None, endpoints: "list[ControlRecord_Endpoint] | None" = None, kraft_version_feature: "ControlRecord_KraftVersionFeature | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if endpoints_count_plus_one is not None else 0)
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
@@ -1666,32 +1138,9 @@ class ControlRecord_VoterEntry:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_VoterEntry":
-        """Decode `data`, which must hold exactly one ControlRecord.VoterEntry."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/VoterEntry", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.VoterEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T8)
@@ -1725,7 +1174,7 @@ class ControlRecord_VoterEntry:
             _ap2 = f_endpoints.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_Endpoint)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
                 _v1.name = f_name__r5
                 f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
@@ -1872,15 +1321,6 @@ class ControlRecord_VoterEntry:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/VoterEntry") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_endpoints_count_plus_one = self._endpoints_count_plus_one if self._pins & 1 else len(self.endpoints) + 1
@@ -1905,51 +1345,11 @@ class ControlRecord_VoterEntry:
         self._endpoints_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.voter_id, self.voter_directory_id, self.endpoints, self.kraft_version_feature, self.tagged_fields, ) == (other.voter_id, other.voter_directory_id, other.endpoints, other.kraft_version_feature, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.VoterEntry("
-                f"voter_id={_short_repr(self.voter_id)}"
-                f", voter_directory_id={_short_repr(self.voter_directory_id)}"
-                f", endpoints_count_plus_one={_short_repr(self.endpoints_count_plus_one)}"
-                f", endpoints={_short_repr(self.endpoints)}"
-                f", kraft_version_feature={_short_repr(self.kraft_version_feature)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "voter_id": _to_plain(self.voter_id),
-            "voter_directory_id": _to_plain(self.voter_directory_id),
-            "endpoints_count_plus_one": _to_plain(self.endpoints_count_plus_one),
-            "endpoints": _to_plain(self.endpoints),
-            "kraft_version_feature": _to_plain(self.kraft_version_feature),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_VoterEntry.__qualname__ = "ControlRecord.VoterEntry"
 
 
-class ControlRecord_Endpoint:
+class ControlRecord_Endpoint(_Node):
     """A listener of a voter.
 
     Fields:
@@ -1963,43 +1363,23 @@ class ControlRecord_Endpoint:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "name", "host", "port", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("name", "host", "port", "tagged_fields", )
+    _schema_path = "ControlRecord/Endpoint"
+    _eq_fields = ("name", "host", "port", "tagged_fields", )
+    _repr_fields = ("name", "host", "port", "tagged_fields", )
+    _dict_fields = ("name", "host", "port", "tagged_fields", )
 
     def __init__(self, *, name: "KafkaTypes_CompactString | None" = None, host: "KafkaTypes_CompactString | None" = None, port: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.name = name
         self.host = host
         self.port = port
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_Endpoint":
-        """Decode `data`, which must hold exactly one ControlRecord.Endpoint."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/Endpoint", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.Endpoint at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_name, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.name = f_name
         f_host, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
@@ -2063,15 +1443,6 @@ class ControlRecord_Endpoint:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/Endpoint") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -2080,47 +1451,11 @@ class ControlRecord_Endpoint:
         z_tagged_fields = self.tagged_fields.size()
         return z_name + z_host + z_port + z_tagged_fields
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.name, self.host, self.port, self.tagged_fields, ) == (other.name, other.host, other.port, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.Endpoint("
-                f"name={_short_repr(self.name)}"
-                f", host={_short_repr(self.host)}"
-                f", port={_short_repr(self.port)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "name": _to_plain(self.name),
-            "host": _to_plain(self.host),
-            "port": _to_plain(self.port),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 ControlRecord_Endpoint.__qualname__ = "ControlRecord.Endpoint"
 
 
-class ControlRecord_KraftVersionFeature:
+class ControlRecord_KraftVersionFeature(_Node):
     """The range of KRaft versions a voter supports.
 
     Fields:
@@ -2132,42 +1467,22 @@ class ControlRecord_KraftVersionFeature:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "min_supported_version", "max_supported_version", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("min_supported_version", "max_supported_version", "tagged_fields", )
+    _schema_path = "ControlRecord/KraftVersionFeature"
+    _eq_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )
+    _repr_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )
+    _dict_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )
 
     def __init__(self, *, min_supported_version: "int | None" = None, max_supported_version: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ControlRecord_KraftVersionFeature":
-        """Decode `data`, which must hold exactly one ControlRecord.KraftVersionFeature."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ControlRecord/KraftVersionFeature", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ControlRecord.KraftVersionFeature at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 4:
             raise _truncated(pos, end, _T10)
         f_min_supported_version, f_max_supported_version = _S0.unpack_from(buf, pos)
@@ -2203,55 +1518,12 @@ class ControlRecord_KraftVersionFeature:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ControlRecord/KraftVersionFeature") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_min_supported_version = 2
         z_max_supported_version = 2
         z_tagged_fields = self.tagged_fields.size()
         return z_min_supported_version + z_max_supported_version + z_tagged_fields
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.min_supported_version, self.max_supported_version, self.tagged_fields, ) == (other.min_supported_version, other.max_supported_version, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ControlRecord.KraftVersionFeature("
-                f"min_supported_version={_short_repr(self.min_supported_version)}"
-                f", max_supported_version={_short_repr(self.max_supported_version)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "min_supported_version": _to_plain(self.min_supported_version),
-            "max_supported_version": _to_plain(self.max_supported_version),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
 
 
 ControlRecord_KraftVersionFeature.__qualname__ = "ControlRecord.KraftVersionFeature"

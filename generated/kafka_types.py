@@ -3,48 +3,21 @@
 """Encodings of Kafka's generated messages"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["KafkaTypes"]
 
@@ -57,7 +30,7 @@ _T2 = ((0, 4, 'kafka_types/bytes/length'), )
 _T3 = ((0, 4, 'kafka_types/nullable_bytes/length'), )
 
 
-class KafkaTypes:
+class KafkaTypes(_Node):
     """The building blocks of the messages Kafka generates from its JSON specs (internal topics'
     keys and values, control records): strings and byte arrays with a signed length prefix, their
     compact forms of the flexible versions (KIP-482, Kafka 2.4; an unsigned varint of the length
@@ -65,39 +38,19 @@ class KafkaTypes:
     version. Unknown tagged fields are kept as raw bytes, so they survive a re-encode.
     """
 
-    __slots__ = ("_parent", )
-    _spans = ()
+    __slots__ = ()
+    _schema_path = "KafkaTypes"
+    _eq_fields = ()
+    _repr_fields = ()
+    _dict_fields = ()
 
     def __init__(self, *, _parent=None):
-        self._parent = _parent
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes":
-        """Decode `data`, which must hold exactly one KafkaTypes."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
+        self._parent_ref = None if _parent is None else _ref(_parent)
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         return self, pos
 
     def _write(self, out: bytearray, keep: bool = True) -> None:
@@ -110,52 +63,15 @@ class KafkaTypes:
         """Encode from field values () without an object."""
         pass
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return () == ()
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes("
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-        }
 
 
 KafkaTypes.__qualname__ = "KafkaTypes"
 
 
-class KafkaTypes_String:
+class KafkaTypes_String(_Node):
     """A UTF-8 string after an int16 length (STRING); Kafka rejects null here.
 
     Fields:
@@ -165,42 +81,22 @@ class KafkaTypes_String:
             The string.
     """
 
-    __slots__ = ("_parent", "_pins", "_length", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length", "value", )
+    _schema_path = "KafkaTypes/String"
+    _eq_fields = ("value", )
+    _repr_fields = ("length", "value", )
+    _dict_fields = ("length", "value", )
 
     def __init__(self, *, length: "int | None" = None, value: "str | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length is not None else 0)
         self._length = length
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_String":
-        """Decode `data`, which must hold exactly one KafkaTypes.String."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/String", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.String at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 2:
             raise _truncated(pos, end, _T0)
@@ -238,15 +134,6 @@ class KafkaTypes_String:
         out += _S0.pack(w_length)
         out += _b_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/String") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
@@ -267,43 +154,11 @@ class KafkaTypes_String:
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.String("
-                f"length={_short_repr(self.length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length": _to_plain(self.length),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_String.__qualname__ = "KafkaTypes.String"
 
 
-class KafkaTypes_NullableString:
+class KafkaTypes_NullableString(_Node):
     """A UTF-8 string after an int16 length, -1 for null (NULLABLE_STRING).
 
     Fields:
@@ -314,42 +169,22 @@ class KafkaTypes_NullableString:
             The string, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_length", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length", "value", )
+    _schema_path = "KafkaTypes/NullableString"
+    _eq_fields = ("value", )
+    _repr_fields = ("length", "value", )
+    _dict_fields = ("length", "value", )
 
     def __init__(self, *, length: "int | None" = None, value: "str | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length is not None else 0)
         self._length = length
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_NullableString":
-        """Decode `data`, which must hold exactly one KafkaTypes.NullableString."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/NullableString", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.NullableString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 2:
             raise _truncated(pos, end, _T1)
@@ -386,15 +221,6 @@ class KafkaTypes_NullableString:
         if (w_length >= 0):
             out += _b_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/NullableString") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
@@ -415,43 +241,11 @@ class KafkaTypes_NullableString:
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.NullableString("
-                f"length={_short_repr(self.length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length": _to_plain(self.length),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_NullableString.__qualname__ = "KafkaTypes.NullableString"
 
 
-class KafkaTypes_CompactString:
+class KafkaTypes_CompactString(_Node):
     """A UTF-8 string after an unsigned varint of its length plus one (COMPACT_STRING).
 
     Fields:
@@ -462,42 +256,22 @@ class KafkaTypes_CompactString:
             The string.
     """
 
-    __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length_plus_one", "value", )
+    _schema_path = "KafkaTypes/CompactString"
+    _eq_fields = ("value", )
+    _repr_fields = ("length_plus_one", "value", )
+    _dict_fields = ("length_plus_one", "value", )
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "str | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length_plus_one is not None else 0)
         self._length_plus_one = length_plus_one
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_CompactString":
-        """Decode `data`, which must hold exactly one KafkaTypes.CompactString."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/CompactString", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_string/length_plus_one')
@@ -546,15 +320,6 @@ class KafkaTypes_CompactString:
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/CompactString") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
@@ -576,43 +341,11 @@ class KafkaTypes_CompactString:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.CompactString("
-                f"length_plus_one={_short_repr(self.length_plus_one)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length_plus_one": _to_plain(self.length_plus_one),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_CompactString.__qualname__ = "KafkaTypes.CompactString"
 
 
-class KafkaTypes_CompactNullableString:
+class KafkaTypes_CompactNullableString(_Node):
     """A UTF-8 string after an unsigned varint of its length plus one, 0 for null (COMPACT_NULLABLE_STRING).
 
     Fields:
@@ -622,42 +355,22 @@ class KafkaTypes_CompactNullableString:
             The string, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length_plus_one", "value", )
+    _schema_path = "KafkaTypes/CompactNullableString"
+    _eq_fields = ("value", )
+    _repr_fields = ("length_plus_one", "value", )
+    _dict_fields = ("length_plus_one", "value", )
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "str | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length_plus_one is not None else 0)
         self._length_plus_one = length_plus_one
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_CompactNullableString":
-        """Decode `data`, which must hold exactly one KafkaTypes.CompactNullableString."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/CompactNullableString", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactNullableString at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_nullable_string/length_plus_one')
@@ -707,15 +420,6 @@ class KafkaTypes_CompactNullableString:
         if (w_length_plus_one > 0):
             out += _b_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/CompactNullableString") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
@@ -737,43 +441,11 @@ class KafkaTypes_CompactNullableString:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.CompactNullableString("
-                f"length_plus_one={_short_repr(self.length_plus_one)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length_plus_one": _to_plain(self.length_plus_one),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_CompactNullableString.__qualname__ = "KafkaTypes.CompactNullableString"
 
 
-class KafkaTypes_Bytes:
+class KafkaTypes_Bytes(_Node):
     """Bytes after an int32 length (BYTES).
 
     Fields:
@@ -783,42 +455,22 @@ class KafkaTypes_Bytes:
             The bytes.
     """
 
-    __slots__ = ("_parent", "_pins", "_length", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length", "value", )
+    _schema_path = "KafkaTypes/Bytes"
+    _eq_fields = ("value", )
+    _repr_fields = ("length", "value", )
+    _dict_fields = ("length", "value", )
 
     def __init__(self, *, length: "int | None" = None, value: "bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length is not None else 0)
         self._length = length
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_Bytes":
-        """Decode `data`, which must hold exactly one KafkaTypes.Bytes."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/Bytes", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.Bytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T2)
@@ -855,15 +507,6 @@ class KafkaTypes_Bytes:
         out += _S1.pack(w_length)
         out += a_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/Bytes") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value)
@@ -884,43 +527,11 @@ class KafkaTypes_Bytes:
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.Bytes("
-                f"length={_short_repr(self.length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length": _to_plain(self.length),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_Bytes.__qualname__ = "KafkaTypes.Bytes"
 
 
-class KafkaTypes_NullableBytes:
+class KafkaTypes_NullableBytes(_Node):
     """Bytes after an int32 length, -1 for null (NULLABLE_BYTES).
 
     Fields:
@@ -930,42 +541,22 @@ class KafkaTypes_NullableBytes:
             The bytes, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_length", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length", "value", )
+    _schema_path = "KafkaTypes/NullableBytes"
+    _eq_fields = ("value", )
+    _repr_fields = ("length", "value", )
+    _dict_fields = ("length", "value", )
 
     def __init__(self, *, length: "int | None" = None, value: "bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length is not None else 0)
         self._length = length
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_NullableBytes":
-        """Decode `data`, which must hold exactly one KafkaTypes.NullableBytes."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/NullableBytes", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.NullableBytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
             raise _truncated(pos, end, _T3)
@@ -1001,15 +592,6 @@ class KafkaTypes_NullableBytes:
         if (w_length >= 0):
             out += a_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/NullableBytes") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value)
@@ -1030,43 +612,11 @@ class KafkaTypes_NullableBytes:
         self._length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.NullableBytes("
-                f"length={_short_repr(self.length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length": _to_plain(self.length),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_NullableBytes.__qualname__ = "KafkaTypes.NullableBytes"
 
 
-class KafkaTypes_CompactBytes:
+class KafkaTypes_CompactBytes(_Node):
     """Bytes after an unsigned varint of their length plus one (COMPACT_BYTES).
 
     Fields:
@@ -1076,42 +626,22 @@ class KafkaTypes_CompactBytes:
             The bytes.
     """
 
-    __slots__ = ("_parent", "_pins", "_length_plus_one", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_length_plus_one", "value", )
+    _schema_path = "KafkaTypes/CompactBytes"
+    _eq_fields = ("value", )
+    _repr_fields = ("length_plus_one", "value", )
+    _dict_fields = ("length_plus_one", "value", )
 
     def __init__(self, *, length_plus_one: "int | None" = None, value: "bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if length_plus_one is not None else 0)
         self._length_plus_one = length_plus_one
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_CompactBytes":
-        """Decode `data`, which must hold exactly one KafkaTypes.CompactBytes."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/CompactBytes", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.CompactBytes at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_bytes/length_plus_one')
@@ -1159,15 +689,6 @@ class KafkaTypes_CompactBytes:
             _w_uv32(out, w_length_plus_one)
         out += a_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/CompactBytes") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value)
@@ -1189,43 +710,11 @@ class KafkaTypes_CompactBytes:
         self._length_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.value, ) == (other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.CompactBytes("
-                f"length_plus_one={_short_repr(self.length_plus_one)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length_plus_one": _to_plain(self.length_plus_one),
-            "value": _to_plain(self.value),
-        }
-
 
 KafkaTypes_CompactBytes.__qualname__ = "KafkaTypes.CompactBytes"
 
 
-class KafkaTypes_TaggedFields:
+class KafkaTypes_TaggedFields(_Node):
     """The tagged-field section that ends every struct of a flexible version: a count, then each
     field as tag, size and bytes, in ascending tag order. Fields whose tags a version does
     not know are kept as they are.
@@ -1237,42 +726,22 @@ class KafkaTypes_TaggedFields:
             The fields, by ascending tag.
     """
 
-    __slots__ = ("_parent", "_pins", "_count", "fields", )
-    _spans = ()
+    __slots__ = ("_pins", "_count", "fields", )
+    _schema_path = "KafkaTypes/TaggedFields"
+    _eq_fields = ("fields", )
+    _repr_fields = ("count", "fields", )
+    _dict_fields = ("count", "fields", )
 
     def __init__(self, *, count: "int | None" = None, fields: "list[KafkaTypes_TaggedField] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if count is not None else 0)
         self._count = count
         self.fields = [] if fields is None else fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_TaggedFields":
-        """Decode `data`, which must hold exactly one KafkaTypes.TaggedFields."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/TaggedFields", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.TaggedFields at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
         if pos >= end:
@@ -1296,7 +765,7 @@ class KafkaTypes_TaggedFields:
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(KafkaTypes_TaggedField)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
@@ -1402,15 +871,6 @@ class KafkaTypes_TaggedFields:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/TaggedFields") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_count = self._count if self._pins & 1 else len(self.fields)
@@ -1431,43 +891,11 @@ class KafkaTypes_TaggedFields:
         self._count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.fields, ) == (other.fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.TaggedFields("
-                f"count={_short_repr(self.count)}"
-                f", fields={_short_repr(self.fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "count": _to_plain(self.count),
-            "fields": _to_plain(self.fields),
-        }
-
 
 KafkaTypes_TaggedFields.__qualname__ = "KafkaTypes.TaggedFields"
 
 
-class KafkaTypes_TaggedField:
+class KafkaTypes_TaggedField(_Node):
     """One tagged field, its value still encoded.
 
     Fields:
@@ -1479,43 +907,23 @@ class KafkaTypes_TaggedField:
             The value, encoded as the field's type is.
     """
 
-    __slots__ = ("_parent", "_pins", "tag", "_data_length", "data", )
-    _spans = ()
+    __slots__ = ("_pins", "tag", "_data_length", "data", )
+    _schema_path = "KafkaTypes/TaggedField"
+    _eq_fields = ("tag", "data", )
+    _repr_fields = ("tag", "data_length", "data", )
+    _dict_fields = ("tag", "data_length", "data", )
 
     def __init__(self, *, tag: "int | None" = None, data_length: "int | None" = None, data: "bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if data_length is not None else 0)
         self.tag = tag
         self._data_length = data_length
         self.data = data
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "KafkaTypes_TaggedField":
-        """Decode `data`, which must hold exactly one KafkaTypes.TaggedField."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "KafkaTypes/TaggedField", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one KafkaTypes.TaggedField at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
@@ -1586,15 +994,6 @@ class KafkaTypes_TaggedField:
             _w_uv32(out, w_data_length)
         out += a_data
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "KafkaTypes/TaggedField") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_data = None if self.data is None else len(self.data)
@@ -1616,40 +1015,6 @@ class KafkaTypes_TaggedField:
     def data_length(self, value):
         self._data_length = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.tag, self.data, ) == (other.tag, other.data, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("KafkaTypes.TaggedField("
-                f"tag={_short_repr(self.tag)}"
-                f", data_length={_short_repr(self.data_length)}"
-                f", data={_short_repr(self.data)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "tag": _to_plain(self.tag),
-            "data_length": _to_plain(self.data_length),
-            "data": _to_plain(self.data),
-        }
 
 
 KafkaTypes_TaggedField.__qualname__ = "KafkaTypes.TaggedField"

@@ -5,46 +5,24 @@ from __future__ import annotations
 
 from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
 from kafkacodec.runtime.codecs import processor as _processor
 from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
-from kafkacodec.runtime.limits import LIMITS as _LIMITS
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
 from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
 from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
-from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["LegacyLogEntry"]
 
@@ -79,7 +57,7 @@ class LegacyLogEntry_TimestampType(IntEnum):
 LegacyLogEntry_TimestampType.__qualname__ = "LegacyLogEntry.TimestampType"
 
 
-class LegacyLogEntry:
+class LegacyLogEntry(_Node):
     """One entry of a message set as Kafka wrote it before 0.11: an offset, a size and one message.
     Magic 0 messages (Kafka 0.8 to 0.9) have no timestamp; magic 1 (0.10, KIP-32) adds one. A
     compressed message is a wrapper whose value holds a nested message set, compressed as one
@@ -97,47 +75,23 @@ class LegacyLogEntry:
             The message.
     """
 
-    __slots__ = ("_parent", "_pins", "offset", "_message_size", "message", )
-    _spans = ()
+    __slots__ = ("_pins", "offset", "_message_size", "message", )
+    _schema_path = "LegacyLogEntry"
+    _eq_fields = ("offset", "message", )
+    _repr_fields = ("offset", "message_size", "message", )
+    _dict_fields = ("offset", "message_size", "message", )
 
     def __init__(self, *, offset: "int | None" = None, message_size: "int | None" = None, message: "LegacyLogEntry_LegacyMessage | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if message_size is not None else 0)
         self.offset = offset
         self._message_size = message_size
         self.message = message
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "LegacyLogEntry":
-        """Decode `data`, which must hold exactly one LegacyLogEntry."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "LegacyLogEntry", f"{len(data) - pos} bytes left after the end")
-        if verify:
-            obj._verify()
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        if verify:
-            obj._verify()
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 12:
             raise _truncated(pos, end, _T0)
@@ -210,15 +164,6 @@ class LegacyLogEntry:
         out += _S0.pack(a_offset, w_message_size)
         out += _b_message
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "LegacyLogEntry") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         if self.message is None:
@@ -248,45 +193,11 @@ class LegacyLogEntry:
         self._message_size = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.offset, self.message, ) == (other.offset, other.message, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("LegacyLogEntry("
-                f"offset={_short_repr(self.offset)}"
-                f", message_size={_short_repr(self.message_size)}"
-                f", message={_short_repr(self.message)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "offset": _to_plain(self.offset),
-            "message_size": _to_plain(self.message_size),
-            "message": _to_plain(self.message),
-        }
-
 
 LegacyLogEntry.__qualname__ = "LegacyLogEntry"
 
 
-class LegacyLogEntry_LegacyMessage:
+class LegacyLogEntry_LegacyMessage(_Node):
     """A message (LegacyRecord); its CRC-32 covers every byte from `magic` to its end.
 
     Fields:
@@ -311,11 +222,15 @@ class LegacyLogEntry_LegacyMessage:
             set, decoded into its entries on first access (the wrapper's CRC is checked without it).
     """
 
-    __slots__ = ("_parent", "_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "_value", "_value_raw", )
+    __slots__ = ("_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "_value", "_value_raw", )
     _spans = ("_value_raw", "_crc_computed", )
+    _schema_path = "LegacyLogEntry/LegacyMessage"
+    _eq_fields = ("magic", "attributes", "timestamp", "key", "value", )
+    _repr_fields = ("crc", "magic", "attributes", "timestamp", "key_length", "key", "value_length", "value", )
+    _dict_fields = ("crc", "magic", "attributes", "timestamp", "key_length", "key", "value_length", "value", "compression", "timestamp_type", )
 
     def __init__(self, *, crc: "int | None" = None, magic: "int | None" = None, attributes: "int | None" = None, timestamp: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "LegacyLogEntry_MessageSet | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pos = None
         self._pins = (1 if crc is not None else 0) | (2 if key_length is not None else 0) | (4 if value_length is not None else 0)
         self._crc = crc
@@ -330,36 +245,9 @@ class LegacyLogEntry_LegacyMessage:
         self._value_raw = None
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "LegacyLogEntry_LegacyMessage":
-        """Decode `data`, which must hold exactly one LegacyLogEntry.LegacyMessage."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "LegacyLogEntry/LegacyMessage", f"{len(data) - pos} bytes left after the end")
-        if verify:
-            obj._verify()
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry.LegacyMessage at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        if verify:
-            obj._verify()
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pos = pos
         self._pins = 0
         if end - pos < 6:
@@ -522,15 +410,6 @@ class LegacyLogEntry_LegacyMessage:
         with memoryview(out) as _mv:
             w_crc = _crc32(_mv[_m_magic:])
         _S4.pack_into(out, _at_crc, w_crc)
-
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "LegacyLogEntry/LegacyMessage") from None
-        return bytes(out)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -701,57 +580,11 @@ class LegacyLogEntry_LegacyMessage:
         """Meaning of `timestamp` (magic 1); magic 0 messages have none."""
         return _enum_value(LegacyLogEntry_TimestampType, (-1 if (self.magic == 0) else ((self.attributes >> 3) & 1)))
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.magic, self.attributes, self.timestamp, self.key, self.value, ) == (other.magic, other.attributes, other.timestamp, other.key, other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("LegacyLogEntry.LegacyMessage("
-                f"crc={_short_repr(self.crc)}"
-                f", magic={_short_repr(self.magic)}"
-                f", attributes={_short_repr(self.attributes)}"
-                f", timestamp={_short_repr(self.timestamp)}"
-                f", key_length={_short_repr(self.key_length)}"
-                f", key={_short_repr(self.key)}"
-                f", value_length={_short_repr(self.value_length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "crc": _to_plain(self.crc),
-            "magic": _to_plain(self.magic),
-            "attributes": _to_plain(self.attributes),
-            "timestamp": _to_plain(self.timestamp),
-            "key_length": _to_plain(self.key_length),
-            "key": _to_plain(self.key),
-            "value_length": _to_plain(self.value_length),
-            "value": _to_plain(self.value),
-            "compression": _to_plain(self.compression),
-            "timestamp_type": _to_plain(self.timestamp_type),
-        }
-
 
 LegacyLogEntry_LegacyMessage.__qualname__ = "LegacyLogEntry.LegacyMessage"
 
 
-class LegacyLogEntry_MessageSet:
+class LegacyLogEntry_MessageSet(_Node):
     """The entries nested in a compressed wrapper.
 
     Fields:
@@ -759,49 +592,25 @@ class LegacyLogEntry_MessageSet:
             Entries with uncompressed messages (one level of nesting only).
     """
 
-    __slots__ = ("_parent", "entries", )
-    _spans = ()
+    __slots__ = ("entries", )
+    _schema_path = "LegacyLogEntry/MessageSet"
+    _eq_fields = ("entries", )
+    _repr_fields = ("entries", )
+    _dict_fields = ("entries", )
 
     def __init__(self, *, entries: "list[LegacyLogEntry] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.entries = [] if entries is None else entries
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "LegacyLogEntry_MessageSet":
-        """Decode `data`, which must hold exactly one LegacyLogEntry.MessageSet."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "LegacyLogEntry/MessageSet", f"{len(data) - pos} bytes left after the end")
-        if verify:
-            obj._verify()
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one LegacyLogEntry.MessageSet at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        if verify:
-            obj._verify()
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(LegacyLogEntry)
-            _v1._parent = self
+            _v1._parent_ref = None if self is None else _ref(self)
             _v1._pins = 0
             if end - pos < 12:
                 raise _truncated(pos, end, _T0)
@@ -896,15 +705,6 @@ class LegacyLogEntry_MessageSet:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "LegacyLogEntry/MessageSet") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
@@ -914,36 +714,6 @@ class LegacyLogEntry_MessageSet:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""
         for _x in self.entries or ():
             _x._verify()
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.entries, ) == (other.entries, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("LegacyLogEntry.MessageSet("
-                f"entries={_short_repr(self.entries)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "entries": _to_plain(self.entries),
-        }
 
 
 LegacyLogEntry_MessageSet.__qualname__ = "LegacyLogEntry.MessageSet"

@@ -3,48 +3,12 @@
 """Kafka offset index (.index)"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
-from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
-from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
-from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
-from kafkacodec.runtime.support import too_many as _too_many
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["OffsetIndex"]
 
@@ -53,7 +17,7 @@ _S0 = Struct(">ii")
 _T0 = ((0, 4, 'offset_index/entry/relative_offset'), (4, 4, 'offset_index/entry/position'), )
 
 
-class OffsetIndex:
+class OffsetIndex(_Node):
     """Sparse map from offsets to byte positions in the segment's `.log` file, unchanged since Kafka 0.8. Kafka preallocates the
     file (10 MiB by default) and fills the unused tail with zeros, trimming it when the segment is
     rolled or closed; a reader of a crashed segment must stop at the first zero slot after the
@@ -64,45 +28,25 @@ class OffsetIndex:
             Entries in increasing offset order; the file length must be a multiple of 8.
     """
 
-    __slots__ = ("_parent", "entries", )
-    _spans = ()
+    __slots__ = ("entries", )
+    _schema_path = "OffsetIndex"
+    _eq_fields = ("entries", )
+    _repr_fields = ("entries", )
+    _dict_fields = ("entries", )
 
     def __init__(self, *, entries: "list[OffsetIndex_Entry] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.entries = [] if entries is None else entries
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "OffsetIndex":
-        """Decode `data`, which must hold exactly one OffsetIndex."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "OffsetIndex", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one OffsetIndex at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(OffsetIndex_Entry)
-            _v1._parent = self
+            _v1._parent_ref = None if self is None else _ref(self)
             if end - pos < 8:
                 raise _truncated(pos, end, _T0)
             f_relative_offset__r4, f_position__r4 = _S0.unpack_from(buf, pos)
@@ -148,55 +92,16 @@ class OffsetIndex:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "OffsetIndex") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
         return z_entries
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.entries, ) == (other.entries, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("OffsetIndex("
-                f"entries={_short_repr(self.entries)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "entries": _to_plain(self.entries),
-        }
-
 
 OffsetIndex.__qualname__ = "OffsetIndex"
 
 
-class OffsetIndex_Entry:
+class OffsetIndex_Entry(_Node):
     """One 8-byte slot.
 
     Fields:
@@ -206,41 +111,21 @@ class OffsetIndex_Entry:
             Byte position in the `.log` file of the batch holding that offset.
     """
 
-    __slots__ = ("_parent", "relative_offset", "position", )
-    _spans = ()
+    __slots__ = ("relative_offset", "position", )
+    _schema_path = "OffsetIndex/Entry"
+    _eq_fields = ("relative_offset", "position", )
+    _repr_fields = ("relative_offset", "position", )
+    _dict_fields = ("relative_offset", "position", )
 
     def __init__(self, *, relative_offset: "int | None" = None, position: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.relative_offset = relative_offset
         self.position = position
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "OffsetIndex_Entry":
-        """Decode `data`, which must hold exactly one OffsetIndex.Entry."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "OffsetIndex/Entry", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one OffsetIndex.Entry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 8:
             raise _truncated(pos, end, _T0)
         f_relative_offset, f_position = _S0.unpack_from(buf, pos)
@@ -261,52 +146,11 @@ class OffsetIndex_Entry:
         """Encode from field values (relative_offset, position) without an object."""
         out += _S0.pack(a_relative_offset, a_position)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "OffsetIndex/Entry") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_relative_offset = 4
         z_position = 4
         return z_relative_offset + z_position
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.relative_offset, self.position, ) == (other.relative_offset, other.position, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("OffsetIndex.Entry("
-                f"relative_offset={_short_repr(self.relative_offset)}"
-                f", position={_short_repr(self.position)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "relative_offset": _to_plain(self.relative_offset),
-            "position": _to_plain(self.position),
-        }
 
 
 OffsetIndex_Entry.__qualname__ = "OffsetIndex.Entry"

@@ -3,48 +3,17 @@
 """Kafka producer state snapshot (.snapshot)"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
 from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
-from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["ProducerSnapshot"]
 
@@ -56,7 +25,7 @@ _T0 = ((0, 2, 'producer_snapshot/version'), (2, 4, 'producer_snapshot/crc'), (6,
 _T1 = ((0, 8, 'producer_snapshot/producer_entry/producer_id'), (8, 2, 'producer_snapshot/producer_entry/producer_epoch'), (10, 4, 'producer_snapshot/producer_entry/last_sequence'), (14, 8, 'producer_snapshot/producer_entry/last_offset'), (22, 4, 'producer_snapshot/producer_entry/offset_delta'), (26, 8, 'producer_snapshot/producer_entry/timestamp'), (34, 4, 'producer_snapshot/producer_entry/coordinator_epoch'), (38, 8, 'producer_snapshot/producer_entry/current_txn_first_offset'), )
 
 
-class ProducerSnapshot:
+class ProducerSnapshot(_Node):
     """Since Kafka 0.11 (KIP-98), version 1 throughout: the idempotent and transactional producers' state
     at an offset (the number in the file name),
     written when a segment is rolled and at clean shutdown so that recovery replays only the log
@@ -75,11 +44,15 @@ class ProducerSnapshot:
             One entry per producer id, in no particular order.
     """
 
-    __slots__ = ("_parent", "_pos", "_pins", "version", "_crc", "_crc_computed", "_producer_count", "producers", )
+    __slots__ = ("_pos", "_pins", "version", "_crc", "_crc_computed", "_producer_count", "producers", )
     _spans = ("_crc_computed", )
+    _schema_path = "ProducerSnapshot"
+    _eq_fields = ("version", "producers", )
+    _repr_fields = ("version", "crc", "producer_count", "producers", )
+    _dict_fields = ("version", "crc", "producer_count", "producers", )
 
     def __init__(self, *, version: "int | None" = None, crc: "int | None" = None, producer_count: "int | None" = None, producers: "list[ProducerSnapshot_ProducerEntry] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pos = None
         self._pins = (1 if crc is not None else 0) | (2 if producer_count is not None else 0)
         self.version = version
@@ -89,36 +62,9 @@ class ProducerSnapshot:
         self.producers = [] if producers is None else producers
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ProducerSnapshot":
-        """Decode `data`, which must hold exactly one ProducerSnapshot."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ProducerSnapshot", f"{len(data) - pos} bytes left after the end")
-        if verify:
-            obj._verify()
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ProducerSnapshot at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        if verify:
-            obj._verify()
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pos = pos
         self._pins = 0
         if end - pos < 10:
@@ -141,7 +87,7 @@ class ProducerSnapshot:
             _ap2 = f_producers.append
             for _ in range(_c3):
                 _v1 = _new(ProducerSnapshot_ProducerEntry)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 if end - pos < 46:
                     raise _truncated(pos, end, _T1)
                 f_producer_id__r5, f_producer_epoch__r5, f_last_sequence__r5, f_last_offset__r5, f_offset_delta__r5, f_timestamp__r5, f_coordinator_epoch__r5, f_current_txn_first_offset__r5 = _S1.unpack_from(buf, pos)
@@ -224,15 +170,6 @@ class ProducerSnapshot:
             w_crc = _crc32c(_mv[_m_producer_count:])
         _S2.pack_into(out, _at_crc, w_crc)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ProducerSnapshot") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -286,47 +223,11 @@ class ProducerSnapshot:
         self._producer_count = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.producers, ) == (other.version, other.producers, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ProducerSnapshot("
-                f"version={_short_repr(self.version)}"
-                f", crc={_short_repr(self.crc)}"
-                f", producer_count={_short_repr(self.producer_count)}"
-                f", producers={_short_repr(self.producers)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "crc": _to_plain(self.crc),
-            "producer_count": _to_plain(self.producer_count),
-            "producers": _to_plain(self.producers),
-        }
-
 
 ProducerSnapshot.__qualname__ = "ProducerSnapshot"
 
 
-class ProducerSnapshot_ProducerEntry:
+class ProducerSnapshot_ProducerEntry(_Node):
     """One 46-byte entry.
 
     Fields:
@@ -350,11 +251,14 @@ class ProducerSnapshot_ProducerEntry:
             First offset of its open transaction; -1 when none is open.
     """
 
-    __slots__ = ("_parent", "producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
-    _spans = ()
+    __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
+    _schema_path = "ProducerSnapshot/ProducerEntry"
+    _eq_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
+    _repr_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
+    _dict_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, last_sequence: "int | None" = None, last_offset: "int | None" = None, offset_delta: "int | None" = None, timestamp: "int | None" = None, coordinator_epoch: "int | None" = None, current_txn_first_offset: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.last_sequence = last_sequence
@@ -365,32 +269,9 @@ class ProducerSnapshot_ProducerEntry:
         self.current_txn_first_offset = current_txn_first_offset
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "ProducerSnapshot_ProducerEntry":
-        """Decode `data`, which must hold exactly one ProducerSnapshot.ProducerEntry."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "ProducerSnapshot/ProducerEntry", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one ProducerSnapshot.ProducerEntry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 46:
             raise _truncated(pos, end, _T1)
         f_producer_id, f_producer_epoch, f_last_sequence, f_last_offset, f_offset_delta, f_timestamp, f_coordinator_epoch, f_current_txn_first_offset = _S1.unpack_from(buf, pos)
@@ -423,15 +304,6 @@ class ProducerSnapshot_ProducerEntry:
         """Encode from field values (producer_id, producer_epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset) without an object."""
         out += _S1.pack(a_producer_id, a_producer_epoch, a_last_sequence, a_last_offset, a_offset_delta, a_timestamp, a_coordinator_epoch, a_current_txn_first_offset)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "ProducerSnapshot/ProducerEntry") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_producer_id = 8
@@ -443,50 +315,6 @@ class ProducerSnapshot_ProducerEntry:
         z_coordinator_epoch = 4
         z_current_txn_first_offset = 8
         return z_producer_id + z_producer_epoch + z_last_sequence + z_last_offset + z_offset_delta + z_timestamp + z_coordinator_epoch + z_current_txn_first_offset
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.producer_id, self.producer_epoch, self.last_sequence, self.last_offset, self.offset_delta, self.timestamp, self.coordinator_epoch, self.current_txn_first_offset, ) == (other.producer_id, other.producer_epoch, other.last_sequence, other.last_offset, other.offset_delta, other.timestamp, other.coordinator_epoch, other.current_txn_first_offset, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("ProducerSnapshot.ProducerEntry("
-                f"producer_id={_short_repr(self.producer_id)}"
-                f", producer_epoch={_short_repr(self.producer_epoch)}"
-                f", last_sequence={_short_repr(self.last_sequence)}"
-                f", last_offset={_short_repr(self.last_offset)}"
-                f", offset_delta={_short_repr(self.offset_delta)}"
-                f", timestamp={_short_repr(self.timestamp)}"
-                f", coordinator_epoch={_short_repr(self.coordinator_epoch)}"
-                f", current_txn_first_offset={_short_repr(self.current_txn_first_offset)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "producer_id": _to_plain(self.producer_id),
-            "producer_epoch": _to_plain(self.producer_epoch),
-            "last_sequence": _to_plain(self.last_sequence),
-            "last_offset": _to_plain(self.last_offset),
-            "offset_delta": _to_plain(self.offset_delta),
-            "timestamp": _to_plain(self.timestamp),
-            "coordinator_epoch": _to_plain(self.coordinator_epoch),
-            "current_txn_first_offset": _to_plain(self.current_txn_first_offset),
-        }
 
 
 ProducerSnapshot_ProducerEntry.__qualname__ = "ProducerSnapshot.ProducerEntry"

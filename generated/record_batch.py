@@ -5,42 +5,30 @@ from __future__ import annotations
 
 from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
 from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
 from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
 from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import LAZY as _LAZY
 from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
 from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
 from kafkacodec.runtime.support import detached as _detached
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
 from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
 from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
 from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
 from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
 from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
@@ -89,7 +77,7 @@ class RecordBatch_TimestampType(IntEnum):
 RecordBatch_TimestampType.__qualname__ = "RecordBatch.TimestampType"
 
 
-class RecordBatch:
+class RecordBatch(_Node):
     """The unit of Kafka's log since Kafka 0.11 (KIP-98): a 61-byte header followed by the records,
     which are compressed as one stream when the batch names a codec. Every segment file written by
     Kafka 0.11 and later holds a sequence of these batches, unless it was written in an older
@@ -137,11 +125,15 @@ class RecordBatch:
             access; they must fill the section exactly.
     """
 
-    __slots__ = ("_parent", "_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
+    __slots__ = ("_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
     _spans = ("_records_raw", "_crc_computed", )
+    _schema_path = "RecordBatch"
+    _eq_fields = ("base_offset", "partition_leader_epoch", "magic", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records", )
+    _repr_fields = ("base_offset", "batch_length", "partition_leader_epoch", "magic", "crc", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records_count", "records", )
+    _dict_fields = ("base_offset", "batch_length", "partition_leader_epoch", "magic", "crc", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records_count", "records", "compression", "timestamp_type", "is_transactional", "is_control", "has_delete_horizon", "last_offset", )
 
     def __init__(self, *, base_offset: "int | None" = None, batch_length: "int | None" = None, partition_leader_epoch: "int | None" = None, magic: "int | None" = None, crc: "int | None" = None, attributes: "int | None" = None, last_offset_delta: "int | None" = None, base_timestamp: "int | None" = None, max_timestamp: "int | None" = None, producer_id: "int | None" = None, producer_epoch: "int | None" = None, base_sequence: "int | None" = None, records_count: "int | None" = None, records: "RecordBatch_Records | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pos = None
         self._pins = (1 if batch_length is not None else 0) | (2 if crc is not None else 0) | (4 if records_count is not None else 0)
         self.base_offset = base_offset
@@ -162,36 +154,9 @@ class RecordBatch:
         self._records_raw = None
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "RecordBatch":
-        """Decode `data`, which must hold exactly one RecordBatch."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "RecordBatch", f"{len(data) - pos} bytes left after the end")
-        if verify:
-            obj._verify()
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        if verify:
-            obj._verify()
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         _start = pos
         self._pos = pos
         self._pins = 0
@@ -385,15 +350,6 @@ class RecordBatch:
             w_crc = _crc32c(_mv[_m_attributes:])
         _S3.pack_into(out, _at_crc, w_crc)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "RecordBatch") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_base_offset = 8
@@ -573,73 +529,11 @@ class RecordBatch:
         """Offset of the last record of the original batch."""
         return (self.base_offset + self.last_offset_delta)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.base_offset, self.partition_leader_epoch, self.magic, self.attributes, self.last_offset_delta, self.base_timestamp, self.max_timestamp, self.producer_id, self.producer_epoch, self.base_sequence, self.records, ) == (other.base_offset, other.partition_leader_epoch, other.magic, other.attributes, other.last_offset_delta, other.base_timestamp, other.max_timestamp, other.producer_id, other.producer_epoch, other.base_sequence, other.records, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("RecordBatch("
-                f"base_offset={_short_repr(self.base_offset)}"
-                f", batch_length={_short_repr(self.batch_length)}"
-                f", partition_leader_epoch={_short_repr(self.partition_leader_epoch)}"
-                f", magic={_short_repr(self.magic)}"
-                f", crc={_short_repr(self.crc)}"
-                f", attributes={_short_repr(self.attributes)}"
-                f", last_offset_delta={_short_repr(self.last_offset_delta)}"
-                f", base_timestamp={_short_repr(self.base_timestamp)}"
-                f", max_timestamp={_short_repr(self.max_timestamp)}"
-                f", producer_id={_short_repr(self.producer_id)}"
-                f", producer_epoch={_short_repr(self.producer_epoch)}"
-                f", base_sequence={_short_repr(self.base_sequence)}"
-                f", records_count={_short_repr(self.records_count)}"
-                f", records={_short_repr(self.records)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "base_offset": _to_plain(self.base_offset),
-            "batch_length": _to_plain(self.batch_length),
-            "partition_leader_epoch": _to_plain(self.partition_leader_epoch),
-            "magic": _to_plain(self.magic),
-            "crc": _to_plain(self.crc),
-            "attributes": _to_plain(self.attributes),
-            "last_offset_delta": _to_plain(self.last_offset_delta),
-            "base_timestamp": _to_plain(self.base_timestamp),
-            "max_timestamp": _to_plain(self.max_timestamp),
-            "producer_id": _to_plain(self.producer_id),
-            "producer_epoch": _to_plain(self.producer_epoch),
-            "base_sequence": _to_plain(self.base_sequence),
-            "records_count": _to_plain(self.records_count),
-            "records": _to_plain(self.records),
-            "compression": _to_plain(self.compression),
-            "timestamp_type": _to_plain(self.timestamp_type),
-            "is_transactional": _to_plain(self.is_transactional),
-            "is_control": _to_plain(self.is_control),
-            "has_delete_horizon": _to_plain(self.has_delete_horizon),
-            "last_offset": _to_plain(self.last_offset),
-        }
-
 
 RecordBatch.__qualname__ = "RecordBatch"
 
 
-class RecordBatch_Records:
+class RecordBatch_Records(_Node):
     """The (decompressed) records section of a batch.
 
     Fields:
@@ -647,29 +541,23 @@ class RecordBatch_Records:
             Exactly `records_count` records; no bytes may remain after them.
     """
 
-    __slots__ = ("_parent", "items", )
-    _spans = ()
+    __slots__ = ("items", )
+    _schema_path = "RecordBatch/Records"
+    _needs = "RecordBatch"
+    _eq_fields = ("items", )
+    _repr_fields = ("items", )
+    _dict_fields = ("items", )
 
     def __init__(self, *, items: "list[RecordBatch_Record] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.items = [] if items is None else items
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "RecordBatch_Records":
-        """Not read on its own: reading it takes fields of the RecordBatch around it."""
-        raise _needs_parent("RecordBatch.Records", "RecordBatch")
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Not read on its own: reading it takes fields of the RecordBatch around it."""
-        raise _needs_parent("RecordBatch.Records", "RecordBatch")
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_items = []
-        _c3 = self._parent._records_count
+        _c3 = _parent._records_count
         if _c3:
             if _c3 < 0:
                 raise _invalid(pos, 'record_batch/records/items', f"negative count {_c3}")
@@ -678,7 +566,7 @@ class RecordBatch_Records:
             _ap2 = f_items.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Record)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _start__r5 = pos
                 _v1._pins = 0
                 if pos >= end:
@@ -794,7 +682,7 @@ class RecordBatch_Records:
                     _ap2__r5 = f_headers__r5.append
                     for ___r5 in range(_c3__r5):
                         _v1__r5 = _new(RecordBatch_Header)
-                        _v1__r5._parent = _v1
+                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
                         _v1__r5._pins = 0
                         if pos >= end:
                             raise _short(pos, end, 1, 'record_batch/header/key_length')
@@ -1044,55 +932,16 @@ class RecordBatch_Records:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "RecordBatch/Records") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_items = sum(_x.size() for _x in self.items)
         return z_items
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.items, ) == (other.items, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("RecordBatch.Records("
-                f"items={_short_repr(self.items)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "items": _to_plain(self.items),
-        }
-
 
 RecordBatch_Records.__qualname__ = "RecordBatch.Records"
 
 
-class RecordBatch_Record:
+class RecordBatch_Record(_Node):
     """One record; every length, count and delta is a zigzag varint.
 
     Fields:
@@ -1121,11 +970,14 @@ class RecordBatch_Record:
             Headers in the order the producer added them; keys may repeat.
     """
 
-    __slots__ = ("_parent", "_pins", "offset", "timestamp", "_length", "attributes", "timestamp_delta", "offset_delta", "_key_length", "key", "_value_length", "value", "_headers_count", "headers", )
-    _spans = ()
+    __slots__ = ("_pins", "offset", "timestamp", "_length", "attributes", "timestamp_delta", "offset_delta", "_key_length", "key", "_value_length", "value", "_headers_count", "headers", )
+    _schema_path = "RecordBatch/Record"
+    _eq_fields = ("attributes", "timestamp_delta", "offset_delta", "key", "value", "headers", )
+    _repr_fields = ("length", "attributes", "timestamp_delta", "offset_delta", "key_length", "key", "value_length", "value", "headers_count", "headers", )
+    _dict_fields = ("length", "attributes", "timestamp_delta", "offset_delta", "key_length", "key", "value_length", "value", "headers_count", "headers", "offset", "timestamp", )
 
     def __init__(self, *, length: "int | None" = None, attributes: "int | None" = None, timestamp_delta: "int | None" = None, offset_delta: "int | None" = None, key_length: "int | None" = None, key: "bytes | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, headers_count: "int | None" = None, headers: "list[RecordBatch_Header] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.offset = None
         self.timestamp = None
         self._pins = (1 if length is not None else 0) | (2 if key_length is not None else 0) | (4 if value_length is not None else 0) | (8 if headers_count is not None else 0)
@@ -1141,32 +993,9 @@ class RecordBatch_Record:
         self.headers = [] if headers is None else headers
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "RecordBatch_Record":
-        """Decode `data`, which must hold exactly one RecordBatch.Record."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "RecordBatch/Record", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch.Record at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         _start = pos
         self._pins = 0
         if pos >= end:
@@ -1282,7 +1111,7 @@ class RecordBatch_Record:
             _ap2 = f_headers.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Header)
-                _v1._parent = self
+                _v1._parent_ref = None if self is None else _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/header/key_length')
@@ -1328,11 +1157,11 @@ class RecordBatch_Record:
         if pos - _m_attributes != f_length:
             raise _invalid(_start, 'record_batch/record/length', f"says {f_length} bytes follow from 'attributes', but {pos - _m_attributes} were read")
         try:
-            self.offset = (self._parent._parent.base_offset + f_offset_delta)
+            self.offset = (_parent._parent.base_offset + f_offset_delta)
         except AttributeError:
             self.offset = None
         try:
-            self.timestamp = (self._parent._parent.max_timestamp if ((((self._parent._parent.attributes >> 3) & 1)) == 1) else (self._parent._parent.base_timestamp + f_timestamp_delta))
+            self.timestamp = (_parent._parent.max_timestamp if ((((_parent._parent.attributes >> 3) & 1)) == 1) else (_parent._parent.base_timestamp + f_timestamp_delta))
         except AttributeError:
             self.timestamp = None
         return self, pos
@@ -1582,15 +1411,6 @@ class RecordBatch_Record:
         else:
             out[_at_length:_at_length + 2] = _VT[_u8] if _u8 < 0x4000 else _enc_zz32(w_length)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "RecordBatch/Record") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_key = None if self.key is None else len(self.key)
@@ -1663,61 +1483,11 @@ class RecordBatch_Record:
         self._headers_count = value
         self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.attributes, self.timestamp_delta, self.offset_delta, self.key, self.value, self.headers, ) == (other.attributes, other.timestamp_delta, other.offset_delta, other.key, other.value, other.headers, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("RecordBatch.Record("
-                f"length={_short_repr(self.length)}"
-                f", attributes={_short_repr(self.attributes)}"
-                f", timestamp_delta={_short_repr(self.timestamp_delta)}"
-                f", offset_delta={_short_repr(self.offset_delta)}"
-                f", key_length={_short_repr(self.key_length)}"
-                f", key={_short_repr(self.key)}"
-                f", value_length={_short_repr(self.value_length)}"
-                f", value={_short_repr(self.value)}"
-                f", headers_count={_short_repr(self.headers_count)}"
-                f", headers={_short_repr(self.headers)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "length": _to_plain(self.length),
-            "attributes": _to_plain(self.attributes),
-            "timestamp_delta": _to_plain(self.timestamp_delta),
-            "offset_delta": _to_plain(self.offset_delta),
-            "key_length": _to_plain(self.key_length),
-            "key": _to_plain(self.key),
-            "value_length": _to_plain(self.value_length),
-            "value": _to_plain(self.value),
-            "headers_count": _to_plain(self.headers_count),
-            "headers": _to_plain(self.headers),
-            "offset": _to_plain(self.offset),
-            "timestamp": _to_plain(self.timestamp),
-        }
-
 
 RecordBatch_Record.__qualname__ = "RecordBatch.Record"
 
 
-class RecordBatch_Header:
+class RecordBatch_Header(_Node):
     """One record header, a UTF-8 key with an optional binary value.
 
     Fields:
@@ -1731,11 +1501,14 @@ class RecordBatch_Header:
             The header value, or null.
     """
 
-    __slots__ = ("_parent", "_pins", "_key_length", "key", "_value_length", "value", )
-    _spans = ()
+    __slots__ = ("_pins", "_key_length", "key", "_value_length", "value", )
+    _schema_path = "RecordBatch/Header"
+    _eq_fields = ("key", "value", )
+    _repr_fields = ("key_length", "key", "value_length", "value", )
+    _dict_fields = ("key_length", "key", "value_length", "value", )
 
     def __init__(self, *, key_length: "int | None" = None, key: "str | None" = None, value_length: "int | None" = None, value: "bytes | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if key_length is not None else 0) | (2 if value_length is not None else 0)
         self._key_length = key_length
         self.key = key
@@ -1743,32 +1516,9 @@ class RecordBatch_Header:
         self.value = value
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "RecordBatch_Header":
-        """Decode `data`, which must hold exactly one RecordBatch.Header."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "RecordBatch/Header", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one RecordBatch.Header at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'record_batch/header/key_length')
@@ -1878,15 +1628,6 @@ class RecordBatch_Header:
         if (w_value_length >= 0):
             out += a_value
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "RecordBatch/Header") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_key = None if self.key is None else len(self.key.encode('UTF-8', 'surrogateescape'))
@@ -1924,42 +1665,6 @@ class RecordBatch_Header:
     def value_length(self, value):
         self._value_length = value
         self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.key, self.value, ) == (other.key, other.value, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("RecordBatch.Header("
-                f"key_length={_short_repr(self.key_length)}"
-                f", key={_short_repr(self.key)}"
-                f", value_length={_short_repr(self.value_length)}"
-                f", value={_short_repr(self.value)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "key_length": _to_plain(self.key_length),
-            "key": _to_plain(self.key),
-            "value_length": _to_plain(self.value_length),
-            "value": _to_plain(self.value),
-        }
 
 
 RecordBatch_Header.__qualname__ = "RecordBatch.Header"

@@ -3,48 +3,12 @@
 """Kafka time index (.timeindex)"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
-from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
-from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
-from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
-from kafkacodec.runtime.support import too_many as _too_many
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["TimeIndex"]
 
@@ -53,7 +17,7 @@ _S0 = Struct(">qi")
 _T0 = ((0, 8, 'time_index/entry/timestamp'), (8, 4, 'time_index/entry/relative_offset'), )
 
 
-class TimeIndex:
+class TimeIndex(_Node):
     """Sparse map from timestamps to offsets, added in Kafka 0.10.1 (KIP-33) with message format v1: entry (T, O) says the largest timestamp seen in the
     segment up to offset O is T. Entries are appended only when the maximum timestamp grows, so a
     segment of magic 0 messages has an empty time index. Preallocated and zero-filled like the
@@ -64,45 +28,25 @@ class TimeIndex:
             Entries with non-decreasing timestamps; the file length must be a multiple of 12.
     """
 
-    __slots__ = ("_parent", "entries", )
-    _spans = ()
+    __slots__ = ("entries", )
+    _schema_path = "TimeIndex"
+    _eq_fields = ("entries", )
+    _repr_fields = ("entries", )
+    _dict_fields = ("entries", )
 
     def __init__(self, *, entries: "list[TimeIndex_Entry] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.entries = [] if entries is None else entries
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TimeIndex":
-        """Decode `data`, which must hold exactly one TimeIndex."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TimeIndex", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TimeIndex at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(TimeIndex_Entry)
-            _v1._parent = self
+            _v1._parent_ref = None if self is None else _ref(self)
             if end - pos < 12:
                 raise _truncated(pos, end, _T0)
             f_timestamp__r4, f_relative_offset__r4 = _S0.unpack_from(buf, pos)
@@ -148,55 +92,16 @@ class TimeIndex:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TimeIndex") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
         return z_entries
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.entries, ) == (other.entries, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TimeIndex("
-                f"entries={_short_repr(self.entries)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "entries": _to_plain(self.entries),
-        }
-
 
 TimeIndex.__qualname__ = "TimeIndex"
 
 
-class TimeIndex_Entry:
+class TimeIndex_Entry(_Node):
     """One 12-byte slot.
 
     Fields:
@@ -206,41 +111,21 @@ class TimeIndex_Entry:
             Offset minus the segment's base offset.
     """
 
-    __slots__ = ("_parent", "timestamp", "relative_offset", )
-    _spans = ()
+    __slots__ = ("timestamp", "relative_offset", )
+    _schema_path = "TimeIndex/Entry"
+    _eq_fields = ("timestamp", "relative_offset", )
+    _repr_fields = ("timestamp", "relative_offset", )
+    _dict_fields = ("timestamp", "relative_offset", )
 
     def __init__(self, *, timestamp: "int | None" = None, relative_offset: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.timestamp = timestamp
         self.relative_offset = relative_offset
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TimeIndex_Entry":
-        """Decode `data`, which must hold exactly one TimeIndex.Entry."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TimeIndex/Entry", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TimeIndex.Entry at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 12:
             raise _truncated(pos, end, _T0)
         f_timestamp, f_relative_offset = _S0.unpack_from(buf, pos)
@@ -261,52 +146,11 @@ class TimeIndex_Entry:
         """Encode from field values (timestamp, relative_offset) without an object."""
         out += _S0.pack(a_timestamp, a_relative_offset)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TimeIndex/Entry") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_timestamp = 8
         z_relative_offset = 4
         return z_timestamp + z_relative_offset
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.timestamp, self.relative_offset, ) == (other.timestamp, other.relative_offset, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TimeIndex.Entry("
-                f"timestamp={_short_repr(self.timestamp)}"
-                f", relative_offset={_short_repr(self.relative_offset)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "timestamp": _to_plain(self.timestamp),
-            "relative_offset": _to_plain(self.relative_offset),
-        }
 
 
 TimeIndex_Entry.__qualname__ = "TimeIndex.Entry"

@@ -3,48 +3,12 @@
 """Kafka transaction index (.txnindex)"""
 from __future__ import annotations
 
-from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
-from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
-from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
-from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
-from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
-from kafkacodec.runtime.support import too_many as _too_many
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
-from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
-from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 
 __all__ = ["TransactionIndex"]
 
@@ -53,7 +17,7 @@ _S0 = Struct(">hqqqq")
 _T0 = ((0, 2, 'transaction_index/aborted_txn/version'), (2, 8, 'transaction_index/aborted_txn/producer_id'), (10, 8, 'transaction_index/aborted_txn/first_offset'), (18, 8, 'transaction_index/aborted_txn/last_offset'), (26, 8, 'transaction_index/aborted_txn/last_stable_offset'), )
 
 
-class TransactionIndex:
+class TransactionIndex(_Node):
     """Since Kafka 0.11 (KIP-98, exactly-once delivery): the aborted transactions whose ABORT marker
     lies in the segment, in marker order, so that a read-committed fetch can skip their records
     without reading the markers. Unlike the offset
@@ -66,45 +30,25 @@ class TransactionIndex:
             Entries with strictly increasing `last_offset`.
     """
 
-    __slots__ = ("_parent", "entries", )
-    _spans = ()
+    __slots__ = ("entries", )
+    _schema_path = "TransactionIndex"
+    _eq_fields = ("entries", )
+    _repr_fields = ("entries", )
+    _dict_fields = ("entries", )
 
     def __init__(self, *, entries: "list[TransactionIndex_AbortedTxn] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.entries = [] if entries is None else entries
-
-    @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionIndex":
-        """Decode `data`, which must hold exactly one TransactionIndex."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionIndex", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionIndex at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
 
     @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(TransactionIndex_AbortedTxn)
-            _v1._parent = self
+            _v1._parent_ref = None if self is None else _ref(self)
             if end - pos < 34:
                 raise _truncated(pos, end, _T0)
             f_version__r4, f_producer_id__r4, f_first_offset__r4, f_last_offset__r4, f_last_stable_offset__r4 = _S0.unpack_from(buf, pos)
@@ -157,55 +101,16 @@ class TransactionIndex:
                 else:
                     _x1._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionIndex") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_entries = sum(_x.size() for _x in self.entries)
         return z_entries
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.entries, ) == (other.entries, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionIndex("
-                f"entries={_short_repr(self.entries)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "entries": _to_plain(self.entries),
-        }
-
 
 TransactionIndex.__qualname__ = "TransactionIndex"
 
 
-class TransactionIndex_AbortedTxn:
+class TransactionIndex_AbortedTxn(_Node):
     """One 34-byte entry.
 
     Fields:
@@ -223,11 +128,14 @@ class TransactionIndex_AbortedTxn:
             of another producer still open then, else `last_offset` + 1.
     """
 
-    __slots__ = ("_parent", "version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
-    _spans = ()
+    __slots__ = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
+    _schema_path = "TransactionIndex/AbortedTxn"
+    _eq_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
+    _repr_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
+    _dict_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
 
     def __init__(self, *, version: "int | None" = None, producer_id: "int | None" = None, first_offset: "int | None" = None, last_offset: "int | None" = None, last_stable_offset: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.producer_id = producer_id
         self.first_offset = first_offset
@@ -235,32 +143,9 @@ class TransactionIndex_AbortedTxn:
         self.last_stable_offset = last_stable_offset
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionIndex_AbortedTxn":
-        """Decode `data`, which must hold exactly one TransactionIndex.AbortedTxn."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionIndex/AbortedTxn", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionIndex.AbortedTxn at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 34:
             raise _truncated(pos, end, _T0)
         f_version, f_producer_id, f_first_offset, f_last_offset, f_last_stable_offset = _S0.unpack_from(buf, pos)
@@ -293,15 +178,6 @@ class TransactionIndex_AbortedTxn:
             a_version = 0
         out += _S0.pack(a_version, a_producer_id, a_first_offset, a_last_offset, a_last_stable_offset)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionIndex/AbortedTxn") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -310,44 +186,6 @@ class TransactionIndex_AbortedTxn:
         z_last_offset = 8
         z_last_stable_offset = 8
         return z_version + z_producer_id + z_first_offset + z_last_offset + z_last_stable_offset
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.producer_id, self.first_offset, self.last_offset, self.last_stable_offset, ) == (other.version, other.producer_id, other.first_offset, other.last_offset, other.last_stable_offset, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionIndex.AbortedTxn("
-                f"version={_short_repr(self.version)}"
-                f", producer_id={_short_repr(self.producer_id)}"
-                f", first_offset={_short_repr(self.first_offset)}"
-                f", last_offset={_short_repr(self.last_offset)}"
-                f", last_stable_offset={_short_repr(self.last_stable_offset)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "producer_id": _to_plain(self.producer_id),
-            "first_offset": _to_plain(self.first_offset),
-            "last_offset": _to_plain(self.last_offset),
-            "last_stable_offset": _to_plain(self.last_stable_offset),
-        }
 
 
 TransactionIndex_AbortedTxn.__qualname__ = "TransactionIndex.AbortedTxn"

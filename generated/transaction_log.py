@@ -5,46 +5,20 @@ from __future__ import annotations
 
 from enum import IntEnum
 from struct import Struct
-from struct import error as _StructError
+from weakref import ref as _ref
 
-from kafkacodec.runtime.codecs import processor as _processor
-from kafkacodec.runtime.crc import crc32 as _crc32
-from kafkacodec.runtime.crc import crc32c as _crc32c
-from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import DecodeError as _DecodeError
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
-from kafkacodec.runtime.support import LAZY as _LAZY
-from kafkacodec.runtime.support import MUTABLE_BUFFERS as _MUTABLE
-from kafkacodec.runtime.support import bad_range as _bad_range
-from kafkacodec.runtime.support import bad_size as _bad_size
-from kafkacodec.runtime.support import copy_object as _copy_object
-from kafkacodec.runtime.support import deepcopy_object as _deepcopy_object
-from kafkacodec.runtime.support import detached as _detached
+from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import enum_value as _enum_value
-from kafkacodec.runtime.support import in_processed as _in_processed
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import needs_parent as _needs_parent
-from kafkacodec.runtime.support import object_state as _object_state
-from kafkacodec.runtime.support import reencoded as _reencoded
-from kafkacodec.runtime.support import set_object_state as _set_object_state
 from kafkacodec.runtime.support import short as _short
-from kafkacodec.runtime.support import short_repr as _short_repr
-from kafkacodec.runtime.support import to_plain as _to_plain
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
-from kafkacodec.runtime.varint import SMALL_ZIGZAG as _ZZ
-from kafkacodec.runtime.varint import encode_uvarint32 as _enc_uv32
-from kafkacodec.runtime.varint import encode_zigzag32 as _enc_zz32
-from kafkacodec.runtime.varint import encode_zigzag64 as _enc_zz64
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
-from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
-from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
-from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_String
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedFields
@@ -80,7 +54,7 @@ class TransactionLog_TransactionStatus(IntEnum):
 TransactionLog_TransactionStatus.__qualname__ = "TransactionLog.TransactionStatus"
 
 
-class TransactionLog:
+class TransactionLog(_Node):
     """The records of the `__transaction_state` topic, where the transaction coordinator keeps each
     transactional id's producer, epoch, state and partitions (since Kafka 0.11, KIP-98). This root
     type is the key (a version, then the transactional id); the value is `transaction_log_value`,
@@ -94,41 +68,21 @@ class TransactionLog:
             The producer's transactional.id.
     """
 
-    __slots__ = ("_parent", "version", "transactional_id", )
-    _spans = ()
+    __slots__ = ("version", "transactional_id", )
+    _schema_path = "TransactionLog"
+    _eq_fields = ("version", "transactional_id", )
+    _repr_fields = ("version", "transactional_id", )
+    _dict_fields = ("version", "transactional_id", )
 
     def __init__(self, *, version: "int | None" = None, transactional_id: "KafkaTypes_String | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.transactional_id = transactional_id
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog":
-        """Decode `data`, which must hold exactly one TransactionLog."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T0)
         f_version, = _S0.unpack_from(buf, pos)
@@ -168,58 +122,17 @@ class TransactionLog:
         else:
             a_transactional_id._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_transactional_id = self.transactional_id.size()
         return z_version + z_transactional_id
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.transactional_id, ) == (other.version, other.transactional_id, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog("
-                f"version={_short_repr(self.version)}"
-                f", transactional_id={_short_repr(self.transactional_id)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "transactional_id": _to_plain(self.transactional_id),
-        }
-
 
 TransactionLog.__qualname__ = "TransactionLog"
 
 
-class TransactionLog_TransactionLogValue:
+class TransactionLog_TransactionLogValue(_Node):
     """The value, prefixed by its version.
 
     Fields:
@@ -229,41 +142,21 @@ class TransactionLog_TransactionLogValue:
             The fields of that version; raw bytes for a version this schema does not know.
     """
 
-    __slots__ = ("_parent", "version", "body", )
-    _spans = ()
+    __slots__ = ("version", "body", )
+    _schema_path = "TransactionLog/TransactionLogValue"
+    _eq_fields = ("version", "body", )
+    _repr_fields = ("version", "body", )
+    _dict_fields = ("version", "body", )
 
     def __init__(self, *, version: "int | None" = None, body: "object | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self.version = version
         self.body = body
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog_TransactionLogValue":
-        """Decode `data`, which must hold exactly one TransactionLog.TransactionLogValue."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog/TransactionLogValue", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.TransactionLogValue at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 2:
             raise _truncated(pos, end, _T1)
         f_version, = _S0.unpack_from(buf, pos)
@@ -307,58 +200,17 @@ class TransactionLog_TransactionLogValue:
         else:
             a_body._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog/TransactionLogValue") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
         z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
         return z_version + z_body
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.version, self.body, ) == (other.version, other.body, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog.TransactionLogValue("
-                f"version={_short_repr(self.version)}"
-                f", body={_short_repr(self.body)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "version": _to_plain(self.version),
-            "body": _to_plain(self.body),
-        }
-
 
 TransactionLog_TransactionLogValue.__qualname__ = "TransactionLog.TransactionLogValue"
 
 
-class TransactionLog_ValueV0:
+class TransactionLog_ValueV0(_Node):
     """Version 0.
 
     Fields:
@@ -381,11 +233,14 @@ class TransactionLog_ValueV0:
             When the transaction started.
     """
 
-    __slots__ = ("_parent", "_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
-    _spans = ()
+    __slots__ = ("_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
+    _schema_path = "TransactionLog/ValueV0"
+    _eq_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
+    _repr_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
+    _dict_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, transaction_timeout_ms: "int | None" = None, transaction_status: "TransactionLog_TransactionStatus | int | None" = None, partitions_count: "int | None" = None, transaction_partitions: "list[TransactionLog_PartitionsV0] | None" = None, transaction_last_update_timestamp_ms: "int | None" = None, transaction_start_timestamp_ms: "int | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partitions_count is not None else 0)
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -397,32 +252,9 @@ class TransactionLog_ValueV0:
         self.transaction_start_timestamp_ms = transaction_start_timestamp_ms
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog_ValueV0":
-        """Decode `data`, which must hold exactly one TransactionLog.ValueV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog/ValueV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.ValueV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 19:
             raise _truncated(pos, end, _T2)
@@ -446,7 +278,7 @@ class TransactionLog_ValueV0:
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV0)
-                    _v1._parent = self
+                    _v1._parent_ref = None if self is None else _ref(self)
                     _v1._pins = 0
                     f_topic__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
                     _v1.topic = f_topic__r5
@@ -556,15 +388,6 @@ class TransactionLog_ValueV0:
                         _x1._write(out, False)
         out += _S3.pack(a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog/ValueV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partitions_count = self._partitions_count if self._pins & 1 else (len(self.transaction_partitions) if self.transaction_partitions is not None else -1)
@@ -591,55 +414,11 @@ class TransactionLog_ValueV0:
         self._partitions_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.producer_id, self.producer_epoch, self.transaction_timeout_ms, self.transaction_status, self.transaction_partitions, self.transaction_last_update_timestamp_ms, self.transaction_start_timestamp_ms, ) == (other.producer_id, other.producer_epoch, other.transaction_timeout_ms, other.transaction_status, other.transaction_partitions, other.transaction_last_update_timestamp_ms, other.transaction_start_timestamp_ms, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog.ValueV0("
-                f"producer_id={_short_repr(self.producer_id)}"
-                f", producer_epoch={_short_repr(self.producer_epoch)}"
-                f", transaction_timeout_ms={_short_repr(self.transaction_timeout_ms)}"
-                f", transaction_status={_short_repr(self.transaction_status)}"
-                f", partitions_count={_short_repr(self.partitions_count)}"
-                f", transaction_partitions={_short_repr(self.transaction_partitions)}"
-                f", transaction_last_update_timestamp_ms={_short_repr(self.transaction_last_update_timestamp_ms)}"
-                f", transaction_start_timestamp_ms={_short_repr(self.transaction_start_timestamp_ms)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "producer_id": _to_plain(self.producer_id),
-            "producer_epoch": _to_plain(self.producer_epoch),
-            "transaction_timeout_ms": _to_plain(self.transaction_timeout_ms),
-            "transaction_status": _to_plain(self.transaction_status),
-            "partitions_count": _to_plain(self.partitions_count),
-            "transaction_partitions": _to_plain(self.transaction_partitions),
-            "transaction_last_update_timestamp_ms": _to_plain(self.transaction_last_update_timestamp_ms),
-            "transaction_start_timestamp_ms": _to_plain(self.transaction_start_timestamp_ms),
-        }
-
 
 TransactionLog_ValueV0.__qualname__ = "TransactionLog.ValueV0"
 
 
-class TransactionLog_PartitionsV0:
+class TransactionLog_PartitionsV0(_Node):
     """A topic and its partitions, version 0.
 
     Fields:
@@ -651,43 +430,23 @@ class TransactionLog_PartitionsV0:
             The partitions.
     """
 
-    __slots__ = ("_parent", "_pins", "topic", "_partition_ids_count", "partition_ids", )
-    _spans = ()
+    __slots__ = ("_pins", "topic", "_partition_ids_count", "partition_ids", )
+    _schema_path = "TransactionLog/PartitionsV0"
+    _eq_fields = ("topic", "partition_ids", )
+    _repr_fields = ("topic", "partition_ids_count", "partition_ids", )
+    _dict_fields = ("topic", "partition_ids_count", "partition_ids", )
 
     def __init__(self, *, topic: "KafkaTypes_String | None" = None, partition_ids_count: "int | None" = None, partition_ids: "list[int] | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partition_ids_count is not None else 0)
         self.topic = topic
         self._partition_ids_count = partition_ids_count
         self.partition_ids = [] if partition_ids is None else partition_ids
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog_PartitionsV0":
-        """Decode `data`, which must hold exactly one TransactionLog.PartitionsV0."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog/PartitionsV0", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.PartitionsV0 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_topic, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.topic = f_topic
@@ -750,15 +509,6 @@ class TransactionLog_PartitionsV0:
         for _x1 in a_partition_ids:
             out += _S2.pack(_x1)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog/PartitionsV0") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_topic = self.topic.size()
@@ -779,45 +529,11 @@ class TransactionLog_PartitionsV0:
         self._partition_ids_count = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic, self.partition_ids, ) == (other.topic, other.partition_ids, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog.PartitionsV0("
-                f"topic={_short_repr(self.topic)}"
-                f", partition_ids_count={_short_repr(self.partition_ids_count)}"
-                f", partition_ids={_short_repr(self.partition_ids)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic": _to_plain(self.topic),
-            "partition_ids_count": _to_plain(self.partition_ids_count),
-            "partition_ids": _to_plain(self.partition_ids),
-        }
-
 
 TransactionLog_PartitionsV0.__qualname__ = "TransactionLog.PartitionsV0"
 
 
-class TransactionLog_ValueV1:
+class TransactionLog_ValueV1(_Node):
     """Version 1 (flexible). Its tagged fields (Kafka 4.0, KIP-890) are tag 0 PreviousProducerId
     (int64, default -1), tag 1 NextProducerId (int64, default -1) and tag 2
     ClientTransactionVersion (int16, default 0); they stay encoded in `tagged_fields`.
@@ -843,11 +559,14 @@ class TransactionLog_ValueV1:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
+    _schema_path = "TransactionLog/ValueV1"
+    _eq_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
+    _repr_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
+    _dict_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
 
     def __init__(self, *, producer_id: "int | None" = None, producer_epoch: "int | None" = None, transaction_timeout_ms: "int | None" = None, transaction_status: "TransactionLog_TransactionStatus | int | None" = None, partitions_count_plus_one: "int | None" = None, transaction_partitions: "list[TransactionLog_PartitionsV1] | None" = None, transaction_last_update_timestamp_ms: "int | None" = None, transaction_start_timestamp_ms: "int | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partitions_count_plus_one is not None else 0)
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
@@ -860,32 +579,9 @@ class TransactionLog_ValueV1:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog_ValueV1":
-        """Decode `data`, which must hold exactly one TransactionLog.ValueV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog/ValueV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.ValueV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 15:
             raise _truncated(pos, end, _T5)
@@ -918,7 +614,7 @@ class TransactionLog_ValueV1:
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV1)
-                    _v1._parent = self
+                    _v1._parent_ref = None if self is None else _ref(self)
                     _v1._pins = 0
                     f_topic__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
                     _v1.topic = f_topic__r5
@@ -1076,15 +772,6 @@ class TransactionLog_ValueV1:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog/ValueV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else (len(self.transaction_partitions) + 1 if self.transaction_partitions is not None else 0)
@@ -1112,57 +799,11 @@ class TransactionLog_ValueV1:
         self._partitions_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
 
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.producer_id, self.producer_epoch, self.transaction_timeout_ms, self.transaction_status, self.transaction_partitions, self.transaction_last_update_timestamp_ms, self.transaction_start_timestamp_ms, self.tagged_fields, ) == (other.producer_id, other.producer_epoch, other.transaction_timeout_ms, other.transaction_status, other.transaction_partitions, other.transaction_last_update_timestamp_ms, other.transaction_start_timestamp_ms, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog.ValueV1("
-                f"producer_id={_short_repr(self.producer_id)}"
-                f", producer_epoch={_short_repr(self.producer_epoch)}"
-                f", transaction_timeout_ms={_short_repr(self.transaction_timeout_ms)}"
-                f", transaction_status={_short_repr(self.transaction_status)}"
-                f", partitions_count_plus_one={_short_repr(self.partitions_count_plus_one)}"
-                f", transaction_partitions={_short_repr(self.transaction_partitions)}"
-                f", transaction_last_update_timestamp_ms={_short_repr(self.transaction_last_update_timestamp_ms)}"
-                f", transaction_start_timestamp_ms={_short_repr(self.transaction_start_timestamp_ms)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "producer_id": _to_plain(self.producer_id),
-            "producer_epoch": _to_plain(self.producer_epoch),
-            "transaction_timeout_ms": _to_plain(self.transaction_timeout_ms),
-            "transaction_status": _to_plain(self.transaction_status),
-            "partitions_count_plus_one": _to_plain(self.partitions_count_plus_one),
-            "transaction_partitions": _to_plain(self.transaction_partitions),
-            "transaction_last_update_timestamp_ms": _to_plain(self.transaction_last_update_timestamp_ms),
-            "transaction_start_timestamp_ms": _to_plain(self.transaction_start_timestamp_ms),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
-
 
 TransactionLog_ValueV1.__qualname__ = "TransactionLog.ValueV1"
 
 
-class TransactionLog_PartitionsV1:
+class TransactionLog_PartitionsV1(_Node):
     """A topic and its partitions, version 1.
 
     Fields:
@@ -1176,11 +817,14 @@ class TransactionLog_PartitionsV1:
             Tagged fields.
     """
 
-    __slots__ = ("_parent", "_pins", "topic", "_partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
-    _spans = ()
+    __slots__ = ("_pins", "topic", "_partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
+    _schema_path = "TransactionLog/PartitionsV1"
+    _eq_fields = ("topic", "partition_ids", "tagged_fields", )
+    _repr_fields = ("topic", "partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
+    _dict_fields = ("topic", "partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
 
     def __init__(self, *, topic: "KafkaTypes_CompactString | None" = None, partition_ids_count_plus_one: "int | None" = None, partition_ids: "list[int] | None" = None, tagged_fields: "KafkaTypes_TaggedFields | None" = None, _parent=None):
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = (1 if partition_ids_count_plus_one is not None else 0)
         self.topic = topic
         self._partition_ids_count_plus_one = partition_ids_count_plus_one
@@ -1188,32 +832,9 @@ class TransactionLog_PartitionsV1:
         self.tagged_fields = tagged_fields
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True) -> "TransactionLog_PartitionsV1":
-        """Decode `data`, which must hold exactly one TransactionLog.PartitionsV1."""
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
-        if pos != len(data):
-            raise _invalid(pos, "TransactionLog/PartitionsV1", f"{len(data) - pos} bytes left after the end")
-        return obj
-
-    @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
-        """Decode one TransactionLog.PartitionsV1 at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
-        (object, position after it). Byte fields are bytes whatever the buffer."""
-        if end is None:
-            end = len(buf)
-        if not 0 <= pos <= end <= len(buf):
-            raise _bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
-        if isinstance(buf, _MUTABLE):
-            _detached(obj)
-        return obj, pos
-
-    @classmethod
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
-        self._parent = _parent
+        self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         f_topic, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.topic = f_topic
@@ -1302,15 +923,6 @@ class TransactionLog_PartitionsV1:
         else:
             a_tagged_fields._write(out, False)
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
-        out = bytearray()
-        try:
-            self._write(out)
-        except (_StructError, TypeError) as e:
-            raise _EncodeError(str(e), "TransactionLog/PartitionsV1") from None
-        return bytes(out)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partition_ids_count_plus_one = self._partition_ids_count_plus_one if self._pins & 1 else len(self.partition_ids) + 1
@@ -1332,42 +944,6 @@ class TransactionLog_PartitionsV1:
     def partition_ids_count_plus_one(self, value):
         self._partition_ids_count_plus_one = value
         self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    __copy__ = _copy_object
-    __deepcopy__ = _deepcopy_object
-    __getstate__ = _object_state
-    __setstate__ = _set_object_state
-
-    @property
-    def _root(self):
-        node = self
-        while node._parent is not None:
-            node = node._parent
-        return node
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.topic, self.partition_ids, self.tagged_fields, ) == (other.topic, other.partition_ids, other.tagged_fields, )
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return ("TransactionLog.PartitionsV1("
-                f"topic={_short_repr(self.topic)}"
-                f", partition_ids_count_plus_one={_short_repr(self.partition_ids_count_plus_one)}"
-                f", partition_ids={_short_repr(self.partition_ids)}"
-                f", tagged_fields={_short_repr(self.tagged_fields)}"
-                ")")
-
-    def to_dict(self) -> dict:
-        """Fields and instances as plain Python values (nested objects as dicts)."""
-        return {
-            "topic": _to_plain(self.topic),
-            "partition_ids_count_plus_one": _to_plain(self.partition_ids_count_plus_one),
-            "partition_ids": _to_plain(self.partition_ids),
-            "tagged_fields": _to_plain(self.tagged_fields),
-        }
 
 
 TransactionLog_PartitionsV1.__qualname__ = "TransactionLog.PartitionsV1"

@@ -56,11 +56,7 @@ def inline_read(lines: list[str], item: str, parent: str, cls: str, suffix: str)
     rename = {name: f"{name}{suffix}" for name in assigned_names(body) if name != "self"}
     rename.update({"self": item, "_parent": parent, "cls": cls})
     lines = _renamed(body, rename)
-    # once `item._parent = parent` has run, reading item._parent is reading parent; and inside
-    # the parent's own _read, parent._parent is its `_parent` parameter
-    link = f"{item}._parent = {parent}"
-    after = re.compile(re.escape(f"{item}._parent") + r"\b")
-    lines = [line if line.strip() == link else after.sub(parent, line) for line in lines]
+    # inside the parent's own _read, the parent's parent is its `_parent` argument
     if parent == "self":
         lines = [re.sub(r"(?<![\w.])self\._parent\b", "_parent", line) for line in lines]
     return lines

@@ -244,7 +244,7 @@ class ModulePlanner:
     def class_plan(self, spec: TypeSpec) -> ClassPlan:
         name = self.program.py_name(spec)
         seq = spec.seq
-        slots = ["_parent"]
+        slots = []
         if self.needs_pos(spec):
             slots.append("_pos")
         if self.has_pins(spec):
@@ -256,7 +256,7 @@ class ModulePlanner:
                 slots.append(f"_{a.id}_raw")
             if a.checksum:
                 slots.append(f"_{a.id}_computed")
-        init_body = ["self._parent = _parent"] + [f"self.{i.id} = None" for i in spec.instances if i.eager]
+        init_body = ["self._parent_ref = None if _parent is None else _ref(_parent)"] + [f"self.{i.id} = None" for i in spec.instances if i.eager]
         if self.needs_pos(spec):
             init_body.append("self._pos = None")
         if self.has_pins(spec):

@@ -72,10 +72,10 @@ class ReadPlanner:
     def plan(self) -> list[str]:
         c = Code()
         spec = self.spec
-        scope = Scope(spec, obj="self", io=("pos", "_start", "end"))
+        scope = Scope(spec, obj="self", parent="_parent", io=("pos", "_start", "end"))
         marks = self.marks()
         c("self = _new(cls)")
-        c("self._parent = _parent")
+        c("self._parent_ref = None if _parent is None else _ref(_parent)")
         start_at = len(c.lines)
         if self.ctx.needs_pos(spec):
             c("self._pos = pos")
@@ -228,7 +228,7 @@ class ReadPlanner:
             c(f"{append}({item})")
             if attr.repeat == "until":
                 elem = self.ctx.tr.attr_type(attr).elem
-                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io)
+                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io, scope.parent)
                 cond = self.ctx.tr.translate(attr.repeat_until, inner, attr.loc)
                 with c.block(f"if {cond}:"):
                     c("break")

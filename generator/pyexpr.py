@@ -43,6 +43,7 @@ class Scope:
     underscore: tuple[str, T] | None = None
     index: str | None = None
     io: tuple[str, str, str] | None = None  # names of (pos, start, end) while reading
+    parent: str | None = None  # a local holding `obj`'s parent (while reading: the `_parent` argument)
 
 
 MAX_INLINE_DEPTH = 4
@@ -122,7 +123,7 @@ class Translator:
                 self.depth += 1
                 # the same object as the scope's: its fields may be in locals already
                 same = scope is not None and obj == scope.obj
-                inner = Scope(spec, obj=obj, locals=scope.locals if same else {})
+                inner = Scope(spec, obj=obj, locals=scope.locals if same else {}, parent=scope.parent if same else None)
                 try:
                     text, t = self._tr(inst.value, inner, None)
                 finally:
@@ -190,7 +191,7 @@ class Translator:
         n = e.name
         if n == "_parent":
             parent = self.program.parent_type(scope.spec)
-            return f"{scope.obj}._parent", T("user", parent) if parent else ANY
+            return scope.parent or f"{scope.obj}._parent", T("user", parent) if parent else ANY
         if n == "_root":
             return f"{scope.obj}._root", ANY
         if n == "_":

@@ -1,7 +1,6 @@
 """Helpers that generated classes call: error construction, lazy markers, enums, dict/repr."""
 from __future__ import annotations
 
-import copy
 from enum import IntEnum
 
 from .errors import DecodeError, InvalidValueError, LimitExceededError, TruncatedError, UsageError
@@ -140,50 +139,3 @@ def reencoded(processor, data, raw):
         except DecodeError:
             pass
     return processor.encode(data)
-
-
-def _narrowed(span):
-    """A span (buffer, start, end) kept by a reader, as a span over a bytes copy of that part only."""
-    if span.__class__ is not tuple:
-        return span
-    buf, start, end = span
-    return bytes(memoryview(buf)[start:end]), 0, end - start
-
-
-def copy_object(obj):
-    """copy.copy of a generated object: the same field values, the same parent."""
-    new = object.__new__(obj.__class__)
-    for name in obj.__class__.__slots__:
-        if hasattr(obj, name):
-            setattr(new, name, getattr(obj, name))
-    return new
-
-
-def deepcopy_object(obj, memo):
-    """copy.deepcopy of a generated object. Fields not decoded yet stay so; the spans they will be
-    decoded from share an immutable bytes buffer, and copy only their own part of any other."""
-    new = object.__new__(obj.__class__)
-    memo[id(obj)] = new
-    spans = obj._spans
-    for name in obj.__class__.__slots__:
-        if not hasattr(obj, name):
-            continue
-        value = getattr(obj, name)
-        if name in spans and value.__class__ is tuple:
-            setattr(new, name, value if value[0].__class__ is bytes else _narrowed(value))
-        else:
-            setattr(new, name, copy.deepcopy(value, memo))
-    return new
-
-
-def object_state(obj) -> dict:
-    """The state a pickle keeps: the field values, and of each span only its own bytes (never the
-    whole segment it was read from, nor an unpicklable memory map)."""
-    spans = obj._spans
-    return {name: _narrowed(getattr(obj, name)) if name in spans else getattr(obj, name)
-            for name in obj.__class__.__slots__ if hasattr(obj, name)}
-
-
-def set_object_state(obj, state: dict) -> None:
-    for name, value in state.items():
-        setattr(obj, name, value)

@@ -288,3 +288,31 @@ def test_every_type_copies_and_pickles(name, cls, data, how):
     obj, _ = cls.read(memoryview(b"\0" + data), 1)
     twin = COPIES[how](obj)
     assert twin == cls.from_bytes(data) and twin.to_bytes() == obj.to_bytes()
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_a_decoded_batch_is_freed_by_reference_counting(codec):
+    import gc
+    import weakref
+    data = write_batch(records(), compression=codec)
+    gc.disable()  # no cycle collection: only reference counting may free the batch
+    try:
+        batch = RecordBatch.from_bytes(data)
+        kept = batch.records.items[1]
+        watched = [weakref.ref(batch), weakref.ref(batch.records), weakref.ref(kept.headers[0])]
+        assert kept.headers[0]._parent is kept and kept._parent._parent is batch and kept._root is batch
+        del batch
+        assert [w() is None for w in watched] == [True, True, False]  # the kept record holds its headers
+        assert kept._parent is None and kept._root is kept
+        assert (kept.offset, kept.key, kept.value) == (1, b"key-1", b"value " * 4)  # read while the batch lived
+    finally:
+        gc.enable()
+
+
+def test_unpickled_objects_get_their_parents_back():
+    original = RecordBatch.from_bytes(write_batch(records(), compression="gzip"))
+    twin = pickle.loads(pickle.dumps(original))
+    assert twin == original
+    assert twin.records._parent is twin and all(r._parent is twin.records for r in twin.records.items)
+    alone = pickle.loads(pickle.dumps(original.records.items[2]))
+    assert alone == original.records.items[2] and alone._parent is None
