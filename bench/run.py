@@ -24,6 +24,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import columnar  # noqa: E402
 import directory  # noqa: E402
+import framing  # noqa: E402
 import instructions  # noqa: E402
 import lazy  # noqa: E402
 import peers  # noqa: E402
@@ -158,6 +159,14 @@ def main() -> None:
         print(f"| {r['op']} | {r['magic']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
               f"{r['kafkacodec_MBps']:.1f} | {ratio(r, 'kafka-python')} | {ratio(r, 'aiokafka (C)')} | "
               f"{ratio(r, 'hand-written reference')} | {ratio(r, 'official Kaitai parser')} |")
+    framed = framing.table(corpus, kc_decode, paired, args.runs)
+    print("\nDecode of v2 batches as each producer frames them (100-byte values, 100 records a batch), "
+          "beside aiokafka (C) on the same bytes:\n")
+    print("| codec | producer | batches | kafkacodec rec/s | aiokafka (C) rec/s | vs aiokafka (C) |")
+    print("|---|---|---|---|---|---|")
+    for r in framed:
+        print(f"| {r['codec']} | {r['producer']} | {r['batches']} | {r['kafkacodec_rps']:,.0f} | "
+              f"{r['aiokafka_rps']:,.0f} | {r['ratio']:.2f}x |")
     cols = columnar.table(corpus, args.runs)
     print("\nColumnar: a segment of 2,000 v2 batches into Arrow arrays (offset, timestamp, key, value, headers),"
           " beside aiokafka (C) materialising every record of the same batches (it checks no CRC):\n")
@@ -214,7 +223,7 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "columnar": cols, "lazy": lazy_figures,
+                               "runs": args.runs, "rows": rows, "framing": framed, "columnar": cols, "lazy": lazy_figures,
                                "directory": scans, "verify": verified, "spark": sparked, "instructions": counted},
                               indent=2) + "\n")
     print(f"wrote {out}")

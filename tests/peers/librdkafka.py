@@ -77,6 +77,25 @@ def produce_and_fetch(messages, topic: str = "t", **config) -> bytes:
         raise RuntimeError("librdkafka did not deliver every message")
     meta = producer.list_topics(timeout=5)
     broker = next(iter(meta.brokers.values()))
-    data = fetch_raw(broker.host, broker.port, topic)
+    data = fetch_all(broker.host, broker.port, topic)
     del producer
     return data
+
+
+def fetch_all(host: str, port: int, topic: str) -> bytes:
+    """Every whole v2 batch of the partition: a fetch may stop after one batch, so fetch again
+    from the offset after the last batch until nothing new comes."""
+    out, offset = bytearray(), 0
+    while True:
+        chunk = fetch_raw(host, port, topic, offset=offset)
+        pos, before = 0, len(out)
+        while pos + 61 <= len(chunk):  # the v2 batch header: offset, length ... last offset delta
+            base, length = struct.unpack_from(">qi", chunk, pos)
+            if pos + 12 + length > len(chunk):
+                break
+            if base >= offset:
+                out += chunk[pos:pos + 12 + length]
+                offset = base + struct.unpack_from(">i", chunk, pos + 23)[0] + 1
+            pos += 12 + length
+        if len(out) == before:
+            return bytes(out)
