@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 
+from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
+
 from .code import Code
 from .expr import Attribute, Name
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
 from .pyexpr import Scope, storage
 
-VARINT_MAX = {"zigzag32": 5, "zigzag64": 10, "uvarint32": 5}
+VARINT_MAX = {"zigzag32": MAX_VARINT_BYTES, "zigzag64": MAX_VARLONG_BYTES, "uvarint32": MAX_VARINT_BYTES}
 
 
 def is_simple_prim(attr: Attr) -> bool:

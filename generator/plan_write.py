@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkacodec.runtime.varint import TABLE_LIMIT
+
 from .code import Code
 from .expr import names_in
 from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
@@ -264,11 +266,11 @@ class WritePlanner:
                 fn, bits = fns.write, fns.sign_bits
                 if bits is None:
                     u = value
-                    cond = f"0 <= {u} < 0x4000"
+                    cond = f"0 <= {u} < {TABLE_LIMIT:#x}"
                 else:  # a zigzag value is never negative, so one bound suffices
                     u = self.new("u")
                     c(f"{u} = ({value} << 1) ^ ({value} >> {bits})")
-                    cond = f"{u} < 0x4000"
+                    cond = f"{u} < {TABLE_LIMIT:#x}"
                 with c.block(f"if {cond}:"):
                     c(f"{out} += _VT[{u}]")
                 with c.block("else:"):  # longer values, with the range checks
@@ -355,12 +357,12 @@ class WritePlanner:
             fn, bits = fns.encode, fns.sign_bits
             if bits is None:
                 u = f"w_{attr.id}"
-                cond = f"0 <= {u} < 0x4000"
+                cond = f"0 <= {u} < {TABLE_LIMIT:#x}"
             else:
                 u = self.new("u")
                 c(f"{u} = (w_{attr.id} << 1) ^ (w_{attr.id} >> {bits})")
-                cond = f"{u} < 0x4000"
-            with c.block(f"if 0x80 <= {u} < 0x4000:"):  # two bytes, as reserved
+                cond = f"{u} < {TABLE_LIMIT:#x}"
+            with c.block(f"if 0x80 <= {u} < {TABLE_LIMIT:#x}:"):  # two bytes, as reserved
                 c(f"out[{at}] = ({u} & 0x7F) | 0x80")
                 c(f"out[{at} + 1] = {u} >> 7")
             with c.block("else:"):  # slice assignment moves the span to fit the encoding

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from .errors import InvalidValueError, TruncatedError
 
+# What the generator's emitted code assumes too (it imports these): the longest varints, and the
+# values below TABLE_LIMIT (those of one and two bytes) that the tables below hold.
 MAX_VARINT_BYTES = 5
 MAX_VARLONG_BYTES = 10
+TABLE_LIMIT = 0x4000
 
 
 def read_uvarint(buf, pos: int, end: int, max_bytes: int = MAX_VARINT_BYTES,
@@ -105,17 +108,17 @@ def zigzag64_size(n: int) -> int:
 
 def _small_varints() -> tuple[bytes, ...]:
     out = []
-    for u in range(0x4000):
+    for u in range(TABLE_LIMIT):
         b = bytearray()
         write_uvarint(b, u)
         out.append(bytes(b))
     return tuple(out)
 
 
-# Encoded forms of 0..16383 (one and two bytes): writers append table[u] for most lengths and deltas.
+# Encoded forms of 0..TABLE_LIMIT-1 (one and two bytes): writers append table[u] for most lengths and deltas.
 SMALL_VARINTS = _small_varints()
 # Zigzag decoding of the same range: readers look values up instead of computing them.
-SMALL_ZIGZAG = tuple((u >> 1) ^ -(u & 1) for u in range(0x4000))
+SMALL_ZIGZAG = tuple((u >> 1) ^ -(u & 1) for u in range(TABLE_LIMIT))
 
 
 def uvarint_size(u: int) -> int:

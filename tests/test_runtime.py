@@ -142,3 +142,14 @@ def test_zstd_frames_without_content_size_and_concatenated():
     assert KafkaCompression(4, 2).decode(frame + other) == b"abc" * 1000 + b"xyz"
     with pytest.raises(CompressionError, match="not valid for magic 1"):
         KafkaCompression(4, 1).decode(frame)
+
+
+def test_the_varint_tables_hold_exactly_the_values_generated_code_looks_up():
+    # generated code indexes the tables with any value below TABLE_LIMIT and encodes larger ones
+    assert len(varint.SMALL_VARINTS) == len(varint.SMALL_ZIGZAG) == varint.TABLE_LIMIT
+    for u in range(varint.TABLE_LIMIT):
+        assert varint.read_uvarint(varint.SMALL_VARINTS[u], 0, 2) == (u, len(varint.SMALL_VARINTS[u]))
+        assert varint.read_zigzag32(varint.SMALL_VARINTS[u], 0, 2)[0] == varint.SMALL_ZIGZAG[u]
+    assert varint.uvarint_size(varint.TABLE_LIMIT - 1) == 2 < varint.uvarint_size(varint.TABLE_LIMIT)
+    longest = (1 << 32) - 1, (1 << 64) - 1
+    assert [varint.uvarint_size(u) for u in longest] == [varint.MAX_VARINT_BYTES, varint.MAX_VARLONG_BYTES]
