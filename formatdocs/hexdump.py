@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from kafkacodec.generator.docs import HexRow
-from kafkacodec.generator.model import PRIMITIVES, Attr, TypeSpec
+from kafkacodec.generator.model import PRIMITIVES, Attr, RefKind, TypeSpec
 from kafkacodec.generator.program import Program
 from kafkacodec.runtime import varint
 
@@ -35,7 +35,7 @@ class Annotator:
 
     def _target(self, a: Attr, value) -> TypeSpec | None:
         """The type of a field's value; for a switch, the case whose class the value is."""
-        if a.type.kind != "switch":
+        if a.type.kind is not RefKind.SWITCH:
             return self.program.resolved.get(a.type)
         if isinstance(value, (bytes, bytearray)):
             return None
@@ -43,7 +43,7 @@ class Annotator:
         return next((t for t in cases if t is not None and self.program.py_name(t) == type(value).__name__), None)
 
     def _one_size(self, a: Attr, target: TypeSpec | None, v) -> int | None:
-        if a.type.kind == "prim":
+        if a.type.kind is RefKind.PRIM:
             return PRIMITIVES[a.type.prim][1]
         if target is not None and target.intrinsic:
             return INTRINSIC_SIZE[target.intrinsic](v)
@@ -73,7 +73,7 @@ class Annotator:
             n, target = sizes[a.id], targets[a.id]
             path = f"{prefix}{a.id}"
             raw = self.data[pos:pos + n]
-            nested = target is not None and not target.intrinsic and a.type.kind in ("user", "switch")
+            nested = target is not None and not target.intrinsic and a.type.kind in (RefKind.USER, RefKind.SWITCH)
             if nested and a.repeat:
                 at = pos
                 for i, item in enumerate(v):

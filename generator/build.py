@@ -9,8 +9,8 @@ import hashlib
 import re
 
 from . import expr as ex
-from .model import (PRIMITIVES, INTRINSICS, Attr, Checksum, Derive, EnumSpec, EnumValue, Instance,
-                    Process, Schema, TypeRef, TypeSpec, Valid)
+from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
+                    Process, RefKind, Schema, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -237,7 +237,7 @@ class Builder:
         if node is None:
             if not sized and not has_contents:
                 self.p.add(attr.loc, "a field without 'type' needs 'size' or 'size-eos'")
-            return TypeRef("bytes", loc)
+            return TypeRef(RefKind.BYTES, loc)
         if node.is_map():
             self.keys(node, {"switch-on", "cases"})
             on = self.expression(node.value.get("switch-on"))
@@ -246,7 +246,7 @@ class Builder:
             if on is None or not self.expect_map(cnode, "cases"):
                 if cnode is None:
                     self.p.add(node.loc, "switch needs 'switch-on' and 'cases'")
-                return TypeRef("switch", loc, switch_on=on)
+                return TypeRef(RefKind.SWITCH, loc, switch_on=on)
             for key, tnode in cnode.value.items():
                 try:
                     key_expr = ex.parse(key) if key != "_" else None
@@ -254,10 +254,10 @@ class Builder:
                     self.p.add(tnode.loc, f"bad case expression {key!r}: {e}")
                     continue
                 cases.append((key_expr, self.type_ref(tnode, attr, endian, sized, encoding, False)))
-            return TypeRef("switch", loc, switch_on=on, cases=tuple(cases))
+            return TypeRef(RefKind.SWITCH, loc, switch_on=on, cases=tuple(cases))
         name = self.text(node)
         if name is None:
-            return TypeRef("bytes", loc)
+            return TypeRef(RefKind.BYTES, loc)
         if name == "str" or name == "strz":
             if name == "strz":
                 self.p.add(loc, "type 'strz' is valid Kaitai but not supported by this compiler")
@@ -265,7 +265,7 @@ class Builder:
                 self.p.add(loc, "a 'str' field needs 'size' or 'size-eos'")
             if encoding is None:
                 self.p.add(loc, "a 'str' field needs 'encoding'")
-            return TypeRef("str", loc, encoding=encoding or "UTF-8")
+            return TypeRef(RefKind.STR, loc, encoding=encoding or "UTF-8")
         m = re.fullmatch(r"([us][1248]|f[48])(be|le)?", name)
         if m:
             prim, suffix = m.group(1), m.group(2)
@@ -273,13 +273,13 @@ class Builder:
             end = suffix or endian
             if width > 1 and end is None:
                 self.p.add(loc, f"type {name!r} needs an endianness: set meta/endian or write {name}be")
-            return TypeRef("prim", loc, prim=prim, endian=end or "be")
+            return TypeRef(RefKind.PRIM, loc, prim=prim, endian=end or "be")
         if re.fullmatch(r"b\d+", name):
             self.p.add(loc, f"bit-sized integer {name!r} is valid Kaitai but not supported by this compiler")
-            return TypeRef("bytes", loc)
+            return TypeRef(RefKind.BYTES, loc)
         if not re.fullmatch(r"[a-z][a-z0-9_]*(::[a-z][a-z0-9_]*)*", name):
             self.p.add(loc, f"bad type name {name!r}")
-        return TypeRef("user", loc, name=name)
+        return TypeRef(RefKind.USER, loc, name=name)
 
     def process(self, node: Y) -> Process | None:
         e = self.expression(node)
@@ -335,7 +335,7 @@ class Builder:
             if not isinstance(plus, int) or isinstance(plus, bool) or kind == "length-from":
                 self.p.add(node.value["plus"].loc, "plus must be an integer, with length-of or count-of")
                 plus = 0
-        return Derive(kind, target, node.loc, absent, plus)
+        return Derive(DeriveKind(kind), target, node.loc, absent, plus)
 
     def checksum(self, node: Y | None) -> Checksum | None:
         if node is None or not self.expect_map(node, "-checksum"):

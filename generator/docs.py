@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import expr as E
-from .model import PRIMITIVES, Attr, Schema, TypeSpec
+from .model import PRIMITIVES, Attr, DeriveKind, RefKind, Schema, TypeSpec
 from .program import Program
 from .render import environment
 from .svg import Box, layout_svg
@@ -107,14 +107,14 @@ class DocBuilder:
         if a.if_ is not None or (a.repeat and not (a.repeat == "expr" and isinstance(a.repeat_expr, E.Int))):
             return None
         count = a.repeat_expr.value if a.repeat else 1
-        if a.type.kind == "prim":
+        if a.type.kind == RefKind.PRIM:
             return PRIMITIVES[a.type.prim][1] * count
         if a.size is not None and isinstance(a.size, E.Int):
             return a.size.value * count
         if a.contents is not None:
             return len(a.contents) * count
         target = self.program.resolved.get(a.type)
-        if a.type.kind == "user" and a.size is None and target is not None and not target.intrinsic:
+        if a.type.kind == RefKind.USER and a.size is None and target is not None and not target.intrinsic:
             n = self.fixed_size(target)
             return None if n is None else n * count
         return None
@@ -131,16 +131,16 @@ class DocBuilder:
 
     def type_text(self, a: Attr, here: Schema) -> str:
         t = a.type
-        if t.kind == "prim":
+        if t.kind == RefKind.PRIM:
             text = PRIM_NAMES[t.prim]
             width = PRIMITIVES[t.prim][1]
             if width > 1:
                 text += ", big-endian" if (t.endian or "be") == "be" else ", little-endian"
-        elif t.kind == "bytes":
+        elif t.kind == RefKind.BYTES:
             text = "bytes"
-        elif t.kind == "str":
+        elif t.kind == RefKind.STR:
             text = f"string ({t.encoding or 'UTF-8'})"
-        elif t.kind == "switch":
+        elif t.kind == RefKind.SWITCH:
             text = "one of " + ", ".join(self.type_link(self.program.resolved[c], here) for _, c in t.cases
                                          if c in self.program.resolved)
         else:
@@ -190,11 +190,11 @@ class DocBuilder:
             out.append(f"present when `{expr_text(a.if_)}`")
         d = a.derive
         if d is not None:
-            if d.kind == "length-of":
+            if d.kind == DeriveKind.LENGTH_OF:
                 text = f"written as the byte length of `{d.target}`" + (f" plus {d.plus}" if d.plus else "")
                 if d.if_absent is not None:
                     text += f" ({d.if_absent} when absent)"
-            elif d.kind == "length-from":
+            elif d.kind == DeriveKind.LENGTH_FROM:
                 text = f"written as the number of bytes from `{d.target}` to the end; checked on read"
             else:
                 target = expr_text(d.target) if isinstance(d.target, E.Expr) else d.target

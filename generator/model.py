@@ -5,6 +5,7 @@ Identity, not value, is what distinguishes nodes (eq=False), so passes can key s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from .expr import Expr
 from .source import Loc
@@ -37,10 +38,28 @@ class EnumSpec:
     loc: Loc
 
 
+class RefKind(Enum):
+    """What a field's `type:` is: a fixed-width number, raw bytes, text, a type of the schemas
+    (a struct or an intrinsic such as a varint), or a switch between such types."""
+    PRIM = "prim"
+    BYTES = "bytes"
+    STR = "str"
+    USER = "user"
+    SWITCH = "switch"
+
+
+class DeriveKind(Enum):
+    """How `-derive` computes a field on write: the size of a sibling field, the bytes from a
+    sibling field to the end, or a count."""
+    LENGTH_OF = "length-of"
+    LENGTH_FROM = "length-from"
+    COUNT_OF = "count-of"
+
+
 @dataclass(frozen=True, eq=False)
 class TypeRef:
     """What a field's `type:` (with `size`, `encoding`) denotes before resolution."""
-    kind: str  # "prim" | "bytes" | "str" | "user" | "switch"
+    kind: RefKind
     loc: Loc
     prim: str | None = None  # e.g. "s4"
     endian: str | None = None  # "be" | "le"
@@ -62,7 +81,7 @@ class Valid:
 @dataclass(frozen=True, eq=False)
 class Derive:
     """-derive: a field computed on write from others (a length, a byte span or a count)."""
-    kind: str  # "length-of" | "length-from" | "count-of"
+    kind: DeriveKind
     target: str | Expr  # a sibling field id, or an expression for count-of
     loc: Loc
     if_absent: int | None = None

@@ -1,7 +1,7 @@
 """Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
 from __future__ import annotations
 
-from .model import PRIMITIVES, Attr, TypeSpec
+from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
 from .pyexpr import Scope, T, Translator
 
@@ -38,7 +38,7 @@ def resolve(program: Program, problems) -> None:
         for attr in spec.seq:
             refs = [attr.type] + [t for _, t in attr.type.cases]
             for ref in refs:
-                if ref.kind != "user":
+                if ref.kind != RefKind.USER:
                     continue
                 found = program.lookup_type(ref.name, spec)
                 if found is None:
@@ -92,9 +92,9 @@ def _is_int_field(program, attr: Attr) -> bool:
     ref = attr.type
     if attr.repeat:
         return False
-    if ref.kind == "prim":
+    if ref.kind == RefKind.PRIM:
         return not ref.prim.startswith("f")
-    if ref.kind == "user":
+    if ref.kind == RefKind.USER:
         target = program.resolved.get(ref)
         return bool(target and target.intrinsic)
     return False
@@ -113,25 +113,25 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
             problems.add(attr.loc, "a derived or checksum field must be a single integer field")
         if attr.default is not None:
             problems.add(attr.loc, "a derived field cannot also have '-default'")
-    if d is not None and d.kind in ("length-of", "length-from"):
+    if d is not None and d.kind in (DeriveKind.LENGTH_OF, DeriveKind.LENGTH_FROM):
         target = d.target
         if target not in ids:
-            problems.add(d.loc, f"{d.kind}: no field {target!r} in type {spec.name!r}")
+            problems.add(d.loc, f"{d.kind.value}: no field {target!r} in type {spec.name!r}")
         elif ids.index(target) <= i:
-            problems.add(d.loc, f"{d.kind}: field {target!r} must come after {attr.id!r}")
-        elif d.kind == "length-of":
+            problems.add(d.loc, f"{d.kind.value}: field {target!r} must come after {attr.id!r}")
+        elif d.kind == DeriveKind.LENGTH_OF:
             tattr = spec.seq[ids.index(target)]
             if tattr.repeat:
                 problems.add(d.loc, f"length-of: {target!r} is repeated; use count-of for a count")
             if d.if_absent is None and tattr.if_ is not None:
                 problems.add(d.loc, f"length-of: {target!r} is conditional; say what to write when it "
                                     "is absent with 'if-absent'")
-    if d is not None and d.kind == "length-from" and attr.type.kind == "user":
+    if d is not None and d.kind == DeriveKind.LENGTH_FROM and attr.type.kind == RefKind.USER:
         # A varint prefix is patched in last and may change size then; a checksum or fixed-width
         # length-from whose span starts at or before it would be computed over the placeholder.
         for other in spec.seq:
             start = (other.checksum.from_field if other.checksum else
-                     other.derive.target if other.derive and other.derive.kind == "length-from" else None)
+                     other.derive.target if other.derive and other.derive.kind == DeriveKind.LENGTH_FROM else None)
             if other is not attr and start is not None and start in ids and ids.index(start) <= ids.index(d.target):
                 problems.add(d.loc, f"length-from on a varint cannot nest inside the span of {other.id!r}")
     c = attr.checksum
@@ -139,10 +139,10 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
         if c.algorithm not in CHECKSUM_ALGORITHMS:
             problems.add(c.loc, f"unknown checksum algorithm {c.algorithm!r}; known: "
                                 f"{', '.join(sorted(CHECKSUM_ALGORITHMS))}")
-        elif attr.type.kind == "prim" and PRIMITIVES[attr.type.prim][1] != CHECKSUM_ALGORITHMS[c.algorithm]:
+        elif attr.type.kind == RefKind.PRIM and PRIMITIVES[attr.type.prim][1] != CHECKSUM_ALGORITHMS[c.algorithm]:
             problems.add(attr.loc, f"a {c.algorithm} checksum needs a "
                                    f"{CHECKSUM_ALGORITHMS[c.algorithm]}-byte field")
-        if attr.type.kind != "prim":
+        if attr.type.kind != RefKind.PRIM:
             problems.add(attr.loc, "a checksum field must be a fixed-width integer")
         if c.from_field not in ids:
             problems.add(c.loc, f"checksum from: no field {c.from_field!r} in type {spec.name!r}")
@@ -150,9 +150,9 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
             problems.add(c.loc, f"checksum from: field {c.from_field!r} must come after {attr.id!r}")
     if attr.size is not None and attr.size_eos:
         problems.add(attr.loc, "'size' and 'size-eos' exclude each other")
-    if attr.contents is not None and attr.type.kind != "bytes":
+    if attr.contents is not None and attr.type.kind != RefKind.BYTES:
         problems.add(attr.loc, "'contents' cannot have a 'type'")
-    if attr.type.kind == "switch":
+    if attr.type.kind == RefKind.SWITCH:
         sized = attr.size is not None or attr.size_eos
         has_default = any(k is None for k, _ in attr.type.cases)
         if not sized and not has_default:
@@ -172,7 +172,7 @@ def expressions(program: Program, problems) -> None:
                            (attr.repeat_expr, attr.at("repeat-expr")), (attr.default, attr.at("-default"))):
                 if e is not None:
                     tr.translate(e, scope, loc)
-            if attr.type.kind == "switch" and attr.type.switch_on is not None:
+            if attr.type.kind == RefKind.SWITCH and attr.type.switch_on is not None:
                 tr.translate(attr.type.switch_on, scope, attr.type.loc)
                 for key, _ in attr.type.cases:
                     if key is not None:
@@ -189,7 +189,7 @@ def expressions(program: Program, problems) -> None:
             if attr.process is not None:
                 for arg in attr.process.args:
                     tr.translate(arg, scope, attr.process.loc)
-            if attr.derive is not None and attr.derive.kind == "count-of":
+            if attr.derive is not None and attr.derive.kind == DeriveKind.COUNT_OF:
                 _, t = tr.typed(attr.derive.target, scope, attr.derive.loc)
                 if t.kind not in ("array", "any"):
                     problems.add(attr.derive.loc, "count-of needs a repeated field")

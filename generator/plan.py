@@ -5,7 +5,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from .code import Code, Constants
-from .model import Attr, EnumSpec, Schema, TypeSpec
+from .model import Attr, EnumSpec, RefKind, Schema, TypeSpec
 from .expr import Attribute, Expr, Name
 from .inline import inline_pack, inline_read
 from .plan_columns import ColumnPlanner
@@ -167,9 +167,9 @@ class ModulePlanner:
 
     def _ref_min(self, ref, seen) -> int:
         from .model import PRIMITIVES
-        if ref.kind == "prim":
+        if ref.kind == RefKind.PRIM:
             return PRIMITIVES[ref.prim][1]
-        if ref.kind == "user":
+        if ref.kind == RefKind.USER:
             spec = self.program.resolved[ref]
             if spec.intrinsic:
                 return 1
@@ -436,7 +436,7 @@ class ModulePlanner:
             if a.repeat:
                 with c.block(f"for _x in {v} or ():"):
                     c("_x._verify()")
-            elif a.type.kind == "switch":
+            elif a.type.kind == RefKind.SWITCH:
                 with c.block(f"if {v} is not None and not isinstance({v}, (bytes, bytearray, memoryview)):"):
                     c(f"{v}._verify()")
             else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .code import Code
 from .expr import Attribute, Binary, Int, Name
-from .model import PRIMITIVES, Attr, TypeSpec
+from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .plan_read import VARINT_MAX
 
 _INTEGER_CODES = set("BHIQbhiq")
@@ -39,21 +39,21 @@ class ColumnPlanner:
     def why_not(self, attr: Attr, earlier: dict, nested: bool) -> str | None:
         if attr.process or attr.lazy or attr.contents is not None or attr.checksum or attr.valid:
             return "has process, -lazy, contents, -checksum or valid"
-        if attr.derive is not None and attr.derive.kind == "length-from" and attr.derive.target in earlier:
+        if attr.derive is not None and attr.derive.kind == DeriveKind.LENGTH_FROM and attr.derive.target in earlier:
             return "is a length of earlier fields"
         kind = attr.type.kind
-        if kind == "prim":
+        if kind == RefKind.PRIM:
             if PRIMITIVES[attr.type.prim][0] not in _INTEGER_CODES:
                 return "is not an integer"
             return None if not (attr.repeat or attr.if_ is not None or attr.size is not None) else \
                 "is a repeated, conditional or sized number"
-        if kind in ("bytes", "str"):
+        if kind in (RefKind.BYTES, RefKind.STR):
             if self.size_field(attr, earlier) is None:
                 return "is not sized by an earlier integer field"
             if attr.if_ is not None and not self.present_if_not_negative(attr, earlier):
                 return "has an `if` other than `<its size> >= 0`"
             return None
-        if kind != "user":
+        if kind != RefKind.USER:
             return "is a switch"
         target = self.ctx.program.resolved[attr.type]
         if target.intrinsic:
@@ -69,10 +69,10 @@ class ColumnPlanner:
 
     def ref(self, expr, earlier: dict) -> str | None:
         """The earlier integer field an expression names (`n`, or `n.value` of a varint), or None."""
-        if isinstance(expr, Name) and expr.name in earlier and earlier[expr.name].type.kind == "prim":
+        if isinstance(expr, Name) and expr.name in earlier and earlier[expr.name].type.kind == RefKind.PRIM:
             return expr.name
         if (isinstance(expr, Attribute) and expr.name == "value" and isinstance(expr.obj, Name)
-                and expr.obj.name in earlier and earlier[expr.obj.name].type.kind == "user"):
+                and expr.obj.name in earlier and earlier[expr.obj.name].type.kind == RefKind.USER):
             target = self.ctx.program.resolved[earlier[expr.obj.name].type]
             return expr.obj.name if target.intrinsic else None
         return None
@@ -90,7 +90,7 @@ class ColumnPlanner:
         c = Code()
         c("_v = _vectors()")
         c("cols = {}")
-        marks = {a.derive.target for a in self.spec.seq if a.derive and a.derive.kind == "length-from"}
+        marks = {a.derive.target for a in self.spec.seq if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM}
         marks |= {self.ref(a.repeat_expr, {x.id: x for x in self.spec.seq}) for a in self.spec.seq
                   if a.repeat == "expr"}  # a bad count is reported at the count field
         earlier: dict[str, Attr] = {}
@@ -101,7 +101,7 @@ class ColumnPlanner:
             earlier[attr.id] = attr
         for attr in self.spec.seq:
             d = attr.derive
-            if d is not None and d.kind == "length-from":
+            if d is not None and d.kind == DeriveKind.LENGTH_FROM:
                 c(f"_v.check_span(_m_{d.target}, pos, cols[{attr.id!r}], {self.path(attr)!r})")
         c("return cols, pos")
         return c.lines
@@ -109,11 +109,11 @@ class ColumnPlanner:
     def field(self, c: Code, attr: Attr, earlier: dict) -> None:
         name, path = attr.id, self.path(attr)
         kind = attr.type.kind
-        if kind == "prim":
+        if kind == RefKind.PRIM:
             _, width, signed = PRIMITIVES[attr.type.prim]
             little = (attr.type.endian or self.spec.endian) == "le"
             c(f"cols[{name!r}], pos = _v.fixed(u8, pos, end, {width}, {signed}, {little}, {path!r})")
-        elif kind in ("bytes", "str"):
+        elif kind in (RefKind.BYTES, RefKind.STR):
             size = self.size_field(attr, earlier)
             c(f"cols[{name!r}] = pos")
             c(f"cols[{name + '.size'!r}], pos = _v.slices(pos, cols[{size!r}], end, {attr.if_ is not None}, "
@@ -135,10 +135,10 @@ class ColumnPlanner:
     def length_prefix(self) -> Attr | None:
         """The first field, when it is a varint giving the length of everything after it."""
         seq = self.spec.seq
-        if len(seq) < 2 or seq[0].type.kind != "user":
+        if len(seq) < 2 or seq[0].type.kind != RefKind.USER:
             return None
         first, d = seq[0], seq[0].derive
-        if d is None or d.kind != "length-from" or d.target != seq[1].id or d.plus:
+        if d is None or d.kind != DeriveKind.LENGTH_FROM or d.target != seq[1].id or d.plus:
             return None
         return first if self.ctx.program.resolved[first.type].intrinsic else None
 

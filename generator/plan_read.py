@@ -11,14 +11,14 @@ from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
 
 from .code import Code
 from .expr import Attribute, Name
-from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
+from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
 from .pyexpr import Scope, storage
 
 VARINT_MAX = {"zigzag32": MAX_VARINT_BYTES, "zigzag64": MAX_VARLONG_BYTES, "uvarint32": MAX_VARINT_BYTES}
 
 
 def is_simple_prim(attr: Attr) -> bool:
-    return (attr.type.kind == "prim" and not attr.repeat and attr.if_ is None and attr.process is None
+    return (attr.type.kind == RefKind.PRIM and not attr.repeat and attr.if_ is None and attr.process is None
             and attr.size is None and not attr.size_eos)
 
 
@@ -54,7 +54,7 @@ class ReadPlanner:
         for a in self.spec.seq:
             if a.checksum:
                 out.add(a.checksum.from_field)
-            if a.derive and a.derive.kind == "length-from":
+            if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM:
                 out.add(a.derive.target)
             if self.count_field(a) is not None:
                 out.add(self.count_field(a))
@@ -95,7 +95,7 @@ class ReadPlanner:
                 scope.locals[attr.id] = f"f_{attr.id}"
         for attr in spec.seq:
             d = attr.derive
-            if d is not None and d.kind == "length-from":
+            if d is not None and d.kind == DeriveKind.LENGTH_FROM:
                 with c.block(f"if pos - _m_{d.target} != f_{attr.id}:"):
                     c(f"raise _invalid(_start, {self.path(attr)!r}, f\"says {{f_{attr.id}}} bytes follow "
                       f"from {d.target!r}, but {{pos - _m_{d.target}}} were read\")")
@@ -219,7 +219,7 @@ class ReadPlanner:
             c(f"{index} = 0")
         c(f"{append} = {var}.append")
         with c.block(loop):
-            target = self.ctx.program.resolved.get(attr.type) if attr.type.kind == "user" else None
+            target = self.ctx.program.resolved.get(attr.type) if attr.type.kind == RefKind.USER else None
             inlined = None
             if target is not None and attr.size is None and not attr.size_eos and not attr.process:
                 inlined = self.ctx.inlined_read(target, item, "self", self.new("_r"))
@@ -240,7 +240,7 @@ class ReadPlanner:
 
     def single(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         """Read one element at `pos`, advancing it."""
-        if (attr.size is not None and attr.type.kind in ("bytes", "str") and attr.process is None
+        if (attr.size is not None and attr.type.kind in (RefKind.BYTES, RefKind.STR) and attr.process is None
                 and attr.contents is None):
             size = self.ctx.tr.translate(attr.size, scope, attr.loc)
             if not size.isidentifier():
@@ -252,7 +252,7 @@ class ReadPlanner:
             with c.block(f"if {bound}:"):
                 c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
             piece = f"buf[pos:pos + {size}]"
-            if attr.type.kind == "str":  # str(), not .decode(): a memoryview has no decode
+            if attr.type.kind == RefKind.STR:  # str(), not .decode(): a memoryview has no decode
                 piece = f"str({piece}, {attr.type.encoding!r}, 'surrogateescape')"
             c(f"{var} = {piece}")
             c(f"pos += {size}")
@@ -299,14 +299,14 @@ class ReadPlanner:
     def typed_region(self, c: Code, attr: Attr, ref: TypeRef, var: str, scope: Scope,
                      buf: str, start: str, end: str) -> None:
         path = self.path(attr)
-        if ref.kind == "bytes":
+        if ref.kind == RefKind.BYTES:
             c(f"{var} = {buf}[{start}:{end}]")
             if attr.contents is not None:
                 with c.block(f"if {var} != {attr.contents!r}:"):
                     c(f"raise _invalid({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
-        elif ref.kind == "str":
+        elif ref.kind == RefKind.STR:
             c(f"{var} = str({buf}[{start}:{end}], {ref.encoding!r}, 'surrogateescape')")
-        elif ref.kind == "switch":
+        elif ref.kind == RefKind.SWITCH:
             # no case: the bytes themselves, as Kaitai reads a sized switch it cannot match
             self.switch(c, ref, scope, lambda case: self.typed_region(c, attr, case, var, scope, buf, start, end),
                         lambda: c(f"{var} = {buf}[{start}:{end}]"))
@@ -319,7 +319,7 @@ class ReadPlanner:
                     c(f"raise _invalid({q}, {path!r}, f\"{{{end} - {q}}} bytes left unread at the end of the field\")")
 
     def unsized(self, c: Code, ref: TypeRef, var: str, buf: str, pos: str, end: str, path: str) -> None:
-        if ref.kind == "prim":
+        if ref.kind == RefKind.PRIM:
             code, width, _ = PRIMITIVES[ref.prim]
             if code == "B":
                 with c.block(f"if {pos} >= {end}:"):
@@ -332,18 +332,18 @@ class ReadPlanner:
                 c(f"{var}, = {s}.unpack_from({buf}, {pos})")
             c(f"{pos} += {width}")
             return
-        if ref.kind == "user":
+        if ref.kind == RefKind.USER:
             target = self.ctx.program.resolved[ref]
             if target.intrinsic:
                 self.varint(c, target.intrinsic, var, buf, pos, end, path)
             else:
                 c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, self)")
             return
-        if ref.kind == "switch":
+        if ref.kind == RefKind.SWITCH:
             self.switch(c, ref, Scope(self.spec, obj="self"),
                         lambda case: self.unsized(c, case, var, buf, pos, end, path), lambda: c(f"{var} = None"))
             return
-        raise AssertionError(f"unsized {ref.kind}")  # passes reject bytes/str without size
+        raise AssertionError(f"unsized {ref.kind.value}")  # passes reject bytes/str without size
 
     def switch(self, c: Code, ref: TypeRef, scope: Scope, read_case, no_case) -> None:
         """An if/elif chain over the cases; the default case, or `no_case`, when none matches."""

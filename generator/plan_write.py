@@ -14,7 +14,7 @@ from kafkacodec.runtime.varint import TABLE_LIMIT
 
 from .code import Code
 from .expr import names_in
-from .model import PRIMITIVES, Attr, TypeRef, TypeSpec
+from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
 from .plan_read import is_simple_prim
 from .pyexpr import Scope, access
 
@@ -44,7 +44,7 @@ class WritePlanner:
         self.spec = spec
         self.pack = pack
         self.ids = [a.id for a in spec.seq]
-        self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == "length-of"}
+        self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == DeriveKind.LENGTH_OF}
         self.encoded: dict[str, str] = {}  # length-of target -> local holding its bytes
         self.n = 0
         # whether nested objects keep what they computed: `keep` in _write, never in _pack or size()
@@ -89,7 +89,7 @@ class WritePlanner:
 
     def is_varint(self, attr: Attr) -> bool:
         ref = attr.type
-        return ref.kind == "user" and bool(self.ctx.program.resolved[ref].intrinsic)
+        return ref.kind == RefKind.USER and bool(self.ctx.program.resolved[ref].intrinsic)
 
     # -- _write ---------------------------------------------------------------------------
     def plan_write(self) -> list[str]:
@@ -99,7 +99,7 @@ class WritePlanner:
             scope.locals = {a.id: f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)}
         marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}
         marks |= {a.derive.target for a in self.spec.seq
-                  if a.derive and a.derive.kind == "length-from" and not self.is_varint(a)}
+                  if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM and not self.is_varint(a)}
         varint_spans: list[Attr] = []
         pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
 
@@ -137,7 +137,7 @@ class WritePlanner:
             if is_simple_prim(attr):
                 pending.append(attr)
                 continue
-            if attr.derive is not None and attr.derive.kind == "length-from" and self.is_varint(attr):
+            if attr.derive is not None and attr.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(attr):
                 # two bytes reserved (lengths up to 8191); the real encoding is spliced in later
                 c(f"_at_{attr.id} = len(out)")
                 c('out += b"\\0\\0"')
@@ -152,7 +152,7 @@ class WritePlanner:
 
     def placeholder(self, attr: Attr) -> bool:
         d = attr.derive
-        return attr.checksum is not None or (d is not None and d.kind == "length-from")
+        return attr.checksum is not None or (d is not None and d.kind == DeriveKind.LENGTH_FROM)
 
     def value(self, c: Code, attr: Attr, scope: Scope) -> None:
         """Put the value to write for `attr` in its local (placeholders for patched fields)."""
@@ -165,7 +165,7 @@ class WritePlanner:
             return
         if d is not None:
             plus = f" + {d.plus}" if d.plus else ""
-            if d.kind == "count-of":
+            if d.kind == DeriveKind.COUNT_OF:
                 items = tr.translate(d.target, scope, d.loc)
                 computed = f"len({items}){plus}" if d.if_absent is None else \
                     f"(len({items}){plus} if {items} is not None else {d.if_absent!r})"
@@ -199,12 +199,12 @@ class WritePlanner:
         """Name of the bytes of a length-of target (None when the field is absent)."""
         src = self.src(attr)
         var = f"_b_{attr.id}"
-        if attr.type.kind == "bytes" and attr.process is None:
+        if attr.type.kind == RefKind.BYTES and attr.process is None:
             if src.isidentifier():
                 return src  # already a local: no copy
             c(f"{var} = {src}")
             return var
-        if attr.type.kind == "str" and attr.process is None:
+        if attr.type.kind == RefKind.STR and attr.process is None:
             c(f"{var} = None if {src} is None else {src}.encode({attr.type.encoding!r}, 'surrogateescape')")
             return var
         with c.block(f"if {src} is None:"):
@@ -235,14 +235,14 @@ class WritePlanner:
             c(f"{out} += {proc}.encode({scratch})" if raw is None else f"{out} += _reencoded({proc}, {scratch}, {raw})")
 
     def typed(self, c: Code, attr: Attr, ref: TypeRef, value: str, out: str) -> None:
-        if ref.kind == "bytes":
+        if ref.kind == RefKind.BYTES:
             c(f"{out} += {value}")
-        elif ref.kind == "str":
+        elif ref.kind == RefKind.STR:
             c(f"{out} += {value}.encode({ref.encoding!r}, 'surrogateescape')")
-        elif ref.kind == "prim":
+        elif ref.kind == RefKind.PRIM:
             s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + PRIMITIVES[ref.prim][0])
             c(f"{out} += {s}.pack({value})")
-        elif ref.kind == "switch":
+        elif ref.kind == RefKind.SWITCH:
             with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
                 c(f"{out} += {value}")
             with c.block("else:"):
@@ -305,7 +305,7 @@ class WritePlanner:
                 with body.block(f"for {item} in {w}:"):
                     self.payload(body, attr, item, "out", scope)
         else:
-            if attr.derive is None and attr.type.kind == "bytes" and attr.size is not None \
+            if attr.derive is None and attr.type.kind == RefKind.BYTES and attr.size is not None \
                     and attr.size.__class__.__name__ == "Int":
                 with body.block(f"if len({w}) != {attr.size.value}:"):
                     body(f"raise _EncodeError(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
@@ -328,7 +328,7 @@ class WritePlanner:
     def patches(self, c: Code, varint_spans: list[Attr]) -> None:
         for attr in self.spec.seq:
             d = attr.derive
-            if d is not None and d.kind == "length-from" and not self.is_varint(attr):
+            if d is not None and d.kind == DeriveKind.LENGTH_FROM and not self.is_varint(attr):
                 s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
                 c(f"w_{attr.id} = {self.derived(attr, f'len(out) - _m_{d.target}')}")
                 self.store(c, attr, f"w_{attr.id}")
@@ -381,15 +381,15 @@ class WritePlanner:
                          for n in names_in(a.if_)}  # a length-of target's presence is its value's
         for attr in self.spec.seq:
             d = attr.derive
-            if d is None or d.kind == "length-from":
+            if d is None or d.kind == DeriveKind.LENGTH_FROM:
                 continue
             if not self.is_varint(attr) and attr.id not in in_conditions:
-                if d.kind == "length-of":  # its target's size is still needed below
+                if d.kind == DeriveKind.LENGTH_OF:  # its target's size is still needed below
                     target = self.spec.seq[self.ids.index(d.target)]
                     self.target_size(c, target, f"z_{target.id}", scope)
                 continue
             plus = f" + {d.plus}" if d.plus else ""
-            if d.kind == "count-of":
+            if d.kind == DeriveKind.COUNT_OF:
                 items = tr.translate(d.target, scope, d.loc)
                 computed = f"len({items}){plus}" if d.if_absent is None else \
                     f"(len({items}){plus} if {items} is not None else {d.if_absent!r})"
@@ -403,7 +403,7 @@ class WritePlanner:
         # 2. sizes of every field but varint length-from prefixes
         for attr in self.spec.seq:
             z = f"z_{attr.id}"
-            if attr.derive is not None and attr.derive.kind == "length-from" and self.is_varint(attr):
+            if attr.derive is not None and attr.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(attr):
                 continue
             if attr.id in self.length_of:
                 c(f"{z} = {z} or 0")
@@ -416,10 +416,10 @@ class WritePlanner:
         # 3. varint length-from prefixes, innermost span first
         for attr in reversed(self.spec.seq):
             d = attr.derive
-            if d is not None and d.kind == "length-from" and self.is_varint(attr):
+            if d is not None and d.kind == DeriveKind.LENGTH_FROM and self.is_varint(attr):
                 start = self.ids.index(d.target)
                 span = " + ".join(f"z_{a.id}" for a in self.spec.seq[start:]
-                                  if not (a.derive and a.derive.kind == "length-from" and self.is_varint(a)))
+                                  if not (a.derive and a.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(a)))
                 c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else ({span})")
                 c(f"z_{attr.id} = {INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic].size}(d_{attr.id})")
         total = " + ".join(f"z_{a.id}" for a in self.spec.seq) or "0"
@@ -428,9 +428,9 @@ class WritePlanner:
 
     def target_size(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         src = f"self.{access(attr)}"
-        if attr.type.kind == "bytes" and attr.process is None:
+        if attr.type.kind == RefKind.BYTES and attr.process is None:
             c(f"{var} = None if {src} is None else len({src})")
-        elif attr.type.kind == "str" and attr.process is None:
+        elif attr.type.kind == RefKind.STR and attr.process is None:
             c(f"{var} = None if {src} is None else len({src}.encode({attr.type.encoding!r}, 'surrogateescape'))")
         else:
             with c.block(f"if {src} is None:"):
@@ -454,13 +454,13 @@ class WritePlanner:
         return self.one_size(attr.type, value)
 
     def one_size(self, ref: TypeRef, value: str) -> str:
-        if ref.kind == "prim":
+        if ref.kind == RefKind.PRIM:
             return str(PRIMITIVES[ref.prim][1])
-        if ref.kind == "bytes":
+        if ref.kind == RefKind.BYTES:
             return f"len({value})"
-        if ref.kind == "str":
+        if ref.kind == RefKind.STR:
             return f"len({value}.encode({ref.encoding!r}, 'surrogateescape'))"
-        if ref.kind == "switch":
+        if ref.kind == RefKind.SWITCH:
             return f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) else {value}.size())"
         target = self.ctx.program.resolved[ref]
         if target.intrinsic:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import expr as ex
-from .model import Attr, EnumSpec, Instance, TypeRef, TypeSpec
+from .model import Attr, EnumSpec, Instance, RefKind, TypeRef, TypeSpec
 from .program import Program
 from .source import Loc
 
@@ -60,18 +60,18 @@ class Translator:
 
     # -- types of model elements ----------------------------------------------------------
     def ref_type(self, ref: TypeRef) -> T:
-        if ref.kind == "prim":
+        if ref.kind == RefKind.PRIM:
             return T("float") if ref.prim.startswith("f") else INT
-        if ref.kind == "bytes":
+        if ref.kind == RefKind.BYTES:
             return T("bytes")
-        if ref.kind == "str":
+        if ref.kind == RefKind.STR:
             return T("str")
-        if ref.kind == "user":
+        if ref.kind == RefKind.USER:
             spec = self.program.resolved.get(ref)
             if spec is None:
                 return ANY
             return T("intrinsic", spec) if spec.intrinsic else T("user", spec)
-        if ref.kind == "switch":
+        if ref.kind == RefKind.SWITCH:
             kinds = {self.ref_type(t) for _, t in ref.cases}
             return kinds.pop() if len(kinds) == 1 else ANY
         return ANY
