@@ -5,11 +5,11 @@ KC      := .venv/bin/kafkacodec
 STAMP   := .venv/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install browser generate check test run bench docs clean
+.PHONY: install browser generate check test run bench docs wheels clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx
 	test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel
 	$(PIP) install -q -e '.[test]'
@@ -29,9 +29,13 @@ generate: install
 check: install
 	$(KC) generate --check
 
+# the suite with the compiled kernels (which must have been built), then the tests of what they
+# replace again in pure Python
 test: install $(NODE_STAMP) browser
 	$(KC) generate --check
-	$(PY) -m pytest
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest
+	KAFKACODEC_PURE=1 $(PY) -m pytest -q tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py \
+		tests/test_pipeline_decode.py
 
 run: install
 	$(KC) generate
@@ -43,6 +47,10 @@ run: install
 bench: install $(NODE_STAMP)
 	$(PIP) install -q -e '.[bench]'
 	$(PY) bench/run.py
+
+# both wheels (compiled kernels, and pure with KAFKACODEC_PURE=1) in fresh venvs
+wheels:
+	bash tests/packaging/smoke.sh
 
 docs: install
 	$(KC) generate

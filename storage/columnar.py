@@ -20,6 +20,7 @@ except ImportError:  # pragma: no cover - the [columnar] extra is not installed
     pa = None
 
 from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.vectors import position_type
 
@@ -192,13 +193,37 @@ def _fields(u8, record_pos, record_end) -> dict:
 
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType | None = None):
-    """Arrow array of the slices [start, start + size) of `buffer`, null where size < 0.
-
-    The slices lie in order in the buffer, so one binary array over the whole buffer can alternate
-    them with the gaps between them; taking every other element copies the slices out in C++."""
+    """Arrow array of the slices [start, start + size) of `buffer`, null where size < 0."""
     kind = pa.binary() if kind is None else kind
     n = len(starts)
     narrow = buffer.size < 2 ** 31
+    spans_type = kind if narrow else (pa.large_string() if kind == pa.string() else pa.large_binary())
+    if kernels.compiled is not None:  # one memcpy per slice
+        offsets, data = kernels.compiled.gather(np.frombuffer(buffer, np.uint8), np.ascontiguousarray(starts, np.int64),
+                                                np.ascontiguousarray(sizes, np.int64), not narrow,
+                                                pa.allocate_buffer)
+        buffers = [pa.py_buffer(offsets), data]
+    else:
+        buffers = _taken(buffer, starts, sizes, spans_type, narrow).buffers()[1:]
+    present = sizes >= 0
+    validity = None if present.all() else pa.py_buffer(np.packbits(present, bitorder="little"))
+    taken = pa.Array.from_buffers(spans_type, n, [validity, *buffers])
+    return taken if narrow else taken.cast(kind)
+
+
+def _taken(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, spans_type, narrow: bool):
+    """The slices, copied out by Arrow: they lie in order in the buffer, so one binary array over
+    the whole buffer can alternate them with the gaps between them, and taking every other
+    element copies the slices out in C++."""
+    n = len(starts)
+    bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)
+    bounds[0:2 * n:2] = starts
+    bounds[1:2 * n:2] = starts + np.maximum(sizes, 0)
+    bounds[2 * n] = bounds[2 * n - 1] if n else 0
+    if n and (np.diff(bounds) < 0).any():  # Arrow trusts offsets: never hand it ones that go back
+        raise ValueError("slices out of order")
+    spans = pa.Array.from_buffers(spans_type, 2 * n, [None, pa.py_buffer(bounds), buffer])
+    return spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
     bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)
     bounds[0:2 * n:2] = starts
     bounds[1:2 * n:2] = starts + np.maximum(sizes, 0)
