@@ -231,3 +231,13 @@ def test_clean_names_a_time_index_with_a_stray_byte(tmp_path):
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.splitlines()[0] == f"error: {tidx}: byte {size}: time_index: time index of {size + 1} bytes is not a " \
                                  "multiple of 12"
+
+
+def test_reindex_check_names_a_missing_index_as_missing(tmp_path):
+    part = partition(tmp_path, batches=3)
+    seg = open_partition(part).segments[0]
+    seg.index.unlink()
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "reindex", "--check", "--index-interval-bytes", "1",
+                          str(seg.log)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and f"{seg.index}: differs" not in run.stderr
+    assert f"{seg.index}: missing (the rebuilt index has 2 entries)" in run.stderr  # each batch after the first

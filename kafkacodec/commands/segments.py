@@ -158,11 +158,16 @@ def reindex(log: Path, check: bool, interval: int) -> None:
                    ".txnindex": lambda p: read_txn_index_file(p, size)}
         stale = []
         for path, data in files.items():
+            rebuilt = readers[path.suffix](data)
+            if not path.exists():
+                stale.append(path)
+                click.echo(f"{path}: missing (the rebuilt index has {len(rebuilt)} entries)", err=True)
+                continue
             try:
-                found = on_disk[path.suffix](path) if path.exists() else None
+                found = on_disk[path.suffix](path)
             except DecodeError as err:
                 found = err
-            if found != readers[path.suffix](data):
+            if found != rebuilt:
                 stale.append(path)
                 why = f": {found}" if isinstance(found, DecodeError) else ""
                 click.echo(f"{path}: differs from the rebuilt index{why}", err=True)
