@@ -185,3 +185,17 @@ def test_the_lock_is_the_real_log_dirs_whatever_the_path_taken(tmp_path):
     with holding((tmp_path / "logs").resolve(), "clean"):
         run = kafkacodec("reindex", tmp_path / "elsewhere" / "link" / "00000000000000000000.log")
         assert run.returncode == 2 and "kafkacodec.lock" in run.stderr, run.stderr
+
+
+def test_out_inside_the_log_dir_is_refused(tmp_path):
+    logs = tmp_path / "logs"
+    keyed_log(logs / "t-0")
+    original = tree(logs)
+    (tmp_path / "link").symlink_to(logs)
+    for source, out in ((logs, logs / "t-0"), (logs, logs / "cleaned"), (logs / "t-0", logs / "t-1"),
+                        (logs, tmp_path / "link" / "cleaned")):
+        run = kafkacodec("clean", source, *COMPACT, "--apply", "--out", out)
+        assert run.returncode == 2 and "must be outside the log dir" in run.stderr, (out, run.stderr)
+    assert tree(logs) == original
+    run = kafkacodec("clean", logs, *COMPACT, "--apply", "--out", tmp_path / "cleaned")
+    assert run.returncode == 0 and (tmp_path / "cleaned" / "t-0").is_dir(), run.stderr

@@ -193,8 +193,8 @@ def test_a_batch_over_the_limits_is_not_damage_and_nothing_cuts_or_skips_it(tmp_
     from kafkacodec.storage import logdir
     from kafkacodec.storage.reader import partition_records
 
-    part = tmp_path / "t-0"
-    part.mkdir()
+    part = tmp_path / "logs" / "t-0"
+    part.mkdir(parents=True)
     big = write_batch([{"key": b"big", "value": bytes(2 << 20)}], base_offset=15, compression="zstd")
     path, at = segment(part, big)
     limit = ["--max-decompressed-bytes", str(1 << 20)]

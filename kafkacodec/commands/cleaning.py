@@ -80,6 +80,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
         else:
             target = root if in_place else Path(os.path.abspath(out))
             if not in_place:
+                _check_out(out, root)
                 _make_out(target)
             with changing([root, target], "clean", read_only_ok=(root,) if not in_place else ()):
                 job.run(logdir.partitions_at(path), _publication(target, in_place, keep_old))
@@ -231,6 +232,12 @@ def _make_out(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise os_problem(out, err) from None
+
+
+def _check_out(out: Path, root: Path) -> None:
+    where = Path(os.path.realpath(out))  # through links, as the lock judges the log dir
+    if where == root or root in where.parents:
+        _usage(f"--out {out}: must be outside the log dir {root} (Kafka would load what is written there)")
 
 
 def _check_keep_old(keep_old: Path, root: Path) -> None:
