@@ -35,6 +35,17 @@ def os_problem(path: str | Path, err: OSError) -> FileProblem:
     return FileProblem(path, reason)
 
 
+def copy_file(src: Path, dst: Path) -> None:
+    """shutil.copy2, its failure a FileProblem naming the file at fault: the copy when the
+    writing fails (a full or read-only disk), the source when the reading does."""
+    import shutil
+    try:
+        shutil.copy2(src, dst)
+    except OSError as err:
+        writing = err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
+        raise os_problem(dst if writing else (err.filename or src), err) from None
+
+
 def kind_of(mode: int) -> str | None:
     """What a file of this mode is when it is not a regular file, else None."""
     return next((name for test, name in _KINDS if test(mode)), "not a regular file" if not stat.S_ISREG(mode)

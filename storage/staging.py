@@ -4,13 +4,12 @@ Only kept bytes are flushed here (create_kept); a command that must survive a po
 publishes the copies through storage.replace, which flushes them before they replace anything."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from . import index
 from .durable import create_kept, remove_tree
 from .logdir import Partition, Segment
-from .safeio import FileProblem, os_problem
+from .safeio import FileProblem, copy_file, os_problem
 from .scan import scan_bytes
 
 
@@ -37,7 +36,7 @@ class PartitionCopy:
             self.work.mkdir(parents=True)
             for f in sorted(self.part.path.iterdir()):
                 if f.is_file() and f not in self.leave_out:
-                    shutil.copy2(f, self.work / f.name)
+                    copy_file(f, self.work / f.name)
         except OSError as err:
             remove_tree(self.work)
             raise os_problem(getattr(err, "filename", None) or self.work, err) from None
@@ -55,10 +54,7 @@ class PartitionCopy:
         self._write(f"{stem}.timeindex", index.encode_time_index(times, base))
 
     def copy(self, path: Path) -> None:
-        try:
-            shutil.copy2(path, self.work / path.name)
-        except OSError as err:
-            raise os_problem(path, err) from None
+        copy_file(path, self.work / path.name)
 
     def keep(self, name: str, data: bytes) -> Path:
         """Bytes kept aside (damage passed over) in a file of their own, never over another."""

@@ -334,6 +334,7 @@ def test_a_full_disk_stops_clean_with_the_log_unchanged_and_nothing_left(tmp_pat
         faults.fill(disk, 8 * 1024)  # far less than a copy of the partitions needs
         run = faults.run(kafkacodec("clean", "{work}/logs", *CLEAN, "--apply", "--in-place"), disk)
         assert run.returncode == 2 and b"no space left on the device" in run.stderr, run.stderr
+        assert b"/.kafkacodec-clean/" in run.stderr  # the copy being written is named, not its source
         assert b"Traceback" not in run.stderr
         assert contents(disk / "logs") == before
         assert left_behind(disk) == []

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -213,15 +212,12 @@ def _publication(target: Path, in_place: bool, keep_old: Path | None):
 
 def _stage_root_files(source: Path, pub) -> list[str]:
     """meta.properties and the checkpoints go with the log dir (those --out lacks), not our own files."""
-    from ..storage.safeio import os_problem
+    from ..storage.safeio import copy_file
 
     names = []
     for f in sorted(source.iterdir()):
         if f.is_file() and not f.name.startswith(".kafkacodec") and not (pub.target / f.name).exists():
-            try:
-                shutil.copy2(f, pub.files / f.name)
-            except OSError as err:
-                raise os_problem(f, err) from None
+            copy_file(f, pub.files / f.name)
             names.append(f.name)
     return names
 
