@@ -177,8 +177,8 @@ def check_batch(obj: Any) -> None:
             key, value = header
             if type(key) is not str:
                 raise JsonInputError(field, f"key {_show(key)} is not a string")
-            try:
-                key.encode("utf-8")
+            try:  # bytes that were not UTF-8 come as \udc80-\udcff, as dump --json shows them
+                key.encode("utf-8", "surrogateescape")
             except UnicodeEncodeError:
                 raise JsonInputError(field, f"key {_show(key)} is not valid Unicode") from None
             _bytes(value, field)

@@ -63,6 +63,7 @@ BAD = [
     (v2, setter(["lastOffset"], 9), "lastOffset: 9 is below baseOffset 10"),
     (v2, setter(["lastOffset"], 10 + 2 ** 31), "lastOffset: 2147483658 is more than 2^31-1 above baseOffset"),
     (v2, setter(["records", 0, "timestamp"], 2 ** 63), "records[0].timestamp: 9223372036854775808 is out of range"),
+    (v2, setter(["records", 0, "headers", 0, 0], "\ud800"), 'records[0].headers[0]: key "\\ud800" is not valid'),
     (v2, setter(["records", 0, "timestamp"], -2), "records[0].timestamp: -2 is out of range"),
     (v2, setter(["records", 0, "timestamp"], 1.5), "records[0].timestamp: 1.5 is not an integer"),
     (v2, setter(["firstTimestamp"], 2 ** 64), "firstTimestamp: 18446744073709551616 is out of range"),
@@ -186,3 +187,18 @@ def test_a_read_only_file_system_is_an_error_naming_the_file(tmp_path):
         assert run.returncode == 2
         assert run.stderr.decode() == f"error: {out}: the file system is read-only\n"
         assert list(disk.iterdir()) == []
+
+
+def test_a_header_key_that_is_not_utf8_comes_back_as_its_bytes(tmp_path):
+    from kafkacodec.generated.record_batch import RecordBatch
+    batch = RecordBatch.from_bytes(write_batch([{"key": b"k", "value": b"v", "timestamp": 1,
+                                                 "headers": [("ok", b"x"), ("fine", b"y")]}]))
+    batch.records.items[0].headers[0].key = b"\xffk\xc3".decode("utf-8", "surrogateescape")
+    source = tmp_path / "00000000000000000000.log"
+    source.write_bytes(batch.to_bytes())
+    dumped = kc("dump", "--json", str(source))
+    assert dumped.returncode == 0 and b'"\\udcffk\\udcc3"' in dumped.stdout, dumped.stdout
+    again = tmp_path / "again.log"
+    run = kc("write", str(again), stdin=dumped.stdout)
+    assert run.returncode == 0, run.stderr
+    assert again.read_bytes() == source.read_bytes()
