@@ -32,7 +32,6 @@ from .txnindex import AbortedTxn, encode_txn_index, read_txn_index
 from .verify import check_offset_index, check_time_index
 
 INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
-INDEX_SLACK = 10 << 20  # a preallocated index (segment.index.bytes) beyond what its segment explains
 
 
 @dataclass
@@ -139,8 +138,9 @@ def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | N
     """The index files to rebuild, each with why."""
     stem = seg.log.with_suffix("")
     out = {}
-    for suffix, read, check in ((".index", index.read_offset_index, check_offset_index),
-                                (".timeindex", index.read_time_index, check_time_index)):
+    explained = index.max_entries(scan.file_size)
+    for suffix, entries_of, check in ((".index", index.iter_offset_index, check_offset_index),
+                                      (".timeindex", index.iter_time_index, check_time_index)):
         path = stem.with_suffix(suffix)
         if cut:
             out[suffix] = "the log was cut"
@@ -149,7 +149,8 @@ def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | N
             out[suffix] = "missing"
             continue
         try:
-            entries = read(read_bounded(path, scan.file_size + INDEX_SLACK, "index"), seg.base_offset)
+            # read as verify reads it: up to a preallocated zero tail, whatever the file's size
+            entries = list(entries_of(path, seg.base_offset, explained))
         except KafkaCodecError as err:
             out[suffix] = f"unreadable ({err})"
             continue

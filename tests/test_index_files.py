@@ -120,6 +120,11 @@ def test_a_sparse_one_gib_index_costs_what_its_live_entries_cost(tmp_path):
     assert status == 0 and run.stdout.splitlines()[-1].endswith("passed sanity check.") and peak < limit
     run, status, peak = peak_run("cli", "reindex", "--check", "--index-interval-bytes", "200", seg.log)
     assert status == 0 and peak < limit, (status, peak >> 20, run.stderr)
+    # verify and recover read the same live entries: both find nothing to do
+    run, status, peak = peak_run("cli", "verify", part)
+    assert status == 0 and peak < limit, (status, peak >> 20, run.stderr)
+    run, status, peak = peak_run("cli", "recover", "--dry-run", part)
+    assert status == 0 and "nothing to recover" in run.stdout and peak < limit, (status, run.stdout, run.stderr)
     run, status, peak = peak_run("lookup", part, offsets[3].offset + 1, times[4].timestamp)
     assert status == 0 and peak < limit, (peak >> 20, run.stderr)
     records = [(b.last_offset, r.timestamp, r.offset) for b, r in partition_records(open_partition(part))]

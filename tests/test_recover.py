@@ -126,7 +126,8 @@ def test_missing_and_inconsistent_indexes_are_rebuilt_and_valid_ones_left_alone(
     assert all(r.ok for r in verify_partition(logdir.open_partition(part.path)))
     seg.time_index.write_bytes(untouched + b"\x01")  # a stray byte
     run = kafkacodec("recover", part.path)
-    assert "rebuilt 00000000000000000000.timeindex (unreadable (byte 73" in run.stdout, run.stdout
+    assert "rebuilt 00000000000000000000.timeindex (unreadable (" in run.stdout, run.stdout
+    assert "timeindex: byte 72: time_index: time index of 73 bytes is not a multiple of 12" in run.stdout
     assert seg.time_index.read_bytes() == untouched
     seg.index.unlink()
     assert "rebuilt 00000000000000000000.index (missing)" in kafkacodec("recover", part.path).stdout
