@@ -224,17 +224,3 @@ def _taken(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, spans_type,
         raise ValueError("slices out of order")
     spans = pa.Array.from_buffers(spans_type, 2 * n, [None, pa.py_buffer(bounds), buffer])
     return spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
-    bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)
-    bounds[0:2 * n:2] = starts
-    bounds[1:2 * n:2] = starts + np.maximum(sizes, 0)
-    bounds[2 * n] = bounds[2 * n - 1] if n else 0
-    if n and (np.diff(bounds) < 0).any():  # Arrow trusts offsets: never hand it ones that go back
-        raise ValueError("slices out of order")
-    spans_type = kind if narrow else (pa.large_string() if kind == pa.string() else pa.large_binary())
-    spans = pa.Array.from_buffers(spans_type, 2 * n, [None, pa.py_buffer(bounds), buffer])
-    taken = spans.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
-    present = sizes >= 0
-    if not present.all():
-        validity = pa.py_buffer(np.packbits(present, bitorder="little"))
-        taken = pa.Array.from_buffers(spans_type, n, [validity, *taken.buffers()[1:]])
-    return taken if narrow else taken.cast(kind)
