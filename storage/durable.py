@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .files import fsync_directory, fsync_file as flush_file
+from .files import fsync_directory, fsync_file as flush_file, write_atomically, write_new_file
 from .safeio import FileProblem, os_problem
 
 
@@ -34,45 +34,26 @@ def fsync_tree(root: Path) -> None:
         fsync_dir(top)
 
 
-def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.kafkacodec-tmp")
-
-
-def _write_flushed(tmp: Path, data: bytes) -> None:
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError as err:
-        _remove_quietly(tmp)
-        raise os_problem(tmp, err) from None
-
-
 def write_durably(path: str | Path, data: bytes) -> None:
-    """Replace `path` by `data` all at once: a temporary file beside it, flushed, renamed over it,
-    the directory flushed. A failure leaves the old file and no temporary one."""
-    path = Path(path)
-    tmp = _temporary(path)
-    _write_flushed(tmp, data)
+    """Replace `path` by `data` all at once, as storage.files.write_atomically does (a flushed
+    `<path>.tmp` renamed over it, the directory flushed; a failure leaves the old file and no
+    temporary one), its failures FileProblems naming the file."""
     try:
-        os.replace(tmp, path)
+        write_atomically(path, data)
     except OSError as err:
-        _remove_quietly(tmp)
         raise os_problem(path, err) from None
-    fsync_dir(path.parent)
 
 
 def create_kept(path: str | Path, data: bytes) -> Path:
     """Keep `data` in a new file named `path`, or `path`-2, -3... when that name is taken: an
     existing file is never replaced. Flushed, with its directory, before this returns."""
     path = Path(path)
-    tmp = _temporary(path)
-    _write_flushed(tmp, data)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.kafkacodec-tmp")  # linked to the first free name
+    try:
+        write_new_file(tmp, data, durable=True)
+    except OSError as err:
+        _remove_quietly(tmp)
+        raise os_problem(tmp, err) from None
     try:
         for n in range(1, 1_000_000):
             target = path if n == 1 else path.with_name(f"{path.name}-{n}")

@@ -40,7 +40,8 @@ def write_fully(fd: int, data: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-def _write_tmp(tmp: Path, data: bytes, durable: bool) -> None:
+def write_new_file(tmp: Path, data: bytes, durable: bool) -> None:
+    """Create or truncate `tmp` and write `data` to it, flushed to the disk when `durable`."""
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
         write_fully(fd, data)
@@ -74,7 +75,7 @@ def write_files_atomically(files: dict[Path, bytes | str], *, durable: bool = Tr
     tmps = {Path(path): tmp_path_of(Path(path)) for path in files}
     try:
         for path, data in files.items():
-            _write_tmp(tmps[Path(path)], _as_bytes(data), durable)
+            write_new_file(tmps[Path(path)], _as_bytes(data), durable)
         for path, tmp in tmps.items():
             os.replace(tmp, path)
         if durable:

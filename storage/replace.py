@@ -20,7 +20,7 @@ from .safeio import os_problem
 
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
-TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable's temporary files
+TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable.create_kept's temporary files
 # temporaries of files rebuilt from the log (storage.files.write_atomically's), never the only copy of data
 DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
 
@@ -214,8 +214,10 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
 
 
 def _temporary_files(root: Path) -> list[Path]:
-    """Temporary files of interrupted writes in the log dir and its partition directories:
-    storage.durable's, and those of index and snapshot files (rebuilt from the log)."""
+    """Temporary files of interrupted writes in the log dir and its partition directories: of
+    kept files (storage.durable.create_kept), of index and snapshot files (rebuilt from the log),
+    and of a journal not yet in place (its operation has not begun)."""
+    unstarted = journal.JOURNAL_NAME + ".tmp"
     out = []
     for d in [root] + sorted(p for p in root.iterdir() if p.is_dir() and p.name != STAGING_NAME):
         try:
@@ -223,5 +225,6 @@ def _temporary_files(root: Path) -> list[Path]:
         except OSError:
             continue
         out += [d / n for n in sorted(names)
-                if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))]
+                if n.endswith(TMP_SUFFIX) or (d != root and n.endswith(DERIVED_TMP_SUFFIXES))
+                or (d == root and n == unstarted)]
     return out
