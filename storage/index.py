@@ -112,8 +112,14 @@ def check_index_size(path: str | Path, size: int, entry_size: int, what: str) ->
 
 def _check_count(path, i: int, limit: int, entry_size: int, what: str) -> None:
     if i >= limit:
-        raise InvalidValueError(f"{what} holds more than {limit} entries, more than its segment can explain "
-                                "(one per batch at most)", i * entry_size, what.replace(" ", "_"), str(path))
+        raise too_many_entries(path, what, limit, entry_size)
+
+
+def too_many_entries(path, what: str, limit: int, entry_size: int) -> InvalidValueError:
+    """The error for an index with more entries than its segment explains (`limit`, max_entries):
+    at the byte of the first entry too many."""
+    return InvalidValueError(f"{what} holds more than {limit} entries, more than its segment can explain "
+                             "(one per batch at most)", limit * entry_size, what.replace(" ", "_"), str(path))
 
 
 def _chunks(path, entry_size: int, what: str, max_entries: int, read: Read | None,

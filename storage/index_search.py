@@ -9,9 +9,10 @@ from pathlib import Path
 
 from kafkacodec.generated.offset_index import OffsetIndex
 from kafkacodec.generated.time_index import TimeIndex
-from kafkacodec.runtime.errors import InvalidValueError, TruncatedError
+from kafkacodec.runtime.errors import TruncatedError
 
-from .index import NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, OffsetEntry, TimeEntry, check_index_size
+from .index import (NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, OffsetEntry, TimeEntry, check_index_size,
+                    too_many_entries)
 from .safeio import open_regular, read_at
 
 
@@ -68,9 +69,7 @@ class IndexFile:
     def check_entries(self, live: int, max_entries: int) -> None:
         """Refuse more live entries than the segment can explain (index.max_entries)."""
         if live > max_entries:
-            raise InvalidValueError(f"{self.what} holds more than {max_entries} entries, more than its segment can "
-                                    "explain (one per batch at most)", max_entries * self.entry_size, None,
-                                    str(self.path))
+            raise too_many_entries(self.path, self.what, max_entries, self.entry_size)
 
 
 def offset_entry(buf, i: int) -> tuple[int, int]:

@@ -56,9 +56,7 @@ def iter_txn_index(path: str | Path, max_entries: int | None, read: index.Read |
 
 def _entries(read: index.Read, size: int, path, max_entries: int | None) -> Iterator[AbortedTxn]:
     if max_entries is not None and size // ENTRY_SIZE > max_entries:
-        raise InvalidValueError(f"transaction index of {size} bytes holds more than {max_entries} entries, more than "
-                                "its segment can explain (one per batch at most)", max_entries * ENTRY_SIZE,
-                                "transaction_index", str(path))
+        raise index.too_many_entries(path, "transaction index", max_entries, ENTRY_SIZE)
     whole = size - size % ENTRY_SIZE
     for pos in range(0, whole, CHUNK_ENTRIES * ENTRY_SIZE):
         want = min(CHUNK_ENTRIES * ENTRY_SIZE, whole - pos)
