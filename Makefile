@@ -35,7 +35,7 @@ test: install $(NODE_STAMP) browser
 	$(KC) generate --check
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py \
-		tests/test_pipeline_decode.py
+		tests/test_pipeline_decode.py tests/test_damage_valid_crc.py
 
 run: install
 	$(KC) generate

@@ -63,3 +63,73 @@ def test_a_module_built_from_other_source_is_not_used():
 @pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
 def test_make_test_runs_with_the_compiled_kernels():
     assert kernels.compiled is not None, "make install did not build runtime/_kernels.pyx"
+
+
+def columns_or_error(seg, positions):
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.columnar import read_columns
+    try:
+        c = read_columns(seg, positions, verify=False)
+    except KafkaCodecError as err:
+        return type(err).__name__, err.position, str(err)
+    return ([c.offset.tolist(), c.timestamp.tolist(), c.arrow_bytes("key").to_pylist(),
+             c.arrow_bytes("value").to_pylist(), c.arrow_headers().to_pylist()])
+
+
+def both_ways(monkeypatch, seg, positions):
+    fast = columns_or_error(seg, positions)
+    monkeypatch.setattr(kernels, "compiled", None)
+    slow = columns_or_error(seg, positions)
+    monkeypatch.undo()
+    return fast, slow
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(40))
+def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(monkeypatch, seed):
+    import random
+    from kafkacodec import write_batch
+    rng = random.Random(seed)
+    batches, base = [], 0
+    for _ in range(rng.randrange(1, 30)):
+        n = rng.randrange(1, 40)
+        records = [{"key": None if rng.random() < 0.2 else bytes(rng.randrange(50)),
+                    "value": None if rng.random() < 0.1 else bytes(rng.randrange(300)), "timestamp": 10 + i,
+                    "headers": [("h%d" % j, bytes(rng.randrange(20))) for j in range(rng.randrange(3))]}
+                   for i in range(n)]
+        batches.append(write_batch(records, base_offset=base))
+        base += n
+    seg = bytearray(b"".join(batches))
+    positions = [sum(map(len, batches[:i])) for i in range(len(batches))]
+    fast, slow = both_ways(monkeypatch, bytes(seg), positions)
+    assert fast == slow and isinstance(fast, list) and len(fast[0]) == base
+    for _ in range(20):  # damage in the records (the headers' counts and sizes are read before)
+        at = rng.choice(positions) + 61 + rng.randrange(200)
+        if at < len(seg):
+            damaged = bytearray(seg)
+            damaged[at] = rng.choice([0x00, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+            fast, slow = both_ways(monkeypatch, bytes(damaged), positions)
+            assert fast == slow, at
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("max_bytes,zigzag", [(5, True), (5, False), (10, True)])
+def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag):
+    from kafkacodec.runtime import vectors
+    from kafkacodec.runtime.errors import KafkaCodecError
+    rng = np.random.default_rng(seed)
+    high = rng.random(400) < rng.random()  # from none to most bytes continuing: varints of any length
+    u8 = np.where(high, rng.integers(0x80, 256, 400), rng.integers(0, 0x80, 400)).astype(np.uint8)
+    pos = np.sort(rng.integers(0, 400, int(rng.integers(1, 60)))).astype(np.int32)
+    end = 400 if seed % 2 else np.minimum(pos + rng.integers(0, 12, pos.size), 400)
+
+    def read():
+        try:
+            values, after = vectors.varints(u8, pos, end, max_bytes, zigzag, "x")
+            return values.tolist(), after.tolist(), str(values.dtype), str(after.dtype)
+        except KafkaCodecError as err:
+            return type(err).__name__, err.position, str(err)
+    fast = read()
+    monkeypatch.setattr(kernels, "compiled", None)
+    assert fast == read()
