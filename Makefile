@@ -29,11 +29,11 @@ generate: install
 check: install
 	$(KC) generate --check
 
-# the suite with the compiled kernels (which must have been built), then the tests of what they
-# replace again in pure Python
+# the suite with the compiled kernels (which must have been built), a test file per worker on
+# each core, then the tests of what the kernels replace again in pure Python
 test: install $(NODE_STAMP) browser
 	$(KC) generate --check
-	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py \
 		tests/test_pipeline_decode.py tests/test_damage_valid_crc.py
 
