@@ -126,20 +126,24 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
                                     f"'{last_relative}'", None, "legacy_log_entry/offset")
     else:
         base = 0  # magic 0 inner offsets are absolute, and so are those of a v1 wrapper at offset 0
-    log_append = m.magic >= 1 and int(m.timestamp_type) == 1
+    log_append = m.magic >= 1 and (attributes >> 3) & 1 == 1
     out = []
+    # the attribute bits are read as they are: the enum properties would build an object per message
     for i, e in enumerate(inner):
         im = e.message
         if verify and not im.crc_valid:
             raise ChecksumError(f"inner message {i} (offset {e.offset}): stored crc = {im.crc}, computed crc = "
                                 f"{im._load_crc_checksum()}", None, "legacy_log_entry/message/value",
                                 stored=im.crc, computed=im._load_crc_checksum())
-        if im.compression:
+        inner_attributes = im.attributes
+        if inner_attributes & 0x07:
             raise InvalidValueError("inner messages must not be compressed", None, "legacy_log_entry/message")
         if log_append:
             ts, tt = m.timestamp, 1
+        elif im.magic == 0:
+            ts, tt = -1, -1
         else:
-            ts, tt = (-1, -1) if im.magic == 0 else (im.timestamp, int(im.timestamp_type))
+            ts, tt = im.timestamp, (inner_attributes >> 3) & 1
         out.append(Record(im.key, im.value, ts, base + e.offset, [], tt))
     return out
 
