@@ -13,6 +13,8 @@ import os
 import time
 from pathlib import Path
 
+from kafkacodec.runtime.errors import KafkaCodecError
+
 from . import journal
 from .durable import fsync_dir, fsync_tree, remove_tree, rename_durably
 from .journal import JournalProblem, Pending
@@ -174,7 +176,8 @@ def leftovers(root: Path) -> list[Pending]:
         if entry.name.endswith(LEGACY_OLD_SUFFIX) and entry.is_dir():
             original = entry.with_name(entry.name[:-len(LEGACY_OLD_SUFFIX)])
             if original.exists():
-                why = f"the original of {original}, which its cleaned copy replaced; `kafkacodec recover` removes it"
+                why = (f"the original of {original}, which its cleaned copy replaced; `kafkacodec recover` removes "
+                       f"it once {original.name} verifies")
             else:
                 why = (f"partition {original.name} moved aside by an interrupted clean; "
                        "`kafkacodec recover` puts it back")
@@ -196,6 +199,11 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
         elif path.name.endswith(LEGACY_OLD_SUFFIX):
             original = path.with_name(path.name[:-len(LEGACY_OLD_SUFFIX)])
             if original.exists():
+                # written without flushes by those versions: removed only once its copy reads whole
+                if not _reads_whole(original):
+                    raise JournalProblem(f"{original} and {path}, the original it replaced, both exist and "
+                                         f"{original} does not verify: neither is removed; keep the one you "
+                                         "want by moving the other out of the log dir")
                 done.append(f"{verb}remove {path}, the original of {original}, which its cleaned copy replaced")
                 if not dry_run:
                     remove_tree(path)
@@ -211,6 +219,16 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
                 except OSError as err:
                     raise os_problem(path, err) from None
     return done
+
+
+def _reads_whole(partition: Path) -> bool:
+    """Every batch and record of the partition directory reads and its indexes agree (deep verify)."""
+    from .logdir import open_partition
+    from .verify import verify_partition
+    try:
+        return all(report.ok for report in verify_partition(open_partition(partition)))
+    except (KafkaCodecError, OSError):
+        return False
 
 
 def _temporary_files(root: Path) -> list[Path]:

@@ -2,6 +2,7 @@
 with what was skipped reported and kept; the log dir's lock; leftovers of interrupted runs."""
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 
@@ -162,6 +163,24 @@ def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
     assert run.returncode == 0 and "put back" in run.stdout, run.stdout + run.stderr
     assert tree(tmp_path / "logs") == original and not pending(tmp_path / "logs")
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [".kafkacodec.lock", "t-0"]
+
+
+def test_an_original_left_beside_its_copy_goes_only_once_the_copy_verifies(tmp_path):
+    """Both <p> and <p>.kafkacodec-old (those versions flushed nothing): the old copy is removed
+    only when <p> reads whole; otherwise both stay and recover says what to do."""
+    logs = tmp_path / "logs"
+    part = keyed_log(logs / "t-0")
+    shutil.copytree(logs / "t-0", logs / "t-0.kafkacodec-old")
+    kept = tree(logs / "t-0.kafkacodec-old")
+    damage_a_batch(part.segments[0], 2)  # the copy that replaced it did not survive whole
+    run = kafkacodec("recover", "--dry-run", logs)
+    assert run.returncode == 1 and "does not verify: neither is removed" in run.stderr, run.stdout + run.stderr
+    assert tree(logs / "t-0.kafkacodec-old") == kept
+    (logs / "t-0").rename(tmp_path / "damaged")  # the operator keeps the original...
+    shutil.copytree(logs / "t-0.kafkacodec-old", logs / "t-0")  # ...and a whole copy of it
+    run = kafkacodec("recover", logs)
+    assert run.returncode == 0 and "remove" in run.stdout and "t-0.kafkacodec-old" in run.stdout, run.stderr
+    assert sorted(p.name for p in logs.iterdir()) == [".kafkacodec.lock", "t-0"] and tree(logs / "t-0") == kept
 
 
 def test_reindex_takes_the_lock_when_it_writes_and_not_when_it_checks(tmp_path):
