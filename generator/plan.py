@@ -12,7 +12,7 @@ from .plan_columns import ColumnPlanner
 from .plan_read import ReadPlanner
 from .plan_write import WritePlanner
 from .program import Program, camel
-from .pyexpr import Scope, Translator, storage
+from .pyexpr import OBJECT, Scope, Translator, storage
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
 
@@ -116,8 +116,9 @@ class ModulePlanner:
         if spec not in self._packs:
             self._packs[spec] = None  # a type nested in itself is written through _write
             if self.program.schema_of[spec] is self.schema:
-                lines = WritePlanner(self, spec, pack=True).plan_write()
-                self._packs[spec] = None if any("self" in line for line in lines) else lines
+                writer = WritePlanner(self, spec, pack=True)
+                lines = writer.plan_write()
+                self._packs[spec] = None if OBJECT in writer.scope.uses else lines
         return self._packs[spec]
 
     def read_body(self, spec: TypeSpec) -> list[str]:

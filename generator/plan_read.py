@@ -5,14 +5,13 @@ one-byte fast path; every length is checked against the bytes left before it is 
 """
 from __future__ import annotations
 
-import re
 
 from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
 
 from .code import Code
 from .expr import Attribute, Name
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from .pyexpr import Scope, storage
+from .pyexpr import IO_START, Scope, storage
 
 VARINT_MAX = {"zigzag32": MAX_VARINT_BYTES, "zigzag64": MAX_VARLONG_BYTES, "uvarint32": MAX_VARINT_BYTES}
 
@@ -96,6 +95,7 @@ class ReadPlanner:
         for attr in spec.seq:
             d = attr.derive
             if d is not None and d.kind == DeriveKind.LENGTH_FROM:
+                scope.uses.add(IO_START)
                 with c.block(f"if pos - _m_{d.target} != f_{attr.id}:"):
                     c(f"raise _invalid(_start, {self.path(attr)!r}, f\"says {{f_{attr.id}}} bytes follow "
                       f"from {d.target!r}, but {{pos - _m_{d.target}}} were read\")")
@@ -116,7 +116,7 @@ class ReadPlanner:
                 else:
                     c(f"self.{inst.id} = {value}")
         c("return self, pos")
-        if any(re.search(r"\b_start\b", line) for line in c.lines):  # only where _io or an error needs it
+        if IO_START in scope.uses:  # only where _io or an error needs it
             c.lines.insert(start_at, "_start = pos")
         return c.lines
 
@@ -230,7 +230,8 @@ class ReadPlanner:
             c(f"{append}({item})")
             if attr.repeat == "until":
                 elem = self.ctx.tr.attr_type(attr).elem
-                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io, scope.parent)
+                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io, scope.parent,
+                              scope.uses)
                 cond = self.ctx.tr.translate(attr.repeat_until, inner, attr.loc)
                 with c.block(f"if {cond}:"):
                     c("break")

@@ -94,7 +94,7 @@ class WritePlanner:
     # -- _write ---------------------------------------------------------------------------
     def plan_write(self) -> list[str]:
         c = Code()
-        scope = Scope(self.spec, obj="self")
+        scope = self.scope = Scope(self.spec, obj="self")
         if self.pack:  # every field is an argument; computed values replace them as they come
             scope.locals = {a.id: f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)}
         marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}

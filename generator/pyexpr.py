@@ -44,6 +44,13 @@ class Scope:
     index: str | None = None
     io: tuple[str, str, str] | None = None  # names of (pos, start, end) while reading
     parent: str | None = None  # a local holding `obj`'s parent (while reading: the `_parent` argument)
+    # what the code translated in this scope needs besides locals: OBJECT (attributes of `obj`,
+    # or its parent through it), IO_START (the name of the read's start position); shared with
+    # the scopes made inside it
+    uses: set[str] = field(default_factory=set)
+
+
+OBJECT, IO_START = "object", "io start"
 
 
 MAX_INLINE_DEPTH = 4
@@ -115,15 +122,20 @@ class Translator:
             if attr.id == name:
                 if scope is not None and name in scope.locals:
                     return scope.locals[name], self.attr_type(attr)
+                if scope is not None:
+                    scope.uses.add(OBJECT)
                 return f"{obj}.{access(attr)}", self.attr_type(attr)
         for inst in spec.instances:
             if inst.id == name:
                 if self.depth >= MAX_INLINE_DEPTH:
+                    if scope is not None:
+                        scope.uses.add(OBJECT)
                     return f"{obj}.{name}", self.instance_type(inst, spec)
                 self.depth += 1
                 # the same object as the scope's: its fields may be in locals already
                 same = scope is not None and obj == scope.obj
-                inner = Scope(spec, obj=obj, locals=scope.locals if same else {}, parent=scope.parent if same else None)
+                inner = Scope(spec, obj=obj, locals=scope.locals if same else {}, parent=scope.parent if same else None,
+                              uses=scope.uses if scope is not None else set())
                 try:
                     text, t = self._tr(inst.value, inner, None)
                 finally:
@@ -191,8 +203,11 @@ class Translator:
         n = e.name
         if n == "_parent":
             parent = self.program.parent_type(scope.spec)
+            if scope.parent is None:
+                scope.uses.add(OBJECT)
             return scope.parent or f"{scope.obj}._parent", T("user", parent) if parent else ANY
         if n == "_root":
+            scope.uses.add(OBJECT)
             return f"{scope.obj}._root", ANY
         if n == "_":
             if scope.underscore is None:
@@ -215,8 +230,10 @@ class Translator:
                 self._fail(loc, e, "'_io' is only available while reading")
             pos, start, end = scope.io
             if e.name == "pos":
+                scope.uses.add(IO_START)
                 return f"({pos} - {start})", INT
             if e.name == "size":
+                scope.uses.add(IO_START)
                 return f"({end} - {start})", INT
             if e.name == "eof":
                 return f"({pos} >= {end})", BOOL
