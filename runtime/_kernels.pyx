@@ -11,6 +11,25 @@ include "_kernels_source.pxi"
 cdef uint64_t LOW_32_BITS = 0xFFFFFFFFu  # a C constant: a bare literal this large is a Python int
 
 
+cdef inline int64_t varint_at(const uint8_t[::1] u8, int64_t p, int64_t stop, int max_bytes,
+                              uint64_t* value) noexcept nogil:
+    """The position after the varint at `p` (its value in `value`), or -1 when it runs past
+    `stop` or `max_bytes`."""
+    cdef uint64_t v = 0
+    cdef int used = 0
+    cdef uint8_t b
+    while True:
+        if p >= stop or used == max_bytes:
+            return -1
+        b = u8[p]
+        p += 1
+        v |= <uint64_t>(b & 0x7F) << (7 * used)
+        used += 1
+        if b < 0x80:
+            value[0] = v
+            return p
+
+
 def gather(const uint8_t[::1] src, const int64_t[::1] starts, const int64_t[::1] sizes, bint wide, allocate):
     """The slices [start, start + size) of `src` laid end to end (size < 0: an absent value, no
     bytes): (Arrow offsets, int32 or with `wide` int64, one more than slices; the bytes, in a
@@ -64,8 +83,6 @@ def prefixed_starts(const uint8_t[::1] u8, const int64_t[::1] starts, const int6
     cdef Py_ssize_t n = counts.shape[0], length = u8.shape[0], i, k = 0
     cdef int64_t c, total = 0, p, e, size
     cdef uint64_t value
-    cdef int used, shift
-    cdef uint8_t b
     if starts.shape[0] != n or ends.shape[0] != n:
         raise ValueError("starts, ends and counts differ in length")
     for i in range(n):
@@ -81,18 +98,8 @@ def prefixed_starts(const uint8_t[::1] u8, const int64_t[::1] starts, const int6
         for c in range(counts[i]):
             found[k] = p
             k += 1
-            value, shift, used = 0, 0, 0
-            while True:
-                if p >= e or used == max_bytes:
-                    return None
-                b = u8[p]
-                p += 1
-                used += 1
-                value |= <uint64_t>(b & 0x7F) << shift
-                shift += 7
-                if b < 0x80:
-                    break
-            if value > LOW_32_BITS:
+            p = varint_at(u8, p, e, max_bytes, &value)
+            if p < 0 or value > LOW_32_BITS:
                 return None
             if zigzag:
                 size = <int64_t>(value >> 1) ^ -<int64_t>(value & 1)
@@ -116,8 +123,6 @@ def varints(const uint8_t[::1] u8, const int64_t[::1] pos, const int64_t[::1] en
     cdef bint each = ends.shape[0] != 0, narrow = max_bytes <= 5
     cdef int64_t p, stop
     cdef uint64_t value
-    cdef int used, shift
-    cdef uint8_t b
     if each and ends.shape[0] != n:
         raise ValueError("pos and ends differ in length")
     values = np.empty(n, np.int32 if narrow else np.int64)
@@ -136,17 +141,9 @@ def varints(const uint8_t[::1] u8, const int64_t[::1] pos, const int64_t[::1] en
             stop = length
         if p < 0:
             return None
-        value, shift, used = 0, 0, 0
-        while True:
-            if p >= stop or used == max_bytes:
-                return None
-            b = u8[p]
-            p += 1
-            used += 1
-            value |= <uint64_t>(b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
+        p = varint_at(u8, p, stop, max_bytes, &value)
+        if p < 0:
+            return None
         out[i] = p
         if narrow:
             value &= LOW_32_BITS
