@@ -26,9 +26,9 @@ from .journal import JournalProblem
 from .logdir import Partition, Segment, open_partition, segment_of
 from .producers import state_at
 from .records_check import GROUP_BATCHES, decoded_records
-from .safeio import FileProblem, check_regular, open_regular, read_at, read_bounded
+from .safeio import FileProblem, check_regular, open_regular, read_at
 from .scan import ScanResult, scan_bytes
-from .txnindex import AbortedTxn, encode_txn_index, read_txn_index
+from .txnindex import AbortedTxn, encode_txn_index, read_txn_index_file
 from .verify import check_offset_index, check_time_index
 
 INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
@@ -159,7 +159,7 @@ def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | N
             out[suffix] = problems[0]
     txn = stem.with_suffix(".txnindex")
     try:
-        existing = _read_txn(txn)
+        existing = _read_txn(txn, scan.file_size)
     except KafkaCodecError as err:
         out[".txnindex"] = f"unreadable ({err})"
         return out
@@ -171,10 +171,11 @@ def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | N
     return out
 
 
-def _read_txn(path: Path) -> list[AbortedTxn]:
+def _read_txn(path: Path, segment_size: int) -> list[AbortedTxn]:
+    """As verify reads it: no more entries than a segment of `segment_size` bytes explains."""
     if not os.path.lexists(path):
         return []
-    return read_txn_index(read_bounded(path, 1 << 30, "transaction index"))
+    return read_txn_index_file(path, segment_size)
 
 
 def _end_offset(scan: ScanResult, base: int) -> int:
@@ -280,7 +281,7 @@ def _rebuilt(log: Path, single: bool, suffixes: list[str]) -> dict[Path, bytes]:
                 except DecodeError:
                     break
         try:
-            existing = _read_txn(stem.with_suffix(".txnindex"))
+            existing = _read_txn(stem.with_suffix(".txnindex"), scan.file_size)
         except (DecodeError, FileProblem):
             existing = []  # unreadable: what the log gives replaces it
         out[stem.with_suffix(".txnindex")] = encode_txn_index(
