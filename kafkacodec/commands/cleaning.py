@@ -230,17 +230,22 @@ def _make_out(out: Path) -> None:
         raise os_problem(out, err) from None
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path` is `root` or below it, through symbolic links (as the lock judges the log dir)."""
+    where = Path(os.path.realpath(path))
+    return where == root or root in where.parents
+
+
 def _check_out(out: Path, root: Path) -> None:
-    where = Path(os.path.realpath(out))  # through links, as the lock judges the log dir
-    if where == root or root in where.parents:
+    if _inside(out, root):
         _usage(f"--out {out}: must be outside the log dir {root} (Kafka would load what is written there)")
 
 
 def _check_keep_old(keep_old: Path, root: Path) -> None:
-    keep = Path(os.path.realpath(keep_old))  # through links: a link into the log dir is inside it
+    keep = Path(os.path.realpath(keep_old))
     if not keep.is_dir():
         _usage(f"--keep-old {keep_old}: not a directory")
-    if keep == root or root in keep.parents:
+    if _inside(keep, root):
         _usage(f"--keep-old {keep_old}: must be outside the log dir {root} (Kafka would load what is there)")
     if os.stat(keep).st_dev != os.stat(root).st_dev:
         _usage(f"--keep-old {keep_old}: must be on the same file system as {root} (the directories are moved)")

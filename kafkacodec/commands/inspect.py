@@ -61,18 +61,17 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     damaged, unusable = [], []
     with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
+            name = f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic
             try:
                 reports = v.verify_partition(part, on_segment=lambda r: advance(r.file_size),
                                              skip_corrupt=skip_corrupt, quick=quick)
             except FileProblem as err:  # not checked at all: said apart from damage, exit 2
                 unusable.append(f"error: {err}")
-                table.add_row(f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic,
-                              str(len(part.segments)), "", "", "", "[red]not readable[/red]")
+                table.add_row(name, str(len(part.segments)), "", "", "", "[red]not readable[/red]")
                 continue
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
-            table.add_row(f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic,
-                          str(len(reports)), str(sum(r.batches for r in reports)),
+            table.add_row(name, str(len(reports)), str(sum(r.batches for r in reports)),
                           "framing and CRCs" if quick else str(sum(r.records for r in reports)),
                           str(sum(r.file_size for r in reports)),
                           "ok" if not lines else f"[red]{len(lines)} problem{'s' if len(lines) != 1 else ''}[/red]")
