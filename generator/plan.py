@@ -257,7 +257,8 @@ class ModulePlanner:
                 slots.append(f"_{a.id}_raw")
             if a.checksum:
                 slots.append(f"_{a.id}_computed")
-        init_body = ["self._parent_ref = None if _parent is None else _ref(_parent)"] + [f"self.{i.id} = None" for i in spec.instances if i.eager]
+        init_body = ["self._parent_ref = None if _parent is None else _ref(_parent)"]
+        init_body += [f"self.{i.id} = None" for i in spec.instances if i.eager]
         if self.needs_pos(spec):
             init_body.append("self._pos = None")
         if self.has_pins(spec):

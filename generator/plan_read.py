@@ -5,7 +5,6 @@ one-byte fast path; every length is checked against the bytes left before it is 
 """
 from __future__ import annotations
 
-
 from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
 
 from .code import Code
@@ -55,8 +54,8 @@ class ReadPlanner:
                 out.add(a.checksum.from_field)
             if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM:
                 out.add(a.derive.target)
-            if self.count_field(a) is not None:
-                out.add(self.count_field(a))
+            if (source := self.count_field(a)) is not None:
+                out.add(source)
         return out
 
     def count_field(self, attr: Attr) -> str | None:

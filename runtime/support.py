@@ -110,7 +110,7 @@ def detached(value):
     while stack:
         node = stack.pop()
         for name in node.__class__.__slots__:
-            if name == "_parent" or name in node._spans:
+            if name in node._spans:
                 continue
             field = getattr(node, name, None)
             if isinstance(field, MUTABLE_BUFFERS):
