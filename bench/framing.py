@@ -7,25 +7,11 @@ confluent-kafka's in-process mock cluster, fetched back raw.
 """
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import peers
 from kafkacodec import read_batches
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-
-
-def _test_driver(name: str):
-    """tests/peers/<name>.py, loaded by path: this directory's `peers` module shadows the tests'."""
-    spec = importlib.util.spec_from_file_location(f"kafkacodec_bench_{name}", TESTS / "peers" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-kafkajs = _test_driver("kafkajs")
-librdkafka = _test_driver("librdkafka")
+kafkajs = peers.driver_from_tests("kafkajs")
+librdkafka = peers.driver_from_tests("librdkafka")
 
 
 def split(stream: bytes) -> list[bytes]:

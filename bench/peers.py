@@ -17,12 +17,12 @@ from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
 
-def _official_compiler():
-    """The tests' driver of the official compiler (tests/peers/official.py), loaded by path: this
-    module's own name is `peers` too."""
+def driver_from_tests(name: str):
+    """The tests' driver of a peer (tests/peers/<name>.py), loaded by path: this module's own
+    name is `peers` too."""
     import importlib.util
-    path = Path(__file__).resolve().parent.parent / "tests" / "peers" / "official.py"
-    spec = importlib.util.spec_from_file_location("kafkacodec_bench_official", path)
+    path = Path(__file__).resolve().parent.parent / "tests" / "peers" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"kafkacodec_bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -80,7 +80,7 @@ def aio_decode(blobs, magic: int = 2) -> int:
 def official_parser():
     """The record_batch module the official compiler generates, or None without node and the
     npm package (make bench installs them)."""
-    official_compiler = _official_compiler()
+    official_compiler = driver_from_tests("official")
     if not official_compiler.available():
         return None
     out = official_compiler.compile_schemas(Path(tempfile.mkdtemp(prefix="ksc-")),

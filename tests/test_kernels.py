@@ -14,11 +14,11 @@ pa = pytest.importorskip("pyarrow")
 compiled = pytest.mark.skipif(kernels.compiled is None, reason="the compiled kernels are not built")
 
 
-def arrays_both_ways(monkeypatch, buffer, starts, sizes, kind=None):
-    from kafkacodec.storage.columnar import binary_array
-    fast = binary_array(buffer, starts, sizes, kind)
+def both_ways(monkeypatch, compute):
+    """compute() with the compiled kernels, then with the pure paths: (fast, slow)."""
+    fast = compute()
     monkeypatch.setattr(kernels, "compiled", None)
-    slow = binary_array(buffer, starts, sizes, kind)
+    slow = compute()
     monkeypatch.undo()
     return fast, slow
 
@@ -32,7 +32,8 @@ def test_gathered_slices_equal_arrows_own(monkeypatch, seed):
     cuts = np.sort(rng.integers(0, len(data), 2 * n))
     starts, ends = cuts[0::2], cuts[1::2]
     sizes = np.where(rng.random(n) < 0.2, -1, ends - starts)  # a fifth absent
-    fast, slow = arrays_both_ways(monkeypatch, pa.py_buffer(data), starts, sizes)
+    from kafkacodec.storage.columnar import binary_array
+    fast, slow = both_ways(monkeypatch, lambda: binary_array(pa.py_buffer(data), starts, sizes))
     assert fast.equals(slow) and fast.null_count == int((sizes < 0).sum())
     assert fast.to_pylist() == [None if s < 0 else data[a:a + s] for a, s in zip(starts, sizes)]
 
@@ -76,14 +77,6 @@ def columns_or_error(seg, positions):
              c.arrow_bytes("value").to_pylist(), c.arrow_headers().to_pylist()])
 
 
-def both_ways(monkeypatch, seg, positions):
-    fast = columns_or_error(seg, positions)
-    monkeypatch.setattr(kernels, "compiled", None)
-    slow = columns_or_error(seg, positions)
-    monkeypatch.undo()
-    return fast, slow
-
-
 @compiled
 @pytest.mark.parametrize("seed", range(40))
 def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(monkeypatch, seed):
@@ -101,14 +94,14 @@ def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(mo
         base += n
     seg = bytearray(b"".join(batches))
     positions = [sum(map(len, batches[:i])) for i in range(len(batches))]
-    fast, slow = both_ways(monkeypatch, bytes(seg), positions)
+    fast, slow = both_ways(monkeypatch, lambda: columns_or_error(bytes(seg), positions))
     assert fast == slow and isinstance(fast, list) and len(fast[0]) == base
     for _ in range(20):  # damage in the records (the headers' counts and sizes are read before)
         at = rng.choice(positions) + 61 + rng.randrange(200)
         if at < len(seg):
             damaged = bytearray(seg)
             damaged[at] = rng.choice([0x00, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-            fast, slow = both_ways(monkeypatch, bytes(damaged), positions)
+            fast, slow = both_ways(monkeypatch, lambda: columns_or_error(bytes(damaged), positions))
             assert fast == slow, at
 
 
@@ -130,6 +123,5 @@ def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag)
             return values.tolist(), after.tolist(), str(values.dtype), str(after.dtype)
         except KafkaCodecError as err:
             return type(err).__name__, err.position, str(err)
-    fast = read()
-    monkeypatch.setattr(kernels, "compiled", None)
-    assert fast == read()
+    fast, slow = both_ways(monkeypatch, read)
+    assert fast == slow
