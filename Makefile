@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx
+$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx runtime/_fastread.pxd $(wildcard generated/_c_*.pyx)
 	test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel
 	$(PIP) install -q -e '.[test]'

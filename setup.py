@@ -7,7 +7,18 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-KERNELS = Path("runtime/_kernels.pyx")
+# (module, source): the columnar kernels, and the readers generated for the schemas' -hot types
+SOURCES = [("kafkacodec.runtime._kernels", Path("runtime/_kernels.pyx"))] + [
+    (f"kafkacodec.generated.{p.stem}", p) for p in sorted(Path("generated").glob("_c_*.pyx"))]
+
+
+def stamp(source: Path) -> None:
+    """Compile the source's hash in (<name>_source.pxi): a module built from other source than
+    the one its Python side expects is not used."""
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    pxi = source.with_name(f"{source.stem}_source.pxi")
+    if not pxi.exists() or digest not in pxi.read_text():
+        pxi.write_text(f'SOURCE_SHA256 = "{digest}"\n')
 
 
 def extensions() -> list:
@@ -17,13 +28,10 @@ def extensions() -> list:
         from Cython.Build import cythonize
     except ImportError:
         return []
-    # the source's hash, compiled in: runtime.kernels refuses a module built from other source
-    digest = hashlib.sha256(KERNELS.read_bytes()).hexdigest()
-    stamp = KERNELS.with_name("_kernels_source.pxi")
-    if not stamp.exists() or digest not in stamp.read_text():
-        stamp.write_text(f'SOURCE_SHA256 = "{digest}"\n')
-    modules = [Extension("kafkacodec.runtime._kernels", [str(KERNELS)], optional=True)]
-    return cythonize(modules, language_level=3, quiet=True)
+    for _, source in SOURCES:
+        stamp(source)
+    modules = [Extension(name, [str(source)], optional=True) for name, source in SOURCES]
+    return cythonize(modules, language_level=3, quiet=True, include_path=["runtime"])
 
 
 setup(ext_modules=extensions())

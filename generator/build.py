@@ -19,7 +19,7 @@ IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 META_KEYS = {"id", "title", "application", "file-extension", "xref", "license", "ks-version",
              "ks-debug", "ks-opaque-types", "imports", "encoding", "endian", "bit-endian", "tags",
              "-intrinsic"}
-TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params"}
+TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params", "-hot"}
 TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
@@ -149,10 +149,14 @@ class Builder:
         columnar = v.get("-columnar")
         if columnar is not None and not isinstance(columnar.value, bool):
             self.p.add(columnar.loc, "-columnar must be true or false")
+        hot = v.get("-hot")
+        if hot is not None and not isinstance(hot.value, bool):
+            self.p.add(hot.loc, "-hot must be true or false")
         return TypeSpec(name, node.loc, tuple(seq), tuple(instances), tuple(types), tuple(enums),
                         self.text(v.get("doc")), self.text(v.get("doc-ref")), intrinsic, endian,
                         bool(columnar is not None and columnar.value is True),
-                        columnar.loc if columnar is not None else None)
+                        columnar.loc if columnar is not None else None,
+                        bool(hot is not None and hot.value is True), hot.loc if hot is not None else None)
 
     def seq(self, node: Y | None, endian: str | None) -> list[Attr]:
         if node is None:

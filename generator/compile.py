@@ -6,7 +6,8 @@ from pathlib import Path
 from . import GENERATOR_VERSION
 from .build import Builder
 from .passes import run as run_passes
-from .plan import plan_module
+from .cython import CythonPlanner, source_sha256
+from .plan import ModulePlanner
 from .problems import CompileFailed, Problems
 from .program import Program
 from .render import environment, render_module
@@ -57,7 +58,12 @@ def compile_program(schema_dir: Path) -> tuple[Program, dict[str, str]]:
         for sid, schema in sorted(program.schemas.items()):
             if schema.root.intrinsic:
                 continue  # implemented by the runtime; nothing to generate
-            plan = plan_module(program, schema, problems)
+            planner = ModulePlanner(program, schema, problems)
+            plan = planner.plan()
+            compiled = CythonPlanner(planner, schema, problems).module()
+            if compiled is not None:  # the Python module uses it only if built from this text
+                outputs[f"_c_{sid}.pyx"] = compiled
+                plan.compiled = (f"_c_{sid}", source_sha256(compiled))
             outputs[f"{sid}.py"] = render_module(plan, env)
             modules.append((sid, plan.root_class, plan.title))
         outputs["__init__.py"] = env.get_template("package.py.j2").render(

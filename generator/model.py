@@ -159,6 +159,8 @@ class TypeSpec:
     endian: str | None = None
     columnar: bool = False  # -columnar: also generate a vectorised reader of many instances
     columnar_loc: Loc | None = None
+    hot: bool = False  # -hot: also generate a compiled reader (Cython)
+    hot_loc: Loc | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-CODE_SUFFIXES = (".py",)
+CODE_SUFFIXES = (".py", ".pyx")
 DOC_SUFFIXES = (".md", ".svg")
 
 

@@ -208,7 +208,15 @@ def columnar(program: Program, problems) -> None:
                 problems.add(loc, message)
 
 
-PASSES = [index, resolve, parents, extensions, expressions, columnar]
+def hot(program: Program, problems) -> None:
+    """A `-hot` type must be made of what the compiled backend reads (see cython.py)."""
+    from .cython import shape_problem
+    for spec in program.all_types():
+        if spec.hot and (found := shape_problem(program, spec)) is not None:
+            problems.add(*found)
+
+
+PASSES = [index, resolve, parents, extensions, expressions, columnar, hot]
 # After these, a schema with problems is left out of later passes, which would only repeat what
 # an unresolved name already says; the other schemas go on, so one run reports everything.
 STOP_AFTER = {resolve}

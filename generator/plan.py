@@ -79,6 +79,7 @@ class ModulePlan:
     imports: list[tuple[str, str]]  # (module, class) of imported schemas
     exports: list[str]
     columnar: bool = False
+    compiled: tuple[str, str] | None = None  # (module, sha256 of its .pyx) of the -hot types' readers
 
 
 class ModulePlanner:
@@ -198,7 +199,7 @@ class ModulePlanner:
                 exprs += [a.valid.eq, a.valid.min, a.valid.max, *a.valid.any_of]
             if a.process is not None:
                 exprs += list(a.process.args)
-            depth = max([depth] + [_parents(e) for e in exprs if e is not None])
+            depth = max([depth] + [parent_chain(e) for e in exprs if e is not None])
         for child in self.child_types(spec):
             depth = max(depth, self.parent_depth(child, seen) - 1)
         return depth
@@ -447,7 +448,7 @@ class ModulePlanner:
         return c.lines or ["pass"]
 
 
-def _parents(e: Expr) -> int:
+def parent_chain(e: Expr) -> int:
     """The longest chain `_parent._parent...` in an expression."""
     best = 0
 
@@ -471,7 +472,3 @@ def _parents(e: Expr) -> int:
             elif isinstance(value, tuple):
                 stack += [v for v in value if isinstance(v, Expr)]
     return best
-
-
-def plan_module(program: Program, schema: Schema, problems) -> ModulePlan:
-    return ModulePlanner(program, schema, problems).plan()

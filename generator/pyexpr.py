@@ -7,6 +7,7 @@ or an enum member. Every subexpression is parenthesised, so precedence never cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import expr as ex
 from .model import Attr, EnumSpec, Instance, RefKind, TypeRef, TypeSpec
@@ -48,6 +49,10 @@ class Scope:
     # or its parent through it), IO_START (the name of the read's start position); shared with
     # the scopes made inside it
     uses: set[str] = field(default_factory=set)
+    # locals holding the enclosing objects, nearest first (`_parent`, `_parent._parent`...), and
+    # how a backend reads a field of an object it knows (giving None for others: an attribute)
+    ancestors: tuple[str, ...] = ()
+    ancestor_field: Callable[[str, TypeSpec, Attr], str | None] | None = None
 
 
 OBJECT, IO_START = "object", "io start"
@@ -117,11 +122,16 @@ class Translator:
             self.problems.add(loc, f"{message} (at character {e.pos + 1} of the expression)")
         raise _Fail()
 
-    def _member(self, spec: TypeSpec, name: str, obj: str, scope: Scope | None):
+    def _member(self, spec: TypeSpec, name: str, obj: str, scope: Scope | None, via: Scope | None = None):
         for attr in spec.seq:
             if attr.id == name:
                 if scope is not None and name in scope.locals:
                     return scope.locals[name], self.attr_type(attr)
+                known = via or scope
+                if known is not None and known.ancestor_field is not None:
+                    read = known.ancestor_field(obj, spec, attr)  # None: not an object it knows
+                    if read is not None:
+                        return read, self.attr_type(attr)
                 if scope is not None:
                     scope.uses.add(OBJECT)
                 return f"{obj}.{access(attr)}", self.attr_type(attr)
@@ -136,6 +146,13 @@ class Translator:
                 same = scope is not None and obj == scope.obj
                 inner = Scope(spec, obj=obj, locals=scope.locals if same else {}, parent=scope.parent if same else None,
                               uses=scope.uses if scope is not None else set())
+                known = via or scope
+                if known is not None:
+                    inner.ancestor_field = known.ancestor_field
+                    if same:
+                        inner.ancestors = known.ancestors
+                    elif obj in known.ancestors:  # an enclosing object's are further up the same chain
+                        inner.ancestors = known.ancestors[known.ancestors.index(obj) + 1:]
                 try:
                     text, t = self._tr(inst.value, inner, None)
                 finally:
@@ -203,6 +220,8 @@ class Translator:
         n = e.name
         if n == "_parent":
             parent = self.program.parent_type(scope.spec)
+            if scope.ancestors:
+                return scope.ancestors[0], T("user", parent) if parent else ANY
             if scope.parent is None:
                 scope.uses.add(OBJECT)
             return scope.parent or f"{scope.obj}._parent", T("user", parent) if parent else ANY
@@ -242,13 +261,16 @@ class Translator:
         name = e.name
         if name == "_parent":
             parent = self.program.parent_type(bt.spec) if bt.kind == "user" else None
+            up = scope.ancestors.index(base) + 1 if base in scope.ancestors else 0
+            if 0 < up < len(scope.ancestors):
+                return scope.ancestors[up], T("user", parent) if parent else ANY
             return f"{base}._parent", T("user", parent) if parent else ANY
         if bt.kind == "intrinsic":
             if name == "value":
                 return base, INT
             self._fail(loc, e, f"only '.value' of intrinsic type {bt.spec.name!r} is available")
         if bt.kind == "user":
-            found = self._member(bt.spec, name, base, None)
+            found = self._member(bt.spec, name, base, None, scope)
             if found is None:
                 self._fail(loc, e, f"type {bt.spec.name!r} has no field or instance {name!r}")
             return found

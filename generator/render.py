@@ -19,6 +19,7 @@ RUNTIME_NAMES = (
     ("struct", "error", "_StructError"),
     ("weakref", "ref", "_ref"),
     ("kafkacodec.runtime.codecs", "processor", "_processor"),
+    ("kafkacodec.runtime.compiled", "attach", "_attach_compiled"),
     ("kafkacodec.runtime.crc", "crc32", "_crc32"),
     ("kafkacodec.runtime.crc", "crc32c", "_crc32c"),
     ("kafkacodec.runtime.errors", "ChecksumError", "_ChecksumError"),

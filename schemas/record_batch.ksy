@@ -13,6 +13,7 @@ doc: |
   message format. The CRC-32C covers the bytes from `attributes` to the end of the batch, so a
   broker can assign `base_offset` and `partition_leader_epoch` without recomputing it.
 doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+-hot: true  # read by compiled code when it is built (see README, Backends)
 seq:
   - id: base_offset
     type: s8
@@ -118,6 +119,7 @@ instances:
     doc: Offset of the last record of the original batch.
 types:
   records:
+    -hot: true
     doc: The (decompressed) records section of a batch.
     seq:
       - id: items
@@ -129,6 +131,7 @@ types:
     doc: One record; every length, count and delta is a zigzag varint.
     doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/DefaultRecord.java
     -columnar: true
+    -hot: true
     seq:
       - id: length
         type: varint
@@ -188,6 +191,7 @@ types:
           Timestamp of the record: the batch's `max_timestamp` for every record of a
           log-append-time batch, otherwise `base_timestamp` plus the record's delta.
   header:
+    -hot: true
     doc: One record header, a UTF-8 key with an optional binary value.
     doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/header/internals/RecordHeader.java
     seq:

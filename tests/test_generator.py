@@ -1,5 +1,6 @@
 """The compiler as a tool: deterministic output, the freshness check, the edit-regenerate loop,
 and generality (a schema with nothing of Kafka in it)."""
+import hashlib
 import importlib.util
 import shutil
 import struct
@@ -59,8 +60,12 @@ def test_check_shows_a_diff_and_the_fix_while_stale(checkout):
     assert {n for n in after if after[n] != before[n]} == {"record_batch.py"}
     changed = [(a, b) for a, b in zip(before["record_batch.py"].splitlines(), after["record_batch.py"].splitlines())
                if a != b]
-    # the schema's hash in the header, and the docstring line
-    assert len(changed) == 2 and "sha256" in changed[0][1] and "(edited)" in changed[1][1]
+    # the schema's hash in the header, the docstring line, and the hash of the compiled readers'
+    # source, whose header names the schema's hash too
+    assert len(changed) == 3 and "sha256" in changed[0][1] and "(edited)" in changed[1][1]
+    assert "_attach_compiled(" in changed[2][1]
+    pyx = (checkout / "generated" / "_c_record_batch.pyx").read_text()
+    assert hashlib.sha256(pyx.encode()).hexdigest() in changed[2][1]
     assert run_kc("generate", "--check", *args).returncode == 0
 
 

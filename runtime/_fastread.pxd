@@ -1,0 +1,96 @@
+# The helpers every compiled reader (generated/_c_*.pyx) shares: inlined into each, no module of
+# their own. A compiled reader reports "not mine" (None, or -1 for a position) wherever the
+# Python reader would raise, and the Python reader then runs from the start and raises the
+# error with its position and path; these helpers never raise for bad input.
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef extern from "Python.h":
+    object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
+    ctypedef struct PyMemberDef:
+        const char* name
+        int type
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+
+cdef inline object alloc(type cls):
+    """A new instance with every slot unset, as object.__new__ makes it."""
+    return PyType_GenericAlloc(cls, 0)
+
+
+cdef inline Py_ssize_t slot_offset(type cls, str name) except -1:
+    """Where `cls` keeps the slot `name` in its instances (a member descriptor's offset)."""
+    for klass in cls.__mro__:
+        descriptor = klass.__dict__.get(name)
+        if descriptor is not None:
+            if type(descriptor).__name__ != "member_descriptor":
+                raise TypeError(f"{cls.__qualname__}.{name} is not a slot")
+            return (<PyMemberDescrObject*><PyObject*>descriptor).d_member.offset
+    raise TypeError(f"{cls.__qualname__} has no slot {name!r}")
+
+
+cdef inline void put(object obj, Py_ssize_t offset, object value) noexcept:
+    """Set a slot as `obj.name = value` does, without looking the name up."""
+    cdef PyObject** slot = <PyObject**>((<char*><PyObject*>obj) + offset)
+    cdef PyObject* old = slot[0]
+    Py_INCREF(value)
+    slot[0] = <PyObject*>value
+    Py_XDECREF(old)
+
+
+cdef inline object get(object obj, Py_ssize_t offset):
+    """A slot's value; AttributeError when it is unset, as reading the attribute raises."""
+    cdef PyObject* value = (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
+    if value == NULL:
+        raise AttributeError("slot not set")
+    return <object>value
+
+
+cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
+                               uint64_t* out) noexcept nogil:
+    """The position after the varint at `p`, its value in `out`; -1 when it runs past `end` or
+    `max_bytes`. Bits beyond 32 (5 bytes) or 64 (10 bytes) are dropped, as the Python reader does."""
+    cdef uint64_t v = 0
+    cdef int used = 0
+    cdef uint8_t x
+    while True:
+        if p >= end or used == max_bytes:
+            return -1
+        x = b[p]
+        p += 1
+        v |= <uint64_t>(x & 0x7F) << (7 * used)
+        used += 1
+        if x < 0x80:
+            out[0] = v & <uint64_t>0xFFFFFFFFu if max_bytes == 5 else v
+            return p
+
+
+cdef inline Py_ssize_t zigzag(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
+                              int64_t* out) noexcept nogil:
+    cdef uint64_t u = 0
+    if p < end and b[p] < 0x80:  # one byte: most lengths and deltas
+        u = b[p]
+        out[0] = <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
+        return p + 1
+    p = uvarint(b, p, end, max_bytes, &u)
+    out[0] = <int64_t>(u >> 1) ^ -<int64_t>(u & 1)
+    return p
+
+
+cdef inline uint64_t be(const uint8_t* p, int width) noexcept nogil:
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(width):
+        v = (v << 8) | p[i]
+    return v
+
+
+cdef inline uint64_t le(const uint8_t* p, int width) noexcept nogil:
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(width - 1, -1, -1):
+        v = (v << 8) | p[i]
+    return v

@@ -1,0 +1,199 @@
+"""The compiled readers of the -hot types against the Python readers on the same bytes, valid
+and mutated: the same values, the same re-encoded bytes, the same errors (class, position,
+path, message); and how a generated module chooses them."""
+import os
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kafkacodec import write_batch
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime import compiled
+from kafkacodec.runtime.errors import KafkaCodecError
+
+ROOT = Path(__file__).resolve().parent.parent
+built = pytest.mark.skipif(not compiled.compiled_types(), reason="the compiled readers are not built")
+
+
+def segment(rng: random.Random, batches: int = 4) -> bytes:
+    out, base = [], 0
+    for b in range(batches):
+        n = rng.randrange(1, 30)
+        records = [{"key": None if rng.random() < 0.2 else bytes(rng.randrange(40)),
+                    "value": None if rng.random() < 0.1 else rng.randbytes(rng.randrange(300)),
+                    "timestamp": rng.randrange(-5, 1 << 45),
+                    "headers": [("h\u00e9%d" % j, None if rng.random() < 0.2 else bytes(rng.randrange(9)))
+                                for j in range(rng.randrange(3))]} for _ in range(n)]
+        out.append(write_batch(records, base_offset=base, compression=rng.choice(["none", "none", "gzip", "zstd"]),
+                               log_append_time=rng.randrange(1 << 40) if b % 3 == 2 else None))
+        base += n
+    return b"".join(out)
+
+
+def decoded(buf, pos: int = 0):
+    """Every batch from pos as plain values (records decoded, checksums checked), or the error
+    that stopped the reading, in a form both backends must give alike."""
+    out = []
+    try:
+        while pos < len(buf):
+            batch, end = RecordBatch.read(buf, pos, verify=False)
+            records = batch.records
+            out.append((pos, end, batch.to_dict(), batch.crc_valid, repr(records.items[:2]),
+                        [(r.offset, r.timestamp, r._parent is records) for r in records.items],
+                        batch.to_bytes()))
+            pos = end
+    except KafkaCodecError as err:
+        out.append((type(err).__name__, err.position, err.path, str(err)))
+    return out
+
+
+def both(buf, pos: int = 0):
+    fast = decoded(buf, pos)
+    with compiled.pure():
+        slow = decoded(buf, pos)
+    return fast, slow
+
+
+@built
+@pytest.mark.parametrize("seed", range(25))
+def test_valid_segments_read_alike_from_every_kind_of_buffer(seed):
+    rng = random.Random(seed)
+    seg = segment(rng)
+    for buf in (seg, bytearray(seg), memoryview(seg), memoryview(b"xx" + seg)[2:]):
+        fast, slow = both(buf)
+        assert fast == slow
+        assert fast and isinstance(fast[-1][0], int) and fast[-1][1] == len(seg)
+
+
+@built
+@pytest.mark.parametrize("seed", range(40))
+def test_mutated_segments_give_the_same_values_or_the_same_error(seed):
+    rng = random.Random(1000 + seed)
+    seg = bytearray(segment(rng, 3))
+    for _ in range(40):
+        damaged = bytearray(seg)
+        kind = rng.randrange(4)
+        at = rng.randrange(len(damaged))
+        if kind == 0:
+            damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        elif kind == 1:
+            del damaged[at:]
+        elif kind == 2:
+            damaged[at:at] = rng.randbytes(rng.randrange(1, 4))
+        else:
+            del damaged[at:at + rng.randrange(1, 6)]
+        fast, slow = both(bytes(damaged))
+        assert fast == slow, (kind, at)
+
+
+@built
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400), st.integers(0, 70))
+def test_arbitrary_bytes_after_a_valid_header_read_alike(tail, cut):
+    head = write_batch([{"key": b"k", "value": b"v" * 20, "headers": [("a", b"b")]}] * 3)[:cut]
+    fast, slow = both(head + tail)
+    assert fast == slow
+
+
+def varint(u: int, padding: int = 0) -> bytes:
+    """Base-128 bytes of u, with `padding` redundant continuation bytes (legal, if not minimal)."""
+    out = bytearray()
+    while u >= 0x80:
+        out.append(u & 0x7F | 0x80)
+        u >>= 7
+    if padding:
+        out += bytes([u | 0x80]) + b"\x80" * (padding - 1)
+        u = 0
+    out.append(u)
+    return bytes(out)
+
+
+def zigzag(n: int, bits: int = 64) -> int:
+    return ((n << 1) ^ (n >> (bits - 1))) & ((1 << bits) - 1)
+
+
+@st.composite
+def records_section(draw):
+    """Records field by field: any attribute byte, deltas over their whole range, null and
+    non-UTF-8 header keys, redundant varint bytes, and lengths and counts a little off."""
+    def vi(n, bits=32):
+        u = zigzag(n, bits)
+        longest = 5 if bits == 32 else 10
+        # as short as can be, a byte longer, exactly the longest allowed, or a byte too long
+        padding = draw(st.sampled_from([0, 0, 0, 1, longest - len(varint(u)), longest + 1 - len(varint(u))]))
+        return varint(u, max(0, padding))
+    out = bytearray()
+    count = draw(st.integers(0, 4))
+    for _ in range(count):
+        body = bytes([draw(st.integers(0, 255))]) + vi(draw(st.integers(-2 ** 63, 2 ** 63 - 1)), 64)
+        body += vi(draw(st.integers(-2 ** 31, 2 ** 31 - 1)))
+        for _ in "kv":
+            data = draw(st.none() | st.binary(max_size=12))
+            body += vi(-1) if data is None else vi(len(data) + draw(st.sampled_from([0, 0, 0, 1, -1]))) + data
+        headers = draw(st.lists(st.tuples(st.binary(max_size=6), st.none() | st.binary(max_size=6)), max_size=3))
+        body += vi(len(headers))
+        for key, value in headers:
+            body += vi(len(key)) + key + (vi(-1) if value is None else vi(len(value)) + value)
+        out += vi(len(body) + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))) + body
+    return count + draw(st.sampled_from([0, 0, 0, 1, -1])), bytes(out)
+
+
+@built
+@settings(max_examples=400, deadline=None)
+@given(records_section(), st.integers(0, 0x7FF8), st.integers(-2 ** 63, 2 ** 63 - 1),
+       st.integers(-2 ** 63, 2 ** 63 - 1))
+def test_records_field_by_field_read_alike(section, attributes, base_offset, base_timestamp):
+    count, body = section
+    header = struct.pack(">qiibIhiqqqhii", base_offset, 49 + len(body), -1, 2, 0, attributes & ~7, count,
+                         base_timestamp, base_timestamp ^ 1, -1, -1, -1, count)
+    fast, slow = both(header + body)
+    assert fast == slow
+
+
+@built
+def test_limits_set_at_run_time_are_honoured_alike():
+    from kafkacodec.runtime.limits import LIMITS
+    seg = write_batch([{"value": b"x", "headers": [("h", b"")] * 5}] * 20)
+    saved = LIMITS.max_items
+    try:
+        LIMITS.max_items = 4
+        fast, slow = both(seg)
+    finally:
+        LIMITS.max_items = saved
+    assert fast == slow and fast[0][0] == "LimitExceededError"
+
+
+@built
+def test_a_record_read_on_its_own_has_no_parents_alike():
+    batch = RecordBatch.from_bytes(write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"1")]}]))
+    raw = batch.records_bytes().tobytes()
+    fast = RecordBatch.Record._read(raw, 0, len(raw), None)
+    with compiled.pure():
+        slow = RecordBatch.Record._read(raw, 0, len(raw), None)
+    assert fast[1] == slow[1] and fast[0] == slow[0] and fast[0].offset is None is slow[0].offset
+
+
+@built
+def test_a_build_of_other_source_is_not_used():
+    assert compiled.load("kafkacodec.generated._c_record_batch", "0" * 64) is None
+    assert compiled.load("kafkacodec.generated._c_no_such_module", "0" * 64) is None
+
+
+def test_pure_mode_reads_with_the_python_readers():
+    code = ("from kafkacodec.generated import record_batch; from kafkacodec.runtime import compiled; "
+            "print(compiled.compiled_types())")
+    env = {**os.environ, "KAFKACODEC_PURE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
+
+
+@pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
+def test_make_test_runs_with_the_compiled_readers():
+    assert set(compiled.compiled_types()) >= {"RecordBatch", "RecordBatch.Records", "RecordBatch.Record",
+                                              "RecordBatch.Header"}
