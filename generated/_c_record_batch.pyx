@@ -5,14 +5,17 @@
 """Compiled readers of Kafka record batch, message format v2 (magic 2): the types marked -hot."""
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeUTF8
 from cpython.weakref cimport PyWeakref_NewRef
 from _fastread cimport *
 
+from kafkacodec.runtime.limits import LIMITS
+from kafkacodec.runtime.support import LAZY
+
 include "_c_record_batch_source.pxi"
 
-cdef object LIMITS, LAZY
 cdef Py_ssize_t MAX_ITEMS  # LIMITS.max_items when the outermost read began
 cdef type C_RecordBatch
 cdef type C_RecordBatch_Header
@@ -67,8 +70,7 @@ cdef Py_ssize_t O_RecordBatch_Header_value_40
 
 def install(namespace):
     """Bind the classes of the generated module; the (class, reader) pairs to install."""
-    global LIMITS, LAZY, C_RecordBatch, C_RecordBatch_Header, C_RecordBatch_Record, C_RecordBatch_Records, P_RecordBatch, P_RecordBatch_Records, P_RecordBatch_Record, P_RecordBatch_Header, O_RecordBatch_parent_ref_0, O_RecordBatch_pos_1, O_RecordBatch_pins_2, O_RecordBatch_base_offset_3, O_RecordBatch_batch_length_4, O_RecordBatch_partition_leader_epoch_5, O_RecordBatch_magic_6, O_RecordBatch_crc_7, O_RecordBatch_attributes_8, O_RecordBatch_last_offset_delta_9, O_RecordBatch_base_timestamp_10, O_RecordBatch_max_timestamp_11, O_RecordBatch_producer_id_12, O_RecordBatch_producer_epoch_13, O_RecordBatch_base_sequence_14, O_RecordBatch_records_count_15, O_RecordBatch_records_raw_16, O_RecordBatch_records_17, O_RecordBatch_crc_computed_18, O_RecordBatch_Records_parent_ref_19, O_RecordBatch_Records_items_20, O_RecordBatch_Record_parent_ref_21, O_RecordBatch_Record_pins_22, O_RecordBatch_Record_length_23, O_RecordBatch_Record_attributes_24, O_RecordBatch_Record_timestamp_delta_25, O_RecordBatch_Record_offset_delta_26, O_RecordBatch_Record_key_length_27, O_RecordBatch_Record_key_28, O_RecordBatch_Record_value_length_29, O_RecordBatch_Record_value_30, O_RecordBatch_Record_headers_count_31, O_RecordBatch_Record_headers_32, O_RecordBatch_Record_offset_33, O_RecordBatch_Record_timestamp_34, O_RecordBatch_Header_parent_ref_35, O_RecordBatch_Header_pins_36, O_RecordBatch_Header_key_length_37, O_RecordBatch_Header_key_38, O_RecordBatch_Header_value_length_39, O_RecordBatch_Header_value_40
-    LIMITS, LAZY = namespace["_LIMITS"], namespace["_LAZY"]
+    global C_RecordBatch, C_RecordBatch_Header, C_RecordBatch_Record, C_RecordBatch_Records, P_RecordBatch, P_RecordBatch_Records, P_RecordBatch_Record, P_RecordBatch_Header, O_RecordBatch_parent_ref_0, O_RecordBatch_pos_1, O_RecordBatch_pins_2, O_RecordBatch_base_offset_3, O_RecordBatch_batch_length_4, O_RecordBatch_partition_leader_epoch_5, O_RecordBatch_magic_6, O_RecordBatch_crc_7, O_RecordBatch_attributes_8, O_RecordBatch_last_offset_delta_9, O_RecordBatch_base_timestamp_10, O_RecordBatch_max_timestamp_11, O_RecordBatch_producer_id_12, O_RecordBatch_producer_epoch_13, O_RecordBatch_base_sequence_14, O_RecordBatch_records_count_15, O_RecordBatch_records_raw_16, O_RecordBatch_records_17, O_RecordBatch_crc_computed_18, O_RecordBatch_Records_parent_ref_19, O_RecordBatch_Records_items_20, O_RecordBatch_Record_parent_ref_21, O_RecordBatch_Record_pins_22, O_RecordBatch_Record_length_23, O_RecordBatch_Record_attributes_24, O_RecordBatch_Record_timestamp_delta_25, O_RecordBatch_Record_offset_delta_26, O_RecordBatch_Record_key_length_27, O_RecordBatch_Record_key_28, O_RecordBatch_Record_value_length_29, O_RecordBatch_Record_value_30, O_RecordBatch_Record_headers_count_31, O_RecordBatch_Record_headers_32, O_RecordBatch_Record_offset_33, O_RecordBatch_Record_timestamp_34, O_RecordBatch_Header_parent_ref_35, O_RecordBatch_Header_pins_36, O_RecordBatch_Header_key_length_37, O_RecordBatch_Header_key_38, O_RecordBatch_Header_value_length_39, O_RecordBatch_Header_value_40
     C_RecordBatch = namespace["RecordBatch"]
     C_RecordBatch_Header = namespace["RecordBatch_Header"]
     C_RecordBatch_Record = namespace["RecordBatch_Record"]
@@ -312,16 +314,8 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     put(self, O_RecordBatch_Record_headers_32, f_headers)
     if pos - m_attributes != f_length:
         return None
-    try:
-        value = ((<int64_t>get(a2, O_RecordBatch_base_offset_3)) + f_offset_delta)
-    except AttributeError:  # read without the parents it refers to
-        value = None
-    put(self, O_RecordBatch_Record_offset_33, value)
-    try:
-        value = ((<int64_t>get(a2, O_RecordBatch_max_timestamp_11)) if (((((<int64_t>get(a2, O_RecordBatch_attributes_8)) >> 3) & 1)) == 1) else ((<int64_t>get(a2, O_RecordBatch_base_timestamp_10)) + f_timestamp_delta))
-    except AttributeError:  # read without the parents it refers to
-        value = None
-    put(self, O_RecordBatch_Record_timestamp_34, value)
+    put(self, O_RecordBatch_Record_offset_33, ((<int64_t>get(a2, O_RecordBatch_base_offset_3)) + f_offset_delta))
+    put(self, O_RecordBatch_Record_timestamp_34, ((<int64_t>get(a2, O_RecordBatch_max_timestamp_11)) if (((((<int64_t>get(a2, O_RecordBatch_attributes_8)) >> 3) & 1)) == 1) else ((<int64_t>get(a2, O_RecordBatch_base_timestamp_10)) + f_timestamp_delta)))
     after[0] = pos
     return self
 
@@ -373,79 +367,99 @@ cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, P
 def read_RecordBatch(cls, buf, pos, end, _parent=None):
     """record_batch: compiled when it can be, else the Python reader (which raises)."""
     global MAX_ITEMS
-    cdef const uint8_t[::1] view
+    cdef Py_buffer view
     cdef Py_ssize_t after = 0, p, e
     if cls is C_RecordBatch:
+        try:  # a contiguous buffer, or the Python reader
+            PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)
+        except Exception:
+            return P_RecordBatch(cls, buf, pos, end, _parent)
         try:
-            view = buf
             p, e = pos, end
             a1 = _parent
-            if 0 <= p <= e <= view.shape[0]:
+            if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch(&view[0] if e > 0 else NULL, buf, p, e, a1, &after)
+                obj = r_RecordBatch(<const uint8_t*>view.buf, buf, p, e, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
             pass  # anything unusual is the Python reader's to judge
+        finally:
+            PyBuffer_Release(&view)
     return P_RecordBatch(cls, buf, pos, end, _parent)
 
 
 def read_RecordBatch_Records(cls, buf, pos, end, _parent=None):
     """records: compiled when it can be, else the Python reader (which raises)."""
     global MAX_ITEMS
-    cdef const uint8_t[::1] view
+    cdef Py_buffer view
     cdef Py_ssize_t after = 0, p, e
     if cls is C_RecordBatch_Records:
+        try:  # a contiguous buffer, or the Python reader
+            PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)
+        except Exception:
+            return P_RecordBatch_Records(cls, buf, pos, end, _parent)
         try:
-            view = buf
             p, e = pos, end
             a1 = _parent
-            if 0 <= p <= e <= view.shape[0] and (type(a1) is C_RecordBatch or a1 is None):
+            if 0 <= p <= e <= view.len and type(a1) is C_RecordBatch:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Records(&view[0] if e > 0 else NULL, buf, p, e, a1, &after)
+                obj = r_RecordBatch_Records(<const uint8_t*>view.buf, buf, p, e, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
             pass  # anything unusual is the Python reader's to judge
+        finally:
+            PyBuffer_Release(&view)
     return P_RecordBatch_Records(cls, buf, pos, end, _parent)
 
 
 def read_RecordBatch_Record(cls, buf, pos, end, _parent=None):
     """record: compiled when it can be, else the Python reader (which raises)."""
     global MAX_ITEMS
-    cdef const uint8_t[::1] view
+    cdef Py_buffer view
     cdef Py_ssize_t after = 0, p, e
     if cls is C_RecordBatch_Record:
+        try:  # a contiguous buffer, or the Python reader
+            PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)
+        except Exception:
+            return P_RecordBatch_Record(cls, buf, pos, end, _parent)
         try:
-            view = buf
             p, e = pos, end
             a1 = _parent
             a2 = None if a1 is None else a1._parent
-            if 0 <= p <= e <= view.shape[0] and (type(a1) is C_RecordBatch_Records or a1 is None) and (type(a2) is C_RecordBatch):
+            if 0 <= p <= e <= view.len and type(a2) is C_RecordBatch:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Record(&view[0] if e > 0 else NULL, buf, p, e, a1, a2, &after)
+                obj = r_RecordBatch_Record(<const uint8_t*>view.buf, buf, p, e, a1, a2, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
             pass  # anything unusual is the Python reader's to judge
+        finally:
+            PyBuffer_Release(&view)
     return P_RecordBatch_Record(cls, buf, pos, end, _parent)
 
 
 def read_RecordBatch_Header(cls, buf, pos, end, _parent=None):
     """header: compiled when it can be, else the Python reader (which raises)."""
     global MAX_ITEMS
-    cdef const uint8_t[::1] view
+    cdef Py_buffer view
     cdef Py_ssize_t after = 0, p, e
     if cls is C_RecordBatch_Header:
+        try:  # a contiguous buffer, or the Python reader
+            PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)
+        except Exception:
+            return P_RecordBatch_Header(cls, buf, pos, end, _parent)
         try:
-            view = buf
             p, e = pos, end
             a1 = _parent
-            if 0 <= p <= e <= view.shape[0] and (type(a1) is C_RecordBatch_Record or a1 is None):
+            if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Header(&view[0] if e > 0 else NULL, buf, p, e, a1, &after)
+                obj = r_RecordBatch_Header(<const uint8_t*>view.buf, buf, p, e, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
             pass  # anything unusual is the Python reader's to judge
+        finally:
+            PyBuffer_Release(&view)
     return P_RecordBatch_Header(cls, buf, pos, end, _parent)

@@ -69,6 +69,7 @@ class CythonPlanner:
         self.problems = problems
         self.hot = [s for s in self.program.walk(schema.root) if s.hot]
         self.offsets: dict[tuple[str, str], str] = {}  # (class, slot) -> C variable
+        self.slots_read: dict[TypeSpec, set[int]] = {}  # enclosing objects whose slots a reader reads
 
     def cls(self, spec: TypeSpec) -> str:
         return self.program.py_name(spec)
@@ -103,6 +104,7 @@ class CythonPlanner:
         readers, entries = [], []
         for spec in self.hot:  # the hot pass has refused the fields read otherwise
             readers += self.reader(spec)
+        for spec in self.hot:
             entries += self.entry(spec)
         classes = sorted({c for c, _ in self.offsets} | {self.cls(s) for s in self.hot})
         head = [
@@ -113,14 +115,17 @@ class CythonPlanner:
             f'"""Compiled readers of {self.schema.title or self.schema.id}: the types marked -hot."""',
             "from cpython.list cimport PyList_New, PyList_SET_ITEM",
             "from cpython.ref cimport Py_INCREF",
+            "from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer",
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
             "from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeUTF8",
             "from cpython.weakref cimport PyWeakref_NewRef",
             "from _fastread cimport *",
             "",
+            "from kafkacodec.runtime.limits import LIMITS",
+            "from kafkacodec.runtime.support import LAZY",
+            "",
             f'include "_c_{self.schema.id}_source.pxi"',
             "",
-            "cdef object LIMITS, LAZY",
             "cdef Py_ssize_t MAX_ITEMS  # LIMITS.max_items when the outermost read began",
             *[f"cdef type C_{c}" for c in classes],
             *[f"cdef object P_{self.cls(s)}  # the Python reader" for s in self.hot],
@@ -129,10 +134,9 @@ class CythonPlanner:
             "",
             "def install(namespace):",
             '    """Bind the classes of the generated module; the (class, reader) pairs to install."""',
-            "    global LIMITS, LAZY, " + ", ".join(
+            "    global " + ", ".join(
                 [f"C_{c}" for c in classes] + [f"P_{self.cls(s)}" for s in self.hot]
                 + list(self.offsets.values())),
-            '    LIMITS, LAZY = namespace["_LIMITS"], namespace["_LAZY"]',
             *[f'    C_{c} = namespace["{c}"]' for c in classes],
             *[f'    P_{self.cls(s)} = C_{self.cls(s)}.__dict__["_read"].__func__' for s in self.hot],
             *[f'    {var} = slot_offset(C_{c}, "{slot}")' for (c, slot), var in self.offsets.items()],
@@ -141,37 +145,52 @@ class CythonPlanner:
         ]
         return "\n".join(head + readers + entries) + "\n"
 
+    def slot_read_ancestors(self, spec: TypeSpec, seen: frozenset = frozenset()) -> set[int]:
+        """The enclosing objects (1: the parent) whose slots reading `spec` reads, its hot
+        children's included: the entry point checks their classes, since a slot is found by
+        its offset in the expected class."""
+        out = set(self.slots_read.get(spec, ()))
+        for child in self.ctx.child_types(spec):
+            if child.hot and child not in seen:
+                out |= {k - 1 for k in self.slot_read_ancestors(child, seen | {spec}) if k > 1}
+        return out
+
     def entry(self, spec: TypeSpec) -> list[str]:
         name = self.cls(spec)
+        ancestors = self.ancestor_specs(spec)
+        checked = self.slot_read_ancestors(spec)
         c = Code()
         c("")
         c("")
         with c.block(f"def read_{name}(cls, buf, pos, end, _parent=None):"):
             c(f'"""{spec.name}: compiled when it can be, else the Python reader (which raises)."""')
             c("global MAX_ITEMS")
-            c("cdef const uint8_t[::1] view")
+            c("cdef Py_buffer view")
             c("cdef Py_ssize_t after = 0, p, e")
             with c.block(f"if cls is C_{name}:"):
+                with c.block("try:  # a contiguous buffer, or the Python reader"):
+                    c("PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)")
+                with c.block("except Exception:"):
+                    c(f"return P_{name}(cls, buf, pos, end, _parent)")
                 with c.block("try:"):
-                    c("view = buf")
                     c("p, e = pos, end")
-                    ancestors = self.ancestor_specs(spec)
                     c("a1 = _parent")
                     for k in range(2, len(ancestors) + 1):
                         c(f"a{k} = None if a{k - 1} is None else a{k - 1}._parent")
-                    checks = ["0 <= p <= e <= view.shape[0]"]
-                    for k, up in enumerate(ancestors, 1):
-                        if up is not None and self.program.schema_of[up] is self.schema:
-                            self.offset(up, "_parent_ref")  # binds the class, for the check
-                            checks.append(f"(type(a{k}) is C_{self.cls(up)}" + (" or a1 is None)" if k == 1 else ")"))
+                    checks = ["0 <= p <= e <= view.len"]
+                    for k in sorted(checked):
+                        self.offset(ancestors[k - 1], "_parent_ref")  # binds the class, for the check
+                        checks.append(f"type(a{k}) is C_{self.cls(ancestors[k - 1])}")
                     with c.block(f"if {' and '.join(checks)}:"):
                         c("MAX_ITEMS = LIMITS.max_items")
                         args = ", ".join(f"a{k}" for k in range(1, len(ancestors) + 1))
-                        c(f"obj = r_{name}(&view[0] if e > 0 else NULL, buf, p, e, {args}, &after)")
+                        c(f"obj = r_{name}(<const uint8_t*>view.buf, buf, p, e, {args}, &after)")
                         with c.block("if obj is not None:"):
                             c("return obj, after")
                 with c.block("except Exception:"):
                     c("pass  # anything unusual is the Python reader's to judge")
+                with c.block("finally:"):
+                    c("PyBuffer_Release(&view)")
             c(f"return P_{name}(cls, buf, pos, end, _parent)")
         return c.lines
 
@@ -184,8 +203,9 @@ class CythonPlanner:
         self.locals: dict[str, str] = {}
         ancestors = tuple(f"a{k}" for k in range(1, self.depth(spec) + 1))
         specs = dict(zip(ancestors, self.ancestor_specs(spec)))
+        self.slots_read[spec] = set()
         scope = Scope(spec, obj="self", parent="a1", io=("pos", "start", "end"), ancestors=ancestors,
-                      ancestor_field=lambda obj, owner, attr: self.ancestor_field(specs, obj, owner, attr))
+                      ancestor_field=lambda obj, owner, attr: self.ancestor_field(spec, specs, obj, owner, attr))
         body("self = alloc(C_" + name + ")")
         body(f"put(self, {self.offset(spec, '_parent_ref')}, None if a1 is None else PyWeakref_NewRef(a1, None))")
         if self.ctx.needs_pos(spec):
@@ -214,11 +234,9 @@ class CythonPlanner:
                      f"(buf, m_{attr.checksum.from_field}, pos))")
         for inst in spec.instances:
             if inst.eager:
-                with body.block("try:"):
-                    body(f"value = {self.ctx.tr.translate(inst.value, scope, inst.loc)}")
-                with body.block("except AttributeError:  # read without the parents it refers to"):
-                    body("value = None")
-                body(f"put(self, {self.offset(spec, inst.id)}, value)")
+                # no `except AttributeError` as in Python: an unset parent's field raises, and the
+                # Python reader decides
+                body(f"put(self, {self.offset(spec, inst.id)}, {self.ctx.tr.translate(inst.value, scope, inst.loc)})")
         body("after[0] = pos")
         body("return self")
         c("")
@@ -243,11 +261,12 @@ class CythonPlanner:
                 out.add(a.derive.target)
         return out
 
-    def ancestor_field(self, specs: dict, obj: str, owner: TypeSpec, attr: Attr) -> str | None:
+    def ancestor_field(self, spec: TypeSpec, specs: dict, obj: str, owner: TypeSpec, attr: Attr) -> str | None:
         """A field of an enclosing object read straight from its slot (its class is checked on
         entry); lazy fields load through their property."""
         if obj not in specs or specs[obj] is not owner or attr.lazy or self.program.schema_of[owner] is not self.schema:
             return None
+        self.slots_read[spec].add(list(specs).index(obj) + 1)
         slot = self.offset(owner, storage(attr))
         if self.is_int(attr):
             return f"(<int64_t>get({obj}, {slot}))"
@@ -329,6 +348,16 @@ class CythonPlanner:
         if target is not None and target.intrinsic:
             self.local(var, "int64_t" if attr.if_ is None else "object")
             self.varint(c, target.intrinsic, var)
+            return
+        if ref.kind == RefKind.PRIM:  # a number read on a condition
+            code, size, signed = PRIMITIVES[ref.prim]
+            self.local(var, "object")
+            with c.block(f"if end - pos < {size}:"):
+                c("return None")
+            load = f"{'be' if ref.endian == 'be' else 'le'}(b + pos, {size})"
+            c(f"{var} = <{C_SIGNED[size]}>{load}" if signed else f"{var} = {load}")
+            c(f"pos += {size}")
+            self.valid(c, attr, var, scope)
             return
         self.local(var, "object")
         if ref.kind in (RefKind.BYTES, RefKind.STR):

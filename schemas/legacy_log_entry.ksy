@@ -10,6 +10,7 @@ doc: |
   stream; the wrapper's offset is that of its last inner message. Inner offsets are absolute
   for magic 0 and relative (0..n-1) for magic 1; only one level of nesting is allowed.
 doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
+-hot: true  # read by compiled code when it is built (see README, Backends)
 seq:
   - id: offset
     type: s8
@@ -31,6 +32,7 @@ seq:
     doc: The message.
 types:
   legacy_message:
+    -hot: true
     doc: A message (LegacyRecord); its CRC-32 covers every byte from `magic` to its end.
     doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
     seq:
@@ -95,6 +97,7 @@ types:
         enum: timestamp_type
         doc: Meaning of `timestamp` (magic 1); magic 0 messages have none.
   message_set:
+    -hot: true
     doc: The entries nested in a compressed wrapper.
     seq:
       - id: entries

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkacodec import write_batch
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
 from kafkacodec.runtime.errors import KafkaCodecError
@@ -53,11 +54,56 @@ def decoded(buf, pos: int = 0):
     return out
 
 
-def both(buf, pos: int = 0):
-    fast = decoded(buf, pos)
+def decoded_legacy(buf, pos: int = 0):
+    """decoded() for legacy log entries, a compressed wrapper's inner messages included."""
+    out = []
+    try:
+        while pos < len(buf):
+            entry, end = LegacyLogEntry.read(buf, pos, verify=False)
+            out.append((pos, end, entry.to_dict(), entry.message.crc_valid, entry.to_bytes()))
+            pos = end
+    except KafkaCodecError as err:
+        out.append((type(err).__name__, err.position, err.path, str(err)))
+    return out
+
+
+def both(buf, pos: int = 0, read=decoded):
+    fast = read(buf, pos)
     with compiled.pure():
-        slow = decoded(buf, pos)
+        slow = read(buf, pos)
     return fast, slow
+
+
+def legacy_segment(rng: random.Random, magic: int) -> bytes:
+    out, base = [], 0
+    for _ in range(4):
+        n = rng.randrange(1, 12)
+        records = [{"key": None if rng.random() < 0.2 else bytes(rng.randrange(30)),
+                    "value": None if rng.random() < 0.1 else rng.randbytes(rng.randrange(200)),
+                    "timestamp": rng.randrange(1 << 41)} for _ in range(n)]
+        out.append(write_batch(records, magic=magic, base_offset=base, compression=rng.choice(["none", "gzip"])))
+        base += n
+    return b"".join(out)
+
+
+@built
+@pytest.mark.parametrize("magic", [0, 1])
+@pytest.mark.parametrize("seed", range(15))
+def test_legacy_entries_read_alike_valid_and_mutated(magic, seed):
+    rng = random.Random(seed)
+    seg = legacy_segment(rng, magic)
+    for buf in (seg, bytearray(seg), memoryview(b"x" + seg)[1:]):
+        fast, slow = both(buf, read=decoded_legacy)
+        assert fast == slow and fast[-1][1] == len(seg)
+    for _ in range(40):
+        damaged = bytearray(seg)
+        at = rng.randrange(len(damaged))
+        if rng.random() < 0.7:
+            damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        else:
+            del damaged[at:]
+        fast, slow = both(bytes(damaged), read=decoded_legacy)
+        assert fast == slow, at
 
 
 @built
@@ -195,5 +241,6 @@ def test_pure_mode_reads_with_the_python_readers():
 
 @pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
 def test_make_test_runs_with_the_compiled_readers():
-    assert set(compiled.compiled_types()) >= {"RecordBatch", "RecordBatch.Records", "RecordBatch.Record",
-                                              "RecordBatch.Header"}
+    assert set(compiled.compiled_types()) >= {
+        "RecordBatch", "RecordBatch.Records", "RecordBatch.Record", "RecordBatch.Header",
+        "LegacyLogEntry", "LegacyLogEntry.LegacyMessage", "LegacyLogEntry.MessageSet"}
