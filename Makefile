@@ -29,13 +29,19 @@ generate: install
 check: install
 	$(KC) generate --check
 
-# the suite with the compiled kernels (which must have been built), a test file per worker on
-# each core, then the tests of what the kernels replace again in pure Python
+# what the compiled modules replace: read again in pure Python by make test
+PURE_TESTS := tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py tests/test_pipeline_decode.py \
+	tests/test_damage_valid_crc.py tests/test_decoded_objects.py tests/test_generated_api.py \
+	tests/test_cross_kafka_python.py tests/test_cross_kafkajs.py tests/test_cross_librdkafka.py \
+	tests/test_damaged_input.py tests/test_damaged_corpus.py tests/test_properties.py tests/test_file_reading.py \
+	tests/test_writer.py tests/test_dump_format.py tests/test_convert.py tests/test_compaction.py
+
+# the suite with the compiled modules (which must have been built), a test file per worker on
+# each core, then the reading tests again in pure Python
 test: install $(NODE_STAMP) browser
 	$(KC) generate --check
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile
-	KAFKACODEC_PURE=1 $(PY) -m pytest -q tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py \
-		tests/test_pipeline_decode.py tests/test_damage_valid_crc.py
+	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile $(PURE_TESTS)
 
 run: install
 	$(KC) generate

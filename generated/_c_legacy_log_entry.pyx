@@ -77,14 +77,16 @@ def install(namespace):
     return [(C_LegacyLogEntry, classmethod(read_LegacyLogEntry)), (C_LegacyLogEntry_LegacyMessage, classmethod(read_LegacyLogEntry_LegacyMessage)), (C_LegacyLogEntry_MessageSet, classmethod(read_LegacyLogEntry_MessageSet))]
 
 
-cdef object r_LegacyLogEntry(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """legacy_log_entry, or None where the Python reader must decide."""
+cdef object r_LegacyLogEntry(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """legacy_log_entry, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef int64_t f_offset
     cdef int64_t f_message_size
     cdef object f_message
     self = alloc(C_LegacyLogEntry)
-    put(self, O_LegacyLogEntry_parent_ref_0, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_LegacyLogEntry_parent_ref_0, up)
     put(self, O_LegacyLogEntry_pins_1, 0)
     if end - pos < 12:
         return None
@@ -99,7 +101,9 @@ cdef object r_LegacyLogEntry(const uint8_t* b, object buf, Py_ssize_t pos, Py_ss
     if n < 0 or n > end - pos:
         return None
     e = pos + n
-    f_message = r_LegacyLogEntry_LegacyMessage(b, buf, pos, e, self, &q)
+    if me is None:
+        me = PyWeakref_NewRef(self, None)
+    f_message = r_LegacyLogEntry_LegacyMessage(b, buf, pos, e, me, self, &q)
     if f_message is None:
         return None
     if q != e:
@@ -110,8 +114,10 @@ cdef object r_LegacyLogEntry(const uint8_t* b, object buf, Py_ssize_t pos, Py_ss
     return self
 
 
-cdef object r_LegacyLogEntry_LegacyMessage(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """legacy_message, or None where the Python reader must decide."""
+cdef object r_LegacyLogEntry_LegacyMessage(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """legacy_message, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef int64_t f_crc
     cdef Py_ssize_t m_magic
@@ -123,7 +129,7 @@ cdef object r_LegacyLogEntry_LegacyMessage(const uint8_t* b, object buf, Py_ssiz
     cdef int64_t f_value_length
     cdef object f_value
     self = alloc(C_LegacyLogEntry_LegacyMessage)
-    put(self, O_LegacyLogEntry_LegacyMessage_parent_ref_5, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_LegacyLogEntry_LegacyMessage_parent_ref_5, up)
     put(self, O_LegacyLogEntry_LegacyMessage_pos_6, start)
     put(self, O_LegacyLogEntry_LegacyMessage_pins_7, 0)
     if end - pos < 6:
@@ -182,16 +188,20 @@ cdef object r_LegacyLogEntry_LegacyMessage(const uint8_t* b, object buf, Py_ssiz
     return self
 
 
-cdef object r_LegacyLogEntry_MessageSet(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """message_set, or None where the Python reader must decide."""
+cdef object r_LegacyLogEntry_MessageSet(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """message_set, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef object f_entries
     cdef object item
     self = alloc(C_LegacyLogEntry_MessageSet)
-    put(self, O_LegacyLogEntry_MessageSet_parent_ref_18, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_LegacyLogEntry_MessageSet_parent_ref_18, up)
     f_entries = []
     while pos < end:
-        item = r_LegacyLogEntry(b, buf, pos, end, self, &q)
+        if me is None:
+            me = PyWeakref_NewRef(self, None)
+        item = r_LegacyLogEntry(b, buf, pos, end, me, self, &q)
         if item is None:
             return None
         pos = q
@@ -216,7 +226,8 @@ def read_LegacyLogEntry(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_LegacyLogEntry(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_LegacyLogEntry(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
@@ -241,7 +252,8 @@ def read_LegacyLogEntry_LegacyMessage(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_LegacyLogEntry_LegacyMessage(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_LegacyLogEntry_LegacyMessage(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
@@ -266,7 +278,8 @@ def read_LegacyLogEntry_MessageSet(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_LegacyLogEntry_MessageSet(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_LegacyLogEntry_MessageSet(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:

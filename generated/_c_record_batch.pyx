@@ -123,8 +123,10 @@ def install(namespace):
     return [(C_RecordBatch, classmethod(read_RecordBatch)), (C_RecordBatch_Records, classmethod(read_RecordBatch_Records)), (C_RecordBatch_Record, classmethod(read_RecordBatch_Record)), (C_RecordBatch_Header, classmethod(read_RecordBatch_Header))]
 
 
-cdef object r_RecordBatch(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """record_batch, or None where the Python reader must decide."""
+cdef object r_RecordBatch(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """record_batch, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef int64_t f_base_offset
     cdef int64_t f_batch_length
@@ -143,7 +145,7 @@ cdef object r_RecordBatch(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize
     cdef int64_t f_records_count
     cdef object f_records
     self = alloc(C_RecordBatch)
-    put(self, O_RecordBatch_parent_ref_0, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_RecordBatch_parent_ref_0, up)
     put(self, O_RecordBatch_pos_1, start)
     put(self, O_RecordBatch_pins_2, 0)
     if end - pos < 61:
@@ -196,19 +198,23 @@ cdef object r_RecordBatch(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize
     return self
 
 
-cdef object r_RecordBatch_Records(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """records, or None where the Python reader must decide."""
+cdef object r_RecordBatch_Records(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """records, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef object f_items
     cdef object item
     self = alloc(C_RecordBatch_Records)
-    put(self, O_RecordBatch_Records_parent_ref_19, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_RecordBatch_Records_parent_ref_19, up)
     count = (<int64_t>get(a1, O_RecordBatch_records_count_15))
     if count < 0 or count > (end - pos) // 7 or count > MAX_ITEMS:
         return None
     f_items = PyList_New(count)
     for i in range(count):
-        item = r_RecordBatch_Record(b, buf, pos, end, self, a1, &q)
+        if me is None:
+            me = PyWeakref_NewRef(self, None)
+        item = r_RecordBatch_Record(b, buf, pos, end, me, self, a1, &q)
         if item is None:
             return None
         pos = q
@@ -219,8 +225,10 @@ cdef object r_RecordBatch_Records(const uint8_t* b, object buf, Py_ssize_t pos, 
     return self
 
 
-cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, object a2, Py_ssize_t* after):
-    """record, or None where the Python reader must decide."""
+cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, object a2, Py_ssize_t* after):
+    """record, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef int64_t f_length
     cdef int64_t z
@@ -236,7 +244,7 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     cdef object f_headers
     cdef object item
     self = alloc(C_RecordBatch_Record)
-    put(self, O_RecordBatch_Record_parent_ref_21, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_RecordBatch_Record_parent_ref_21, up)
     put(self, O_RecordBatch_Record_pins_22, 0)
     q = zigzag(b, pos, end, 5, &z)
     if q < 0:
@@ -305,7 +313,9 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
         return None
     f_headers = PyList_New(count)
     for i in range(count):
-        item = r_RecordBatch_Header(b, buf, pos, end, self, &q)
+        if me is None:
+            me = PyWeakref_NewRef(self, None)
+        item = r_RecordBatch_Header(b, buf, pos, end, me, self, &q)
         if item is None:
             return None
         pos = q
@@ -320,8 +330,10 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     return self
 
 
-cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object a1, Py_ssize_t* after):
-    """header, or None where the Python reader must decide."""
+cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, object a1, Py_ssize_t* after):
+    """header, or None where the Python reader must decide; `up`: a weak reference to a1,
+    made once for all the children of an object."""
+    cdef object me = None  # a weak reference to self, for its children
     cdef Py_ssize_t start = pos, n, e, q, count, i
     cdef int64_t f_key_length
     cdef int64_t z
@@ -329,7 +341,7 @@ cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, P
     cdef int64_t f_value_length
     cdef object f_value
     self = alloc(C_RecordBatch_Header)
-    put(self, O_RecordBatch_Header_parent_ref_35, None if a1 is None else PyWeakref_NewRef(a1, None))
+    put(self, O_RecordBatch_Header_parent_ref_35, up)
     put(self, O_RecordBatch_Header_pins_36, 0)
     q = zigzag(b, pos, end, 5, &z)
     if q < 0:
@@ -379,7 +391,8 @@ def read_RecordBatch(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_RecordBatch(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
@@ -404,7 +417,8 @@ def read_RecordBatch_Records(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len and type(a1) is C_RecordBatch:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Records(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_RecordBatch_Records(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
@@ -430,7 +444,8 @@ def read_RecordBatch_Record(cls, buf, pos, end, _parent=None):
             a2 = None if a1 is None else a1._parent
             if 0 <= p <= e <= view.len and type(a2) is C_RecordBatch:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Record(<const uint8_t*>view.buf, buf, p, e, a1, a2, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_RecordBatch_Record(<const uint8_t*>view.buf, buf, p, e, up, a1, a2, &after)
                 if obj is not None:
                     return obj, after
         except Exception:
@@ -455,7 +470,8 @@ def read_RecordBatch_Header(cls, buf, pos, end, _parent=None):
             a1 = _parent
             if 0 <= p <= e <= view.len:
                 MAX_ITEMS = LIMITS.max_items
-                obj = r_RecordBatch_Header(<const uint8_t*>view.buf, buf, p, e, a1, &after)
+                up = None if a1 is None else PyWeakref_NewRef(a1, None)
+                obj = r_RecordBatch_Header(<const uint8_t*>view.buf, buf, p, e, up, a1, &after)
                 if obj is not None:
                     return obj, after
         except Exception:

@@ -724,4 +724,4 @@ LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "6ba0dd76a60a1340c3980269ea2387852e54265e93b2b84d08e02ad9cbc5fc03", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "7c3c21ce1828eefca23e0a238c0c55c3352f2814eedec4ffa1815f620013c697", globals())

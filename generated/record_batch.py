@@ -1676,4 +1676,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "61aedf82cbd0bf65684dd3053422a31a7d817d4652b4a5710728edf80cd73dfe", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "7cb1775090928eca0663cc8021daafac19abd274932e285143bb1be40f52d0fe", globals())

@@ -184,7 +184,8 @@ class CythonPlanner:
                     with c.block(f"if {' and '.join(checks)}:"):
                         c("MAX_ITEMS = LIMITS.max_items")
                         args = ", ".join(f"a{k}" for k in range(1, len(ancestors) + 1))
-                        c(f"obj = r_{name}(<const uint8_t*>view.buf, buf, p, e, {args}, &after)")
+                        c("up = None if a1 is None else PyWeakref_NewRef(a1, None)")
+                        c(f"obj = r_{name}(<const uint8_t*>view.buf, buf, p, e, up, {args}, &after)")
                         with c.block("if obj is not None:"):
                             c("return obj, after")
                 with c.block("except Exception:"):
@@ -207,7 +208,7 @@ class CythonPlanner:
         scope = Scope(spec, obj="self", parent="a1", io=("pos", "start", "end"), ancestors=ancestors,
                       ancestor_field=lambda obj, owner, attr: self.ancestor_field(spec, specs, obj, owner, attr))
         body("self = alloc(C_" + name + ")")
-        body(f"put(self, {self.offset(spec, '_parent_ref')}, None if a1 is None else PyWeakref_NewRef(a1, None))")
+        body(f"put(self, {self.offset(spec, '_parent_ref')}, up)")
         if self.ctx.needs_pos(spec):
             body(f"put(self, {self.offset(spec, '_pos')}, start)")
         if self.ctx.has_pins(spec):
@@ -241,9 +242,11 @@ class CythonPlanner:
         body("return self")
         c("")
         c("")
-        c(f"cdef object r_{name}(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, {params}, "
-          "Py_ssize_t* after):")
-        c(f'    """{spec.name}, or None where the Python reader must decide."""')
+        c(f"cdef object r_{name}(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object up, "
+          f"{params}, Py_ssize_t* after):")
+        c(f'    """{spec.name}, or None where the Python reader must decide; `up`: a weak reference to a1,')
+        c('    made once for all the children of an object."""')
+        c("    cdef object me = None  # a weak reference to self, for its children")
         c("    cdef Py_ssize_t start = pos, n, e, q, count, i")
         for var, ctype in self.locals.items():
             c(f"    cdef {ctype} {var}")
@@ -411,7 +414,9 @@ class CythonPlanner:
         if target.hot and self.program.schema_of[target] is self.schema:
             mine = ["self"] + [f"a{k}" for k in range(1, self.depth(spec) + 1)]
             args = ", ".join(mine[:self.depth(target)])
-            c(f"{var} = r_{self.cls(target)}(b, buf, pos, {end}, {args}, &q)")
+            with c.block("if me is None:"):
+                c("me = PyWeakref_NewRef(self, None)")
+            c(f"{var} = r_{self.cls(target)}(b, buf, pos, {end}, me, {args}, &q)")
             with c.block(f"if {var} is None:"):
                 c("return None")
         else:  # a type read by Python code: its errors are exceptions, which defer the whole read
