@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime import compiled
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import columnar  # noqa: E402
@@ -77,6 +78,20 @@ def kc_decode(blobs, magic: int = 2):
     return n
 
 
+PURE = "kafkacodec pure Python"
+
+
+def pure_decode(blobs, magic: int = 2):
+    with compiled.pure():
+        return kc_decode(blobs, magic)
+
+
+def pure_vs_kafka_python(row) -> str:
+    """How many times faster than kafka-python our pure-Python fallback is (from the same runs)."""
+    p, kp = row["peers"].get(PURE), row["peers"].get("kafka-python")
+    return f"{kp['ratio'] / p['ratio']:.2f}x" if p and kp else ""
+
+
 def ref_decode(blobs):
     return sum(len(read_records(blob)) for blob in blobs)
 
@@ -118,6 +133,8 @@ def codec_rows(batches: int, runs: int, official) -> list[dict]:
                 decode_peers = {"kafka-python": lambda: kp_decode(kp_blobs, magic)}
                 if not (magic == 0 and codec == "lz4"):  # aiokafka refuses LZ4 in magic 0
                     decode_peers["aiokafka (C)"] = lambda: peers.aio_decode(kp_blobs, magic)
+                if compiled.compiled_types():  # our own pure-Python fallback, as a peer
+                    decode_peers[PURE] = lambda: pure_decode(kp_blobs, magic)
                 if codec == "none" and magic == 2:
                     decode_peers["hand-written reference"] = lambda: ref_decode(kp_blobs)
                     if official is not None:
@@ -153,12 +170,14 @@ def main() -> None:
     rows = codec_rows(args.batches, args.runs, official)
     print("Codecs: records/s of kafkacodec, and how many times faster than each peer (peer time / our time)\n")
     print("| op | magic | value | codec | kafkacodec rec/s | MB/s | vs kafka-python | vs aiokafka (C) "
-          "| vs hand-written reference | vs official Kaitai parser |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| vs our pure Python | our pure Python vs kafka-python | vs hand-written reference "
+          "| vs official Kaitai parser |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['op']} | {r['magic']} | {r['value_bytes']} | {r['codec']} | {r['kafkacodec_rps']:,.0f} | "
               f"{r['kafkacodec_MBps']:.1f} | {ratio(r, 'kafka-python')} | {ratio(r, 'aiokafka (C)')} | "
-              f"{ratio(r, 'hand-written reference')} | {ratio(r, 'official Kaitai parser')} |")
+              f"{ratio(r, PURE)} | {pure_vs_kafka_python(r)} | {ratio(r, 'hand-written reference')} | "
+              f"{ratio(r, 'official Kaitai parser')} |")
     framed = framing.table(corpus, kc_decode, paired, args.runs)
     print("\nDecode of v2 batches as each producer frames them (100-byte values, 100 records a batch), "
           "beside aiokafka (C) on the same bytes:\n")
