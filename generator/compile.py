@@ -60,7 +60,7 @@ def compile_program(schema_dir: Path) -> tuple[Program, dict[str, str]]:
                 continue  # implemented by the runtime; nothing to generate
             planner = ModulePlanner(program, schema, problems)
             plan = planner.plan()
-            compiled = CythonPlanner(planner, schema, problems).module()
+            compiled = CythonPlanner(planner, schema).module()
             if compiled is not None:  # the Python module uses it only if built from this text
                 outputs[f"_c_{sid}.pyx"] = compiled
                 plan.compiled = (f"_c_{sid}", source_sha256(compiled))

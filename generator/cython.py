@@ -14,8 +14,8 @@ import hashlib
 
 from .code import Code
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, Schema, TypeSpec
-from .plan_read import VARINT_MAX, is_simple_prim, runs
 from .plan import parent_chain
+from .plan_read import VARINT_MAX, is_simple_prim, runs
 from .pyexpr import Scope, storage
 
 INT_PRIMS = {"u1", "u2", "u4", "s1", "s2", "s4", "s8"}  # held in a C int64 (u8 stays a Python int)
@@ -62,11 +62,10 @@ def _field_problem(program, attr: Attr) -> str | None:
 
 
 class CythonPlanner:
-    def __init__(self, ctx, schema: Schema, problems):
+    def __init__(self, ctx, schema: Schema):
         self.ctx = ctx  # the Python backend's ModulePlanner: translator, names, type facts
         self.program = ctx.program
         self.schema = schema
-        self.problems = problems
         self.hot = [s for s in self.program.walk(schema.root) if s.hot]
         self.offsets: dict[tuple[str, str], str] = {}  # (class, slot) -> C variable
         self.slots_read: dict[TypeSpec, set[int]] = {}  # enclosing objects whose slots a reader reads

@@ -151,7 +151,7 @@ class Translator:
                     inner.ancestor_field = known.ancestor_field
                     if same:
                         inner.ancestors = known.ancestors
-                    elif obj in known.ancestors:  # an enclosing object's are further up the same chain
+                    elif obj in known.ancestors:  # an enclosing object's own parents are further up the chain
                         inner.ancestors = known.ancestors[known.ancestors.index(obj) + 1:]
                 try:
                     text, t = self._tr(inst.value, inner, None)

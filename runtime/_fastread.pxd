@@ -49,10 +49,10 @@ cdef inline object get(object obj, Py_ssize_t offset):
     return <object>value
 
 
-cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
-                               uint64_t* out) noexcept nogil:
-    """The position after the varint at `p`, its value in `out`; -1 when it runs past `end` or
-    `max_bytes`. Bits beyond 32 (5 bytes) or 64 (10 bytes) are dropped, as the Python reader does."""
+cdef inline Py_ssize_t varint_at(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
+                                 uint64_t* out) noexcept nogil:
+    """The position after the varint at `p`, its value (every bit read) in `out`; -1 when it
+    runs past `end` or `max_bytes`."""
     cdef uint64_t v = 0
     cdef int used = 0
     cdef uint8_t x
@@ -64,8 +64,18 @@ cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, i
         v |= <uint64_t>(x & 0x7F) << (7 * used)
         used += 1
         if x < 0x80:
-            out[0] = v & <uint64_t>0xFFFFFFFFu if max_bytes == 5 else v
+            out[0] = v
             return p
+
+
+cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
+                               uint64_t* out) noexcept nogil:
+    """varint_at, dropping the bits beyond 32 of a 5-byte varint as the Python reader does
+    (beyond 64 of a 10-byte one fall off the shift)."""
+    p = varint_at(b, p, end, max_bytes, out)
+    if max_bytes == 5:
+        out[0] &= <uint64_t>0xFFFFFFFFu
+    return p
 
 
 cdef inline Py_ssize_t zigzag(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,

@@ -4,30 +4,13 @@ chooses between them and their numpy/pyarrow equivalents."""
 from libc.string cimport memcpy
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
+from _fastread cimport varint_at
+
 import numpy as np
 
 include "_kernels_source.pxi"
 
 cdef uint64_t LOW_32_BITS = 0xFFFFFFFFu  # a C constant: a bare literal this large is a Python int
-
-
-cdef inline int64_t varint_at(const uint8_t[::1] u8, int64_t p, int64_t stop, int max_bytes,
-                              uint64_t* value) noexcept nogil:
-    """The position after the varint at `p` (its value in `value`), or -1 when it runs past
-    `stop` or `max_bytes`."""
-    cdef uint64_t v = 0
-    cdef int used = 0
-    cdef uint8_t b
-    while True:
-        if p >= stop or used == max_bytes:
-            return -1
-        b = u8[p]
-        p += 1
-        v |= <uint64_t>(b & 0x7F) << (7 * used)
-        used += 1
-        if b < 0x80:
-            value[0] = v
-            return p
 
 
 def gather(const uint8_t[::1] src, const int64_t[::1] starts, const int64_t[::1] sizes, bint wide, allocate):
@@ -98,7 +81,7 @@ def prefixed_starts(const uint8_t[::1] u8, const int64_t[::1] starts, const int6
         for c in range(counts[i]):
             found[k] = p
             k += 1
-            p = varint_at(u8, p, e, max_bytes, &value)
+            p = varint_at(&u8[0], p, e, max_bytes, &value)
             if p < 0 or value > LOW_32_BITS:
                 return None
             if zigzag:
@@ -141,7 +124,7 @@ def varints(const uint8_t[::1] u8, const int64_t[::1] pos, const int64_t[::1] en
             stop = length
         if p < 0:
             return None
-        p = varint_at(u8, p, stop, max_bytes, &value)
+        p = varint_at(&u8[0], p, stop, max_bytes, &value)
         if p < 0:
             return None
         out[i] = p
