@@ -15,7 +15,7 @@ import hashlib
 from .code import Code
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, Schema, TypeSpec
 from .plan import parent_chain
-from .plan_read import VARINT_MAX, is_simple_prim, runs
+from .plan_read import VARINT_MAX, is_simple_prim, runs, valid_checks
 from .pyexpr import Scope, storage
 
 INT_PRIMS = {"u1", "u2", "u4", "s1", "s2", "s4", "s8"}  # held in a C int64 (u8 stays a Python int)
@@ -69,6 +69,7 @@ class CythonPlanner:
         self.hot = [s for s in self.program.walk(schema.root) if s.hot]
         self.offsets: dict[tuple[str, str], str] = {}  # (class, slot) -> C variable
         self.slots_read: dict[TypeSpec, set[int]] = {}  # enclosing objects whose slots a reader reads
+        self.locals: dict[str, str] = {}  # C declarations of the reader being planned
 
     def cls(self, spec: TypeSpec) -> str:
         return self.program.py_name(spec)
@@ -200,7 +201,7 @@ class CythonPlanner:
         params = ", ".join(f"object a{k}" for k in range(1, self.depth(spec) + 1))
         c = Code()
         body = Code(1)
-        self.locals: dict[str, str] = {}
+        self.locals = {}
         ancestors = tuple(f"a{k}" for k in range(1, self.depth(spec) + 1))
         specs = dict(zip(ancestors, self.ancestor_specs(spec)))
         self.slots_read[spec] = set()
@@ -289,7 +290,7 @@ class CythonPlanner:
             c("return None")
         at = 0
         for attr in group:
-            code, size, signed = PRIMITIVES[attr.type.prim]
+            _, size, signed = PRIMITIVES[attr.type.prim]
             if attr.id in marks:
                 self.local(f"m_{attr.id}", "Py_ssize_t")
                 c(f"m_{attr.id} = pos + {at}")
@@ -307,19 +308,9 @@ class CythonPlanner:
         c(f"pos += {width}")
 
     def valid(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
-        v = attr.valid
-        if v is None:
+        if attr.valid is None:
             return
-        tr = self.ctx.tr
-        fails = []
-        if v.eq is not None:
-            fails.append(f"{var} != {tr.translate(v.eq, scope, v.loc)}")
-        if v.min is not None:
-            fails.append(f"{var} < {tr.translate(v.min, scope, v.loc)}")
-        if v.max is not None:
-            fails.append(f"{var} > {tr.translate(v.max, scope, v.loc)}")
-        if v.any_of:
-            fails.append(f"{var} not in ({', '.join(tr.translate(e, scope, v.loc) for e in v.any_of)},)")
+        fails = [cond for cond, _ in valid_checks(self.ctx.tr, attr.valid, var, scope)]
         with c.block(f"if {' or '.join(fails)}:"):
             c("return None")
 
@@ -352,7 +343,7 @@ class CythonPlanner:
             self.varint(c, target.intrinsic, var)
             return
         if ref.kind == RefKind.PRIM:  # a number read on a condition
-            code, size, signed = PRIMITIVES[ref.prim]
+            _, size, signed = PRIMITIVES[ref.prim]
             self.local(var, "object")
             with c.block(f"if end - pos < {size}:"):
                 c("return None")

@@ -380,24 +380,28 @@ class ReadPlanner:
                 c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 
     def valid(self, c: Code, attr: Attr, var: str, pos: str, scope: Scope) -> None:
-        v = attr.valid
-        if v is None:
+        if attr.valid is None:
             return
-        tr = self.ctx.tr
         path = self.path(attr)
-        checks = []
-        if v.eq is not None:
-            want = tr.translate(v.eq, scope, v.loc)
-            checks.append((f"{var} != {want}", f"must be {{{want}}}"))
-        if v.min is not None:
-            low = tr.translate(v.min, scope, v.loc)
-            checks.append((f"{var} < {low}", f"must be at least {{{low}}}"))
-        if v.max is not None:
-            high = tr.translate(v.max, scope, v.loc)
-            checks.append((f"{var} > {high}", f"must be at most {{{high}}}"))
-        if v.any_of:
-            options = ", ".join(tr.translate(e, scope, v.loc) for e in v.any_of)
-            checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
-        for cond, says in checks:
+        for cond, says in valid_checks(self.ctx.tr, attr.valid, var, scope):
             with c.block(f"if {cond}:"):
                 c(f"raise _invalid({pos}, {path!r}, f\"value {{{var}}} {says}\")")
+
+
+def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
+    """The conditions under which `var` fails `valid:`, each with what the value must be (an
+    f-string fragment), for every backend."""
+    checks = []
+    if v.eq is not None:
+        want = tr.translate(v.eq, scope, v.loc)
+        checks.append((f"{var} != {want}", f"must be {{{want}}}"))
+    if v.min is not None:
+        low = tr.translate(v.min, scope, v.loc)
+        checks.append((f"{var} < {low}", f"must be at least {{{low}}}"))
+    if v.max is not None:
+        high = tr.translate(v.max, scope, v.loc)
+        checks.append((f"{var} > {high}", f"must be at most {{{high}}}"))
+    if v.any_of:
+        options = ", ".join(tr.translate(e, scope, v.loc) for e in v.any_of)
+        checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
+    return checks

@@ -226,6 +226,39 @@ def test_a_record_read_on_its_own_has_no_parents_alike():
 
 
 @built
+@pytest.mark.parametrize("module_name", ["record_batch", "legacy_log_entry"])
+def test_valid_input_is_read_by_compiled_code_alone(module_name):
+    """With the compiled module bound to Python readers that fail the test, valid segments read
+    all the same: nothing is handed back."""
+    import importlib
+    generated = importlib.import_module(f"kafkacodec.generated.{module_name}")
+    fast = importlib.import_module(f"kafkacodec.generated._c_{module_name}")
+    swaps = [(cls, reader, slow) for cls, reader, slow in compiled._SWAPS if cls.__module__ == generated.__name__]
+
+    def refused(cls, *args):
+        raise AssertionError(f"{cls.__qualname__} fell back to the Python reader")
+    rng = random.Random(3)
+    try:
+        for cls, _, _ in swaps:
+            cls._read = classmethod(refused)
+        fast.install(vars(generated))
+        for cls, reader, _ in swaps:
+            cls._read = reader
+        for _ in range(10):
+            seg = segment(rng) if module_name == "record_batch" else legacy_segment(rng, rng.choice([0, 1]))
+            read = decoded if module_name == "record_batch" else decoded_legacy
+            assert isinstance(read(seg)[-1][0], int)
+            with pytest.raises(AssertionError, match="fell back"):
+                read(seg[:-1])
+    finally:
+        for cls, _, slow in swaps:
+            cls._read = slow
+        fast.install(vars(generated))
+        for cls, reader, _ in swaps:
+            cls._read = reader
+
+
+@built
 def test_a_build_of_other_source_is_not_used():
     assert compiled.load("kafkacodec.generated._c_record_batch", "0" * 64) is None
     assert compiled.load("kafkacodec.generated._c_no_such_module", "0" * 64) is None

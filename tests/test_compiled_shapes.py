@@ -1,0 +1,147 @@
+"""Every field shape the compiled backend reads (tests/schemas_hot/toy_hot.ksy, nothing of Kafka in
+it), built with Cython here and compared with the Python reader on the same bytes, valid and
+mutated: same values, same errors."""
+import hashlib
+import importlib.machinery
+import importlib.util
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, TESTS
+from kafkacodec.generator.compile import compile_dir
+from kafkacodec.runtime.errors import KafkaCodecError
+
+pytest.importorskip("Cython")
+
+BUILD = """
+import sys
+from setuptools import Extension, setup
+from Cython.Build import cythonize
+sys.argv[1:] = ["build_ext", "--inplace", "-q"]
+setup(ext_modules=cythonize([Extension("_c_toy_hot", ["_c_toy_hot.pyx"])], language_level=3, quiet=True,
+                            include_path=[{runtime!r}]))
+"""
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """(the Python module, {class: (compiled _read, Python _read)})."""
+    work = tmp_path_factory.mktemp("toy_hot")
+    schemas = work / "schemas"
+    schemas.mkdir()
+    for name in ("varint.ksy", "uvarint.ksy"):
+        shutil.copy(ROOT / "schemas" / name, schemas)
+    shutil.copy(TESTS / "schemas_hot" / "toy_hot.ksy", schemas)
+    outputs = compile_dir(schemas)
+    pyx = outputs["_c_toy_hot.pyx"]
+    (work / "toy_hot.py").write_text(outputs["toy_hot.py"])
+    (work / "_c_toy_hot.pyx").write_text(pyx)
+    (work / "_c_toy_hot_source.pxi").write_text(f'SOURCE_SHA256 = "{hashlib.sha256(pyx.encode()).hexdigest()}"\n')
+    built = subprocess.run([sys.executable, "-c", BUILD.format(runtime=str(ROOT / "runtime"))], cwd=work,
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.fail(built.stdout + built.stderr)
+    module = load(work / "toy_hot.py", "toy_hot_under_test")
+    so = next(work.glob("_c_toy_hot*.so"))
+    loader = importlib.machinery.ExtensionFileLoader("_c_toy_hot", str(so))
+    spec = importlib.util.spec_from_loader("_c_toy_hot", loader)
+    fast = importlib.util.module_from_spec(spec)
+    loader.exec_module(fast)
+    swaps = {cls: (reader, cls.__dict__["_read"]) for cls, reader in fast.install(vars(module))}
+    assert len(swaps) == 5  # the root, box, item, entry and rest
+    return module, swaps, fast
+
+
+def python_readers_refused(toy):
+    """The compiled module bound to Python readers that fail the test: for valid input, which
+    compiled code must read without handing anything back."""
+    module, swaps, fast = toy
+
+    def refused(cls, *args):
+        raise AssertionError(f"{cls.__qualname__} fell back to the Python reader")
+    for cls in swaps:
+        cls._read = classmethod(refused)
+    fast.install(vars(module))
+    for cls, (reader, _) in swaps.items():
+        cls._read = reader
+
+
+def python_readers_restored(toy):
+    module, swaps, fast = toy
+    for cls, (_, slow) in swaps.items():
+        cls._read = slow
+    fast.install(vars(module))
+
+
+def read_with(toy, compiled: bool, data: bytes):
+    module, swaps, _ = toy
+    for cls, (fast, slow) in swaps.items():
+        cls._read = fast if compiled else slow
+    try:
+        obj = module.ToyHot.from_bytes(data, verify=False)
+        return obj.to_dict(), obj.crc_valid, obj.blob, obj.to_bytes()
+    except KafkaCodecError as err:
+        return type(err).__name__, err.position, err.path, str(err)
+    finally:
+        for cls, (_, slow) in swaps.items():
+            cls._read = slow
+
+
+def sample(module, rng: random.Random) -> bytes:
+    T = module.ToyHot
+    items = [T.Item(delta=rng.randrange(-300, 300), data=None if rng.random() < 0.3 else rng.randbytes(rng.randrange(9)))
+             for _ in range(rng.randrange(4))]
+    entries = [T.Entry(delta=rng.randrange(-(1 << 31), 1 << 31), name="n\u00e9%d" % i) for i in range(rng.randrange(4))]
+    version = rng.choice([1, 2])
+    obj = T(tag=rng.randrange(1 << 64), flags=rng.randrange(-5, 5001), version=version,
+            stamp=rng.randrange(-(1 << 31), 1 << 31) if version == 2 else None, label="lbl" * rng.randrange(3),
+            note=T.Plain(text=rng.randbytes(rng.randrange(5))), box=T.Box(entries=items), items=entries,
+            blob=None if rng.random() < 0.3 else rng.randbytes(rng.randrange(20)),
+            rest=T.Rest(tail=rng.randbytes(rng.randrange(6))))
+    return obj.to_bytes()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_every_shape_reads_alike_valid_and_mutated(toy, seed):
+    rng = random.Random(seed)
+    data = sample(toy[0], rng)
+    fast, slow = read_with(toy, True, data), read_with(toy, False, data)
+    assert fast == slow and isinstance(fast[0], dict)
+    for _ in range(60):
+        damaged = bytearray(data)
+        at = rng.randrange(len(damaged))
+        if rng.random() < 0.75:
+            damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        else:
+            del damaged[at:]
+        assert read_with(toy, True, bytes(damaged)) == read_with(toy, False, bytes(damaged)), at
+
+
+def test_valid_input_is_read_by_compiled_code_alone(toy):
+    module = toy[0]
+    rng = random.Random(7)
+    python_readers_refused(toy)
+    try:
+        for _ in range(20):
+            data = sample(module, rng)
+            obj = module.ToyHot.from_bytes(data)
+            # the generated classes, their parents linked as the Python reader links them
+            assert type(obj) is module.ToyHot and obj.box._parent is obj and obj.rest._parent is obj
+            assert all(i._parent is obj.box and i.at == obj.flags + i.delta for i in obj.box.entries)
+            assert all(e._parent is obj and e.at == obj.flags + e.delta for e in obj.items)
+            assert obj.to_bytes() == data
+        with pytest.raises(AssertionError, match="fell back"):  # and damaged input is handed back
+            module.ToyHot.from_bytes(data[:-1] if data[-1:] else data + b"x")
+    finally:
+        python_readers_restored(toy)
