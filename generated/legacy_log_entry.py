@@ -724,4 +724,4 @@ LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "7c3c21ce1828eefca23e0a238c0c55c3352f2814eedec4ffa1815f620013c697", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "62b898d3479bfd12b40c6bd88339898cbc5de319a2d66f4ee6a00731df20d978", globals())

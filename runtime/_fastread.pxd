@@ -49,6 +49,26 @@ cdef inline object get(object obj, Py_ssize_t offset):
     return <object>value
 
 
+cdef inline int64_t get_int(object obj, Py_ssize_t offset) except? -1:
+    """A slot holding an int, as a C integer; TypeError for anything else (a float, a numpy
+    integer), which Python arithmetic would keep as it is: the Python reader decides."""
+    value = get(obj, offset)
+    if type(value) is not int:
+        raise TypeError("not an int")
+    return value
+
+
+cdef inline bint plain_buffer(object buf):
+    """Whether the Python reader reads `buf` byte by byte as it is laid out (bytes, bytearray,
+    mmap, a one-dimensional memoryview of unsigned bytes): others it reads otherwise or not at all."""
+    cls = type(buf)
+    if cls is bytes or cls is bytearray:
+        return True
+    if cls is memoryview:
+        return buf.format == "B" and buf.ndim == 1
+    return cls.__module__ == "mmap" and cls.__name__ == "mmap"
+
+
 cdef inline Py_ssize_t varint_at(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
                                  uint64_t* out) noexcept nogil:
     """The position after the varint at `p`, its value (every bit read) in `out`; -1 when it

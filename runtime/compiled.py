@@ -45,11 +45,13 @@ def compiled_types() -> list[str]:
 
 @contextmanager
 def pure():
-    """The Python readers for the duration (not thread-safe: for comparing the two)."""
+    """The Python readers for the duration, then whichever were in place (not thread-safe: for
+    comparing the two)."""
+    before = [(cls, cls.__dict__["_read"]) for cls, _, _ in _SWAPS]
     for cls, _, slow in _SWAPS:
         cls._read = slow
     try:
         yield
     finally:
-        for cls, fast, _ in _SWAPS:
-            cls._read = fast
+        for cls, reader in before:
+            cls._read = reader

@@ -258,6 +258,79 @@ def test_valid_input_is_read_by_compiled_code_alone(module_name):
             cls._read = reader
 
 
+GC_WALKER = """
+import gc
+from kafkacodec import write_batch
+from kafkacodec.generated.record_batch import RecordBatch
+data = write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"")] * 300}] * 300)
+def walk(phase, info):  # what a memory profiler does: look at every object the collector tracks
+    for o in gc.get_objects():
+        if type(o) is list:
+            for _ in o:
+                pass
+gc.callbacks.append(walk)
+gc.set_threshold(50)
+for _ in range(3):
+    assert len(RecordBatch.read(data)[0].records.items) == 300
+print("ok")
+"""
+
+
+@built
+def test_a_collection_during_a_read_never_sees_a_list_being_filled():
+    """Lists are appended to: Python code run by a collection (a gc callback, a finaliser, another
+    thread) may see them, and must never meet an empty slot (that was a crash)."""
+    out = subprocess.run([sys.executable, "-c", GC_WALKER], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
+
+
+@built
+def test_buffers_read_otherwise_by_python_are_left_to_it():
+    """Only bytes, bytearray, mmap and memoryviews of unsigned bytes are read by compiled code: an
+    array or a memoryview of another format the Python reader reads as it is, and so it decides."""
+    import array
+    data = write_batch([{"key": b"KKKK", "value": b"v" * 100, "headers": [("h", b"x")]}] * 3)
+
+    def outcome(buf):
+        try:
+            batch, end = RecordBatch.read(buf)
+            return end, [(type(r.key).__name__, bytes(r.key), bytes(r.value)) for r in batch.records.items]
+        except Exception as err:  # noqa: BLE001 - whatever each reader raises, it must be the same
+            return type(err).__name__, str(err)
+    for buf in (memoryview(data).cast("b"), memoryview(data).cast("c"), array.array("B", data),
+                array.array("b", data), memoryview(data)[::1], bytearray(data)):
+        fast = outcome(buf)
+        with compiled.pure():
+            slow = outcome(buf)
+        assert fast == slow, buf
+
+
+@built
+@pytest.mark.parametrize("field,value", [("base_offset", 1.5), ("base_timestamp", 2.5), ("records_count", 3.0),
+                                         ("attributes", 8.0), ("base_offset", "7")])
+def test_enclosing_fields_that_are_not_ints_are_left_to_python(field, value):
+    """A batch's fields are read by its records' reader; one set to something else than an int
+    keeps Python's arithmetic (or error), not a C conversion."""
+    def outcome():
+        batch = RecordBatch.from_bytes(write_batch([{"value": b"v"}] * 3, base_offset=10))
+        setattr(batch, field, value)
+        try:
+            return [(r.offset, r.timestamp) for r in batch.records.items]
+        except Exception as err:  # noqa: BLE001 - the same exception from both, whatever it is
+            return type(err).__name__, str(err)
+    fast = outcome()
+    with compiled.pure():
+        slow = outcome()
+    assert fast == slow
+
+
+def test_pure_restores_what_was_in_place():
+    with compiled.pure():
+        with compiled.pure():
+            pass
+        assert compiled.compiled_types() == []
+
+
 @built
 def test_a_build_of_other_source_is_not_used():
     assert compiled.load("kafkacodec.generated._c_record_batch", "0" * 64) is None
