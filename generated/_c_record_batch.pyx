@@ -208,7 +208,7 @@ cdef object r_RecordBatch_Records(const uint8_t* b, object buf, Py_ssize_t pos, 
     count = get_int(a1, O_RecordBatch_records_count_15)
     if count < 0 or count > (end - pos) // 7 or count > MAX_ITEMS:
         return None
-    f_items = []
+    f_items = hidden_list(count)
     for i in range(count):
         if me is None:
             me = PyWeakref_NewRef(self, None)
@@ -216,7 +216,8 @@ cdef object r_RecordBatch_Records(const uint8_t* b, object buf, Py_ssize_t pos, 
         if item is None:
             return None
         pos = q
-        f_items.append(item)
+        fill(f_items, i, item)
+    shown(f_items)
     put(self, O_RecordBatch_Records_items_20, f_items)
     after[0] = pos
     return self
@@ -308,7 +309,7 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     count = f_headers_count
     if count < 0 or count > (end - pos) // 2 or count > MAX_ITEMS:
         return None
-    f_headers = []
+    f_headers = hidden_list(count)
     for i in range(count):
         if me is None:
             me = PyWeakref_NewRef(self, None)
@@ -316,7 +317,8 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
         if item is None:
             return None
         pos = q
-        f_headers.append(item)
+        fill(f_headers, i, item)
+    shown(f_headers)
     put(self, O_RecordBatch_Record_headers_32, f_headers)
     if pos - m_attributes != f_length:
         return None

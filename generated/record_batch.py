@@ -1676,4 +1676,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "a9ea9545d7b0301c9535bfb8bda6bc23b43a16adb07bd93b3de56f43f11984b8", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "a48c624c92005d9104cfbc4379710fffd2ca4028efd3339781579b55c86ee31c", globals())

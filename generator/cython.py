@@ -420,13 +420,12 @@ class CythonPlanner:
             least = max(1, self.ctx.min_size(attr))
             with c.block(f"if count < 0 or count > (end - pos) // {least} or count > MAX_ITEMS:"):
                 c("return None")
-            # appended, not PyList_New(count) filled in place: a collection while the items are
-            # read may show the list to Python code, which must never see an empty slot
-            c(f"{var} = []")
+            c(f"{var} = hidden_list(count)")
             with c.block("for i in range(count):"):
                 self.child(c, spec, target, "item", "end")
                 c("pos = q")
-                c(f"{var}.append(item)")
+                c(f"fill({var}, i, item)")
+            c(f"shown({var})")
         elif attr.repeat == "eos":
             c(f"{var} = []")
             with c.block("while pos < end:"):

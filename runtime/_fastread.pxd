@@ -8,6 +8,10 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 
 cdef extern from "Python.h":
     object PyType_GenericAlloc(type cls, Py_ssize_t nitems)
+    object PyList_New(Py_ssize_t size)
+    void PyList_SET_ITEM(object lst, Py_ssize_t i, PyObject* item)
+    void PyObject_GC_Track(object obj)
+    void PyObject_GC_UnTrack(object obj)
     ctypedef struct PyMemberDef:
         const char* name
         int type
@@ -39,6 +43,25 @@ cdef inline void put(object obj, Py_ssize_t offset, object value) noexcept:
     Py_INCREF(value)
     slot[0] = <PyObject*>value
     Py_XDECREF(old)
+
+
+cdef inline list hidden_list(Py_ssize_t size):
+    """A list of `size` empty slots that the collector does not track until `shown`: a
+    collection while it is filled (a gc callback, a finaliser, another thread) must not show
+    its empty slots to Python code, which would crash on them."""
+    lst = PyList_New(size)
+    PyObject_GC_UnTrack(lst)
+    return lst
+
+
+cdef inline void fill(list lst, Py_ssize_t i, object item) noexcept:
+    Py_INCREF(item)
+    PyList_SET_ITEM(lst, i, <PyObject*>item)
+
+
+cdef inline void shown(list lst) noexcept:
+    """Track a list made by hidden_list, every slot filled."""
+    PyObject_GC_Track(lst)
 
 
 cdef inline object get(object obj, Py_ssize_t offset):
