@@ -724,4 +724,4 @@ LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "62b898d3479bfd12b40c6bd88339898cbc5de319a2d66f4ee6a00731df20d978", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "9836d02acf93bc89d0188549ebbc292aec091efd8f90d6286ac3f86c8424bb02", globals())

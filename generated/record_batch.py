@@ -1676,4 +1676,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "a48c624c92005d9104cfbc4379710fffd2ca4028efd3339781579b55c86ee31c", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "f23b41235977e86e421d5cbfad07d14130476997f51a5127fd6508d67245acda", globals())

@@ -2,6 +2,7 @@
 # their own. A compiled reader reports "not mine" (None, or -1 for a position) wherever the
 # Python reader would raise, and the Python reader then runs from the start and raises the
 # error with its position and path; these helpers never raise for bad input.
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -90,6 +91,38 @@ cdef inline bint plain_buffer(object buf):
     if cls is memoryview:
         return buf.format == "B" and buf.ndim == 1
     return cls.__module__ == "mmap" and cls.__name__ == "mmap"
+
+
+ctypedef object (*Reader)(const uint8_t* b, object buf, Py_ssize_t pos, Py_ssize_t end, object parent,
+                          Py_ssize_t* after)
+
+
+cdef inline object enter(Reader read, object python_reader, object cls, object buf, object pos, object end,
+                         object parent, object limits, Py_ssize_t* max_items):
+    """What a compiled `_read` classmethod does: `read` over the bytes of `buf` when it is a plain
+    buffer and the range lies in it, else (and wherever `read` gives None or raises) the Python
+    reader from the start, which decides. `max_items` holds `limits.max_items` for the read, and
+    the outer read's value again after it (a read nested in it, from a finaliser, keeps its own)."""
+    cdef Py_buffer view
+    cdef Py_ssize_t after = 0, p, e, outer = max_items[0]
+    if plain_buffer(buf) and type(pos) is int and type(end) is int:
+        try:
+            PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE)
+        except Exception:
+            return python_reader(cls, buf, pos, end, parent)
+        try:
+            p, e = pos, end
+            if 0 <= p <= e <= view.len:
+                max_items[0] = limits.max_items
+                obj = read(<const uint8_t*>view.buf, buf, p, e, parent, &after)
+                if obj is not None:
+                    return obj, after
+        except Exception:
+            pass  # anything unusual is the Python reader's to judge
+        finally:
+            max_items[0] = outer
+            PyBuffer_Release(&view)
+    return python_reader(cls, buf, pos, end, parent)
 
 
 cdef inline Py_ssize_t varint_at(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
