@@ -14,7 +14,6 @@ from .generated.legacy_log_entry import LegacyLogEntry
 from .generated.record_batch import RecordBatch
 from .runtime.errors import ChecksumError, DecodeError, InvalidValueError, LimitExceededError, TruncatedError
 from .runtime.limits import LIMITS
-from .runtime.support import bad_range
 
 MAGIC_OFFSET = 16
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -158,8 +157,6 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
     if not isinstance(buffer, bytes):
         buffer = bytes(buffer)
     end = len(buffer) if end is None else end
-    if not 0 <= pos <= end <= len(buffer):
-        raise bad_range(pos, end, len(buffer))
     while pos < end:
         if end - pos < MAGIC_OFFSET + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
@@ -169,16 +166,11 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
                                      "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + 8, "log/size")
         magic = buffer[pos + MAGIC_OFFSET]
         if magic == 2:
-            kind = RecordBatch
+            entry, nxt = RecordBatch.read(buffer, pos, end, verify)
         elif magic in (0, 1):
-            kind = LegacyLogEntry
+            entry, nxt = LegacyLogEntry.read(buffer, pos, end, verify)
         else:
             raise InvalidValueError(f"unknown magic byte {magic}", pos + MAGIC_OFFSET, "log")
-        # what kind.read() does, less its checks of arguments already known good (bytes, in range):
-        # a legacy entry is one message, so this runs once a record
-        entry, nxt = kind._read(buffer, pos, end, None)
-        if verify:
-            entry._verify()
         yield Batch(entry, pos, nxt - pos, verify)
         pos = nxt
 
