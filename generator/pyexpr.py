@@ -123,11 +123,11 @@ class Translator:
         raise _Fail()
 
     def _member(self, spec: TypeSpec, name: str, obj: str, scope: Scope | None, via: Scope | None = None):
+        known = via or scope  # what the backend knows of the enclosing objects
         for attr in spec.seq:
             if attr.id == name:
                 if scope is not None and name in scope.locals:
                     return scope.locals[name], self.attr_type(attr)
-                known = via or scope
                 if known is not None and known.ancestor_field is not None:
                     read = known.ancestor_field(obj, spec, attr)  # None: not an object it knows
                     if read is not None:
@@ -146,7 +146,6 @@ class Translator:
                 same = scope is not None and obj == scope.obj
                 inner = Scope(spec, obj=obj, locals=scope.locals if same else {}, parent=scope.parent if same else None,
                               uses=scope.uses if scope is not None else set())
-                known = via or scope
                 if known is not None:
                     inner.ancestor_field = known.ancestor_field
                     if same:

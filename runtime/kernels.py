@@ -7,8 +7,9 @@ another version of the source than the one beside it (an old build in a checkout
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
+
+from .compiled import WANTED
 
 
 def _current(module) -> bool:
@@ -19,7 +20,7 @@ def _current(module) -> bool:
 
 
 compiled = None
-if os.environ.get("KAFKACODEC_PURE") != "1":
+if WANTED:
     try:
         from . import _kernels
     except ImportError:  # not built: no compiler at install time, or PyPy

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fallback import python_readers_refused
+
 from kafkacodec import write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
@@ -234,28 +236,14 @@ def test_valid_input_is_read_by_compiled_code_alone(module_name):
     generated = importlib.import_module(f"kafkacodec.generated.{module_name}")
     fast = importlib.import_module(f"kafkacodec.generated._c_{module_name}")
     swaps = [(cls, reader, slow) for cls, reader, slow in compiled._SWAPS if cls.__module__ == generated.__name__]
-
-    def refused(cls, *args):
-        raise AssertionError(f"{cls.__qualname__} fell back to the Python reader")
     rng = random.Random(3)
-    try:
-        for cls, _, _ in swaps:
-            cls._read = classmethod(refused)
-        fast.install(vars(generated))
-        for cls, reader, _ in swaps:
-            cls._read = reader
+    with python_readers_refused(fast, vars(generated), swaps):
         for _ in range(10):
             seg = segment(rng) if module_name == "record_batch" else legacy_segment(rng, rng.choice([0, 1]))
             read = decoded if module_name == "record_batch" else decoded_legacy
             assert isinstance(read(seg)[-1][0], int)
             with pytest.raises(AssertionError, match="fell back"):
                 read(seg[:-1])
-    finally:
-        for cls, _, slow in swaps:
-            cls._read = slow
-        fast.install(vars(generated))
-        for cls, reader, _ in swaps:
-            cls._read = reader
 
 
 GC_WALKER = """

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from conftest import ROOT, TESTS
+from fallback import python_readers_refused
 from kafkacodec.generator.compile import compile_dir
 from kafkacodec.runtime.errors import KafkaCodecError
 
@@ -63,27 +64,6 @@ def toy(tmp_path_factory):
     return module, swaps, fast
 
 
-def python_readers_refused(toy):
-    """The compiled module bound to Python readers that fail the test: for valid input, which
-    compiled code must read without handing anything back."""
-    module, swaps, fast = toy
-
-    def refused(cls, *args):
-        raise AssertionError(f"{cls.__qualname__} fell back to the Python reader")
-    for cls in swaps:
-        cls._read = classmethod(refused)
-    fast.install(vars(module))
-    for cls, (reader, _) in swaps.items():
-        cls._read = reader
-
-
-def python_readers_restored(toy):
-    module, swaps, fast = toy
-    for cls, (_, slow) in swaps.items():
-        cls._read = slow
-    fast.install(vars(module))
-
-
 def read_with(toy, compiled: bool, data: bytes):
     module, swaps, _ = toy
     for cls, (fast, slow) in swaps.items():
@@ -129,10 +109,9 @@ def test_every_shape_reads_alike_valid_and_mutated(toy, seed):
 
 
 def test_valid_input_is_read_by_compiled_code_alone(toy):
-    module = toy[0]
+    module, swaps, fast = toy
     rng = random.Random(7)
-    python_readers_refused(toy)
-    try:
+    with python_readers_refused(fast, vars(module), [(cls, f, s) for cls, (f, s) in swaps.items()]):
         for _ in range(20):
             data = sample(module, rng)
             obj = module.ToyHot.from_bytes(data)
@@ -143,5 +122,3 @@ def test_valid_input_is_read_by_compiled_code_alone(toy):
             assert obj.to_bytes() == data
         with pytest.raises(AssertionError, match="fell back"):  # and damaged input is handed back
             module.ToyHot.from_bytes(data[:-1] if data[-1:] else data + b"x")
-    finally:
-        python_readers_restored(toy)
