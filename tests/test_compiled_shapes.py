@@ -80,7 +80,8 @@ def read_with(toy, compiled: bool, data: bytes):
 
 def sample(module, rng: random.Random) -> bytes:
     T = module.ToyHot
-    items = [T.Item(delta=rng.randrange(-300, 300), data=None if rng.random() < 0.3 else rng.randbytes(rng.randrange(9)))
+    items = [T.Item(delta=rng.randrange(-300, 300),
+                    data=None if rng.random() < 0.3 else rng.randbytes(rng.randrange(9)))
              for _ in range(rng.randrange(4))]
     entries = [T.Entry(delta=rng.randrange(-(1 << 31), 1 << 31), name="n\u00e9%d" % i) for i in range(rng.randrange(4))]
     version = rng.choice([1, 2])
