@@ -242,12 +242,11 @@ def _check_out(out: Path, root: Path) -> None:
 
 
 def _check_keep_old(keep_old: Path, root: Path) -> None:
-    keep = Path(os.path.realpath(keep_old))
-    if not keep.is_dir():
+    if not keep_old.is_dir():  # through links, as _inside and stat judge it
         _usage(f"--keep-old {keep_old}: not a directory")
-    if _inside(keep, root):
+    if _inside(keep_old, root):
         _usage(f"--keep-old {keep_old}: must be outside the log dir {root} (Kafka would load what is there)")
-    if os.stat(keep).st_dev != os.stat(root).st_dev:
+    if os.stat(keep_old).st_dev != os.stat(root).st_dev:
         _usage(f"--keep-old {keep_old}: must be on the same file system as {root} (the directories are moved)")
 
 
