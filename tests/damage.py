@@ -128,8 +128,9 @@ def raw_record(*, key: bytes | None = b"k", value: bytes | None = b"v", headers=
                headers_count: int | None = None, widths: dict | None = None) -> bytes:
     """One v2 record from its fields. Any length or count may be given to disagree with the bytes
     that follow; `widths` pads chosen varints ("length", "timestamp_delta", "offset_delta",
-    "key_length", "value_length", "headers_count") to that many bytes. Headers are (key, value)
-    pairs of bytes (or None), or (key, value, key_length, value_length) to set the lengths too."""
+    "key_length", "value_length", "headers_count", and every header's "header_key_length" and
+    "header_value_length") to that many bytes. Headers are (key, value) pairs of bytes (or None),
+    or (key, value, key_length, value_length) to set the lengths too."""
     w = widths or {}
     body = bytearray([attributes & 0xFF])
     body += varint(timestamp_delta, w.get("timestamp_delta"))
@@ -140,8 +141,8 @@ def raw_record(*, key: bytes | None = b"k", value: bytes | None = b"v", headers=
     for h in headers:
         hk, hv = h[0], h[1]
         hkl, hvl = (h[2], h[3]) if len(h) > 2 else (None, None)
-        body += varint(_length(hk, hkl)) + (hk or b"")
-        body += varint(_length(hv, hvl)) + (hv or b"")
+        body += varint(_length(hk, hkl), w.get("header_key_length")) + (hk or b"")
+        body += varint(_length(hv, hvl), w.get("header_value_length")) + (hv or b"")
     return varint(len(body) if length is None else length, w.get("length")) + bytes(body)
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import damage
 from fallback import python_readers_refused
 
 from kafkacodec import write_batch
@@ -149,47 +150,33 @@ def test_arbitrary_bytes_after_a_valid_header_read_alike(tail, cut):
     assert fast == slow
 
 
-def varint(u: int, padding: int = 0) -> bytes:
-    """Base-128 bytes of u, with `padding` redundant continuation bytes (legal, if not minimal)."""
-    out = bytearray()
-    while u >= 0x80:
-        out.append(u & 0x7F | 0x80)
-        u >>= 7
-    if padding:
-        out += bytes([u | 0x80]) + b"\x80" * (padding - 1)
-        u = 0
-    out.append(u)
-    return bytes(out)
-
-
-def zigzag(n: int, bits: int = 64) -> int:
-    return ((n << 1) ^ (n >> (bits - 1))) & ((1 << bits) - 1)
+# the varints of a record, each with the most bytes Kafka allows it
+LONGEST = {"length": 5, "timestamp_delta": 10, "offset_delta": 5, "key_length": 5, "value_length": 5,
+           "headers_count": 5, "header_key_length": 5, "header_value_length": 5}
 
 
 @st.composite
 def records_section(draw):
     """Records field by field: any attribute byte, deltas over their whole range, null and
     non-UTF-8 header keys, redundant varint bytes, and lengths and counts a little off."""
-    def vi(n, bits=32):
-        u = zigzag(n, bits)
-        longest = 5 if bits == 32 else 10
-        # as short as can be, a byte longer, exactly the longest allowed, or a byte too long
-        padding = draw(st.sampled_from([0, 0, 0, 1, longest - len(varint(u)), longest + 1 - len(varint(u))]))
-        return varint(u, max(0, padding))
+    off = st.sampled_from([0, 0, 0, 1, -1])
     out = bytearray()
     count = draw(st.integers(0, 4))
     for _ in range(count):
-        body = bytes([draw(st.integers(0, 255))]) + vi(draw(st.integers(-2 ** 63, 2 ** 63 - 1)), 64)
-        body += vi(draw(st.integers(-2 ** 31, 2 ** 31 - 1)))
-        for _ in "kv":
-            data = draw(st.none() | st.binary(max_size=12))
-            body += vi(-1) if data is None else vi(len(data) + draw(st.sampled_from([0, 0, 0, 1, -1]))) + data
-        headers = draw(st.lists(st.tuples(st.binary(max_size=6), st.none() | st.binary(max_size=6)), max_size=3))
-        body += vi(len(headers))
-        for key, value in headers:
-            body += vi(len(key)) + key + (vi(-1) if value is None else vi(len(value)) + value)
-        out += vi(len(body) + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))) + body
-    return count + draw(st.sampled_from([0, 0, 0, 1, -1])), bytes(out)
+        key, value = draw(st.none() | st.binary(max_size=12)), draw(st.none() | st.binary(max_size=12))
+        fields = dict(key=key, value=value, attributes=draw(st.integers(0, 255)),
+                      timestamp_delta=draw(st.integers(-2 ** 63, 2 ** 63 - 1)),
+                      offset_delta=draw(st.integers(-2 ** 31, 2 ** 31 - 1)),
+                      key_length=None if key is None else len(key) + draw(off),
+                      value_length=None if value is None else len(value) + draw(off),
+                      headers=draw(st.lists(st.tuples(st.binary(max_size=6), st.none() | st.binary(max_size=6)),
+                                            max_size=3)))
+        # as short as can be (a width at most that), longer, exactly the longest allowed, or a byte too long
+        widths = {name: draw(st.none() | st.integers(1, longest + 1)) for name, longest in LONGEST.items()}
+        body = damage.raw_record(**fields, length=0, widths={**widths, "length": None})[1:]
+        out += damage.raw_record(**fields, length=len(body) + draw(st.sampled_from([0, 0, 0, 0, 1, -1])),
+                                 widths=widths)
+    return count + draw(off), bytes(out)
 
 
 @built
