@@ -11,6 +11,7 @@ from pathlib import Path
 
 from aiokafka.record.default_records import DefaultRecordBatch as AioBatch
 from aiokafka.record.default_records import DefaultRecordBatchBuilder as AioBuilder
+from aiokafka.record.legacy_records import LegacyRecordBatchBuilder as AioLegacyBuilder
 from aiokafka.record.memory_records import MemoryRecords as AioMemoryRecords
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
@@ -44,7 +45,12 @@ def kp_encode(batch, codec: str, magic: int = 2) -> bytes:
     return bytes(b.build())
 
 
-def aio_encode(batch, codec: str) -> bytes:
+def aio_encode(batch, codec: str, magic: int = 2) -> bytes:
+    if magic < 2:
+        b = AioLegacyBuilder(magic, CODECS[codec], 1 << 30)
+        for off, ts, key, value, _ in batch:
+            b.append(off, ts if magic else None, key, value)
+        return bytes(b.build())
     b = AioBuilder(magic=2, compression_type=CODECS[codec], is_transactional=False, producer_id=-1,
                    producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
     for off, ts, key, value, headers in batch:

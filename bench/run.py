@@ -144,8 +144,8 @@ def codec_rows(batches: int, runs: int, official) -> list[dict]:
                     if official is not None:
                         decode_peers["official Kaitai parser"] = lambda: peers.official_decode(official, kp_blobs)
                 encode_peers = {"kafka-python": lambda: [kp_encode(b, codec, magic) for b in data]}
-                if magic == 2:
-                    encode_peers["aiokafka (C)"] = lambda: [peers.aio_encode(b, codec) for b in data]
+                if not (magic == 0 and codec == "lz4"):
+                    encode_peers["aiokafka (C)"] = lambda: [peers.aio_encode(b, codec, magic) for b in data]
                 for op, ours, peers_ in (
                         ("decode", lambda: kc_decode(kp_blobs, magic), decode_peers),
                         ("encode", lambda: [kc_encode(b, codec, magic) for b in kc_data], encode_peers)):
