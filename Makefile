@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx runtime/_fastread.pxd $(wildcard generated/_c_*.pyx)
+$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx runtime/_facade.pyx runtime/_fastread.pxd $(wildcard generated/_c_*.pyx)
 	test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel
 	$(PIP) install -q -e '.[test]'
@@ -34,7 +34,8 @@ PURE_TESTS := tests/test_columnar.py tests/test_kernels.py tests/test_verify_dee
 	tests/test_damage_valid_crc.py tests/test_decoded_objects.py tests/test_generated_api.py \
 	tests/test_cross_kafka_python.py tests/test_cross_kafkajs.py tests/test_cross_librdkafka.py \
 	tests/test_damaged_input.py tests/test_damaged_corpus.py tests/test_properties.py tests/test_file_reading.py \
-	tests/test_writer.py tests/test_dump_format.py tests/test_convert.py tests/test_compaction.py
+	tests/test_writer.py tests/test_dump_format.py tests/test_convert.py tests/test_compaction.py \
+	tests/test_plain_legacy.py
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python

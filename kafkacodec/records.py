@@ -12,6 +12,8 @@ from typing import Iterable, Iterator, Sequence
 
 from .generated.legacy_log_entry import LegacyLogEntry
 from .generated.record_batch import RecordBatch
+from . import plain_legacy
+from .runtime import kernels
 from .runtime.errors import ChecksumError, DecodeError, InvalidValueError, LimitExceededError, TruncatedError
 from .runtime.limits import LIMITS
 
@@ -21,6 +23,7 @@ CODEC_NAMES = {v: k for k, v in CODECS.items()}
 TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 
 Header = RecordBatch.Header
+PLAIN_RUN = 256  # plain legacy entries read by one call of the compiled kernel (bounds memory)
 
 
 @dataclass(slots=True)
@@ -38,38 +41,42 @@ class Batch:
     """One v2 record batch or one legacy log entry, with its byte position in the buffer; `verify`:
     whether the CRCs of a compressed wrapper's inner messages are checked as its records are read."""
 
-    __slots__ = ("entry", "position", "size", "verify")
+    __slots__ = ("_entry", "position", "size", "verify")
 
     def __init__(self, entry: RecordBatch | LegacyLogEntry, position: int, size: int, verify: bool = True):
-        self.entry = entry
+        self._entry = entry
         self.position = position
         self.size = size
         self.verify = verify
 
     @property
+    def entry(self) -> RecordBatch | LegacyLogEntry:
+        return self._entry
+
+    @property
     def magic(self) -> int:
-        e = self.entry
+        e = self._entry
         return e.magic if isinstance(e, RecordBatch) else e.message.magic
 
     @property
     def is_legacy(self) -> bool:
-        return not isinstance(self.entry, RecordBatch)
+        return not isinstance(self._entry, RecordBatch)
 
     @property
     def compression(self) -> str:
-        e = self.entry
+        e = self._entry
         return CODEC_NAMES.get(int(e.compression if isinstance(e, RecordBatch) else e.message.compression), "?")
 
     @property
     def base_offset(self) -> int:
-        e = self.entry
+        e = self._entry
         if isinstance(e, RecordBatch):
             return e.base_offset
         return next(iter(self)).offset if e.message.compression else e.offset
 
     @property
     def last_offset(self) -> int:
-        e = self.entry
+        e = self._entry
         return e.last_offset if isinstance(e, RecordBatch) else e.offset
 
     @property
@@ -83,7 +90,7 @@ class Batch:
         return e.crc_valid if isinstance(e, RecordBatch) else e.message.crc_valid
 
     def __iter__(self) -> Iterator:
-        e = self.entry
+        e = self._entry
         try:
             if isinstance(e, RecordBatch):
                 return iter(e.records.items)
@@ -100,6 +107,55 @@ class Batch:
         return f"Batch(position={self.position}, size={self.size}, entry={self.entry!r})"
 
 
+class PlainLegacyBatch(Batch):
+    """A legacy entry holding one uncompressed message, as the reader of runs of them makes it
+    (kafkacodec.plain_legacy): its record, and its entry objects read only when asked for."""
+
+    # `_at`: where the entry is in `_buffer`; readers of files set `position` to its place in the file
+    __slots__ = ("_record", "_buffer", "_at")
+
+    @property
+    def entry(self) -> LegacyLogEntry:
+        e = self._entry
+        if e is None:
+            e = self._entry = LegacyLogEntry.read(self._buffer, self._at, self._at + self.size, self.verify)[0]
+        return e
+
+    @property
+    def magic(self) -> int:
+        return self._buffer[self._at + MAGIC_OFFSET]
+
+    @property
+    def is_legacy(self) -> bool:
+        return True
+
+    @property
+    def compression(self) -> str:
+        return "none"
+
+    @property
+    def base_offset(self) -> int:
+        return int.from_bytes(self._buffer[self._at:self._at + 8], "big", signed=True)
+
+    last_offset = base_offset
+
+    def __iter__(self) -> Iterator:
+        return iter((self._record,))
+
+
+# plain v0/v1 messages read straight into records: by the compiled kernels, else their Python twins;
+# v2 records sections and v0/v1 entries written by the compiled kernels, else by the generated writer
+_plain_reader = plain_legacy if kernels.facade is None else kernels.facade
+plain_legacy.bind_facade(PlainLegacyBatch, Record)
+_plain_reader.bind_facade(PlainLegacyBatch, Record)
+_plain_entries = _plain_reader.legacy_plain_entries
+_wrapped_records = _plain_reader.legacy_wrapped_records
+_v2_records = None if kernels.facade is None else kernels.facade.v2_records
+_legacy_entries = None if kernels.facade is None else kernels.facade.legacy_entries
+if kernels.facade is not None:
+    PlainLegacyBatch.__iter__ = kernels.facade.plain_batch_iter  # the same, without a Python frame
+
+
 def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
     """The records of a legacy entry, expanding a compressed wrapper as Kafka's deep iterator does;
     with `verify`, an inner message whose CRC does not match is a ChecksumError, as it is for a
@@ -110,6 +166,18 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
         if m.magic == 0:
             return [Record(m.key, m.value, -1, entry.offset, [], -1)]
         return [Record(m.key, m.value, m.timestamp, entry.offset, [], (attributes >> 3) & 1)]
+    log_append = m.magic >= 1 and (attributes >> 3) & 1 == 1
+    # a wrapper read from bytes, its value not null (built objects have no value_length until written)
+    if _wrapped_records is not None and 1 <= attributes & 0x07 <= 3 and (m.value_length or -1) >= 0:
+        try:
+            data = m.value_bytes()  # decompressed
+        except DecodeError:
+            data = None  # the Python reader below names it
+        if data is not None:
+            records = _wrapped_records(data, entry.offset, m.magic, m.timestamp if log_append else -1,
+                                       log_append, verify)
+            if records is not None:
+                return records
     if m.value is None:
         raise InvalidValueError("found invalid compressed record set with null value", None,
                                 "legacy_log_entry/message/value")
@@ -126,7 +194,6 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
                                     f"'{last_relative}'", None, "legacy_log_entry/offset")
     else:
         base = 0  # magic 0 inner offsets are absolute, and so are those of a v1 wrapper at offset 0
-    log_append = m.magic >= 1 and (attributes >> 3) & 1 == 1
     out = []
     # the attribute bits are read as they are: the enum properties would build an object per message
     for i, e in enumerate(inner):
@@ -158,6 +225,11 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
         buffer = bytes(buffer)
     end = len(buffer) if end is None else end
     while pos < end:
+        if _plain_entries is not None and end - pos > MAGIC_OFFSET and buffer[pos + MAGIC_OFFSET] < 2:
+            run, pos = _plain_entries(buffer, pos, end, verify, LIMITS.max_batch_bytes, PLAIN_RUN)
+            yield from run
+            if run:
+                continue
         if end - pos < MAGIC_OFFSET + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
         size = int.from_bytes(buffer[pos + 8:pos + 12], "big", signed=True)
@@ -198,11 +270,35 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
     codec = CODECS[compression]
     append_time = timestamp_type == "LogAppendTime"
     if magic != 2:
+        if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:
+            fast = _write_legacy_fast(records, base_offset, magic, codec, append_time, log_append_time)
+            if fast is not None:
+                return fast
         recs = [_as_record(r) for r in records]
         offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
         stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
         return _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time)
-    # v2: records go straight into the records section through the generated _pack
+    encoded = None if _v2_records is None else _v2_records(records, base_offset)
+    if encoded is not None:  # by the compiled kernel, for lists of Records or dicts
+        body, count, first, last, base_ts, max_ts = encoded
+    else:
+        body, count, first, last, base_ts, max_ts = _v2_records_section(records, base_offset)
+    if not count:
+        raise ValueError("a v2 batch written by a producer holds at least one record")
+    if append_time and log_append_time is not None:
+        max_ts = log_append_time
+    attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
+    batch = RecordBatch(
+        base_offset=first, partition_leader_epoch=partition_leader_epoch, attributes=attrs,
+        last_offset_delta=last - first, base_timestamp=base_ts, max_timestamp=max_ts,
+        producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
+        records_count=count, records=body)
+    return batch.to_bytes()
+
+
+def _v2_records_section(records: Iterable, base_offset: int):
+    """(records section, count, first offset, last offset, base timestamp, max timestamp): the
+    records go straight into the section through the generated _pack."""
     pack = RecordBatch.Record._pack
     body = bytearray()
     count = 0
@@ -226,17 +322,7 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
             max_ts = ts
         # headers pass through: the writer takes (key, value) tuples and Header objects alike
         pack(body, 0, ts - base_ts, last - first, key, value, headers or ())
-    if not count:
-        raise ValueError("a v2 batch written by a producer holds at least one record")
-    if append_time and log_append_time is not None:
-        max_ts = log_append_time
-    attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
-    batch = RecordBatch(
-        base_offset=first, partition_leader_epoch=partition_leader_epoch, attributes=attrs,
-        last_offset_delta=last - first, base_timestamp=base_ts, max_timestamp=max_ts,
-        producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
-        records_count=count, records=body)
-    return batch.to_bytes()
+    return body, count, first, last, base_ts, max_ts
 
 
 def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time) -> bytes:
@@ -267,6 +353,24 @@ def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_t
     wrapper = LegacyLogEntry(offset=offsets[-1], message=message(
         Record(key=None), wrapper_ts, codec | ts_attr, LegacyLogEntry.MessageSet(entries=inner)))
     return wrapper.to_bytes()
+
+
+def _write_legacy_fast(records, base_offset, magic, codec, append_time, log_append_time) -> bytes | None:
+    """_write_legacy's bytes with the entries written by the compiled kernel, or None for the
+    records it leaves to _write_legacy (which names what is wrong)."""
+    ts_attr = 0x08 if (append_time and magic == 1) else 0
+    fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
+    if codec == 0:
+        found = _legacy_entries(records, base_offset, magic, ts_attr, fixed_ts, False)
+        return None if found is None else bytes(found[0])
+    found = _legacy_entries(records, base_offset, magic, ts_attr, None, magic == 1)
+    if found is None:
+        return None
+    inner, last, max_ts = found
+    wrapper_ts = max_ts if fixed_ts is None else fixed_ts
+    return LegacyLogEntry(offset=last, message=LegacyLogEntry.LegacyMessage(
+        magic=magic, attributes=codec | ts_attr, key=None, value=inner,
+        timestamp=wrapper_ts if magic == 1 else None)).to_bytes()
 
 
 def write_batches(batches: Iterable[Iterable], **options) -> bytes:

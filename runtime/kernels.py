@@ -1,4 +1,5 @@
-"""The compiled kernels (runtime/_kernels.pyx) when they are built, current and wanted, else None.
+"""The compiled kernels when they are built, current and wanted, else None: `compiled`, the
+columnar reader's (runtime/_kernels.pyx); `facade`, the facade's (runtime/_facade.pyx).
 
 KAFKACODEC_PURE=1 in the environment forces the pure-Python paths, for comparison and for
 platforms without a compiler; both paths give the same values and errors. A module built from
@@ -7,23 +8,28 @@ another version of the source than the one beside it (an old build in a checkout
 from __future__ import annotations
 
 import hashlib
+import importlib
 from pathlib import Path
 
 from .compiled import WANTED
 
 
 def _current(module) -> bool:
-    source = Path(__file__).with_name("_kernels.pyx")
+    source = Path(__file__).with_name(module.__name__.rpartition(".")[2] + ".pyx")
     if not source.exists():  # an installed wheel: the module was built with this package
         return True
     return hashlib.sha256(source.read_bytes()).hexdigest() == getattr(module, "SOURCE_SHA256", None)
 
 
-compiled = None
-if WANTED:
+def _load(name: str):
+    if not WANTED:
+        return None
     try:
-        from . import _kernels
+        module = importlib.import_module(f"{__package__}.{name}")
     except ImportError:  # not built: no compiler at install time, or PyPy
-        pass
-    else:
-        compiled = _kernels if _current(_kernels) else None
+        return None
+    return module if _current(module) else None
+
+
+compiled = _load("_kernels")
+facade = _load("_facade")

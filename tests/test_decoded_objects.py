@@ -20,6 +20,7 @@ from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.codecs import snappy_codec
 from kafkacodec.runtime.errors import KafkaCodecError, UsageError
+from kafkacodec.runtime.support import LAZY
 from test_fuzz import SEEDS
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
@@ -79,12 +80,14 @@ ENTRIES = list(legacy_entries())
 
 
 def state(obj):
-    """Every field of an object tree, derived and pinned ones included, as plain values."""
+    """Every field of an object tree, derived and pinned ones included, as plain values (a lazy
+    field's as read: loading it is no change)."""
     if isinstance(obj, list):
         return [state(x) for x in obj]
     if not hasattr(obj, "_read"):
         return obj
-    return {name: state(getattr(obj, name)) for name in obj.__slots__
+    return {name: state(getattr(obj, name.lstrip("_") if getattr(obj, name) is LAZY else name))
+            for name in obj.__slots__
             if name != "_parent" and not name.endswith(("_raw", "_computed")) and hasattr(obj, name)}
 
 

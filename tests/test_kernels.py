@@ -48,22 +48,25 @@ def test_gather_refuses_slices_outside_the_buffer():
 
 
 def test_pure_mode_is_chosen_by_the_environment():
-    probe = "from kafkacodec.runtime import kernels; print(kernels.compiled is None)"
+    probe = "from kafkacodec.runtime import kernels; print(kernels.compiled, kernels.facade)"
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert out.stdout.strip() == "None None"
 
 
-def test_a_module_built_from_other_source_is_not_used():
-    stale = types.SimpleNamespace(SOURCE_SHA256="0" * 64)
+@pytest.mark.parametrize("name", ["_kernels", "_facade"])
+def test_a_module_built_from_other_source_is_not_used(name):
+    stale = types.SimpleNamespace(__name__=f"kafkacodec.runtime.{name}", SOURCE_SHA256="0" * 64)
     assert not kernels._current(stale)
-    if kernels.compiled is not None:
-        assert kernels._current(kernels.compiled)
+    for module in (kernels.compiled, kernels.facade):
+        if module is not None:
+            assert kernels._current(module)
 
 
 @pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
 def test_make_test_runs_with_the_compiled_kernels():
     assert kernels.compiled is not None, "make install did not build runtime/_kernels.pyx"
+    assert kernels.facade is not None, "make install did not build runtime/_facade.pyx"
 
 
 def columns_or_error(seg, positions):

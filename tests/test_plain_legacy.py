@@ -1,0 +1,225 @@
+"""The readers of plain v0/v1 messages straight into records (the compiled kernels in
+runtime/_facade.pyx and their Python twins in kafkacodec/plain_legacy.py: runs of plain entries,
+and a compressed wrapper's inner messages) against the facade's reading through the generated
+entry objects, on the same bytes, valid and mutated: the same batches, records and errors
+(class, position, path, message), with CRCs checked or not."""
+import random
+import struct
+import zlib
+
+import pytest
+
+import damage
+
+from kafkacodec import plain_legacy, read_batches, records, write_batch
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.runtime import kernels
+from kafkacodec.runtime.errors import KafkaCodecError
+from kafkacodec.runtime.limits import LIMITS
+
+built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
+
+
+def outcome(buf, verify: bool):
+    """Every batch of a segment as plain values, entry objects and records included, then the
+    error that stopped the reading, if any."""
+    out = []
+    try:
+        for batch in read_batches(buf, verify=verify):
+            out.append(("yielded", batch.position))  # an error after this is one the reading missed
+            # the records first: a batch read by the kernel reads its entry only when asked for it
+            recs = [(r.key, r.value, r.timestamp, r.offset, r.headers, r.timestamp_type) for r in batch]
+            out.append((batch.position, batch.size, batch.magic, batch.is_legacy, batch.compression,
+                        batch.base_offset, batch.last_offset, recs, batch.crc, batch.crc_valid,
+                        batch.entry.to_dict()))
+    except KafkaCodecError as err:
+        out.append((type(err).__name__, err.position, err.path, str(err)))
+    return out
+
+
+def generated_outcome(buf, verify: bool, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(records, "_plain_entries", None)
+        m.setattr(records, "_wrapped_records", None)
+        return outcome(buf, verify)
+
+
+def twin_outcome(buf, verify: bool, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(records, "_plain_entries", plain_legacy.legacy_plain_entries)
+        m.setattr(records, "_wrapped_records", plain_legacy.legacy_wrapped_records)
+        return outcome(buf, verify)
+
+
+def alike(buf, verify: bool, monkeypatch) -> list:
+    """The outcome of the readers in place (the kernels when built), after checking that the
+    Python twins and the generated reader give the same."""
+    found = outcome(buf, verify)
+    assert found == generated_outcome(buf, verify, monkeypatch)
+    assert found == twin_outcome(buf, verify, monkeypatch)
+    return found
+
+
+def segment(rng: random.Random) -> bytes:
+    """Plain entries and wrappers of both magics (create and log-append time), odd lengths
+    included: null, empty and long keys and values, and key lengths below -1."""
+    out, base = [], 0
+    for _ in range(rng.randrange(3, 8)):
+        magic = rng.choice([0, 1])
+        n = rng.randrange(1, 9)
+        recs = [{"key": rng.choice([None, b"", rng.randbytes(rng.randrange(1, 40))]),
+                 "value": rng.choice([None, b"", rng.randbytes(rng.randrange(1, 400))]),
+                 "timestamp": rng.randrange(-1, 1 << 41)} for _ in range(n)]
+        codec = rng.choice(["none", "none", "gzip", "snappy", "lz4"])
+        append = rng.random() < 0.3
+        out.append(write_batch(recs, magic=magic, base_offset=base, compression=codec,
+                               timestamp_type="LogAppendTime" if append else "CreateTime",
+                               log_append_time=rng.randrange(1 << 41) if append else None))
+        if rng.random() < 0.2:  # a null key stored with a length below -1, as Kafka reads it too
+            out.append(damage.legacy_entry(base + n, None, b"v", magic=magic).replace(
+                b"\xff\xff\xff\xff", struct.pack(">i", -7), 1))
+            out[-1] = damage.with_valid_crc(out[-1])
+            n += 1
+        base += n
+    return b"".join(out)
+
+
+def mutated(rng: random.Random, seg: bytes) -> bytes:
+    out = bytearray(seg)
+    at = rng.randrange(len(out))
+    kind = rng.random()
+    if kind < 0.6:
+        out[at] = rng.choice([0x00, 0x01, 0x07, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+    elif kind < 0.8:
+        del out[at:]
+    else:
+        out[at:at] = bytes([rng.randrange(256)])
+    return bytes(out)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_segments_read_alike_valid_and_mutated(seed, monkeypatch):
+    rng = random.Random(seed)
+    seg = segment(rng)
+    for verify in (True, False):
+        fast = alike(seg, verify, monkeypatch)
+        assert fast[-1][0] + fast[-1][1] == len(seg) and len(fast) % 2 == 0
+    for _ in range(60):
+        bad = mutated(rng, seg)
+        if rng.random() < 0.5:  # damage past the CRCs too
+            bad = damage.with_valid_crcs(bad)
+        for verify in (True, False):
+            alike(bad, verify, monkeypatch)
+
+
+@pytest.mark.parametrize("name, entry, error", list(damage.damaged_legacy_entries()))
+def test_damaged_wrappers_give_the_generated_readers_error(name, entry, error, monkeypatch):
+    seg = damage.legacy_entry(0, b"k", b"v") + entry
+    for verify in (True, False):
+        alike(seg, verify, monkeypatch)
+    assert outcome(seg, True)[-1][0] == error
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_wrappers_with_unusual_inner_offsets_read_alike(magic, monkeypatch):
+    """Inner offsets that are negative, out of order or past the last one, under a wrapper at an
+    offset and at offset 0, read as Kafka reads them."""
+    for offsets in ([0, 1, 2], [-3, 0, 1], [2, 0, 1], [0, 5, 1], [0, 1, 1 << 62], [-(1 << 63), 0, 0]):
+        inner = b"".join(damage.legacy_entry(o, b"k", b"v%d" % o, magic=magic) for o in offsets)
+        for wrapper_offset in (0, 10, 1 << 62):
+            seg = damage.legacy_wrapper(inner, magic=magic, offset=wrapper_offset)
+            alike(seg, True, monkeypatch)
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_sizes_and_lengths_off_by_a_little_read_alike(magic, monkeypatch):
+    """A message size, key length or value length a few bytes off, the CRC valid over whatever
+    the size covers: a message ending before or after its value, a field running past it."""
+    entry = damage.legacy_entry(3, b"key", b"value", magic=magic)
+    key_at = damage.LOG_OVERHEAD + 6 + 8 * magic
+    value_at = key_at + 4 + 3
+    for field_at in (8, key_at, value_at):
+        for delta in (-2, -1, 1, 2, 9):
+            bad = bytearray(entry + b"\0" * 9)
+            struct.pack_into(">i", bad, field_at, struct.unpack_from(">i", bad, field_at)[0] + delta)
+            size = struct.unpack_from(">i", bad, 8)[0]
+            seg = damage.with_valid_crc(bytes(bad[:damage.LOG_OVERHEAD + max(size, 0)]))
+            seg += damage.legacy_entry(4, b"k", b"v", magic=magic)
+            for verify in (True, False):
+                alike(seg, verify, monkeypatch)
+    for size in range(14, 20):  # too small for the fields, at the end of the buffer
+        seg = damage.with_valid_crc(struct.pack(">qi", 3, size) + entry[12:12 + size])
+        for verify in (True, False):
+            alike(seg, verify, monkeypatch)
+
+
+def test_valid_entries_are_read_without_entry_objects(monkeypatch):
+    """With the Python reader of inner message sets failing the test, and that of entries
+    failing it for plain ones, valid segments still read: nothing is handed back to them."""
+    rng = random.Random(7)
+    segs = [segment(rng) for _ in range(10)]
+    read_entry = LegacyLogEntry.read
+
+    def wrappers_only(buf, pos, end, verify):
+        assert buf[pos + 17] & 0x07, "a plain entry fell back to the Python reader"
+        return read_entry(buf, pos, end, verify)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("an inner message set fell back to the Python reader")
+    monkeypatch.setattr(LegacyLogEntry.MessageSet, "_read", classmethod(refused))
+    monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only)}))
+    wrappers = 0
+    for seg in segs:
+        for batch in read_batches(seg):
+            assert list(batch)
+            wrappers += batch.compression != "none"
+    assert wrappers > 5
+
+
+def test_a_plain_batch_reads_its_entry_as_the_python_reader_does():
+    seg = damage.legacy_entry(5, b"k", b"v", magic=1)
+    bad_crc = seg[:-1] + b"w"
+    for data, verify in ((seg, True), (bad_crc, False)):
+        batch = list(read_batches(seg + data, verify=verify))[1]
+        assert isinstance(batch, records.PlainLegacyBatch)
+        batch.position += 1000  # as readers of files set it: the entry is still found in the buffer
+        assert batch.entry == LegacyLogEntry.read(data, verify=verify)[0]
+        assert batch.crc_valid is (data == seg) and (batch.magic, batch.base_offset) == (1, 5)
+
+
+def test_runs_are_bounded():
+    """A reader of plain entries makes at most `max_entries` batches a call: reading a large
+    segment holds no more than one run at a time."""
+    seg = write_batch([{"value": b"x"}] * 50, magic=1)
+    for read in (records._plain_entries, plain_legacy.legacy_plain_entries):
+        made, pos = read(seg, 0, len(seg), True, LIMITS.max_batch_bytes, 7)
+        assert len(made) == 7 and pos == made[-1].position + made[-1].size
+        assert [r.offset for b in made for r in b] == list(range(7))
+
+
+def test_entries_larger_than_the_limit_are_refused_alike(monkeypatch):
+    seg = write_batch([{"value": b"x" * 100}] * 3, magic=1)
+    monkeypatch.setattr(LIMITS, "max_batch_bytes", 50)
+    assert alike(seg, True, monkeypatch)[-1][0] == "LimitExceededError"
+
+
+@built
+def test_the_crc_of_the_kernel_is_zlibs():
+    rng = random.Random(1)
+    for n in list(range(40)) + [rng.randrange(40, 5000) for _ in range(40)]:
+        data = rng.randbytes(n)
+        assert kernels.facade.crc32(data) == zlib.crc32(data)
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_wrapper_built_as_objects_gives_its_records(magic):
+    inner = [LegacyLogEntry(offset=i, message=LegacyLogEntry.LegacyMessage(
+        magic=magic, attributes=0, key=b"k%d" % i, value=b"v", timestamp=5 + i if magic else None))
+        for i in range(3)]
+    wrapper = LegacyLogEntry(offset=12, message=LegacyLogEntry.LegacyMessage(
+        magic=magic, attributes=1, key=None, value=LegacyLogEntry.MessageSet(entries=inner),
+        timestamp=9 if magic else None))
+    got = [(r.key, r.offset, r.timestamp) for r in records.legacy_records(wrapper)]
+    assert got == [(b"k%d" % i, 10 + i if magic else i, 5 + i if magic else -1) for i in range(3)]
+    again = next(read_batches(wrapper.to_bytes()))
+    assert [(r.key, r.offset, r.timestamp) for r in again] == got
