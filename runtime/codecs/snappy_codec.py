@@ -30,18 +30,18 @@ def _raw_block(block, budget: int) -> bytes:
     if _raw_length(block) > budget:
         raise LimitExceededError("snappy: decompressed size exceeds the limit")
     try:
-        return bytes(cramjam.snappy.decompress_raw(bytes(block)))
+        return bytes(cramjam.snappy.decompress_raw(block))
     except Exception as e:  # cramjam raises its own DecompressionError type
         raise CompressionError(f"snappy: {e}") from None
 
 
 def decompress(data, limit: int, magic: int = 2) -> bytes:
-    data = bytes(data)
+    data = memoryview(data).cast("B")  # chunks are read in place, not copied
     if not data:
         raise CompressionError("snappy: cannot decompress empty stream")
     if len(data) < 16 or data[:8] != XERIAL_MAGIC:
         return _raw_block(data, limit)
-    out = bytearray()
+    chunks, total = [], 0
     pos = 16
     while pos < len(data):
         if pos + 4 > len(data):
@@ -55,9 +55,10 @@ def decompress(data, limit: int, magic: int = 2) -> bytes:
             raise CompressionError(f"snappy: invalid chunk length {n}")
         if pos + n > len(data):
             raise CompressionError("snappy: stream ends inside a chunk")
-        out += _raw_block(data[pos:pos + n], limit - len(out))
+        chunks.append(_raw_block(data[pos:pos + n], limit - total))
+        total += len(chunks[-1])
         pos += n
-    return bytes(out)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def compress(data: bytes, magic: int = 2) -> bytes:
