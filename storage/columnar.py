@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - the [columnar] extra is not installed
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
+from kafkacodec.runtime.limits import LIMITS
 from kafkacodec.runtime.vectors import position_type
 
 from .scan import file_frames
@@ -169,6 +170,13 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
 def _fields(u8, record_pos, record_end) -> dict:
     """Record._columns over chunks of records small enough that their bytes and the passes'
     temporaries stay in cache (each record's length is checked inside)."""
+    if kernels.compiled is not None:  # one pass in C; irregular input goes on below
+        found = kernels.compiled.v2_record_columns(u8, record_pos.astype(np.int64), record_end.astype(np.int64),
+                                                   LIMITS.max_items)
+        if found is not None:
+            for name in ("key", "value", "headers.key", "headers.value"):  # positions, in the reader's type
+                found[name] = found[name].astype(record_pos.dtype, copy=False)
+            return found
     n = len(record_pos)
     span = int(record_pos.max()) - int(record_pos.min()) + 1 if n else 1
     step = min(CHUNK_RECORDS, max(CHUNK_RECORDS_MIN, CHUNK_BYTES * n // span))

@@ -128,3 +128,92 @@ def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag)
             return type(err).__name__, err.position, str(err)
     fast, slow = both_ways(monkeypatch, read)
     assert fast == slow
+
+
+def fields_or_error(seg: bytes):
+    """The fields columns of every record of one v2 batch (values and dtypes), or the error."""
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.columnar import read_columns
+    try:
+        fields = read_columns(seg, [0], verify=False).fields
+    except KafkaCodecError as err:
+        return type(err).__name__, err.position, err.path, str(err)
+    return {name: (values.tolist(), str(values.dtype)) for name, values in fields.items()}
+
+
+def odd_record(rng) -> bytes:
+    """A record with any of its lengths, counts and varint widths off or unusual."""
+    import damage
+    headers = [(bytes(rng.randrange(4)), rng.choice([None, bytes(rng.randrange(4))])) for _ in range(rng.randrange(4))]
+    fields = {"key": rng.choice([None, b"", b"key"]), "value": rng.choice([None, b"", b"value" * rng.randrange(3)]),
+              "headers": headers, "attributes": rng.randrange(256),
+              "timestamp_delta": rng.choice([0, -1, 1 << 40, -(1 << 62)]), "offset_delta": rng.choice([0, 5, -3])}
+    knob = rng.randrange(8)
+    if knob == 0:
+        fields["key_length"] = rng.choice([-7, -2, 2, 4, 1 << 20])
+    elif knob == 1:
+        fields["value_length"] = rng.choice([-9, 0, 6, 50])
+    elif knob == 2:
+        fields["headers_count"] = rng.choice([-1, len(headers) + 1, 1 << 30])
+    elif knob == 3:
+        fields["length"] = rng.choice([0, 3, 1 << 31, 200])
+    elif knob == 4 and headers:
+        k, v = headers[0]
+        fields["headers"] = [(k, v, rng.choice([-1, len(k) + 1]), rng.choice([-4, 9]))] + headers[1:]
+    elif knob == 5:
+        fields["widths"] = {rng.choice(["length", "key_length", "value_length", "headers_count",
+                                        "header_key_length", "offset_delta"]): rng.choice([2, 5, 6]),
+                            "timestamp_delta": rng.choice([None, 10, 11])}
+    return damage.raw_record(**fields)
+
+
+@compiled
+@pytest.mark.parametrize("seed", range(60))
+def test_record_columns_in_one_pass_equal_the_generated_ones(monkeypatch, seed):
+    """v2_record_columns against Record._columns on batches of ordinary and odd records, whose
+    lengths, counts and varint widths disagree with their bytes: the same columns and dtypes, or
+    the same error."""
+    import random
+    import damage
+    rng = random.Random(seed)
+    records = [odd_record(rng) if rng.random() < 0.3 else damage.raw_record(key=b"k%d" % i, value=b"v" * i)
+               for i in range(rng.randrange(1, 12))]
+    seg = damage.v2_batch(records)
+    fast, slow = both_ways(monkeypatch, lambda: fields_or_error(seg))
+    assert fast == slow
+
+
+@compiled
+def test_record_columns_in_one_pass_keep_int64_positions():
+    from kafkacodec import write_batch
+    from kafkacodec.storage import columnar
+    seg = write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"x")]}] * 3)
+    u8 = np.frombuffer(seg, np.uint8)
+    starts = np.array([61], np.int64)
+    pos = columnar.Record._starts(u8, seg, starts, np.array([len(seg)], np.int64), np.array([3]))
+    fields = columnar._fields(u8, pos, np.full(3, len(seg), np.int64))
+    assert all(fields[name].dtype == np.int64 for name in ("key", "value", "headers.key", "headers.value"))
+
+
+@compiled
+def test_record_columns_of_valid_records_come_from_one_pass(monkeypatch):
+    from kafkacodec import write_batch
+    from kafkacodec.storage import columnar
+
+    def refused(*args):
+        raise AssertionError("read by the generated columns")
+    monkeypatch.setattr(columnar.Record, "_columns", staticmethod(refused))
+    seg = write_batch([{"key": b"k%d" % i, "value": None if i % 3 else b"v", "headers": [("h", None)] * (i % 4)}
+                       for i in range(50)])
+    assert len(columnar.read_columns(seg, [0]).fields["key"]) == 50
+
+
+@compiled
+def test_record_columns_in_one_pass_honour_the_item_limit(monkeypatch):
+    from kafkacodec import write_batch
+    from kafkacodec.runtime.limits import LIMITS
+    seg = write_batch([{"value": b"v", "headers": [("h", None)] * 3}])
+    monkeypatch.setattr(LIMITS, "max_items", 2)
+    fast = fields_or_error(seg)
+    monkeypatch.setattr(kernels, "compiled", None)
+    assert fast == fields_or_error(seg) and fast[0] == "LimitExceededError"
