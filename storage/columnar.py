@@ -170,18 +170,11 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
 def _fields(u8, record_pos, record_end) -> dict:
     """Record._columns over chunks of records small enough that their bytes and the passes'
     temporaries stay in cache (each record's length is checked inside)."""
-    if kernels.compiled is not None:  # one pass in C; irregular input goes on below
-        found = kernels.compiled.v2_record_columns(u8, record_pos.astype(np.int64), record_end.astype(np.int64),
-                                                   LIMITS.max_items)
-        if found is not None:
-            for name in ("key", "value", "headers.key", "headers.value"):  # positions, in the reader's type
-                found[name] = found[name].astype(record_pos.dtype, copy=False)
-            return found
     n = len(record_pos)
     span = int(record_pos.max()) - int(record_pos.min()) + 1 if n else 1
     step = min(CHUNK_RECORDS, max(CHUNK_RECORDS_MIN, CHUNK_BYTES * n // span))
-    parts = [Record._columns(u8, record_pos[i:i + step], record_end[i:i + step])[0]
-             for i in range(0, n, step)] or [Record._columns(u8, record_pos, record_end)[0]]
+    parts = [_chunk_fields(u8, record_pos[i:i + step], record_end[i:i + step])
+             for i in range(0, n, step)] or [_chunk_fields(u8, record_pos, record_end)]
     if len(parts) == 1:
         return parts[0]
     # a repeated field's column holds one more entry than there are records: its first-item indexes
@@ -198,6 +191,17 @@ def _fields(u8, record_pos, record_end) -> dict:
         else:
             out[name] = np.concatenate([part[name] for part in parts])
     return out
+
+
+def _chunk_fields(u8, record_pos, record_end) -> dict:
+    if kernels.compiled is not None:  # one pass in C; irregular input goes on below
+        found = kernels.compiled.v2_record_columns(u8, record_pos.astype(np.int64), record_end.astype(np.int64),
+                                                   LIMITS.max_items)
+        if found is not None:
+            for name in ("key", "value", "headers.key", "headers.value"):  # positions, in the reader's type
+                found[name] = found[name].astype(record_pos.dtype, copy=False)
+            return found
+    return Record._columns(u8, record_pos, record_end)[0]
 
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType | None = None):
