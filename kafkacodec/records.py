@@ -145,9 +145,10 @@ class PlainLegacyBatch(Batch):
 
 # plain v0/v1 messages read straight into records: by the compiled kernels, else their Python twins;
 # v2 records sections and v0/v1 entries written by the compiled kernels, else by the generated writer
-_plain_reader = plain_legacy if kernels.facade is None else kernels.facade
 plain_legacy.bind_facade(PlainLegacyBatch, Record)
-_plain_reader.bind_facade(PlainLegacyBatch, Record)
+if kernels.facade is not None:
+    kernels.facade.bind_facade(PlainLegacyBatch, Record)
+_plain_reader = plain_legacy if kernels.facade is None else kernels.facade
 _plain_entries = _plain_reader.legacy_plain_entries
 _wrapped_records = _plain_reader.legacy_wrapped_records
 _v2_records = None if kernels.facade is None else kernels.facade.v2_records
@@ -270,14 +271,7 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
     codec = CODECS[compression]
     append_time = timestamp_type == "LogAppendTime"
     if magic != 2:
-        if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:
-            fast = _write_legacy_fast(records, base_offset, magic, codec, append_time, log_append_time)
-            if fast is not None:
-                return fast
-        recs = [_as_record(r) for r in records]
-        offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
-        stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
-        return _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time)
+        return _write_legacy(records, base_offset, magic, codec, append_time, log_append_time)
     encoded = None if _v2_records is None else _v2_records(records, base_offset)
     if encoded is not None:  # by the compiled kernel, for lists of Records or dicts
         body, count, first, last, base_ts, max_ts = encoded
@@ -325,52 +319,52 @@ def _v2_records_section(records: Iterable, base_offset: int):
     return body, count, first, last, base_ts, max_ts
 
 
-def _write_legacy(recs, offsets, stamps, magic, codec, append_time, log_append_time) -> bytes:
+def _write_legacy(records, base_offset, magic, codec, append_time, log_append_time) -> bytes:
+    """Entry after entry, or one compressed wrapper around them."""
+    ts_attr = 0x08 if (append_time and magic == 1) else 0
+    fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
+    found = None
+    if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:
+        # by the compiled kernel; None for the records it leaves to the generated writer
+        found = _legacy_entries(records, base_offset, magic, ts_attr, None if codec else fixed_ts,
+                                codec != 0 and magic == 1)
+    if found is None:
+        found = _legacy_message_set(records, base_offset, magic, codec, ts_attr, fixed_ts)
+    entries, last, max_ts = found
+    if codec == 0:
+        return bytes(entries)
+    wrapper_ts = max_ts if fixed_ts is None else fixed_ts
+    return LegacyLogEntry(offset=last, message=LegacyLogEntry.LegacyMessage(
+        magic=magic, attributes=codec | ts_attr, key=None, value=entries,
+        timestamp=wrapper_ts if magic == 1 else None)).to_bytes()
+
+
+def _legacy_message_set(records, base_offset, magic, codec, ts_attr, fixed_ts):
+    """(entries, last offset, largest timestamp) by the generated writer: packed from field values
+    (all stamped `fixed_ts` when given) when uncompressed, else the entries of a wrapper, with
+    inner offsets relative to the first for magic 1."""
+    recs = [_as_record(r) for r in records]
+    offsets = [base_offset + i if r.offset is None else r.offset for i, r in enumerate(recs)]
+    stamps = [-1 if r.timestamp is None else r.timestamp for r in recs]
     if magic not in (0, 1):
         raise ValueError(f"unknown magic {magic}")
     if codec == CODECS["zstd"]:
         raise ValueError(f"zstd compression is not supported for magic {magic}")
     if any(r.headers for r in recs):
         raise ValueError(f"magic {magic} cannot carry record headers")
-    ts_attr = 0x08 if (append_time and magic == 1) else 0
-
-    def message(r, ts, attrs, value):
-        return LegacyLogEntry.LegacyMessage(magic=magic, attributes=attrs, key=r.key, value=value,
-                                            timestamp=(ts if magic == 1 else None))
-
-    if codec == 0:  # entry after entry, packed from field values by the generated _pack
+    if codec == 0:
         out = bytearray()
         pack = LegacyLogEntry._pack
-        fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
         for r, off, ts in zip(recs, offsets, stamps):
             ts = ts if fixed_ts is None else fixed_ts
             pack(out, off, (magic, ts_attr, ts if magic == 1 else None, r.key, r.value))
-        return bytes(out)
-    inner = [LegacyLogEntry(offset=(off - offsets[0] if magic == 1 else off),
-                            message=message(r, ts, ts_attr, r.value))
-             for r, off, ts in zip(recs, offsets, stamps)]
-    wrapper_ts = log_append_time if (ts_attr and log_append_time is not None) else max(stamps)
-    wrapper = LegacyLogEntry(offset=offsets[-1], message=message(
-        Record(key=None), wrapper_ts, codec | ts_attr, LegacyLogEntry.MessageSet(entries=inner)))
-    return wrapper.to_bytes()
-
-
-def _write_legacy_fast(records, base_offset, magic, codec, append_time, log_append_time) -> bytes | None:
-    """_write_legacy's bytes with the entries written by the compiled kernel, or None for the
-    records it leaves to _write_legacy (which names what is wrong)."""
-    ts_attr = 0x08 if (append_time and magic == 1) else 0
-    fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
-    if codec == 0:
-        found = _legacy_entries(records, base_offset, magic, ts_attr, fixed_ts, False)
-        return None if found is None else bytes(found[0])
-    found = _legacy_entries(records, base_offset, magic, ts_attr, None, magic == 1)
-    if found is None:
-        return None
-    inner, last, max_ts = found
-    wrapper_ts = max_ts if fixed_ts is None else fixed_ts
-    return LegacyLogEntry(offset=last, message=LegacyLogEntry.LegacyMessage(
-        magic=magic, attributes=codec | ts_attr, key=None, value=inner,
-        timestamp=wrapper_ts if magic == 1 else None)).to_bytes()
+        return out, None, None
+    inner = [LegacyLogEntry(offset=(off - offsets[0] if magic == 1 else off), message=LegacyLogEntry.LegacyMessage(
+        magic=magic, attributes=ts_attr, key=r.key, value=r.value, timestamp=(ts if magic == 1 else None)))
+        for r, off, ts in zip(recs, offsets, stamps)]
+    # with no records, max() fails here, or offsets[-1] just below when the stamp is fixed, as before
+    largest = None if fixed_ts is not None else max(stamps)
+    return LegacyLogEntry.MessageSet(entries=inner), offsets[-1], largest
 
 
 def write_batches(batches: Iterable[Iterable], **options) -> bytes:

@@ -446,7 +446,7 @@ def legacy_entries(records, object first_offset, int magic, int attributes, obje
             r = records[i]
             if type(r) is not RECORD:
                 return None
-            key, value, t, o, headers = get(r, R_KEY), get(r, R_VALUE), get(r, R_TIMESTAMP), get(r, R_OFFSET), get(r, R_HEADERS)
+            key, value, t, o, headers = record_fields(r)
             if headers or t is not None and type(t) is not int or o is not None and type(o) is not int:
                 return None
             if nullable_size(key) < 0 or nullable_size(value) < 0:  # bytes or None
