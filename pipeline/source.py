@@ -28,7 +28,9 @@ class KafkaLogReader(DataSourceReader):
         return [SlicePartition(s) for s in work]
 
     def read(self, partition: SlicePartition):
-        s: Slice = partition.value
+        s: Slice | None = partition.value
+        if s is None:  # pyspark's one partition of an empty plan
+            return
         data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
         yield from decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos)
 

@@ -75,6 +75,8 @@ class SegmentsReader(DataSourceReader):
                 for seg in p.segments]
 
     def read(self, partition):
+        if partition.value is None:  # pyspark's one partition of an empty plan: no segments
+            return
         topic, number, seg = partition.value
         scan, records, first, lo, hi = scan_segment(self.uri, seg)
         problems = []
@@ -144,6 +146,8 @@ class ConsumerOffsetsReader(DataSourceReader):
                 if p.topic == CONSUMER_OFFSETS_TOPIC]
 
     def read(self, partition):
+        if partition.value is None:  # pyspark's one partition of an empty plan: no __consumer_offsets
+            return
         listing = list_log(self.uri).partitions
         part = next(p for p in listing if p.topic == CONSUMER_OFFSETS_TOPIC and p.partition == partition.value)
 

@@ -308,3 +308,61 @@ def test_latest_value_per_key_of_a_million_records(spark, tmp_path):
     want = latest_by_library(root)
     assert len(want) > 70_000
     assert latest_by_spark(spark, root, tmp_path / "latest") == want
+
+
+def test_reads_with_nothing_to_read_give_no_rows(spark, sample, tmp_path):
+    """An empty plan (pyspark then hands the reader one partition holding None) is no rows, in
+    every reader: a topic absent, a start past the end, an empty dir, no __consumer_offsets."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert read(spark, sample).where("topic = 'nope'").count() == 0
+    assert read(spark, sample, startingTimestamp=str(2 ** 62), startingOffsetsByTimestampStrategy="latest").count() == 0
+    assert read(spark, empty).count() == 0
+    assert spark.read.format("kafka-log-segments").load(str(empty)).count() == 0
+    assert spark.read.format("kafka-consumer-offsets").load(str(empty)).count() == 0
+    without = tmp_path / "without-offsets"
+    shutil.copytree(sample, without)
+    shutil.rmtree(without / "__consumer_offsets-0")
+    assert spark.read.format("kafka-consumer-offsets").load(str(without)).collect() == []
+
+
+def test_export_of_a_log_dir_without_consumer_offsets(sample, tmp_path):
+    """The usual investigation copy holds no __consumer_offsets: export still succeeds."""
+    import subprocess
+
+    import pyarrow.parquet as pq
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    shutil.rmtree(copy / "__consumer_offsets-0")
+    out = tmp_path / "table"
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(copy), str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert pq.read_table(out).num_rows == len(expected_rows(sample)) - sum(
+        1 for row in expected_rows(sample) if row[0] == "__consumer_offsets")
+
+
+def test_register_says_how_to_fix_workers_that_cannot_import_the_package(tmp_path):
+    """A user's own script, with Spark's workers on a Python without kafkacodec (the system's):
+    register() fails at once with the fix, not at the first read with a worker traceback."""
+    import subprocess
+    other = shutil.which("python3", path="/usr/bin:/bin")
+    if other is None or subprocess.run([other, "-c", "import kafkacodec.pipeline.decode"], capture_output=True,
+                                       cwd=tmp_path).returncode == 0:
+        pytest.skip("no Python without kafkacodec on this machine")
+    script = tmp_path / "job.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "from kafkacodec.pipeline import WorkersCannotImport, register\n"
+        "spark = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false').getOrCreate()\n"
+        "try:\n"
+        "    register(spark)\n"
+        "except WorkersCannotImport as err:\n"
+        "    print(err)\n"
+        "spark.stop()\n")
+    env = {**os.environ, "PYSPARK_PYTHON": other, "SPARK_LOCAL_IP": "127.0.0.1"}
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600,
+                         cwd=tmp_path)
+    assert f"Spark's Python workers run {other}, which cannot import kafkacodec (" in run.stdout, \
+        run.stdout + run.stderr[-2000:]
+    assert f"set PYSPARK_PYTHON={sys.executable} (this interpreter" in run.stdout
