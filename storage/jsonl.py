@@ -14,11 +14,11 @@ from typing import Any, Iterable
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch
+from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from .decoders import CONTROL_TYPE_NAMES
-from .jsonl_check import INT32_MAX, JsonInputError, check_batch
+from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
 
 TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
 
@@ -58,7 +58,8 @@ def to_json(batch: Batch, file: str | None = None) -> dict:
                 "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(e.timestamp_type)],
                 "isTransactional": e.is_transactional, "isControl": e.is_control, "producerId": e.producer_id,
                 "producerEpoch": e.producer_epoch, "baseSequence": e.base_sequence,
-                "firstTimestamp": e.base_timestamp, "maxTimestamp": e.max_timestamp, "records": records}
+                "firstTimestamp": e.base_timestamp, "maxTimestamp": e.max_timestamp,
+                "deleteHorizonMs": e.base_timestamp if e.has_delete_horizon else None, "records": records}
     m = e.message
     return {"file": file, "position": batch.position, "size": batch.size, "magic": m.magic,
             "baseOffset": records[0]["offset"] if records else e.offset, "lastOffset": e.offset,
@@ -66,14 +67,13 @@ def to_json(batch: Batch, file: str | None = None) -> dict:
             "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(m.timestamp_type)],
             "isTransactional": False, "isControl": False, "producerId": -1, "producerEpoch": -1,
             "baseSequence": -1, "firstTimestamp": -1, "maxTimestamp": -1 if m.magic == 0 else m.timestamp,
-            "records": records}
+            "deleteHorizonMs": None, "records": records}
 
 
 def from_json(obj: dict) -> bytes:
-    """The bytes of the batch (v2) or log entries (v0/v1) an object of `to_json` describes; a
-    JsonInputError names the field that Kafka could not have written."""
-    check_batch(obj)
-    return _encode(obj)
+    """The bytes of the batch (v2) or log entries (v0/v1) an object of `to_json` describes, keys
+    left out derived (jsonl_check); a JsonInputError lists what Kafka could not have written."""
+    return _encode(complete_batch(obj))
 
 
 def _encode(obj: dict) -> bytes:
@@ -83,7 +83,7 @@ def _encode(obj: dict) -> bytes:
     if magic >= 2:
         base, first_ts = obj["baseOffset"], obj["firstTimestamp"]
         attrs = codec | (0x08 if ts_type == 1 else 0) | (0x10 if obj["isTransactional"] else 0) | \
-            (0x20 if obj["isControl"] else 0)
+            (0x20 if obj["isControl"] else 0) | (0x40 if obj["deleteHorizonMs"] is not None else 0)
         items = [RecordBatch.Record(
             offset_delta=r["offset"] - base, timestamp_delta=0 if ts_type == 1 else r["timestamp"] - first_ts,
             key=_unb64(r["key"]), value=_unb64(r["value"]),
@@ -111,15 +111,20 @@ def _encode(obj: dict) -> bytes:
 
 
 
+WRITTEN = ("size", "crc", "crcValid", "position")  # keys that describe the bytes written, not the records
+
+
 @dataclass
 class Segment:
     data: bytes
     spans: list[tuple[int, int, int]]  # (line, first offset, last offset) of each batch
 
 
-def segment_from_json(lines: Iterable[bytes]) -> Segment:
+def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segment:
     """The bytes of a segment from JSON Lines (blank lines passed over): each batch checked, and
-    offsets rising from batch to batch, as in a log. A JsonInputError names the line."""
+    offsets rising from batch to batch, as in a log. A JsonInputError names the line and lists
+    its problems. Keys that describe the bytes (WRITTEN) are checked against the bytes written,
+    unless `recompute` (after an edit, or for compressed batches, whose compressor may differ)."""
     data = bytearray()
     spans: list[tuple[int, int, int]] = []
     for n, raw in enumerate(lines, start=1):
@@ -132,18 +137,41 @@ def segment_from_json(lines: Iterable[bytes]) -> Segment:
         except (ValueError, RecursionError) as err:  # json's errors, numbers too long to convert, deep nesting
             raise JsonInputError(None, f"not JSON: {err}", n) from None
         try:
-            check_batch(obj)
-            if spans and obj["baseOffset"] <= spans[-1][2]:
-                raise JsonInputError("baseOffset", f"{obj['baseOffset']} does not rise above the previous batch's "
+            full = complete_batch(obj, spans[-1][2] + 1 if spans else 0)
+            if spans and full["baseOffset"] <= spans[-1][2]:
+                raise JsonInputError("baseOffset", f"{full['baseOffset']} does not rise above the previous batch's "
                                                    f"last offset {spans[-1][2]}")
-            data += _encode(obj)
+            written = _encode(full)
+            if not recompute:
+                _check_written(obj, written, len(data))
+            data += written
         except JsonInputError as err:
             err.line = n
             raise
         except (KafkaCodecError, ValueError, OverflowError) as err:  # anything the checks above let through
             raise JsonInputError(None, f"cannot be written: {err}", n) from None
-        spans.append((n, obj["baseOffset"], obj["lastOffset"]))
+        spans.append((n, full["baseOffset"], full["lastOffset"]))
     return Segment(bytes(data), spans)
+
+
+def _check_written(obj: dict, written: bytes, position: int) -> None:
+    """Each of `size`, `crc`, `crcValid`, `position` given must be what the batch written has."""
+    batches = list(read_batches(written))
+    actual = {"size": len(written), "crcValid": True, "position": position}
+    if len(batches) == 1:  # plain v0/v1 messages listed together are written as entries of their own
+        actual["crc"] = batches[0].crc
+    problems = []
+    for key in WRITTEN:
+        if key not in obj:
+            continue
+        if key not in actual:
+            problems.append((key, f"given, but the {len(batches)} messages are written as entries, each with "
+                                  "its own CRC (leave it out)"))
+        elif obj[key] != actual[key] or type(obj[key]) is not type(actual[key]):
+            problems.append((key, f"{show(obj[key])}, but the batch written has {show(actual[key])} (leave it "
+                                  "out, or pass --recompute, to have it derived)"))
+    if problems:
+        raise JsonInputError(None, "", problems=problems)
 
 
 def check_index_range(segment: Segment, base: int) -> None:

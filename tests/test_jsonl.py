@@ -10,7 +10,7 @@ from kafkacodec.storage.jsonl import from_json, to_json
 
 KEYS = ["file", "position", "size", "magic", "baseOffset", "lastOffset", "count", "partitionLeaderEpoch", "crc",
         "crcValid", "compression", "timestampType", "isTransactional", "isControl", "producerId", "producerEpoch",
-        "baseSequence", "firstTimestamp", "maxTimestamp", "records"]
+        "baseSequence", "firstTimestamp", "maxTimestamp", "deleteHorizonMs", "records"]
 
 
 def kc(*args, stdin=None):

@@ -20,8 +20,13 @@ def kc(*args, stdin=b""):
 
 
 def obj(records, **options):
+    """A batch as `dump --json` shows it, without the keys that describe where and how it was
+    written (size, crc, crcValid, position), so that batches made apart can be written together."""
     (batch,) = read_batches(write_batch(records, **options))
-    return json.loads(json.dumps(to_json(batch)))
+    shown = json.loads(json.dumps(to_json(batch)))
+    for key in ("size", "crc", "crcValid", "position"):
+        del shown[key]
+    return shown
 
 
 def v2(base=10):
@@ -202,3 +207,109 @@ def test_a_header_key_that_is_not_utf8_comes_back_as_its_bytes(tmp_path):
     run = kc("write", str(again), stdin=dumped.stdout)
     assert run.returncode == 0, run.stderr
     assert again.read_bytes() == source.read_bytes()
+
+
+def b64(data: bytes) -> str:
+    import base64
+    return base64.b64encode(data).decode()
+
+
+def test_minimal_json_gives_kafka_pythons_bytes(tmp_path):
+    """Only records given: offsets, count, first and max timestamps and the "none" values are
+    derived as kafka-python's batch builder (an independent writer) derives them."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+    records = [(b"k1", b"first", 1700), (None, b"second", 1500), (b"k3", None, 1900)]
+    out = tmp_path / "00000000000000000000.log"
+    minimal = {"records": [{"key": k and b64(k), "value": v and b64(v), "timestamp": ts} for k, v, ts in records]}
+    second = {"records": [{"value": b64(b"next"), "timestamp": 2000}]}
+    run = kc("write", str(out), stdin=lines(minimal, second))
+    assert run.returncode == 0, run.stderr
+    expected = b""
+    for base, batch in ((0, records), (3, [(None, b"next", 2000)])):
+        builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                            producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+        for i, (k, v, ts) in enumerate(batch):
+            builder.append(i, timestamp=ts, key=k, value=v, headers=[])
+        built = bytearray(builder.build())
+        built[0:8] = base.to_bytes(8, "big")  # kafka-python leaves offsets relative to 0; a log has them absolute
+        built[12:16] = b"\xff" * 4  # and writes leader epoch 0 where a producer's batch (ours) has -1
+        expected += bytes(built)
+    written = out.read_bytes()
+    assert written == expected
+    batches = list(read_batches(written))
+    assert [(b.entry.base_timestamp, b.entry.max_timestamp, b.entry.records_count) for b in batches] == \
+        [(1700, 1900, 3), (2000, 2000, 1)]
+
+
+def test_a_given_derived_key_that_the_records_contradict_is_refused(tmp_path):
+    """The batch whose false maxTimestamp once verified and hid it from time lookups."""
+    out = tmp_path / "x.log"
+    lying = changed(v2, setter(["maxTimestamp"], 5000))
+    run = kc("write", str(out), stdin=lines(lying))
+    assert run.returncode == 2
+    assert run.stderr.decode().startswith("error: line 1: maxTimestamp: 5000, but the largest of the records' "
+                                          "timestamps is 1002")
+    appended = changed(v2, setter(["timestampType"], "LogAppendTime"))
+    run = kc("write", str(out), stdin=lines(appended))
+    assert run.returncode == 2 and b"records[0].timestamp: 1000, but a LogAppendTime batch's records all report " \
+                                   b"its maxTimestamp 1002" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_problem_of_a_line_is_reported_at_once(tmp_path):
+    bad = v2()
+    bad.update(magic="2", producerEpoch=40_000, count=9)
+    bad["records"][1]["key"] = 7
+    del bad["records"][2]["offset"]
+    bad["records"][0]["headers"] = {}
+    run = kc("write", str(tmp_path / "x.log"), stdin=lines(bad))
+    assert run.returncode == 2
+    assert run.stderr.decode().splitlines() == [
+        'error: line 1: magic: "2" is not one of 0, 1, 2',
+        "line 1: records[0].headers: {} is not a list",
+        "line 1: records[1].key: 7 is not base64 text or null",
+        "line 1: count: 9, but 3 records are listed",
+        "line 1: producerEpoch: 40000 is out of range (-1 for none, else 0 to 32767)"]
+
+
+def test_keys_that_describe_the_bytes_are_checked_unless_recomputed(tmp_path):
+    """size, crc, crcValid, position from `dump --json` hold for the same bytes; after an edit
+    they name what changed, and --recompute takes the bytes' own."""
+    source = tmp_path / "00000000000000000000.log"
+    source.write_bytes(write_batch([{"key": b"k", "value": b"v", "timestamp": 1}]) +
+                       write_batch([{"key": b"k", "value": b"w", "timestamp": 2}], base_offset=1))
+    dumped = [json.loads(line) for line in kc("dump", "--json", str(source)).stdout.splitlines()]
+    dumped[0]["records"][0]["value"] = b64(b"longer value")
+    out = tmp_path / "out.log"
+    run = kc("write", str(out), stdin=lines(*dumped))
+    assert run.returncode == 2
+    problems = run.stderr.decode().splitlines()
+    assert problems[0].startswith(f"error: line 1: size: {dumped[0]['size']}, but the batch written has "
+                                  f"{dumped[0]['size'] + 11}")
+    assert problems[1].startswith("line 1: crc: ") and len(problems) == 2
+    assert kc("write", "--recompute", str(out), stdin=lines(*dumped)).returncode == 0
+    assert [r.value for b in read_batches(out.read_bytes()) for r in b] == [b"longer value", b"w"]
+    del dumped[0]
+    run = kc("write", "--force", str(out), stdin=lines(*dumped))
+    assert run.returncode == 2 and b"line 1: position: 70, but the batch written has 0" in run.stderr
+
+
+def test_a_delete_horizon_survives_dump_and_write(tmp_path):
+    from kafkacodec.generated.record_batch import RecordBatch
+    batch = RecordBatch.from_bytes(write_batch([{"key": b"k", "value": None, "timestamp": 10}], producer_id=-1))
+    batch.attributes |= 0x40  # the cleaner's rewrite: the horizon as base timestamp, deltas from it
+    batch.base_timestamp = 99_000
+    batch.records.items[0].timestamp_delta = 10 - 99_000
+    source = tmp_path / "00000000000000000000.log"
+    source.write_bytes(batch.to_bytes())
+    dumped = kc("dump", "--json", str(source)).stdout
+    assert json.loads(dumped)["deleteHorizonMs"] == 99_000
+    out = tmp_path / "again.log"
+    assert kc("write", str(out), stdin=dumped).returncode == 0
+    assert out.read_bytes() == source.read_bytes()
+
+
+def test_a_missing_output_directory_is_an_error_not_a_traceback(tmp_path):
+    out = tmp_path / "nowhere" / "00000000000000000000.log"
+    run = kc("write", str(out), stdin=lines(v2()))
+    assert run.returncode == 2 and run.stderr.decode() == f"error: {out.parent}: no such directory (create it first)\n"
