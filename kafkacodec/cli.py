@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .commands import cleaning, codegen, inspect, segments, spark
+from .commands import cleaning, codegen, dumplog, inspect, segments, spark
 
 
 class _Main(click.Group):
@@ -55,5 +55,6 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
-                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export, spark.compact_table):
+                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export, spark.compact_table,
+                dumplog.dump_log):
     main.add_command(command)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+import struct
 from typing import Callable
 
 from kafkacodec.generated.consumer_protocol import ConsumerProtocol
@@ -14,16 +16,19 @@ from .internal import (CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, OFFSET_COMMIT_
                        decode_transaction_record)
 
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
-TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
-                      "Dead", "PrepareEpochFence")
 SKIPPED = {"tagged_fields"}
 # control record type id -> Kafka's name for it, from the schema's enum
 CONTROL_TYPE_NAMES = {t.value: t.name.upper() for t in ControlRecord.ControlType}
 
 
+# Kafka's JSON names that lower-camel-casing our snake_case names does not give back
+KAFKA_NAMES = {"kraftVersion": "kRaftVersion", "kraftVersionFeature": "kRaftVersionFeature"}
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
+    camel = head + "".join(p.title() for p in rest)
+    return KAFKA_NAMES.get(camel, camel)
 
 
 def message_json(obj) -> object:
@@ -55,21 +60,35 @@ def _uuid(value: bytes) -> str:
     return base64.urlsafe_b64encode(bytes(value)).decode("ascii").rstrip("=")
 
 
-# control record type -> (the label Kafka's tool prints, the value's class); LEADER_CHANGE it
-# prints by name only
-KRAFT_CONTROL_VALUES = {3: ("SnapshotHeader", ControlRecord.SnapshotHeaderRecord),
+# control record type -> (the label Kafka 4.1's tool prints before the value's JSON, its class)
+KRAFT_CONTROL_LABELS = {2: ("LeaderChange:", ControlRecord.LeaderChangeMessage),
+                        3: ("SnapshotHeader", ControlRecord.SnapshotHeaderRecord),
                         4: ("SnapshotFooter", ControlRecord.SnapshotFooterRecord),
                         5: ("KRaftVersion", ControlRecord.KraftVersionRecord),
                         6: ("KRaftVoters", ControlRecord.VotersRecord)}
+ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
 def kraft_control_json(kind: int, value: bytes) -> tuple[str, str | None]:
-    """The label and JSON of a KRaft control record's value; None when it does not decode."""
-    label, cls = KRAFT_CONTROL_VALUES[kind]
+    """The label and JSON of a KRaft control record's value; None when it does not decode.
+    Kafka reads these values at version 0 and writes them at the version they hold, so a
+    LeaderChange voter of a version 1 message gains the zero directory id."""
+    label, cls = KRAFT_CONTROL_LABELS[kind]
     try:
-        return label, _dumps(message_json(cls.from_bytes(value)))
+        obj = message_json(cls.from_bytes(value))
     except DecodeError:
         return label, None
+    if kind == 2 and obj.get("version", 0) >= 1:
+        for voter in obj.get("voters", []) + obj.get("grantingVoters", []):
+            voter["voterDirectoryId"] = ZERO_UUID
+    return label, jackson(obj)
+
+
+def jackson(value) -> str:
+    """JSON as Jackson writes it: compact, non-ASCII as is, other control characters as \\u00XX
+    with upper-case hex (Python's json writes lower-case)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})", lambda m: m[1] + "\\u00" + m[2].upper(), text)
 
 
 def _dumps(value) -> str:
@@ -91,9 +110,28 @@ def _decoded(record, decode):
         return None, f"Error at offset {record.offset}, skipping. {err}"
 
 
+class DecoderFailure(Exception):
+    """A key or value a decoder cannot read at all, which ends the run of Kafka's tool."""
+
+
+class MissingKey(DecoderFailure):
+    """A record without a key, which Kafka's coordinator decoders cannot read."""
+
+    def __init__(self, offset: int):
+        super().__init__(f"the record at offset {offset} has no key, which the decoder needs")
+
+
+def _keyed(record) -> bytes:
+    if record.key is None:
+        raise MissingKey(record.offset)
+    return bytes(record.key)
+
+
 def offsets(record) -> tuple[str | None, str | None]:
-    """Kafka 3.x's offsets decoder: the key as {"type": key version, "data": …}, the value as
-    {"version": value version, "data": …} or <DELETE>."""
+    """Kafka 4.1's offsets decoder for the record types of the classic and consumer group
+    protocols: the key as {"type": record type, "data": …}, the value as {"version": its
+    version, "data": …} or <DELETE>."""
+    _keyed(record)
     r, error = _decoded(record, decode_group_record)
     if error is not None:
         return error, None
@@ -103,7 +141,8 @@ def offsets(record) -> tuple[str | None, str | None]:
     if r.value is None:
         return key, "<DELETE>"
     if isinstance(r.value, (bytes, bytearray)):
-        return f"Error at offset {record.offset}, skipping. Unknown value version {r.value_version}", None
+        return (f"Error at offset {record.offset}, skipping. Found an unknown record version {r.value_version} "
+                f"for {r.key_version} type"), None
     data = message_json(r.value)
     if r.key_version == GROUP_METADATA_KEY and data.get("protocolType") == "consumer":
         for member in data.get("members", []):
@@ -138,23 +177,58 @@ def _assignment_json(data: bytes) -> dict:
     return out
 
 
+# TransactionLogValue's fields in Kafka's order; the tagged ones (version 1) by tag, written
+# only when not their default, as Kafka's JSON converters write them
+TXN_FIELDS = (("producerId", "producer_id"), ("previousProducerId", 0), ("nextProducerId", 1),
+              ("producerEpoch", "producer_epoch"), ("nextProducerEpoch", 3),
+              ("transactionTimeoutMs", "transaction_timeout_ms"), ("transactionStatus", "transaction_status"),
+              ("transactionPartitions", "transaction_partitions"),
+              ("transactionLastUpdateTimestampMs", "transaction_last_update_timestamp_ms"),
+              ("transactionStartTimestampMs", "transaction_start_timestamp_ms"), ("clientTransactionVersion", 2))
+TXN_TAGS = {0: (">q", -1), 1: (">q", -1), 3: (">h", -1), 2: (">h", 0)}  # format, default
+
+
 def transaction_log(record) -> tuple[str | None, str | None]:
-    """Kafka 3.x's transaction-log decoder."""
+    """Kafka 4.1's transaction-log decoder: {"type":"0","data":{"transactionalId":…}} and
+    {"version":"N","data":{…}} or <DELETE>."""
+    key = _keyed(record)
+    if len(key) < 2:
+        return f"Error at offset {record.offset}, skipping. Could not read version from key's buffer.", None
+    kind = struct.unpack_from(">h", key, 0)[0]
+    if kind != 0:
+        return f"Unknown record type {kind} at offset {record.offset}, skipping.", None
+    value = None if record.value is None else bytes(record.value)
+    if value is not None and len(value) < 2:
+        return f"Error at offset {record.offset}, skipping. Could not read version from value's buffer.", None
+    version = None if value is None else struct.unpack_from(">h", value, 0)[0]
+    if version is not None and not 0 <= version <= 1:
+        return (f"Error at offset {record.offset}, skipping. Found an unknown record version {version} "
+                "for 0 type"), None
     r, error = _decoded(record, decode_transaction_record)
     if error is not None:
         return error, None
-    key = f"transaction_metadata::transactionalId={r.transactional_id}"
+    shown_key = jackson({"type": "0", "data": {"transactionalId": r.transactional_id}})
     if r.value is None:
-        return key, "<DELETE>"
-    if isinstance(r.value, (bytes, bytearray)):
-        return f"Error at offset {record.offset}, skipping. Unknown value version {r.value_version}", None
-    v = r.value
-    parts = [f"{p.topic.value}-{i}" for p in (v.transaction_partitions or []) for i in p.partition_ids]
-    status = int(v.transaction_status)
-    state = TRANSACTION_STATES[status] if 0 <= status < len(TRANSACTION_STATES) else f"Unknown({status})"
-    return key, (f"producerId:{v.producer_id},producerEpoch:{v.producer_epoch},state={state},"
-                 f"partitions=[{','.join(parts)}],txnLastUpdateTimestamp={v.transaction_last_update_timestamp_ms},"
-                 f"txnTimeoutMs={v.transaction_timeout_ms}")
+        return shown_key, "<DELETE>"
+    return shown_key, jackson({"version": str(version), "data": _transaction_json(r.value)})
+
+
+def _transaction_json(v) -> dict:
+    tags = {t.tag: bytes(t.data) for t in (v.tagged_fields.fields if getattr(v, "tagged_fields", None) else [])}
+    out = {}
+    for name, source in TXN_FIELDS:
+        if isinstance(source, int):  # a tagged field
+            fmt, default = TXN_TAGS[source]
+            data = tags.get(source)
+            if data is not None and len(data) == struct.calcsize(fmt) and struct.unpack(fmt, data)[0] != default:
+                out[name] = struct.unpack(fmt, data)[0]
+        elif source == "transaction_partitions":
+            parts = v.transaction_partitions
+            out[name] = None if parts is None else [{"topic": p.topic.value, "partitionIds": list(p.partition_ids)}
+                                                     for p in parts]
+        else:
+            out[name] = int(getattr(v, source))
+    return out
 
 
 def decoded_json(record, kind: str) -> dict:

@@ -84,6 +84,18 @@ def partitions_at(path: Path) -> list[Partition]:
     return [open_partition(path)] if is_partition_dir(path) else open_log_dir(path).partitions
 
 
+def at_path(path: Path) -> LogDir:
+    """What a path the user names holds: one segment file (a partition of one segment, named by
+    its directory when that is a partition's), a partition directory, or a log-dirs root."""
+    if path.is_file():
+        parsed = names.parse_partition_dir(path.resolve().parent.name)
+        topic, number = (parsed.topic, parsed.partition) if parsed else (path.resolve().parent.name, -1)
+        return LogDir(path.parent, [Partition(topic, number, path.parent, [segment_of(path)])])
+    if is_partition_dir(path):
+        return LogDir(path.parent, [open_partition(path)])
+    return open_log_dir(path)
+
+
 def _entries(path: Path) -> list[Path]:
     """What a directory holds; a path that is no directory is a FileProblem saying what it is."""
     try:

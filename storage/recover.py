@@ -25,6 +25,7 @@ from .guarded import read_segment
 from .journal import JournalProblem
 from .logdir import Partition, Segment, open_partition, segment_of
 from .producers import state_at
+from .reader import Skipped, batches_of
 from .records_check import GROUP_BATCHES, decoded_records
 from .safeio import FileProblem, check_regular, open_regular, read_at
 from .scan import ScanResult, scan_bytes
@@ -43,10 +44,47 @@ class Repair:
     reason: str | None = None  # why the tail is cut
     kept_in: Path | None = None  # where the cut bytes go
     indexes: dict[str, str] = field(default_factory=dict)  # index file suffix -> why it is rebuilt
+    cut: "CutContents | None" = None  # what the bytes cut off hold
 
     @property
     def truncated_bytes(self) -> int:
         return self.file_size - self.valid_bytes
+
+
+@dataclass
+class CutContents:
+    """What bytes cut off a segment hold, as far as they still read: the batches among them that
+    frame and match their CRC (resynchronised past damage, as `dump --skip-corrupt` reads), and
+    the bytes that do not read at all."""
+    batches: int = 0
+    records: int = 0  # in the batches whose records decode
+    first_offset: int | None = None
+    last_offset: int | None = None
+    unreadable_bytes: int = 0
+
+    def __str__(self) -> str:
+        if not self.batches:
+            return "none of them reads as a batch"
+        held = (f"offsets {self.first_offset}..{self.last_offset} in {self.batches} batch"
+                f"{'es' if self.batches != 1 else ''} ({self.records} records readable)")
+        return held + (f" and {self.unreadable_bytes} bytes that do not read" if self.unreadable_bytes else "")
+
+
+def cut_contents(data: bytes) -> CutContents:
+    out = CutContents()
+    for item in batches_of(data, skip_corrupt=True):
+        if isinstance(item, Skipped):
+            out.unreadable_bytes += item.end - item.start
+            continue
+        out.batches += 1
+        try:
+            out.records += sum(1 for _ in item)
+            first = item.base_offset
+        except DecodeError:  # framed and CRC-valid, but its records do not read
+            first = item.entry.base_offset if not item.is_legacy else item.last_offset
+        out.first_offset = first if out.first_offset is None else min(out.first_offset, first)
+        out.last_offset = item.last_offset if out.last_offset is None else max(out.last_offset, item.last_offset)
+    return out
 
 
 @dataclass(frozen=True)
@@ -94,6 +132,7 @@ def plan_partition(part: Partition) -> Plan:
         repair = Repair(seg, len(data), scan.valid_bytes, reason)
         if repair.truncated_bytes:
             repair.kept_in = _free_name(seg.log.with_name(f"{seg.log.name}.corrupt-{scan.valid_bytes}"))
+            repair.cut = cut_contents(data[scan.valid_bytes:])
         repair.indexes = _stale_indexes(seg, scan, aborted, cut=bool(repair.truncated_bytes))
         if repair.truncated_bytes or repair.indexes:
             plan.repairs.append(repair)

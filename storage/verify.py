@@ -28,6 +28,9 @@ from .txnindex import AbortedTxn, check_txn_index, read_txn_index_file
 MAX_RELATIVE_OFFSET = 2 ** 31 - 1
 
 
+INDEX_PROBLEMS = ("offset index", "time index", "transaction index")  # how problems `reindex` fixes begin
+
+
 @dataclass
 class SegmentReport:
     segment: Segment

@@ -66,7 +66,7 @@ COMMANDS = {
 @pytest.mark.parametrize("kind", ["fifo", "device-link", "directory", "missing"])
 @pytest.mark.parametrize("command", COMMANDS)
 def test_unusable_files_are_refused_naming_the_file(tmp_path, command, kind):
-    if kind == "directory" and command in ("verify", "recover", "clean"):
+    if kind == "directory" and command in ("verify", "recover", "clean", "reindex", "reindex-check"):
         pytest.skip("a directory is a log dir to these (an empty one holds nothing to check); "
                     "see the partition test below for one in place of a segment file")
     path = unusable(tmp_path, kind)
@@ -76,7 +76,7 @@ def test_unusable_files_are_refused_naming_the_file(tmp_path, command, kind):
     assert not (tmp_path / "out.log").exists()
 
 
-@pytest.mark.parametrize("command", ["verify", "recover", "clean"])
+@pytest.mark.parametrize("command", ["verify", "recover", "clean", "reindex"])
 @pytest.mark.parametrize("kind", ["fifo", "device-link", "directory"])
 def test_a_partition_holding_an_unusable_segment_file_is_refused(tmp_path, command, kind):
     part = partition(tmp_path)

@@ -78,7 +78,18 @@ def kc(*args):
     return subprocess.run([sys.executable, "-m", "kafkacodec", *args], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("name", ["unknown_magic.log", "negative_length.log"])
+def test_dump_lists_a_batch_of_an_unknown_magic_as_kafka_does_and_reports_it():
+    """Kafka's tool reads magic 3 and above as v2 and goes on; `dump` lists it too, and reports it
+    where `verify` does."""
+    path = CORPUS / "unknown_magic.log"
+    at = EXPECTED["unknown_magic.log"]["valid_prefix"]
+    run = kc("dump", str(path))
+    assert run.returncode == 1 and f" position: {at} " in run.stdout and " magic: 7 " in run.stdout
+    assert [line.split()[1] for line in run.stdout.splitlines() if line.startswith("baseOffset:")] == ["0", "5", "10"]
+    assert f"invalid from byte {at} " in run.stderr
+
+
+@pytest.mark.parametrize("name", ["negative_length.log"])
 def test_skip_corrupt_reads_on_after_the_damaged_batch(name):
     """Kafka's tool stops at the damage; --skip-corrupt finds the next batch whose CRC matches,
     reports the skipped range and prints the rest."""

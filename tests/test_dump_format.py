@@ -1,4 +1,6 @@
-"""`kafkacodec dump` prints what Kafka 3.x's kafka-dump-log prints (FORMATS.md section 10.2)."""
+"""`kafkacodec dump` prints what Kafka 4.1's kafka-dump-log prints (FORMATS.md section 10.2), and
+reports damage where and as `verify` does. tests/test_dump_log.py holds the golden files of the
+drop-in `dump-log`."""
 import subprocess
 import sys
 
@@ -56,8 +58,10 @@ def test_control_markers_and_damage(tmp_path):
                         "endTxnMarker: ABORT coordinatorEpoch: 5")
     assert lines[4] == f"Found 30 invalid bytes at the end of {log.name}"
     assert run.returncode == 1
-    at = len(marker) + 8  # the size field of the would-be next entry
-    assert run.stderr.strip() == f"error: {log}: byte {at}: legacy_log_entry/message_size: value 0 must be at least 14"
+    verified = subprocess.run([sys.executable, "-m", "kafkacodec", "verify", str(log)], capture_output=True, text=True)
+    said = next(line for line in verified.stderr.splitlines() if "invalid from byte" in line)
+    assert said.startswith(f"{log}: invalid from byte {len(marker)} (30 bytes): byte {len(marker) + 8}: ")
+    assert run.stderr.strip() == f"error: {said}"  # the same byte, the same words
     assert dump(log, "--max-bytes", "100").stdout.splitlines()[-1].startswith("baseOffset: 7")
 
 
@@ -68,8 +72,12 @@ def test_index_dumps(tmp_path):
     assert dump(idx).stdout.splitlines() == [f"Dumping {idx}", "offset: 150 position: 4200",
                                              "offset: 190 position: 8500"]
     tidx = tmp_path / "00000000000000000100.timeindex"
-    tidx.write_bytes(bytes(24))
-    assert dump(tidx).stdout.splitlines() == [f"Dumping {tidx}", f"{tidx} is empty."]
+    tidx.write_bytes(bytes(24))  # slot 0 is read even when zero; the next at the base offset ends the list
+    run = dump(tidx)
+    assert run.stdout.splitlines() == [f"Dumping {tidx}", "timestamp: 0 offset: 100"]
+    assert run.returncode == 0 and "is missing: the entries of the index beside it are listed unchecked" in run.stderr
+    tidx.write_bytes(b"")
+    assert dump(tidx).stdout.splitlines() == [f"Dumping {tidx}"]  # no "is empty." for a time index
 
 
 def test_verify_index_only_and_sanity_check(tmp_path):
@@ -112,4 +120,5 @@ def test_skip_record_metadata_non_consecutive_offsets_and_unknown_files(tmp_path
     other = tmp_path / "00000000000000000010.log.deleted"
     other.write_bytes(b"")
     run = dump(other)
-    assert run.returncode == 0 and run.stderr.strip() == f"Ignoring unknown file {other}" and run.stdout == ""
+    assert run.returncode == 0 and run.stderr.strip() == f"Ignoring unknown file {other}"
+    assert run.stdout == f"Dumping {other}\n"  # first, as Kafka prints it for any file

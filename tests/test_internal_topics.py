@@ -234,26 +234,64 @@ def test_dump_decoders_print_kafkas_formats(sample):
     log = sample[("__transaction_state", 0)].segments[0].log
     out = subprocess.run([sys.executable, "-m", "kafkacodec", "dump", "--transaction-log-decoder", str(log)],
                          capture_output=True, text=True, check=True).stdout
-    assert ("key: transaction_metadata::transactionalId=payments-tx-b payload: producerId:3000,producerEpoch:1,"
-            "state=PrepareAbort,partitions=[payments-0],txnLastUpdateTimestamp=") in out
+    assert ('key: {"type":"0","data":{"transactionalId":"payments-tx-b"}} payload: {"version":"0","data":'
+            '{"producerId":3000,"producerEpoch":1,"transactionTimeoutMs":60000,"transactionStatus":3,'
+            '"transactionPartitions":[{"topic":"payments","partitionIds":[0]}],"transactionLastUpdateTimestampMs":') in out
+
+
+def test_transaction_log_decoder_writes_version_1_tagged_fields_that_are_not_their_default():
+    """Kafka 4.1's JSON converter (JsonConverterGenerator: a tagged field only when it is not its
+    default), for a TransactionLogValue v1 packed from TransactionLogValue.json's rules."""
+    from kafkacodec.storage.decoders import transaction_log
+    from kafkacodec.storage.dumplog import Crash, Options, record_lines
+    key = struct.pack(">h", 0) + string("tx")
+    value = struct.pack(">hqhib", 1, 42, 5, 60000, 2) + uvarint(2) + cstring("t") + uvarint(2) \
+        + struct.pack(">i", 4) + tags() + struct.pack(">qq", 1000, 900) \
+        + tags((0, struct.pack(">q", 7)), (1, struct.pack(">q", -1)), (2, struct.pack(">h", 2)), UNKNOWN)
+
+    from types import SimpleNamespace
+    Rec = SimpleNamespace(offset=3, key=key, value=value)
+    shown_key, payload = transaction_log(Rec)
+    assert shown_key == '{"type":"0","data":{"transactionalId":"tx"}}'
+    assert payload == ('{"version":"1","data":{"producerId":42,"previousProducerId":7,"producerEpoch":5,'
+                       '"transactionTimeoutMs":60000,"transactionStatus":2,"transactionPartitions":[{"topic":"t",'
+                       '"partitionIds":[4]}],"transactionLastUpdateTimestampMs":1000,"transactionStartTimestampMs":900,'
+                       '"clientTransactionVersion":2}}')
+    Rec.value = struct.pack(">h", 7) + value[2:]
+    assert transaction_log(Rec) == ("Error at offset 3, skipping. Found an unknown record version 7 for 0 type", None)
+    Rec.key = struct.pack(">h", 1) + string("tx")
+    assert transaction_log(Rec) == ("Unknown record type 1 at offset 3, skipping.", None)
+    from kafkacodec import write_batch
+    data = write_batch([{"key": None, "value": value, "timestamp": 1}])
+    with pytest.raises(Crash, match="at offset 0 has no key"):
+        record_lines(data, Options(deep=True, print_data=True, parser=transaction_log), "x.log", 0)
 
 
 def test_dump_prints_kraft_control_records_as_kafka_does():
-    from kafkacodec import read_batches, write_batch
-    from kafkacodec.storage.dumpfmt import record_lines
+    """Kafka 4.1's lines (DumpLogSegments.printControlRecord): the value's JSON after the type's
+    label, names as Kafka's JSON converters write them (kRaftVersionFeature)."""
+    from kafkacodec import write_batch
+    from kafkacodec.storage.dumplog import Options, record_lines
     header = struct.pack(">hq", 0, 1700000000000) + tags()
     voters = struct.pack(">h", 0) + uvarint(2) + struct.pack(">i", 1) + bytes(range(16)) + uvarint(2) \
         + cstring("CONTROLLER") + cstring("c1") + struct.pack(">H", 9093) + tags() + struct.pack(">hh", 0, 1) \
         + tags() + tags() + tags()
+    leader = struct.pack(">hi", 1, 3) + uvarint(3) + struct.pack(">i", 1) + tags() + struct.pack(">i", 3) + tags() \
+        + uvarint(2) + struct.pack(">i", 3) + tags() + tags()
     data = write_batch([{"key": struct.pack(">hh", 0, 3), "value": header, "timestamp": 1},
                         {"key": struct.pack(">hh", 0, 6), "value": voters, "timestamp": 1},
-                        {"key": struct.pack(">hh", 0, 2), "value": b"", "timestamp": 1}], is_control=True)
-    lines = list(record_lines(next(read_batches(data)), print_data=True))
+                        {"key": struct.pack(">hh", 0, 2), "value": leader, "timestamp": 1},
+                        {"key": struct.pack(">hh", 0, 9), "value": b"", "timestamp": 1}], is_control=True)
+    lines, _ = record_lines(data, Options(deep=True, print_data=True), "x.log", 0)
     assert lines[0].endswith(' SnapshotHeader {"version":0,"lastContainedLogTimestamp":1700000000000}')
     assert lines[1].endswith(' KRaftVoters {"version":0,"voters":[{"voterId":1,"voterDirectoryId":'
                              '"AAECAwQFBgcICQoLDA0ODw","endpoints":[{"name":"CONTROLLER","host":"c1","port":9093}],'
-                             '"kraftVersionFeature":{"minSupportedVersion":0,"maxSupportedVersion":1}}]}')
-    assert lines[2].endswith(" controlType: LEADER_CHANGE(2)")
+                             '"kRaftVersionFeature":{"minSupportedVersion":0,"maxSupportedVersion":1}}]}')
+    # a version 1 message read at version 0, as Kafka reads it: each voter gains the zero directory id
+    assert lines[2].endswith(' LeaderChange: {"version":1,"leaderId":3,"voters":[{"voterId":1,"voterDirectoryId":'
+                             '"AAAAAAAAAAAAAAAAAAAAAA"},{"voterId":3,"voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA"}],'
+                             '"grantingVoters":[{"voterId":3,"voterDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA"}]}')
+    assert lines[3].endswith(" controlType: UNKNOWN(9)")
 
 
 def consumer_group_records():

@@ -144,3 +144,24 @@ def test_a_segment_argument_that_cannot_be_read_is_refused(tmp_path):
     assert "Traceback" not in run.stderr
     fifo.unlink()  # a partition holding a FIFO by a segment's name is refused as a whole
     assert [r.offset for _, r in partition_records(logdir.open_partition(part.path))] == list(range(6))
+
+
+def test_recover_says_which_offsets_and_records_the_cut_holds(tmp_path):
+    """Damage in the middle: the cut holds the damaged batch (unreadable) and the batches after it,
+    whose offsets and records recover names; `dump --skip-corrupt` reads the kept file the same."""
+    path = tmp_path / "t-0"
+    with PartitionWriter(path) as w:
+        for i in range(10):
+            w.append([{"key": b"k", "value": b"v%d" % j, "timestamp": 10 + j} for j in range(i * 3, i * 3 + 3)])
+    log = logdir.open_partition(path).segments[0].log
+    batches = scan_file(log).batches
+    flip(log, batches[4].position + 40)
+    run = kafkacodec("recover", path)
+    assert run.returncode == 0, run.stderr
+    kept = path / f"{log.name}.corrupt-{batches[4].position}"
+    assert f"kept in {kept}: offsets 15..29 in 5 batches (15 records readable) and {batches[4].size} bytes " \
+           "that do not read" in run.stdout, run.stdout
+    dumped = kafkacodec("dump", kept)  # listed as Kafka lists a log: the damaged batch with isvalid: false
+    listed = [line for line in dumped.stdout.splitlines() if line.startswith("baseOffset")]
+    assert [line.split()[1] for line in listed] == ["12", "15", "18", "21", "24", "27"], dumped.stdout
+    assert listed[0].endswith("isvalid: false") and all(line.endswith("isvalid: true") for line in listed[1:])

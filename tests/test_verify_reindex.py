@@ -83,3 +83,20 @@ def test_verify_says_what_kafka_would_pass_over(partition):
     assert run.returncode == 0, run.stderr
     assert "orders-1.0123456789abcdef0123456789abcdef-delete: delete replica directory" in run.stderr
     assert "00000000000000000400.log.deleted: in flight" in run.stderr
+
+
+def test_reindex_takes_a_partition_or_a_log_dir(partition):
+    """Every segment's indexes, whatever PATH names; `verify` says to run it when one is missing."""
+    before = {p.name: p.read_bytes() for p in partition.iterdir() if p.suffix in (".index", ".timeindex")}
+    wrong = partition / "00000000000000000400.index"
+    data = bytearray(wrong.read_bytes())
+    struct.pack_into(">i", data, 8, struct.unpack_from(">i", data, 8)[0] + 1)
+    wrong.write_bytes(bytes(data))
+    verified = kc("verify", str(partition))
+    assert verified.returncode == 1 and f"`kafkacodec reindex {partition}` rebuilds the indexes" in verified.stderr
+    (partition / "00000000000000000000.index").unlink()
+    check = kc("reindex", "--check", str(partition.parent))
+    assert check.returncode == 1 and f"run `kafkacodec reindex {partition.parent}`" in check.stderr
+    assert kc("reindex", str(partition.parent)).returncode == 0
+    assert {p.name: p.read_bytes() for p in partition.iterdir() if p.suffix in (".index", ".timeindex")} == before
+    assert kc("reindex", "--check", str(partition)).returncode == 0

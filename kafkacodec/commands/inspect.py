@@ -59,6 +59,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     skipped += [s for part in partitions for s in part.skipped]
     table = Table("partition", "segments", "batches", "records" if not quick else "checked", "bytes", "status")
     damaged, unusable = [], []
+    fixes: set[str] = set()
     with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
             name = f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic
@@ -71,6 +72,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
                 continue
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
+            fixes |= {"recover" for r in reports if r.error is not None}
+            fixes |= {"reindex" for r in reports for p in r.problems if p.startswith(v.INDEX_PROBLEMS)}
             table.add_row(name, str(len(reports)), str(sum(r.batches for r in reports)),
                           "framing and CRCs" if quick else str(sum(r.records for r in reports)),
                           str(sum(r.file_size for r in reports)),
@@ -85,6 +88,11 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
         click.echo(f"skipped {where}: {why}", err=True)
     for line in damaged + unusable:
         click.echo(line, err=True)
+    if "recover" in fixes:
+        click.echo(f"to repair: `kafkacodec recover {path}` cuts the damage as Kafka's recovery would (the cut "
+                   "bytes are kept beside each segment) and rebuilds the indexes", err=True)
+    elif "reindex" in fixes:
+        click.echo(f"to repair: `kafkacodec reindex {path}` rebuilds the indexes from the log", err=True)
     sys.exit(2 if unusable else 1 if damaged else 0)
 
 
@@ -92,7 +100,10 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--deep-iteration", is_flag=True, help="Print every record, not only batches.")
 @click.option("--print-data-log", is_flag=True, help="Print keys and values too (implies --deep-iteration).")
-@click.option("--max-bytes", type=click.IntRange(0), default=None, help="Read at most this many bytes of each .log.")
+@click.option("--max-bytes", type=click.IntRange(0, 2 ** 31 - 1), default=2 ** 31 - 1,
+              help="Read at most this many bytes of each .log.")
+@click.option("--max-message-size", type=click.IntRange(0, 2 ** 31 - 1), default=5 * 1024 * 1024,
+              help="Largest batch read where an index entry points.")
 @click.option("--verify-index-only", is_flag=True, help="Check index entries against the log; print no entries.")
 @click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
 @click.option("--skip-record-metadata", is_flag=True, help="Print only keys and payloads of records.")
@@ -100,74 +111,77 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.option("--transaction-log-decoder", is_flag=True,
               help="Decode __transaction_state records (implies --print-data-log).")
 @click.option("--skip-corrupt", is_flag=True,
-              help="Read on after damage from the next batch whose CRC matches, reporting each skipped range.")
+              help="Read on after bytes that do not frame a batch, from the next batch whose CRC matches.")
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
-def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int | None,
+def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int, max_message_size: int,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
          transaction_log_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
-    """Print segments (.log), indexes (.index, .timeindex, .txnindex) and producer snapshots
-    (.snapshot) as Kafka's kafka-dump-log does.
+    """Print segments (.log, and `recover`'s .log.corrupt-N), KRaft snapshots (.checkpoint),
+    indexes (.index, .timeindex, .txnindex) and producer snapshots (.snapshot) with the lines of
+    Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well).
 
-    Damage ends a segment's listing with Kafka's "Found N invalid bytes" line; the reason goes to
-    stderr and the exit status is 1. With --skip-corrupt the listing goes on after each damaged
-    range, which is reported on stderr.
-    """
-    from ..runtime.errors import DecodeError
-    from ..storage import decoders
-    from ..storage.dumpfmt import DumpSummary, dump_index, dump_log, dump_snapshot, dump_txn_index
+    Unlike Kafka's tool, damage is reported on stderr where `verify` reports it (the byte where
+    the bad batch starts, and why) and the other files are still dumped: a CRC mismatch, bytes
+    at the end that are not a batch, records that do not read. --skip-corrupt lists the batches
+    after bytes that do not frame one.
+
+    Exit status: 0 when everything read is valid, 1 when anything is damaged, 2 for usage errors
+    and files that cannot be read."""
+    from ..storage import dumplog, dumplog_decoders
     from ..storage.safeio import FileProblem
 
     if offsets_decoder and transaction_log_decoder:
         click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
         sys.exit(2)
-    decoder, kind = decoders.utf8, None
-    if offsets_decoder:
-        decoder, kind = decoders.offsets, "offsets"
-    elif transaction_log_decoder:
-        decoder, kind = decoders.transaction_log, "transaction-log"
-    print_data_log = print_data_log or kind is not None  # as in Kafka's tool
-
     status = 0
-    summary = DumpSummary()
-    for path in files:
-        if as_json:
+    if as_json:
+        for path in files:
             try:
-                status = max(status, _dump_json(path, kind, skip_corrupt))
+                status = max(status, _dump_json(path, "offsets" if offsets_decoder else "transaction-log"
+                                                if transaction_log_decoder else None, skip_corrupt))
             except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
                 click.echo(f"error: {err}", err=True)
                 status = max(status, 2)
-            continue
-        damage: list = []
-        if path.suffix in (".index", ".timeindex"):
-            lines = dump_index(path, str(path), verify_index_only, index_sanity_check, summary)
-        elif path.suffix in (".log", ".checkpoint"):
-            lines = dump_log(path, str(path), deep_iteration, print_data_log, max_bytes, damage,
-                             skip_record_metadata, summary, decoder, skip_corrupt)
-        elif path.suffix == ".txnindex":
-            lines = dump_txn_index(path, str(path))
-        elif path.suffix == ".snapshot":
-            lines = dump_snapshot(path, str(path))
-        else:  # dispatched on the last suffix, as Kafka's tool does: x.log.deleted is unknown
-            click.echo(f"Ignoring unknown file {path}", err=True)
-            continue
+        sys.exit(status)
+    kind = "offsets" if offsets_decoder else "transaction-log" if transaction_log_decoder else None
+    print_data = print_data_log or kind is not None  # as in Kafka's tool
+    opts = dumplog.Options(deep=print_data or deep_iteration, print_data=print_data,
+                           skip_metadata=skip_record_metadata, verify_index_only=verify_index_only,
+                           index_sanity_check=index_sanity_check, max_bytes=max_bytes,
+                           max_message_size=max_message_size,
+                           parser=dumplog_decoders.named(kind) if kind else dumplog_decoders.classes(None, None))
+    reports = dumplog.Reports()
+    problems: list[str] = []
+    damage = dumplog.Damage(problems.append, skip_corrupt, note=lambda text: click.echo(f"note: {text}", err=True))
+    for path in files:
         try:
-            for line in lines:
-                click.echo(line)
-        except DecodeError as err:  # a corrupt snapshot or index: Kafka prints why on stderr
-            err.file = err.file or str(path)
-            damage.append(err)
-        except ValueError:  # index entries and snapshots are relative to the offset in the name
-            click.echo(f"error: {path}: the file name does not start with a 20-digit offset", err=True)
-            status = max(status, 2)
+            arg = str(path)
+            if _is_kept_cut(path):  # our own kept bytes: listed as a log (Kafka's tool ignores them)
+                lines = dumplog.dump_kept_cut(path, arg, opts, reports, damage)
+            else:
+                lines = dumplog.dump_file(arg, opts, reports, damage)
+            for stream, line in lines:
+                click.echo(line, err=stream == "err")
+        except dumplog.Crash as err:  # what ends Kafka's run ends only this file's listing here
+            problems.append(str(err))
         except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
             click.echo(f"error: {err}", err=True)
             status = max(status, 2)
-        for err in damage:
-            click.echo(f"error: {err}", err=True)
+        for problem in problems:
+            click.echo(f"error: {problem}", err=True)
             status = max(status, 1)
-    for line in summary.lines():  # after all files, on stderr, as Kafka's tool prints them
+        problems.clear()
+    for line in reports.lines():  # after all files, on stderr, as Kafka's tool prints them
         click.echo(line, err=True)
     sys.exit(status)
+
+
+def _is_kept_cut(path: Path) -> bool:
+    """Bytes `recover` cut off a segment (`<segment>.log.corrupt-<position>`): read as a log, an
+    extension of Kafka's tool, which ignores them."""
+    import re
+
+    return re.search(r"\.log\.corrupt-\d+(-\d+)?$", path.name) is not None
 
 
 def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:

@@ -29,11 +29,17 @@ def sample(directory: Path, force: bool) -> None:
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")
-def write(out: Path, force: bool, with_index: bool) -> None:
+@click.option("--recompute", is_flag=True,
+              help="Take size, crc, crcValid and position from the bytes written instead of checking the ones "
+                   "given (after editing records, or for compressed batches).")
+def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
     """Write a segment from JSON Lines on standard input (the objects `dump --json` prints).
 
-    Every value is checked against what Kafka writes; a bad one is reported by line and field
-    and nothing is written. OUT and its indexes appear whole or not at all."""
+    Only `records` is required: a record may be as little as {"value": "<base64>"}. Keys the
+    records determine (offsets, count, maxTimestamp) are derived when left out and checked when
+    given; the rest default to Kafka's "none" values (magic 2, no compression, CreateTime, -1
+    for producer fields). Every problem of a line is reported, by field, and nothing is
+    written. OUT and its indexes appear whole or not at all."""
     from ..storage import index
     from ..storage.files import tmp_path_of, write_files_atomically
     from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
@@ -44,8 +50,11 @@ def write(out: Path, force: bool, with_index: bool) -> None:
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
         sys.exit(2)
+    if not out.parent.is_dir():
+        click.echo(f"error: {out.parent}: no such directory (create it first)", err=True)
+        sys.exit(2)
     try:
-        segment = segment_from_json(sys.stdin.buffer)
+        segment = segment_from_json(sys.stdin.buffer, recompute)
         files = {out: segment.data}
         if with_index:
             try:
@@ -111,17 +120,45 @@ def _write_file(path: Path, data: bytes) -> None:
 
 
 @click.command()
-@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--check", is_flag=True, help="Compare with the index files on disk instead of writing them.")
 @click.option("--index-interval-bytes", "interval", type=int, default=4096, show_default=True,
               help="index.interval.bytes of the topic.")
-def reindex(log: Path, check: bool, interval: int) -> None:
-    """Rebuild a segment's .index, .timeindex and .txnindex exactly as Kafka's recovery would.
+def reindex(path: Path, check: bool, interval: int) -> None:
+    """Rebuild the .index, .timeindex and .txnindex of a segment, of every segment of a partition,
+    or of a whole log dir, exactly as Kafka's recovery would.
 
     The transaction index needs the producers' state before the segment: it comes from the
     partition's newest .snapshot at or below the segment and the batches after it. A .log whose
-    name is not an offset takes its base offset from its first batch.
-    """
+    name is not an offset takes its base offset from its first batch. Each file is written whole
+    or not at all; after an interruption, run the command again.
+
+    Exit status: 0; with --check, 1 when any index differs from the rebuilt one."""
+    from ..storage import logdir
+
+    if not check:  # the log dir's lock, and what an interrupted command left finished first
+        from ..storage.lock import log_root
+        from .changing import hold
+        hold([log_root(path)], "reindex")
+    from .inspect import _progress
+
+    logs = [seg.log for part in logdir.at_path(path).partitions for seg in part.segments]
+    if not logs:
+        click.echo(f"{path}: no segments to index")
+    stale = []
+    with _progress(sum(_size(log) for log in logs), "indexing") as advance:
+        for log in logs:
+            stale += _reindex_segment(log, check, interval)
+            advance(_size(log))
+    if check and stale:
+        click.echo(f"{len(stale)} index file{'s' if len(stale) != 1 else ''} to rebuild: run "
+                   f"`kafkacodec reindex {path}`", err=True)
+    sys.exit(1 if stale else 0)
+
+
+def _reindex_segment(log: Path, check: bool, interval: int) -> list[Path]:
+    """One segment's indexes rebuilt and written, or (`check`) compared with the files: the ones
+    that differ."""
     from ..runtime.errors import DecodeError
     from ..storage import index
     from ..storage.logdir import open_partition, segment_of
@@ -130,10 +167,6 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     from ..storage.scan import ScanResult, valid_file_batches
     from ..storage.txnindex import encode_txn_index, read_txn_index, read_txn_index_file
 
-    if not check:  # the log dir's lock, and what an interrupted command left finished first
-        from ..storage.lock import log_root
-        from .changing import hold
-        hold([log_root(log)], "reindex")
     base = segment_of(log).base_offset
     size = check_regular(log)
     scan = ScanResult(file_size=size)
@@ -145,36 +178,38 @@ def reindex(log: Path, check: bool, interval: int) -> None:
     if aborted or log.with_suffix(".txnindex").exists():  # Kafka creates it on the first abort
         files[log.with_suffix(".txnindex")] = encode_txn_index(aborted)
     if scan.error is not None:
-        click.echo(f"warning: indexes cover the valid first {scan.valid_bytes} bytes only: {scan.error}", err=True)
+        click.echo(f"warning: {log}: indexes cover the valid first {scan.valid_bytes} bytes only: {scan.error}; "
+                   f"`kafkacodec recover {log.parent}` cuts the damage", err=True)
     if not complete:
-        click.echo("warning: no producer snapshot at or below the segment and the log starts later than 0: "
+        click.echo(f"warning: {log}: no producer snapshot at or below the segment and the log starts later than 0: "
                    "transactions opened before the log start are unknown", err=True)
     readers = {".index": lambda d: index.read_offset_index(d, base),
                ".timeindex": lambda d: index.read_time_index(d, base), ".txnindex": read_txn_index}
-    if check:
-        bound = index.max_entries(size)  # what the segment explains: a sparse or huge file costs no more
-        on_disk = {".index": lambda p: list(index.iter_offset_index(p, base, bound)),
-                   ".timeindex": lambda p: list(index.iter_time_index(p, base, bound)),
-                   ".txnindex": lambda p: read_txn_index_file(p, size)}
-        stale = []
+    if not check:
         for path, data in files.items():
-            rebuilt = readers[path.suffix](data)
-            if not path.exists():
-                stale.append(path)
-                click.echo(f"{path}: missing (the rebuilt index has {len(rebuilt)} entries)", err=True)
-                continue
-            try:
-                found = on_disk[path.suffix](path)
-            except DecodeError as err:
-                found = err
-            if found != rebuilt:
-                stale.append(path)
-                why = f": {found}" if isinstance(found, DecodeError) else ""
-                click.echo(f"{path}: differs from the rebuilt index{why}", err=True)
-        sys.exit(1 if stale else 0)
+            _write_file(path, data)
+            click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")
+        return []
+    bound = index.max_entries(size)  # what the segment explains: a sparse or huge file costs no more
+    on_disk = {".index": lambda p: list(index.iter_offset_index(p, base, bound)),
+               ".timeindex": lambda p: list(index.iter_time_index(p, base, bound)),
+               ".txnindex": lambda p: read_txn_index_file(p, size)}
+    stale = []
     for path, data in files.items():
-        _write_file(path, data)
-        click.echo(f"wrote {path} ({len(readers[path.suffix](data))} entries)")
+        rebuilt = readers[path.suffix](data)
+        if not path.exists():
+            stale.append(path)
+            click.echo(f"{path}: missing (the rebuilt index has {len(rebuilt)} entries)", err=True)
+            continue
+        try:
+            found = on_disk[path.suffix](path)
+        except DecodeError as err:
+            found = err
+        if found != rebuilt:
+            stale.append(path)
+            why = f": {found}" if isinstance(found, DecodeError) else ""
+            click.echo(f"{path}: differs from the rebuilt index{why}", err=True)
+    return stale
 
 
 @click.command()
@@ -226,12 +261,24 @@ def _recovery_plan(path: Path):
 
     if not path.is_dir():  # a FIFO or a device is refused as a segment would be
         return r.plan_segment_file(path)
+    from .inspect import _progress
+
     plan = r.Plan()
-    for part in logdir.partitions_at(path):
-        p = r.plan_partition(part)
-        plan.repairs += p.repairs
-        plan.failures += p.failures
+    partitions = logdir.partitions_at(path)
+    with _progress(sum(_size(s.log) for part in partitions for s in part.segments), "checking") as advance:
+        for part in partitions:
+            p = r.plan_partition(part)
+            plan.repairs += p.repairs
+            plan.failures += p.failures
+            advance(sum(_size(s.log) for s in part.segments))
     return plan
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # said by the step that reads it
+        return 0
 
 
 def _described(repair, dry_run: bool) -> str:
@@ -239,7 +286,7 @@ def _described(repair, dry_run: bool) -> str:
     if repair.truncated_bytes:
         said.append(f"{'would truncate' if dry_run else 'truncated'} to {repair.valid_bytes} bytes "
                     f"({repair.reason}); the {repair.truncated_bytes} bytes cut off "
-                    f"{'would be' if dry_run else 'are'} kept in {repair.kept_in}")
+                    f"{'would be' if dry_run else 'are'} kept in {repair.kept_in}: {repair.cut}")
     if repair.indexes:
         said.append(f"{'would rebuild' if dry_run else 'rebuilt'} " + ", ".join(
             f"{repair.segment.log.with_suffix(s).name} ({why})" for s, why in sorted(repair.indexes.items())))

@@ -1,0 +1,266 @@
+"""kafka-dump-log's .index and .timeindex listings (Kafka 4.1), each entry checked against the
+segment's .log as Kafka's tool checks it.
+
+Every physical slot counts, as in Kafka's mapped index: slot 0 is read even when it is zeros,
+and a listing stops at the first later slot whose offset is the base offset (the zero-filled
+tail of a preallocated index). An entry is checked by reading the batch at the position it names,
+whatever is there, so a position inside a batch or past the end is Kafka's error too.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Iterator
+
+from kafkacodec.records import read_batches
+from kafkacodec.runtime.errors import DecodeError
+
+from . import index
+from .dumplog import (HEADER_SIZE_UP_TO_MAGIC, MIN_RECORD_SIZE, Crash, Line, Options, Reports, absolute, int_option,
+                      java_long, size_option)
+from .safeio import open_regular, read_at
+
+OFFSET_SLOT, TIME_SLOT = 8, 12
+WARM_BYTES = 8192  # AbstractIndex's warm section: the newest entries, searched first
+
+
+class _Log:
+    """The segment's .log, read where an index points."""
+
+    def __init__(self, path: Path, shown: str):
+        self.shown = str(path)
+        try:  # a FileProblem (not a regular file) is left to the command to judge
+            self.file = open_regular(path)
+        except OSError as err:
+            raise Crash(f"{path}: {err.strerror or err} (the .log beside the index)") from None
+        self.size = self.file.seek(0, 2)
+
+    def close(self) -> None:
+        self.file.close()
+
+
+    def header(self, pos: int, end: int) -> tuple[int, int] | None:
+        """(last offset, size) of the batch at `pos` if it lies whole before `end`, as Kafka's
+        reader gives it; None when none does."""
+        if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
+            return None
+        head = read_at(self.file, pos, min(end - pos, 61), self.shown)
+        size = struct.unpack_from(">i", head, 8)[0]
+        if size < MIN_RECORD_SIZE:
+            raise Crash(f"{self.shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
+                        f"({MIN_RECORD_SIZE})")
+        if pos > end - 12 - size:
+            return None
+        base = struct.unpack_from(">q", head, 0)[0]
+        if head[16] < 2:
+            return base, 12 + size
+        if len(head) < 27:
+            raise Crash(f"{self.shown}: byte {pos}: the batch is too short for its last offset delta")
+        return base + struct.unpack_from(">i", head, 23)[0], 12 + size
+
+    def batch_at(self, pos: int, window: int) -> int:
+        """The last offset of the batch at `pos`, read within `window` bytes (--max-message-size)."""
+        if pos < 0 or pos > self.size:
+            raise Crash(f"{self.shown}: an index entry names byte {pos}, outside the log's {self.size} bytes")
+        found = self.header(pos, min(self.size, pos + window))
+        if found is None:
+            raise Crash(f"{self.shown}: byte {pos}: no whole batch within {window} bytes of the position an index "
+                        "entry names")
+        return found[0]
+
+    def max_timestamp(self, pos: int, size: int) -> int:
+        """The largest record timestamp of the batch at `pos` (-1 when none is larger)."""
+        data = read_at(self.file, pos, size, self.shown)
+        try:
+            return max([-1] + [r.timestamp for b in read_batches(data, verify=False) for r in b])
+        except DecodeError as err:
+            raise Crash(f"{self.shown}: byte {pos + (err.position or 0)}: the batch at byte {pos}: "
+                        f"{err.message}") from None
+
+
+class _NoLog:
+    """In place of a missing .log, for our `dump` (Kafka's tool fails): nothing is checked."""
+
+    def close(self) -> None:
+        pass
+
+
+def _log_of(path: Path, shown: str, damage) -> "_Log | _NoLog":
+    if damage is not None and not path.exists():
+        damage.note(f"{path} is missing: the entries of the index beside it are listed unchecked")
+        return _NoLog()
+    return _Log(path, shown)
+
+
+class _Slots:
+    """An index file's fixed-size slots, read by pread in chunks (sequentially) or one by one
+    (searches): a preallocated 1 GiB index costs the slots actually read, not its size."""
+    CHUNK = 64 << 10
+
+    def __init__(self, path: Path, width: int, fmt: str, shown: str):
+        if not path.exists():
+            raise Crash(f"{path}: no such index file (Kafka's tool would create it empty and fail)")
+        try:
+            self.file = open_regular(path)
+        except OSError as err:
+            raise Crash(f"{path}: {err.strerror or err}") from None
+        self.size = self.file.seek(0, 2)
+        self.width, self.fmt, self.shown, self.n = width, fmt, shown, self.size // width
+
+    def close(self) -> None:
+        self.file.close()
+
+    def slot(self, i: int) -> tuple[int, int]:
+        return struct.unpack(self.fmt, read_at(self.file, i * self.width, self.width, self.shown))
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        per = self.CHUNK // self.width
+        for first in range(0, self.n, per):
+            chunk = read_at(self.file, first * self.width, min(per, self.n - first) * self.width, self.shown)
+            yield from struct.iter_unpack(self.fmt, chunk)
+
+
+class _NoSlots:
+    n = size = 0
+
+    def close(self) -> None:
+        pass
+
+
+def _names(path: Path, shown: str) -> tuple[int, Path]:
+    prefix = path.name.split(".")[0]
+    return java_long(prefix, shown), path.with_name(prefix + ".log")
+
+
+def _bounded(slots, log, damage, kind: str):
+    """For our `dump`: at most as many live entries as the segment can explain (Kafka has no
+    such bound; junk would be listed and checked entry by entry)."""
+    if damage is None or isinstance(log, _NoLog):
+        return slots
+    explained = index.max_entries(log.size)
+    for i, (first, second) in enumerate(slots):  # the live ones: up to the first later slot at the base offset
+        if i > 0 and (second if kind == "time_index" else first) == 0:
+            break
+        if i == explained:
+            raise Crash(f"{slots.shown}: byte {explained * slots.width}: {kind}: {kind.replace('_', ' ')} holds "
+                        f"more than {explained} entries, more than its segment's {log.size} bytes explain")
+    return slots
+
+
+def dump_offset_index(path: Path, shown: str, opts: Options, reports: Reports, damage=None) -> Iterator[Line]:
+    base, log_path = _names(path, shown)
+    log = _log_of(log_path, shown, damage)
+    slots = None
+    try:
+        slots = _Slots(path, OFFSET_SLOT, ">ii", shown)
+        if slots.n == 0:
+            yield "out", f"{shown} is empty."
+            return
+        if opts.index_sanity_check:
+            last = base + slots.slot(slots.n - 1)[0]
+            if last < base:
+                raise Crash(f"{absolute(shown)}: corrupt index: the last offset {last} is less than the base "
+                            f"offset {base}")
+            if slots.size % OFFSET_SLOT:
+                raise Crash(f"{absolute(shown)}: corrupt index: {slots.size} bytes is not a multiple of 8")
+            yield "out", f"{shown} passed sanity check."
+            return
+        key = absolute(shown)
+        window = None
+        for i, (rel, pos) in enumerate(_bounded(slots, log, damage, "offset_index")):
+            offset = base + rel
+            if i > 0 and offset == base:
+                return
+            if not isinstance(log, _NoLog):
+                if window is None:
+                    window = size_option(int_option(opts.max_message_size, "max-message-size"), "max-message-size",
+                                         shown)
+                found = log.batch_at(pos, window)
+                if found != offset:
+                    reports.offset_mismatches.setdefault(key, []).append((offset, found))
+            if not opts.verify_index_only:
+                yield "out", f"offset: {offset} position: {pos}"
+    finally:
+        log.close()
+        if slots is not None:
+            slots.close()
+
+
+def lookup(slots, base: int, target: int) -> int:
+    """The position of the largest offset index slot at or below `target` (0 when none), searched
+    as AbstractIndex searches: the warm section of the newest slots first."""
+    def offset(i):
+        return base + slots.slot(i)[0]
+
+    n = slots.n
+    if n == 0 or offset(0) > target:
+        return 0
+    first_hot = max(0, n - 1 - WARM_BYTES // OFFSET_SLOT)
+    lo, hi = (first_hot, n - 1) if offset(first_hot) <= target else (0, first_hot)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if offset(mid) <= target:
+            lo = mid
+        else:
+            hi = mid - 1
+    return slots.slot(lo)[1]
+
+
+def dump_time_index(path: Path, shown: str, opts: Options, reports: Reports, damage=None) -> Iterator[Line]:
+    base, log_path = _names(path, shown)
+    log = _log_of(log_path, shown, damage)
+    offsets = slots = None
+    try:
+        offsets_path = path.with_name(path.name.split(".")[0] + ".index")
+        offsets = _NoSlots() if isinstance(log, _NoLog) or (damage is not None and not offsets_path.exists()) \
+            else _Slots(offsets_path, OFFSET_SLOT, ">ii", shown)
+        slots = _Slots(path, TIME_SLOT, ">qi", shown)
+        if opts.index_sanity_check:
+            if slots.n:
+                first_ts, (last_ts, last_rel) = slots.slot(0)[0], slots.slot(slots.n - 1)
+                if last_ts < first_ts:
+                    raise Crash(f"{absolute(shown)}: corrupt time index: the last timestamp {last_ts} is less than "
+                                f"the first {first_ts}")
+                if base + last_rel < base:
+                    raise Crash(f"{absolute(shown)}: corrupt time index: the last offset {base + last_rel} is less "
+                                f"than the base offset {base}")
+            if slots.size % TIME_SLOT:
+                raise Crash(f"{absolute(shown)}: corrupt time index: {slots.size} bytes is not a multiple of 12")
+            yield "out", f"{shown} passed sanity check."
+            return
+        key, previous = absolute(shown), -1
+        for i, (ts, rel) in enumerate(_bounded(slots, log, damage, "time_index")):
+            offset = base + rel
+            if i > 0 and offset == base:
+                return
+            if not isinstance(log, _NoLog):
+                _check_time_entry(log, lookup(offsets, base, offset), ts, offset, previous, key, reports)
+            if not opts.verify_index_only:
+                yield "out", f"timestamp: {ts} offset: {offset}"
+            previous = ts
+    finally:
+        for opened in (log, offsets, slots):
+            if opened is not None:
+                opened.close()
+
+
+def _check_time_entry(log: _Log, pos: int, ts: int, offset: int, previous: int, key: str, reports: Reports) -> None:
+    """From `pos`, the first batch whose last offset reaches `offset` must end there and have
+    `ts` as its largest record timestamp."""
+    while True:
+        found = log.header(pos, log.size)
+        if found is None:
+            reports.not_found.setdefault(key, []).append((offset, -1))
+            return
+        last, size = found
+        if last >= offset:
+            break
+        pos += size
+    if last != offset:
+        reports.not_found.setdefault(key, []).append((offset, last))
+        return
+    largest = log.max_timestamp(pos, size)
+    if largest != ts:
+        reports.time_mismatches.setdefault(key, []).append((ts, largest))
+    if previous >= ts:
+        reports.out_of_order.setdefault(key, []).append((ts, previous))
