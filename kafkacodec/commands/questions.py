@@ -1,0 +1,217 @@
+"""describe, find and offsets: the questions an operator asks of a log dir first."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from .inspect import _progress
+
+PATH = click.Path(exists=True, path_type=Path)
+TOPIC_HELP = "Only topics whose whole name matches this regular expression (as kafka-get-offsets' --topic)."
+PARTITIONS_HELP = "Only these partitions: a comma-separated list of numbers and ranges, e.g. 0,2-4."
+
+
+def parse_partitions(text: str | None) -> set[int] | None:
+    if text is None:
+        return None
+    wanted: set[int] = set()
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if not m:
+            raise click.BadParameter(f"{part!r} is not a partition number or a range such as 2-4")
+        low, high = int(m[1]), int(m[2] or m[1])
+        if high < low:
+            raise click.BadParameter(f"{part!r}: the range ends before it starts")
+        wanted |= set(range(low, high + 1))
+    return wanted
+
+
+def parse_time(text: str) -> int:
+    """Milliseconds since the epoch from a number of them or an ISO 8601 time (UTC unless it
+    says otherwise): 1700000000000, 2026-11-22T03:12:00Z, 2026-11-22 03:12."""
+    import datetime as dt
+
+    if re.fullmatch(r"-?\d+", text.strip()):
+        return int(text)
+    try:
+        when = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is neither milliseconds since the epoch nor an ISO 8601 time "
+                                 "such as 2026-11-22T03:12:00Z") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return int(when.timestamp() * 1000)
+
+
+def show_time(ms: int | None) -> str:
+    import datetime as dt
+
+    if ms is None or ms < 0:
+        return "-"
+    try:
+        return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+    except (OverflowError, ValueError, OSError):  # beyond the calendar Python knows
+        return str(ms)
+
+
+def selected(path: Path, topic: str | None, partitions: set[int] | None):
+    """The log dir at `path` and its partitions that the filters select."""
+    from ..storage import logdir
+
+    root = logdir.at_path(path)
+    pattern = re.compile(topic) if topic is not None else None
+    chosen = [p for p in root.partitions if (pattern is None or pattern.fullmatch(p.topic))
+              and (partitions is None or p.partition in partitions)]
+    return root, chosen
+
+
+def _range(low, high) -> str:
+    return "-" if low is None else f"{low}..{high}"
+
+
+@click.command()
+@click.argument("path", type=PATH)
+@click.option("--segments", "per_segment", is_flag=True, help="A row per segment, not only per partition.")
+@click.option("--topic", default=None, help=TOPIC_HELP)
+@click.option("--partitions", default=None, help=PARTITIONS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per partition, its segments included.")
+def describe(path: Path, per_segment: bool, topic: str | None, partitions: str | None, as_json: bool) -> None:
+    """What a log dir, a partition or a segment holds: per partition its segments, size, records,
+    offset and time ranges, codecs, producers, transactions (committed, aborted, open) and damage.
+
+    Batches are read as `verify --quick` reads them (framing and CRCs). Exit status: 0, or 1 when
+    any segment is damaged (run `kafkacodec verify` for every problem, `recover` to cut damage)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..storage.overview import summarise_partition
+
+    root, chosen = selected(path, topic, parse_partitions(partitions))
+    summaries = []
+    with _progress(sum(s.log.stat().st_size for p in chosen for s in p.segments), "reading") as advance:
+        for part in chosen:
+            summaries.append(summarise_partition(part))
+            advance(sum(s.bytes for s in summaries[-1].segments))
+    damaged = [(p, s) for p in summaries for s in p.damaged]
+    if as_json:
+        for p in summaries:
+            click.echo(json.dumps(p.to_json()))
+        sys.exit(1 if damaged else 0)
+    table = Table("partition", "segments", "bytes", "records", "offsets", "timestamps (UTC)", "codecs",
+                  "producers", "transactions", "status", title=str(path))
+    for p in summaries:
+        t = p.transactions
+        txns = f"{t.committed} committed, {t.aborted} aborted" + (f", [yellow]{len(t.open)} open[/yellow]"
+                                                                  if t.open else "")
+        status = f"[red]damaged ({len(p.damaged)} segment{'s' if len(p.damaged) != 1 else ''})[/red]" \
+            if p.damaged else "ok"
+        table.add_row(_name_of(p), str(len(p.segments)), f"{p.total('bytes'):,}", f"{p.total('records'):,}",
+                      _range(p.first_offset, p.last_offset),
+                      f"{show_time(p.first_timestamp)} .. {show_time(p.max_timestamp)}",
+                      ", ".join(f"{c} {n}" for c, n in sorted(p.codecs.items())) or "-",
+                      str(len(p.producers)) + (f" ({len(p.transactional_producers)} transactional)"
+                                               if p.transactional_producers else ""),
+                      txns if p.producers else "-", status)
+    console = Console()
+    if not console.is_terminal:  # a file or a pipe: whole values rather than cut to 80 columns
+        console = Console(width=240)
+    console.print(table)
+    if per_segment:
+        seg_table = Table("partition", "segment", "bytes", "batches", "records", "offsets", "max timestamp (UTC)",
+                          "indexes", "status")
+        for p in summaries:
+            for s in p.segments:
+                seg_table.add_row(_name_of(p), Path(s.file).name, f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
+                                  _range(s.first_offset, s.last_offset), show_time(s.max_timestamp),
+                                  "missing " + ", ".join(s.missing_indexes) if s.missing_indexes else "ok",
+                                  f"[red]{s.damage}[/red]" if s.damage else "ok")
+        console.print(seg_table)
+    for p in summaries:
+        for producer, first in p.transactions.open:
+            click.echo(f"{_name_of(p)}: producer {producer}'s transaction from offset {first} is open "
+                       "(no marker yet: read-committed consumers stop before it)", err=True)
+    for where, why in root.skipped + [s for p in chosen for s in p.skipped]:
+        click.echo(f"skipped {where}: {why}", err=True)
+    for p, s in damaged:
+        click.echo(f"{s.file}: {s.damage}; run `kafkacodec recover {p.path}` to cut it (the cut bytes are kept)",
+                   err=True)
+    missing = sorted({p.path for p in summaries for s in p.segments if s.missing_indexes})
+    if missing:
+        click.echo(f"{len(missing)} partition{'s' if len(missing) != 1 else ''} lack index files; "
+                   f"run `kafkacodec reindex {path}` to rebuild them", err=True)
+    sys.exit(1 if damaged else 0)
+
+
+def _name_of(summary) -> str:
+    return f"{summary.topic}-{summary.partition}" if summary.partition >= 0 else summary.topic
+
+
+@click.command()
+@click.argument("path", type=PATH)
+@click.option("--time", "spec", default="latest", show_default=True,
+              help="latest (-1), earliest (-2), max-timestamp (-3), earliest-local (-4), latest-tiered (-5), or a "
+                   "time: milliseconds since the epoch or ISO 8601.")
+@click.option("--topic", default=None, help=TOPIC_HELP)
+@click.option("--partitions", default=None, help=PARTITIONS_HELP)
+def offsets(path: Path, spec: str, topic: str | None, partitions: str | None) -> None:
+    """Offsets as kafka-get-offsets prints them (`topic:partition:offset`), from the files: the
+    log end offset (latest), the log start offset (earliest), the offset of the record with the
+    largest timestamp, or the first offset whose timestamp is at or after a time. A partition
+    with no such offset is not printed, as Kafka's tool leaves it out."""
+    from ..storage.positions import offset_for
+
+    kind = {"-1": "latest", "-2": "earliest", "-3": "max-timestamp", "-4": "earliest-local",
+            "-5": "latest-tiered"}.get(spec.strip(), spec.strip())
+    target = None
+    if kind not in ("latest", "earliest", "max-timestamp", "earliest-local", "latest-tiered"):
+        target, kind = parse_time(spec), "timestamp"
+    root, chosen = selected(path, topic, parse_partitions(partitions))
+    for part in chosen:
+        found = offset_for(part, kind, target, root.path)
+        if found is not None:
+            click.echo(f"{part.topic}:{part.partition}:{found}")
+
+
+@click.command()
+@click.argument("path", type=PATH)
+@click.option("--key", default=None, help="Every record with this key (UTF-8 text; see --hex).")
+@click.option("--offset", type=click.IntRange(0), default=None, help="The record at this offset, through the .index.")
+@click.option("--timestamp", default=None,
+              help="The first record at or after this time (ms since the epoch or ISO 8601), through the .timeindex.")
+@click.option("--hex", "key_hex", is_flag=True, help="--key is hexadecimal bytes.")
+@click.option("--topic", default=None, help=TOPIC_HELP)
+@click.option("--partitions", default=None, help=PARTITIONS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per record found.")
+def find(path: Path, key: str | None, offset: int | None, timestamp: str | None, key_hex: bool, topic: str | None,
+         partitions: str | None, as_json: bool) -> None:
+    """Records by key, offset or time in each partition, with the file and byte position of their
+    batch. --offset and --timestamp go through the indexes as a broker's fetch does; --key reads
+    every record. Exit status 0 when something is found, 1 when nothing is."""
+    from ..storage.positions import records_at_offset, records_at_time, records_with_key
+
+    if sum(x is not None for x in (key, offset, timestamp)) != 1:
+        raise click.UsageError("give exactly one of --key, --offset and --timestamp")
+    if key is not None:
+        try:
+            wanted = bytes.fromhex(key) if key_hex else key.encode("utf-8", "surrogateescape")
+        except ValueError:
+            raise click.BadParameter(f"{key!r} is not hexadecimal bytes", param_hint="--key") from None
+    root, chosen = selected(path, topic, parse_partitions(partitions))
+    found = 0
+    with _progress(sum(s.log.stat().st_size for p in chosen for s in p.segments) if key is not None else 0,
+                   "searching") as advance:
+        for part in chosen:
+            if key is not None:
+                hits = records_with_key(part, wanted, advance)
+            elif offset is not None:
+                hits = records_at_offset(part, offset)
+            else:
+                hits = records_at_time(part, parse_time(timestamp))
+            for hit in hits:
+                found += 1
+                click.echo(json.dumps(hit.to_json()) if as_json else hit.line())
+    sys.exit(0 if found else 1)

@@ -1,0 +1,187 @@
+"""What a log dir holds, in one pass over each segment's batches: offsets, times, records, codecs,
+producers, transactions and damage, per segment and per partition — the first questions of an
+incident, answered without a broker.
+
+Batches are read as `verify --quick` reads them (framing and CRCs); a v2 batch's records are
+counted from its header, a compressed v0/v1 wrapper's by expanding it. Times are Kafka's: a
+batch's first timestamp (the first record's; for a LogAppendTime batch, or one carrying a delete
+horizon, its max timestamp) and its max timestamp, -1 meaning none.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kafkacodec.runtime.errors import DecodeError
+
+from .logdir import Partition, Segment
+from .producers import ProducerState
+from .reader import Damage, segment_batches
+
+
+@dataclass
+class SegmentSummary:
+    file: str
+    base_offset: int
+    bytes: int
+    batches: int = 0
+    records: int = 0
+    first_offset: int | None = None
+    last_offset: int | None = None
+    first_timestamp: int | None = None
+    max_timestamp: int | None = None
+    codecs: Counter = field(default_factory=Counter)  # batches per codec
+    magics: Counter = field(default_factory=Counter)  # batches per message format
+    control_batches: int = 0
+    missing_indexes: list[str] = field(default_factory=list)
+    damage: str | None = None  # the first problem: where and what
+    damaged_bytes: int = 0  # from the damage to the end of the file
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "baseOffset": self.base_offset, "bytes": self.bytes, "batches": self.batches,
+                "records": self.records, "firstOffset": self.first_offset, "lastOffset": self.last_offset,
+                "firstTimestamp": self.first_timestamp, "maxTimestamp": self.max_timestamp,
+                "codecs": dict(sorted(self.codecs.items())), "magics": {str(k): v for k, v in sorted(self.magics.items())},
+                "controlBatches": self.control_batches, "missingIndexes": self.missing_indexes,
+                "damage": self.damage, "damagedBytes": self.damaged_bytes}
+
+
+@dataclass
+class TransactionCounts:
+    committed: int = 0
+    aborted: int = 0
+    open: list[tuple[int, int]] = field(default_factory=list)  # (producer id, first offset) of each open one
+
+
+@dataclass
+class PartitionSummary:
+    topic: str
+    partition: int
+    path: str
+    segments: list[SegmentSummary] = field(default_factory=list)
+    producers: set = field(default_factory=set)  # ids of producers with batches here
+    transactional_producers: set = field(default_factory=set)
+    transactions: TransactionCounts = field(default_factory=TransactionCounts)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def total(self, name: str) -> int:
+        return sum(getattr(s, name) for s in self.segments)
+
+    def _extreme(self, name: str, pick):
+        values = [getattr(s, name) for s in self.segments if getattr(s, name) is not None]
+        return pick(values) if values else None
+
+    @property
+    def first_offset(self) -> int | None:
+        return self._extreme("first_offset", min)
+
+    @property
+    def last_offset(self) -> int | None:
+        return self._extreme("last_offset", max)
+
+    @property
+    def first_timestamp(self) -> int | None:
+        return self._extreme("first_timestamp", min)
+
+    @property
+    def max_timestamp(self) -> int | None:
+        return self._extreme("max_timestamp", max)
+
+    @property
+    def codecs(self) -> Counter:
+        return sum((s.codecs for s in self.segments), Counter())
+
+    @property
+    def damaged(self) -> list[SegmentSummary]:
+        return [s for s in self.segments if s.damage]
+
+    def to_json(self) -> dict:
+        t = self.transactions
+        return {"topic": self.topic, "partition": self.partition, "path": self.path,
+                "segments": [s.to_json() for s in self.segments], "bytes": self.total("bytes"),
+                "batches": self.total("batches"), "records": self.total("records"),
+                "firstOffset": self.first_offset, "lastOffset": self.last_offset,
+                "firstTimestamp": self.first_timestamp, "maxTimestamp": self.max_timestamp,
+                "codecs": dict(sorted(self.codecs.items())), "producers": sorted(self.producers),
+                "transactionalProducers": sorted(self.transactional_producers),
+                "transactions": {"committed": t.committed, "aborted": t.aborted,
+                                 "open": [{"producerId": p, "firstOffset": o} for p, o in t.open]},
+                "skipped": [{"path": p, "why": w} for p, w in self.skipped]}
+
+
+def _first_timestamp(batch) -> int:
+    e = batch.entry
+    if batch.is_legacy:
+        return e.message.timestamp if e.message.magic >= 1 else -1
+    return e.max_timestamp if int(e.timestamp_type) == 1 or e.has_delete_horizon else e.base_timestamp
+
+
+def _earliest(a: int | None, b: int) -> int | None:
+    if b < 0:
+        return a
+    return b if a is None else min(a, b)
+
+
+def summarise_segment(seg: Segment, state: ProducerState, out: PartitionSummary) -> SegmentSummary:
+    s = SegmentSummary(str(seg.log), seg.base_offset, seg.log.stat().st_size)
+    s.missing_indexes = [name for name, present in ((".index", seg.index), (".timeindex", seg.time_index))
+                         if present is None]
+    for item in segment_batches(seg):
+        if isinstance(item, Damage):
+            s.damage, s.damaged_bytes = _where(item.error, item.position), s.bytes - item.position
+            break
+        batch = item
+        try:
+            records = sum(1 for _ in batch) if batch.is_legacy else batch.entry.records_count
+            first = batch.base_offset
+        except DecodeError as err:  # a compressed wrapper whose messages do not read
+            s.damage, s.damaged_bytes = _where(err, batch.position), s.bytes - batch.position
+            break
+        s.batches += 1
+        s.records += records
+        s.first_offset = first if s.first_offset is None else s.first_offset
+        s.last_offset = batch.last_offset
+        s.first_timestamp = _earliest(s.first_timestamp, _first_timestamp(batch))
+        max_ts = batch.entry.max_timestamp if not batch.is_legacy else _first_timestamp(batch)
+        s.max_timestamp = max_ts if s.max_timestamp is None or max_ts > s.max_timestamp else s.max_timestamp
+        s.codecs[batch.compression] += 1
+        s.magics[batch.magic] += 1
+        _follow_producer(batch, state, out)
+        if not batch.is_legacy:
+            s.control_batches += batch.entry.is_control
+    return s
+
+
+def _where(err: DecodeError, position: int) -> str:
+    """`byte N: why`, N where the batch that does not read starts (as `verify` names it)."""
+    err.file = None
+    why = str(err)
+    return f"byte {position}: {why[why.index(': ') + 2:] if why.startswith('byte ') else why}"
+
+
+def _follow_producer(batch, state: ProducerState, out: PartitionSummary) -> None:
+    e = batch.entry
+    if not batch.is_legacy and e.producer_id >= 0:
+        out.producers.add(e.producer_id)
+        if e.is_transactional:
+            out.transactional_producers.add(e.producer_id)
+    try:
+        done = state.follow(batch)
+    except DecodeError:
+        return  # a malformed marker: verify names it; the overview counts what it can
+    if done is not None:
+        if done.aborted:
+            out.transactions.aborted += 1
+        else:
+            out.transactions.committed += 1
+
+
+def summarise_partition(part: Partition) -> PartitionSummary:
+    out = PartitionSummary(part.topic, part.partition, str(part.path),
+                           skipped=[(str(p), why) for p, why in part.skipped])
+    state = ProducerState()
+    for seg in part.segments:  # each read whole, those after a damaged one too: nothing is hidden
+        out.segments.append(summarise_segment(seg, state, out))
+    out.transactions.open = sorted((p.producer_id, p.txn_first_offset) for p in state.producers.values()
+                                   if p.txn_first_offset is not None)
+    return out

@@ -1,0 +1,140 @@
+"""describe, offsets and find on the sample log dir, each answer checked against the library's
+record-by-record reading of the same partitions (brute force, no index), and on damage."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from kafkacodec.storage import logdir
+from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.sample import write_sample
+from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.transactions import partition_transactions
+
+
+def kc(*args):
+    return subprocess.run([sys.executable, "-m", "kafkacodec", *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    root = tmp_path_factory.mktemp("logs")
+    write_sample(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def records(sample):
+    """(topic, partition) -> [(offset, timestamp, key)] in offset order, by reading every record."""
+    return {(p.topic, p.partition): [(r.offset, r.timestamp, r.key) for _, r in partition_records(p)]
+            for p in logdir.open_log_dir(sample).partitions}
+
+
+def test_describe_agrees_with_reading_every_record(sample, records):
+    run = kc("describe", "--json", sample)
+    assert run.returncode == 0, run.stderr
+    parts = {(o["topic"], o["partition"]): o for o in map(json.loads, run.stdout.splitlines())}
+    assert set(parts) == set(records)
+    for key, rows in records.items():
+        o = parts[key]
+        assert o["records"] == len(rows)
+        assert (o["firstOffset"], o["lastOffset"]) == (rows[0][0], rows[-1][0])
+        assert o["maxTimestamp"] == max(ts for _, ts, _ in rows)
+    txns = partition_transactions(logdir.open_partition(sample / "payments-0"))
+    counts = {kind: sum(t.outcome == kind for t in txns) for kind in ("COMMIT", "ABORT", "OPEN")}
+    t = parts[("payments", 0)]["transactions"]
+    assert (t["committed"], t["aborted"], len(t["open"])) == (counts["COMMIT"], counts["ABORT"], counts["OPEN"])
+    assert counts["OPEN"] == 1 and counts["ABORT"] == 2
+    table = kc("describe", "--segments", sample)
+    assert table.returncode == 0 and "payments-0" in table.stdout and "00000000000000000034.log" in table.stdout
+    assert "transaction from offset" in table.stderr  # the open one is named
+
+
+def test_describe_names_damage_where_verify_does(sample, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    log = copy / "clicks-1" / "00000000000000000000.log"
+    third = scan_file(log).batches[2]
+    data = bytearray(log.read_bytes())
+    data[third.position + 30] ^= 0xFF
+    log.write_bytes(bytes(data))
+    (copy / "clicks-1" / "00000000000000000000.index").unlink()
+    run = kc("describe", "--json", "--topic", "clicks", "--partitions", "1", copy)
+    assert run.returncode == 1
+    (seg,) = json.loads(run.stdout)["segments"]
+    assert seg["damage"].startswith(f"byte {third.position}:") and seg["damagedBytes"] == len(data) - third.position
+    assert seg["missingIndexes"] == [".index"] and seg["batches"] == 2
+    verified = kc("verify", "--quick", copy / "clicks-1")
+    assert f"invalid from byte {third.position}" in verified.stderr
+    assert f"kafkacodec recover {copy / 'clicks-1'}" in verified.stderr
+    assert "kafkacodec recover" in kc("describe", copy).stderr
+
+
+def first_at_or_after(rows, target):
+    return min((o for o, ts, _ in rows if ts >= target), default=None)
+
+
+def test_offsets_equal_brute_force(sample, records):
+    def answers(*args):
+        run = kc("offsets", sample, *args)
+        assert run.returncode == 0, run.stderr
+        return {(t, int(p)): int(o) for t, p, o in (line.rsplit(":", 2) for line in run.stdout.splitlines())}
+
+    assert answers() == answers("--time", "-1") == {k: rows[-1][0] + 1 for k, rows in records.items()}
+    assert answers("--time", "earliest") == {k: 0 for k in records}
+    assert answers("--time", "latest-tiered") == {}
+    top = {k: max(ts for _, ts, _ in rows) for k, rows in records.items()}
+    assert answers("--time", "max-timestamp") == {k: next(o for o, ts, _ in rows if ts == top[k])
+                                                  for k, rows in records.items()}
+    times = sorted({ts for rows in records.values() for _, ts, _ in rows if ts >= 0})
+    for target in times[::7] + [times[-1] + 1]:
+        want = {k: first_at_or_after(rows, target) for k, rows in records.items()}
+        assert answers("--time", str(target)) == {k: o for k, o in want.items() if o is not None}, target
+
+
+def test_offsets_from_an_iso_time_and_a_checkpointed_log_start(sample, records, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    (copy / "log-start-offset-checkpoint").write_text("0\n1\nclicks 1 40\n")
+    run = kc("offsets", copy, "--time", "earliest", "--topic", "cl.*")
+    assert run.stdout.splitlines() == ["clicks:0:0", "clicks:1:40"]
+    iso = kc("offsets", copy, "--time", "2020-09-13T12:28:00Z", "--topic", "clicks")
+    assert iso.stdout == kc("offsets", copy, "--time", "1600000080000", "--topic", "clicks").stdout != ""
+
+
+def test_find_by_offset_time_and_key(sample, records):
+    rows = records[("payments", 0)]
+    for offset, ts, key in rows[::5]:
+        run = kc("find", sample, "--offset", offset, "--topic", "payments", "--json")
+        assert run.returncode == 0, run.stderr
+        (hit,) = map(json.loads, run.stdout.splitlines())
+        assert (hit["offset"], hit["timestamp"]) == (offset, ts) and hit["note"] is None
+        assert hit["file"].endswith(".log") and hit["position"] >= 0
+    times = sorted({ts for _, ts, _ in rows})
+    for target in times[::4]:
+        run = kc("find", sample, "--timestamp", target, "--topic", "payments", "--json")
+        (hit,) = map(json.loads, run.stdout.splitlines())
+        assert hit["offset"] == first_at_or_after(rows, target)
+    everywhere = [(t, p, o) for (t, p), rs in records.items() for o, _, k in rs if k == b"user-1"]
+    run = kc("find", sample, "--key", "user-1", "--json")
+    assert sorted((h["topic"], h["partition"], h["offset"]) for h in map(json.loads, run.stdout.splitlines())) == \
+        sorted(everywhere) and everywhere
+    assert kc("find", sample, "--key", "75736572", "--hex").stdout.count("\n") == \
+        sum(1 for rs in records.values() for _, _, k in rs if k == b"user")
+    missing = kc("find", sample, "--key", "no such key")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert kc("find", sample).returncode == 2 and kc("find", sample, "--offset", 1, "--key", "k").returncode == 2
+
+
+def test_find_an_offset_the_cleaner_removed_gives_the_next(tmp_path):
+    from kafkacodec import write_batch
+    part = tmp_path / "t-0"
+    part.mkdir()
+    (part / "00000000000000000000.log").write_bytes(
+        write_batch([{"key": b"a", "value": b"1", "timestamp": 5}], base_offset=3) +
+        write_batch([{"key": b"b", "value": b"2", "timestamp": 6}], base_offset=9))
+    run = kc("find", part, "--offset", 5)
+    assert run.returncode == 0 and "offset: 9 " in run.stdout and "offset 5 is not in the log" in run.stdout
+    assert kc("find", part, "--offset", 10).returncode == 1
