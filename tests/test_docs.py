@@ -149,7 +149,15 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     subprocess.run([sys.executable, "-m", "kafkacodec", "docs", "--html", str(site)], check=True,
                    capture_output=True)
     pages = sorted(site.rglob("*.html"))
-    assert len(pages) == len(list(DOCS.glob("*.md"))) + 2  # the format pages, the guide, the entry
+    hand_written = list((ROOT / "docs").rglob("*.md"))
+    # every Markdown page, the command reference made from the commands, and the home page at the root
+    assert len(pages) == len(hand_written) + 2
+    home = (site / "index.html").read_text().split("<main>")[1]
+    assert home.count('href="docs/recipes/') == 4 and "refresh" not in home  # a real page, not a redirect
+    reference = (site / "docs" / "commands.html").read_text()
+    from kafkacodec.cli import main
+    assert all(f"kafkacodec {name}</code></h2>" in reference for name in main.commands)
+    assert "--files &lt;String: file1, file2, ...&gt;" in reference  # dump-log's own options
     parsed = {}
     for page in pages:
         p = Links()
@@ -168,6 +176,7 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     diagram = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in (svg_module.FILL, svg_module.COVERED)}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for page in pages:
+        assert _overflow(chromium, page) == 0, page  # every table fits a 1300-pixel window
         if page.name == "index.html" and page.parent == site:
             continue
         shot = ARTIFACTS / f"docs-{page.stem}.png"
@@ -179,3 +188,20 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
         assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
         if parsed[page].images:  # the diagrams were loaded and painted
             assert seen & diagram, page.name
+
+
+def _overflow(chromium: str, page: Path) -> int:
+    """How many pixels the page's main column or its widest table would have to scroll sideways
+    in a 1300-pixel window: a copy of the page with a script that writes the figure into the DOM,
+    which Chromium then prints. (The previous stylesheet gave 57 to 395 on the format pages.)"""
+    probe = page.with_name(page.stem + ".probe.html")
+    probe.write_text(page.read_text().replace(
+        "</body>", "<script>let w = 0; for (const e of [document.querySelector('main'), "
+                   "...document.querySelectorAll('table')]) { w = Math.max(w, e.scrollWidth - e.clientWidth); } "
+                   "document.body.setAttribute('data-overflow', w)</script></body>"))
+    try:
+        run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
+                              "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True, timeout=120)
+    finally:
+        probe.unlink()
+    return int(re.search(r'data-overflow="(-?\d+)"', run.stdout)[1])

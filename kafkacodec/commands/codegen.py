@@ -81,12 +81,18 @@ def _doc_outputs(program) -> dict[str, str]:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for the static site (created; its pages are replaced).")
 def docs(html_dir: Path) -> None:
-    """Build a static HTML site from docs/ (the format pages and the schema-language guide)."""
+    """Build a static HTML site from docs/: the home page, the command reference (from the
+    commands themselves), the recipes, the format pages and the schema-language guide."""
     from ..formatdocs.site import build_site
 
     root = _repo_root()
     if not (root / "docs" / "formats" / "index.md").exists():
         click.echo(f"error: {root / 'docs' / 'formats'} has no pages; run: kafkacodec generate", err=True)
         sys.exit(2)
-    pages = build_site(root / "docs", root / "schemas", html_dir)
+    from ..cli import main
+    from ..formatdocs.commands import commands_markdown
+    from .dumplog import HELP
+
+    reference = commands_markdown(main, {"dump-log": [(f"`{o}`", t) for o, t in HELP]})
+    pages = build_site(root / "docs", root / "schemas", html_dir, {"commands.md": reference})
     click.echo(f"wrote {len(pages)} pages to {html_dir}; open {html_dir / 'index.html'}")
