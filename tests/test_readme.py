@@ -1,0 +1,17 @@
+"""The README's examples run as written: its first Python block on a segment of the sample log."""
+import re
+import shutil
+
+from conftest import TESTS
+
+README = (TESTS.parent / "README.md").read_text()
+
+
+def test_the_first_example_runs(tmp_path, monkeypatch, capsys):
+    block = re.search(r"## Using it\n\n```python\n(.*?)```", README, re.S)[1]
+    shutil.copy(TESTS / "fixtures" / "sample.log", tmp_path / "00000000000000000000.log")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["0", "0", "none", "0", "0", "True"]  # the sample's first entry: magic 0
+    assert len(printed) > 10
