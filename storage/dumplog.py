@@ -135,7 +135,7 @@ def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None"
     elif suffix == ".timeindex":
         yield from dump_time_index(path, shown, opts, reports, damage)
     elif suffix == ".snapshot":
-        yield from dump_producer_snapshot(path, shown)
+        yield from dump_producer_snapshot(path, shown, damage)
     elif suffix == ".txnindex":
         yield from dump_txn_index(path, shown)
     else:
@@ -439,7 +439,17 @@ def decrement_sequence(sequence: int, delta: int) -> int:
     return INT32_MAX - (delta - sequence) + 1 if sequence < delta else sequence - delta
 
 
-def dump_producer_snapshot(path: Path, shown: str) -> Iterator[Line]:
+def dump_producer_snapshot(path: Path, shown: str, damage: "Damage | None" = None) -> Iterator[Line]:
+    """Kafka says a corrupt snapshot on stderr and goes on (exit 0); with `damage` (our `dump`)
+    it is reported as damage."""
+    for stream, line in _snapshot_lines(path, shown):
+        if stream == "err" and damage is not None:
+            damage.report(f"{shown}: {line}")
+        else:
+            yield stream, line
+
+
+def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
     from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 
     from kafkacodec.runtime.errors import LimitExceededError

@@ -131,9 +131,12 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segmen
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw.decode("utf-8"))
+            obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_repeated_keys)
         except UnicodeDecodeError as err:
             raise JsonInputError(None, f"not UTF-8 text (byte {err.start} of the line)", n) from None
+        except JsonInputError as err:
+            err.line = n
+            raise
         except (ValueError, RecursionError) as err:  # json's errors, numbers too long to convert, deep nesting
             raise JsonInputError(None, f"not JSON: {err}", n) from None
         try:
@@ -152,6 +155,16 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segmen
             raise JsonInputError(None, f"cannot be written: {err}", n) from None
         spans.append((n, full["baseOffset"], full["lastOffset"]))
     return Segment(bytes(data), spans)
+
+
+def _no_repeated_keys(pairs: list) -> dict:
+    """A JSON object; a key given twice is an error (json would keep the last silently)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise JsonInputError(key, "given twice in one object")
+        out[key] = value
+    return out
 
 
 def _check_written(obj: dict, written: bytes, position: int) -> None:

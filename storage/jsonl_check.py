@@ -185,7 +185,9 @@ def _complete(c: _Batch, obj: dict, next_offset: int) -> dict:
                 c.bad(f"records[{i}].offset", f"{r['offset']} is outside the batch's offsets {base} to {last}")
         if magic in (0, 1) and offsets and len(offsets) == len(records) and (base, last) != (offsets[0], offsets[-1]):
             c.bad("baseOffset", f"{base} to {last}, but the messages' offsets are {offsets[0]} to {offsets[-1]}")
-    if "count" in obj and (type(obj["count"]) is not int or obj["count"] != len(records)):
+    if "count" in obj and type(obj["count"]) is not int:
+        c.bad("count", f"{show(obj['count'])} is not an integer")
+    elif "count" in obj and obj["count"] != len(records):
         c.bad("count", f"{show(obj['count'])}, but {len(records)} records are listed")
     timestamps = [r["timestamp"] for r in out["records"] if r is not BAD and r["timestamp"] is not BAD]
     complete = len(timestamps) == len(records)
@@ -248,6 +250,9 @@ def _record(c: _Batch, record: Any, i: int, expected_offset: Any, magic: int, ap
     out: dict[str, Any] = {}
     if "offset" in record:
         out["offset"] = c.int(record, "offset", 0, INT64_MAX, OFFSETS, where)
+    elif expected_offset is not BAD and expected_offset > INT64_MAX:
+        out["offset"] = c.bad(where + "offset", f"left out, and the offset after the one before it, {expected_offset}, "
+                                                f"is beyond 2^63-1")
     else:  # BAD, unreported, after a bad offset before it: one problem, not two
         out["offset"] = expected_offset
     if magic == 0:

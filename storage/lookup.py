@@ -5,6 +5,7 @@ window (scan.iter_file_batches)."""
 from __future__ import annotations
 
 from kafkacodec.records import Batch, read_batches
+from kafkacodec.runtime.errors import DecodeError
 
 from . import index_search
 from .index import NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, TimeEntry, max_entries
@@ -48,14 +49,20 @@ def find_offset(seg: Segment, target: int) -> Batch | None:
         if b.last_offset >= target:
             with open_regular(seg.log) as f:  # the batch alone, read again, CRC checked
                 data = read_at(f, b.position, b.size, seg.log)
-            return next(iter(_as_batches(data, b.position)))
+            return next(iter(_as_batches(data, b.position, seg.log)))
     return None
 
 
-def _as_batches(data: bytes, position: int):
-    for batch in read_batches(data):
-        batch.position += position
-        yield batch
+def _as_batches(data: bytes, position: int, log=None):
+    """The batch read again at `position`; its errors name the file and the byte in it."""
+    try:
+        for batch in read_batches(data):
+            batch.position += position
+            yield batch
+    except DecodeError as err:
+        err.position = position + (err.position or 0)
+        err.file = err.file or (None if log is None else str(log))
+        raise
 
 
 def find_timestamp(seg: Segment, target: int) -> tuple[int, int] | None:

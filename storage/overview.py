@@ -137,6 +137,12 @@ def summarise_segment(seg: Segment, state: ProducerState, out: PartitionSummary)
         except DecodeError as err:  # a compressed wrapper whose messages do not read
             s.damage, s.damaged_bytes = _where(err, batch.position), s.bytes - batch.position
             break
+        previous = out.segments[-1].last_offset if out.segments and s.last_offset is None else s.last_offset
+        if previous is not None and first <= previous:  # as verify --quick checks it
+            s.damage = (f"byte {batch.position}: batch holds offsets {first}..{batch.last_offset}, not after the "
+                        f"previous batch's last offset {previous}")
+            s.damaged_bytes = s.bytes - batch.position
+            break
         s.batches += 1
         s.records += records
         s.first_offset = first if s.first_offset is None else s.first_offset

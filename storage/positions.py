@@ -64,9 +64,32 @@ def records_at_offset(part: Partition, target: int) -> Iterator[Hit]:
             continue
         for record in batch:
             if record.offset >= target:
+                if record.offset != target:  # gone, or the index led past it: the log alone says which
+                    exact = _by_scan(part, seg, target)
+                    if exact is not None:
+                        yield exact
+                        return
                 note = None if record.offset == target else f"offset {target} is not in the log; this is the next"
                 yield _hit(part, seg.log, batch, record, note)
                 return
+    for seg in part.segments[floor:]:  # nothing through the index: it may be wrong
+        exact = _by_scan(part, seg, target)
+        if exact is not None:
+            yield exact
+            return
+
+
+def _by_scan(part: Partition, seg, target: int) -> Hit | None:
+    """The record at `target` found by reading the segment from its start, without the index."""
+    for item in segment_batches(seg):
+        if isinstance(item, Damage):
+            return None
+        if item.last_offset >= target:
+            for record in item:
+                if record.offset == target:
+                    return _hit(part, seg.log, item, record, "found by reading the log: its .index misleads")
+            return None
+    return None
 
 
 def records_at_time(part: Partition, target: int) -> Iterator[Hit]:
@@ -109,7 +132,7 @@ def log_end_offset(part: Partition) -> int | None:
     """The offset after the last valid batch (after damage: where recovery would end the log)."""
     for seg in reversed(part.segments):
         last = None
-        for item in iter_file_batches(seg.log, verify=False):
+        for item in iter_file_batches(seg.log):  # CRCs checked: the end recovery would keep
             if isinstance(item, DecodeError):
                 break
             last = item.last_offset

@@ -22,6 +22,7 @@ from .scan import BatchInfo
 # batches decoded together: enough to amortise a columnar pass, few enough to stay in cache (and,
 # for small batches, not to keep many objects alive for the garbage collector to walk)
 GROUP_BYTES, GROUP_BATCHES = 4 << 20, 512
+INT64_MAX = 2 ** 63 - 1
 
 
 @dataclass
@@ -66,6 +67,10 @@ def _v2_records(batches: list[BatchInfo]) -> int:
     from its base offset to at most its last offset (compaction leaves gaps, never disorder), or a
     consumer would be handed offsets that belong to other batches."""
     entries = [b.entry for b in batches]
+    for e in entries:  # the base offset is outside the CRC: damage there can make offsets no int64 holds
+        if e.base_offset + max(e.last_offset_delta, 0) > INT64_MAX:
+            raise InvalidValueError(f"base offset {e.base_offset} and last offset delta {e.last_offset_delta} make "
+                                    "offsets beyond 2^63-1", None, "record_batch/base_offset")
     cols = batch_columns(entries)
     offsets, owner = cols.offset, cols.batch
     if len(offsets):

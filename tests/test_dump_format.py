@@ -122,3 +122,13 @@ def test_skip_record_metadata_non_consecutive_offsets_and_unknown_files(tmp_path
     run = dump(other)
     assert run.returncode == 0 and run.stderr.strip() == f"Ignoring unknown file {other}"
     assert run.stdout == f"Dumping {other}\n"  # first, as Kafka prints it for any file
+
+
+def test_a_corrupt_snapshot_is_damage_to_dump_and_not_to_dump_log(tmp_path):
+    snap = tmp_path / "00000000000000000000.snapshot"
+    snap.write_bytes(b"\x00\x07" + bytes(30))
+    ours = dump(snap)
+    assert ours.returncode == 1 and "error: " in ours.stderr and "unknown file version 7" in ours.stderr
+    kafkas = subprocess.run([sys.executable, "-m", "kafkacodec", "dump-log", "--files", str(snap)],
+                            capture_output=True, text=True)
+    assert kafkas.returncode == 0 and kafkas.stderr.startswith("Snapshot failed schema validation")

@@ -138,3 +138,38 @@ def test_find_an_offset_the_cleaner_removed_gives_the_next(tmp_path):
     run = kc("find", part, "--offset", 5)
     assert run.returncode == 0 and "offset: 9 " in run.stdout and "offset 5 is not in the log" in run.stdout
     assert kc("find", part, "--offset", 10).returncode == 1
+
+
+def test_bad_arguments_are_usage_errors(sample):
+    for args in (["describe", sample, "--topic", "("], ["offsets", sample, "--time", str(2 ** 63)],
+                 ["find", sample, "--offset", str(2 ** 63)], ["offsets", sample, "--partitions", "3-1"]):
+        run = kc(*args)
+        assert run.returncode == 2 and "Traceback" not in run.stderr, (args, run.stderr)
+    huge = kc("offsets", sample, "--topic", "clicks", "--partitions", "0-2147483647")  # ranges, not sets
+    assert huge.returncode == 0 and huge.stdout.splitlines() == ["clicks:0:390", "clicks:1:100"]
+
+
+def test_one_damaged_partition_leaves_the_others_answered(sample, records, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    log = copy / "clicks-1" / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    data[4000:6092] = bytes(2092)
+    log.write_bytes(bytes(data))
+    run = kc("offsets", copy, "--time", "max-timestamp")
+    assert run.returncode == 1 and f"{log}: byte " in run.stderr
+    assert "payments:0:" in run.stdout and "clicks:1:" not in run.stdout
+    latest = kc("offsets", copy, "--topic", "clicks", "--partitions", "1").stdout.strip()
+    described = json.loads(kc("describe", "--json", "--topic", "clicks", "--partitions", "1", copy).stdout)
+    assert latest == f"clicks:1:{described['lastOffset'] + 1}"  # the end recovery keeps, as describe says
+
+
+def test_describe_flags_offsets_that_do_not_rise(sample, tmp_path):
+    part = tmp_path / "p-0"
+    part.mkdir()
+    log = part / "00000000000000000000.log"
+    data = bytearray((sample / "payments-0" / "00000000000000000000.log").read_bytes())
+    data[0:8] = (1000).to_bytes(8, "big")  # outside the CRC
+    log.write_bytes(bytes(data))
+    run = kc("describe", "--json", part)
+    assert run.returncode == 1 and "not after the previous batch's last offset 1004" in run.stdout

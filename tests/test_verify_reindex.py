@@ -100,3 +100,14 @@ def test_reindex_takes_a_partition_or_a_log_dir(partition):
     assert kc("reindex", str(partition.parent)).returncode == 0
     assert {p.name: p.read_bytes() for p in partition.iterdir() if p.suffix in (".index", ".timeindex")} == before
     assert kc("reindex", "--check", str(partition)).returncode == 0
+
+
+def test_a_base_offset_beyond_what_offsets_can_reach_is_damage_not_a_crash(partition):
+    """The base offset lies outside the CRC: damage there may make offsets no int64 holds."""
+    log = partition / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    data[0:8] = (2 ** 63 - 1).to_bytes(8, "big")
+    log.write_bytes(bytes(data))
+    run = kc("verify", str(partition))
+    assert run.returncode == 1 and "offsets beyond 2^63-1" in run.stderr and "Traceback" not in run.stderr
+    assert kc("recover", "--dry-run", str(partition)).returncode == 0

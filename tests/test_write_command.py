@@ -2,6 +2,7 @@
 field, with nothing written; a full or read-only disk is an error naming the file, with no
 `.tmp` left; `--index` on a file not named by an offset indexes from its first batch."""
 import copy
+import os
 import json
 import subprocess
 import sys
@@ -313,3 +314,18 @@ def test_a_missing_output_directory_is_an_error_not_a_traceback(tmp_path):
     out = tmp_path / "nowhere" / "00000000000000000000.log"
     run = kc("write", str(out), stdin=lines(v2()))
     assert run.returncode == 2 and run.stderr.decode() == f"error: {out.parent}: no such directory (create it first)\n"
+
+
+def test_write_refuses_what_would_destroy_a_file(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    run = kc("write", "--force", str(fifo), stdin=lines(v2()))
+    assert run.returncode == 2 and "not a regular file" in run.stderr.decode() and fifo.is_fifo()
+    run = kc("write", "--index", str(tmp_path / "x.index"), stdin=lines(v2()))
+    assert run.returncode == 2 and "OUT must be the .log" in run.stderr.decode()
+    beyond = {"baseOffset": 2 ** 63 - 1, "records": [{"value": "YQ=="}, {"value": "YQ=="}]}
+    run = kc("write", str(tmp_path / "y.log"), stdin=lines(beyond))
+    assert run.returncode == 2 and b"records[1].offset: left out, and the offset after" in run.stderr
+    run = kc("write", str(tmp_path / "z.log"), stdin=b'{"records": [], "records": []}\n')
+    assert run.returncode == 2 and b"records: given twice" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]

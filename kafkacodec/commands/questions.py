@@ -15,19 +15,30 @@ TOPIC_HELP = "Only topics whose whole name matches this regular expression (as k
 PARTITIONS_HELP = "Only these partitions: a comma-separated list of numbers and ranges, e.g. 0,2-4."
 
 
-def parse_partitions(text: str | None) -> set[int] | None:
+class Partitions:
+    """Partition numbers as ranges (kept as ranges: `0-2147483647` costs nothing)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]):
+        self.ranges = ranges
+
+    def __contains__(self, number: int) -> bool:
+        return any(low <= number <= high for low, high in self.ranges)
+
+
+def parse_partitions(text: str | None) -> Partitions | None:
     if text is None:
         return None
-    wanted: set[int] = set()
+    ranges = []
     for part in text.split(","):
-        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        m = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
         if not m:
-            raise click.BadParameter(f"{part!r} is not a partition number or a range such as 2-4")
+            raise click.BadParameter(f"{part!r} is not a partition number or a range such as 2-4",
+                                     param_hint="--partitions")
         low, high = int(m[1]), int(m[2] or m[1])
         if high < low:
-            raise click.BadParameter(f"{part!r}: the range ends before it starts")
-        wanted |= set(range(low, high + 1))
-    return wanted
+            raise click.BadParameter(f"{part!r}: the range ends before it starts", param_hint="--partitions")
+        ranges.append((low, high))
+    return Partitions(ranges)
 
 
 def parse_time(text: str) -> int:
@@ -35,7 +46,9 @@ def parse_time(text: str) -> int:
     says otherwise): 1700000000000, 2026-11-22T03:12:00Z, 2026-11-22 03:12."""
     import datetime as dt
 
-    if re.fullmatch(r"-?\d+", text.strip()):
+    if re.fullmatch(r"-?[0-9]+", text.strip()):
+        if not -2 ** 63 <= int(text) < 2 ** 63:
+            raise click.BadParameter(f"{text!r} is beyond the 64-bit milliseconds Kafka's timestamps hold")
         return int(text)
     try:
         when = dt.datetime.fromisoformat(text.strip())
@@ -44,7 +57,8 @@ def parse_time(text: str) -> int:
                                  "such as 2026-11-22T03:12:00Z") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
-    return int(when.timestamp() * 1000)
+    micros = (when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(microseconds=1)
+    return -(-micros // 1000)  # a time between two milliseconds: the later, so nothing before it is found
 
 
 def show_time(ms: int | None) -> str:
@@ -63,7 +77,10 @@ def selected(path: Path, topic: str | None, partitions: set[int] | None):
     from ..storage import logdir
 
     root = logdir.at_path(path)
-    pattern = re.compile(topic) if topic is not None else None
+    try:
+        pattern = re.compile(topic) if topic is not None else None
+    except re.error as err:
+        raise click.BadParameter(f"{topic!r} is not a regular expression: {err}", param_hint="--topic") from None
     chosen = [p for p in root.partitions if (pattern is None or pattern.fullmatch(p.topic))
               and (partitions is None or p.partition in partitions)]
     return root, chosen
@@ -141,7 +158,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
                    err=True)
     missing = sorted({p.path for p in summaries for s in p.segments if s.missing_indexes})
     if missing:
-        click.echo(f"{len(missing)} partition{'s' if len(missing) != 1 else ''} lack index files; "
+        click.echo(f"{len(missing)} partition{'s lack' if len(missing) != 1 else ' lacks'} index files; "
                    f"run `kafkacodec reindex {path}` to rebuild them", err=True)
     sys.exit(1 if damaged else 0)
 
@@ -169,17 +186,26 @@ def offsets(path: Path, spec: str, topic: str | None, partitions: str | None) ->
     target = None
     if kind not in ("latest", "earliest", "max-timestamp", "earliest-local", "latest-tiered"):
         target, kind = parse_time(spec), "timestamp"
+    from ..runtime.errors import KafkaCodecError
+
     root, chosen = selected(path, topic, parse_partitions(partitions))
+    failed = False
     for part in chosen:
-        found = offset_for(part, kind, target, root.path)
+        try:
+            found = offset_for(part, kind, target, root.path)
+        except KafkaCodecError as err:  # this partition's answer is unknown; the others' still are
+            click.echo(f"error: {part.topic}-{part.partition}: {err}", err=True)
+            failed = True
+            continue
         if found is not None:
             click.echo(f"{part.topic}:{part.partition}:{found}")
+    sys.exit(1 if failed else 0)
 
 
 @click.command()
 @click.argument("path", type=PATH)
 @click.option("--key", default=None, help="Every record with this key (UTF-8 text; see --hex).")
-@click.option("--offset", type=click.IntRange(0), default=None, help="The record at this offset, through the .index.")
+@click.option("--offset", type=click.IntRange(0, 2 ** 63 - 1), default=None, help="The record at this offset, through the .index.")
 @click.option("--timestamp", default=None,
               help="The first record at or after this time (ms since the epoch or ISO 8601), through the .timeindex.")
 @click.option("--hex", "key_hex", is_flag=True, help="--key is hexadecimal bytes.")
@@ -190,7 +216,8 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
          partitions: str | None, as_json: bool) -> None:
     """Records by key, offset or time in each partition, with the file and byte position of their
     batch. --offset and --timestamp go through the indexes as a broker's fetch does; --key reads
-    every record. Exit status 0 when something is found, 1 when nothing is."""
+    every record. Exit status 0 when something is found, 1 when nothing is or a partition could
+    not be searched (said on stderr; the other partitions still are)."""
     from ..storage.positions import records_at_offset, records_at_time, records_with_key
 
     if sum(x is not None for x in (key, offset, timestamp)) != 1:
@@ -200,8 +227,10 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
             wanted = bytes.fromhex(key) if key_hex else key.encode("utf-8", "surrogateescape")
         except ValueError:
             raise click.BadParameter(f"{key!r} is not hexadecimal bytes", param_hint="--key") from None
+    from ..runtime.errors import KafkaCodecError
+
     root, chosen = selected(path, topic, parse_partitions(partitions))
-    found = 0
+    found, failed = 0, False
     with _progress(sum(s.log.stat().st_size for p in chosen for s in p.segments) if key is not None else 0,
                    "searching") as advance:
         for part in chosen:
@@ -211,7 +240,11 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
                 hits = records_at_offset(part, offset)
             else:
                 hits = records_at_time(part, parse_time(timestamp))
-            for hit in hits:
-                found += 1
-                click.echo(json.dumps(hit.to_json()) if as_json else hit.line())
-    sys.exit(0 if found else 1)
+            try:
+                for hit in hits:
+                    found += 1
+                    click.echo(json.dumps(hit.to_json()) if as_json else hit.line())
+            except KafkaCodecError as err:  # this partition cannot be searched; the others still are
+                click.echo(f"error: {part.topic}-{part.partition}: {err}", err=True)
+                failed = True
+    sys.exit(0 if found and not failed else 1)

@@ -1,6 +1,7 @@
 """sample, write, convert and reindex: making and mending segments."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -49,6 +50,12 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
+        sys.exit(2)
+    if os.path.lexists(out) and not out.is_file():  # --force replaces a segment, never a device or a FIFO
+        click.echo(f"error: {out}: not a regular file; refused", err=True)
+        sys.exit(2)
+    if with_index and out.suffix in (".index", ".timeindex"):
+        click.echo(f"error: {out}: with --index, OUT must be the .log (its indexes go beside it)", err=True)
         sys.exit(2)
     if not out.parent.is_dir():
         click.echo(f"error: {out.parent}: no such directory (create it first)", err=True)
