@@ -100,7 +100,8 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
     """What a log dir, a partition or a segment holds: per partition its segments, size, records,
     offset and time ranges, codecs, producers, transactions (committed, aborted, open) and damage.
 
-    Batches are read as `verify --quick` reads them (framing and CRCs). Exit status: 0, or 1 when
+    Batches are read as `verify --quick` reads them (framing and CRCs); index files are said
+    present or missing, their entries are checked by `verify`. Exit status: 0, or 1 when
     any segment is damaged (run `kafkacodec verify` for every problem, `recover` to cut damage)."""
     from rich.console import Console
     from rich.table import Table
@@ -144,7 +145,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
             for s in p.segments:
                 seg_table.add_row(_name_of(p), Path(s.file).name, f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
                                   _range(s.first_offset, s.last_offset), show_time(s.max_timestamp),
-                                  "missing " + ", ".join(s.missing_indexes) if s.missing_indexes else "ok",
+                                  "missing " + ", ".join(s.missing_indexes) if s.missing_indexes else "present",
                                   f"[red]{s.damage}[/red]" if s.damage else "ok")
         console.print(seg_table)
     for p in summaries:
