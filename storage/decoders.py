@@ -87,7 +87,7 @@ def kraft_control_json(kind: int, value: bytes) -> tuple[str, str | None]:
 def jackson(value) -> str:
     """JSON as Jackson writes it: compact, non-ASCII as is, other control characters as \\u00XX
     with upper-case hex (Python's json writes lower-case)."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = _dumps(value)
     return re.sub(r"(?<!\\)((?:\\\\)*)\\u00([0-9a-f]{2})", lambda m: m[1] + "\\u00" + m[2].upper(), text)
 
 

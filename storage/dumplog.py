@@ -22,19 +22,18 @@ from typing import Callable, Iterator
 
 import crc32c
 
-from kafkacodec.records import Batch, read_batches
+from kafkacodec.records import CODEC_NAMES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import decoders
+from .producers import decrement_sequence, increment_sequence
 from .resync import find_resume
+from .scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
 from .windowed import WindowedFile
 
 INT32_MAX = 2 ** 31 - 1
 MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # --max-message-size's default
-HEADER_SIZE_UP_TO_MAGIC = 17  # offset, size, magic: what the reader looks at before a batch
-MIN_RECORD_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 V2_HEADER = 61
-CODEC_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
 Line = tuple[str, str]
 Parser = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
 
@@ -93,13 +92,21 @@ def absolute(shown: str) -> str:
     return shown if shown.startswith("/") else f"{os.getcwd()}/{shown}"
 
 
+def _java_integer(text: str, bits: int) -> int | None:
+    """Integer.parseInt / Long.parseLong: an optional sign and ASCII digits within `bits` bits;
+    None where Java would throw."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not (body.isascii() and body.isdigit()) or not -2 ** (bits - 1) <= int(text) < 2 ** (bits - 1):
+        return None
+    return int(text)
+
+
 def int_option(value: int | str, name: str) -> int:
     """An Integer option's value, converted when first used, as Kafka's tool converts it."""
-    text = str(value)
-    body = text[1:] if text[:1] in "+-" else text
-    if not (body.isascii() and body.isdigit()) or not -2 ** 31 <= int(text) <= INT32_MAX:
-        raise Crash(f"--{name}: cannot parse {text!r} as an integer")
-    return int(text)
+    number = _java_integer(str(value), 32)
+    if number is None:
+        raise Crash(f"--{name}: cannot parse {str(value)!r} as an integer")
+    return number
 
 
 def size_option(size: int, name: str, shown: str) -> int:
@@ -109,11 +116,11 @@ def size_option(size: int, name: str, shown: str) -> int:
 
 
 def java_long(text: str, what: str) -> int:
-    """Long.parseLong: an optional sign and decimal digits, else a crash naming the text."""
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isascii() or not body.isdigit() or not -2 ** 63 <= int(text) < 2 ** 63:
+    """A number Kafka reads from a file name with Long.parseLong, else a crash naming the text."""
+    number = _java_integer(text, 64)
+    if number is None:
         raise Crash(f"{what}: {text!r} is not a number (Kafka reads it from the file name)")
-    return int(text)
+    return number
 
 
 def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None" = None) -> Iterator[Line]:
@@ -169,32 +176,42 @@ def log_header(name: str, shown: str) -> str:
         if name == "bootstrap.checkpoint":
             return "KRaft bootstrap snapshot"
         offset = java_long(name[0:20], shown)
-        epoch = java_long(name[21:31], shown)
-        if not -2 ** 31 <= epoch < 2 ** 31:
-            raise Crash(f"{shown}: epoch {epoch} in the file name is out of range")
+        epoch = _java_integer(name[21:31], 32)
+        if epoch is None:
+            raise Crash(f"{shown}: {name[21:31]!r} is not an epoch (Kafka reads it from the file name)")
         return f"Snapshot end offset: {offset}, epoch: {epoch}"
     return f"Log starting offset: {java_long(name.split('.')[0], shown)}"
+
+
+def kafka_frame(head: bytes, at: int, pos: int, end: int, shown: str) -> int | None:
+    """The size, prefix included, of the batch at file position `pos` (its header at `head[at:]`)
+    as FileLogInputStream gives it before `end`: None where that reader stops quietly (17 bytes or
+    fewer left, or a batch that does not fit), a Crash on a size below 14."""
+    if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
+        return None
+    size = struct.unpack_from(">i", head, at + 8)[0]
+    if size < MIN_RECORD_OVERHEAD:
+        raise Crash(f"{shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
+                    f"({MIN_RECORD_OVERHEAD})")
+    return None if pos > end - LOG_OVERHEAD - size else LOG_OVERHEAD + size
 
 
 def frames(f: WindowedFile, end: int, shown: str, pos: int = 0) -> Iterator[tuple[int, bytes]]:
     """(position, bytes with the 12-byte prefix) of each batch Kafka's reader gives from `pos`,
     read through a window: memory is about a window or the largest batch, whatever the file."""
     buf, base = b"", pos
-    while end - pos > HEADER_SIZE_UP_TO_MAGIC:
-        if pos + HEADER_SIZE_UP_TO_MAGIC > base + len(buf):
+    while True:
+        if end - pos > HEADER_SIZE_UP_TO_MAGIC and pos + HEADER_SIZE_UP_TO_MAGIC > base + len(buf):
             buf, base = f.load(pos), pos
-        size = struct.unpack_from(">i", buf, pos - base + 8)[0]
-        if size < MIN_RECORD_SIZE:
-            raise Crash(f"{shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
-                        f"({MIN_RECORD_SIZE})")
-        if pos > end - 12 - size:
-            return  # it does not fit: a torn write, or --max-bytes cutting it
-        if pos + 12 + size > base + len(buf):
-            buf, base = f.load(pos, 12 + size), pos
-            if len(buf) < 12 + size:
+        size = kafka_frame(buf, pos - base, pos, end, shown)
+        if size is None:
+            return  # the end, a torn write, or --max-bytes cutting a batch
+        if pos + size > base + len(buf):
+            buf, base = f.load(pos, size), pos
+            if len(buf) < size:
                 raise Crash(f"{shown}: byte {pos}: the file ended while it was read")
-        yield pos, buf[pos - base:pos - base + 12 + size]
-        pos += 12 + size
+        yield pos, buf[pos - base:pos - base + size]
+        pos += size
 
 
 class Damage:
@@ -297,13 +314,9 @@ def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def increment_sequence(base: int, delta: int) -> int:
-    return delta - (INT32_MAX - base) - 1 if base > INT32_MAX - delta else base + delta
-
-
 def _codec(attributes: int, shown: str, pos: int) -> str:
     codec = attributes & 0x07
-    if codec >= len(CODEC_NAMES):
+    if codec not in CODEC_NAMES:
         raise Crash(f"{shown}: byte {pos}: unknown compression type id {codec}")
     return CODEC_NAMES[codec]
 
@@ -433,10 +446,6 @@ def dump_txn_index(path: Path, shown: str) -> Iterator[Line]:
             version, pid, first, last, lso = struct.unpack_from(">bxqqqq", e, 0)
             yield "out", (f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
                           f"lastStableOffset: {lso}")
-
-
-def decrement_sequence(sequence: int, delta: int) -> int:
-    return INT32_MAX - (delta - sequence) + 1 if sequence < delta else sequence - delta
 
 
 def dump_producer_snapshot(path: Path, shown: str, damage: "Damage | None" = None) -> Iterator[Line]:

@@ -16,8 +16,7 @@ from kafkacodec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import index
-from .dumplog import (HEADER_SIZE_UP_TO_MAGIC, MIN_RECORD_SIZE, Crash, Line, Options, Reports, absolute, int_option,
-                      java_long, size_option)
+from .dumplog import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
 from .safeio import open_regular, read_at
 
 OFFSET_SLOT, TIME_SLOT = 8, 12
@@ -29,34 +28,25 @@ class _Log:
 
     def __init__(self, path: Path, shown: str):
         self.shown = str(path)
-        try:  # a FileProblem (not a regular file) is left to the command to judge
-            self.file = open_regular(path)
-        except OSError as err:
-            raise Crash(f"{path}: {err.strerror or err} (the .log beside the index)") from None
+        self.file = _open(path, " (the .log beside the index)")
         self.size = self.file.seek(0, 2)
 
     def close(self) -> None:
         self.file.close()
 
-
     def header(self, pos: int, end: int) -> tuple[int, int] | None:
         """(last offset, size) of the batch at `pos` if it lies whole before `end`, as Kafka's
         reader gives it; None when none does."""
-        if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
-            return None
-        head = read_at(self.file, pos, min(end - pos, 61), self.shown)
-        size = struct.unpack_from(">i", head, 8)[0]
-        if size < MIN_RECORD_SIZE:
-            raise Crash(f"{self.shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
-                        f"({MIN_RECORD_SIZE})")
-        if pos > end - 12 - size:
+        head = read_at(self.file, pos, max(0, min(end - pos, 61)), self.shown)
+        size = kafka_frame(head, 0, pos, end, self.shown)
+        if size is None:
             return None
         base = struct.unpack_from(">q", head, 0)[0]
         if head[16] < 2:
-            return base, 12 + size
+            return base, size
         if len(head) < 27:
             raise Crash(f"{self.shown}: byte {pos}: the batch is too short for its last offset delta")
-        return base + struct.unpack_from(">i", head, 23)[0], 12 + size
+        return base + struct.unpack_from(">i", head, 23)[0], size
 
     def batch_at(self, pos: int, window: int) -> int:
         """The last offset of the batch at `pos`, read within `window` bytes (--max-message-size)."""
@@ -100,10 +90,7 @@ class _Slots:
     def __init__(self, path: Path, width: int, fmt: str, shown: str):
         if not path.exists():
             raise Crash(f"{path}: no such index file (Kafka's tool would create it empty and fail)")
-        try:
-            self.file = open_regular(path)
-        except OSError as err:
-            raise Crash(f"{path}: {err.strerror or err}") from None
+        self.file = _open(path)
         self.size = self.file.seek(0, 2)
         self.width, self.fmt, self.shown, self.n = width, fmt, shown, self.size // width
 
@@ -127,19 +114,29 @@ class _NoSlots:
         pass
 
 
+def _open(path: Path, what: str = ""):
+    """A regular file opened for reading; the system's refusal ends Kafka's run (a Crash), while a
+    FileProblem (not a regular file) is left to the command to judge."""
+    try:
+        return open_regular(path)
+    except OSError as err:
+        raise Crash(f"{path}: {err.strerror or err}{what}") from None
+
+
 def _names(path: Path, shown: str) -> tuple[int, Path]:
     prefix = path.name.split(".")[0]
     return java_long(prefix, shown), path.with_name(prefix + ".log")
 
 
-def _bounded(slots, log, damage, kind: str):
+def _bounded(slots, log, damage, kind: str, rel_at: int):
     """For our `dump`: at most as many live entries as the segment can explain (Kafka has no
-    such bound; junk would be listed and checked entry by entry)."""
+    such bound; junk would be listed and checked entry by entry). `rel_at`: where in a slot its
+    relative offset is."""
     if damage is None or isinstance(log, _NoLog):
         return slots
     explained = index.max_entries(log.size)
-    for i, (first, second) in enumerate(slots):  # the live ones: up to the first later slot at the base offset
-        if i > 0 and (second if kind == "time_index" else first) == 0:
+    for i, slot in enumerate(slots):  # the live ones: up to the first later slot at the base offset
+        if i > 0 and slot[rel_at] == 0:
             break
         if i == explained:
             raise Crash(f"{slots.shown}: byte {explained * slots.width}: {kind}: {kind.replace('_', ' ')} holds "
@@ -167,7 +164,7 @@ def dump_offset_index(path: Path, shown: str, opts: Options, reports: Reports, d
             return
         key = absolute(shown)
         window = None
-        for i, (rel, pos) in enumerate(_bounded(slots, log, damage, "offset_index")):
+        for i, (rel, pos) in enumerate(_bounded(slots, log, damage, "offset_index", 0)):
             offset = base + rel
             if i > 0 and offset == base:
                 return
@@ -229,7 +226,7 @@ def dump_time_index(path: Path, shown: str, opts: Options, reports: Reports, dam
             yield "out", f"{shown} passed sanity check."
             return
         key, previous = absolute(shown), -1
-        for i, (ts, rel) in enumerate(_bounded(slots, log, damage, "time_index")):
+        for i, (ts, rel) in enumerate(_bounded(slots, log, damage, "time_index", 1)):
             offset = base + rel
             if i > 0 and offset == base:
                 return

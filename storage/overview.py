@@ -37,6 +37,9 @@ class SegmentSummary:
     damage: str | None = None  # the first problem: where and what
     damaged_bytes: int = 0  # from the damage to the end of the file
 
+    def damaged_at(self, position: int, why: str) -> None:
+        self.damage, self.damaged_bytes = f"byte {position}: {why}", self.bytes - position
+
     def to_json(self) -> dict:
         return {"file": self.file, "baseOffset": self.base_offset, "bytes": self.bytes, "batches": self.batches,
                 "records": self.records, "firstOffset": self.first_offset, "lastOffset": self.last_offset,
@@ -128,20 +131,22 @@ def summarise_segment(seg: Segment, state: ProducerState, out: PartitionSummary)
                          if present is None]
     for item in segment_batches(seg):
         if isinstance(item, Damage):
-            s.damage, s.damaged_bytes = _where(item.error, item.position), s.bytes - item.position
+            s.damaged_at(item.position, _why(item.error))
             break
         batch = item
         try:
-            records = sum(1 for _ in batch) if batch.is_legacy else batch.entry.records_count
-            first = batch.base_offset
+            if batch.is_legacy:  # a wrapper's messages are expanded once, for their count and first offset
+                expanded = list(batch)
+                records, first = len(expanded), expanded[0].offset if expanded else batch.last_offset
+            else:
+                records, first = batch.entry.records_count, batch.base_offset
         except DecodeError as err:  # a compressed wrapper whose messages do not read
-            s.damage, s.damaged_bytes = _where(err, batch.position), s.bytes - batch.position
+            s.damaged_at(batch.position, _why(err))
             break
         previous = out.segments[-1].last_offset if out.segments and s.last_offset is None else s.last_offset
         if previous is not None and first <= previous:  # as verify --quick checks it
-            s.damage = (f"byte {batch.position}: batch holds offsets {first}..{batch.last_offset}, not after the "
-                        f"previous batch's last offset {previous}")
-            s.damaged_bytes = s.bytes - batch.position
+            s.damaged_at(batch.position, f"batch holds offsets {first}..{batch.last_offset}, not after the "
+                                         f"previous batch's last offset {previous}")
             break
         s.batches += 1
         s.records += records
@@ -158,11 +163,12 @@ def summarise_segment(seg: Segment, state: ProducerState, out: PartitionSummary)
     return s
 
 
-def _where(err: DecodeError, position: int) -> str:
-    """`byte N: why`, N where the batch that does not read starts (as `verify` names it)."""
+def _why(err: DecodeError) -> str:
+    """An error's text without its file and byte: the batch's start is named instead (as `verify`
+    names it)."""
     err.file = None
     why = str(err)
-    return f"byte {position}: {why[why.index(': ') + 2:] if why.startswith('byte ') else why}"
+    return why[why.index(": ") + 2:] if why.startswith("byte ") else why
 
 
 def _follow_producer(batch, state: ProducerState, out: PartitionSummary) -> None:

@@ -63,14 +63,12 @@ def records_at_offset(part: Partition, target: int) -> Iterator[Hit]:
         if batch is None:
             continue
         for record in batch:
-            if record.offset >= target:
-                if record.offset != target:  # gone, or the index led past it: the log alone says which
-                    exact = _by_scan(part, seg, target)
-                    if exact is not None:
-                        yield exact
-                        return
-                note = None if record.offset == target else f"offset {target} is not in the log; this is the next"
-                yield _hit(part, seg.log, batch, record, note)
+            if record.offset == target:
+                yield _hit(part, seg.log, batch, record)
+                return
+            if record.offset > target:  # gone, or the index led past it: the log alone says which
+                yield _by_scan(part, seg, target) or _hit(part, seg.log, batch, record,
+                                                          f"offset {target} is not in the log; this is the next")
                 return
     for seg in part.segments[floor:]:  # nothing through the index: it may be wrong
         exact = _by_scan(part, seg, target)
@@ -155,7 +153,7 @@ def log_start_offset(part: Partition, root: Path) -> int | None:
 
 def offset_of_max_timestamp(part: Partition) -> int | None:
     """The offset of the first record with the largest timestamp (ListOffsets' max-timestamp)."""
-    best = None  # (timestamp, segment, position)
+    best = None  # (timestamp, segment, the batch's last offset)
     for seg in part.segments:
         for item in iter_file_batches(seg.log, verify=False):
             if isinstance(item, DecodeError):

@@ -38,8 +38,7 @@ class ProducerEntry:
     @property
     def first_sequence(self) -> int:
         """First sequence of the last batch; sequences wrap from 2^31-1 to 0."""
-        s, d = self.last_sequence, self.offset_delta
-        return INT32_MAX - (d - s) + 1 if s < d else s - d
+        return decrement_sequence(self.last_sequence, self.offset_delta)
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,19 @@ def marker_of(batch: RecordBatch) -> Marker | None:
     return Marker(kind, int.from_bytes(value[2:6], "big", signed=True), r.timestamp)
 
 
-def last_sequence(base: int, delta: int) -> int:
-    """The sequence `delta` after `base`; sequences wrap past 2^31-1 to 0, and -1 means none."""
-    if base < 0:
-        return -1
+def increment_sequence(base: int, delta: int) -> int:
+    """The sequence `delta` after `base`: sequences wrap past 2^31-1 to 0."""
     return delta - (INT32_MAX - base) - 1 if base > INT32_MAX - delta else base + delta
+
+
+def decrement_sequence(sequence: int, delta: int) -> int:
+    """The sequence `delta` before `sequence`, wrapping back past 0 to 2^31-1."""
+    return INT32_MAX - (delta - sequence) + 1 if sequence < delta else sequence - delta
+
+
+def last_sequence(base: int, delta: int) -> int:
+    """The sequence `delta` after `base`, -1 (none) for any negative base."""
+    return -1 if base < 0 else increment_sequence(base, delta)
 
 
 class ProducerState:

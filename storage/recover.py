@@ -77,11 +77,15 @@ def cut_contents(data: bytes) -> CutContents:
             out.unreadable_bytes += item.end - item.start
             continue
         out.batches += 1
-        try:
-            out.records += sum(1 for _ in item)
-            first = item.base_offset
+        try:  # a wrapper's messages are expanded once, for their count and first offset
+            records = list(item)
         except DecodeError:  # framed and CRC-valid, but its records do not read
-            first = item.entry.base_offset if not item.is_legacy else item.last_offset
+            records = []
+        out.records += len(records)
+        if not item.is_legacy:
+            first = item.entry.base_offset
+        else:
+            first = records[0].offset if records else item.last_offset
         out.first_offset = first if out.first_offset is None else min(out.first_offset, first)
         out.last_offset = item.last_offset if out.last_offset is None else max(out.last_offset, item.last_offset)
     return out

@@ -8,6 +8,11 @@ from pathlib import Path
 import click
 
 
+def partition_name(part) -> str:
+    """`topic-N`, or the directory's name for a segment outside a partition directory."""
+    return f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic
+
+
 @contextmanager
 def _progress(total_bytes: int, what: str):
     """A byte-count progress bar on stderr for directory-wide work; silent unless stderr is a terminal."""
@@ -62,7 +67,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     fixes: set[str] = set()
     with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
-            name = f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic
+            name = partition_name(part)
             try:
                 reports = v.verify_partition(part, on_segment=lambda r: advance(r.file_size),
                                              skip_corrupt=skip_corrupt, quick=quick)
@@ -134,16 +139,15 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
         sys.exit(2)
     status = 0
+    kind = "offsets" if offsets_decoder else "transaction-log" if transaction_log_decoder else None
     if as_json:
         for path in files:
             try:
-                status = max(status, _dump_json(path, "offsets" if offsets_decoder else "transaction-log"
-                                                if transaction_log_decoder else None, skip_corrupt))
+                status = max(status, _dump_json(path, kind, skip_corrupt))
             except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
                 click.echo(f"error: {err}", err=True)
                 status = max(status, 2)
         sys.exit(status)
-    kind = "offsets" if offsets_decoder else "transaction-log" if transaction_log_decoder else None
     print_data = print_data_log or kind is not None  # as in Kafka's tool
     opts = dumplog.Options(deep=print_data or deep_iteration, print_data=print_data,
                            skip_metadata=skip_record_metadata, verify_index_only=verify_index_only,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .inspect import _progress
+from .inspect import _progress, partition_name
 
 PATH = click.Path(exists=True, path_type=Path)
 TOPIC_HELP = "Only topics whose whole name matches this regular expression (as kafka-get-offsets' --topic)."
@@ -72,7 +72,7 @@ def show_time(ms: int | None) -> str:
         return str(ms)
 
 
-def selected(path: Path, topic: str | None, partitions: set[int] | None):
+def selected(path: Path, topic: str | None, partitions: Partitions | None):
     """The log dir at `path` and its partitions that the filters select."""
     from ..storage import logdir
 
@@ -127,7 +127,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
                                                                   if t.open else "")
         status = f"[red]damaged ({len(p.damaged)} segment{'s' if len(p.damaged) != 1 else ''})[/red]" \
             if p.damaged else "ok"
-        table.add_row(_name_of(p), str(len(p.segments)), f"{p.total('bytes'):,}", f"{p.total('records'):,}",
+        table.add_row(partition_name(p), str(len(p.segments)), f"{p.total('bytes'):,}", f"{p.total('records'):,}",
                       _range(p.first_offset, p.last_offset),
                       f"{show_time(p.first_timestamp)} .. {show_time(p.max_timestamp)}",
                       ", ".join(f"{c} {n}" for c, n in sorted(p.codecs.items())) or "-",
@@ -143,14 +143,14 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
                           "indexes", "status")
         for p in summaries:
             for s in p.segments:
-                seg_table.add_row(_name_of(p), Path(s.file).name, f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
+                seg_table.add_row(partition_name(p), Path(s.file).name, f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
                                   _range(s.first_offset, s.last_offset), show_time(s.max_timestamp),
                                   "missing " + ", ".join(s.missing_indexes) if s.missing_indexes else "present",
                                   f"[red]{s.damage}[/red]" if s.damage else "ok")
         console.print(seg_table)
     for p in summaries:
         for producer, first in p.transactions.open:
-            click.echo(f"{_name_of(p)}: producer {producer}'s transaction from offset {first} is open "
+            click.echo(f"{partition_name(p)}: producer {producer}'s transaction from offset {first} is open "
                        "(no marker yet: read-committed consumers stop before it)", err=True)
     for where, why in root.skipped + [s for p in chosen for s in p.skipped]:
         click.echo(f"skipped {where}: {why}", err=True)
@@ -162,10 +162,6 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
         click.echo(f"{len(missing)} partition{'s lack' if len(missing) != 1 else ' lacks'} index files; "
                    f"run `kafkacodec reindex {path}` to rebuild them", err=True)
     sys.exit(1 if damaged else 0)
-
-
-def _name_of(summary) -> str:
-    return f"{summary.topic}-{summary.partition}" if summary.partition >= 0 else summary.topic
 
 
 @click.command()
