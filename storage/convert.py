@@ -8,6 +8,7 @@ keep their timestamps and legacy data gets no producer id.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from kafkacodec.records import Record, read_batches, write_batch
 from kafkacodec.runtime.errors import KafkaCodecError
@@ -26,12 +27,15 @@ class ConversionReport:
     notes: list[str] = field(default_factory=list)
 
 
-def convert(data: bytes, magic: int, compression: str | None = None) -> tuple[bytes, ConversionReport]:
+def convert(data: bytes, magic: int, compression: str | None = None,
+            progress: Callable[[int], None] = lambda size: None) -> tuple[bytes, ConversionReport]:
+    """`data`'s batches in message format `magic` (offsets kept); `progress` is told each batch's size."""
     if magic not in (0, 1, 2):
         raise ValueError(f"unknown magic {magic}")
     out = bytearray()
     report = ConversionReport()
     for batch in read_batches(data):
+        progress(batch.size)
         if batch.magic == magic and compression in (None, batch.compression):
             out += data[batch.position:batch.position + batch.size]  # already in the target format
             report.batches += 1

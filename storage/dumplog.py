@@ -52,6 +52,7 @@ class Options:
     max_bytes: int | str = INT32_MAX  # as given: converted when a file needs it, as Kafka's tool does
     max_message_size: int | str = MAX_MESSAGE_SIZE
     parser: Parser = decoders.utf8
+    progress: Callable[[int], None] | None = None  # told each listed batch's size
 
 
 @dataclass
@@ -265,6 +266,8 @@ def _log_lines(f: WindowedFile, path: Path, shown: str, end: int, count_rest: bo
         try:
             for pos, view in frames(f, end, shown, pos):
                 yield from _batch(path, view, pos, shown_at, opts, reports, state, damage, shown)
+                if opts.progress is not None:
+                    opts.progress(len(view))
                 shown_at, valid, pos = shown_at + len(view), pos + len(view), pos + len(view)
             break
         except Crash:

@@ -52,10 +52,14 @@ def _hit(part: Partition, log: Path, batch, record, note: str | None = None) -> 
     return Hit(part.topic, part.partition, str(log), batch.position, record, note)
 
 
-def records_at_offset(part: Partition, target: int) -> Iterator[Hit]:
+def records_at_offset(part: Partition, target: int, use_index: bool = True) -> Iterator[Hit]:
     """The record at `target`, or the first after it when the cleaner removed it; none below the
-    first segment's base offset, as a fetch there is out of range."""
+    first segment's base offset, as a fetch there is out of range. Without `use_index`, found by
+    reading the log, for when the offset index is doubted."""
     if not part.segments or target < part.segments[0].base_offset:
+        return
+    if not use_index:
+        yield from _first_by_scan(part, lambda record: record.offset >= target)
         return
     floor = max(i for i, s in enumerate(part.segments) if s.base_offset <= target)
     for seg in part.segments[floor:]:
@@ -90,8 +94,12 @@ def _by_scan(part: Partition, seg, target: int) -> Hit | None:
     return None
 
 
-def records_at_time(part: Partition, target: int) -> Iterator[Hit]:
-    """The first record whose timestamp is at or after `target` (ListOffsets by time)."""
+def records_at_time(part: Partition, target: int, use_index: bool = True) -> Iterator[Hit]:
+    """The first record whose timestamp is at or after `target` (ListOffsets by time); without
+    `use_index`, found by reading the log, for when the time index is doubted."""
+    if not use_index:
+        yield from _first_by_scan(part, lambda record: record.timestamp >= target)
+        return
     for seg in part.segments:
         found = find_timestamp(seg, target)
         if found is None:
@@ -102,6 +110,19 @@ def records_at_time(part: Partition, target: int) -> Iterator[Hit]:
             if record.offset == offset:
                 yield _hit(part, seg.log, batch, record)
                 return
+
+
+def _first_by_scan(part: Partition, wanted: Callable) -> Iterator[Hit]:
+    """The first record, in offset order, that is `wanted`, reading every batch; damage ends the
+    search, as it ends Kafka's reading there, and is raised."""
+    for seg in part.segments:
+        for item in segment_batches(seg):
+            if isinstance(item, Damage):
+                raise item.error
+            for record in item:
+                if wanted(record):
+                    yield _hit(part, seg.log, item, record, "found by reading the log")
+                    return
 
 
 def records_with_key(part: Partition, key: bytes, advance: Callable[[int], None] = lambda n: None,

@@ -173,3 +173,25 @@ def test_describe_flags_offsets_that_do_not_rise(sample, tmp_path):
     log.write_bytes(bytes(data))
     run = kc("describe", "--json", part)
     assert run.returncode == 1 and "not after the previous batch's last offset 1004" in run.stdout
+
+
+def test_find_no_index_reads_past_a_misleading_time_index(tmp_path):
+    import struct
+
+    from kafkacodec import write_batch
+    part = tmp_path / "t-0"
+    part.mkdir()
+    batches = [write_batch([{"key": b"k", "value": b"v", "timestamp": ts}], base_offset=o)
+               for o, ts in ((0, 100), (1, 300), (2, 200))]
+    (part / "00000000000000000000.log").write_bytes(b"".join(batches))
+    # a well-formed pair of indexes that send a lookup for time 250 to offset 2, past offset 1
+    (part / "00000000000000000000.index").write_bytes(struct.pack(">ii", 2, len(batches[0]) + len(batches[1])))
+    (part / "00000000000000000000.timeindex").write_bytes(struct.pack(">qi", 250, 2))
+    through_index = kc("find", part, "--timestamp", 250)
+    assert through_index.returncode == 1 and through_index.stdout == ""  # what a broker would answer
+    read = kc("find", part, "--timestamp", 250, "--no-index", "--json")
+    (hit,) = map(json.loads, read.stdout.splitlines())
+    assert (hit["offset"], hit["timestamp"], hit["position"]) == (1, 300, len(batches[0]))
+    assert hit["note"] == "found by reading the log"
+    by_offset = kc("find", part, "--offset", 2, "--no-index", "--json")
+    assert json.loads(by_offset.stdout)["position"] == len(batches[0]) + len(batches[1])

@@ -104,6 +104,12 @@ class _Job:
         self.out: Path | None = None
 
     def run(self, parts, pub) -> None:
+        from .progress import advancing, partitions_size, progress
+
+        with progress(partitions_size(parts), "cleaning") as advance:
+            self._run(parts, pub, lambda: advancing(parts, advance))
+
+    def _run(self, parts, pub, each_advancing) -> None:
         from ..runtime.errors import KafkaCodecError
         from ..storage import logdir
         from ..storage.durable import remove_tree
@@ -121,7 +127,7 @@ class _Job:
             if pub is not None:
                 pub.begin()
             changed, files = [], []
-            for part in parts:
+            for part in each_advancing():
                 skipped = []
                 facts_of = lambda seg: retention_facts(seg, self.skip_corrupt, skipped.append)  # noqa: E731
                 due = deletions(part, RetentionConfig(*self.options["retention"]), self.now, facts_of) \

@@ -2,28 +2,16 @@
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
+
+from .progress import progress, size_of
 
 
 def partition_name(part) -> str:
     """`topic-N`, or the directory's name for a segment outside a partition directory."""
     return f"{part.topic}-{part.partition}" if part.partition >= 0 else part.topic
-
-
-@contextmanager
-def _progress(total_bytes: int, what: str):
-    """A byte-count progress bar on stderr for directory-wide work; silent unless stderr is a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    with Progress(f"[bold]{what}", BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=console,
-                  transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task(what, total=total_bytes)
-        yield lambda n: bar.advance(task, n)
 
 
 @click.command()
@@ -65,7 +53,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     table = Table("partition", "segments", "batches", "records" if not quick else "checked", "bytes", "status")
     damaged, unusable = [], []
     fixes: set[str] = set()
-    with _progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
+    with progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
         for part in partitions:
             name = partition_name(part)
             try:
@@ -157,27 +145,44 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     reports = dumplog.Reports()
     problems: list[str] = []
     damage = dumplog.Damage(problems.append, skip_corrupt, note=lambda text: click.echo(f"note: {text}", err=True))
-    for path in files:
-        try:
-            arg = str(path)
-            if _is_kept_cut(path):  # our own kept bytes: listed as a log (Kafka's tool ignores them)
-                lines = dumplog.dump_kept_cut(path, arg, opts, reports, damage)
-            else:
-                lines = dumplog.dump_file(arg, opts, reports, damage)
-            for stream, line in lines:
-                click.echo(line, err=stream == "err")
-        except dumplog.Crash as err:  # what ends Kafka's run ends only this file's listing here
-            problems.append(str(err))
-        except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
-            click.echo(f"error: {err}", err=True)
-            status = max(status, 2)
-        for problem in problems:
-            click.echo(f"error: {problem}", err=True)
-            status = max(status, 1)
-        problems.clear()
+    with progress(sum(size_of(p) for p in files), "dumping", beside_output=True) as advance:
+        for path in files:
+            read = [0]  # the log's batches as they are listed; the rest of a file when it is done
+
+            def listed(n: int) -> None:
+                read[0] += n
+                advance(n)
+            opts.progress = listed
+            status = max(status, _dump_one(path, opts, reports, damage, problems))
+            advance(max(0, size_of(path) - read[0]))
     for line in reports.lines():  # after all files, on stderr, as Kafka's tool prints them
         click.echo(line, err=True)
     sys.exit(status)
+
+
+def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
+    """One file's listing; returns its exit status."""
+    from ..storage import dumplog
+    from ..storage.safeio import FileProblem
+
+    status = 0
+    try:
+        if _is_kept_cut(path):  # our own kept bytes: listed as a log (Kafka's tool ignores them)
+            lines = dumplog.dump_kept_cut(path, str(path), opts, reports, damage)
+        else:
+            lines = dumplog.dump_file(str(path), opts, reports, damage)
+        for stream, line in lines:
+            click.echo(line, err=stream == "err")
+    except dumplog.Crash as err:  # what ends Kafka's run ends only this file's listing here
+        problems.append(str(err))
+    except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
+        click.echo(f"error: {err}", err=True)
+        status = 2
+    for problem in problems:
+        click.echo(f"error: {problem}", err=True)
+        status = max(status, 1)
+    problems.clear()
+    return status
 
 
 def _is_kept_cut(path: Path) -> bool:

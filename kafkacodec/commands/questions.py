@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from .inspect import _progress, partition_name
+from .inspect import partition_name
+from .progress import progress
 
 PATH = click.Path(exists=True, path_type=Path)
 TOPIC_HELP = "Only topics whose whole name matches this regular expression (as kafka-get-offsets' --topic)."
@@ -110,7 +111,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     summaries = []
-    with _progress(sum(s.log.stat().st_size for p in chosen for s in p.segments), "reading") as advance:
+    with progress(sum(s.log.stat().st_size for p in chosen for s in p.segments), "reading") as advance:
         for part in chosen:
             summaries.append(summarise_partition(part))
             advance(sum(s.bytes for s in summaries[-1].segments))
@@ -208,13 +209,16 @@ def offsets(path: Path, spec: str, topic: str | None, partitions: str | None) ->
 @click.option("--hex", "key_hex", is_flag=True, help="--key is hexadecimal bytes.")
 @click.option("--topic", default=None, help=TOPIC_HELP)
 @click.option("--partitions", default=None, help=PARTITIONS_HELP)
+@click.option("--no-index", is_flag=True, help="--offset and --timestamp read the log from its start instead "
+              "of going through the indexes (for indexes `verify` reports damaged, before `reindex`).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per record found.")
 def find(path: Path, key: str | None, offset: int | None, timestamp: str | None, key_hex: bool, topic: str | None,
-         partitions: str | None, as_json: bool) -> None:
+         partitions: str | None, no_index: bool, as_json: bool) -> None:
     """Records by key, offset or time in each partition, with the file and byte position of their
-    batch. --offset and --timestamp go through the indexes as a broker's fetch does; --key reads
-    every record. Exit status 0 when something is found, 1 when nothing is or a partition could
-    not be searched (said on stderr; the other partitions still are)."""
+    batch. --offset and --timestamp go through the indexes as a broker's fetch does (so they answer
+    what a consumer would be given); --key, and --no-index, read every record. Exit status 0 when
+    something is found, 1 when nothing is or a partition could not be searched (said on stderr;
+    the other partitions still are)."""
     from ..storage.positions import records_at_offset, records_at_time, records_with_key
 
     if sum(x is not None for x in (key, offset, timestamp)) != 1:
@@ -228,15 +232,15 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     found, failed = 0, False
-    with _progress(sum(s.log.stat().st_size for p in chosen for s in p.segments) if key is not None else 0,
+    with progress(sum(s.log.stat().st_size for p in chosen for s in p.segments) if key is not None else 0,
                    "searching") as advance:
         for part in chosen:
             if key is not None:
                 hits = records_with_key(part, wanted, advance)
             elif offset is not None:
-                hits = records_at_offset(part, offset)
+                hits = records_at_offset(part, offset, use_index=not no_index)
             else:
-                hits = records_at_time(part, parse_time(timestamp))
+                hits = records_at_time(part, parse_time(timestamp), use_index=not no_index)
             try:
                 for hit in hits:
                     found += 1

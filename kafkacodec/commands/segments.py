@@ -103,8 +103,11 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
         sys.exit(2)
     data = read_whole(src)  # a regular file only: a FIFO or a device is refused, never waited on
+    from .progress import progress
+
     try:
-        data, report = run(data, magic, compression)
+        with progress(len(data), "converting") as advance:
+            data, report = run(data, magic, compression, advance)
     except KafkaCodecError as err:
         click.echo(f"error: {src}: {err}", err=True)
         sys.exit(1)
@@ -147,16 +150,16 @@ def reindex(path: Path, check: bool, interval: int) -> None:
         from ..storage.lock import log_root
         from .changing import hold
         hold([log_root(path)], "reindex")
-    from .inspect import _progress
+    from .progress import progress, size_of
 
     logs = [seg.log for part in logdir.at_path(path).partitions for seg in part.segments]
     if not logs:
         click.echo(f"{path}: no segments to index")
     stale = []
-    with _progress(sum(_size(log) for log in logs), "indexing") as advance:
+    with progress(sum(size_of(log) for log in logs), "indexing") as advance:
         for log in logs:
             stale += _reindex_segment(log, check, interval)
-            advance(_size(log))
+            advance(size_of(log))
     if check and stale:
         click.echo(f"{len(stale)} index file{'s' if len(stale) != 1 else ''} to rebuild: run "
                    f"`kafkacodec reindex {path}`", err=True)
@@ -268,24 +271,17 @@ def _recovery_plan(path: Path):
 
     if not path.is_dir():  # a FIFO or a device is refused as a segment would be
         return r.plan_segment_file(path)
-    from .inspect import _progress
+    from .progress import progress, size_of
 
     plan = r.Plan()
     partitions = logdir.partitions_at(path)
-    with _progress(sum(_size(s.log) for part in partitions for s in part.segments), "checking") as advance:
+    with progress(sum(size_of(s.log) for part in partitions for s in part.segments), "checking") as advance:
         for part in partitions:
             p = r.plan_partition(part)
             plan.repairs += p.repairs
             plan.failures += p.failures
-            advance(sum(_size(s.log) for s in part.segments))
+            advance(sum(size_of(s.log) for s in part.segments))
     return plan
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:  # said by the step that reads it
-        return 0
 
 
 def _described(repair, dry_run: bool) -> str:
