@@ -110,8 +110,9 @@ def _entries(path: Path) -> list[Path]:
 
 def _regular_file(path: Path) -> bool:
     """Whether a partition directory's entry is a regular file (symbolic links followed). One that a
-    reader would take for a segment, an index or a snapshot but that is a FIFO, a device, a
-    directory or a dangling link is a FileProblem: Kafka could not load that partition either."""
+    reader would take for a segment, an index or a snapshot but that is a FIFO, a device or a
+    dangling link is a FileProblem (Kafka would pass over it, and a copy holding one lacks the data
+    it names); a directory so named is passed over, as Kafka's log loading does."""
     try:
         mode = os.stat(path).st_mode
     except OSError as err:
@@ -120,6 +121,8 @@ def _regular_file(path: Path) -> bool:
         raise os_problem(path, err) from None
     if stat.S_ISREG(mode):
         return True
+    if stat.S_ISDIR(mode):
+        return False
     if path.name.endswith((*names.SEGMENT_SUFFIXES, names.SNAPSHOT)):
         raise FileProblem(path, f"is {kind_of(mode)}, not a regular file")
     return False
