@@ -6,6 +6,7 @@
 - `control_record.ControlRecord`: Kafka control records (transaction markers, KRaft control records)
 - `kafka_types.KafkaTypes`: Encodings of Kafka's generated messages
 - `legacy_log_entry.LegacyLogEntry`: Kafka log entry, message formats v0 and v1 (magic 0 and 1)
+- `metadata_record.MetadataRecord`: KRaft metadata records (__cluster_metadata)
 - `offset_index.OffsetIndex`: Kafka offset index (.index)
 - `producer_snapshot.ProducerSnapshot`: Kafka producer state snapshot (.snapshot)
 - `record_batch.RecordBatch`: Kafka record batch, message format v2 (magic 2)

@@ -141,3 +141,47 @@ types:
       - id: data
         size: data_length.value
         doc: The value, encoded as the field's type is.
+  tagged_int8:
+    doc: An int8 tagged field's value.
+    seq:
+      - id: value
+        type: s1
+        doc: The value.
+  tagged_int32:
+    doc: An int32 tagged field's value.
+    seq:
+      - id: value
+        type: s4
+        doc: The value.
+  compact_int32_array:
+    doc: int32s after an unsigned varint of their count plus one, 0 for null (a COMPACT_ARRAY of INT32), as a tagged field holds them.
+    seq:
+      - id: count_plus_one
+        type: uvarint
+        -derive:
+          count-of: items
+          plus: 1
+          if-absent: 0
+        doc: Number of items plus one; 0 for null.
+      - id: items
+        type: s4
+        repeat: expr
+        repeat-expr: count_plus_one.value - 1
+        if: count_plus_one.value > 0
+        doc: The items, or null.
+  compact_uuid_array:
+    doc: UUIDs (16 bytes each) after an unsigned varint of their count plus one, 0 for null, as a tagged field holds them.
+    seq:
+      - id: count_plus_one
+        type: uvarint
+        -derive:
+          count-of: items
+          plus: 1
+          if-absent: 0
+        doc: Number of items plus one; 0 for null.
+      - id: items
+        size: 16
+        repeat: expr
+        repeat-expr: count_plus_one.value - 1
+        if: count_plus_one.value > 0
+        doc: The items, or null.

@@ -233,6 +233,9 @@ def _transaction_json(v) -> dict:
 
 def decoded_json(record, kind: str) -> dict:
     """For `dump --json`: the decoded key and value objects, or why they do not decode."""
+    if kind == "cluster-metadata":
+        from .metadata_records import metadata_json
+        return metadata_json(record)
     r, error = _decoded(record, decode_group_record if kind == "offsets" else decode_transaction_record)
     if error is not None:
         return {"error": error}

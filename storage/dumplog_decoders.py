@@ -56,6 +56,10 @@ def classes(key_class: str | None, value_class: str | None) -> Parser:
 
 
 def named(kind: str) -> Parser:
+    """The internal topics' decoders: offsets, transaction-log, cluster-metadata."""
+    if kind == "cluster-metadata":
+        from .metadata_records import cluster_metadata
+        return Parser(cluster_metadata)
     return Parser(decoders.offsets if kind == "offsets" else decoders.transaction_log)
 
 

@@ -18,7 +18,7 @@ OPTIONAL_VALUE = ("key-decoder-class", "value-decoder-class")
 DESCRIPTION = ("This tool helps to parse a log file and dump its contents to the console, useful for debugging a "
                "seemingly corrupt log segment.")
 HELP = [
-    ("--cluster-metadata-decoder", "Decode records as KRaft metadata records (not available yet)."),
+    ("--cluster-metadata-decoder", "Decode records as KRaft metadata records (__cluster_metadata, snapshots)."),
     ("--deep-iteration", "Print every record, not only each batch (implied by --print-data-log)."),
     ("--files <String: file1, file2, ...>", "REQUIRED: the .log, .index, .timeindex, .txnindex, .snapshot and "
                                             ".checkpoint files to dump, separated by commas."),
@@ -38,7 +38,10 @@ HELP = [
     ("--verify-index-only", "Check index entries against the log without printing them."),
     ("--version", "Print the version and exit."),
 ]
-NOT_YET = {"cluster-metadata-decoder": "KRaft metadata records", "remote-log-metadata-decoder":
+# Kafka's order of precedence when several are given
+DECODERS = ("offsets-decoder", "transaction-log-decoder", "cluster-metadata-decoder", "remote-log-metadata-decoder",
+            "share-group-state-decoder")
+NOT_YET = {"remote-log-metadata-decoder":
            "remote log metadata records", "share-group-state-decoder": "share group state records"}
 
 
@@ -93,19 +96,15 @@ def _help() -> str:
 def options_from(found: dict) -> "tuple[list[str], object]":
     from ..storage import dumplog, dumplog_decoders
 
-    for name, what in NOT_YET.items():
-        if found.get(name):
-            parser = dumplog_decoders.unavailable(f"--{name}: decoding {what} is not available yet")
-            break
+    chosen = next((name for name in DECODERS if found.get(name)), None)
+    if chosen in NOT_YET:
+        parser = dumplog_decoders.unavailable(f"--{chosen}: decoding {NOT_YET[chosen]} is not available yet")
+    elif chosen is not None:
+        parser = dumplog_decoders.named(chosen.removesuffix("-decoder"))
     else:
-        if found.get("offsets-decoder"):
-            parser = dumplog_decoders.named("offsets")
-        elif found.get("transaction-log-decoder"):
-            parser = dumplog_decoders.named("transaction-log")
-        else:
-            parser = dumplog_decoders.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))
+        parser = dumplog_decoders.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))
     print_data = bool(found.get("print-data-log") or "key-decoder-class" in found or "value-decoder-class" in found
-                      or any(found.get(f) for f in ("offsets-decoder", "transaction-log-decoder", *NOT_YET)))
+                      or chosen is not None)
     opts = dumplog.Options(deep=print_data or bool(found.get("deep-iteration")), print_data=print_data,
                            skip_metadata=bool(found.get("skip-record-metadata")),
                            verify_index_only=bool(found.get("verify-index-only")),

@@ -101,6 +101,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.option("--index-sanity-check", is_flag=True, help="Run Kafka's index sanity check only.")
 @click.option("--skip-record-metadata", is_flag=True, help="Print only keys and payloads of records.")
 @click.option("--offsets-decoder", is_flag=True, help="Decode __consumer_offsets records (implies --print-data-log).")
+@click.option("--cluster-metadata-decoder", is_flag=True,
+              help="Decode KRaft metadata records (__cluster_metadata, snapshots; implies --print-data-log).")
 @click.option("--transaction-log-decoder", is_flag=True,
               help="Decode __transaction_state records (implies --print-data-log).")
 @click.option("--skip-corrupt", is_flag=True,
@@ -108,7 +110,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int, max_message_size: int,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
-         transaction_log_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
+         cluster_metadata_decoder: bool, transaction_log_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
     """Print segments (.log, and `recover`'s .log.corrupt-N), KRaft snapshots (.checkpoint),
     indexes (.index, .timeindex, .txnindex) and producer snapshots (.snapshot) with the lines of
     Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well).
@@ -123,11 +125,13 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     from ..storage import dumplog, dumplog_decoders
     from ..storage.safeio import FileProblem
 
-    if offsets_decoder and transaction_log_decoder:
-        click.echo("error: choose one of --offsets-decoder and --transaction-log-decoder", err=True)
+    if offsets_decoder + transaction_log_decoder + cluster_metadata_decoder > 1:
+        click.echo("error: choose one of --offsets-decoder, --transaction-log-decoder and --cluster-metadata-decoder",
+                   err=True)
         sys.exit(2)
     status = 0
-    kind = "offsets" if offsets_decoder else "transaction-log" if transaction_log_decoder else None
+    kind = "offsets" if offsets_decoder else "transaction-log" if transaction_log_decoder else \
+        "cluster-metadata" if cluster_metadata_decoder else None
     if as_json:
         for path in files:
             try:
