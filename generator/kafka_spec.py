@@ -23,6 +23,10 @@ TAG_WRAPPER = {"int8": "tagged_int8", "int32": "tagged_int32", "[]int32": "compa
                "[]uuid": "compact_uuid_array", "string": "compact_nullable_string"}
 
 
+# the body's case: api key and version in one number (a version of 1000 or more matches none)
+SWITCH_KEY = "version.value < 1000 ? api_key.value * 1000 + version.value : -1"
+
+
 def read_spec(path: Path) -> dict:
     """Kafka's specs are JSON with // comments."""
     return json.loads(re.sub(r"^\s*//.*$", "", path.read_text(), flags=re.M))
@@ -80,7 +84,7 @@ class Drafter:
             if v in versions_of(f.get("taggedVersions"), latest):
                 tags.append(f)
                 continue
-            seq += self.field(f, v, flexible, latest, base)
+            seq += self.field(f, v, flexible, latest)
         if flexible:
             seq.append({"id": "tagged_fields", "type": self.tags(base, tags, v, latest) if tags else
                         "kafka_types::tagged_fields"})
@@ -97,7 +101,7 @@ class Drafter:
         self.signatures[sig] = name
         return name
 
-    def field(self, f: dict, v: int, flexible: bool, latest: int, owner: str) -> list[dict]:
+    def field(self, f: dict, v: int, flexible: bool, latest: int) -> list[dict]:
         fid, kind = snake(f["name"]), f["type"]
         nullable = v in versions_of(f.get("nullableVersions"), latest)
         if kind.startswith("[]"):
@@ -174,8 +178,7 @@ def main() -> None:
            "doc": d.doc(None) or "", "doc-ref": args.doc_ref,
            "seq": [{"id": "frame_version", "type": "uvarint"}, {"id": "api_key", "type": "uvarint"},
                    {"id": "version", "type": "uvarint"},
-                   {"id": "body", "size-eos": True,
-                    "type": {"switch-on": "version.value < 1000 ? api_key.value * 1000 + version.value : -1", "cases": cases},
+                   {"id": "body", "size-eos": True, "type": {"switch-on": SWITCH_KEY, "cases": cases},
                     "-require-eos": True}],
            "types": {}}
     for name, body in d.types.items():

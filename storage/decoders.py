@@ -47,7 +47,7 @@ def _plain(value) -> object:
         return value
     if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes of the message encodings
         return _plain(value.get("value"))
-    return {_camel(k): _uuid(v) if _is_uuid(k, v) else _plain(v) for k, v in value.items()
+    return {_camel(k): uuid_text(v) if _is_uuid(k, v) else _plain(v) for k, v in value.items()
             if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
 
 
@@ -55,7 +55,7 @@ def _is_uuid(name: str, value) -> bool:
     return name.endswith("_id") and isinstance(value, (bytes, bytearray)) and len(value) == 16
 
 
-def _uuid(value: bytes) -> str:
+def uuid_text(value: bytes) -> str:
     """Kafka prints a Uuid as URL-safe base64 without padding."""
     return base64.urlsafe_b64encode(bytes(value)).decode("ascii").rstrip("=")
 

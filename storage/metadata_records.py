@@ -4,14 +4,13 @@ record decoded through the metadata_record schema, and the record as Kafka's JSO
 write it (fields in the spec's order, tagged fields only when they differ from their default)."""
 from __future__ import annotations
 
-import base64
 import re
 from decimal import Decimal
 
 from kafkacodec.generated.metadata_record import MetadataRecord
 from kafkacodec.runtime.errors import DecodeError
 
-from .decoders import jackson, message_json
+from .decoders import jackson, message_json, uuid_text
 
 FRAME_VERSION = 1
 SHORT_MAX = 0x7FFF
@@ -246,21 +245,17 @@ def record_json(api_key: int, version: int, record: MetadataRecord) -> dict:
 
 
 def _tagged(data, kind: str):
-    if kind in ("ints", "uuids"):
-        items = data.items
-        return None if items is None else _value(list(items), kind)
-    if kind == "string":
-        return data.value
-    return data.value  # an int8 or int32 wrapper
+    """A known tagged field's value: its wrapper holds `items` (an array, None for null) or `value`."""
+    return _value(data.items, kind) if kind in ("ints", "uuids") else data.value
 
 
 def _value(value, kind: str):
     if value is None:
         return None
     if kind == "uuid":
-        return _uuid(value)
+        return uuid_text(value)
     if kind == "uuids":
-        return [_uuid(v) for v in value]
+        return [uuid_text(v) for v in value]
     if kind == "bool":
         return value != 0
     if kind == "float":
@@ -272,18 +267,11 @@ def _value(value, kind: str):
     return list(value) if kind == "ints" else value
 
 
-def _uuid(value: bytes) -> str:
-    return base64.urlsafe_b64encode(bytes(value)).decode("ascii").rstrip("=")
-
-
 class _JavaDouble:
     """A float64 field, which Jackson writes as Java's Double.toString does."""
 
     def __init__(self, value: float):
         self.value = value
-
-    def __eq__(self, other):
-        return isinstance(other, _JavaDouble) and other.value == self.value
 
     def text(self) -> str:
         """Java's Double.toString: plain between 10^-3 and 10^7, else d.dddE±n; shortest digits."""
@@ -303,30 +291,27 @@ class _JavaDouble:
         return f"{minus}{whole}.{digits[point + 1:] or '0'}"
 
 
-def _with_doubles(value):
+def _doubles_as(value, shown):
+    """The JSON with each double replaced by `shown(double)`."""
     if isinstance(value, _JavaDouble):
-        return f"\x00D{value.text()}\x00"
+        return shown(value)
     if isinstance(value, dict):
-        return {k: _with_doubles(v) for k, v in value.items()}
+        return {k: _doubles_as(v, shown) for k, v in value.items()}
     if isinstance(value, list):
-        return [_with_doubles(v) for v in value]
+        return [_doubles_as(v, shown) for v in value]
     return value
 
 
 def to_text(obj: dict) -> str:
-    """Jackson's compact text of a record's JSON, doubles written as Java writes them."""
-    return re.sub(r'"\\u0000D([^"\\]*)\\u0000"', r"\1", jackson(_with_doubles(obj)))
+    """Jackson's compact text of a record's JSON, doubles written as Java writes them (marked in
+    the text, then unquoted, as Python's json cannot write a number its own way)."""
+    marked = _doubles_as(obj, lambda d: f"\x00D{d.text()}\x00")
+    return re.sub(r'"\\u0000D([^"\\]*)\\u0000"', r"\1", jackson(marked))
 
 
 def plain(obj):
     """The JSON with doubles as Python floats, for `dump --json`."""
-    if isinstance(obj, _JavaDouble):
-        return obj.value
-    if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [plain(v) for v in obj]
-    return obj
+    return _doubles_as(obj, lambda d: d.value)
 
 
 def cluster_metadata(record) -> tuple[str | None, str | None]:

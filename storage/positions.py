@@ -58,10 +58,10 @@ def records_at_offset(part: Partition, target: int, use_index: bool = True) -> I
     reading the log, for when the offset index is doubted."""
     if not part.segments or target < part.segments[0].base_offset:
         return
-    if not use_index:
-        yield from _first_by_scan(part, lambda record: record.offset >= target)
-        return
     floor = max(i for i, s in enumerate(part.segments) if s.base_offset <= target)
+    if not use_index:  # the segments named below the one holding the target are not read
+        yield from _first_by_scan(part, part.segments[floor:], lambda record: record.offset >= target)
+        return
     for seg in part.segments[floor:]:
         batch = find_offset(seg, target)
         if batch is None:
@@ -98,7 +98,7 @@ def records_at_time(part: Partition, target: int, use_index: bool = True) -> Ite
     """The first record whose timestamp is at or after `target` (ListOffsets by time); without
     `use_index`, found by reading the log, for when the time index is doubted."""
     if not use_index:
-        yield from _first_by_scan(part, lambda record: record.timestamp >= target)
+        yield from _first_by_scan(part, part.segments, lambda record: record.timestamp >= target)
         return
     for seg in part.segments:
         found = find_timestamp(seg, target)
@@ -112,10 +112,10 @@ def records_at_time(part: Partition, target: int, use_index: bool = True) -> Ite
                 return
 
 
-def _first_by_scan(part: Partition, wanted: Callable) -> Iterator[Hit]:
-    """The first record, in offset order, that is `wanted`, reading every batch; damage ends the
-    search, as it ends Kafka's reading there, and is raised."""
-    for seg in part.segments:
+def _first_by_scan(part: Partition, segments, wanted: Callable) -> Iterator[Hit]:
+    """The first record of `segments`, in offset order, that is `wanted`, reading every batch;
+    damage ends the search, as it ends Kafka's reading there, and is raised."""
+    for seg in segments:
         for item in segment_batches(seg):
             if isinstance(item, Damage):
                 raise item.error

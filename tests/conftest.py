@@ -14,3 +14,16 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    """The sample log dir (`kafkacodec sample`), written once per test module that asks for it."""
+    from kafkacodec.storage.sample import write_sample
+
+    root = tmp_path_factory.mktemp("logs")
+    write_sample(root)
+    return root

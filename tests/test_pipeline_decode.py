@@ -8,14 +8,6 @@ from kafkacodec.pipeline.files import read_range
 from kafkacodec.pipeline.plan import OptionError, parse_options, slices
 from kafkacodec.storage import logdir
 from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.sample import write_sample
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    root = tmp_path_factory.mktemp("logs")
-    write_sample(root)
-    return root
 
 
 def decoded(plan, max_bytes=None, rows_per_batch=None):

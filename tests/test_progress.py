@@ -6,17 +6,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
-from kafkacodec.storage.sample import write_sample
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    root = tmp_path_factory.mktemp("logs")
-    write_sample(root)
-    return root
-
 
 def stderr_on_terminal(args, stdout_terminal=False):
     """(exit status, what reached the terminal on stderr) for `kafkacodec ARGS`, stderr a pseudo-terminal."""

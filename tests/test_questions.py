@@ -9,20 +9,12 @@ import pytest
 
 from kafkacodec.storage import logdir
 from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.sample import write_sample
 from kafkacodec.storage.scan import scan_file
 from kafkacodec.storage.transactions import partition_transactions
 
 
 def kc(*args):
     return subprocess.run([sys.executable, "-m", "kafkacodec", *map(str, args)], capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    root = tmp_path_factory.mktemp("logs")
-    write_sample(root)
-    return root
 
 
 @pytest.fixture(scope="module")

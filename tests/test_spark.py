@@ -11,7 +11,6 @@ pytestmark = pytest.mark.spark
 
 from kafkacodec.storage import logdir  # noqa: E402
 from kafkacodec.storage.reader import partition_records  # noqa: E402
-from kafkacodec.storage.sample import write_sample  # noqa: E402
 from kafkacodec.storage.verify import verify_partition  # noqa: E402
 
 KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int"),
@@ -39,13 +38,6 @@ def spark():
     register(session)
     yield session
     session.stop()
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    root = tmp_path_factory.mktemp("logs")
-    write_sample(root)
-    return root
 
 
 def expected_rows(root, topics=None):

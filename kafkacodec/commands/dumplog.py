@@ -41,8 +41,8 @@ HELP = [
 # Kafka's order of precedence when several are given
 DECODERS = ("offsets-decoder", "transaction-log-decoder", "cluster-metadata-decoder", "remote-log-metadata-decoder",
             "share-group-state-decoder")
-NOT_YET = {"remote-log-metadata-decoder":
-           "remote log metadata records", "share-group-state-decoder": "share group state records"}
+NOT_YET = {"remote-log-metadata-decoder": "remote log metadata records",
+           "share-group-state-decoder": "share group state records"}
 
 
 class UsageProblem(Exception):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .progress import progress, size_of
+from .progress import partitions_size, progress, size_of
 
 
 def partition_name(part) -> str:
@@ -53,7 +53,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     table = Table("partition", "segments", "batches", "records" if not quick else "checked", "bytes", "status")
     damaged, unusable = [], []
     fixes: set[str] = set()
-    with progress(sum(s.log.stat().st_size for p in partitions for s in p.segments), "verifying") as advance:
+    with progress(partitions_size(partitions), "verifying") as advance:
         for part in partitions:
             name = partition_name(part)
             try:

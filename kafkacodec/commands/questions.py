@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .inspect import partition_name
-from .progress import progress
+from .progress import partitions_size, progress
 
 PATH = click.Path(exists=True, path_type=Path)
 TOPIC_HELP = "Only topics whose whole name matches this regular expression (as kafka-get-offsets' --topic)."
@@ -111,7 +111,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     summaries = []
-    with progress(sum(s.log.stat().st_size for p in chosen for s in p.segments), "reading") as advance:
+    with progress(partitions_size(chosen), "reading") as advance:
         for part in chosen:
             summaries.append(summarise_partition(part))
             advance(sum(s.bytes for s in summaries[-1].segments))
@@ -232,8 +232,7 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     found, failed = 0, False
-    with progress(sum(s.log.stat().st_size for p in chosen for s in p.segments) if key is not None else 0,
-                   "searching") as advance:
+    with progress(partitions_size(chosen) if key is not None else 0, "searching") as advance:
         for part in chosen:
             if key is not None:
                 hits = records_with_key(part, wanted, advance)

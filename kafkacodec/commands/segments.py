@@ -271,16 +271,15 @@ def _recovery_plan(path: Path):
 
     if not path.is_dir():  # a FIFO or a device is refused as a segment would be
         return r.plan_segment_file(path)
-    from .progress import progress, size_of
+    from .progress import advancing, partitions_size, progress
 
     plan = r.Plan()
     partitions = logdir.partitions_at(path)
-    with progress(sum(size_of(s.log) for part in partitions for s in part.segments), "checking") as advance:
-        for part in partitions:
+    with progress(partitions_size(partitions), "checking") as advance:
+        for part in advancing(partitions, advance):
             p = r.plan_partition(part)
             plan.repairs += p.repairs
             plan.failures += p.failures
-            advance(sum(size_of(s.log) for s in part.segments))
     return plan
 
 
