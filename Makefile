@@ -5,7 +5,7 @@ KC      := .venv/bin/kafkacodec
 STAMP   := .venv/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install browser generate check test run bench docs wheels clean
+.PHONY: install browser generate check test test-cluster run bench docs wheels clean
 
 install: $(STAMP)
 
@@ -38,11 +38,15 @@ PURE_TESTS := tests/test_columnar.py tests/test_kernels.py tests/test_verify_dee
 	tests/test_plain_legacy.py
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
-# each core, then the reading tests again in pure Python
+# each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
 test: install $(NODE_STAMP) browser
 	$(KC) generate --check
-	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile
-	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile $(PURE_TESTS)
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark"
+	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)
+
+# the tests that start Spark: the data sources on local[2], export, the incident flow
+test-cluster: install
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
 
 run: install
 	$(KC) generate
