@@ -54,6 +54,9 @@ run: install
 	$(KC) verify build/sample-logs
 	$(KC) clean build/sample-logs --policy compact,delete --min-cleanable-dirty-ratio 0
 	$(KC) export --force build/sample-logs build/sample-parquet
+	$(KC) sample --force --kraft-controller build/sample-controller
+	$(KC) metadata build/sample-controller
+	$(KC) metadata build/sample-controller --history orders-0
 
 bench: install $(NODE_STAMP)
 	$(PIP) install -q -e '.[bench]'

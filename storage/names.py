@@ -112,3 +112,15 @@ def first_offset_in(path) -> int:
 def first_offset_of(data: bytes) -> int:
     """`first_offset_in` for the bytes of a segment."""
     return max(int.from_bytes(data[:8], "big", signed=True), 0) if len(data) >= 8 else 0
+
+
+KRAFT_SNAPSHOT = ".checkpoint"
+_KRAFT_SNAPSHOT = re.compile(r"^(?P<offset>\d{20})-(?P<epoch>\d{10})\.checkpoint$")
+
+
+def kraft_snapshot_id(file_name: str) -> tuple[int, int] | None:
+    """(end offset, epoch) of a KRaft snapshot named as Kafka names them
+    (`<20-digit end offset>-<10-digit epoch>.checkpoint`); None for any other name, including
+    snapshots being written (`.checkpoint.part`) or deleted (`.checkpoint.deleted`)."""
+    m = _KRAFT_SNAPSHOT.match(file_name)
+    return (int(m["offset"]), int(m["epoch"])) if m else None

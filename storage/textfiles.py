@@ -159,3 +159,33 @@ def read_properties(path: str | Path) -> dict[str, str]:
         m = re.match(r"([^=:\s]*)\s*[=:\s]?\s*(.*)$", line)  # "=x" is the empty key, as Java reads it
         out[m.group(1)] = m.group(2)
     return out
+
+
+QUORUM_STATE = "quorum-state"
+# QuorumStateData's fields at each data_version: name -> JSON type
+QUORUM_STATE_FIELDS = {
+    0: {"clusterId": str, "leaderId": int, "leaderEpoch": int, "votedId": int, "appliedOffset": int,
+        "currentVoters": (list, type(None))},
+    1: {"leaderId": int, "leaderEpoch": int, "votedId": int, "votedDirectoryId": str},
+}
+
+
+def read_quorum_state(path: str | Path) -> dict:
+    """A KRaft voter's `quorum-state`: its first line, a JSON object with `data_version` 0 or 1
+    and the election state of that version (the leader and epoch it knows, whom it voted for)."""
+    import json
+
+    line = _read_lines(path)[0]
+    try:
+        state = json.loads(line)
+    except ValueError as err:
+        raise _bad(path, 1, f"not JSON: {err}") from None
+    if not isinstance(state, dict):
+        raise _bad(path, 1, f"not a JSON object: {_clip(line)}")
+    version = state.get("data_version")
+    if version not in QUORUM_STATE_FIELDS or isinstance(version, bool):
+        raise _bad(path, 1, f"data_version {version!r} is not within the supported versions 0 and 1")
+    for name, kind in QUORUM_STATE_FIELDS[version].items():
+        if name in state and (not isinstance(state[name], kind) or isinstance(state[name], bool)):
+            raise _bad(path, 1, f"{name} {_clip(json.dumps(state[name]))} is not of its type")
+    return state

@@ -278,6 +278,17 @@ class PartitionWriter:
             self.time_entries += 1
             self.last_time = self.max_ts
 
+    def roll(self) -> None:
+        """Start a new segment at the next offset, as a broker rolls one; nothing when the active
+        segment is empty."""
+        self._refuse_if_failed()
+        if self.size == 0:
+            return
+        with self._all_or_nothing():
+            self._maybe_time_entry()
+            self._start_segment(self.next_offset)
+            self._snapshot()
+
     def close_segment(self) -> None:
         """The final time-index entry Kafka writes when a segment is rolled or closed."""
         with self._all_or_nothing():

@@ -1,5 +1,6 @@
 """Kafka's text files and log-directory discovery, on a directory laid out as a broker leaves it."""
 import base64
+import re
 import uuid
 
 import pytest
@@ -133,3 +134,33 @@ def test_properties_and_metadata_that_do_not_decode_are_errors(tmp_path):
         textfiles.read_partition_metadata(tmp_path / "pm")
     (tmp_path / "mp").write_bytes(b"=x\nnode.id=1\ncluster.id=caf\xe9\n")  # Properties files are ISO 8859-1
     assert textfiles.read_properties(tmp_path / "mp") == {"": "x", "node.id": "1", "cluster.id": "caf\u00e9"}
+
+
+@pytest.mark.parametrize("text,state", [
+    ('{"leaderId":3000,"leaderEpoch":4,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}',
+     {"leaderId": 3000, "leaderEpoch": 4, "votedId": -1, "votedDirectoryId": "AAAAAAAAAAAAAAAAAAAAAA",
+      "data_version": 1}),
+    ('{"clusterId":"","leaderId":1,"leaderEpoch":2,"votedId":-1,"appliedOffset":0,"currentVoters":[],"data_version":0}'
+     "\nignored second line",
+     {"clusterId": "", "leaderId": 1, "leaderEpoch": 2, "votedId": -1, "appliedOffset": 0, "currentVoters": [],
+      "data_version": 0}),
+])
+def test_quorum_state_is_read_as_kafka_reads_it(tmp_path, text, state):
+    path = tmp_path / textfiles.QUORUM_STATE
+    path.write_text(text)
+    assert textfiles.read_quorum_state(path) == state
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"leaderId":1}', "data_version None is not within the supported versions"),
+    ('{"leaderId":1,"data_version":2}', "data_version 2 is not within"),
+    ('{"leaderId":"one","data_version":1}', "leaderId '\"one\"' is not of its type"),
+    ('[1,2]', "not a JSON object"),
+    ('{"leaderId":', "not JSON"),
+])
+def test_a_quorum_state_kafka_would_refuse_is_refused_naming_the_file(tmp_path, text, message):
+    path = tmp_path / textfiles.QUORUM_STATE
+    path.write_text(text)
+    with pytest.raises(InvalidValueError, match=re.escape(message)) as err:
+        textfiles.read_quorum_state(path)
+    assert err.value.file == str(path)

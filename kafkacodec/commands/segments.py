@@ -11,18 +11,22 @@ import click
 @click.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Empty DIRECTORY first if it holds anything.")
-def sample(directory: Path, force: bool) -> None:
-    """Write the sample log directory (the same bytes every time) into DIRECTORY."""
+@click.option("--kraft-controller", is_flag=True,
+              help="Write a KRaft controller's metadata log dir instead: __cluster_metadata-0 with a snapshot.")
+def sample(directory: Path, force: bool, kraft_controller: bool) -> None:
+    """Write the sample log directory (the same bytes every time) into DIRECTORY: a broker's, or
+    with --kraft-controller a controller's metadata log dir."""
     import shutil
 
     from ..storage.sample import write_sample
+    from ..storage.sample_metadata import write_metadata_sample
 
     if directory.exists() and any(directory.iterdir()):
         if not force:
             click.echo(f"error: {directory} is not empty; pass --force to replace its content", err=True)
             sys.exit(2)
         shutil.rmtree(directory)
-    for path in write_sample(directory):
+    for path in [write_metadata_sample(directory)] if kraft_controller else write_sample(directory):
         click.echo(f"wrote {path}")
 
 

@@ -1,0 +1,79 @@
+"""KRaft snapshots: the records that rebuild an image (as Kafka's image writer emits them, each
+at its newest version), and a `.checkpoint` file holding them between a SnapshotHeader and a
+SnapshotFooter, its batches numbered from offset 0 at the snapshot's epoch."""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from kafkacodec.records import Record, write_batch
+
+from .durable import write_durably
+from .metadata_image import SCRAM_MECHANISMS, Image
+from .metadata_pack import pack, uvarint
+from .metadata_records import TYPES
+from .names import KRAFT_SNAPSHOT
+
+CONFIG_IDS = {"UNKNOWN": 0, "TOPIC": 2, "BROKER": 4, "BROKER_LOGGER": 8, "CLIENT_METRICS": 16, "GROUP": 32}
+MECHANISM_IDS = {name: number for number, name in SCRAM_MECHANISMS.items()}
+SNAPSHOT_HEADER, SNAPSHOT_FOOTER = 3, 4
+RECORDS_PER_BATCH = 100
+
+
+def _record(name: str, data: dict) -> dict:
+    api_key = next(k for k, (n, _, _) in TYPES.items() if n == name)
+    return {"type": name, "version": TYPES[api_key][1], "data": data}
+
+
+def image_records(image: Image) -> list[dict]:
+    """Records whose replay from an empty image gives `image` (its quorum aside, which the
+    snapshot's control records carry)."""
+    features = sorted(image.features.items(), key=lambda f: (f[0] != "metadata.version", f[0]))  # Kafka's first
+    out = [_record("FEATURE_LEVEL_RECORD", {"name": n, "featureLevel": v}) for n, v in features]
+    for b in (image.brokers[i] for i in sorted(image.brokers)):
+        out.append(_record("REGISTER_BROKER_RECORD", {**b, "isMigratingZkBroker": b["isMigratingZkBroker"]}))
+    out += [_record("REGISTER_CONTROLLER_RECORD", image.controllers[i]) for i in sorted(image.controllers)]
+    for topic in sorted(image.topics.values(), key=lambda t: t["name"]):
+        out.append(_record("TOPIC_RECORD", {"name": topic["name"], "topicId": topic["topicId"]}))
+        out += [_record("PARTITION_RECORD", {"partitionId": n, "topicId": topic["topicId"], **p})
+                for n, p in sorted(topic["partitions"].items())]
+    for (kind, name), values in sorted(image.configs.items()):
+        out += [_record("CONFIG_RECORD", {"resourceType": CONFIG_IDS[kind], "resourceName": name, "name": k,
+                                          "value": v}) for k, v in sorted(values.items())]
+    for entity, values in sorted(image.quotas.items(), key=lambda e: repr(e[0])):
+        out += [_record("CLIENT_QUOTA_RECORD", {"entity": [{"entityType": t, "entityName": n} for t, n in entity],
+                                                "key": k, "value": v, "remove": False})
+                for k, v in sorted(values.items())]
+    out += [_record("ACCESS_CONTROL_ENTRY_RECORD", {"id": i, **acl}) for i, acl in sorted(image.acls.items())]
+    out += [_record("USER_SCRAM_CREDENTIAL_RECORD", {"name": n, "mechanism": MECHANISM_IDS[m], **cred})
+            for (m, n), cred in sorted(image.scram.items())]
+    out += [_record("DELEGATION_TOKEN_RECORD", {"tokenId": t, **d}) for t, d in sorted(image.tokens.items())]
+    if image.next_producer_id is not None:
+        out.append(_record("PRODUCER_IDS_RECORD", {"brokerId": -1, "brokerEpoch": -1,
+                                                   "nextProducerId": image.next_producer_id}))
+    return out
+
+
+def _control(kind: int, value: bytes, offset: int, time: int, epoch: int) -> bytes:
+    record = Record(key=struct.pack(">hh", 0, kind), value=value, timestamp=time, offset=offset)
+    return write_batch([record], base_offset=offset, partition_leader_epoch=epoch, is_control=True)
+
+
+def snapshot_bytes(records: list[dict], epoch: int, time: int) -> bytes:
+    """A snapshot file's bytes: header, the records in batches, footer."""
+    out = [_control(SNAPSHOT_HEADER, struct.pack(">hq", 0, time) + uvarint(0), 0, time, epoch)]
+    offset = 1
+    for start in range(0, len(records), RECORDS_PER_BATCH):
+        chunk = [Record(value=pack(r), timestamp=time, offset=offset + i)
+                 for i, r in enumerate(records[start:start + RECORDS_PER_BATCH])]
+        out.append(write_batch(chunk, base_offset=offset, partition_leader_epoch=epoch))
+        offset += len(chunk)
+    out.append(_control(SNAPSHOT_FOOTER, struct.pack(">h", 0) + uvarint(0), offset, time, epoch))
+    return b"".join(out)
+
+
+def write_snapshot(part_dir: Path, image: Image, end_offset: int, epoch: int, time: int) -> Path:
+    """`<end offset>-<epoch>.checkpoint` in the partition directory, written whole or not at all."""
+    path = Path(part_dir) / f"{end_offset:020d}-{epoch:010d}{KRAFT_SNAPSHOT}"
+    write_durably(path, snapshot_bytes(image_records(image), epoch, time))
+    return path
