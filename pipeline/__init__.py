@@ -40,10 +40,12 @@ def check_workers(spark) -> None:
 
 
 def register(spark, check: bool = True) -> None:
-    """Register `kafka-log`, `kafka-log-segments` and `kafka-consumer-offsets` with this session.
+    """Register `kafka-log`, `kafka-log-segments`, `kafka-consumer-offsets`, `kafka-cluster-metadata`
+    and `kafka-cluster-state` with this session.
     Filter pushdown is used when the session enables it (a reader that pushes filters fails every
     query where it is off); option("pushFilters", ...) overrides that per query. `check`: first
     run one small task to make sure the workers' Python can import kafkacodec (check_workers)."""
+    from .cluster_metadata import ClusterMetadataDataSource, ClusterStateDataSource
     from .source import KafkaLogDataSource, KafkaLogPushdownDataSource
     from .tables import ConsumerOffsetsDataSource, SegmentsDataSource
 
@@ -54,3 +56,5 @@ def register(spark, check: bool = True) -> None:
     spark.dataSource.register(KafkaLogPushdownDataSource if enabled else KafkaLogDataSource)
     spark.dataSource.register(SegmentsDataSource)
     spark.dataSource.register(ConsumerOffsetsDataSource)
+    spark.dataSource.register(ClusterMetadataDataSource)
+    spark.dataSource.register(ClusterStateDataSource)

@@ -101,10 +101,11 @@ def _events(seg: Segment) -> Iterator[Event]:
             raise MetadataLogProblem(f"{seg.log}: byte {batch.position}: the batch's records do not decode: "
                                      f"{err.message}") from None
         for rec in records:
-            yield _event(rec, entry.partition_leader_epoch, control)
+            yield event_of(rec, entry.partition_leader_epoch, control)
 
 
-def _event(rec, epoch: int, control: bool) -> Event:
+def event_of(rec, epoch: int, control: bool) -> Event:
+    """A record of a metadata log or snapshot as an Event: its metadata JSON, its control value, or why not."""
     event = Event(rec.offset, rec.timestamp, epoch)
     if control:
         key = bytes(rec.key or b"")

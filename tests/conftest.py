@@ -27,3 +27,26 @@ def sample(tmp_path_factory):
     root = tmp_path_factory.mktemp("logs")
     write_sample(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # the S3 test's server accepts any credentials; workers inherit these from the JVM's start
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                        ("AWS_EC2_METADATA_DISABLED", "true")):
+        os.environ.setdefault(name, value)
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("kafkacodec-tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+               .config("spark.driver.memory", "1g").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+               .config("spark.sql.codegen.wholeStage", "false").config("spark.sql.adaptive.enabled", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    from kafkacodec.pipeline import register
+    register(session)
+    yield session
+    session.stop()
