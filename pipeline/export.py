@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 FORMATS = ("parquet", "delta")
+TIMESTAMP_TYPE_CONF = "spark.sql.parquet.outputTimestampType"
 
 
 def session(master: str | None = None, app: str = "kafkacodec export"):
@@ -94,7 +95,13 @@ def write_table(df, out: str, fmt: str, mode: str) -> None:
         raise ValueError(f"format must be one of {FORMATS}")
     writer = df.write.mode(mode)
     if fmt == "parquet":
-        writer.parquet(out)
+        # INT96, Spark's default, carries no statistics: readers could not skip row groups by time
+        conf, previous = df.sparkSession.conf, df.sparkSession.conf.get(TIMESTAMP_TYPE_CONF, None)
+        conf.set(TIMESTAMP_TYPE_CONF, "TIMESTAMP_MICROS")
+        try:
+            writer.parquet(out)
+        finally:
+            conf.unset(TIMESTAMP_TYPE_CONF) if previous is None else conf.set(TIMESTAMP_TYPE_CONF, previous)
         return
     try:
         writer.format("delta").save(out)

@@ -262,14 +262,27 @@ def slices(plan: Plan, max_bytes: int | None = None,
                 break
             if start is not None and next_base is not None and next_base <= start:
                 continue
-            offsets = read_indexes(plan.uri, seg)[0] if (seg.size > max_bytes or start) else []
+            ends_here = end is not None and (next_base is None or next_base > end)
+            offsets = read_indexes(plan.uri, seg)[0] if (seg.size > max_bytes or start or ends_here) else []
             first = index.lookup_offset(offsets, seg.base_offset, start).position \
                 if start is not None and start > seg.base_offset else 0
+            last = _end_position(offsets, end) if ends_here else None
             base = Slice(seg.log, part.topic, part.partition, first, None, start, end, aborted, plan.options, plan.uri)
-            cuts = [first] + _split_points([e.position for e in offsets if e.position > first], first, max_bytes)
-            for a, b in zip(cuts, cuts[1:] + [None]):
+            inside = [e.position for e in offsets if e.position > first and (last is None or e.position < last)]
+            cuts = [first] + _split_points(inside, first, max_bytes)
+            for a, b in zip(cuts, cuts[1:] + [last]):
                 out.append(replace(base, start_pos=a, end_pos=b))
     return out, listing.skipped
+
+
+def _end_position(offsets: list, end: int) -> int | None:
+    """Where the bytes of offsets before `end` have surely ended: an index entry names a batch by
+    its last offset, so the first entry at or past `end` may name a batch that starts before it,
+    and the entry after that one names a batch wholly past it. None: the end of the file."""
+    for i, entry in enumerate(offsets):
+        if entry.offset >= end:
+            return offsets[i + 1].position if i + 1 < len(offsets) else None
+    return None
 
 
 def _split_points(positions: list[int], start: int, max_bytes: int) -> list[int]:

@@ -44,3 +44,27 @@ def test_options_are_checked(sample):
                              ({"includeHeaders": "yes"}, "includeHeaders")):
         with pytest.raises(OptionError, match=message):
             parse_options({"path": str(sample), **options} if options else {})
+
+
+def test_an_offset_range_plans_only_the_bytes_around_it(tmp_path):
+    """Both bounds of an offset range cut byte ranges through the .index: what is planned is the
+    range's batches plus at most an index interval before it and two after, and decodes to
+    exactly the range's records."""
+    from kafkacodec.records import Record
+    from kafkacodec.storage.writer import PartitionWriter
+
+    path = tmp_path / "orders-0"
+    with PartitionWriter(path, segment_bytes=1 << 20) as w:
+        for b in range(1500):
+            w.append([Record(key=b"k%d" % i, value=b"v" * 40, timestamp=1000 + b) for i in range(10)])
+    part = logdir.open_partition(path)
+    size = part.segments[0].log.stat().st_size
+    per_record = size / 15000
+    for lo, hi in ((0, 150), (5005, 5155), (14850, 15000), (7000, 7001)):
+        plan = parse_options({"path": str(path), "startingOffsets": f'{{"orders": {{"0": {lo}}}}}',
+                              "endingOffsets": f'{{"orders": {{"0": {hi}}}}}'})
+        rows, _ = decoded(plan, max_bytes=1 << 20)
+        assert [o for _, _, o, _, _ in rows] == list(range(lo, hi))
+        work, _ = slices(plan, 1 << 20)
+        planned = sum((size if s.end_pos is None else s.end_pos) - s.start_pos for s in work)
+        assert planned <= (hi - lo) * per_record + 3 * (4096 + 10 * per_record)  # an index interval before, two after

@@ -190,6 +190,12 @@ def test_export_command_writes_parquet_and_summarises(sample, tmp_path):
     assert table.num_rows == len(expected_rows(sample))
     assert set(table.column_names) >= {"key", "value", "topic", "partition", "offset", "headers", "corruption"}
     assert "aborted transactions: 2" in run.stdout and "payments" in run.stdout
+    for piece in out.glob("*.parquet"):  # timestamps as INT64 micros, with the statistics to skip by time
+        meta = pq.ParquetFile(piece).metadata
+        column = meta.schema.column(meta.schema.names.index("timestamp"))
+        assert column.physical_type == "INT64" and "timeUnit=microseconds" in str(column.logical_type)
+        stats = meta.row_group(0).column(meta.schema.names.index("timestamp")).statistics
+        assert stats is not None and stats.has_min_max
     again = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(sample), str(out)],
                            capture_output=True, text=True, timeout=600)
     assert again.returncode == 1 and "error:" in again.stderr  # an existing table is kept unless --force
