@@ -5,7 +5,14 @@ decoded through a switch on the tag, unknown ones stay raw. Docs are taken from 
 replaced, by type and field id, so a schema reviewed and documented by hand survives a redraft;
 new fields come out undocumented for a person to describe.
 
-    python -m generator.kafka_spec OUT.ksy --id ID --title T --doc-ref URL SPEC.json...
+Two framings: records framed as KRaft frames them (frame version, api key and version as
+unsigned varints; `__cluster_metadata`, `__remote_log_metadata`), or with --coordinator the
+key/value pairs of a coordinator's topic (an int16 record type before the key, an int16 version
+before the value; `__consumer_offsets`, `__share_group_state`): then the root reads a key and
+each value is a type of its own, or with --types-only there is no root and another schema uses
+the types.
+
+    python -m generator.kafka_spec OUT.ksy --id ID --title T --doc-ref URL [--coordinator [--types-only]] SPEC.json...
 """
 from __future__ import annotations
 
@@ -19,8 +26,9 @@ import yaml
 
 PRIMITIVE = {"int8": "s1", "int16": "s2", "int32": "s4", "int64": "s8", "uint16": "u2", "float64": "f8",
              "bool": "u1"}
-TAG_WRAPPER = {"int8": "tagged_int8", "int32": "tagged_int32", "[]int32": "compact_int32_array",
-               "[]uuid": "compact_uuid_array", "string": "compact_nullable_string"}
+TAG_WRAPPER = {"int8": "tagged_int8", "int32": "tagged_int32", "bool": "tagged_bool",
+               "[]int32": "compact_int32_array", "[]uuid": "compact_uuid_array",
+               "string": "compact_nullable_string"}
 
 
 # the body's case: api key and version in one number (a version of 1000 or more matches none)
@@ -66,6 +74,8 @@ class Drafter:
         self.signatures: dict[str, str] = {}  # a type's fields as text -> its name, to share equal ones
         self.old_docs = old_docs
         self.structs: dict[str, dict] = {}  # common structs by name
+        self.owner = ""  # the message being drafted
+        self.made_by: dict[str, str] = {}  # type name -> the message that drafted it
 
     def doc(self, type_name: str, field_id: str | None = None) -> str | None:
         return self.old_docs.get((type_name, field_id))
@@ -73,8 +83,26 @@ class Drafter:
     def message(self, m: Message) -> dict[int, str]:
         """The type of each version, by version."""
         self.structs = {s["name"]: s for s in m.spec.get("commonStructs", [])}
+        self.owner = snake(m.name)
         return {v: self.struct(snake(m.name), m.spec["fields"], v, m.flexible(v), m.latest, f"_v{v}")
                 for v in m.valid}
+
+    def key(self, m: Message) -> str:
+        """A coordinator key: one version, not flexible, named as the message is."""
+        self.structs = {s["name"]: s for s in m.spec.get("commonStructs", [])}
+        self.owner = snake(m.name)
+        (v,) = m.valid
+        return self.struct(snake(m.name), m.spec["fields"], v, m.flexible(v), m.latest)
+
+    def value(self, m: Message) -> str:
+        """A coordinator value: its int16 version, then the fields of that version."""
+        cases = self.message(m)
+        name = snake(m.name)
+        self.types[name] = {"seq": [
+            {"id": "version", "type": "s2"},
+            {"id": "body", "size-eos": True, "type": {"switch-on": "version", "cases": cases}}]}
+        self.made_by[name] = self.owner
+        return name
 
     def struct(self, base: str, fields: list, v: int, flexible: bool, latest: int, suffix: str = "") -> str:
         seq, tags = [], []
@@ -94,10 +122,13 @@ class Drafter:
         sig = base + json.dumps(body, sort_keys=True)
         if sig in self.signatures:
             return self.signatures[sig]
+        if base in self.types and self.made_by[base] != self.owner:  # another message's struct of that name
+            base = f"{self.owner.removesuffix('_value')}_{base}"
         name = base if base not in self.types and not suffix else base + (suffix or f"_v{v}")
         while name in self.types:
             name += "_"
         self.types[name] = body
+        self.made_by[name] = self.owner
         self.signatures[sig] = name
         return name
 
@@ -115,6 +146,9 @@ class Drafter:
             if nullable:
                 items["if"] = f"{fid}_count_plus_one.value > 0" if flexible else f"{fid}_count >= 0"
             return [count, items]
+        if nullable and kind not in ("string", "bytes"):  # a struct: an int8 before it, -1 for null
+            return [{"id": f"{fid}_present", "type": "s1"},
+                    {"id": fid, "if": f"{fid}_present >= 0", **self.item(f, kind, v, flexible, latest)}]
         return [{"id": fid, **self.item(f, kind, v, flexible, latest, nullable)}]
 
     def item(self, f: dict, kind: str, v: int, flexible: bool, latest: int, nullable: bool = False) -> dict:
@@ -158,6 +192,31 @@ def old_docs(path: Path) -> dict:
     return {k: v for k, v in docs.items() if v}
 
 
+def framed_seq(d: Drafter, messages: list[Message]) -> list[dict]:
+    """Frame version, api key and version, then the record of that type and version."""
+    cases = {}
+    for m in sorted(messages, key=lambda m: m.spec["apiKey"]):
+        for v, name in d.message(m).items():
+            cases[m.spec["apiKey"] * 1000 + v] = name
+    return [{"id": "frame_version", "type": "uvarint"}, {"id": "api_key", "type": "uvarint"},
+            {"id": "version", "type": "uvarint"},
+            {"id": "body", "size-eos": True, "type": {"switch-on": SWITCH_KEY, "cases": cases}, "-require-eos": True}]
+
+
+def coordinator_seq(d: Drafter, messages: list[Message]) -> list[dict]:
+    """The record type, then the key of that type; each value becomes a type of its own. Kafka's
+    coordinators read a key or a value and ignore what follows it, so bodies are not required to
+    fill their bytes."""
+    keys = {}
+    for m in sorted(messages, key=lambda m: (m.spec["apiKey"], m.spec["type"])):
+        if m.spec["type"] == "coordinator-key":
+            keys[m.spec["apiKey"]] = d.key(m)
+        else:
+            d.value(m)
+    return [{"id": "type", "type": "s2"},
+            {"id": "key", "size-eos": True, "type": {"switch-on": "type", "cases": keys}}]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
@@ -165,22 +224,17 @@ def main() -> None:
     ap.add_argument("--id", required=True)
     ap.add_argument("--title", required=True)
     ap.add_argument("--doc-ref", required=True)
+    ap.add_argument("--coordinator", action="store_true", help="key/value pairs of a coordinator's topic")
+    ap.add_argument("--types-only", action="store_true", help="no root type (with --coordinator)")
     args = ap.parse_args()
     messages = [Message(spec["name"], spec, max(versions_of(spec["validVersions"], 99)))
                 for s in sorted(args.specs) for spec in [read_spec(s)]]
     d = Drafter(old_docs(args.out))
-    cases = {}
-    for m in sorted(messages, key=lambda m: m.spec["apiKey"]):
-        for v, name in d.message(m).items():
-            cases[m.spec["apiKey"] * 1000 + v] = name
+    seq = coordinator_seq(d, messages) if args.coordinator else framed_seq(d, messages)
     ksy = {"meta": {"id": args.id, "title": args.title, "license": "Apache-2.0", "endian": "be",
                     "imports": ["kafka_types", "uvarint"]},
            "doc": d.doc(None) or "", "doc-ref": args.doc_ref,
-           "seq": [{"id": "frame_version", "type": "uvarint"}, {"id": "api_key", "type": "uvarint"},
-                   {"id": "version", "type": "uvarint"},
-                   {"id": "body", "size-eos": True, "type": {"switch-on": SWITCH_KEY, "cases": cases},
-                    "-require-eos": True}],
-           "types": {}}
+           **({} if args.types_only else {"seq": seq}), "types": {}}
     for name, body in d.types.items():
         if d.doc(name):
             body = {"doc": d.doc(name), **body}
@@ -188,7 +242,7 @@ def main() -> None:
             if d.doc(name, attr["id"]):
                 attr["doc"] = d.doc(name, attr["id"])
         ksy["types"][name] = body
-    for attr in ksy["seq"]:
+    for attr in ksy.get("seq", []):
         if d.doc(None, attr["id"]):
             attr["doc"] = d.doc(None, attr["id"])
     args.out.write_text(yaml.dump(ksy, Dumper=_Indented, sort_keys=False, width=110, allow_unicode=True))
