@@ -51,9 +51,10 @@ class ReadOptions:
     on_corrupt: str = "fail"
     read_committed: bool = False
     rows_per_batch: int = 65_536  # Arrow batches handed to Spark: larger ones cost it less per row
+    columns: tuple[str, ...] | None = None  # a schema the user gave: only these, in this order
 
 
-def _aborted(spec: Slice, pid: int, offset: int) -> bool:
+def is_aborted(spec: Slice, pid: int, offset: int) -> bool:
     return any(p == pid and first <= offset <= last for p, first, last in spec.aborted)
 
 
@@ -148,7 +149,7 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
             if hi is not None and e.base_offset >= hi:
                 break
             if opts.read_committed and (e.is_control or (e.is_transactional and
-                                                         _aborted(spec, e.producer_id, e.base_offset))):
+                                                         is_aborted(spec, e.producer_id, e.base_offset))):
                 continue
             if (lo is None or e.base_offset >= lo) and (hi is None or e.last_offset < hi):
                 whole.append(Batch(e, at, size))

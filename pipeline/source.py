@@ -3,6 +3,7 @@ columns and options of Spark's own Kafka source."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, GreaterThan, GreaterThanOrEqual, In,
                                     InputPartition, LessThan, LessThanOrEqual)
@@ -10,6 +11,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, Great
 from . import columns
 from .decode import Slice, decode_slice
 from .files import read_range
+from .headers import HEADER_COLUMNS, header_rows, projected
 from .plan import OptionError, Plan, parse_options, slices
 
 
@@ -32,7 +34,14 @@ class KafkaLogReader(DataSourceReader):
         if s is None:  # pyspark's one partition of an empty plan
             return
         data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
-        yield from decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos)
+        names = s.options.columns
+        if names is None:
+            yield from decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos)
+        elif HEADER_COLUMNS.issuperset(names):
+            yield from header_rows(data, s, names, s.path, base_pos=s.start_pos)
+        else:
+            for batch in decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos):
+                yield projected(batch, names)
 
 
 def _millis(value) -> int:
@@ -90,6 +99,7 @@ class KafkaLogDataSource(DataSource):
     def reader(self, schema):
         try:
             plan = parse_options(dict(self.options))
+            plan = replace(plan, options=columns.chosen(schema, plan.options))
         except OptionError as err:
             raise ValueError(f"kafka-log: {err}") from None
         wants = str(self.options.get("pushFilters", "true" if self.pushdown else "false")).lower() == "true"

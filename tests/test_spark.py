@@ -341,3 +341,20 @@ def test_register_says_how_to_fix_workers_that_cannot_import_the_package(tmp_pat
     assert f"Spark's Python workers run {other}, which cannot import kafkacodec (" in run.stdout, \
         run.stdout + run.stderr[-2000:]
     assert f"set PYSPARK_PYTHON={sys.executable} (this interpreter" in run.stdout
+
+
+def test_a_narrower_schema_reads_batch_headers_alone_and_counts_the_same(spark, sample):
+    """Spark's Python data sources prune no columns; a schema the user gives does: without key,
+    value, headers and timestamp, rows come from batch headers, and agree with a full read."""
+    full = spark.read.format("kafka-log").load(str(sample))
+    narrow = spark.read.format("kafka-log").schema("offset long, topic string, partition int, isControl boolean") \
+        .load(str(sample))
+    assert narrow.columns == ["offset", "topic", "partition", "isControl"]
+    assert narrow.count() == full.count() == len(expected_rows(sample))
+    assert sorted(narrow.collect()) == sorted(full.select("offset", "topic", "partition", "isControl").collect())
+    with_value = spark.read.format("kafka-log").schema("value binary, offset long").load(str(sample))
+    key = (lambda r: (r.offset, r.value or b""))
+    assert sorted(with_value.collect(), key=key) == sorted(full.select("value", "offset").collect(), key=key)
+    for ddl, message in (("offset int", "kafka-log's is long"), ("nope string", "not a column of kafka-log")):
+        with pytest.raises(Exception, match=message):
+            spark.read.format("kafka-log").schema(ddl).load(str(sample)).collect()
