@@ -4,6 +4,7 @@
 - `consumer_offsets.ConsumerOffsets`: __consumer_offsets records (group coordinator)
 - `consumer_protocol.ConsumerProtocol`: Consumer group protocol subscription and assignment
 - `control_record.ControlRecord`: Kafka control records (transaction markers, KRaft control records)
+- `group_records.GroupRecords`: Share, streams and regular-expression records of __consumer_offsets (Kafka 4)
 - `kafka_types.KafkaTypes`: Encodings of Kafka's generated messages
 - `legacy_log_entry.LegacyLogEntry`: Kafka log entry, message formats v0 and v1 (magic 0 and 1)
 - `metadata_record.MetadataRecord`: KRaft metadata records (__cluster_metadata)

@@ -6,16 +6,19 @@ meta:
   imports:
     - kafka_types
     - uvarint
+    - group_records
 doc: |
   The records of the `__consumer_offsets` topic, where the group coordinator keeps committed
   offsets (since Kafka 0.9) and group metadata. The key starts with a version that names the
   record type: 0 and 1 an offset commit, 2 a group's metadata, 3 and above the records of the
   consumer group protocol (KIP-848: 3 group metadata, 4 partition metadata, 5 member metadata,
   6 target assignment metadata, 7 target assignment member, 8 current member assignment), and
-  9 and above those of share and streams groups, kept here as raw bytes. The value
-  starts with its own version; a null value is a tombstone that deletes what the key names.
-  Writers pick the value version from the inter-broker protocol version: offset commits are
-  written at version 3 (1 when they carry an expiry) and group metadata at 3 since Kafka 2.3.
+  10 and above those Kafka 4 adds for share groups (KIP-932), consumer groups' regular
+  expressions (KIP-848) and streams groups (KIP-1071), whose keys and values `group_records`
+  describes. The value starts with its own version; a null value is a tombstone that deletes
+  what the key names. Writers pick the value version from the inter-broker protocol version:
+  offset commits are written at version 3 (1 when they carry an expiry) and group metadata at 3
+  since Kafka 2.3.
 doc-ref: https://github.com/apache/kafka/blob/trunk/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
 seq:
   - id: version
@@ -35,7 +38,23 @@ seq:
         6: group_key
         7: member_key
         8: member_key
-    doc: "The key of that record type; raw bytes for the types this schema does not know (share and streams groups, 9 and above)."
+        10: group_records::share_group_member_metadata_key
+        11: group_records::share_group_metadata_key
+        12: group_records::share_group_target_assignment_metadata_key
+        13: group_records::share_group_target_assignment_member_key
+        14: group_records::share_group_current_member_assignment_key
+        15: group_records::share_group_state_partition_metadata_key
+        16: group_records::consumer_group_regular_expression_key
+        17: group_records::streams_group_metadata_key
+        19: group_records::streams_group_member_metadata_key
+        20: group_records::streams_group_target_assignment_metadata_key
+        21: group_records::streams_group_target_assignment_member_key
+        22: group_records::streams_group_current_member_assignment_key
+        23: group_records::streams_group_topology_key
+    doc: |
+      The key of that record type; raw bytes for the types this schema does not know: 9 (the
+      partition metadata of Kafka 4.0's early-access share groups, gone in 4.1), 18 (never in a
+      release) and any above 23.
 types:
   offset_commit_key:
     doc: Key of an offset commit (key versions 0 and 1; writers use 1).

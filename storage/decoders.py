@@ -1,19 +1,20 @@
 """What `kafka-dump-log --offsets-decoder` and `--transaction-log-decoder` print for records of
-Kafka's internal topics, and the same records as JSON objects for `dump --json`."""
+Kafka's internal topics, and the same records as JSON objects for `dump --json`; the JSON
+Kafka's converters write."""
 from __future__ import annotations
 
 import base64
 import json
 import re
 import struct
+from enum import IntEnum
 from typing import Callable
 
-from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.runtime.node import Node
 
-from .internal import (CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, decode_group_record,
-                       decode_transaction_record)
+from .internal import decode_transaction_record
 
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
 SKIPPED = {"tagged_fields"}
@@ -33,26 +34,42 @@ def _camel(name: str) -> str:
 
 def message_json(obj) -> object:
     """A generated message as Kafka's JSON converters write it: camelCase names in field order,
-    strings and byte arrays unwrapped (bytes in base64), derived lengths, counts and the
-    version left out."""
-    return _plain(obj.to_dict() if hasattr(obj, "to_dict") else obj)
+    strings and byte arrays unwrapped (bytes in base64), UUIDs as Kafka prints them, the fields
+    the schema derives (lengths, counts) and a nullable struct's null marker left out."""
+    return _plain(obj)
 
 
 def _plain(value) -> object:
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, Node):  # its own fields, not the derived ones (a field Kafka names DeliveryCount stays)
+        names = [n for n in value._eq_fields if n not in SKIPPED and not _null_marker(n, value._eq_fields)]
+        if names == ["value"]:  # a string, bytes or tagged value of the message encodings
+            return _plain(value.value)
+        return {_camel(n): _field(n, getattr(value, n)) for n in names}
+    if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, IntEnum):
+        return value.name
     if not isinstance(value, dict):
         return value
-    if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes of the message encodings
+    if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes as to_dict gives it
         return _plain(value.get("value"))
-    return {_camel(k): uuid_text(v) if _is_uuid(k, v) else _plain(v) for k, v in value.items()
+    return {_camel(k): _field(k, v) for k, v in value.items()
             if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
 
 
+def _field(name: str, value) -> object:
+    return uuid_text(value) if _is_uuid(name, value) else _plain(value)
+
+
+def _null_marker(name: str, names: tuple[str, ...]) -> bool:
+    """`x_present` before a nullable struct `x`: the int8 Kafka writes in front of it."""
+    return name.endswith("_present") and name.removesuffix("_present") in names
+
+
 def _is_uuid(name: str, value) -> bool:
-    return name.endswith("_id") and isinstance(value, (bytes, bytearray)) and len(value) == 16
+    return (name == "id" or name.endswith("_id")) and isinstance(value, (bytes, bytearray)) and len(value) == 16
 
 
 def uuid_text(value: bytes) -> str:
@@ -128,53 +145,11 @@ def _keyed(record) -> bytes:
 
 
 def offsets(record) -> tuple[str | None, str | None]:
-    """Kafka 4.1's offsets decoder for the record types of the classic and consumer group
-    protocols: the key as {"type": record type, "data": …}, the value as {"version": its
-    version, "data": …} or <DELETE>."""
-    _keyed(record)
-    r, error = _decoded(record, decode_group_record)
-    if error is not None:
-        return error, None
-    if r.key_version not in (*OFFSET_COMMIT_KEYS, GROUP_METADATA_KEY, *CONSUMER_GROUP_VALUES):
-        return f"Unknown record type {r.key_version} at offset {record.offset}, skipping.", None
-    key = _dumps({"type": str(r.key_version), "data": message_json(r.key)})
-    if r.value is None:
-        return key, "<DELETE>"
-    if isinstance(r.value, (bytes, bytearray)):
-        return (f"Error at offset {record.offset}, skipping. Found an unknown record version {r.value_version} "
-                f"for {r.key_version} type"), None
-    data = message_json(r.value)
-    if r.key_version == GROUP_METADATA_KEY and data.get("protocolType") == "consumer":
-        for member in data.get("members", []):
-            _replace(member, "subscription", _subscription_json)
-            _replace(member, "assignment", _assignment_json)
-    return key, _dumps({"version": str(r.value_version), "data": data})
-
-
-def _replace(member: dict, name: str, decode) -> None:
-    """A consumer group member's protocol bytes as the JSON of their message, as Kafka's tool
-    shows them; bytes that do not decode stay base64, as there."""
-    raw = member.get(name)
-    if raw is None:
-        return
-    try:
-        member[name] = decode(base64.b64decode(raw))
-    except (DecodeError, ValueError):
-        pass
-
-
-def _subscription_json(data: bytes) -> dict:
-    sub, _ = ConsumerProtocol.read(data, 0)  # bytes after the fields are ignored, as by Kafka's reader
-    if isinstance(sub.body, (bytes, bytearray)):
-        raise ValueError(f"unknown subscription version {sub.version}")
-    return message_json(sub.body)
-
-
-def _assignment_json(data: bytes) -> dict:
-    assignment, _ = ConsumerProtocol.Assignment.read(data, 0)
-    out = message_json(assignment)
-    out.pop("version", None)
-    return out
+    """Kafka 4.1's offsets decoder, every record type of `__consumer_offsets`: the key as
+    {"type": record type, "data": …}, the value as {"version": its version, "data": …} or
+    <DELETE> (storage.coordinator_records)."""
+    from .coordinator_records import OFFSETS
+    return OFFSETS.lines(record)
 
 
 # TransactionLogValue's fields in Kafka's order; the tagged ones (version 1) by tag, written
@@ -236,10 +211,10 @@ def decoded_json(record, kind: str) -> dict:
     if kind == "cluster-metadata":
         from .metadata_records import metadata_json
         return metadata_json(record)
-    r, error = _decoded(record, decode_group_record if kind == "offsets" else decode_transaction_record)
+    if kind == "offsets":
+        from .coordinator_records import OFFSETS
+        return OFFSETS.json(record)
+    r, error = _decoded(record, decode_transaction_record)
     if error is not None:
         return {"error": error}
-    if kind == "offsets":
-        return {"keyVersion": r.key_version, "key": message_json(r.key), "valueVersion": r.value_version,
-                "value": message_json(r.value)}
     return {"transactionalId": r.transactional_id, "valueVersion": r.value_version, "value": message_json(r.value)}

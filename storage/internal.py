@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+from kafkacodec.generated.group_records import GroupRecords
 from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.generated.transaction_log import TransactionLog
 
@@ -19,6 +20,21 @@ CONSUMER_GROUP_VALUES = {3: ConsumerOffsets.ConsumerGroupMetadataValue,
                          6: ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue,
                          7: ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue,
                          8: ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue}
+# key version -> value class of the records Kafka 4 adds: share groups, consumer groups' regular
+# expressions, streams groups (9 and 18 are not defined)
+GROUP_RECORD_VALUES = {10: GroupRecords.ShareGroupMemberMetadataValue,
+                       11: GroupRecords.ShareGroupMetadataValue,
+                       12: GroupRecords.ShareGroupTargetAssignmentMetadataValue,
+                       13: GroupRecords.ShareGroupTargetAssignmentMemberValue,
+                       14: GroupRecords.ShareGroupCurrentMemberAssignmentValue,
+                       15: GroupRecords.ShareGroupStatePartitionMetadataValue,
+                       16: GroupRecords.ConsumerGroupRegularExpressionValue,
+                       17: GroupRecords.StreamsGroupMetadataValue,
+                       19: GroupRecords.StreamsGroupMemberMetadataValue,
+                       20: GroupRecords.StreamsGroupTargetAssignmentMetadataValue,
+                       21: GroupRecords.StreamsGroupTargetAssignmentMemberValue,
+                       22: GroupRecords.StreamsGroupCurrentMemberAssignmentValue,
+                       23: GroupRecords.StreamsGroupTopologyValue}
 CONSUMER_OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 
@@ -44,6 +60,8 @@ def decode_group_record(key: bytes, value: bytes | None) -> GroupRecord:
         v = ConsumerOffsets.GroupMetadataValue.from_bytes(value)
     elif k.version in CONSUMER_GROUP_VALUES:
         v = CONSUMER_GROUP_VALUES[k.version].from_bytes(value)
+    elif k.version in GROUP_RECORD_VALUES:
+        v = GROUP_RECORD_VALUES[k.version].from_bytes(value)
     else:
         return GroupRecord(k.version, k.key, None, value)
     return GroupRecord(k.version, k.key, v.version, v.body)

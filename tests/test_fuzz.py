@@ -36,6 +36,11 @@ def seeds():
     from kafkacodec.storage.internal import CONSUMER_GROUP_VALUES
     for v, _, value in hand.consumer_group_records():
         yield f"consumer_group_record_{v}", CONSUMER_GROUP_VALUES[v], value
+    import test_group_records as groups
+    from kafkacodec.storage.internal import GROUP_RECORD_VALUES
+    for name, kind, key, _, value, _ in groups.CASES:
+        yield f"group_record_{name}", GROUP_RECORD_VALUES[kind], struct.pack(">h", 0) + value
+    yield "group_record_key", ConsumerOffsets, struct.pack(">h", 16) + hand.string("g") + hand.string("re")
     leader = struct.pack(">hi", 0, 3) + hand.uvarint(2) + struct.pack(">i", 1) + hand.tags() + hand.uvarint(1) \
         + hand.tags()
     yield "leader_change", ControlRecord.LeaderChangeMessage, leader
@@ -112,5 +117,6 @@ def test_topic_decoders_never_raise(key, value):
     for decode in (decoders.offsets, decoders.transaction_log):
         k, _ = decode(r)
         assert k is not None
+    assert decoders.decoded_json(r, "offsets")
     from kafkacodec.storage.metadata_records import cluster_metadata
     assert cluster_metadata(r)[1] is not None
