@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import pyarrow.fs as pafs
 
 from kafkacodec.storage import names
+from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
 
 
 @dataclass(frozen=True)
@@ -109,3 +110,44 @@ def list_log(uri: str) -> Listing:
             partitions.append(_partition(fs, c.path, parsed.topic, parsed.partition, skipped))
     partitions.sort(key=lambda p: (p.topic, p.partition))
     return Listing(partitions, skipped)
+
+
+WINDOW_BYTES = 16 << 20  # what a task reads at once
+DAMAGE_READ_BYTES = 64 << 20
+
+
+def windows(s, window: int = WINDOW_BYTES):
+    """A decode.Slice's bytes as (position, bytes) pieces of whole batches, about `window` bytes each (a
+    larger batch alone), so that a task holds one piece at a time; bytes whose framing is broken
+    end the last piece, where decode_slice finds the damage."""
+    fs, _ = filesystem(s.uri)
+    with fs.open_input_file(s.path) as f:
+        end = f.size() if s.end_pos is None else min(s.end_pos, f.size())
+        pos = s.start_pos
+        while pos < end:
+            data = read_at(f, min(max(window, LOG_OVERHEAD), end - pos), pos)
+            cut = _whole_batches(data)
+            if cut == 0:
+                size = _frame(data, 0)
+                if size is None or pos + size > end:  # damage at its start, which decode_slice reports from
+                    yield pos, read_at(f, min(end - pos, DAMAGE_READ_BYTES), pos)  # the bytes left (bounded)
+                    return
+                data, cut = read_at(f, size, pos), size
+            yield pos, data[:cut]
+            pos += cut
+
+
+def _frame(data, at: int) -> int | None:
+    """The size of the batch at `at` from its size field, None when it is no possible size."""
+    if at + LOG_OVERHEAD > len(data):
+        return None
+    size = int.from_bytes(data[at + 8:at + 12], "big", signed=True)
+    return LOG_OVERHEAD + size if size >= MIN_RECORD_OVERHEAD else None  # as frame_size refuses it
+
+
+def _whole_batches(data) -> int:
+    """How many leading bytes of `data` are whole batches."""
+    cut = 0
+    while (size := _frame(data, cut)) is not None and cut + size <= len(data):
+        cut += size
+    return cut

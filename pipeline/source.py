@@ -10,7 +10,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, Great
 
 from . import columns
 from .decode import Slice, decode_slice
-from .files import read_range
+from .files import windows
 from .headers import HEADER_COLUMNS, header_rows, projected
 from .plan import OptionError, Plan, parse_options, slices
 
@@ -33,15 +33,16 @@ class KafkaLogReader(DataSourceReader):
         s: Slice | None = partition.value
         if s is None:  # pyspark's one partition of an empty plan
             return
-        data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
         names = s.options.columns
-        if names is None:
-            yield from decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos)
-        elif HEADER_COLUMNS.issuperset(names):
-            yield from header_rows(data, s, names, s.path, base_pos=s.start_pos)
-        else:
-            for batch in decode_slice(data, s, segment_name=s.path, base_pos=s.start_pos):
-                yield projected(batch, names)
+        for pos, data in windows(s):
+            part = replace(s, start_pos=pos, end_pos=pos + len(data))
+            if names is None:
+                yield from decode_slice(data, part, segment_name=s.path, base_pos=pos)
+            elif HEADER_COLUMNS.issuperset(names):
+                yield from header_rows(data, part, names, s.path, base_pos=pos)
+            else:
+                for batch in decode_slice(data, part, segment_name=s.path, base_pos=pos):
+                    yield projected(batch, names)
 
 
 def _millis(value) -> int:

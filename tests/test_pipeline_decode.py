@@ -111,3 +111,32 @@ def test_the_header_only_path_meets_damage_as_a_full_read_does(sample, tmp_path)
         fast, full = header_and_full_rows(parse_options({"path": str(copy / "clicks-1"), "onCorrupt": on_corrupt}),
                                           None)
         assert fast == full and any(r["corruption"] for r in fast) == (on_corrupt == "report")
+
+
+@pytest.mark.parametrize("window", [1, 700, 5000])
+def test_a_slice_read_in_windows_of_whole_batches_gives_the_rows_of_one_read(sample, tmp_path, window):
+    """Windows smaller than a batch, than a few, and larger: the same rows as the slice read at
+    once; damage (a size field that is no size, a cut last batch) is met and reported the same."""
+    import shutil
+
+    from dataclasses import replace
+
+    from kafkacodec.pipeline.files import windows
+    copy = tmp_path / "c"
+    shutil.copytree(sample, copy)
+    seg = sorted((copy / "clicks-1").glob("*.log"))[0]
+    data = bytearray(seg.read_bytes())
+    second = 12 + int.from_bytes(data[8:12], "big")
+    data[second + 8:second + 12] = (3).to_bytes(4, "big")
+    seg.write_bytes(bytes(data))
+    last = sorted((copy / "clicks-0").glob("*.log"))[-1]
+    last.write_bytes(last.read_bytes()[:-7])
+    work, _ = slices(parse_options({"path": str(copy), "onCorrupt": "report"}), 3000)
+    for s in work:
+        once = [r for b in decode_slice(read_range(s.uri, s.path, s.start_pos, s.end_pos), s, base_pos=s.start_pos)
+                for r in b.to_pylist()]
+        pieces = [r for pos, piece in windows(s, window)
+                  for b in decode_slice(piece, replace(s, start_pos=pos, end_pos=pos + len(piece)), base_pos=pos)
+                  for r in b.to_pylist()]
+        order = (lambda r: (r["position"], -1 if r["offset"] is None else r["offset"]))  # a task's rows are a set
+        assert sorted(pieces, key=order) == sorted(once, key=order)
