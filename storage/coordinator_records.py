@@ -1,5 +1,5 @@
-"""Records of the topics Kafka's coordinators write, such as `__consumer_offsets`, as Kafka
-4.1's kafka-dump-log reads and prints them: the key's int16
+"""Records of the topics Kafka's coordinators write, `__consumer_offsets` and
+`__share_group_state`, as Kafka 4.1's kafka-dump-log reads and prints them: the key's int16
 record type, the key, then the value's int16 version checked against the versions that type has
 before the value is read, each step failing with the line Kafka prints (its coordinator record
 serde's messages; where Kafka names a Java reader's exception, ours names what did not decode).
@@ -14,10 +14,11 @@ from typing import Callable
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
 from kafkacodec.generated.consumer_protocol import ConsumerProtocol
+from kafkacodec.generated.share_group_state import ShareGroupState
 from kafkacodec.runtime.errors import DecodeError
 
 from .decoders import MissingKey, jackson, message_json
-from .internal import CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, GROUP_RECORD_VALUES
+from .internal import CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, GROUP_RECORD_VALUES, SHARE_STATE_VALUES
 
 
 class UnknownType(Exception):
@@ -142,3 +143,4 @@ OFFSETS = Coordinator(ConsumerOffsets, {
     0: (ConsumerOffsets.OffsetCommitValue, 0), 1: (ConsumerOffsets.OffsetCommitValue, 4),
     GROUP_METADATA_KEY: (ConsumerOffsets.GroupMetadataValue, 4),
     **{kind: (cls, 0) for kind, cls in {**CONSUMER_GROUP_VALUES, **GROUP_RECORD_VALUES}.items()}}, _offsets_value)
+SHARE_GROUP_STATE = Coordinator(ShareGroupState, {kind: (cls, 0) for kind, cls in SHARE_STATE_VALUES.items()})

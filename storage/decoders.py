@@ -1,6 +1,6 @@
-"""What `kafka-dump-log --offsets-decoder` and `--transaction-log-decoder` print for records of
-Kafka's internal topics, and the same records as JSON objects for `dump --json`; the JSON
-Kafka's converters write."""
+"""What `kafka-dump-log --offsets-decoder`, `--transaction-log-decoder` and
+`--share-group-state-decoder` print for records of Kafka's internal topics, and the same records
+as JSON objects for `dump --json`; the JSON Kafka's converters write."""
 from __future__ import annotations
 
 import base64
@@ -152,6 +152,12 @@ def offsets(record) -> tuple[str | None, str | None]:
     return OFFSETS.lines(record)
 
 
+def share_group_state(record) -> tuple[str | None, str | None]:
+    """Kafka 4.1's share-group-state decoder (`__share_group_state`), in the same form."""
+    from .coordinator_records import SHARE_GROUP_STATE
+    return SHARE_GROUP_STATE.lines(record)
+
+
 # TransactionLogValue's fields in Kafka's order; the tagged ones (version 1) by tag, written
 # only when not their default, as Kafka's JSON converters write them
 TXN_FIELDS = (("producerId", "producer_id"), ("previousProducerId", 0), ("nextProducerId", 1),
@@ -211,9 +217,9 @@ def decoded_json(record, kind: str) -> dict:
     if kind == "cluster-metadata":
         from .metadata_records import metadata_json
         return metadata_json(record)
-    if kind == "offsets":
-        from .coordinator_records import OFFSETS
-        return OFFSETS.json(record)
+    if kind in ("offsets", "share-group-state"):
+        from .coordinator_records import OFFSETS, SHARE_GROUP_STATE
+        return (OFFSETS if kind == "offsets" else SHARE_GROUP_STATE).json(record)
     r, error = _decoded(record, decode_transaction_record)
     if error is not None:
         return {"error": error}

@@ -56,11 +56,13 @@ def classes(key_class: str | None, value_class: str | None) -> Parser:
 
 
 def named(kind: str) -> Parser:
-    """The internal topics' decoders: offsets, transaction-log, cluster-metadata."""
+    """The internal topics' decoders: offsets, transaction-log, cluster-metadata,
+    share-group-state."""
     if kind == "cluster-metadata":
         from .metadata_records import cluster_metadata
         return Parser(cluster_metadata)
-    return Parser(decoders.offsets if kind == "offsets" else decoders.transaction_log)
+    return Parser({"offsets": decoders.offsets, "transaction-log": decoders.transaction_log,
+                   "share-group-state": decoders.share_group_state}[kind])
 
 
 def unavailable(problem: str) -> Parser:

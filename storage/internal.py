@@ -1,6 +1,6 @@
 """Records of Kafka's internal topics: `__consumer_offsets` (committed offsets and group
-metadata) and `__transaction_state`, decoded with the generated codecs, and what follows from
-them: the committed offsets per group, topic and partition."""
+metadata), `__transaction_state` and `__share_group_state`, decoded with the generated codecs,
+and what follows from them: the committed offsets per group, topic and partition."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +9,7 @@ from typing import Iterable
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
 from kafkacodec.generated.group_records import GroupRecords
 from kafkacodec.generated.kafka_types import KafkaTypes
+from kafkacodec.generated.share_group_state import ShareGroupState
 from kafkacodec.generated.transaction_log import TransactionLog
 
 OFFSET_COMMIT_KEYS = (0, 1)
@@ -35,6 +36,8 @@ GROUP_RECORD_VALUES = {10: GroupRecords.ShareGroupMemberMetadataValue,
                        21: GroupRecords.StreamsGroupTargetAssignmentMemberValue,
                        22: GroupRecords.StreamsGroupCurrentMemberAssignmentValue,
                        23: GroupRecords.StreamsGroupTopologyValue}
+# record type -> value class of `__share_group_state`: 0 a snapshot, 1 an update
+SHARE_STATE_VALUES = {0: ShareGroupState.ShareSnapshotValue, 1: ShareGroupState.ShareUpdateValue}
 CONSUMER_OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 

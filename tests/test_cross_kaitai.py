@@ -54,7 +54,7 @@ def official(tmp_path_factory):
         yield {name: importlib.import_module(name) for name in
                ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
                 "producer_snapshot", "consumer_offsets", "transaction_log", "control_record",
-                "consumer_protocol", "metadata_record", "group_records")}
+                "consumer_protocol", "metadata_record", "group_records", "share_group_state")}
     finally:
         sys.path.remove(str(out))
 
@@ -180,16 +180,24 @@ def test_official_parser_reads_metadata_records(official):
 
 
 def test_official_parser_reads_kafka4_internal_records(official):
-    """The hand-packed records of test_group_records: keys and values of every type."""
+    """The hand-packed records of test_group_records and test_share_group_state: keys and values
+    of every type."""
     import test_group_records as groups
+    import test_share_group_state as share
     from kafkacodec.generated.consumer_offsets import ConsumerOffsets
-    from kafkacodec.storage.internal import GROUP_RECORD_VALUES
+    from kafkacodec.generated.share_group_state import ShareGroupState
+    from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     theirs_offsets = official["consumer_offsets"].ConsumerOffsets
     cases = []
     for _, kind, key, _, value, _ in groups.CASES:
         cls = GROUP_RECORD_VALUES[kind]
         cases += [(ConsumerOffsets, theirs_offsets, struct.pack(">h", kind) + key),
                   (cls, getattr(official["group_records"].GroupRecords, cls.__name__.split("_", 1)[1]),
+                   struct.pack(">h", 0) + value)]
+    for _, kind, value, _ in share.CASES:
+        cls = SHARE_STATE_VALUES[kind]
+        cases += [(ShareGroupState, official["share_group_state"].ShareGroupState, struct.pack(">h", kind) + share.KEY),
+                  (cls, getattr(official["share_group_state"].ShareGroupState, cls.__name__.split("_", 1)[1]),
                    struct.pack(">h", 0) + value)]
     checked = 0
     for ours, theirs, data in cases:

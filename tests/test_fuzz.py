@@ -37,10 +37,15 @@ def seeds():
     for v, _, value in hand.consumer_group_records():
         yield f"consumer_group_record_{v}", CONSUMER_GROUP_VALUES[v], value
     import test_group_records as groups
-    from kafkacodec.storage.internal import GROUP_RECORD_VALUES
+    import test_share_group_state as share
+    from kafkacodec.generated.share_group_state import ShareGroupState
+    from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     for name, kind, key, _, value, _ in groups.CASES:
         yield f"group_record_{name}", GROUP_RECORD_VALUES[kind], struct.pack(">h", 0) + value
     yield "group_record_key", ConsumerOffsets, struct.pack(">h", 16) + hand.string("g") + hand.string("re")
+    for name, kind, value, _ in share.CASES:
+        yield f"share_group_state_{name}", SHARE_STATE_VALUES[kind], struct.pack(">h", 0) + value
+    yield "share_group_state_key", ShareGroupState, struct.pack(">h", 0) + share.KEY
     leader = struct.pack(">hi", 0, 3) + hand.uvarint(2) + struct.pack(">i", 1) + hand.tags() + hand.uvarint(1) \
         + hand.tags()
     yield "leader_change", ControlRecord.LeaderChangeMessage, leader
@@ -114,9 +119,10 @@ def test_topic_decoders_never_raise(key, value):
         pass
     r = R()
     r.key, r.value, r.offset = key, value, 7
-    for decode in (decoders.offsets, decoders.transaction_log):
+    for decode in (decoders.offsets, decoders.transaction_log, decoders.share_group_state):
         k, _ = decode(r)
         assert k is not None
-    assert decoders.decoded_json(r, "offsets")
+    for kind in ("offsets", "share-group-state"):
+        assert decoders.decoded_json(r, kind)
     from kafkacodec.storage.metadata_records import cluster_metadata
     assert cluster_metadata(r)[1] is not None

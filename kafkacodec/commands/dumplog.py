@@ -31,7 +31,7 @@ HELP = [
     ("--offsets-decoder", "Decode records as __consumer_offsets records (implies --print-data-log)."),
     ("--print-data-log", "Print keys and values of records (implies --deep-iteration)."),
     ("--remote-log-metadata-decoder", "Decode records as __remote_log_metadata records (not available yet)."),
-    ("--share-group-state-decoder", "Decode records as __share_group_state records (not available yet)."),
+    ("--share-group-state-decoder", "Decode records as __share_group_state records (implies --print-data-log)."),
     ("--skip-record-metadata", "Print only the keys and values of records, no metadata."),
     ("--transaction-log-decoder", "Decode records as __transaction_state records (implies --print-data-log)."),
     ("--value-decoder-class [String]", "How to print values; as --key-decoder-class."),
@@ -41,8 +41,7 @@ HELP = [
 # Kafka's order of precedence when several are given
 DECODERS = ("offsets-decoder", "transaction-log-decoder", "cluster-metadata-decoder", "remote-log-metadata-decoder",
             "share-group-state-decoder")
-NOT_YET = {"remote-log-metadata-decoder": "remote log metadata records",
-           "share-group-state-decoder": "share group state records"}
+NOT_YET = {"remote-log-metadata-decoder": "remote log metadata records"}
 
 
 class UsageProblem(Exception):
