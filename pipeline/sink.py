@@ -1,8 +1,9 @@
 """df.write.format("kafka-log").save(path): segments, indexes and snapshots per topic-partition.
 
 Each task writes its rows into its own folder under `<path>/_temporary/`; the job's commit moves
-the segments into `<path>/<topic>-<partition>/` and a failed or aborted job removes the
-temporary folders, so a reader never sees a partial segment. Writing goes to a local (or mounted)
+the segments into `<path>/<topic>-<partition>/` (joining the tasks' segments up to segmentBytes)
+and a failed or aborted job removes the temporary folders, so a reader never sees a partial
+segment. Writing goes to a local (or mounted)
 filesystem."""
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pathlib import Path
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
+
+from .sink_merge import move_segments
 
 TEMPORARY = "_temporary"
 
@@ -125,9 +128,8 @@ class KafkaLogWriter(DataSourceArrowWriter):
             if self.overwrite and target.exists():
                 shutil.rmtree(target)
             target.mkdir(parents=True, exist_ok=True)
-            for _, _, _, folder in parts:
-                for f in sorted((Path(folder) / f"{topic}-{partition}").iterdir()):
-                    f.replace(target / f.name)
+            move_segments([Path(folder) / f"{topic}-{partition}" for _, _, _, folder in sorted(parts)], target,
+                          self.segment_bytes)
         shutil.rmtree(root / TEMPORARY, ignore_errors=True)
 
     def abort(self, messages) -> None:
