@@ -11,6 +11,7 @@
 - `offset_index.OffsetIndex`: Kafka offset index (.index)
 - `producer_snapshot.ProducerSnapshot`: Kafka producer state snapshot (.snapshot)
 - `record_batch.RecordBatch`: Kafka record batch, message format v2 (magic 2)
+- `remote_log_metadata.RemoteLogMetadata`: Tiered storage metadata records (__remote_log_metadata)
 - `share_group_state.ShareGroupState`: __share_group_state records (share coordinator)
 - `time_index.TimeIndex`: Kafka time index (.timeindex)
 - `transaction_index.TransactionIndex`: Kafka transaction index (.txnindex)

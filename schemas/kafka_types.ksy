@@ -111,6 +111,20 @@ types:
       - id: value
         size: length_plus_one.value - 1
         doc: The bytes.
+  compact_nullable_bytes:
+    doc: Bytes after an unsigned varint of their length plus one, 0 for null (COMPACT_NULLABLE_BYTES).
+    seq:
+      - id: length_plus_one
+        type: uvarint
+        -derive:
+          length-of: value
+          plus: 1
+          if-absent: 0
+        doc: Number of bytes plus one; 0 for null.
+      - id: value
+        size: length_plus_one.value - 1
+        if: length_plus_one.value > 0
+        doc: The bytes, or null.
   tagged_fields:
     doc: |
       The tagged-field section that ends every struct of a flexible version: a count, then each
@@ -147,6 +161,12 @@ types:
       - id: value
         type: s1
         doc: The value.
+  tagged_bool:
+    doc: A boolean tagged field's value.
+    seq:
+      - id: value
+        type: u1
+        doc: 'The value: 0 false, anything else true (Kafka writes 1).'
   tagged_int32:
     doc: An int32 tagged field's value.
     seq:

@@ -217,6 +217,9 @@ def decoded_json(record, kind: str) -> dict:
     if kind == "cluster-metadata":
         from .metadata_records import metadata_json
         return metadata_json(record)
+    if kind == "remote-log-metadata":
+        from .remote_log_metadata import remote_log_json
+        return remote_log_json(record)
     if kind in ("offsets", "share-group-state"):
         from .coordinator_records import OFFSETS, SHARE_GROUP_STATE
         return (OFFSETS if kind == "offsets" else SHARE_GROUP_STATE).json(record)

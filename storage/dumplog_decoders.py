@@ -57,13 +57,12 @@ def classes(key_class: str | None, value_class: str | None) -> Parser:
 
 def named(kind: str) -> Parser:
     """The internal topics' decoders: offsets, transaction-log, cluster-metadata,
-    share-group-state."""
+    remote-log-metadata, share-group-state."""
     if kind == "cluster-metadata":
         from .metadata_records import cluster_metadata
         return Parser(cluster_metadata)
+    if kind == "remote-log-metadata":
+        from .remote_log_metadata import remote_log_metadata
+        return Parser(remote_log_metadata)
     return Parser({"offsets": decoders.offsets, "transaction-log": decoders.transaction_log,
                    "share-group-state": decoders.share_group_state}[kind])
-
-
-def unavailable(problem: str) -> Parser:
-    return Parser(decoders.utf8, problem)

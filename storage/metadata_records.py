@@ -196,9 +196,10 @@ def _uvarint(data: bytes, pos: int, entity: str) -> tuple[int, int]:
     return (value - (1 << 16) if value >= 1 << 15 else value), pos
 
 
-def read_record(value: bytes) -> tuple[int, int, MetadataRecord]:
-    """(record type, version, the record) of a metadata record's value, or MetadataParseError
-    in Kafka's words."""
+def read_frame(value: bytes, known) -> tuple[int, int, int]:
+    """(record type, version, where the record starts) of a value framed as Kafka's metadata
+    record serdes frame it (also `__remote_log_metadata`'s), checked in their order against the
+    record types `known`, or MetadataParseError in their words."""
     frame, pos = _uvarint(value, 0, "frame version")
     if frame == 0:
         raise MetadataParseError("Could not deserialize metadata record with frame version 0. Note that upgrades "
@@ -208,9 +209,16 @@ def read_record(value: bytes) -> tuple[int, int, MetadataRecord]:
                                  f"(only frame version {FRAME_VERSION} is supported)")
     api_key, pos = _uvarint(value, pos, "type")
     version, pos = _uvarint(value, pos, "version")
-    if api_key not in TYPES:
+    if api_key not in known:
         raise MetadataParseError("org.apache.kafka.common.errors.UnsupportedVersionException: "
                                  f"Unknown metadata id {api_key}")
+    return api_key, version, pos
+
+
+def read_record(value: bytes) -> tuple[int, int, MetadataRecord]:
+    """(record type, version, the record) of a metadata record's value, or MetadataParseError
+    in Kafka's words."""
+    api_key, version, _ = read_frame(value, TYPES)
     if not 0 <= version <= TYPES[api_key][1]:
         raise MetadataParseError(f"Failed to deserialize record with type {api_key}")
     try:

@@ -54,7 +54,8 @@ def official(tmp_path_factory):
         yield {name: importlib.import_module(name) for name in
                ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
                 "producer_snapshot", "consumer_offsets", "transaction_log", "control_record",
-                "consumer_protocol", "metadata_record", "group_records", "share_group_state")}
+                "consumer_protocol", "metadata_record", "group_records", "share_group_state",
+                "remote_log_metadata")}
     finally:
         sys.path.remove(str(out))
 
@@ -176,15 +177,17 @@ def test_official_parser_reads_metadata_records(official):
         theirs = official["metadata_record"].MetadataRecord(KaitaiStream(io.BytesIO(data)))
         assert not isinstance(theirs.body, bytes), (api_key, version)
         checked += compare(MetadataRecord.from_bytes(data).to_dict(), theirs)
-    assert checked > 200
+    assert checked > 300
 
 
 def test_official_parser_reads_kafka4_internal_records(official):
-    """The hand-packed records of test_group_records and test_share_group_state: keys and values
-    of every type."""
+    """The hand-packed records of test_group_records, test_share_group_state and
+    test_remote_log_metadata: keys, values and framed records of every type."""
     import test_group_records as groups
+    import test_remote_log_metadata as remote
     import test_share_group_state as share
     from kafkacodec.generated.consumer_offsets import ConsumerOffsets
+    from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
     from kafkacodec.generated.share_group_state import ShareGroupState
     from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     theirs_offsets = official["consumer_offsets"].ConsumerOffsets
@@ -199,9 +202,11 @@ def test_official_parser_reads_kafka4_internal_records(official):
         cases += [(ShareGroupState, official["share_group_state"].ShareGroupState, struct.pack(">h", kind) + share.KEY),
                   (cls, getattr(official["share_group_state"].ShareGroupState, cls.__name__.split("_", 1)[1]),
                    struct.pack(">h", 0) + value)]
+    cases += [(RemoteLogMetadata, official["remote_log_metadata"].RemoteLogMetadata, remote.framed(api_key, 0, body))
+              for api_key, body, _ in remote.CASES]
     checked = 0
     for ours, theirs, data in cases:
         parsed = theirs(KaitaiStream(io.BytesIO(data)))
         assert not isinstance(getattr(parsed, "body", getattr(parsed, "key", None)), bytes), data
         checked += compare(ours.from_bytes(data).to_dict(), parsed)
-    assert checked > 200
+    assert checked > 300

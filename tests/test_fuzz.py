@@ -37,7 +37,9 @@ def seeds():
     for v, _, value in hand.consumer_group_records():
         yield f"consumer_group_record_{v}", CONSUMER_GROUP_VALUES[v], value
     import test_group_records as groups
+    import test_remote_log_metadata as remote
     import test_share_group_state as share
+    from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
     from kafkacodec.generated.share_group_state import ShareGroupState
     from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     for name, kind, key, _, value, _ in groups.CASES:
@@ -46,6 +48,8 @@ def seeds():
     for name, kind, value, _ in share.CASES:
         yield f"share_group_state_{name}", SHARE_STATE_VALUES[kind], struct.pack(">h", 0) + value
     yield "share_group_state_key", ShareGroupState, struct.pack(">h", 0) + share.KEY
+    for i, (api_key, body, _) in enumerate(remote.CASES):
+        yield f"remote_log_metadata_{api_key}_{i}", RemoteLogMetadata, remote.framed(api_key, 0, body)
     leader = struct.pack(">hi", 0, 3) + hand.uvarint(2) + struct.pack(">i", 1) + hand.tags() + hand.uvarint(1) \
         + hand.tags()
     yield "leader_change", ControlRecord.LeaderChangeMessage, leader
@@ -122,7 +126,8 @@ def test_topic_decoders_never_raise(key, value):
     for decode in (decoders.offsets, decoders.transaction_log, decoders.share_group_state):
         k, _ = decode(r)
         assert k is not None
-    for kind in ("offsets", "share-group-state"):
+    for kind in ("offsets", "share-group-state", "remote-log-metadata"):
         assert decoders.decoded_json(r, kind)
     from kafkacodec.storage.metadata_records import cluster_metadata
-    assert cluster_metadata(r)[1] is not None
+    from kafkacodec.storage.remote_log_metadata import remote_log_metadata
+    assert cluster_metadata(r)[1] is not None and remote_log_metadata(r)[1] is not None

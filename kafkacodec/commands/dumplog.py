@@ -30,7 +30,8 @@ HELP = [
     ("--max-message-size <Integer: size>", "Largest batch read where an index entry points. (default: 5242880)"),
     ("--offsets-decoder", "Decode records as __consumer_offsets records (implies --print-data-log)."),
     ("--print-data-log", "Print keys and values of records (implies --deep-iteration)."),
-    ("--remote-log-metadata-decoder", "Decode records as __remote_log_metadata records (not available yet)."),
+    ("--remote-log-metadata-decoder", "Decode records as __remote_log_metadata records (tiered storage; implies "
+                                      "--print-data-log)."),
     ("--share-group-state-decoder", "Decode records as __share_group_state records (implies --print-data-log)."),
     ("--skip-record-metadata", "Print only the keys and values of records, no metadata."),
     ("--transaction-log-decoder", "Decode records as __transaction_state records (implies --print-data-log)."),
@@ -41,7 +42,6 @@ HELP = [
 # Kafka's order of precedence when several are given
 DECODERS = ("offsets-decoder", "transaction-log-decoder", "cluster-metadata-decoder", "remote-log-metadata-decoder",
             "share-group-state-decoder")
-NOT_YET = {"remote-log-metadata-decoder": "remote log metadata records"}
 
 
 class UsageProblem(Exception):
@@ -96,9 +96,7 @@ def options_from(found: dict) -> "tuple[list[str], object]":
     from ..storage import dumplog, dumplog_decoders
 
     chosen = next((name for name in DECODERS if found.get(name)), None)
-    if chosen in NOT_YET:
-        parser = dumplog_decoders.unavailable(f"--{chosen}: decoding {NOT_YET[chosen]} is not available yet")
-    elif chosen is not None:
+    if chosen is not None:
         parser = dumplog_decoders.named(chosen.removesuffix("-decoder"))
     else:
         parser = dumplog_decoders.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))

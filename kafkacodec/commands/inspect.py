@@ -105,6 +105,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
               help="Decode KRaft metadata records (__cluster_metadata, snapshots; implies --print-data-log).")
 @click.option("--transaction-log-decoder", is_flag=True,
               help="Decode __transaction_state records (implies --print-data-log).")
+@click.option("--remote-log-metadata-decoder", is_flag=True,
+              help="Decode __remote_log_metadata records (tiered storage; implies --print-data-log).")
 @click.option("--share-group-state-decoder", is_flag=True,
               help="Decode __share_group_state records (implies --print-data-log).")
 @click.option("--skip-corrupt", is_flag=True,
@@ -112,8 +114,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int, max_message_size: int,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
-         cluster_metadata_decoder: bool, transaction_log_decoder: bool, share_group_state_decoder: bool,
-         skip_corrupt: bool, as_json: bool) -> None:
+         cluster_metadata_decoder: bool, transaction_log_decoder: bool, remote_log_metadata_decoder: bool,
+         share_group_state_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
     """Print segments (.log, and `recover`'s .log.corrupt-N), KRaft snapshots (.checkpoint),
     indexes (.index, .timeindex, .txnindex) and producer snapshots (.snapshot) with the lines of
     Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well).
@@ -130,10 +132,11 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     chosen = [kind for kind, given in (("offsets", offsets_decoder), ("transaction-log", transaction_log_decoder),
                                        ("cluster-metadata", cluster_metadata_decoder),
+                                       ("remote-log-metadata", remote_log_metadata_decoder),
                                        ("share-group-state", share_group_state_decoder)) if given]
     if len(chosen) > 1:
-        click.echo("error: choose one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder "
-                   "and --share-group-state-decoder", err=True)
+        click.echo("error: choose one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder, "
+                   "--remote-log-metadata-decoder and --share-group-state-decoder", err=True)
         sys.exit(2)
     status = 0
     kind = chosen[0] if chosen else None
