@@ -50,9 +50,13 @@ class Snapshot:
     path: Path
 
     def time(self) -> int | None:
-        """lastContainedLogTimestamp of its header (the time of the last record it covers)."""
-        for event in snapshot_events(self):
-            return event.time if event.control and event.control[0] == SNAPSHOT_HEADER else None
+        """lastContainedLogTimestamp of its header (the time of the last record it covers); None
+        when the header is missing or damaged."""
+        try:
+            for event in snapshot_events(self):
+                return event.time if event.control and event.control[0] == SNAPSHOT_HEADER else None
+        except MetadataLogProblem:
+            pass
         return None
 
 
@@ -150,9 +154,9 @@ def log_events(log: MetadataLog, start: int) -> Iterator[Event]:
                 yield event
 
 
-def snapshot_for(log: MetadataLog, point: Point) -> Snapshot | None:
-    """The newest snapshot whose state is at or before the point."""
-    chosen = None
+def snapshots_for(log: MetadataLog, point: Point) -> list[Snapshot]:
+    """The snapshots whose state is at or before the point, newest first."""
+    chosen = []
     for snap in log.snapshots:
         if point.offset is not None and snap.end_offset - 1 > point.offset:
             break
@@ -160,8 +164,8 @@ def snapshot_for(log: MetadataLog, point: Point) -> Snapshot | None:
             taken = snap.time()
             if taken is None or taken > point.time:
                 continue
-        chosen = snap
-    return chosen
+        chosen.append(snap)
+    return chosen[::-1]
 
 
 def earliest_snapshot(log: MetadataLog) -> Snapshot | None:
@@ -230,14 +234,21 @@ class Replay:
 
 
 def replay(log: MetadataLog, point: Point = Point()) -> tuple[Replay, str | None]:
-    """The state at `point` and, when the log is damaged before it, why the state stops early
-    (the state is then the one after the last record read)."""
-    snap = snapshot_for(log, point)
-    state = Replay(snapshot=snap)
-    if snap is not None:
-        for event in snapshot_events(snap):
-            state.step(event, from_log=False)
-    elif point.offset is not None and point.offset < 0:
+    """The state at `point` and, when damage was met, what it was: a damaged snapshot is passed
+    over for the next older one (or the log from offset 0), and damage in the log before the
+    point stops the replay there (the state is then the one after the last record read)."""
+    notes = []
+    for snap in snapshots_for(log, point) + [None]:
+        state = Replay(snapshot=snap)
+        if snap is None:
+            break
+        try:
+            for event in snapshot_events(snap):
+                state.step(event, from_log=False)
+            break
+        except MetadataLogProblem as err:
+            notes.append(f"snapshot passed over: {err}")
+    if snap is None and point.offset is not None and point.offset < 0:
         return state, None
     try:
         for event in log_events(log, 0 if snap is None else snap.end_offset):
@@ -246,6 +257,6 @@ def replay(log: MetadataLog, point: Point = Point()) -> tuple[Replay, str | None
             state.step(event)
     except MetadataLogProblem as err:
         if snap is None and state.offset is None:
-            raise
-        return state, str(err)
-    return state, None
+            raise MetadataLogProblem("; ".join(notes + [str(err)])) from None
+        notes.append(str(err))
+    return state, "; ".join(notes) or None

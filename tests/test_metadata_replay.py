@@ -331,3 +331,22 @@ def test_any_order_of_the_samples_records_gives_replay_problems_only():
 def replay_json_of(image):
     from kafkacodec.storage.metadata_view import image_json
     return json.dumps(image_json(image, show_secrets=True), sort_keys=True)
+
+
+def test_a_damaged_snapshot_is_passed_over_for_the_log(controller, tmp_path):
+    copy = tmp_path / "c"
+    shutil.copytree(controller, copy)
+    snap = next((copy / "__cluster_metadata-0").glob("*.checkpoint"))
+    data = bytearray(snap.read_bytes())
+    data[200] ^= 0xFF
+    snap.write_bytes(bytes(data))
+    replayed, stopped = replay(open_metadata_log(copy))
+    assert replayed.snapshot is None and "snapshot passed over" in stopped and str(snap) in stopped
+    how = ("snapshot", "logRecords", "quorum")
+    intact = replay(open_metadata_log(controller))[0]
+    assert {k: v for k, v in replay_json(replayed).items() if k not in how} == \
+        {k: v for k, v in replay_json(intact).items() if k not in how}
+    for f in (copy / "__cluster_metadata-0").glob("00000000000000000000.*"):
+        f.unlink()  # nothing left to replay from
+    with pytest.raises(MetadataLogProblem, match="snapshot passed over.*offsets 0 to 42 are missing"):
+        replay(open_metadata_log(copy))
