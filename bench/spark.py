@@ -1,6 +1,7 @@
-"""Spark figures: rows/s of the kafka-log source (count, a full scan aggregating every column, and
-compact-table's latest-value-per-key query) beside the same jobs over the same rows read from
-Parquet, in the same session and run."""
+"""Spark figures: rows/s of the kafka-log source (count, count through a schema of batch-header
+columns, a full scan aggregating every column, an offset range, compact-table's latest value
+per key, and writing) beside the same jobs over the same rows read from (or written as) Parquet,
+in the same session and run. The rates of the offset-range row are of the whole table's records."""
 from __future__ import annotations
 
 import tempfile
@@ -49,16 +50,37 @@ def table() -> list[dict]:
             parquet = spark.read.parquet(str(Path(tmp) / "parquet"))
             assert logs.count() == parquet.count() == records
             from kafkacodec.pipeline.latest import latest_per_key
+            narrow = spark.read.format("kafka-log").schema("topic string, partition int, offset long").load(str(root))
+            lo = RECORDS_PER_PARTITION // 2
+            hi = lo + RECORDS_PER_PARTITION // 100
+            ranged = (spark.read.format("kafka-log").option("includeHeaders", "true")
+                      .option("startingOffsets", f'{{"bench": {{"0": {lo}}}}}')
+                      .option("endingOffsets", f'{{"bench": {{"0": {hi}}}}}').option("assign", '{"bench": [0]}')
+                      .load(str(root)))
+            ranged_parquet = parquet.where(f"partition = 0 and offset >= {lo} and offset < {hi}")
+            written = iter(range(1000))
             rows = []
-            for workload, job in (("count()", lambda df: df.count()),
-                                  ("full scan, every column aggregated", lambda df: df.selectExpr(
-                                      *FULL_SCAN).collect()),
-                                  ("latest value per key (compact-table's query)", lambda df: latest_per_key(df)
-                                   .write.format("noop").mode("overwrite").save())):
-                t_logs = _best(lambda: job(logs))
-                t_parquet = _best(lambda: job(parquet))
+            for workload, job, log_input, parquet_input in (
+                    ("count()", lambda df: df.count(), logs, parquet),
+                    ("count(), a schema without key, value, headers (batch headers alone)", lambda df: df.count(),
+                     narrow, parquet),
+                    ("full scan, every column aggregated", lambda df: df.selectExpr(*FULL_SCAN).collect(), logs,
+                     parquet),
+                    ("an offset range of 1% of a partition, every column aggregated",
+                     lambda df: df.selectExpr(*FULL_SCAN).collect(), ranged, ranged_parquet),
+                    ("latest value per key (compact-table's query)",
+                     lambda df: latest_per_key(df).write.format("noop").mode("overwrite").save(), logs, parquet)):
+                t_logs = _best(lambda: job(log_input))
+                t_parquet = _best(lambda: job(parquet_input))
                 rows.append({"workload": workload, "records": records, "kafka_log_rps": records / t_logs,
                              "parquet_rps": records / t_parquet, "slowdown": t_logs / t_parquet})
+            # writing: the same rows (read from Parquet) as segments, and as Parquet
+            t_logs = _best(lambda: parquet.write.format("kafka-log").option("compression", "lz4").mode("overwrite")
+                           .save(str(Path(tmp) / f"out-{next(written)}")))
+            t_parquet = _best(lambda: parquet.write.mode("overwrite").parquet(str(Path(tmp) / f"out-{next(written)}")))
+            rows.append({"workload": "write every row (Parquet's rows as lz4 segments, and as Parquet)",
+                         "records": records, "kafka_log_rps": records / t_logs, "parquet_rps": records / t_parquet,
+                         "slowdown": t_logs / t_parquet})
             return rows
     finally:
         spark.stop()
