@@ -6,10 +6,12 @@
 - `control_record.ControlRecord`: Kafka control records (transaction markers, KRaft control records)
 - `group_records.GroupRecords`: Share, streams and regular-expression records of __consumer_offsets (Kafka 4)
 - `kafka_types.KafkaTypes`: Encodings of Kafka's generated messages
+- `kraft_snapshot.KraftSnapshot`: KRaft snapshot (<end offset>-<epoch>.checkpoint)
 - `legacy_log_entry.LegacyLogEntry`: Kafka log entry, message formats v0 and v1 (magic 0 and 1)
 - `metadata_record.MetadataRecord`: KRaft metadata records (__cluster_metadata)
 - `offset_index.OffsetIndex`: Kafka offset index (.index)
 - `producer_snapshot.ProducerSnapshot`: Kafka producer state snapshot (.snapshot)
+- `quorum_state.QuorumState`: KRaft quorum state (quorum-state)
 - `record_batch.RecordBatch`: Kafka record batch, message format v2 (magic 2)
 - `remote_log_metadata.RemoteLogMetadata`: Tiered storage metadata records (__remote_log_metadata)
 - `share_group_state.ShareGroupState`: __share_group_state records (share coordinator)

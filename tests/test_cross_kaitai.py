@@ -55,7 +55,7 @@ def official(tmp_path_factory):
                ("record_batch", "legacy_log_entry", "offset_index", "time_index", "transaction_index",
                 "producer_snapshot", "consumer_offsets", "transaction_log", "control_record",
                 "consumer_protocol", "metadata_record", "group_records", "share_group_state",
-                "remote_log_metadata")}
+                "remote_log_metadata", "kraft_snapshot", "quorum_state")}
     finally:
         sys.path.remove(str(out))
 
@@ -178,6 +178,22 @@ def test_official_parser_reads_metadata_records(official):
         assert not isinstance(theirs.body, bytes), (api_key, version)
         checked += compare(MetadataRecord.from_bytes(data).to_dict(), theirs)
     assert checked > 300
+
+
+def test_official_parser_reads_a_kraft_snapshot_and_the_quorum_state(official, tmp_path):
+    """The controller sample's `.checkpoint` (header, metadata records, footer) and its
+    `quorum-state`, read by the official compiler's parsers and by ours."""
+    from kafkacodec.generated.kraft_snapshot import KraftSnapshot
+    from kafkacodec.generated.quorum_state import QuorumState
+    from kafkacodec.storage.sample_metadata import write_metadata_sample
+    part = write_metadata_sample(tmp_path)
+    data = next(part.glob("*.checkpoint")).read_bytes()
+    theirs = official["kraft_snapshot"].KraftSnapshot(KaitaiStream(io.BytesIO(data)))
+    assert len(theirs.batches) >= 3
+    assert compare(KraftSnapshot.from_bytes(data).to_dict(), theirs) > 20
+    state = (part / "quorum-state").read_bytes()
+    assert official["quorum_state"].QuorumState(KaitaiStream(io.BytesIO(state))).state == \
+        QuorumState.from_bytes(state).state == state.decode()
 
 
 def test_official_parser_reads_kafka4_internal_records(official):
