@@ -170,7 +170,7 @@ def test_a_printed_line_written_out():
     assert offsets(record(11, GROUP, None)) == ('{"type":"11","data":{"groupId":"g"}}', "<DELETE>")
 
 
-@pytest.mark.parametrize("kind,key,value,line", [
+ERRORS = [
     (9, GROUP, b"\x00\x00", "Unknown record type 9 at offset 5, skipping."),  # 4.0's early access, gone in 4.1
     (18, GROUP, b"\x00\x00", "Unknown record type 18 at offset 5, skipping."),
     (24, b"", None, "Unknown record type 24 at offset 5, skipping."),
@@ -179,7 +179,11 @@ def test_a_printed_line_written_out():
     (0, string("g") + string("t") + struct.pack(">i", 0), struct.pack(">hq", 1, 0),  # the legacy commit: version 0 only
      "Error at offset 5, skipping. Found an unknown record version 1 for 0 type"),
     (11, GROUP, b"\x00", "Error at offset 5, skipping. Could not read version from value's buffer."),
-])
+]
+
+
+@pytest.mark.parametrize("kind,key,value,line", ERRORS,
+                         ids=[f"type {e[0]}: {e[3].partition('skipping. ')[2] or 'unknown'}" for e in ERRORS])
 def test_what_kafka_cannot_read_is_said_in_its_words(kind, key, value, line):
     assert offsets(record(kind, key, value)) == (line, None)
     assert decoded_json(record(kind, key, value), "offsets") == {"error": line}
