@@ -21,7 +21,7 @@ main { padding: 1rem 2rem; max-width: 72rem; flex: 1; min-width: 0; }
 /* a wide table scrolls inside the page, never the page */
 table { border-collapse: collapse; margin: 1rem 0; font-size: 13px; display: block; overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #d1d5db; padding: .25rem .5rem; vertical-align: top; }
-td code { overflow-wrap: anywhere; }
+td code, td a { overflow-wrap: anywhere; }
 code { background: #f3f4f6; padding: 0 .2rem; }
 pre { background: #f3f4f6; padding: .75rem; overflow-x: auto; }
 img { max-width: 100%; }
