@@ -44,7 +44,8 @@ test: install $(NODE_STAMP) browser
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark"
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)
 
-# the tests that start Spark: the data sources on local[2], export, the incident flow
+# the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
+# recipe for a cluster on a standalone master and two workers (tests/test_spark_cluster.py)
 test-cluster: install
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
 
