@@ -10,7 +10,6 @@ import json
 import os
 import tempfile
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -20,9 +19,9 @@ from kafkacodec.storage import names
 from kafkacodec.storage.decoders import CONTROL_TYPE_NAMES
 from kafkacodec.storage.metadata_replay import TOPIC, event_of
 
-from kafkacodec.storage.scan import LOG_OVERHEAD, frame_size
-
-from .files import filesystem, read_at, read_range
+from .decode import Slice
+from .files import filesystem, read_range, windows
+from .tables import rows_batch
 
 ROWS_PER_ARROW_BATCH = 10_000
 
@@ -38,18 +37,6 @@ STATE_DDL = {
                 f"rack string, endpoints array<string>, logDirs array<string>, {AS_OF}"),
     "configs": f"resourceType string, resourceName string, name string, value string, {AS_OF}",
 }
-ARROW = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "boolean": pa.bool_(),
-         "timestamp": pa.timestamp("us", tz="UTC"), "array<int>": pa.list_(pa.int32()),
-         "array<string>": pa.list_(pa.string())}
-
-
-def arrow_batch(ddl: str, rows: list[list]) -> pa.RecordBatch:
-    fields = [f.split() for f in ddl.split(", ")]
-    schema = pa.schema([(name, ARROW[kind]) for name, kind in fields])
-    return pa.RecordBatch.from_arrays([pa.array([r[i] for r in rows], t) for i, t in enumerate(schema.types)],
-                                      schema=schema)
-
-
 def metadata_dir(uri: str) -> tuple[pafs.FileSystem, str]:
     """The `__cluster_metadata-0` directory at or under `uri`."""
     fs, path = filesystem(uri)
@@ -86,24 +73,19 @@ class RecordsReader(DataSourceReader):
             return
         path, snapshot_end = partition.value
         rows = []
-        fs, _ = filesystem(self.uri)
-        with fs.open_input_file(path) as f:
-            size, pos = f.size(), 0
-            try:
-                while pos < size:  # a batch in memory at a time
-                    head = read_at(f, min(LOG_OVERHEAD, size - pos), pos)
-                    length = frame_size(head, 0, size - pos)  # checked before the batch is read
-                    batch = next(read_batches(read_at(f, length, pos)))
+        pos = 0
+        try:
+            for pos, piece in windows(Slice(path, TOPIC, 0, uri=self.uri)):  # whole batches, a window at a time
+                for batch in read_batches(piece):
                     rows += [self._row(path, snapshot_end, rec, batch.entry) for rec in batch]
-                    pos += batch.size
-                    if len(rows) >= ROWS_PER_ARROW_BATCH:
-                        yield arrow_batch(RECORDS_DDL, rows)
-                        rows = []
-            except DecodeError as err:  # the records before the damage stay; a row says where it is
-                rows.append([path, snapshot_end, None, None, None, None, None, None, None,
-                             f"byte {pos + (err.position or 0)}: {err.message}"])
+                if len(rows) >= ROWS_PER_ARROW_BATCH:
+                    yield rows_batch(RECORDS_DDL, rows)
+                    rows = []
+        except DecodeError as err:  # the records before the damage stay; a row says where it is
+            rows.append([path, snapshot_end, None, None, None, None, None, None, None,
+                         f"byte {pos + (err.position or 0)}: {err.message}"])
         if rows:
-            yield arrow_batch(RECORDS_DDL, rows)
+            yield rows_batch(RECORDS_DDL, rows)
 
     @staticmethod
     def _row(path: str, snapshot_end: int | None, rec, entry) -> list:
@@ -142,7 +124,7 @@ class StateReader(DataSourceReader):
         show_secrets = str(self.options.get("showsecrets", "false")).lower() == "true"
         rows = [row + as_of for row in ROWS[table](state.image, show_secrets)]
         if rows:
-            yield arrow_batch(STATE_DDL[table], rows)
+            yield rows_batch(STATE_DDL[table], rows)
 
 
 def _millis(text: str) -> int:
@@ -194,8 +176,8 @@ def _broker_rows(image, show_secrets: bool) -> list[list]:
 
 
 def _config_rows(image, show_secrets: bool) -> list[list]:
-    from kafkacodec.storage.metadata_view import REDACTED, SECRET_CONFIG
-    return [[kind, name, key, REDACTED if SECRET_CONFIG.search(key) and not show_secrets else value]
+    from kafkacodec.storage.metadata_view import config_shown
+    return [[kind, name, key, config_shown(key, value, show_secrets)]
             for (kind, name), values in sorted(image.configs.items()) for key, value in sorted(values.items())]
 
 

@@ -97,14 +97,18 @@ class SegmentsReader(DataSourceReader):
         row = [topic, number, seg.base_offset, seg.log, seg.size, len(scan.batches), records, first, last,
                ts(lo), ts(hi), scan.valid_bytes, scan.truncated_bytes, None if scan.error is None else str(scan.error),
                len(offsets), len(times), aborted, "; ".join(problems) or None]
-        yield _rows(SEGMENTS_DDL, [row])
+        yield rows_batch(SEGMENTS_DDL, [row])
 
 
-def _rows(ddl: str, rows: list[list]) -> pa.RecordBatch:
-    """Rows as an Arrow batch of a flat DDL's types (timestamps in microseconds)."""
-    types = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "timestamp": pa.timestamp("us", tz="UTC")}
+ARROW_TYPES = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "boolean": pa.bool_(),
+               "timestamp": pa.timestamp("us", tz="UTC"), "array<int>": pa.list_(pa.int32()),
+               "array<string>": pa.list_(pa.string())}
+
+
+def rows_batch(ddl: str, rows: list[list]) -> pa.RecordBatch:
+    """Rows as an Arrow batch of a DDL's types (flat ones and arrays of them; timestamps in microseconds)."""
     fields = [f.split() for f in ddl.split(", ")]
-    schema = pa.schema([(name, types[kind]) for name, kind in fields])
+    schema = pa.schema([(name, ARROW_TYPES[kind]) for name, kind in fields])
     return pa.RecordBatch.from_arrays([pa.array([r[i] for r in rows], t) for i, t in enumerate(schema.types)],
                                       schema=schema)
 
@@ -172,7 +176,7 @@ class ConsumerOffsetsReader(DataSourceReader):
                          micros(c.expire_timestamp), end, None if end is None else max(0, end - c.offset),
                          partition.value, c.record_offset])
         if rows:
-            yield _rows(OFFSETS_DDL, rows)
+            yield rows_batch(OFFSETS_DDL, rows)
 
 
 class ConsumerOffsetsDataSource(_PathTable):

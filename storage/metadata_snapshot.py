@@ -9,20 +9,19 @@ from pathlib import Path
 from kafkacodec.records import Record, write_batch
 
 from .durable import write_durably
-from .metadata_image import SCRAM_MECHANISMS, Image
-from .metadata_pack import pack, uvarint
+from .metadata_image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
+from .metadata_pack import BY_NAME, pack, uvarint
 from .metadata_records import TYPES
 from .names import KRAFT_SNAPSHOT
 
-CONFIG_IDS = {"UNKNOWN": 0, "TOPIC": 2, "BROKER": 4, "BROKER_LOGGER": 8, "CLIENT_METRICS": 16, "GROUP": 32}
+CONFIG_IDS = {name: number for number, name in CONFIG_TYPES.items()}
 MECHANISM_IDS = {name: number for number, name in SCRAM_MECHANISMS.items()}
 SNAPSHOT_HEADER, SNAPSHOT_FOOTER = 3, 4
 RECORDS_PER_BATCH = 100
 
 
 def _record(name: str, data: dict) -> dict:
-    api_key = next(k for k, (n, _, _) in TYPES.items() if n == name)
-    return {"type": name, "version": TYPES[api_key][1], "data": data}
+    return {"type": name, "version": TYPES[BY_NAME[name]][1], "data": data}
 
 
 def image_records(image: Image) -> list[dict]:

@@ -7,19 +7,21 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from . import names
 from .metadata_image import Image
 from .metadata_replay import MetadataLog, Replay, earliest_snapshot, log_events, snapshot_events
 
 REDACTED = "[redacted]"
 # config names whose values are secrets (Kafka types them PASSWORD; the log holds them in clear)
 SECRET_CONFIG = re.compile(r"password|secret|jaas\.config|\.key$|credentials", re.IGNORECASE)
-_PARTITION = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
+
+
+def config_shown(name: str, value: str | None, show_secrets: bool) -> str | None:
+    """A config's value, or REDACTED for one whose name says it is a secret."""
+    return value if show_secrets or not SECRET_CONFIG.search(name) else REDACTED
 
 
 def image_json(image: Image, show_secrets: bool = False) -> dict:
-    def config_value(name: str, value: str) -> str:
-        return value if show_secrets or not SECRET_CONFIG.search(name) else REDACTED
-
     def scram(cred: dict) -> dict:
         return cred if show_secrets else {"iterations": cred["iterations"]}
 
@@ -29,7 +31,7 @@ def image_json(image: Image, show_secrets: bool = False) -> dict:
         "brokers": [image.brokers[i] for i in sorted(image.brokers)],
         "topics": [topic_json(t) for t in sorted(image.topics.values(), key=lambda t: t["name"])],
         "configs": [{"resourceType": kind, "resourceName": name,
-                     "configs": {k: config_value(k, v) for k, v in sorted(values.items())}}
+                     "configs": {k: config_shown(k, v, show_secrets) for k, v in sorted(values.items())}}
                     for (kind, name), values in sorted(image.configs.items())],
         "clientQuotas": [{"entity": [{"entityType": t, "entityName": n} for t, n in entity],
                           "quotas": dict(sorted(values.items()))}
@@ -107,10 +109,10 @@ def subject(text: str):
                 return None
             return {**topic_json(topic), "configs": dict(image.configs.get(("TOPIC", rest), {}))}
         return topic_view
-    m = _PARTITION.match(text)
-    if m is None:
+    parsed = names.parse_partition_dir(text)  # a partition is named as its directory is
+    if parsed is None or parsed.kind != "live":
         raise ValueError(f"{text!r}: name a partition as TOPIC-N, or topic:NAME, broker:ID or controller:ID")
-    name, number = m["topic"], int(m["partition"])
+    name, number = parsed.topic, parsed.partition
 
     def partition_view(image: Image):
         topic = image.topic_named(name)
