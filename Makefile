@@ -30,7 +30,7 @@ check: install
 	$(KC) generate --check
 
 # what the compiled modules replace: read again in pure Python by make test
-PURE_TESTS := tests/test_columnar.py tests/test_kernels.py tests/test_verify_deep.py tests/test_pipeline_decode.py \
+PURE_TESTS := tests/test_columnar.py tests/test_sink_columns.py tests/test_kernels.py tests/test_verify_deep.py tests/test_pipeline_decode.py \
 	tests/test_damage_valid_crc.py tests/test_decoded_objects.py tests/test_generated_api.py \
 	tests/test_cross_kafka_python.py tests/test_cross_kafkajs.py tests/test_cross_librdkafka.py \
 	tests/test_damaged_input.py tests/test_damaged_corpus.py tests/test_properties.py tests/test_file_reading.py \

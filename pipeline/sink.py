@@ -17,6 +17,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 
+from .sink_columns import RowsError, batches, partitions
 from .sink_merge import move_segments
 
 TEMPORARY = "_temporary"
@@ -26,13 +27,6 @@ TEMPORARY = "_temporary"
 class TaskWritten(WriterCommitMessage):
     folder: str
     ranges: list[tuple[str, int, int, int, bool]]  # topic, partition, first, last, offsets assigned here
-
-
-def _batch_key(row: dict):
-    """Rows read from a log keep their batch: the segment and position they came from."""
-    if row.get("segment") is not None and row.get("position") is not None:
-        return (row["segment"], row["position"])
-    return None
 
 
 class KafkaLogWriter(DataSourceArrowWriter):
@@ -51,56 +45,21 @@ class KafkaLogWriter(DataSourceArrowWriter):
             raise ValueError(f"kafka-log: the DataFrame lacks the columns {sorted(missing)} of Kafka's schema")
 
     def write(self, iterator) -> TaskWritten:
-        rows_by_tp: dict[tuple[str, int], list[dict]] = defaultdict(list)
-        for batch in iterator:
-            for row in batch.to_pylist():
-                if row.get("corruption"):
-                    continue  # rows standing for damaged batches (onCorrupt=report) hold no record
-                rows_by_tp[(row["topic"], int(row["partition"]))].append(row)
         folder = Path(self.root) / TEMPORARY / uuid.uuid4().hex
         ranges = []
-        for (topic, partition), rows in sorted(rows_by_tp.items()):
-            assigned = any(r.get("offset") is None for r in rows)
-            if assigned:
-                for i, r in enumerate(rows):
-                    r["offset"] = i
-            rows.sort(key=lambda r: r["offset"])
-            with PartitionWriter(folder / f"{topic}-{partition}", segment_bytes=self.segment_bytes,
-                                 start_offset=rows[0]["offset"]) as w:
-                for chunk in self._batches(rows):
-                    w.append([self._record(r) for r in chunk], **self._batch_options(chunk[0]))
-            ranges.append((topic, partition, rows[0]["offset"], rows[-1]["offset"], assigned))
+        try:
+            parts = list(partitions(list(iterator)))
+        except RowsError as err:
+            raise ValueError(f"kafka-log: {err}") from None
+        for part in parts:
+            offsets = part.rows["offset"]
+            first, last = offsets[0].as_py(), offsets[-1].as_py()
+            with PartitionWriter(folder / f"{part.topic}-{part.partition}", segment_bytes=self.segment_bytes,
+                                 start_offset=first) as w:
+                for records, options in batches(part, self.records_per_batch, self.compression):
+                    w.append(records, **options)
+            ranges.append((part.topic, part.partition, first, last, part.assigned))
         return TaskWritten(str(folder), ranges)
-
-    def _batches(self, rows: list[dict]):
-        chunk: list[dict] = []
-        for r in rows:
-            if chunk and (len(chunk) >= self.records_per_batch or _batch_key(r) != _batch_key(chunk[0])):
-                yield chunk
-                chunk = []
-            chunk.append(r)
-        if chunk:
-            yield chunk
-
-    @staticmethod
-    def _record(r: dict) -> dict:
-        ts = r.get("timestamp")
-        millis = -1 if ts is None else int(ts.timestamp() * 1000) if hasattr(ts, "timestamp") else int(ts)
-        headers = [(h["key"], h["value"]) for h in (r.get("headers") or [])]
-        return {"key": r.get("key"), "value": r.get("value"), "timestamp": millis, "offset": r["offset"],
-                "headers": headers}
-
-    def _batch_options(self, first: dict) -> dict:
-        options = {"compression": self.compression}
-        if first.get("producerId") is not None and first["producerId"] >= 0:
-            options.update(producer_id=first["producerId"], producer_epoch=first.get("producerEpoch", -1),
-                           base_sequence=first.get("sequence", -1),
-                           is_transactional=bool(first.get("isTransactional")))
-        if first.get("isControl"):
-            options["is_control"] = True
-        if first.get("timestampType") == 1:
-            options["timestamp_type"] = "LogAppendTime"
-        return options
 
     def commit(self, messages) -> None:
         root = Path(self.root)

@@ -1,0 +1,141 @@
+"""One write task's rows, taken column by column: grouped per topic-partition, put in offset
+order, cut into batches (at recordsPerBatch, and where the batch a row was read from changes),
+each batch as records and the options of its first row. No row becomes a Python object but the
+records themselves. No pyspark import."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass
+class PartitionRows:
+    topic: str
+    partition: int
+    rows: pa.Table  # in offset order, offsets filled in
+    assigned: bool  # the rows had no offsets: they were numbered from 0 here
+
+
+class RowsError(ValueError):
+    """Rows that cannot be written; the message says which."""
+
+
+def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
+    """The rows of `batches` per (topic, partition), in that order. Rows standing for damaged
+    batches (a `corruption` reason, from onCorrupt=report) hold no record and are left out."""
+    if not batches or not sum(b.num_rows for b in batches):
+        return
+    table = pa.Table.from_batches(batches)
+    if "corruption" in table.column_names:
+        reason = table["corruption"]
+        if reason.null_count < len(reason):
+            table = table.filter(pc.or_kleene(pc.is_null(reason), pc.equal(reason, "")))
+    for name in ("topic", "partition"):
+        if table[name].null_count:
+            raise RowsError(f"a row has no {name}: every row names the topic-partition it goes to")
+    keys = table.group_by(["topic", "partition"], use_threads=False).aggregate([]).sort_by(
+        [("topic", "ascending"), ("partition", "ascending")])
+    for topic, partition in zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()):
+        rows = table if keys.num_rows == 1 else table.filter(
+            pc.and_(pc.equal(table["topic"], topic), pc.equal(table["partition"], partition)))
+        offsets = rows["offset"] if "offset" in rows.column_names else None
+        assigned = offsets is None or offsets.null_count > 0
+        if assigned:
+            numbered = pa.array(np.arange(rows.num_rows, dtype=np.int64))
+            rows = rows.drop_columns(["offset"]) if offsets is not None else rows
+            rows = rows.append_column("offset", numbered)
+        elif np.any(np.diff(offsets.to_numpy()) < 0):  # Spark's rows most often come in order
+            rows = rows.take(pc.sort_indices(offsets))  # a stable sort: equal offsets keep their order
+        yield PartitionRows(topic, int(partition), rows, assigned)
+
+
+def _filled(table: pa.Table, name: str, default, dtype) -> np.ndarray:
+    if name not in table.column_names:
+        return np.full(table.num_rows, default, dtype)
+    column = table[name]
+    if pa.types.is_timestamp(column.type):
+        column = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
+    return column.fill_null(default).to_numpy().astype(dtype, copy=False)
+
+
+def batch_starts(rows: pa.Table, records_per_batch: int) -> np.ndarray:
+    """Where each batch starts: at row 0, where the (segment, position) a row was read from
+    differs from the row before's (rows read from a log keep their batches), and every
+    `records_per_batch` rows within those runs."""
+    n = rows.num_rows
+    changes = np.zeros(n, dtype=bool)
+    changes[:1] = True
+    if "segment" in rows.column_names and "position" in rows.column_names and n > 1:
+        segment, position = rows["segment"], rows["position"]
+        keyed = pc.and_(pc.is_valid(segment), pc.is_valid(position)).to_numpy(zero_copy_only=False)
+        codes = pc.dictionary_encode(segment.combine_chunks().fill_null("")).indices.to_numpy()
+        pos = position.fill_null(0).to_numpy()
+        changes[1:] = ((keyed[1:] != keyed[:-1]) | (keyed[1:] & ((codes[1:] != codes[:-1]) | (pos[1:] != pos[:-1]))))
+    runs = np.flatnonzero(changes)
+    run_ends = np.append(runs[1:], n)
+    return np.concatenate([np.arange(s, e, records_per_batch) for s, e in zip(runs, run_ends)])
+
+
+def record_columns(rows: pa.Table) -> dict:
+    """Python lists of each record's key, value, timestamp (milliseconds; -1 when absent),
+    offset and headers (a list of (key, value) pairs), from the columns that have them."""
+    n = rows.num_rows
+    out = {"key": rows["key"].to_pylist() if "key" in rows.column_names else [None] * n,
+           "value": rows["value"].to_pylist(),
+           "offset": rows["offset"].to_numpy().astype(np.int64).tolist()}
+    if "timestamp" in rows.column_names and pa.types.is_timestamp(rows["timestamp"].type):
+        micros = _filled(rows, "timestamp", 0, np.int64)
+        millis = np.floor_divide(micros, 1000)  # as Spark's unix_millis: floored
+        millis[rows["timestamp"].is_null().to_numpy(zero_copy_only=False)] = -1
+        out["timestamp"] = millis.tolist()
+    else:
+        out["timestamp"] = _filled(rows, "timestamp", -1, np.int64).tolist()
+    out["headers"] = _headers(rows["headers"].combine_chunks()) if "headers" in rows.column_names else [()] * n
+    return out
+
+
+def _headers(column: pa.ListArray) -> list:
+    """Each record's headers as a list of (key, value) pairs; empty for none (or a null list)."""
+    counts = column.value_lengths().fill_null(0).to_numpy()
+    ends = np.cumsum(counts)
+    items = column.flatten()  # the valid lists' items, in order
+    pairs = list(zip(items.field("key").to_pylist(), items.field("value").to_pylist()))
+    return [pairs[a:b] if a != b else () for a, b in zip((ends - counts).tolist(), ends.tolist())]
+
+
+def batch_options(rows: pa.Table, starts: np.ndarray, compression: str) -> list[dict]:
+    """write_batch's options for each batch, from its first row's producer and batch columns."""
+    producer = _filled(rows, "producerId", -1, np.int64)[starts]
+    epoch = _filled(rows, "producerEpoch", -1, np.int64)[starts]
+    sequence = _filled(rows, "sequence", -1, np.int64)[starts]
+    transactional = _filled(rows, "isTransactional", False, bool)[starts]
+    control = _filled(rows, "isControl", False, bool)[starts]
+    append_time = _filled(rows, "timestampType", 0, np.int64)[starts] == 1
+    out = []
+    for i in range(len(starts)):
+        options: dict = {"compression": compression}
+        if producer[i] >= 0:
+            options.update(producer_id=int(producer[i]), producer_epoch=int(epoch[i]),
+                           base_sequence=int(sequence[i]), is_transactional=bool(transactional[i]))
+        if control[i]:
+            options["is_control"] = True
+        if append_time[i]:
+            options["timestamp_type"] = "LogAppendTime"
+        out.append(options)
+    return out
+
+
+def batches(part: PartitionRows, records_per_batch: int, compression: str) -> Iterator[tuple[list, dict]]:
+    """(records as dicts, write_batch options) for each batch of one partition's rows."""
+    rows = part.rows
+    starts = batch_starts(rows, records_per_batch)
+    options = batch_options(rows, starts, compression)
+    cols = record_columns(rows)
+    names = ("key", "value", "timestamp", "offset", "headers")
+    stops = starts[1:].tolist() + [rows.num_rows]
+    for i, (start, stop) in enumerate(zip(starts.tolist(), stops)):
+        yield [dict(zip(names, r)) for r in zip(*(cols[n][start:stop] for n in names))], options[i]

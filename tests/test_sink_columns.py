@@ -1,0 +1,122 @@
+"""The kafka-log writer's task, without Spark: Arrow batches as Spark hands them in, segments out,
+checked byte for byte against the same rows appended one batch at a time through PartitionWriter
+in the order the writer promises (per topic-partition, by offset, a batch wherever the source
+batch changes or recordsPerBatch fills)."""
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from kafkacodec.pipeline.plan import parse_options
+from kafkacodec.pipeline.sink import KafkaLogWriter
+from kafkacodec.pipeline.source import KafkaLogReader
+from kafkacodec.storage import logdir
+from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.verify import verify_partition
+from kafkacodec.storage.writer import PartitionWriter
+
+
+class Schema:
+    def __init__(self, names):
+        self.names = list(names)
+
+    def fieldNames(self):
+        return self.names
+
+
+def rows_of(path: Path) -> pa.Table:
+    reader = KafkaLogReader(parse_options({"path": str(path), "includeheaders": "true"}))
+    return pa.Table.from_batches([b for p in reader.partitions() for b in reader.read(p)])
+
+
+def write(table: pa.Table, out: Path, batch_rows: int = 37, **options) -> None:
+    writer = KafkaLogWriter({"path": str(out), **options}, Schema(table.column_names), overwrite=False)
+    messages = [writer.write(iter(table.to_batches(batch_rows)))]
+    writer.commit(messages)
+
+
+def reference(table: pa.Table, out: Path, records_per_batch: int, compression: str) -> None:
+    """The rows one at a time, as a writer of rows would take them."""
+    rows = [r for r in table.to_pylist() if not r.get("corruption")]
+    for topic, partition in sorted({(r["topic"], r["partition"]) for r in rows}):
+        mine = sorted((r for r in rows if (r["topic"], r["partition"]) == (topic, partition)),
+                      key=lambda r: r["offset"])
+        chunks: list[list[dict]] = []
+        for r in mine:
+            source = (r["segment"], r["position"])
+            if not chunks or len(chunks[-1]) >= records_per_batch or \
+                    (chunks[-1][0]["segment"], chunks[-1][0]["position"]) != source:
+                chunks.append([])
+            chunks[-1].append(r)
+        with PartitionWriter(out / f"{topic}-{partition}", start_offset=mine[0]["offset"]) as w:
+            for chunk in chunks:
+                first = chunk[0]
+                options = {"compression": compression}
+                if first["producerId"] >= 0:
+                    options.update(producer_id=first["producerId"], producer_epoch=first["producerEpoch"],
+                                   base_sequence=first["sequence"], is_transactional=first["isTransactional"])
+                if first["isControl"]:
+                    options["is_control"] = True
+                if first["timestampType"] == 1:
+                    options["timestamp_type"] = "LogAppendTime"
+                w.append([{"key": r["key"], "value": r["value"], "offset": r["offset"],
+                           "timestamp": int(r["timestamp"].timestamp() * 1000),
+                           "headers": [(h["key"], h["value"]) for h in r["headers"] or []]} for r in chunk],
+                         **options)
+
+
+def files(root: Path) -> dict:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_shuffled_rows_of_the_sample_give_the_segments_a_row_writer_gives(sample, tmp_path, compression):
+    table = rows_of(sample)
+    order = list(range(table.num_rows))
+    random.Random(7).shuffle(order)
+    shuffled = table.take(pa.array(order))
+    write(shuffled, tmp_path / "columns", compression=compression, recordsPerBatch="5")
+    reference(table, tmp_path / "rows", 5, compression)
+    assert files(tmp_path / "columns") == files(tmp_path / "rows")
+    back = logdir.open_log_dir(tmp_path / "columns")
+    assert all(r.ok for part in back.partitions for r in verify_partition(part))
+    for part in logdir.open_log_dir(sample).partitions:
+        copy = logdir.open_partition(tmp_path / "columns" / part.path.name)
+        want = [(r.offset, r.key, r.value, r.timestamp, list(r.headers)) for _, r in partition_records(part)]
+        got = [(r.offset, r.key, r.value, r.timestamp, list(r.headers)) for _, r in partition_records(copy)]
+        assert got == want, part.path.name
+
+
+def test_rows_without_offsets_are_numbered_in_the_order_they_come(tmp_path):
+    n = 23
+    table = pa.table({"key": [b"k%d" % i for i in range(n)], "value": [b"v%d" % i for i in range(n)],
+                      "topic": ["t"] * n, "partition": pa.array([3] * n, pa.int32()),
+                      "offset": pa.array([None if i == 5 else 100 - i for i in range(n)], pa.int64())})
+    write(table, tmp_path / "out", batch_rows=4, recordsPerBatch="10")
+    part = logdir.open_partition(tmp_path / "out" / "t-3")
+    got = [(r.offset, r.value, r.timestamp) for _, r in partition_records(part)]
+    assert got == [(i, b"v%d" % i, -1) for i in range(n)]
+    assert [s.base_offset for s in part.segments] == [0]
+
+
+def test_timestamps_nulls_and_damaged_rows(tmp_path):
+    micros = [-1_500, None, 1_700_000_000_123_999, 0]
+    table = pa.table({"value": [b"a", b"b", b"c", None], "topic": ["t"] * 4, "partition": [0] * 4,
+                      "offset": [0, 1, 2, 3], "timestamp": pa.array(micros, pa.timestamp("us", tz="UTC")),
+                      "corruption": [None, None, None, "a damaged batch"]})
+    write(table, tmp_path / "out")
+    got = [(r.offset, r.value, r.timestamp) for _, r in partition_records(logdir.open_partition(tmp_path / "out/t-0"))]
+    # milliseconds floored, as Spark's unix_millis; no timestamp is -1; the report row holds no record
+    assert got == [(0, b"a", -2), (1, b"b", -1), (2, b"c", 1_700_000_000_123)]
+    as_longs = table.drop_columns(["timestamp"]).append_column("timestamp", pa.array([5, None, 7, 8], pa.int64()))
+    write(as_longs, tmp_path / "longs")
+    got = [r.timestamp for _, r in partition_records(logdir.open_partition(tmp_path / "longs/t-0"))]
+    assert got == [5, -1, 7]
+
+
+def test_a_row_without_its_partition_is_refused_by_name(tmp_path):
+    table = pa.table({"value": [b"a", b"b"], "topic": ["t", "t"], "partition": pa.array([0, None], pa.int32())})
+    with pytest.raises(ValueError, match="a row has no partition"):
+        write(table, tmp_path / "out")
+    assert not any((tmp_path / "out").glob("t-*"))
