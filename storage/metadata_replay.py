@@ -260,3 +260,16 @@ def replay(log: MetadataLog, point: Point = Point()) -> tuple[Replay, str | None
             raise MetadataLogProblem("; ".join(notes + [str(err)])) from None
         notes.append(str(err))
     return state, "; ".join(notes) or None
+
+
+def replay_onward(log: MetadataLog, state: Replay, point: Point) -> str | None:
+    """Carry `state`, a replay that met no damage, on to `point` at or after it, as a replay to
+    `point` from the same start would go; what damage stopped it, if any."""
+    try:
+        for event in log_events(log, 0 if state.offset is None else state.offset + 1):
+            if point.passed_by(event.offset, event.time):
+                break
+            state.step(event)
+    except MetadataLogProblem as err:
+        return str(err)
+    return None

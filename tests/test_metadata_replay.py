@@ -231,6 +231,27 @@ def test_the_command_answers_at_an_offset_a_time_a_diff_and_a_history(controller
     assert secrets == [{"mechanism": "SCRAM-SHA-512", "name": "billing", "iterations": 8192}]
 
 
+@pytest.mark.parametrize("a,b", [("5", "30"), ("30", "50"), ("42", "53"), ("50", "20"), ("36", "36"),
+                                 ("2023-11-15T01:25:20Z", "53"), ("53", "-1")])
+def test_a_diff_in_one_replay_equals_the_differences_of_two(controller, a, b):
+    """The diff carries A's state on to B (or replays B apart when B comes first): the same
+    differences as two replays, but for where each replay started from."""
+    from click.testing import CliRunner
+
+    from kafkacodec.cli import main
+    from kafkacodec.commands.metadata import parse_point
+    from kafkacodec.storage.metadata_view import differences
+
+    how = ("snapshot", "logRecords", "quorum")
+    run = CliRunner().invoke(main, ["metadata", str(controller), "--diff", a, b, "--json"])
+    assert run.exit_code == 0, run.output
+    got = [d for d in json.loads(run.output) if d["path"].split(".")[0] not in how]
+    log = open_metadata_log(controller)
+    views = [replay_json(replay(log, parse_point(p, "--diff"))[0]) for p in (a, b)]
+    want = [{"path": p, "before": x, "after": y} for p, x, y in differences(*views) if p.split(".")[0] not in how]
+    assert got == want and (a == b) == (not want)
+
+
 @pytest.mark.parametrize("args,message", [
     (["--history", "orders"], "name a partition as TOPIC-N"),
     (["--at-offset", "1", "--at-time", "0"], "choose one of"),

@@ -97,15 +97,24 @@ def _state(log, point, as_json: bool, show_secrets: bool) -> None:
 
 
 def _diff(log, a, b, as_json: bool, show_secrets: bool) -> None:
+    """One replay when B is at or after A: on from A's state, whose view is taken first."""
+    from ..storage.metadata_replay import replay_onward
     from ..storage.metadata_view import differences, replay_json
 
     before, stopped_a = _replayed(log, a)
-    after, stopped_b = _replayed(log, b)
-    changes = differences(replay_json(before, show_secrets), replay_json(after, show_secrets))
+    view_a = json.loads(json.dumps(replay_json(before, show_secrets)))  # a copy: the replay goes on
+    before_at = (before.offset, before.time)
+    if stopped_a is None and (before.offset is None or not b.passed_by(*before_at)):
+        after, stopped_b = before, replay_onward(log, before, b)
+        if stopped_b is not None:
+            click.echo(f"warning: {stopped_b}; the state shown is the one after offset {after.offset}", err=True)
+    else:
+        after, stopped_b = _replayed(log, b)
+    changes = differences(view_a, replay_json(after, show_secrets))
     if as_json:
         click.echo(json.dumps([{"path": p, "before": x, "after": y} for p, x, y in changes], indent=2))
     else:
-        click.echo(f"from offset {before.offset} ({show_time(before.time)}) to offset {after.offset} "
+        click.echo(f"from offset {before_at[0]} ({show_time(before_at[1])}) to offset {after.offset} "
                    f"({show_time(after.time)}): {len(changes)} difference(s)")
         for p, x, y in changes:
             click.echo(f"  {p}: {_short(x)} -> {_short(y)}")
