@@ -61,7 +61,8 @@ class PushdownReader(KafkaLogReader):
     def pushFilters(self, filters):
         p = self.pushed
         for f in filters:
-            column = f.attribute[0] if len(f.attribute) == 1 else None
+            attribute = getattr(f, "attribute", ())  # Not(...) has a child filter instead
+            column = attribute[0] if len(attribute) == 1 else None
             if isinstance(f, (EqualTo, In)):
                 values = {f.value} if isinstance(f, EqualTo) else set(f.value)
                 if column == "topic":

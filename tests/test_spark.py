@@ -97,6 +97,9 @@ def test_offset_options_and_pushdown_equal_a_filtered_full_scan(spark, sample):
         assert sorted(narrowed.select(cols).collect()) == sorted(want.collect())
         late = pushed.where("timestamp >= timestamp'2020-09-13 12:31:00' and topic = 'clicks'")
         assert late.count() == full.where("timestamp >= timestamp'2020-09-13 12:31:00' and topic = 'clicks'").count()
+        # filters without a column of their own (Not holds a filter) are handed back untouched
+        negated = "not isControl and not (topic = 'clicks') and partition = 0"
+        assert pushed.where(negated).count() == full.where(negated).count() > 0
     finally:
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
 
