@@ -1,31 +1,56 @@
 """df.write.format("kafka-log").save(path): segments, indexes and snapshots per topic-partition.
 
-Each task writes its rows into its own folder under `<path>/_temporary/`; the job's commit moves
-the segments into `<path>/<topic>-<partition>/` (joining the tasks' segments up to segmentBytes)
-and a failed or aborted job removes the temporary folders, so a reader never sees a partial
-segment. Writing goes to a local (or mounted)
-filesystem."""
+Each task writes its rows into its own folder under `<path>/_temporary/<job>/`. The job's commit
+takes the log dir's lock, finishes whatever an interrupted commit (or clean) left, then gathers
+the partitions the tasks wrote in a staging directory (joining their segments up to
+segmentBytes) and puts them in place as one journaled publication (storage.replace): a kill
+before every partition is gathered leaves the log dir as it was, a kill after is finished by the
+next write or by `kafkacodec recover`. A failed or aborted job removes its temporary folders, so
+a reader never sees a partial segment. Writing goes to a local (or mounted) filesystem."""
 from __future__ import annotations
 
-import shutil
+import os
+import time
 import uuid
 from collections import defaultdict
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from kafkacodec.storage import journal
+from kafkacodec.storage.durable import remove_tree
+from kafkacodec.storage.lock import LogDirBusy, holding
+from kafkacodec.storage.replace import Publication
 from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 
 from .sink_columns import RowsError, batches, partitions
 from .sink_merge import move_segments
 
 TEMPORARY = "_temporary"
+LOCK_WAIT_SECONDS = 600  # how long a commit waits for another job's commit (or a command) to finish
+
+
+@contextmanager
+def _lock(root: Path):
+    """The log dir's lock, waited for: jobs writing other partitions of the same log dir commit in turn."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    with ExitStack() as held:
+        while True:
+            try:
+                lock = held.enter_context(holding(root, "write"))
+                break
+            except LogDirBusy:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield lock
 
 
 @dataclass
 class TaskWritten(WriterCommitMessage):
-    folder: str
+    folder: str  # the task's folder in the job's temporary directory
     ranges: list[tuple[str, int, int, int, bool]]  # topic, partition, first, last, offsets assigned here
 
 
@@ -35,6 +60,7 @@ class KafkaLogWriter(DataSourceArrowWriter):
         if not o.get("path"):
             raise ValueError("kafka-log: save(path) needs the log dir to write")
         self.root = str(o["path"])
+        self.job = uuid.uuid4().hex  # made on the driver: every task of the job writes under it
         self.overwrite = overwrite
         self.compression = o.get("compression", "none")
         self.segment_bytes = int(o.get("segmentbytes", DEFAULT_SEGMENT_BYTES))
@@ -44,8 +70,12 @@ class KafkaLogWriter(DataSourceArrowWriter):
         if missing:
             raise ValueError(f"kafka-log: the DataFrame lacks the columns {sorted(missing)} of Kafka's schema")
 
+    def _job_dir(self) -> Path:
+        return Path(self.root) / TEMPORARY / self.job
+
     def write(self, iterator) -> TaskWritten:
-        folder = Path(self.root) / TEMPORARY / uuid.uuid4().hex
+        name = uuid.uuid4().hex
+        folder = self._job_dir() / name
         ranges = []
         try:
             parts = list(partitions(list(iterator)))
@@ -59,14 +89,26 @@ class KafkaLogWriter(DataSourceArrowWriter):
                 for records, options in batches(part, self.records_per_batch, self.compression):
                     w.append(records, **options)
             ranges.append((part.topic, part.partition, first, last, part.assigned))
-        return TaskWritten(str(folder), ranges)
+        return TaskWritten(name, ranges)
 
     def commit(self, messages) -> None:
         root = Path(self.root)
         by_tp = defaultdict(list)
         for m in messages:
             for topic, partition, first, last, assigned in m.ranges:
-                by_tp[(topic, partition)].append((first, last, assigned, m.folder))
+                by_tp[(topic, partition)].append((first, last, assigned, self._job_dir() / m.folder))
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            with _lock(root):
+                journal.resume(root)  # what an interrupted commit or clean left, finished first
+                self._check(root, by_tp)
+                self._publish(root, by_tp)
+        except BaseException:
+            self.abort(messages)
+            raise
+        self._remove_job_dir()
+
+    def _check(self, root: Path, by_tp: dict) -> None:
         problems = []
         for (topic, partition), parts in by_tp.items():
             parts.sort()
@@ -80,19 +122,31 @@ class KafkaLogWriter(DataSourceArrowWriter):
             if target.exists() and any(target.iterdir()) and not self.overwrite:
                 problems.append(f"{target} holds segments already; mode('overwrite') replaces them")
         if problems:
-            self.abort(messages)
             raise ValueError("kafka-log: " + "; ".join(problems))
-        for (topic, partition), parts in sorted(by_tp.items()):
-            target = root / f"{topic}-{partition}"
-            if self.overwrite and target.exists():
-                shutil.rmtree(target)
-            target.mkdir(parents=True, exist_ok=True)
-            move_segments([Path(folder) / f"{topic}-{partition}" for _, _, _, folder in sorted(parts)], target,
-                          self.segment_bytes)
-        shutil.rmtree(root / TEMPORARY, ignore_errors=True)
+
+    def _publish(self, root: Path, by_tp: dict) -> None:
+        """Every partition gathered in the staging directory, then all put in place at once."""
+        publication = Publication(root, in_place=True, kind="write")
+        publication.begin()
+        names = []
+        try:
+            for (topic, partition), parts in sorted(by_tp.items()):
+                name = f"{topic}-{partition}"
+                (publication.new / name).mkdir()
+                move_segments([folder / name for _, _, _, folder in sorted(parts)], publication.new / name,
+                              self.segment_bytes)
+                names.append(name)
+        except BaseException:
+            publication.abandon()
+            raise
+        publication.publish(names)
+
+    def _remove_job_dir(self) -> None:
+        remove_tree(self._job_dir())
+        try:
+            os.rmdir(Path(self.root) / TEMPORARY)  # when no other job is writing here
+        except OSError:
+            pass
 
     def abort(self, messages) -> None:
-        for m in messages or []:
-            if m is not None:
-                shutil.rmtree(m.folder, ignore_errors=True)
-        shutil.rmtree(Path(self.root) / TEMPORARY, ignore_errors=True)
+        self._remove_job_dir()

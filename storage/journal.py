@@ -4,8 +4,9 @@ removes it after its last. Every step can be done again without harm, so the nex
 changes the log dir (and `recover`) first finishes, or rolls back, what a journal left behind
 describes; `pending` lists it for read-only commands.
 
-Kinds of operation: "clean" (cleaned partitions published: storage.replace) and "recover"
-(segments cut and indexes rebuilt: storage.recover)."""
+Kinds of operation: "clean" (cleaned partitions published: storage.replace), "write" (the
+partitions a Spark job wrote, published the same way) and "recover" (segments cut and indexes
+rebuilt: storage.recover)."""
 from __future__ import annotations
 
 import json
@@ -101,7 +102,7 @@ def resume(root: Path, dry_run: bool = False) -> list[str]:
     return done
 
 
-_KINDS = {"clean": "replace", "recover": "recover"}
+_KINDS = {"clean": "replace", "write": "replace", "recover": "recover"}
 
 
 def _handler(kind: str):

@@ -1,5 +1,7 @@
 """Cleaned copies of partitions published into a log dir as one journaled operation: in place
-(each partition directory swapped for its cleaned copy) or into another log dir (`--out`).
+(each partition directory swapped for its cleaned copy) or into another log dir (`--out`). The
+same publication serves the Spark sink's job commit (kind "write"), with the partitions a job
+wrote in place of those copies.
 
 The copies are built in `<log dir>/.kafkacodec-clean/new/` under a journal in phase "build"; a
 crash then rolls back (the copies go, the log dir is as it was). Once every copy is flushed to
@@ -25,24 +27,26 @@ LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions wit
 TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable.create_kept's temporary files
 # temporaries of files rebuilt from the log (storage.files.write_atomically's), never the only copy of data
 DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
+PUBLISHING = ("clean", "write")  # the kinds of journaled operation that publish through the staging directory
 
 
 class Publication:
     """`Publication(target, in_place, keep_old)`: begin(), build copies into `.new`, stage root
     files into `.files`, then publish(names) or abandon()."""
 
-    def __init__(self, target: Path, in_place: bool, keep_old: Path | None = None):
+    def __init__(self, target: Path, in_place: bool, keep_old: Path | None = None, kind: str = "clean"):
         self.target = Path(os.path.abspath(target))
         self.staging = self.target / STAGING_NAME
         self.new, self.old, self.files = self.staging / "new", self.staging / "old", self.staging / "files"
         self.in_place = in_place
         self.keep_old = Path(os.path.abspath(keep_old)) if keep_old is not None else None
+        self.kind = kind
         self.state: dict = {}
 
     def begin(self) -> None:
         """Journal the intent, then make the staging directories (any left behind went first)."""
         # paths relative to the journal's directory: a moved or copied log dir is finished where it is
-        self.state = {"kind": "clean", "phase": "build", "target": ".", "staging": STAGING_NAME,
+        self.state = {"kind": self.kind, "phase": "build", "target": ".", "staging": STAGING_NAME,
                       "in_place": self.in_place, "keep_old": str(self.keep_old) if self.keep_old else None,
                       "started_ms": int(time.time() * 1000), "partitions": [], "files": [], "kept_as": {}}
         journal.record(self.target, self.state)
@@ -82,6 +86,12 @@ class Publication:
 
 
 def describe(state: dict) -> str:
+    if state["kind"] == "write":
+        if state.get("phase") == "build":
+            return (f"a kafka-log write was gathering the partitions its job wrote in {state.get('staging')} (the "
+                    "log is unchanged; the next write, or `kafkacodec recover`, removes them)")
+        return (f"a kafka-log write was putting {len(state.get('partitions', []))} partition(s) in place "
+                f"({', '.join(state.get('partitions', []))}); the next write, or `kafkacodec recover`, finishes it")
     where = "in place" if state.get("in_place") else "into a new log dir"
     if state.get("phase") == "build":
         return (f"clean {where} was building its cleaned copies in {state.get('staging')} (the log is unchanged; "
@@ -101,8 +111,10 @@ def resume(root: Path, state: dict, dry_run: bool) -> list[str]:
         staging = Path(state["staging"])
         if not dry_run:
             remove_tree(staging)
-        return [f"{'would roll back' if dry_run else 'rolled back'} an interrupted clean: removed the cleaned "
-                f"copies it was building in {staging}; the log dir is as it was"]
+        what = "the partitions of an interrupted write" if state["kind"] == "write" else \
+            "the cleaned copies an interrupted clean was building"
+        return [f"{'would roll back' if dry_run else 'rolled back'} {what}: removed them from {staging}; "
+                "the log dir is as it was"]
     return _publish(state, dry_run)
 
 
@@ -113,13 +125,14 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
     target, staging = Path(state["target"]), Path(state["staging"])
     new, old, files = staging / "new", staging / "old", staging / "files"
     verb = "would " if dry_run else ""
+    copy_name = "newly written copy" if state["kind"] == "write" else "cleaned copy"
     done = []
     for name in state["partitions"]:
         dst, copy, aside = target / name, new / name, old / name
         have = (dst.exists(), copy.exists(), aside.exists())
         if have == (True, True, False) and state["in_place"]:
             steps = [(dst, aside), (copy, dst)]
-        elif have == (False, True, True) or (have == (False, True, False) and not state["in_place"]):
+        elif have in ((False, True, True), (False, True, False)):  # moved aside, or a partition new to the log dir
             steps = [(copy, dst)]
         elif have == (False, False, True):  # the copy is gone: the original goes back
             steps = [(aside, dst)]
@@ -133,8 +146,7 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
             if not dry_run:
                 rename_durably(src, to)
         if steps and (copy, dst) in steps:
-            done.append(f"{verb}replace {dst} by its cleaned copy" if state["in_place"] else
-                        f"{verb}write {dst}")
+            done.append(f"{verb}replace {dst} by its {copy_name}" if have[0] or have[2] else f"{verb}write {dst}")
     for name in state.get("files", []):
         staged, dst = files / name, target / name
         if staged.exists() and not dst.exists():
@@ -152,7 +164,7 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
             else:
                 remove_tree(aside)
         done.append(f"{verb}move the original of {target / name} to {kept}" if kept else
-                    f"{verb}remove the original of {target / name}, replaced by its cleaned copy")
+                    f"{verb}remove the original of {target / name}, replaced by its {copy_name}")
     if not dry_run:
         remove_tree(staging)
     return done
@@ -169,7 +181,7 @@ def leftovers(root: Path) -> list[Pending]:
     if not os.path.isdir(root):
         return out
     state = journal.read(root)
-    if (Path(root) / STAGING_NAME).exists() and (state is None or state["kind"] != "clean"):
+    if (Path(root) / STAGING_NAME).exists() and (state is None or state["kind"] not in PUBLISHING):
         out.append(Pending(Path(root) / STAGING_NAME, "clean", "cleaned copies left by an interrupted clean "
                            "(the log is unchanged); `kafkacodec recover` removes them"))
     for entry in sorted(Path(root).iterdir()):

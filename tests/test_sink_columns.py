@@ -12,6 +12,7 @@ from kafkacodec.pipeline.plan import parse_options
 from kafkacodec.pipeline.sink import KafkaLogWriter
 from kafkacodec.pipeline.source import KafkaLogReader
 from kafkacodec.storage import logdir
+from kafkacodec.storage.lock import LOCK_NAME
 from kafkacodec.storage.reader import partition_records
 from kafkacodec.storage.verify import verify_partition
 from kafkacodec.storage.writer import PartitionWriter
@@ -67,7 +68,9 @@ def reference(table: pa.Table, out: Path, records_per_batch: int, compression: s
 
 
 def files(root: Path) -> dict:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file but the log dir's lock, which the commit takes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != LOCK_NAME}
 
 
 @pytest.mark.parametrize("compression", ["none", "zstd"])
@@ -120,3 +123,32 @@ def test_a_row_without_its_partition_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="a row has no partition"):
         write(table, tmp_path / "out")
     assert not any((tmp_path / "out").glob("t-*"))
+
+
+def test_jobs_writing_one_log_dir_commit_in_turn(tmp_path):
+    """A commit waits for the log dir's lock (another job's commit, or a command) and then
+    publishes; a job's temporary folder goes with it and leaves another job's alone."""
+    import threading
+
+    from kafkacodec.storage.lock import holding
+
+    root = tmp_path / "out"
+    tables = {name: pa.table({"value": [b"%s-%d" % (name.encode(), i) for i in range(30)], "topic": [name] * 30,
+                              "partition": pa.array([0] * 30, pa.int32())}) for name in ("a", "b")}
+    writers = {name: KafkaLogWriter({"path": str(root)}, Schema(t.column_names), overwrite=False)
+               for name, t in tables.items()}
+    messages = {name: [writers[name].write(iter(t.to_batches()))] for name, t in tables.items()}
+    root.mkdir(exist_ok=True)
+    with holding(root, "another job"):
+        waiting = threading.Thread(target=writers["a"].commit, args=(messages["a"],))
+        waiting.start()
+        waiting.join(1.0)
+        assert waiting.is_alive() and not (root / "a-0").exists()  # waits for the lock
+    waiting.join(30)
+    assert not waiting.is_alive()
+    assert (root / "_temporary" / writers["b"].job).is_dir()  # the other job's tasks are kept
+    writers["b"].commit(messages["b"])
+    for name in ("a", "b"):
+        got = [r.value for _, r in partition_records(logdir.open_partition(root / f"{name}-0"))]
+        assert got == tables[name]["value"].to_pylist()
+    assert not (root / "_temporary").exists()
