@@ -30,6 +30,7 @@ import instructions  # noqa: E402
 import lazy  # noqa: E402
 import peers  # noqa: E402
 import spark as spark_bench  # noqa: E402
+import spark_cluster  # noqa: E402
 import verify as verify_bench  # noqa: E402
 from peers import CODECS, kp_decode, kp_encode  # noqa: E402,F401  (instructions.py uses them from here)
 from reference_reader import read_records  # noqa: E402
@@ -175,6 +176,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--no-instructions", action="store_true", help="skip the valgrind instruction counts")
     ap.add_argument("--no-spark", action="store_true", help="skip the Spark source beside Parquet")
+    ap.add_argument("--no-cluster", action="store_true", help="skip the Spark figures on a standalone cluster")
     ap.add_argument("--no-lazy", action="store_true", help="skip the 1 GiB segment")
     args = ap.parse_args()
     official = peers.official_parser()
@@ -238,11 +240,15 @@ def main() -> None:
     for r in scans:
         print(f"| {r['workload']} | {r['MBps']:.0f} | {r['records_per_s']:,.0f} |")
     sparked = None if args.no_spark else spark_bench.table()
-    if sparked:
-        print(f"\nSpark, local[2] ({sparked[0]['records']:,} records, lz4, headers; best of 2):\n")
+    clustered = None if args.no_spark or args.no_cluster else spark_cluster.table()
+    for where, figures in (("local[2]", sparked), ("a standalone cluster of two 1-core workers set up as the "
+                                                   "README's recipe sets one up", clustered)):
+        if not figures:
+            continue
+        print(f"\nSpark, {where} ({figures[0]['records']:,} records, lz4, headers; best of 2):\n")
         print("| workload | kafka-log rows/s | Parquet rows/s (same rows) | kafka-log time / Parquet time |")
         print("|---|---|---|---|")
-        for r in sparked:
+        for r in figures:
             print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x |")
     counted = None if args.no_instructions else instructions.table()
     if counted:
@@ -255,6 +261,7 @@ def main() -> None:
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
                                "runs": args.runs, "rows": rows, "framing": framed, "columnar": cols,
                                "lazy": lazy_figures, "directory": scans, "verify": verified, "spark": sparked,
+                               "spark_cluster": clustered,
                                "instructions": counted},
                               indent=2) + "\n")
     print(f"wrote {out}")

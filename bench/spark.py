@@ -38,49 +38,55 @@ def _best(fn, runs: int = 2) -> float:
 
 
 def table() -> list[dict]:
+    """The figures in local[2]."""
     from kafkacodec.pipeline.export import session
     spark = session("local[2]", app="kafkacodec bench")
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "logs"
-            records = build(root)
-            logs = spark.read.format("kafka-log").option("includeHeaders", "true").load(str(root))
-            logs.write.parquet(str(Path(tmp) / "parquet"))
-            parquet = spark.read.parquet(str(Path(tmp) / "parquet"))
-            assert logs.count() == parquet.count() == records
-            from kafkacodec.pipeline.latest import latest_per_key
-            narrow = spark.read.format("kafka-log").schema("topic string, partition int, offset long").load(str(root))
-            lo = RECORDS_PER_PARTITION // 2
-            hi = lo + RECORDS_PER_PARTITION // 100
-            ranged = (spark.read.format("kafka-log").option("includeHeaders", "true")
-                      .option("startingOffsets", f'{{"bench": {{"0": {lo}}}}}')
-                      .option("endingOffsets", f'{{"bench": {{"0": {hi}}}}}').option("assign", '{"bench": [0]}')
-                      .load(str(root)))
-            ranged_parquet = parquet.where(f"partition = 0 and offset >= {lo} and offset < {hi}")
-            written = iter(range(1000))
-            rows = []
-            for workload, job, log_input, parquet_input in (
-                    ("count()", lambda df: df.count(), logs, parquet),
-                    ("count(), a schema without key, value, headers (batch headers alone)", lambda df: df.count(),
-                     narrow, parquet),
-                    ("full scan, every column aggregated", lambda df: df.selectExpr(*FULL_SCAN).collect(), logs,
-                     parquet),
-                    ("an offset range of 1% of a partition, every column aggregated",
-                     lambda df: df.selectExpr(*FULL_SCAN).collect(), ranged, ranged_parquet),
-                    ("latest value per key (compact-table's query)",
-                     lambda df: latest_per_key(df).write.format("noop").mode("overwrite").save(), logs, parquet)):
-                t_logs = _best(lambda: job(log_input))
-                t_parquet = _best(lambda: job(parquet_input))
-                rows.append({"workload": workload, "records": records, "kafka_log_rps": records / t_logs,
-                             "parquet_rps": records / t_parquet, "slowdown": t_logs / t_parquet})
-            # writing: the same rows (read from Parquet) as segments, and as Parquet
-            t_logs = _best(lambda: parquet.write.format("kafka-log").option("compression", "lz4").mode("overwrite")
-                           .save(str(Path(tmp) / f"out-{next(written)}")))
-            t_parquet = _best(lambda: parquet.write.mode("overwrite").parquet(str(Path(tmp) / f"out-{next(written)}")))
-            rows.append({"workload": "write every row (Parquet's rows as lz4 segments, and as Parquet)",
-                         "records": records, "kafka_log_rps": records / t_logs, "parquet_rps": records / t_parquet,
-                         "slowdown": t_logs / t_parquet})
-            return rows
+            return measure(spark, Path(tmp))
     finally:
         spark.stop()
+
+
+def measure(spark, tmp: Path) -> list[dict]:
+    """The figures in `spark`'s session, over files written under `tmp` (a path its executors see)."""
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    root = tmp / "logs"
+    records = build(root)
+    logs = spark.read.format("kafka-log").option("includeHeaders", "true").load(str(root))
+    logs.write.parquet(str(tmp / "parquet"))
+    parquet = spark.read.parquet(str(tmp / "parquet"))
+    assert logs.count() == parquet.count() == records
+    from kafkacodec.pipeline.latest import latest_per_key
+    narrow = spark.read.format("kafka-log").schema("topic string, partition int, offset long").load(str(root))
+    lo = RECORDS_PER_PARTITION // 2
+    hi = lo + RECORDS_PER_PARTITION // 100
+    ranged = (spark.read.format("kafka-log").option("includeHeaders", "true")
+              .option("startingOffsets", f'{{"bench": {{"0": {lo}}}}}')
+              .option("endingOffsets", f'{{"bench": {{"0": {hi}}}}}').option("assign", '{"bench": [0]}')
+              .load(str(root)))
+    ranged_parquet = parquet.where(f"partition = 0 and offset >= {lo} and offset < {hi}")
+    written = iter(range(1000))
+    rows = []
+    for workload, job, log_input, parquet_input in (
+            ("count()", lambda df: df.count(), logs, parquet),
+            ("count(), a schema without key, value, headers (batch headers alone)", lambda df: df.count(),
+             narrow, parquet),
+            ("full scan, every column aggregated", lambda df: df.selectExpr(*FULL_SCAN).collect(), logs,
+             parquet),
+            ("an offset range of 1% of a partition, every column aggregated",
+             lambda df: df.selectExpr(*FULL_SCAN).collect(), ranged, ranged_parquet),
+            ("latest value per key (compact-table's query)",
+             lambda df: latest_per_key(df).write.format("noop").mode("overwrite").save(), logs, parquet)):
+        t_logs = _best(lambda: job(log_input))
+        t_parquet = _best(lambda: job(parquet_input))
+        rows.append({"workload": workload, "records": records, "kafka_log_rps": records / t_logs,
+                     "parquet_rps": records / t_parquet, "slowdown": t_logs / t_parquet})
+    # writing: the same rows (read from Parquet) as segments, and as Parquet
+    t_logs = _best(lambda: parquet.write.format("kafka-log").option("compression", "lz4").mode("overwrite")
+                   .save(str(tmp / f"out-{next(written)}")))
+    t_parquet = _best(lambda: parquet.write.mode("overwrite").parquet(str(tmp / f"out-{next(written)}")))
+    rows.append({"workload": "write every row (Parquet's rows as lz4 segments, and as Parquet)",
+                 "records": records, "kafka_log_rps": records / t_logs, "parquet_rps": records / t_parquet,
+                 "slowdown": t_logs / t_parquet})
+    return rows
