@@ -170,6 +170,17 @@ def ratio(row, peer):
     return f"{p['ratio']:.2f}x" if p else ""
 
 
+def spark_table(where: str, figures: list[dict] | None) -> None:
+    if not figures:
+        return
+    print(f"\nSpark, {where} ({figures[0]['records']:,} records, lz4, headers; best of 2):\n")
+    print("| workload | kafka-log rows/s | Parquet rows/s (same rows) | kafka-log time / Parquet time |")
+    print("|---|---|---|---|")
+    for r in figures:
+        print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x |")
+    sys.stdout.flush()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--batches", type=int, default=60, help="batches of 100 records per codec row")
@@ -239,17 +250,13 @@ def main() -> None:
     print("|---|---|---|")
     for r in scans:
         print(f"| {r['workload']} | {r['MBps']:.0f} | {r['records_per_s']:,.0f} |")
-    sparked = None if args.no_spark else spark_bench.table()
-    clustered = None if args.no_spark or args.no_cluster else spark_cluster.table()
-    for where, figures in (("local[2]", sparked), ("a standalone cluster of two 1-core workers set up as the "
-                                                   "README's recipe sets one up", clustered)):
-        if not figures:
-            continue
-        print(f"\nSpark, {where} ({figures[0]['records']:,} records, lz4, headers; best of 2):\n")
-        print("| workload | kafka-log rows/s | Parquet rows/s (same rows) | kafka-log time / Parquet time |")
-        print("|---|---|---|---|")
-        for r in figures:
-            print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x |")
+    sparked = clustered = None
+    if not args.no_spark:
+        sparked = spark_bench.table()
+        spark_table("local[2]", sparked)
+    if not args.no_spark and not args.no_cluster:
+        clustered = spark_cluster.table()
+        spark_table("a standalone cluster of two 1-core workers set up as the README's recipe sets one up", clustered)
     counted = None if args.no_instructions else instructions.table()
     if counted:
         print("\nCPU instructions per record (valgrind callgrind; 100-byte values, uncompressed v2):\n")

@@ -1,19 +1,19 @@
 """The Spark figures of bench/spark.py on a standalone cluster set up as the README's recipe sets
 one up (docs/recipes/spark-cluster.sh): a master and two 1-core workers on 127.0.0.1 from the
 installed pyspark, client mode, kafkacodec shipped to the executors by `kafkacodec pack-env`'s
-archive and run by a Python outside the venv, filter pushdown on."""
+archive and run by a Python outside the venv, filter pushdown on. The driver is a process of its
+own started where the archive is, as spark-submit run there would be."""
 from __future__ import annotations
 
-import os
+import json
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
-import spark as spark_bench
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
 from standalone import node_python, standalone  # noqa: E402
 
 
@@ -32,17 +32,16 @@ def table() -> list[dict] | None:
             archive.extractall(submit / "deps", filter="data")
         with standalone(tmp / "cluster", memory="2g", quick_jit=False) as cluster:
             cluster.wait_for_workers()
-            here = os.getcwd()
-            os.chdir(submit)  # where the driver's planning workers find ./deps, as spark-submit run there would
-            try:
-                return _measure(cluster.url, python, tmp / "data")
-            finally:
-                os.chdir(here)
+            driver = subprocess.run([sys.executable, str(Path(__file__).resolve()), cluster.url, python,
+                                     str(tmp / "data")], cwd=submit, check=True, stdout=subprocess.PIPE)
+            return json.loads(driver.stdout.decode().strip().splitlines()[-1])
 
 
 def _measure(url: str, python: str, data: Path) -> list[dict]:
+    """The driver's part: a session on the cluster with the recipe's settings, the workloads."""
     from pyspark.sql import SparkSession
 
+    import spark as spark_bench
     from kafkacodec.pipeline import register
 
     session = (SparkSession.builder.master(url).appName("kafkacodec bench (standalone)")
@@ -61,5 +60,9 @@ def _measure(url: str, python: str, data: Path) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for row in table() or []:
-        print(row)
+    if len(sys.argv) == 4:
+        sys.path.insert(0, str(HERE))
+        print(json.dumps(_measure(sys.argv[1], sys.argv[2], Path(sys.argv[3]))))
+    else:
+        for row in table() or []:
+            print(row)
