@@ -8,7 +8,7 @@ rules (a log-append-time wrapper's timestamp stands for every inner message).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .generated.legacy_log_entry import LegacyLogEntry
 from .generated.record_batch import RecordBatch
@@ -153,6 +153,18 @@ _plain_entries = _plain_reader.legacy_plain_entries
 _wrapped_records = _plain_reader.legacy_wrapped_records
 _v2_records = None if kernels.facade is None else kernels.facade.v2_records
 _legacy_entries = None if kernels.facade is None else kernels.facade.legacy_entries
+
+
+class EncodedRecords(NamedTuple):
+    """A v2 batch's records section already written (by a columnar writer), which write_batch
+    takes in place of records: the section, its record count, first and last offsets, base and
+    max timestamps."""
+    body: bytearray
+    count: int
+    first: int
+    last: int
+    base_timestamp: int
+    max_timestamp: int
 if kernels.facade is not None:
     PlainLegacyBatch.__iter__ = kernels.facade.plain_batch_iter  # the same, without a Python frame
 
@@ -264,16 +276,22 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
                 base_sequence: int = -1, is_transactional: bool = False, is_control: bool = False) -> bytes:
     """Encode records as one v2 batch, or as legacy log entries (one compressed wrapper if compressed).
 
-    Records are Record objects, dicts of Record's fields, or objects with key and value. A
-    record's offset defaults to base_offset + its index, its timestamp to -1. Headers are
-    (key, value) pairs or Header objects; magic 0 and 1 cannot carry them and refuse them.
+    Records are Record objects, dicts of Record's fields, or objects with key and value (or an
+    EncodedRecords section). A record's offset defaults to base_offset + its index, its
+    timestamp to -1. Headers are (key, value) pairs or Header objects; magic 0 and 1 cannot carry
+    them and refuse them.
     """
     codec = CODECS[compression]
     append_time = timestamp_type == "LogAppendTime"
-    if magic != 2:
+    if isinstance(records, EncodedRecords):
+        if magic != 2:
+            raise ValueError("a records section written for a v2 batch cannot make legacy entries")
+        encoded = records
+    elif magic != 2:
         return _write_legacy(records, base_offset, magic, codec, append_time, log_append_time)
-    encoded = None if _v2_records is None else _v2_records(records, base_offset)
-    if encoded is not None:  # by the compiled kernel, for lists of Records or dicts
+    else:
+        encoded = None if _v2_records is None else _v2_records(records, base_offset)
+    if encoded is not None:  # given, or by the compiled kernel for lists of Records or dicts
         body, count, first, last, base_ts, max_ts = encoded
     else:
         body, count, first, last, base_ts, max_ts = _v2_records_section(records, base_offset)

@@ -1,7 +1,8 @@
 """One write task's rows, taken column by column: grouped per topic-partition, put in offset
 order, cut into batches (at recordsPerBatch, and where the batch a row was read from changes),
-each batch as records and the options of its first row. No row becomes a Python object but the
-records themselves. No pyspark import."""
+each batch as records and the options of its first row. With the compiled writer the records
+sections are written from Arrow's buffers; without it, only the records become Python objects.
+No pyspark import."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,6 +11,11 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from kafkacodec.records import EncodedRecords
+from kafkacodec.runtime import kernels
+
+_of_columns = None if kernels.facade is None else kernels.facade.v2_records_of_columns
 
 
 @dataclass
@@ -80,20 +86,23 @@ def batch_starts(rows: pa.Table, records_per_batch: int) -> np.ndarray:
     return np.concatenate([np.arange(s, e, records_per_batch) for s, e in zip(runs, run_ends)])
 
 
-def record_columns(rows: pa.Table) -> dict:
-    """Python lists of each record's key, value, timestamp (milliseconds; -1 when absent),
-    offset and headers (a list of (key, value) pairs), from the columns that have them."""
+def timestamps_ms(rows: pa.Table) -> np.ndarray:
+    """Each record's timestamp in milliseconds (-1 when absent): a timestamp column floored to
+    milliseconds as Spark's unix_millis floors, or a column of longs taken as milliseconds."""
+    if "timestamp" in rows.column_names and pa.types.is_timestamp(rows["timestamp"].type):
+        millis = np.floor_divide(_filled(rows, "timestamp", 0, np.int64), 1000)
+        millis[rows["timestamp"].is_null().to_numpy(zero_copy_only=False)] = -1
+        return millis
+    return _filled(rows, "timestamp", -1, np.int64)
+
+
+def record_columns(rows: pa.Table, millis: np.ndarray) -> dict:
+    """Python lists of each record's key, value, timestamp, offset and headers (a list of
+    (key, value) pairs), from the columns that have them."""
     n = rows.num_rows
     out = {"key": rows["key"].to_pylist() if "key" in rows.column_names else [None] * n,
-           "value": rows["value"].to_pylist(),
+           "value": rows["value"].to_pylist(), "timestamp": millis.tolist(),
            "offset": rows["offset"].to_numpy().astype(np.int64).tolist()}
-    if "timestamp" in rows.column_names and pa.types.is_timestamp(rows["timestamp"].type):
-        micros = _filled(rows, "timestamp", 0, np.int64)
-        millis = np.floor_divide(micros, 1000)  # as Spark's unix_millis: floored
-        millis[rows["timestamp"].is_null().to_numpy(zero_copy_only=False)] = -1
-        out["timestamp"] = millis.tolist()
-    else:
-        out["timestamp"] = _filled(rows, "timestamp", -1, np.int64).tolist()
     out["headers"] = _headers(rows["headers"].combine_chunks()) if "headers" in rows.column_names else [()] * n
     return out
 
@@ -105,6 +114,42 @@ def _headers(column: pa.ListArray) -> list:
     items = column.flatten()  # the valid lists' items, in order
     pairs = list(zip(items.field("key").to_pylist(), items.field("value").to_pylist()))
     return [pairs[a:b] if a != b else () for a, b in zip((ends - counts).tolist(), ends.tolist())]
+
+
+def _binary(column, n: int, kind=pa.binary()) -> list | None:
+    """(offsets, bytes, null flags) of a binary column as numpy arrays (all null when absent);
+    None for a column of another type."""
+    if column is None:
+        return [np.zeros(n + 1, np.int32), np.empty(0, np.uint8), np.ones(n, np.uint8)]
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if array.type != kind:
+        return None
+    _, offsets, data = array.buffers()
+    return [np.frombuffer(offsets, np.int32, n + 1, array.offset * 4),
+            np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8),
+            array.is_null().to_numpy(zero_copy_only=False).view(np.uint8)]
+
+
+def column_arrays(rows: pa.Table, millis: np.ndarray) -> list | None:
+    """The compiled writer's arguments for every record of `rows` (kernels.facade.
+    v2_records_of_columns, less the range of records), or None for columns of other types."""
+    n = rows.num_rows
+    names = rows.column_names
+    key = _binary(rows["key"] if "key" in names else None, n)
+    value = _binary(rows["value"], n)
+    header_starts = np.zeros(n + 1, np.int64)
+    hkey, hvalue = _binary(None, 0, pa.string()), _binary(None, 0)
+    if "headers" in names:
+        column = rows["headers"].combine_chunks()
+        if column.type != pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])):
+            return None
+        np.cumsum(column.value_lengths().fill_null(0).to_numpy(), out=header_starts[1:])
+        items = column.flatten()
+        hkey, hvalue = _binary(items.field("key"), len(items), pa.string()), _binary(items.field("value"), len(items))
+    if key is None or value is None or hkey is None or hvalue is None:
+        return None
+    offsets = np.ascontiguousarray(rows["offset"].to_numpy(), dtype=np.int64)
+    return [*key, *value, np.ascontiguousarray(millis, dtype=np.int64), offsets, header_starts, *hkey, *hvalue]
 
 
 def batch_options(rows: pa.Table, starts: np.ndarray, compression: str) -> list[dict]:
@@ -129,13 +174,22 @@ def batch_options(rows: pa.Table, starts: np.ndarray, compression: str) -> list[
     return out
 
 
-def batches(part: PartitionRows, records_per_batch: int, compression: str) -> Iterator[tuple[list, dict]]:
-    """(records as dicts, write_batch options) for each batch of one partition's rows."""
+def batches(part: PartitionRows, records_per_batch: int, compression: str) -> Iterator[tuple[object, dict]]:
+    """(records, write_batch options) for each batch of one partition's rows: a records section
+    the compiled writer wrote from the columns, or, without it, records as dicts."""
     rows = part.rows
     starts = batch_starts(rows, records_per_batch)
     options = batch_options(rows, starts, compression)
-    cols = record_columns(rows)
+    millis = timestamps_ms(rows)
+    arrays = None if _of_columns is None else column_arrays(rows, millis)
+    cols = None
     names = ("key", "value", "timestamp", "offset", "headers")
     stops = starts[1:].tolist() + [rows.num_rows]
     for i, (start, stop) in enumerate(zip(starts.tolist(), stops)):
+        encoded = None if arrays is None else _of_columns(*arrays, start, stop)
+        if encoded is not None:
+            yield EncodedRecords(*encoded), options[i]
+            continue
+        if cols is None:  # what the compiled writer leaves to the generated one (or no compiled writer)
+            cols = record_columns(rows, millis)
         yield [dict(zip(names, r)) for r in zip(*(cols[n][start:stop] for n in names))], options[i]

@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """Compiled kernels of the facade (kafkacodec.records), built when a C compiler is present: plain
 v0/v1 messages read straight into records (their Python twins are in kafkacodec.plain_legacy),
-and v2 records sections and v0/v1 entries written from records (else the generated writers write
-them). Each does only what is regular and leaves the rest to the Python code, which names what is
+and v2 records sections (from records, or from columns as Arrow holds them) and v0/v1 entries
+written from records (else the generated writers write them). Each does only what is regular and leaves the rest to the Python code, which names what is
 wrong."""
 from cpython cimport array
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -398,6 +398,99 @@ def v2_records(records, object first_offset):
             at += 1
             p = put_bytes(p, (<tuple>h)[1])
     return out, count, first, last, base_ts, max_ts
+
+
+cdef inline int64_t span_size(const int32_t[::1] offsets, const uint8_t[::1] nulls, Py_ssize_t i,
+                              Py_ssize_t data_length) noexcept nogil:
+    """Bytes of item i of a binary column (-1 for null), or -2 when its offsets do not lie in the data."""
+    if nulls[i]:
+        return -1
+    if offsets[i] < 0 or offsets[i + 1] < offsets[i] or offsets[i + 1] > data_length:
+        return -2
+    return offsets[i + 1] - offsets[i]
+
+
+cdef inline uint8_t* put_span(uint8_t* p, const uint8_t[::1] data, Py_ssize_t from_, int64_t n) noexcept nogil:
+    """The zigzag length n (-1: null) and, when not null, n bytes of data from `from_`."""
+    p = put_zigzag(p, n)
+    if n > 0:
+        memcpy(p, &data[from_], <size_t>n)
+        p += n
+    return p
+
+
+def v2_records_of_columns(const int32_t[::1] key_offsets, const uint8_t[::1] key_data, const uint8_t[::1] key_nulls,
+                          const int32_t[::1] value_offsets, const uint8_t[::1] value_data,
+                          const uint8_t[::1] value_nulls, const int64_t[::1] timestamps, const int64_t[::1] offsets,
+                          const int64_t[::1] header_starts, const int32_t[::1] hkey_offsets,
+                          const uint8_t[::1] hkey_data, const uint8_t[::1] hkey_nulls,
+                          const int32_t[::1] hvalue_offsets, const uint8_t[::1] hvalue_data,
+                          const uint8_t[::1] hvalue_nulls, Py_ssize_t start, Py_ssize_t stop):
+    """The records section of a v2 batch of records start..stop of columns as Arrow holds them:
+    binary columns as offsets (one more than items), bytes and a null flag per item; timestamps
+    (-1: none) and offsets; record i's headers are items header_starts[i]..header_starts[i + 1]
+    of the header key and value columns. As v2_records returns; None for what it leaves to the
+    generated writer (a header without a key, a delta or size out of its field's range), and
+    ValueError for columns that do not agree."""
+    cdef Py_ssize_t n = stop - start, i, j, at = 0
+    cdef int64_t ts, off, size, k, k2, first, base_ts, max_ts, total = 0
+    cdef Py_ssize_t kn = key_data.shape[0], vn = value_data.shape[0], hkn = hkey_data.shape[0]
+    cdef Py_ssize_t hvn = hvalue_data.shape[0], headers = hkey_nulls.shape[0]
+    if start < 0 or n <= 0 or stop >= key_offsets.shape[0] or stop >= value_offsets.shape[0] \
+            or stop > key_nulls.shape[0] or stop > value_nulls.shape[0] or stop > timestamps.shape[0] \
+            or stop > offsets.shape[0] or stop >= header_starts.shape[0] or hkey_offsets.shape[0] != headers + 1 \
+            or hvalue_offsets.shape[0] != headers + 1 or hvalue_nulls.shape[0] != headers:
+        raise ValueError("columns of different lengths, or records outside them")
+    cdef int64_t[::1] sizes = array.clone(INT64_ARRAY, n, False)
+    first, base_ts = offsets[start], timestamps[start]
+    max_ts = base_ts
+    for i in range(start, stop):
+        ts, off = timestamps[i], offsets[i]
+        if ts > max_ts:
+            max_ts = ts
+        if (ts < 0) != (base_ts < 0) and (ts < 0 and ts < INT64_MIN + base_ts
+                                          or ts >= 0 and ts > INT64_MAX + base_ts):
+            return None  # the timestamp delta leaves 64 bits
+        if (off < 0) != (first < 0) or not is_int32(off - first):
+            return None
+        if header_starts[i] < 0 or header_starts[i + 1] < header_starts[i] or header_starts[i + 1] > headers:
+            raise ValueError("header positions outside the header columns")
+        size = 1 + zigzag_size(ts - base_ts) + zigzag_size(off - first) + zigzag_size(header_starts[i + 1]
+                                                                                      - header_starts[i])
+        k = span_size(key_offsets, key_nulls, i, kn)
+        k2 = span_size(value_offsets, value_nulls, i, vn)
+        if k == -2 or k2 == -2:
+            raise ValueError("binary offsets outside their data")
+        size += zigzag_size(k) + max(k, 0) + zigzag_size(k2) + max(k2, 0)
+        for j in range(header_starts[i], header_starts[i + 1]):
+            k = span_size(hkey_offsets, hkey_nulls, j, hkn)
+            if k == -1:
+                return None  # a header key must be a string
+            if k == -2:
+                raise ValueError("binary offsets outside their data")
+            size += zigzag_size(k) + k
+            k = span_size(hvalue_offsets, hvalue_nulls, j, hvn)
+            if k == -2:
+                raise ValueError("binary offsets outside their data")
+            size += zigzag_size(k) + max(k, 0)
+        if size > 2147483647:
+            return None
+        sizes[i - start] = size
+        total += zigzag_size(size) + size
+    out = bytearray(total)
+    cdef uint8_t* p = <uint8_t*><char*>out
+    for i in range(start, stop):
+        p = put_zigzag(p, sizes[i - start])
+        p[0] = 0  # attributes
+        p = put_zigzag(p + 1, timestamps[i] - base_ts)
+        p = put_zigzag(p, offsets[i] - first)
+        p = put_span(p, key_data, key_offsets[i], span_size(key_offsets, key_nulls, i, kn))
+        p = put_span(p, value_data, value_offsets[i], span_size(value_offsets, value_nulls, i, vn))
+        p = put_zigzag(p, header_starts[i + 1] - header_starts[i])
+        for j in range(header_starts[i], header_starts[i + 1]):
+            p = put_span(p, hkey_data, hkey_offsets[j], span_size(hkey_offsets, hkey_nulls, j, hkn))
+            p = put_span(p, hvalue_data, hvalue_offsets[j], span_size(hvalue_offsets, hvalue_nulls, j, hvn))
+    return out, n, first, offsets[stop - 1], base_ts, max_ts
 
 
 cdef inline uint8_t* put_be(uint8_t* p, uint64_t v, int width) noexcept nogil:
