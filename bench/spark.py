@@ -59,6 +59,10 @@ def measure(spark, tmp: Path) -> list[dict]:
     assert logs.count() == parquet.count() == records
     from kafkacodec.pipeline.latest import latest_per_key
     narrow = spark.read.format("kafka-log").schema("topic string, partition int, offset long").load(str(root))
+    import arrow_floor
+    arrow_floor.write_ipc(root, tmp / "ipc")
+    arrow_floor.register(spark)
+    floor = spark.read.format("arrow-floor").load(str(tmp / "ipc"))
     lo = RECORDS_PER_PARTITION // 2
     hi = lo + RECORDS_PER_PARTITION // 100
     ranged = (spark.read.format("kafka-log").option("includeHeaders", "true")
@@ -70,6 +74,8 @@ def measure(spark, tmp: Path) -> list[dict]:
     rows = []
     for workload, job, log_input, parquet_input in (
             ("count()", lambda df: df.count(), logs, parquet),
+            ("count() of the same Arrow batches from IPC files, decoding nothing (Spark's side alone)",
+             lambda df: df.count(), floor, parquet),
             ("count(), a schema without key, value, headers (batch headers alone)", lambda df: df.count(),
              narrow, parquet),
             ("full scan, every column aggregated", lambda df: df.selectExpr(*FULL_SCAN).collect(), logs,
