@@ -269,6 +269,14 @@ cdef inline bint is_int32(int64_t v) noexcept nogil:
     return -2147483648 <= v <= 2147483647
 
 
+cdef inline bint deltas_fit(int64_t ts, int64_t base_ts, int64_t offset, int64_t first) noexcept nogil:
+    """Whether a record's timestamp delta fits 64 bits and its offset delta 32 (offsets of
+    different signs, rare, are left to Python)."""
+    if (ts < 0) != (base_ts < 0) and (ts < 0 and ts < INT64_MIN + base_ts or ts >= 0 and ts > INT64_MAX + base_ts):
+        return False
+    return (offset < 0) == (first < 0) and is_int32(offset - first)
+
+
 cdef inline Py_ssize_t nullable_size(object data) except -2:
     """Encoded bytes of a length-prefixed bytes field (bytes or None); -1 for anything else."""
     if data is None:
@@ -349,11 +357,8 @@ def v2_records(records, object first_offset):
                 first = last
             elif ts > max_ts:
                 max_ts = ts
-            if (ts < 0) != (base_ts < 0) and (ts < 0 and ts < INT64_MIN + base_ts
-                                              or ts >= 0 and ts > INT64_MAX + base_ts):
-                return None  # the timestamp delta leaves 64 bits
-            if (last < 0) != (first < 0) or not is_int32(last - first):
-                return None  # the offset delta leaves 32 bits (or they differ in sign: rare, left to Python)
+            if not deltas_fit(ts, base_ts, last, first):
+                return None
             k = nullable_size(key)
             if k < 0:
                 return None
@@ -448,10 +453,7 @@ def v2_records_of_columns(const int32_t[::1] key_offsets, const uint8_t[::1] key
         ts, off = timestamps[i], offsets[i]
         if ts > max_ts:
             max_ts = ts
-        if (ts < 0) != (base_ts < 0) and (ts < 0 and ts < INT64_MIN + base_ts
-                                          or ts >= 0 and ts > INT64_MAX + base_ts):
-            return None  # the timestamp delta leaves 64 bits
-        if (off < 0) != (first < 0) or not is_int32(off - first):
+        if not deltas_fit(ts, base_ts, off, first):
             return None
         if header_starts[i] < 0 or header_starts[i + 1] < header_starts[i] or header_starts[i + 1] > headers:
             raise ValueError("header positions outside the header columns")
