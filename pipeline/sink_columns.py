@@ -5,6 +5,7 @@ sections are written from Arrow's buffers; without it, only the records become P
 No pyspark import."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -30,6 +31,19 @@ class RowsError(ValueError):
     """Rows that cannot be written; the message says which."""
 
 
+# Kafka's rule for topic names (a partition directory is named after one)
+LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+MAX_PARTITION = 2 ** 31 - 1
+
+
+def _check_names(topic: str, partition: int) -> None:
+    if not LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
+        raise RowsError(f"{topic!r} is not a topic name Kafka accepts (1 to 249 of ASCII letters, digits, "
+                        "'.', '_' and '-', and not '.' or '..')")
+    if not 0 <= partition <= MAX_PARTITION:
+        raise RowsError(f"partition {partition} of {topic!r} is outside 0 to {MAX_PARTITION}")
+
+
 def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
     """The rows of `batches` per (topic, partition), in that order. Rows standing for damaged
     batches (a `corruption` reason, from onCorrupt=report) hold no record and are left out."""
@@ -45,6 +59,8 @@ def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
             raise RowsError(f"a row has no {name}: every row names the topic-partition it goes to")
     keys = table.group_by(["topic", "partition"], use_threads=False).aggregate([]).sort_by(
         [("topic", "ascending"), ("partition", "ascending")])
+    for topic, partition in zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()):
+        _check_names(topic, partition)
     for topic, partition in zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()):
         rows = table if keys.num_rows == 1 else table.filter(
             pc.and_(pc.equal(table["topic"], topic), pc.equal(table["partition"], partition)))

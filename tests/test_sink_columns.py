@@ -118,11 +118,16 @@ def test_timestamps_nulls_and_damaged_rows(tmp_path):
     assert got == [5, -1, 7]
 
 
-def test_a_row_without_its_partition_is_refused_by_name(tmp_path):
-    table = pa.table({"value": [b"a", b"b"], "topic": ["t", "t"], "partition": pa.array([0, None], pa.int32())})
-    with pytest.raises(ValueError, match="a row has no partition"):
-        write(table, tmp_path / "out")
-    assert not any((tmp_path / "out").glob("t-*"))
+@pytest.mark.parametrize("topic,partition,message", [
+    ("t", None, "a row has no partition"), ("../../escape", 0, "not a topic name Kafka accepts"),
+    ("a/b", 0, "not a topic name Kafka accepts"), ("..", 0, "not a topic name"), ("x" * 250, 0, "not a topic name"),
+    ("t", -1, "partition -1 of 't' is outside 0 to 2147483647")])
+def test_rows_that_name_no_partition_directory_kafka_would_make_are_refused(tmp_path, topic, partition, message):
+    table = pa.table({"value": [b"a", b"b"], "topic": ["t", topic],
+                      "partition": pa.array([0, partition], pa.int64())})
+    with pytest.raises(ValueError, match=message):
+        write(table, tmp_path / "logs" / "out")
+    assert [p.name for p in tmp_path.rglob("*") if p.name.endswith(("-0", "-1"))] == []
 
 
 def test_jobs_writing_one_log_dir_commit_in_turn(tmp_path):
