@@ -34,6 +34,24 @@ class RowsError(ValueError):
 # Kafka's rule for topic names (a partition directory is named after one)
 LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 MAX_PARTITION = 2 ** 31 - 1
+UNITS_PER_MS = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}  # 0: seconds, multiplied instead
+BYTES = ("key", "value")  # binary columns; strings are taken as their UTF-8 bytes, as Spark's Kafka sink takes them
+
+
+def _plain_types(table: pa.Table) -> pa.Table:
+    """Dictionary columns decoded, and key and value as binary."""
+    for i, name in enumerate(table.column_names):
+        column = table[name]
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        if name in BYTES and column.type != pa.binary():
+            if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+                    or pa.types.is_large_binary(column.type) or pa.types.is_null(column.type)):
+                raise RowsError(f"the {name} column is {column.type}: give binary or string")
+            column = column.cast(pa.binary())
+        if column is not table[name]:
+            table = table.set_column(i, name, column)
+    return table
 
 
 def _check_names(topic: str, partition: int) -> None:
@@ -49,7 +67,7 @@ def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
     batches (a `corruption` reason, from onCorrupt=report) hold no record and are left out."""
     if not batches or not sum(b.num_rows for b in batches):
         return
-    table = pa.Table.from_batches(batches)
+    table = _plain_types(pa.Table.from_batches(batches))
     if "corruption" in table.column_names:
         reason = table["corruption"]
         if reason.null_count < len(reason):
@@ -70,8 +88,15 @@ def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
             numbered = pa.array(np.arange(rows.num_rows, dtype=np.int64))
             rows = rows.drop_columns(["offset"]) if offsets is not None else rows
             rows = rows.append_column("offset", numbered)
-        elif np.any(np.diff(offsets.to_numpy()) < 0):  # Spark's rows most often come in order
-            rows = rows.take(pc.sort_indices(offsets))  # a stable sort: equal offsets keep their order
+        else:
+            if np.any(np.diff(offsets.to_numpy()) < 0):  # Spark's rows most often come in order
+                rows = rows.take(pc.sort_indices(offsets))
+            repeated = np.flatnonzero(np.diff(rows["offset"].to_numpy()) == 0)  # a batch's offsets must rise
+            if len(repeated):
+                raise RowsError(f"{topic}-{partition}: offset {rows['offset'][int(repeated[0])].as_py()} is given "
+                                "to more than one row")
+        if "headers" in rows.column_names and rows["headers"].combine_chunks().flatten().null_count:
+            raise RowsError(f"{topic}-{partition}: a row has a null header (a header is a key and a value)")
         yield PartitionRows(topic, int(partition), rows, assigned)
 
 
@@ -80,7 +105,7 @@ def _filled(table: pa.Table, name: str, default, dtype) -> np.ndarray:
         return np.full(table.num_rows, default, dtype)
     column = table[name]
     if pa.types.is_timestamp(column.type):
-        column = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64())
+        column = column.cast(pa.int64())  # in the column's own unit
     return column.fill_null(default).to_numpy().astype(dtype, copy=False)
 
 
@@ -106,7 +131,9 @@ def timestamps_ms(rows: pa.Table) -> np.ndarray:
     """Each record's timestamp in milliseconds (-1 when absent): a timestamp column floored to
     milliseconds as Spark's unix_millis floors, or a column of longs taken as milliseconds."""
     if "timestamp" in rows.column_names and pa.types.is_timestamp(rows["timestamp"].type):
-        millis = np.floor_divide(_filled(rows, "timestamp", 0, np.int64), 1000)
+        ticks = _filled(rows, "timestamp", 0, np.int64)
+        per_ms = UNITS_PER_MS[rows["timestamp"].type.unit]
+        millis = ticks * 1000 if per_ms == 0 else np.floor_divide(ticks, per_ms)
         millis[rows["timestamp"].is_null().to_numpy(zero_copy_only=False)] = -1
         return millis
     return _filled(rows, "timestamp", -1, np.int64)
@@ -157,8 +184,10 @@ def column_arrays(rows: pa.Table, millis: np.ndarray) -> list | None:
     hkey, hvalue = _binary(None, 0, pa.string()), _binary(None, 0)
     if "headers" in names:
         column = rows["headers"].combine_chunks()
-        if column.type != pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])):
-            return None
+        item = column.type.value_type if pa.types.is_list(column.type) else None
+        if item is None or not pa.types.is_struct(item) or \
+                [(f.name, f.type) for f in item] != [("key", pa.string()), ("value", pa.binary())]:
+            return None  # whatever its fields' nullability, Spark's header type is this one
         np.cumsum(column.value_lengths().fill_null(0).to_numpy(), out=header_starts[1:])
         items = column.flatten()
         hkey, hvalue = _binary(items.field("key"), len(items), pa.string()), _binary(items.field("value"), len(items))

@@ -2,8 +2,8 @@
 """Compiled kernels of the facade (kafkacodec.records), built when a C compiler is present: plain
 v0/v1 messages read straight into records (their Python twins are in kafkacodec.plain_legacy),
 and v2 records sections (from records, or from columns as Arrow holds them) and v0/v1 entries
-written from records (else the generated writers write them). Each does only what is regular and leaves the rest to the Python code, which names what is
-wrong."""
+written from records (else the generated writers write them). Each does only what is regular
+and leaves the rest to the Python code, which names what is wrong."""
 from cpython cimport array
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_1BYTE_DATA, PyUnicode_GET_LENGTH

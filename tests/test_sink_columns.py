@@ -157,3 +157,35 @@ def test_jobs_writing_one_log_dir_commit_in_turn(tmp_path):
         got = [r.value for _, r in partition_records(logdir.open_partition(root / f"{name}-0"))]
         assert got == tables[name]["value"].to_pylist()
     assert not (root / "_temporary").exists()
+
+
+HEADERS = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+
+
+@pytest.mark.parametrize("columns,message", [
+    ({"offset": pa.array([0, 1, 1, 2], pa.int64())}, "t-0: offset 1 is given to more than one row"),
+    ({"headers": pa.array([[None], [], [], []], HEADERS)}, "t-0: a row has a null header"),
+    ({"value": pa.array([1, 2, 3, 4], pa.int32())}, "the value column is int32: give binary or string")])
+def test_rows_a_batch_cannot_hold_are_refused_before_anything_is_written(tmp_path, columns, message):
+    table = pa.table({"value": [b"a", b"b", b"c", b"d"], "topic": ["t"] * 4, "partition": [0] * 4})
+    for name, column in columns.items():
+        table = table.drop_columns([name]) if name in table.column_names else table
+        table = table.append_column(name, column)
+    with pytest.raises(ValueError, match=message):
+        write(table, tmp_path / "out")
+    assert not (tmp_path / "out" / "t-0").exists()
+
+
+def test_strings_dictionaries_and_timestamp_units_are_taken_as_spark_would_give_them(tmp_path):
+    """String keys and values as their UTF-8 bytes (as Spark's Kafka sink takes them), dictionary
+    topics as their values, timestamps of any unit floored to milliseconds."""
+    units = {"s": [-1, 2], "ms": [None, 2 ** 62], "ns": [-1, 5_999_999]}
+    for unit, stamps in units.items():
+        table = pa.table({"key": pa.array(["ké", None]), "value": pa.array(["v", "w"], pa.large_string()),
+                          "topic": pa.array(["t", "t"]).dictionary_encode(), "partition": [0, 0],
+                          "timestamp": pa.array(stamps, pa.timestamp(unit))})
+        write(table, tmp_path / unit)
+        part = logdir.open_partition(tmp_path / unit / "t-0")
+        got = [(r.key, r.value, r.timestamp) for _, r in partition_records(part)]
+        millis = {"s": [-1000, 2000], "ms": [-1, 2 ** 62], "ns": [-1, 5]}[unit]
+        assert got == [("ké".encode(), b"v", millis[0]), (None, b"w", millis[1])], unit

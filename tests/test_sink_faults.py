@@ -92,7 +92,8 @@ def check(work: Path, _output: str) -> str | None:
             scan = scan_file(seg.log)
             if not scan.is_valid:
                 return f"{seg.log}: {scan.error}"
-            if list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) != rebuild(scan.batches, seg.base_offset)[0]:
+            built, _ = rebuild(scan.batches, seg.base_offset)
+            if list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) != built:
                 return f"{seg.index} is not the index of its segment"
     if now == after and len(logdir.open_partition(out / "t-0").segments) != 2:
         return "the tasks' segments of t-0 were not joined"
