@@ -102,7 +102,7 @@ def _partition(fs, path: str, topic: str, partition: int, skipped: list,
 #   Aiven's tiered-storage-for-apache-kafka: <prefix><topic>-<topic id>/<partition>/<20-digit offset>-<id>.log
 #     beside .indexes (the indexes packed into one object) and .rsm-manifest (JSON: compression, encryption)
 _UUID = r"[A-Za-z0-9_-]{22}"
-_TOPIC = r"[A-Za-z0-9._-]+"  # Kafka's legal topic characters
+_TOPIC = names.TOPIC_CHARS + "+"
 _REMOTE_FILE = re.compile(rf"^(?P<offset>[0-9]+)-(?P<id>{_UUID})(?P<suffix>\.[a-z_-]+)$")
 _PARTITION_ID_DIR = re.compile(rf"^(?P<topic>{_TOPIC})-(?P<partition>[0-9]+)-(?P<id>{_UUID})$")
 _TOPIC_ID_DIR = re.compile(rf"^(?P<topic>{_TOPIC})-(?P<id>{_UUID})$")

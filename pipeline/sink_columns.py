@@ -5,7 +5,6 @@ sections are written from Arrow's buffers; without it, only the records become P
 No pyspark import."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -15,6 +14,7 @@ import pyarrow.compute as pc
 
 from kafkacodec.records import EncodedRecords
 from kafkacodec.runtime import kernels
+from kafkacodec.storage.names import is_legal_topic
 
 _of_columns = None if kernels.facade is None else kernels.facade.v2_records_of_columns
 
@@ -31,8 +31,6 @@ class RowsError(ValueError):
     """Rows that cannot be written; the message says which."""
 
 
-# Kafka's rule for topic names (a partition directory is named after one)
-LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 MAX_PARTITION = 2 ** 31 - 1
 UNITS_PER_MS = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}  # 0: seconds, multiplied instead
 BYTES = ("key", "value")  # binary columns; strings are taken as their UTF-8 bytes, as Spark's Kafka sink takes them
@@ -55,7 +53,7 @@ def _plain_types(table: pa.Table) -> pa.Table:
 
 
 def _check_names(topic: str, partition: int) -> None:
-    if not LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
+    if not is_legal_topic(topic):  # a partition directory is named after it
         raise RowsError(f"{topic!r} is not a topic name Kafka accepts (1 to 249 of ASCII letters, digits, "
                         "'.', '_' and '-', and not '.' or '..')")
     if not 0 <= partition <= MAX_PARTITION:
@@ -77,9 +75,10 @@ def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
             raise RowsError(f"a row has no {name}: every row names the topic-partition it goes to")
     keys = table.group_by(["topic", "partition"], use_threads=False).aggregate([]).sort_by(
         [("topic", "ascending"), ("partition", "ascending")])
-    for topic, partition in zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()):
+    named = list(zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()))
+    for topic, partition in named:  # all checked before the first partition is written
         _check_names(topic, partition)
-    for topic, partition in zip(keys["topic"].to_pylist(), keys["partition"].to_pylist()):
+    for topic, partition in named:
         rows = table if keys.num_rows == 1 else table.filter(
             pc.and_(pc.equal(table["topic"], topic), pc.equal(table["partition"], partition)))
         offsets = rows["offset"] if "offset" in rows.column_names else None

@@ -9,6 +9,9 @@ LOG, INDEX, TIME_INDEX, TXN_INDEX, SNAPSHOT = ".log", ".index", ".timeindex", ".
 # Suffixes of files in flight: deletion pending, cleaner output being built, ready to swap in.
 TRANSIENT_SUFFIXES = (".deleted", ".cleaned", ".swap")
 
+TOPIC_CHARS = r"[A-Za-z0-9._-]"  # the characters Kafka allows in a topic name
+MAX_TOPIC_LENGTH = 249
+
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _MARKED_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)\.(?P<uuid>[0-9a-f]{32})-(?P<kind>delete|future|stray)$")
 
@@ -124,3 +127,8 @@ def kraft_snapshot_id(file_name: str) -> tuple[int, int] | None:
     snapshots being written (`.checkpoint.part`) or deleted (`.checkpoint.deleted`)."""
     m = _KRAFT_SNAPSHOT.match(file_name)
     return (int(m["offset"]), int(m["epoch"])) if m else None
+
+
+def is_legal_topic(name: str) -> bool:
+    """Whether Kafka accepts `name` as a topic: 1 to 249 of its characters, and not '.' or '..'."""
+    return re.fullmatch(rf"{TOPIC_CHARS}{{1,{MAX_TOPIC_LENGTH}}}", name) is not None and name not in (".", "..")
