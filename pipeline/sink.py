@@ -104,7 +104,10 @@ class KafkaLogWriter(DataSourceArrowWriter):
                 self._check(root, by_tp)
                 self._publish(root, by_tp)
         except BaseException:
-            self.abort(messages)
+            try:
+                self.abort(messages)
+            except Exception:  # the commit's own failure is the one to report (a read-only disk fails both)
+                pass
             raise
         self._remove_job_dir()
 

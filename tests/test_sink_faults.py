@@ -120,3 +120,24 @@ def test_a_commit_on_a_full_disk_fails_and_leaves_the_log_dir_as_it_was(tmp_path
         assert done.returncode != 0 and b"no space left" in done.stderr.lower(), done.stderr.decode()[-2000:]
         assert records(work / "out" / "t-0") == before and not (work / "out" / "u-1").exists()
         assert not (work / "out" / ".kafkacodec-clean").exists()
+
+
+@pytest.mark.skipif(not faults.can_mount(), reason="needs root to mount a tmpfs")
+def test_a_commit_on_a_read_only_disk_says_so_and_leaves_the_log_dir_as_it_was(tmp_path):
+    with faults.tmpfs(tmp_path / "disk", "8m") as disk:
+        work = disk / "work"
+        work.mkdir()
+        prepare(work)
+        before = records(work / "out" / "t-0")
+        faults.remount(disk, "ro")
+        try:
+            done = faults.run([sys.executable, "-c", COMMIT, "{work}"], work)
+        finally:
+            faults.remount(disk, "rw")
+        said = done.stderr.decode()
+        # the error raised is the commit's own (taking the log dir's lock), not the cleanup's after it
+        assert done.returncode != 0 and said.strip().splitlines()[-1].endswith(
+            ".kafkacodec.lock: the file system is read-only"), said[-2000:]
+        assert "During handling of the above exception" not in said
+        assert records(work / "out" / "t-0") == before and not (work / "out" / "u-1").exists()
+
