@@ -2,18 +2,38 @@
 PY      := .venv/bin/python
 PIP     := .venv/bin/pip
 KC      := .venv/bin/kafkacodec
-STAMP   := .venv/.installed
-NODE_STAMP := node_modules/.installed
+# what is installed in .venv: the package with its runtime dependencies (make install), then the
+# extras that some targets need on top (each once; pip rebuilds nothing that is up to date)
+STAMP       := .venv/.installed
+SPARK_STAMP := .venv/.installed-spark
+TEST_STAMP  := .venv/.installed-test
+BENCH_STAMP := .venv/.installed-bench
+NODE_STAMP  := node_modules/.installed
 
 .PHONY: install browser generate check test test-cluster run bench docs wheels clean
 
+# the package and its runtime dependencies, as `pip install kafkacodec` gives a user (no pyarrow,
+# pyspark or test tools): the command is .venv/bin/kafkacodec
 install: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py runtime/_kernels.pyx runtime/_facade.pyx runtime/_fastread.pxd $(wildcard generated/_c_*.pyx)
 	test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel
-	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q -e .
 	touch $(STAMP)
+
+# the extras, on top of the package: reinstalled when pyproject.toml changes, not when a .pyx does
+$(SPARK_STAMP): pyproject.toml | $(STAMP)
+	$(PIP) install -q -e '.[spark]'
+	touch $(SPARK_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(STAMP)
+	$(PIP) install -q -e '.[test]'
+	touch $(TEST_STAMP)
+
+$(BENCH_STAMP): pyproject.toml | $(TEST_STAMP)
+	$(PIP) install -q -e '.[bench]'
+	touch $(BENCH_STAMP)
 
 $(NODE_STAMP): package.json
 	npm install --no-audit --no-fund --silent
@@ -39,17 +59,18 @@ PURE_TESTS := tests/test_columnar.py tests/test_sink_columns.py tests/test_kerne
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
-test: install $(NODE_STAMP) browser
+test: $(TEST_STAMP) $(NODE_STAMP) browser
 	$(KC) generate --check
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark"
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)
 
 # the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
 # recipe for a cluster on a standalone master and two workers (tests/test_spark_cluster.py)
-test-cluster: install
+test-cluster: $(TEST_STAMP)
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
 
-run: install
+# export goes through Spark: the spark extra (pyspark, pyarrow, pandas; Java 17 must be there)
+run: $(SPARK_STAMP)
 	$(KC) generate
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
@@ -59,8 +80,7 @@ run: install
 	$(KC) metadata build/sample-controller
 	$(KC) metadata build/sample-controller --history orders-0
 
-bench: install $(NODE_STAMP)
-	$(PIP) install -q -e '.[bench]'
+bench: $(BENCH_STAMP) $(NODE_STAMP)
 	$(PY) bench/run.py
 
 # both wheels (compiled kernels, and pure with KAFKACODEC_PURE=1) in fresh venvs
