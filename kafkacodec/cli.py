@@ -34,6 +34,17 @@ class _Main(click.Group):
             message = os_problem(err.filename, err) if err.filename is not None else err.strerror or err
             click.echo(f"error: {message}", err=True)
             ctx.exit(2)
+        except ModuleNotFoundError as err:  # a command that needs an extra a plain install lacks
+            top = (err.name or "").split(".")[0]
+            if top not in _EXTRA_OF:
+                raise
+            click.echo(f"error: {ctx.invoked_subcommand} needs {top}, which is not installed: "
+                       f"pip install 'kafkacodec[{_EXTRA_OF[top]}]'", err=True)
+            ctx.exit(2)
+
+
+# the optional dependencies, by the extra of pyproject.toml that installs them
+_EXTRA_OF = {"pyarrow": "columnar", "pyspark": "spark", "pandas": "spark"}
 
 
 @click.group(cls=_Main)
