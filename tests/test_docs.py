@@ -120,6 +120,28 @@ def test_generate_check_fails_on_a_stale_page(tmp_path):
     assert "-Sparse table" in run.stdout and "+Sparse map" in run.stdout and "make generate" in run.stderr
 
 
+MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def relative_links(page: Path) -> list[str]:
+    """The page's Markdown links and images that point into the checkout (no scheme, no bare anchor)."""
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    return [href for href in MD_LINK.findall(text) if not urlparse(href).scheme and not href.startswith("#")]
+
+
+def test_every_page_links_only_to_files_of_the_checkout():
+    """Read in the checkout or on a forge, as well as in the built site: a link to a page that only
+    the site has (the command reference) leads nowhere there."""
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    for page in pages:
+        for href in relative_links(page):
+            target = (page.parent / unquote(urlparse(href).path)).resolve()
+            assert target.exists(), (str(page.relative_to(ROOT)), href)
+    linked = {(ROOT / "docs" / h).resolve() for h in relative_links(ROOT / "docs" / "index.md")}
+    for recipe in sorted((ROOT / "docs" / "recipes").glob("*.md")):
+        assert recipe.resolve() in linked, f"docs/index.md does not link {recipe.name}"
+
+
 class Links(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -153,7 +175,7 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     # every Markdown page, the command reference made from the commands, and the home page at the root
     assert len(pages) == len(hand_written) + 2
     home = (site / "index.html").read_text().split("<main>")[1]
-    assert home.count('href="docs/recipes/') == 4 and "refresh" not in home  # a real page, not a redirect
+    assert home.count('href="docs/recipes/') == 5 and "refresh" not in home  # a real page, not a redirect
     reference = (site / "docs" / "commands.html").read_text()
     from kafkacodec.cli import main
     assert all(f"kafkacodec {name}</code></h2>" in reference for name in main.commands)
