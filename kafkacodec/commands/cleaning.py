@@ -66,6 +66,8 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
         _usage("--keep-old goes with --apply --in-place")
     now = int(time.time() * 1000) if now_ms is None else now_ms
     root = log_root(path)
+    if in_place:  # partitions are replaced in `root`, where they really are: by their names there
+        path = Path(os.path.realpath(path))
     if keep_old is not None:
         _check_keep_old(keep_old, root)
     job = _Job(path, policy, now, skip_corrupt, dict(
@@ -133,11 +135,11 @@ class _Job:
                 due = deletions(part, RetentionConfig(*self.options["retention"]), self.now, facts_of) \
                     if deleting else []
                 self._retention_rows(part, due)
-                self.notes += [f"read past (retention, the segment is kept as it is): {s.describe()}" for s in skipped]
+                gone = {d.facts.segment.log for d in due}  # damage in kept segments is reported where it is left out
+                self.notes += [f"read past (its segment goes by retention): {s.describe()}" for s in skipped
+                               if s.log in gone]
                 if not compacting:
-                    if pub is not None and (due or not pub.in_place):
-                        copy_without(part, due, pub.new)
-                        changed.append(part.path.name)
+                    self._retain(part, due, pub, changed)
                     continue
                 source, scratch = part, None
                 if due:  # retention first, then the cleaner over what is left
@@ -172,6 +174,22 @@ class _Job:
             self.out = pub.target
             for line in pub.publish(changed, files):
                 self.notes.append(line)
+
+    def _retain(self, part, due, pub, changed: list[str]) -> None:
+        """Policy delete: the kept segments read in full, their damage refused or (skip_corrupt) left
+        out of the copy and kept beside it; the copy written when there is a publication."""
+        from ..storage.retained import copy_retained
+
+        writing = pub is not None and (due or not pub.in_place)
+        r = copy_retained(part, due, pub.new if writing else None, self.skip_corrupt)
+        if pub is not None and r.skipped and not writing:  # in place, nothing due: the damage alone changes it
+            writing, r = True, copy_retained(part, due, pub.new, self.skip_corrupt)
+        if writing:
+            changed.append(part.path.name)
+        for s, kept in zip(r.skipped, r.kept_files):
+            self.notes.append(f"skipped: {s.describe()}; kept in {pub.target / part.path.name / kept.name}")
+        self.notes += [f"would skip: {s.describe()}" for s in r.skipped[len(r.kept_files):]]
+        self.totals[0] += r.skipped_bytes
 
     def _compact(self, part, checkpoint, out):
         from ..storage.compaction import CompactionConfig, compact
