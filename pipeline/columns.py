@@ -12,12 +12,33 @@ OURS_DDL = ("magic int, compression string, producerId long, producerEpoch int, 
             "corruption string")
 
 HEADER_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+TIMESTAMP = pa.timestamp("us", tz="UTC")
 _KAFKA = [("key", pa.binary()), ("value", pa.binary()), ("topic", pa.string()), ("partition", pa.int32()),
-          ("offset", pa.int64()), ("timestamp", pa.timestamp("us", tz="UTC")), ("timestampType", pa.int32())]
+          ("offset", pa.int64()), ("timestamp", TIMESTAMP), ("timestampType", pa.int32())]
 _OURS = [("magic", pa.int32()), ("compression", pa.string()), ("producerId", pa.int64()),
          ("producerEpoch", pa.int32()), ("sequence", pa.int32()), ("isTransactional", pa.bool_()),
          ("isControl", pa.bool_()), ("crcValid", pa.bool_()), ("segment", pa.string()), ("position", pa.int64()),
          ("corruption", pa.string())]
+
+
+# Spark's timestamps hold the years 1 to 9999: a record's milliseconds outside them (a producer may
+# write any long; 2^62 would not even fit in microseconds) are no time Spark can hold, and are NULL
+EARLIEST_MS, LATEST_MS = -62_135_596_800_000, 253_402_300_799_999
+
+
+def timestamps(millis) -> pa.Array:
+    """Records' milliseconds (a list, None for none, or an int64 array) as Spark's timestamps:
+    microseconds, NULL where Spark can hold no such time."""
+    ms = pa.array(millis, pa.int64()) if not isinstance(millis, pa.Array) else millis
+    values = ms.fill_null(0).to_numpy(zero_copy_only=False)
+    missing = ms.is_null().to_numpy(zero_copy_only=False) | (values < EARLIEST_MS) | (values > LATEST_MS)
+    micros = np.where(missing, 0, values) * 1000
+    return pa.array(micros, TIMESTAMP, mask=missing if missing.any() else None)
+
+
+def timestamp_micros(ms: int | None) -> int | None:
+    """One timestamp as `timestamps` gives it."""
+    return None if ms is None or not EARLIEST_MS <= ms <= LATEST_MS else ms * 1000
 
 
 def ddl(include_headers: bool) -> str:
@@ -95,13 +116,12 @@ class ColumnBuilder:
     def flush(self) -> pa.RecordBatch:
         n = len(self)
         c = self.cols
-        ts = pa.array(c["timestamp"], pa.int64())
         arrays = {
             "key": pa.array(c["key"], pa.binary()), "value": pa.array(c["value"], pa.binary()),
             "topic": pa.array([self.topic] * n, pa.string()),
             "partition": pa.array([self.partition] * n, pa.int32()),
             "offset": pa.array(c["offset"], pa.int64()),
-            "timestamp": pa.compute.multiply(ts, 1000).cast(pa.timestamp("us", tz="UTC")),
+            "timestamp": timestamps(c["timestamp"]),
             "timestampType": pa.array(c["timestampType"], pa.int32()),
             "segment": pa.array([self.segment] * n, pa.string()),
         }
@@ -116,7 +136,6 @@ class ColumnBuilder:
 
 
 INT32_MAX = 2 ** 31 - 1
-TIMESTAMP = pa.timestamp("us", tz="UTC")
 
 
 def batch_from_columns(cols, batches: list, schema: pa.Schema, topic: str, partition: int, segment: str,
@@ -144,7 +163,7 @@ def batch_from_columns(cols, batches: list, schema: pa.Schema, topic: str, parti
         "topic": pa.repeat(pa.scalar(topic, pa.string()), n),
         "partition": pa.repeat(pa.scalar(partition, pa.int32()), n),
         "offset": pa.array(cols.offset, pa.int64()),
-        "timestamp": pa.array(cols.timestamp * 1000, pa.int64()).cast(TIMESTAMP),
+        "timestamp": timestamps(pa.array(cols.timestamp, pa.int64())),
         "timestampType": per_batch([int(e.timestamp_type) for e in entries], pa.int32()),
         "magic": pa.repeat(pa.scalar(2, pa.int32()), n),
         "compression": pa.DictionaryArray.from_arrays(

@@ -14,6 +14,7 @@ from kafkacodec.storage import verify
 from kafkacodec.storage.internal import CONSUMER_OFFSETS_TOPIC, committed_offsets
 from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
 
+from .columns import timestamp_micros
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range
 from .plan import log_end_offset, read_aborted, read_indexes
 
@@ -90,13 +91,9 @@ class SegmentsReader(DataSourceReader):
             problems.append(str(err))
             aborted = None
         last = scan.batches[-1].last_offset if scan.batches else None
-
-        def ts(v):
-            return None if v is None else v * 1000
-
         row = [topic, number, seg.base_offset, seg.log, seg.size, len(scan.batches), records, first, last,
-               ts(lo), ts(hi), scan.valid_bytes, scan.truncated_bytes, None if scan.error is None else str(scan.error),
-               len(offsets), len(times), aborted, "; ".join(problems) or None]
+               timestamp_micros(lo), timestamp_micros(hi), scan.valid_bytes, scan.truncated_bytes,
+               None if scan.error is None else str(scan.error), len(offsets), len(times), aborted, "; ".join(problems) or None]
         yield rows_batch(SEGMENTS_DDL, [row])
 
 
@@ -168,13 +165,10 @@ class ConsumerOffsetsReader(DataSourceReader):
         rows = []
         for (group, topic, number), c in sorted(committed_offsets(records()).items()):
             end = log_end_offset(self.uri, ends[(topic, number)]) if (topic, number) in ends else None
-
-            def micros(ms):
-                return None if ms is None or ms < 0 else ms * 1000
-
-            rows.append([group, topic, number, c.offset, c.leader_epoch, c.metadata, micros(c.commit_timestamp),
-                         micros(c.expire_timestamp), end, None if end is None else max(0, end - c.offset),
-                         partition.value, c.record_offset])
+            commit, expire = (None if ms is None or ms < 0 else timestamp_micros(ms)
+                              for ms in (c.commit_timestamp, c.expire_timestamp))
+            rows.append([group, topic, number, c.offset, c.leader_epoch, c.metadata, commit, expire, end,
+                         None if end is None else max(0, end - c.offset), partition.value, c.record_offset])
         if rows:
             yield rows_batch(OFFSETS_DDL, rows)
 

@@ -140,3 +140,36 @@ def test_a_slice_read_in_windows_of_whole_batches_gives_the_rows_of_one_read(sam
                   for r in b.to_pylist()]
         order = (lambda r: (r["position"], -1 if r["offset"] is None else r["offset"]))  # a task's rows are a set
         assert sorted(pieces, key=order) == sorted(once, key=order)
+
+
+def read_all(path, **options) -> list[dict]:
+    """Every row the kafka-log reader gives for `path`, as Spark's tasks would produce them."""
+    from kafkacodec.pipeline.source import KafkaLogReader
+    reader = KafkaLogReader(parse_options({"path": str(path), **options}))
+    return [r for p in reader.partitions() for b in reader.read(p) for r in b.to_pylist()]
+
+
+def test_timestamps_spark_cannot_hold_are_null_and_the_others_exact(tmp_path):
+    """A producer may write any long as a timestamp (librdkafka's and kafka-python's edge cases
+    write 2^62): Spark holds the years 1 to 9999, so a record outside them reads NULL, in whole
+    batches (read by columns), in batches cut by an offset bound (read record by record), and in
+    the segments table, whose min and max timestamps were 2^62 * 1000 microseconds before."""
+    import datetime as dt
+
+    from kafkacodec.pipeline.tables import SegmentsReader
+    from kafkacodec.storage.writer import PartitionWriter
+
+    earliest, latest = -62_135_596_800_000, 253_402_300_799_999  # 0001-01-01, 9999-12-31 23:59:59.999
+    stamps = [1_700_000_000_000, 2 ** 62, latest, latest + 1, earliest, earliest - 1, -(2 ** 62)]
+    with PartitionWriter(tmp_path / "far-0") as w:
+        w.append([{"key": b"k", "value": b"%d" % i, "timestamp": t} for i, t in enumerate(stamps)])
+    utc = dt.timezone.utc
+    want = [dt.datetime.fromtimestamp(1_700_000_000, utc), None, dt.datetime(9999, 12, 31, 23, 59, 59, 999000, utc),
+            None, dt.datetime(1, 1, 1, tzinfo=utc), None, None]
+    assert [r["timestamp"] for r in read_all(tmp_path / "far-0")] == want
+    cut = read_all(tmp_path / "far-0", startingOffsets='{"far": {"0": 1}}', endingOffsets='{"far": {"0": 6}}')
+    assert [r["timestamp"] for r in cut] == want[1:6]
+    segments = SegmentsReader(str(tmp_path / "far-0"))
+    (row,) = [r for p in segments.partitions() for b in segments.read(p) for r in b.to_pylist()]
+    # the table's smallest is of the batch's first and largest timestamps (1_700_000_000_000 and 2^62)
+    assert (row["minTimestamp"], row["maxTimestamp"], row["records"]) == (want[0], None, len(stamps))

@@ -384,3 +384,25 @@ def test_a_partition_written_by_many_tasks_gets_the_segments_one_writer_gives(sp
             assert list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) == want
         assert [r.offset for _, r in partition_records(part)] == list(range(4000))
         assert all(r.ok for r in verify_partition(part))
+
+
+def test_export_of_timestamps_spark_cannot_hold(spark, tmp_path):
+    """A partition whose largest timestamp is 2^62 (valid bytes; librdkafka's and kafka-python's
+    edge cases write them): export writes every row, the timestamp NULL where Spark can hold no
+    such time, and the segments table it summarises from says NULL too (it failed the export)."""
+    import datetime as dt
+
+    import pyarrow.parquet as pq
+
+    from kafkacodec.pipeline.export import export
+    from kafkacodec.storage.writer import PartitionWriter
+    root, out = tmp_path / "logs", tmp_path / "table"
+    with PartitionWriter(root / "far-0") as w:
+        w.append([{"key": b"a", "value": b"now", "timestamp": 1_700_000_000_000},
+                  {"key": b"b", "value": b"far", "timestamp": 2 ** 62}])
+    summary = export(spark, str(root), str(out))
+    assert summary.topics == [("far", 1, 2, (root / "far-0" / "00000000000000000000.log").stat().st_size)]
+    rows = {r["value"]: r["timestamp"] for r in pq.read_table(out).to_pylist()}
+    assert rows == {b"now": dt.datetime.fromtimestamp(1_700_000_000, dt.timezone.utc), b"far": None}
+    (segment,) = spark.read.format("kafka-log-segments").load(str(root)).collect()
+    assert segment["maxTimestamp"] is None and segment["records"] == 2
