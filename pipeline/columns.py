@@ -24,21 +24,22 @@ _OURS = [("magic", pa.int32()), ("compression", pa.string()), ("producerId", pa.
 # Spark's timestamps hold the years 1 to 9999: a record's milliseconds outside them (a producer may
 # write any long; 2^62 would not even fit in microseconds) are no time Spark can hold, and are NULL
 EARLIEST_MS, LATEST_MS = -62_135_596_800_000, 253_402_300_799_999
+NO_TIMESTAMP = -1  # Kafka's "no timestamp": every v0 message's, and a producer's that gave none
 
 
 def timestamps(millis) -> pa.Array:
     """Records' milliseconds (a list, None for none, or an int64 array) as Spark's timestamps:
-    microseconds, NULL where Spark can hold no such time."""
+    microseconds, NULL for no timestamp and where Spark can hold no such time."""
     ms = pa.array(millis, pa.int64()) if not isinstance(millis, pa.Array) else millis
-    values = ms.fill_null(0).to_numpy(zero_copy_only=False)
-    missing = ms.is_null().to_numpy(zero_copy_only=False) | (values < EARLIEST_MS) | (values > LATEST_MS)
+    values = ms.fill_null(NO_TIMESTAMP).to_numpy(zero_copy_only=False)
+    missing = (values == NO_TIMESTAMP) | (values < EARLIEST_MS) | (values > LATEST_MS)
     micros = np.where(missing, 0, values) * 1000
     return pa.array(micros, TIMESTAMP, mask=missing if missing.any() else None)
 
 
 def timestamp_micros(ms: int | None) -> int | None:
     """One timestamp as `timestamps` gives it."""
-    return None if ms is None or not EARLIEST_MS <= ms <= LATEST_MS else ms * 1000
+    return None if ms is None or ms == NO_TIMESTAMP or not EARLIEST_MS <= ms <= LATEST_MS else ms * 1000
 
 
 def ddl(include_headers: bool) -> str:

@@ -173,3 +173,28 @@ def test_timestamps_spark_cannot_hold_are_null_and_the_others_exact(tmp_path):
     (row,) = [r for p in segments.partitions() for b in segments.read(p) for r in b.to_pylist()]
     # the table's smallest is of the batch's first and largest timestamps (1_700_000_000_000 and 2^62)
     assert (row["minTimestamp"], row["maxTimestamp"], row["records"]) == (want[0], None, len(stamps))
+
+
+def test_a_record_without_a_timestamp_reads_null(tmp_path):
+    """v0 messages have no timestamp (Kafka reports -1): NULL, not 1969-12-31 23:59:59.999, for
+    librdkafka's v0 messages as its mock broker stored them, and for v1 and v2 records written
+    without one; their neighbours keep theirs."""
+    from pathlib import Path
+
+    from kafkacodec import write_batch
+    from kafkacodec.records import Record
+
+    fixtures = Path(__file__).parent / "fixtures" / "librdkafka"
+    (tmp_path / "old-0").mkdir()
+    (tmp_path / "old-0" / "00000000000000000000.log").write_bytes((fixtures / "v0_none.bin").read_bytes())
+    rows = read_all(tmp_path / "old-0")
+    assert len(rows) == 12 and {r["magic"] for r in rows} == {0}
+    assert [(r["timestamp"], r["timestampType"]) for r in rows] == [(None, -1)] * 12
+    (tmp_path / "new-0").mkdir()
+    records = [Record(key=b"k", value=b"v", timestamp=t, offset=i) for i, t in enumerate((-1, 1_700_000_000_000))]
+    log = b"".join(write_batch([r], magic=magic, base_offset=r.offset) for magic, r in zip((1, 2), records))
+    log += write_batch([Record(key=b"k", value=b"v", timestamp=None, offset=2)], magic=2, base_offset=2)
+    (tmp_path / "new-0" / "00000000000000000000.log").write_bytes(log)
+    rows = read_all(tmp_path / "new-0")
+    assert [(r["magic"], r["timestamp"] and r["timestamp"].timestamp()) for r in rows] == \
+        [(1, None), (2, 1_700_000_000.0), (2, None)]

@@ -62,7 +62,7 @@ def reference(table: pa.Table, out: Path, records_per_batch: int, compression: s
                 if first["timestampType"] == 1:
                     options["timestamp_type"] = "LogAppendTime"
                 w.append([{"key": r["key"], "value": r["value"], "offset": r["offset"],
-                           "timestamp": int(r["timestamp"].timestamp() * 1000),
+                           "timestamp": -1 if r["timestamp"] is None else int(r["timestamp"].timestamp() * 1000),
                            "headers": [(h["key"], h["value"]) for h in r["headers"] or []]} for r in chunk],
                          **options)
 

@@ -19,7 +19,8 @@ KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("
 
 def expected_rows(root, topics=None):
     """(topic, partition, offset, key, value, timestamp ms, timestamp type, headers, magic, codec,
-    producer id) of every record, from the library's reader."""
+    producer id) of every record, from the library's reader; no timestamp (-1, every v0 message's)
+    is None, as Spark's NULL."""
     rows = []
     for part in logdir.open_log_dir(root).partitions:
         if topics and part.topic not in topics:
@@ -29,7 +30,8 @@ def expected_rows(root, topics=None):
             pid = -1 if batch.is_legacy else e.producer_id
             ts_type = r.timestamp_type if batch.is_legacy else int(e.timestamp_type)
             headers = None if batch.is_legacy or not r.headers else [(h.key, bytes(h.value)) for h in r.headers]
-            rows.append((part.topic, part.partition, r.offset, r.key, r.value, r.timestamp, ts_type, headers,
+            ts = None if r.timestamp == -1 else r.timestamp
+            rows.append((part.topic, part.partition, r.offset, r.key, r.value, ts, ts_type, headers,
                          batch.magic, batch.compression, pid))
     return sorted(rows, key=lambda t: (t[0], t[1], t[2]))
 
@@ -249,7 +251,7 @@ def latest_by_spark(spark, root, out, read_committed=True):
     topics = compact_table(spark, str(root), str(out), read_committed=read_committed)
     rows = spark.read.parquet(str(out)).collect()
     got = {(r["topic"], r["partition"], bytes(r["key"])): (
-        r["offset"], int(r["timestamp"].timestamp() * 1000), bytes(r["value"]),
+        r["offset"], -1 if r["timestamp"] is None else int(r["timestamp"].timestamp() * 1000), bytes(r["value"]),
         [(h["key"], None if h["value"] is None else bytes(h["value"])) for h in r["headers"] or []])
         for r in rows}
     assert sum(k for _, _, k in topics) == len(rows)
