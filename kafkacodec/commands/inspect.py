@@ -90,7 +90,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--deep-iteration", is_flag=True, help="Print every record, not only batches.")
 @click.option("--print-data-log", is_flag=True, help="Print keys and values too (implies --deep-iteration).")
 @click.option("--max-bytes", type=click.IntRange(0, 2 ** 31 - 1), default=2 ** 31 - 1,
@@ -118,7 +118,8 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
          share_group_state_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
     """Print segments (.log, and `recover`'s .log.corrupt-N), KRaft snapshots (.checkpoint),
     indexes (.index, .timeindex, .txnindex) and producer snapshots (.snapshot) with the lines of
-    Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well).
+    Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well). A partition
+    directory or a log dir, as `verify` takes them, stands for the .log of each of its segments.
 
     Unlike Kafka's tool, damage is reported on stderr where `verify` reports it (the byte where
     the bad batch starts, and why) and the other files are still dumped: a CRC mismatch, bytes
@@ -138,7 +139,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         click.echo("error: choose one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder, "
                    "--remote-log-metadata-decoder and --share-group-state-decoder", err=True)
         sys.exit(2)
-    status = 0
+    files, status = _segments_of(files)
     kind = chosen[0] if chosen else None
     if as_json:
         for path in files:
@@ -197,6 +198,32 @@ def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
     return status
 
 
+def _segments_of(paths: tuple[Path, ...]) -> tuple[list[Path], int]:
+    """The files to dump: each file as given, each directory (a partition's or a log dir) as the
+    .log of each of its segments in offset order; with the exit status so far (2 when a directory
+    holds no segment)."""
+    from ..storage import logdir
+
+    files, status = [], 0
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        if logdir.is_partition_dir(path):
+            parts, skipped = [logdir.open_partition(path)], []
+        else:
+            root = logdir.open_log_dir(path)
+            parts, skipped = root.partitions, list(root.skipped)
+        for where, why in skipped + [s for part in parts for s in part.skipped]:  # as verify says them
+            click.echo(f"skipped {where}: {why}", err=True)
+        logs = [seg.log for part in parts for seg in part.segments]
+        if not logs:
+            click.echo(f"error: {path}: no segments to dump", err=True)
+            status = 2
+        files += logs
+    return files, status
+
+
 def _is_kept_cut(path: Path) -> bool:
     """Bytes `recover` cut off a segment (`<segment>.log.corrupt-<position>`): read as a log, an
     extension of Kafka's tool, which ignores them."""
@@ -211,12 +238,14 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
 
     from ..runtime.errors import DecodeError
     from ..storage import decoders
+    from ..storage.dumplog import Damage
     from ..storage.jsonl import to_json
     from ..storage.reader import Skipped, batches_of
     from ..storage.safeio import read_whole
 
     status = 0
     data = read_whole(path)
+    damage = Damage(lambda text: None)
     try:
         for batch in batches_of(data, verify=False, skip_corrupt=skip_corrupt):
             if isinstance(batch, Skipped):
@@ -224,6 +253,10 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
                 click.echo(f"error: {batch.error} (bytes {batch.start}..{batch.end} skipped)", err=True)
                 status = 1
                 continue
+            if not batch.crc_valid:  # listed, as the text lines list it; damage all the same
+                click.echo(f"error: {damage.why(path, batch.position, batch.position + batch.size, str(path))}",
+                           err=True)
+                status = 1
             try:
                 obj = to_json(batch, str(path))
             except DecodeError as err:  # damage inside the batch's records
