@@ -15,6 +15,7 @@ from .lookup import find_offset, find_timestamp
 from .reader import Damage, segment_batches
 from .scan import iter_file_batches
 from .textfiles import read_offset_checkpoint
+from .times import iso_millis
 
 LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
 
@@ -36,14 +37,17 @@ class Hit:
             return None if data is None else base64.b64encode(bytes(data)).decode("ascii")
 
         return {"topic": self.topic, "partition": self.partition, "file": self.file, "position": self.position,
-                "offset": r.offset, "timestamp": r.timestamp, "key": b64(r.key), "value": b64(r.value),
+                "offset": r.offset, "timestamp": r.timestamp, "time": iso_millis(r.timestamp),
+                "key": b64(r.key), "value": b64(r.value),
                 "headers": [[h.key, b64(h.value)] for h in r.headers], "note": self.note}
 
     def line(self) -> str:
         from .decoders import utf8
 
         key, value = utf8(self.record)
+        when = iso_millis(self.record.timestamp)
         text = (f"{self.topic}-{self.partition} offset: {self.record.offset} timestamp: {self.record.timestamp} "
+                + (f"({when}) " if when else "") +
                 f"file: {self.file} position: {self.position} key: {key} payload: {value}")
         return text + (f" ({self.note})" if self.note else "")
 

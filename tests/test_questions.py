@@ -187,3 +187,21 @@ def test_find_no_index_reads_past_a_misleading_time_index(tmp_path):
     assert hit["note"] == "found by reading the log"
     by_offset = kc("find", part, "--offset", 2, "--no-index", "--json")
     assert json.loads(by_offset.stdout)["position"] == len(batches[0]) + len(batches[1])
+
+
+def test_find_prints_each_time_in_iso_8601_too(sample, records):
+    from datetime import datetime, timezone
+
+    def iso(ms):  # the record's milliseconds, written out by the standard library
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+    hits = [json.loads(line) for line in kc("find", sample, "--key", "user-5", "--json").stdout.splitlines()]
+    stamped = [h for h in hits if h["timestamp"] >= 0]
+    assert stamped and any(h["timestamp"] < 0 for h in hits)  # clicks-0 opens with magic 0: no time
+    for h in hits:
+        assert h["time"] == (iso(h["timestamp"]) if h["timestamp"] >= 0 else None)
+    lines = kc("find", sample, "--key", "user-5").stdout.splitlines()
+    assert len(lines) == len(hits)
+    for line, h in zip(lines, hits):
+        shown = f"timestamp: {h['timestamp']} ({h['time']}) file: " if h["time"] else f"timestamp: {h['timestamp']} file: "
+        assert shown in line, line

@@ -63,14 +63,12 @@ def parse_time(text: str) -> int:
 
 
 def show_time(ms: int | None) -> str:
-    import datetime as dt
+    """ISO 8601 in UTC; `-` for none, and the milliseconds beyond the calendar Python knows."""
+    from ..storage.times import iso_millis
 
     if ms is None or ms < 0:
         return "-"
-    try:
-        return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
-    except (OverflowError, ValueError, OSError):  # beyond the calendar Python knows
-        return str(ms)
+    return iso_millis(ms) or str(ms)
 
 
 def selected(path: Path, topic: str | None, partitions: Partitions | None):
