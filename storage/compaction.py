@@ -13,24 +13,34 @@ for v2 batches and v0/v1 entries alike unless said:
 - The latest offset of every key in the dirty part (control batches and aborted transactions
   aside) decides: a record is kept when no later record of its key is in the dirty part. Records
   without a key are removed, as are the records of aborted transactions.
-- Tombstones and transaction markers stay until their batch's delete horizon has passed; a batch
-  that keeps one and has no horizon yet gets one, now + delete.retention.ms, stored in its base
-  timestamp with the delete-horizon attribute bit (timestamps are rebased onto it). v0/v1
-  tombstones stay in segments modified after the last clean segment's modification time less
-  delete.retention.ms (all of them when nothing was cleaned before), as the cleaner decides.
+- Tombstones stay until their batch's delete horizon has passed; a batch that keeps one and has
+  no horizon yet gets one, now + delete.retention.ms, stored in its base timestamp with the
+  delete-horizon attribute bit (timestamps are rebased onto it). v0/v1 tombstones stay in
+  segments modified after the last clean segment's modification time less delete.retention.ms
+  (all of them when nothing was cleaned before), as the cleaner decides.
+- Transactions are followed through the cleaned segments as CleanedTransactionMetadata follows
+  them (storage.cleaned_txns): a marker whose transaction still had a batch in them (kept or
+  not) stays as it is; only a marker whose transaction had none gets a delete horizon, and it
+  goes in a later cleaning once that horizon has passed, so a marker never goes while a batch of
+  its transaction is in the log.
 - A compressed v0/v1 wrapper that loses some messages is written again around the rest (same
   codec and magic, the wrapper's offset the last one's).
 - A rebuilt batch keeps its base offset, last offset delta, producer id, epoch, base sequence,
-  leader epoch and codec; a batch left empty is removed, unless it is its producer's last batch
-  in the log, which stays (with no records) so that the producer's state survives.
+  leader epoch and codec; a batch left empty is removed, unless it holds its producer's last
+  record: the batch with the producer's last data offset, or, when a newer epoch has left it
+  none, a control batch of that epoch. That one stays as a header without records (no codec, no
+  base timestamp) so that the producer's state survives.
 - A segment left empty is dropped (the active one stays); indexes are rebuilt, .txnindex files
-  and producer snapshots are kept.
-Not implemented: the cleaner's grouping of small segments into one, the checkpoint's update, and
-the removal of a marker only once its transaction's data is gone (here a marker goes when its
-horizon has passed, as a tombstone does).
+  are kept. Producer snapshots stay unless they no longer agree with the segments kept: a
+  dropped segment's snapshot goes with it (as Kafka deletes the snapshots of segments that a
+  cleaning removes without replacing them), those at or below a log start the cleaning moved
+  go (Kafka's loader deletes them), and so does one that holds a transaction open whose marker
+  this cleaning removed (loaded, it would keep the transaction open for good).
+Not implemented: the cleaner's grouping of small segments into one, and the checkpoint's update.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,16 +49,18 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import Record, write_batch
 from kafkacodec.runtime.errors import DecodeError
 
+from .cleaned_txns import CleanedTransactions
 from .guarded import SkippedBytes, partition_batches, read_segment, segment_batches
 from .logdir import Partition, Segment
-from .producers import ProducerState
+from .producers import ProducerState, read_snapshot
 from .retention import largest_timestamp
-from .safeio import read_bounded
+from .safeio import FileProblem, read_bounded
 from .staging import PartitionCopy, segment_files
 from .textfiles import read_offset_checkpoint
 from .txnindex import read_txn_index
 
 DELETE_HORIZON = 0x40
+CODEC_BITS = 0x07
 LOG_APPEND_TIME = 0x08
 LONG_MAX = 2 ** 63 - 1
 MAX_TXN_INDEX_BYTES = 1 << 30  # 34-byte entries, one per aborted transaction of a segment
@@ -77,6 +89,28 @@ class CompactionReport:
     segments: dict = field(default_factory=dict)  # base offset -> cleaned size (None: dropped)
     skipped: list = field(default_factory=list)  # SkippedBytes passed over (with skip_corrupt)
     kept_files: list = field(default_factory=list)  # in the copy, where each of them is kept, in order
+    snapshots_removed: list = field(default_factory=list)  # (producer snapshot, why) left out of the copy
+
+
+@dataclass
+class _LogTransactions:
+    """What pass 1 learns of the producers from the whole log."""
+    aborted: list  # (producer id, first offset, marker offset), by marker offset
+    open_firsts: list[int]  # first offsets of the transactions still open
+    last_records: dict[int, tuple[int | None, int]]  # producer id -> (last data offset or None, epoch)
+    markers: dict[int, list[int]]  # producer id -> offsets of its transaction markers, rising
+
+
+@dataclass
+class _Cleaning:
+    """What pass 3 decides each batch with, and the markers it removes."""
+    latest: dict
+    txns: CleanedTransactions
+    last_records: dict
+    config: CompactionConfig
+    now_ms: int
+    report: CompactionReport
+    removed_markers: set = field(default_factory=set)  # (producer id, offset)
 
 
 def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: Path | None = None,
@@ -88,8 +122,9 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     file of its own (`<segment>.log.corrupt-<position>`). Three passes over the log (producers,
     the offset map, the cleaned segments); one segment, and its cleaned bytes, in memory at a time."""
     skipped: list[SkippedBytes] = []
-    aborted, open_firsts, last_of_producer = _producers(part, skip_corrupt, skipped.append)
-    first_uncleanable = _first_uncleanable(part, config, now_ms, open_firsts)
+    log_txns = _producers(part, skip_corrupt, skipped.append)
+    aborted = log_txns.aborted
+    first_uncleanable = _first_uncleanable(part, config, now_ms, log_txns.open_firsts)
     first_dirty = _first_dirty(part, checkpoint)
     sizes = {s.base_offset: s.log.stat().st_size for s in part.segments}
     cleanable = {s.base_offset for s in _below(part, first_uncleanable)}
@@ -117,8 +152,10 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()),
                               skipped=skipped)
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
-    all_segment_files = {p for seg in part.segments for p in segment_files(seg)}
-    with (PartitionCopy(part, out, all_segment_files) if out is not None else nullcontext()) as copy:
+    cleaning = _Cleaning(latest, CleanedTransactions(aborted), log_txns.last_records, config, now_ms, report)
+    # segments are written as they are cleaned, snapshots once it is known which agree with them
+    leave_out = {p for seg in part.segments for p in segment_files(seg)} | set(part.snapshots.values())
+    with (PartitionCopy(part, out, leave_out) if out is not None else nullcontext()) as copy:
         last = part.segments[-1] if part.segments else None
         for seg in part.segments:  # pass 3: the cleaned segments
             raw_log = read_segment(seg.log)
@@ -138,21 +175,25 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
                 if b.is_legacy:
                     kept = _clean_legacy(b, latest, deletes_stay, report)
                 else:
-                    kept = _clean_batch(e, latest, aborted, config, now_ms, report,
-                                        last_of_producer.get(e.producer_id) == e.base_offset)
+                    kept = _clean_batch(e, cleaning)
                 if kept is None:
                     report.batches_removed += 1
                 else:
                     data += raw if kept is True else kept
             report.segments[seg.base_offset] = _finish(copy, seg, data, seg is last)
+        snapshots = _snapshots_kept(part, log_txns, cleaning)
+        if copy is not None:
+            for path in snapshots:
+                copy.copy(path)
     report.bytes_after = sum(n for n in report.segments.values() if n is not None)
     return report
 
 
-def _producers(part: Partition, skip_corrupt: bool, on_skip) -> tuple[list, list[int], dict[int, int]]:
+def _producers(part: Partition, skip_corrupt: bool, on_skip) -> _LogTransactions:
     """Pass 1: the aborted transactions ((producer id, first offset, marker offset), from the
-    .txnindex files and from the markers), the first offsets of the transactions still open, and
-    the base offset of each producer's last batch in the log."""
+    .txnindex files and from the markers), the first offsets of the transactions still open, each
+    producer's last record as Kafka's lastRecordsOfActiveProducers gives it, and where each
+    producer's markers are."""
     found = set()
     for seg in part.segments:
         if seg.txn_index is not None:
@@ -162,18 +203,21 @@ def _producers(part: Partition, skip_corrupt: bool, on_skip) -> tuple[list, list
                 raise err.with_context(file=str(seg.txn_index)) from None
             found |= {(t.producer_id, t.first_offset, t.last_offset) for t in entries}
     state = ProducerState()
-    last_of_producer: dict[int, int] = {}
+    markers: dict[int, list[int]] = {}
     for _, b in partition_batches(part, skip_corrupt, on_skip):
-        if not b.is_legacy and b.entry.producer_id >= 0:
-            last_of_producer[b.entry.producer_id] = b.entry.base_offset
         try:
             t = state.follow(b)
         except DecodeError:
             continue  # a malformed marker ends no transaction; the batch itself stays as it is
+        e = b.entry
+        if not b.is_legacy and e.is_control and e.producer_id >= 0 and e.records.items:
+            markers.setdefault(e.producer_id, []).append(e.base_offset)
         if t is not None and t.aborted:
             found.add((t.producer_id, t.first_offset, t.last_offset))
     open_firsts = [p.txn_first_offset for p in state.producers.values() if p.txn_first_offset is not None]
-    return sorted(found, key=lambda t: t[2]), open_firsts, last_of_producer
+    last_records = {pid: (p.last_offset if p.last_offset >= 0 else None, p.epoch)
+                    for pid, p in state.producers.items()}
+    return _LogTransactions(sorted(found, key=lambda t: t[2]), open_firsts, last_records, markers)
 
 
 def _finish(copy: PartitionCopy | None, seg: Segment, data: bytes, active: bool) -> int | None:
@@ -225,32 +269,93 @@ def _is_aborted(e: RecordBatch, aborted) -> bool:
                                       for pid, first, end in aborted)
 
 
-def _clean_batch(e: RecordBatch, latest: dict, aborted, config: CompactionConfig, now_ms: int,
-                 report: CompactionReport, producers_last: bool):
+def _holds_producers_last(e: RecordBatch, last_records: dict) -> bool:
+    """Whether the batch keeps its producer's state: it ends at the producer's last data offset,
+    or the producer has none (a newer epoch came with a marker) and it is a control batch of the
+    producer's epoch (Cleaner's isBatchLastRecordOfProducer)."""
+    last = last_records.get(e.producer_id) if e.producer_id >= 0 else None
+    if last is None:
+        return False
+    data_offset, epoch = last
+    if data_offset is not None:
+        return e.last_offset == data_offset
+    return e.is_control and e.producer_epoch == epoch
+
+
+def _clean_batch(e: RecordBatch, c: _Cleaning):
     """True to keep the batch as it is, None to remove it, or the bytes of its rebuilt form."""
     horizon = e.base_timestamp if e.has_delete_horizon else None
+    past_horizon = horizon is not None and c.now_ms >= horizon
+    keeps_state = _holds_producers_last(e, c.last_records)
     records = e.records.items
     if e.is_control:
-        if horizon is not None and now_ms >= horizon:
-            report.markers_removed += len(records)
-            return _empty(e) if producers_last else None
-        return True if horizon is not None else _rebuild(e, records, _horizon(now_ms, config))
-    if _is_aborted(e, aborted):
+        txn_gone = c.txns.marker_batch(e)
+        if not records or (txn_gone and past_horizon):
+            if records:
+                c.report.markers_removed += len(records)
+                c.removed_markers.add((e.producer_id, e.base_offset))
+            return _empty(e) if keeps_state else None
+        if txn_gone and horizon is None:
+            return _rebuild(e, records, _horizon(c.now_ms, c.config))
+        return True
+    if c.txns.data_batch(e):  # of an aborted transaction
         kept = []
     else:
-        kept = [r for r in records if r.key is not None and latest.get(r.key, -1) <= r.offset]
-        if horizon is not None and now_ms >= horizon:
-            report.tombstones_removed += sum(1 for r in kept if r.value is None)
+        kept = [r for r in records if r.key is not None and c.latest.get(r.key, -1) <= r.offset]
+        if past_horizon:
+            c.report.tombstones_removed += sum(1 for r in kept if r.value is None)
             kept = [r for r in kept if r.value is not None]
-    report.records_removed += len(records) - len(kept)
+    c.report.records_removed += len(records) - len(kept)
     if not kept:
-        return _empty(e) if producers_last and e.producer_id >= 0 else None
+        return _empty(e) if keeps_state else None
     new_horizon = horizon
     if horizon is None and any(r.value is None for r in kept):
-        new_horizon = _horizon(now_ms, config)
+        new_horizon = _horizon(c.now_ms, c.config)
     if len(kept) == len(records) and new_horizon == horizon:
         return True
     return _rebuild(e, kept, new_horizon)
+
+
+def _snapshots_kept(part: Partition, log_txns: _LogTransactions, c: _Cleaning) -> list:
+    """The producer snapshots that still agree with the segments kept; those that do not are
+    listed in the report with why."""
+    sizes = c.report.segments
+    kept_bases = [base for base, size in sizes.items() if size is not None]
+    start = min(kept_bases, default=None)
+    moved = start is not None and bool(part.segments) and start > part.segments[0].base_offset
+    kept = []
+    for offset, path in sorted(part.snapshots.items()):
+        if sizes.get(offset, 0) is None:
+            why = "its segment was left empty and dropped"
+        elif moved and offset <= start:
+            why = f"at or below the new log start offset {start}, Kafka's loader deletes it"
+        else:
+            why = _stale(offset, path, log_txns, c.removed_markers)
+        if why is None:
+            kept.append(path)
+        else:
+            c.report.snapshots_removed.append((path, why))
+    return kept
+
+
+def _stale(offset: int, path, log_txns: _LogTransactions, removed_markers: set) -> str | None:
+    """Why a snapshot would hold a transaction open for good: the marker that ends it after the
+    snapshot was removed. A snapshot that does not read stays as it is (verify reports it)."""
+    if not removed_markers:
+        return None
+    try:
+        state = ProducerState.from_snapshot(read_snapshot(path), offset)
+    except (DecodeError, FileProblem):
+        return None
+    for pid, p in sorted(state.producers.items()):
+        if p.txn_first_offset is None:
+            continue
+        offsets = log_txns.markers.get(pid, [])
+        i = bisect_left(offsets, offset)
+        if i < len(offsets) and (pid, offsets[i]) in removed_markers:
+            return (f"holds producer {pid}'s transaction open from offset {p.txn_first_offset}, and its marker "
+                    f"at {offsets[i]} is removed")
+    return None
 
 
 def _horizon(now_ms: int, config: CompactionConfig) -> int:
@@ -277,12 +382,13 @@ def _rebuild(e: RecordBatch, kept: list, horizon: int | None) -> bytes:
 
 
 def _empty(e: RecordBatch) -> bytes:
-    """A producer's last batch with no records left: its header alone keeps the producer's state."""
+    """A producer's last batch with no records left: its header alone keeps the producer's state,
+    written as Kafka writes an empty batch (no codec, no base timestamp, the maximum kept)."""
     return RecordBatch(base_offset=e.base_offset, partition_leader_epoch=e.partition_leader_epoch,
-                       attributes=e.attributes & ~DELETE_HORIZON, last_offset_delta=e.last_offset_delta,
-                       base_timestamp=-1,
-                       max_timestamp=e.max_timestamp, producer_id=e.producer_id, producer_epoch=e.producer_epoch,
-                       base_sequence=e.base_sequence, records=RecordBatch.Records(items=[])).to_bytes()
+                       attributes=e.attributes & ~(DELETE_HORIZON | CODEC_BITS),
+                       last_offset_delta=e.last_offset_delta, base_timestamp=-1, max_timestamp=e.max_timestamp,
+                       producer_id=e.producer_id, producer_epoch=e.producer_epoch, base_sequence=e.base_sequence,
+                       records=RecordBatch.Records(items=[])).to_bytes()
 
 
 def _first_uncleanable(part: Partition, config: CompactionConfig, now_ms: int, open_firsts: list[int]) -> int:

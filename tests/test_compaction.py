@@ -75,19 +75,22 @@ def test_tombstones_stay_until_their_delete_horizon_then_go(tmp_path):
     assert report.segments[2] is None  # the emptied segment is dropped
 
 
-def test_aborted_records_go_and_the_marker_keeps_the_producers_last_batch(tmp_path):
+def test_aborted_records_go_and_the_producers_last_batch_stays_empty_with_its_marker(tmp_path):
+    """Kafka keeps the batch of a producer's last data offset as a header without records; its
+    transaction then still has a batch in the log, so the ABORT marker never gets a horizon."""
     txn = {"producer_id": 5, "producer_epoch": 0, "is_transactional": True}
-    part = write(tmp_path / "t-0", [[rec(b"k1", b"a")], ([rec(b"k1", b"aborted")], dict(txn, base_sequence=0)),
+    part = write(tmp_path / "t-0", [[rec(b"k1", b"a")],
+                                    ([rec(b"k1", b"aborted")], dict(txn, base_sequence=0, compression="gzip")),
                                     ([ABORT], dict(txn, is_control=True)), [rec(b"k2", b"b")]])
     config = CompactionConfig(delete_retention_ms=DAY, min_cleanable_dirty_ratio=0.0)
     report, once = cleaned(part, tmp_path, config=config)
-    assert [(o, k, v) for o, k, v in contents(once) if o != 2] == [(0, b"k1", b"a"), (3, b"k2", b"b")]
-    marker = [b.entry for _, b in partition_batches(once) if b.entry.is_control][0]
-    assert marker.has_delete_horizon and marker.base_offset == 2
-    _, late = cleaned(once, tmp_path, now=NOW + 2 * DAY, config=config, name="late")
-    kept = [b.entry for _, b in partition_batches(late) if b.entry.producer_id == 5]
-    assert [(e.base_offset, e.records_count, e.is_control) for e in kept] == [(2, 0, True)]  # state survives
-    assert contents(late) == [(0, b"k1", b"a"), (3, b"k2", b"b")]
+    assert contents(once) == [(0, b"k1", b"a"), (2, b"\x00\x00\x00\x00", b"\x00" * 6), (3, b"k2", b"b")]
+    kept = [b.entry for _, b in partition_batches(once) if b.entry.producer_id == 5]
+    assert [(e.base_offset, e.records_count, e.is_control, e.has_delete_horizon) for e in kept] == \
+        [(1, 0, False, False), (2, 1, True, False)]
+    assert (kept[0].attributes & 0x07, kept[0].base_timestamp) == (0, -1)  # as Kafka writes an empty batch
+    _, late = cleaned(once, tmp_path, now=NOW + 30 * DAY, config=config, name="late")
+    assert contents(late) == contents(once) and report.records_removed == 1
 
 
 def test_not_due_below_the_dirty_ratio_and_never_past_an_open_transaction(tmp_path):

@@ -157,6 +157,9 @@ class _Job:
                         changed.append(part.path.name)
                     else:  # nothing to change: the partition stays as it is
                         remove_tree(pub.new / part.path.name)
+                if pub is None or part.path.name in changed:
+                    self.notes += [f"{'left out' if pub else 'would leave out'}: producer snapshot {part.path.name}/"
+                                   f"{p.name} ({why})" for p, why in r.snapshots_removed]
                 for s, kept in zip(r.skipped, r.kept_files):
                     final = pub.target / part.path.name / kept.name if pub is not None else None
                     self.notes.append(f"skipped: {s.describe()}" + (f"; kept in {final}" if final else ""))

@@ -1,0 +1,60 @@
+"""The transactions a cleaning walks through, as Kafka's CleanedTransactionMetadata follows them
+batch by batch over the cleaned segments: whether a data batch belongs to an aborted
+transaction (its records go), and whether a marker's transaction has no batch left in what was
+walked (only then may the marker have a delete horizon, and go once it has passed)."""
+from __future__ import annotations
+
+from kafkacodec.generated.record_batch import RecordBatch
+
+from .producers import ABORT, COMMIT
+
+
+class CleanedTransactions:
+    """Feed it the cleaned batches in offset order; `aborted` holds (producer id, first offset,
+    marker offset) of every aborted transaction of the partition."""
+
+    def __init__(self, aborted):
+        self._pending = sorted((first, pid) for pid, first, _ in aborted)
+        self._next = 0  # the first of _pending not reached yet
+        self._ongoing_committed: set[int] = set()
+        self._ongoing_aborted: dict[int, bool] = {}  # producer id -> a batch of it was walked
+
+    def data_batch(self, e: RecordBatch) -> bool:
+        """A data batch walked; True when it belongs to an aborted transaction."""
+        self._reach(e.last_offset)
+        if not e.is_transactional:
+            return False
+        if e.producer_id in self._ongoing_aborted:
+            self._ongoing_aborted[e.producer_id] = True
+            return True
+        self._ongoing_committed.add(e.producer_id)
+        return False
+
+    def marker_batch(self, e: RecordBatch) -> bool:
+        """A control batch walked; True when no batch of its transaction was walked (a control
+        batch emptied by an earlier cleaning ends nothing: True too). A control record that is
+        no transaction marker, or cannot be read as one, stays."""
+        self._reach(e.last_offset)
+        if not e.records.items:
+            return True
+        kind = _control_type(e.records.items[0].key)
+        if kind == ABORT:
+            return not self._ongoing_aborted.pop(e.producer_id, False)
+        if kind == COMMIT:
+            walked = e.producer_id in self._ongoing_committed
+            self._ongoing_committed.discard(e.producer_id)
+            return not walked
+        return False
+
+    def _reach(self, offset: int) -> None:
+        """Aborted transactions that have begun by `offset` become ongoing for their producer."""
+        while self._next < len(self._pending) and self._pending[self._next][0] <= offset:
+            self._ongoing_aborted.setdefault(self._pending[self._next][1], False)
+            self._next += 1
+
+
+def _control_type(key: bytes | None) -> int | None:
+    """The type of a control record's key (version, type: two int16), None when unreadable."""
+    if key is None or len(key) < 4 or int.from_bytes(key[:2], "big", signed=True) < 0:
+        return None
+    return int.from_bytes(key[2:4], "big", signed=True)
