@@ -205,3 +205,51 @@ def test_find_prints_each_time_in_iso_8601_too(sample, records):
     for line, h in zip(lines, hits):
         shown = f"timestamp: {h['timestamp']} ({h['time']}) file: " if h["time"] else f"timestamp: {h['timestamp']} file: "
         assert shown in line, line
+
+
+@pytest.fixture(scope="module")
+def twelve(tmp_path_factory):
+    """Topics t (partitions 0..11, partition N holding N+1 records) and u (0..1)."""
+    from kafkacodec.storage.writer import PartitionWriter
+
+    root = tmp_path_factory.mktemp("twelve")
+    for topic, count in (("t", 12), ("u", 2)):
+        for n in range(count):
+            with PartitionWriter(root / f"{topic}-{n}") as w:
+                w.append([{"key": b"k", "value": b"v", "timestamp": 1000 + i} for i in range(n + 1)])
+    return root
+
+
+@pytest.mark.parametrize("rules, wanted", [
+    ("t:2", {("t", 2)}), ("t:1-3", {("t", 1), ("t", 2)}), ("t:10-", {("t", 10), ("t", 11)}),
+    ("t:-2", {("t", 0), ("t", 1)}), ("u", {("u", 0), ("u", 1)}), (":1", {("t", 1), ("u", 1)}),
+    ("t:", {("t", n) for n in range(12)}), ("t:11,u:0-1", {("t", 11), ("u", 0)}), ("[tu]:5-7", {("t", 5), ("t", 6)}),
+    ("'u'", {("u", 0), ("u", 1)}), ("", {(t, n) for t, c in (("t", 12), ("u", 2)) for n in range(c)})])
+def test_offsets_takes_kafkas_topic_partitions_rules(twelve, rules, wanted):
+    run = kc("offsets", twelve, "--topic-partitions", rules)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    got = [(t, int(p), int(o)) for t, p, o in (line.rsplit(":", 2) for line in lines)]
+    assert {(t, p) for t, p, _ in got} == wanted
+    assert all(o == p + 1 for _, p, o in got)  # the log end: partition N holds N+1 records
+    assert [f"{t}-{p}" for t, p, _ in got] == sorted(f"{t}-{p}" for t, p, _ in got)  # t-10 before t-2, as Kafka
+
+
+def test_offsets_rules_refused_or_matching_nothing(twelve):
+    for args in (["--topic-partitions", "t:x"], ["--topic-partitions", "t:1", "--topic", "t"],
+                 ["--topic-partitions", "(:1"]):
+        run = kc("offsets", twelve, *args)
+        assert run.returncode == 2 and "Traceback" not in run.stderr, (args, run.stderr)
+    for args in (["--topic-partitions", "t:3-3"], ["--topic", "v"]):
+        run = kc("offsets", twelve, *args)
+        assert run.returncode == 1 and run.stdout == "" and "no partition" in run.stderr, args
+
+
+def test_offsets_json_gives_every_partition_selected(sample, records):
+    for spec in ("latest", "earliest", "max-timestamp", "latest-tiered", "2020-09-13T12:28:00Z"):
+        text = kc("offsets", sample, "--time", spec).stdout.splitlines()
+        objects = [json.loads(line) for line in kc("offsets", sample, "--time", spec, "--json").stdout.splitlines()]
+        assert {(o["topic"], o["partition"]) for o in objects} == set(records)
+        assert [f"{o['topic']}:{o['partition']}:{o['offset']}" for o in objects if o["offset"] is not None] == text
+    assert all(o["offset"] is None for o in map(json.loads, kc("offsets", sample, "--time", "latest-tiered",
+                                                                 "--json").stdout.splitlines()))

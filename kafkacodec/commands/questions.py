@@ -170,30 +170,50 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
                    "time: milliseconds since the epoch or ISO 8601.")
 @click.option("--topic", default=None, help=TOPIC_HELP)
 @click.option("--partitions", default=None, help=PARTITIONS_HELP)
-def offsets(path: Path, spec: str, topic: str | None, partitions: str | None) -> None:
-    """Offsets as kafka-get-offsets prints them (`topic:partition:offset`), from the files: the
-    log end offset (latest), the log start offset (earliest), the offset of the record with the
-    largest timestamp, or the first offset whose timestamp is at or after a time. A partition
-    with no such offset is not printed, as Kafka's tool leaves it out."""
+@click.option("--topic-partitions", "rules", default=None, metavar="RULES",
+              help="kafka-get-offsets' rules instead of --topic and --partitions: comma-separated TOPIC-REGEX:PARTITIONS, "
+                   "PARTITIONS being N, N-M (M excluded), N-, -M or nothing; e.g. orders:0-3,audit,:5-.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object per partition selected: topic, partition, offset (null when there is none).")
+def offsets(path: Path, spec: str, topic: str | None, partitions: str | None, rules: str | None,
+            as_json: bool) -> None:
+    """Offsets as kafka-get-offsets prints them (`topic:partition:offset`, ordered as there), from
+    the files: the log end offset (latest), the log start offset (earliest), the offset of the
+    record with the largest timestamp, or the first offset whose timestamp is at or after a time.
+    A partition with no such offset is not printed, as Kafka's tool leaves it out (--json gives it
+    with a null offset). Exit status 1 when no partition is selected or one could not be read (said
+    on stderr; the others are still answered)."""
+    from ..runtime.errors import KafkaCodecError
     from ..storage.positions import offset_for
+    from .topic_partitions import parse_topic_partitions, selects
 
+    if rules is not None and (topic is not None or partitions is not None):
+        raise click.UsageError("--topic-partitions cannot be used with --topic or --partitions")
     kind = {"-1": "latest", "-2": "earliest", "-3": "max-timestamp", "-4": "earliest-local",
             "-5": "latest-tiered"}.get(spec.strip(), spec.strip())
     target = None
     if kind not in ("latest", "earliest", "max-timestamp", "earliest-local", "latest-tiered"):
         target, kind = parse_time(spec), "timestamp"
-    from ..runtime.errors import KafkaCodecError
-
     root, chosen = selected(path, topic, parse_partitions(partitions))
+    if rules is not None:
+        parsed = parse_topic_partitions(rules)
+        chosen = [p for p in chosen if selects(parsed, p.topic, p.partition)]
+    if not chosen:
+        click.echo(f"error: no partition of {path} matches the filters", err=True)
+        sys.exit(1)
     failed = False
-    for part in chosen:
+    for part in sorted(chosen, key=lambda p: f"{p.topic}-{p.partition}"):  # Kafka's order: the names as text
+        found, error = None, None
         try:
             found = offset_for(part, kind, target, root.path)
         except KafkaCodecError as err:  # this partition's answer is unknown; the others' still are
+            error = str(err)
             click.echo(f"error: {part.topic}-{part.partition}: {err}", err=True)
             failed = True
-            continue
-        if found is not None:
+        if as_json:
+            click.echo(json.dumps({"topic": part.topic, "partition": part.partition, "offset": found,
+                                   **({"error": error} if error else {})}))
+        elif found is not None:
             click.echo(f"{part.topic}:{part.partition}:{found}")
     sys.exit(1 if failed else 0)
 
