@@ -74,18 +74,35 @@ class RecordsReader(DataSourceReader):
         path, snapshot_end = partition.value
         rows = []
         pos = 0
+        last_type = None  # of the file's last record: a snapshot's must be its footer
+        end = 0
         try:
             for pos, piece in windows(Slice(path, TOPIC, 0, uri=self.uri)):  # whole batches, a window at a time
+                end = pos + len(piece)
                 for batch in read_batches(piece):
+                    if batch.is_legacy:  # Kafka's metadata reader stops at one; the rows go on past it
+                        rows.append(self._problem(path, snapshot_end, pos + batch.position, batch.entry.offset,
+                                                  f"a magic {batch.magic} log entry, where Kafka's metadata reader "
+                                                  "takes only v2 record batches"))
+                        last_type = None
+                        continue
                     rows += [self._row(path, snapshot_end, rec, batch.entry) for rec in batch]
+                    last_type = rows[-1][6] if rows else last_type
                 if len(rows) >= ROWS_PER_ARROW_BATCH:
                     yield rows_batch(RECORDS_DDL, rows)
                     rows = []
         except DecodeError as err:  # the records before the damage stay; a row says where it is
-            rows.append([path, snapshot_end, None, None, None, None, None, None, None,
-                         f"byte {pos + (err.position or 0)}: {err.message}"])
+            rows.append(self._problem(path, snapshot_end, pos + (err.position or 0), None, err.message))
+        else:
+            if snapshot_end is not None and last_type != "SNAPSHOT_FOOTER":
+                rows.append(self._problem(path, snapshot_end, end, None, "no SnapshotFooter at the end: an "
+                                          "incomplete snapshot (an interrupted write or copy), which Kafka never loads"))
         if rows:
             yield rows_batch(RECORDS_DDL, rows)
+
+    @staticmethod
+    def _problem(path: str, snapshot_end: int | None, position: int, offset: int | None, problem: str) -> list:
+        return [path, snapshot_end, offset, None, None, None, None, None, None, f"byte {position}: {problem}"]
 
     @staticmethod
     def _row(path: str, snapshot_end: int | None, rec, entry) -> list:

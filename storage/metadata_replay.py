@@ -1,33 +1,23 @@
 """The cluster's state at a point of `__cluster_metadata`: the newest KRaft snapshot at or before
 the point, then the log's records after the snapshot up to the point, replayed into a
-metadata_image.Image as Kafka's metadata loader does (records of a metadata transaction take
-effect at its end, not at all if it aborts). Also the events one at a time, for histories."""
+metadata_image.Image as Kafka 4.1's metadata loader (MetadataBatchLoader) does: records of a
+metadata transaction take effect at its end, not at all if it aborts; a transaction marker out
+of place is a fault that changes nothing. Files are read as metadata_reader says Kafka's reader
+reads them. Also the events one at a time, for histories."""
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from kafkacodec.generated.control_record import ControlRecord
-from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
-
 from . import names
-from .decoders import message_json
-from .logdir import Partition, Segment, open_partition
+from .logdir import Partition, open_partition
 from .metadata_image import Image, ReplayProblem
-from .metadata_records import MetadataParseError, plain, read_record, record_json
-from .reader import Damage, segment_batches
+from .metadata_reader import (KRAFT_VERSION, LEADER_CHANGE, SNAPSHOT_HEADER, TOPIC, VOTERS, Event,  # noqa: F401
+                              MetadataLogProblem, UndecodableBatch, event_of, file_batches, snapshot_batches)
 
-TOPIC = "__cluster_metadata"
-LEADER_CHANGE, SNAPSHOT_HEADER, KRAFT_VERSION, VOTERS = 2, 3, 5, 6
-CONTROL_CLASSES = {LEADER_CHANGE: ControlRecord.LeaderChangeMessage, SNAPSHOT_HEADER: ControlRecord.SnapshotHeaderRecord,
-                   KRAFT_VERSION: ControlRecord.KraftVersionRecord, VOTERS: ControlRecord.VotersRecord}
-
-
-class MetadataLogProblem(KafkaCodecError):
-    """A metadata log whose state at the point asked cannot be known: no such log, a gap between
-    snapshot and log, or damage before the point."""
+NESTED_BEGIN = "Encountered BeginTransactionRecord while already in a transaction"
+LONE_MARKER = "Encountered {} without having seen a BeginTransactionRecord"
 
 
 @dataclass(frozen=True)
@@ -53,8 +43,9 @@ class Snapshot:
         """lastContainedLogTimestamp of its header (the time of the last record it covers); None
         when the header is missing or damaged."""
         try:
-            for event in snapshot_events(self):
-                return event.time if event.control and event.control[0] == SNAPSHOT_HEADER else None
+            for batch in snapshot_batches(self.path):
+                header = batch.events[0].control
+                return header[1].get("lastContainedLogTimestamp") if header[0] == SNAPSHOT_HEADER else None
         except MetadataLogProblem:
             pass
         return None
@@ -64,16 +55,6 @@ class Snapshot:
 class MetadataLog:
     partition: Partition
     snapshots: list[Snapshot]  # by end offset
-
-
-@dataclass
-class Event:
-    offset: int
-    time: int | None
-    epoch: int
-    record: dict | None = None  # a metadata record's JSON
-    control: tuple[int, dict] | None = None  # a KRaft control record: (type, value's JSON)
-    problem: str | None = None  # a record Kafka's loader cannot read
 
 
 def open_metadata_log(path: Path) -> MetadataLog:
@@ -92,64 +73,41 @@ def open_metadata_log(path: Path) -> MetadataLog:
     return MetadataLog(part, sorted(snapshots, key=lambda s: s.end_offset))
 
 
-def _events(seg: Segment) -> Iterator[Event]:
-    """The metadata and control records of one file; damage raises MetadataLogProblem naming file and byte."""
-    for batch in segment_batches(seg):
-        if isinstance(batch, Damage):
-            raise MetadataLogProblem(f"{seg.log}: byte {batch.position}: {batch.error.message}")
-        entry = batch.entry
-        control = bool(entry.attributes & 0x20)
-        try:
-            records = list(batch)
-        except DecodeError as err:  # damage under a valid CRC
-            raise MetadataLogProblem(f"{seg.log}: byte {batch.position}: the batch's records do not decode: "
-                                     f"{err.message}") from None
-        for rec in records:
-            yield event_of(rec, entry.partition_leader_epoch, control)
-
-
-def event_of(rec, epoch: int, control: bool) -> Event:
-    """A record of a metadata log or snapshot as an Event: its metadata JSON, its control value, or why not."""
-    event = Event(rec.offset, rec.timestamp, epoch)
-    if control:
-        key = bytes(rec.key or b"")
-        kind = struct.unpack_from(">h", key, 2)[0] if len(key) >= 4 else None
-        if kind in CONTROL_CLASSES:
-            try:
-                event.control = (kind, message_json(CONTROL_CLASSES[kind].from_bytes(bytes(rec.value or b""))))
-            except KafkaCodecError:
-                event.problem = f"a control record of type {kind} that does not decode"
-        return event
-    if rec.value is None:
-        event.problem = "the record has no value"
-        return event
-    try:
-        event.record = plain(record_json(*read_record(bytes(rec.value))))
-    except MetadataParseError as err:
-        event.problem = str(err)
-    return event
-
-
-def snapshot_events(snap: Snapshot) -> Iterator[Event]:
-    """A snapshot's records, each at the last offset it covers, at the time its header gives."""
+def snapshot_events(snap: Snapshot, skip_undecodable: bool = False) -> Iterator[Event]:
+    """A snapshot's records, each at the last offset it covers, at the time its header gives. A
+    snapshot Kafka would not load raises MetadataLogProblem, at the latest after its last record."""
     time = None
-    for event in _events(Segment(0, snap.path)):
-        if event.control and event.control[0] == SNAPSHOT_HEADER:
-            time = event.control[1].get("lastContainedLogTimestamp")
-        event.offset, event.time = snap.end_offset - 1, time
-        yield event
+    for batch in snapshot_batches(snap.path, skip_undecodable):
+        for event in batch.events:
+            if event.control and event.control[0] == SNAPSHOT_HEADER:
+                time = event.control[1].get("lastContainedLogTimestamp")
+            event.offset, event.time = snap.end_offset - 1, time
+            yield event
 
 
-def log_events(log: MetadataLog, start: int) -> Iterator[Event]:
-    """The log's records from offset `start`. The metadata log is never compacted, so its offsets
-    follow one another: a missing one (a log that begins after `start`, a lost segment) is a gap."""
+def log_events(log: MetadataLog, start: int, skip_undecodable: bool = False) -> Iterator[Event]:
+    """The log's records from offset `start`, as Kafka's reader hands them on. The metadata log is
+    never compacted, so its offsets follow one another: a missing one (a log that begins after
+    `start`, a lost segment) is a gap, and one that goes back is damage (`verify` fails it too)."""
+    segments = log.partition.segments
     expected = start
-    for seg in log.partition.segments:
-        for event in _events(seg):
-            if event.offset > expected:
-                raise MetadataLogProblem(f"{seg.log}: offsets {expected} to {event.offset - 1} are missing (the log "
-                                         "holds no record of them and no snapshot covers them)")
-            if event.offset == expected:
+    for i, seg in enumerate(segments):
+        if i + 1 < len(segments) and segments[i + 1].base_offset <= start:
+            continue  # wholly before the start: the snapshot stands for it
+        for batch in file_batches(seg):
+            if batch.events and batch.events[-1].offset < start and expected == start:
+                continue
+            if not skip_undecodable:
+                batch.readable()
+            for event in batch.events:
+                if event.offset < expected:
+                    if expected == start:
+                        continue  # a batch that begins before the start
+                    raise MetadataLogProblem(f"{seg.log}: byte {batch.position}: offset {event.offset} comes after "
+                                             f"offset {expected - 1}: the log's offsets go back")
+                if event.offset > expected:
+                    raise MetadataLogProblem(f"{seg.log}: offsets {expected} to {event.offset - 1} are missing (the "
+                                             "log holds no record of them and no snapshot covers them)")
                 expected += 1
                 yield event
 
@@ -185,15 +143,19 @@ class Replay:
     time: int | None = None
     epoch: int | None = None
     records: int = 0  # log records applied after the snapshot
-    problems: list[tuple[int, str]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)  # records Kafka's replay refuses
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # records Kafka's reader cannot decode
+    notes: list[str] = field(default_factory=list)  # snapshots passed over
     pending: list[Event] | None = None  # the records of an open metadata transaction
+    began_at: int | None = None  # the offset of its BeginTransactionRecord
+    stop: MetadataLogProblem | None = None  # why the replay ended before the point asked
 
     def step(self, event: Event, from_log: bool = True) -> list[Event]:
         """Apply an event; the events whose records took effect (a transaction's at its end)."""
         self.offset, self.time, self.epoch = event.offset, event.time, event.epoch
         self.records += from_log
         if event.problem is not None:
-            self.problems.append((event.offset, event.problem))
+            self.skipped.append((event.offset, event.problem))
             return []
         if event.control is not None:
             self._quorum(*event.control, event.epoch)
@@ -201,18 +163,29 @@ class Replay:
             return []
         kind = event.record["type"]
         if kind == "BEGIN_TRANSACTION_RECORD":
-            self.pending = []
+            if self.pending is not None:  # Kafka's fault; the open transaction goes on
+                self.problems.append((event.offset, NESTED_BEGIN))
+            else:
+                self.pending, self.began_at = [], event.offset
             return []
-        if kind == "ABORT_TRANSACTION_RECORD":
-            self.pending = None
-            return []
-        if kind == "END_TRANSACTION_RECORD":
-            done, self.pending = self.pending or [], None
-            return [e for e in done if self._apply(e)]
+        if kind in ("END_TRANSACTION_RECORD", "ABORT_TRANSACTION_RECORD"):
+            if self.pending is None:
+                marker = "EndTransactionRecord" if kind.startswith("END") else "AbortTransactionRecord"
+                self.problems.append((event.offset, LONE_MARKER.format(marker)))
+                return []
+            done, self.pending, self.began_at = self.pending, None, None
+            return [e for e in done if self._apply(e)] if kind.startswith("END") else []
         if self.pending is not None:
             self.pending.append(event)
             return []
         return [event] if self._apply(event) else []
+
+    def open_transaction(self) -> str | None:
+        """What an open metadata transaction leaves out of the state, if one is open."""
+        if self.pending is None:
+            return None
+        return (f"the metadata transaction begun at offset {self.began_at} is still open at offset {self.offset}: "
+                f"its {len(self.pending)} record(s) are not in the state (Kafka applies them at its end)")
 
     def _apply(self, event: Event) -> bool:
         try:
@@ -233,43 +206,47 @@ class Replay:
             quorum["kraftVersion"] = value.get("kRaftVersion", value.get("kraftVersion"))
 
 
-def replay(log: MetadataLog, point: Point = Point()) -> tuple[Replay, str | None]:
-    """The state at `point` and, when damage was met, what it was: a damaged snapshot is passed
-    over for the next older one (or the log from offset 0), and damage in the log before the
-    point stops the replay there (the state is then the one after the last record read)."""
+def replay(log: MetadataLog, point: Point = Point(), skip_undecodable: bool = False) -> tuple[Replay, str | None]:
+    """The state at `point` and, when the replay ended before it, why: damage, a gap, a record
+    Kafka's reader cannot decode (the state is then the one after the last batch read), or a log
+    that ends before the offset asked. A snapshot Kafka would not load is passed over for the next
+    older one (or the log from offset 0), and said in the state's notes. `skip_undecodable` goes on
+    past undecodable records, as Kafka does not, listing each in the state's `skipped`."""
     notes = []
     for snap in snapshots_for(log, point) + [None]:
         state = Replay(snapshot=snap)
         if snap is None:
             break
         try:
-            for event in snapshot_events(snap):
+            for event in snapshot_events(snap, skip_undecodable):
                 state.step(event, from_log=False)
             break
         except MetadataLogProblem as err:
             notes.append(f"snapshot passed over: {err}")
+    state.notes = notes
     if snap is None and point.offset is not None and point.offset < 0:
         return state, None
-    try:
-        for event in log_events(log, 0 if snap is None else snap.end_offset):
-            if point.passed_by(event.offset, event.time):
-                break
-            state.step(event)
-    except MetadataLogProblem as err:
-        if snap is None and state.offset is None:
-            raise MetadataLogProblem("; ".join(notes + [str(err)])) from None
-        notes.append(str(err))
-    return state, "; ".join(notes) or None
+    stopped = replay_onward(log, state, point, skip_undecodable)
+    if stopped is not None and snap is None and state.offset is None:
+        raise MetadataLogProblem("; ".join(notes + [stopped])) from None
+    return state, stopped
 
 
-def replay_onward(log: MetadataLog, state: Replay, point: Point) -> str | None:
+def replay_onward(log: MetadataLog, state: Replay, point: Point, skip_undecodable: bool = False) -> str | None:
     """Carry `state`, a replay that met no damage, on to `point` at or after it, as a replay to
-    `point` from the same start would go; what damage stopped it, if any."""
+    `point` from the same start would go; why it stopped short of the point, if it did."""
+    start = 0 if state.offset is None else state.offset + 1  # a snapshot's records stand at its last offset
+    state.stop = None
     try:
-        for event in log_events(log, 0 if state.offset is None else state.offset + 1):
+        for event in log_events(log, start, skip_undecodable):
             if point.passed_by(event.offset, event.time):
-                break
+                return None
             state.step(event)
     except MetadataLogProblem as err:
+        state.stop = err
         return str(err)
+    if point.offset is not None and (state.offset is None or state.offset < point.offset):
+        end = "holds no record after the snapshot" if state.offset is None else f"ends at offset {state.offset}"
+        state.stop = MetadataLogProblem(f"{log.partition.path}: the log {end}, before offset {point.offset}")
+        return str(state.stop)
     return None

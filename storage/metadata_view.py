@@ -51,11 +51,15 @@ def topic_json(topic: dict) -> dict:
 
 def replay_json(state: Replay, show_secrets: bool = False) -> dict:
     """The image with where it stands: the last offset applied, its time and epoch, the snapshot
-    it started from, and the records Kafka's replay would have refused."""
+    it started from, the snapshots passed over, the records Kafka's replay would have refused,
+    those skipped as Kafka's reader cannot decode them, and an open metadata transaction."""
     return {"offset": state.offset, "time": state.time, "epoch": state.epoch,
             "snapshot": None if state.snapshot is None else state.snapshot.path.name,
-            "logRecords": state.records,
+            "logRecords": state.records, "notes": list(state.notes),
             "problems": [{"offset": o, "problem": p} for o, p in state.problems],
+            "skipped": [{"offset": o, "problem": p} for o, p in state.skipped],
+            "openTransaction": None if state.pending is None else {"beganAt": state.began_at,
+                                                                   "records": len(state.pending)},
             **image_json(state.image, show_secrets)}
 
 
@@ -130,20 +134,24 @@ class Change:
     after: object
 
 
-def history(log: MetadataLog, view: Callable[[Image], object]) -> Iterator[Change]:
+def history(log: MetadataLog, view: Callable[[Image], object], skip_undecodable: bool = False,
+            state: Replay | None = None) -> Iterator[Change]:
     """Each change of `view` over the whole log, from its oldest state: offset 0 when the log
     still starts there, else its oldest snapshot (the first change then says what the snapshot
-    held). Damage or a gap ends it with MetadataLogProblem."""
+    held). Damage, a gap or a record Kafka's reader cannot decode (unless `skip_undecodable`) ends
+    it with MetadataLogProblem. `state`, an empty Replay, is the one to run (its skipped records,
+    refused ones and open transaction can be read from it after)."""
     snap = earliest_snapshot(log)
-    state = Replay(snapshot=snap)
+    state = Replay() if state is None else state
+    state.snapshot = snap
     current = None
     if snap is not None:
-        for event in snapshot_events(snap):
+        for event in snapshot_events(snap, skip_undecodable):
             state.step(event, from_log=False)
         current = copy.deepcopy(view(state.image))
         if current is not None:
             yield Change(state.offset, state.time, [f"snapshot {snap.path.name}"], None, current)
-    for event in log_events(log, 0 if snap is None else snap.end_offset):
+    for event in log_events(log, 0 if snap is None else snap.end_offset, skip_undecodable):
         applied = state.step(event)
         if not applied:
             continue

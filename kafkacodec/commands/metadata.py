@@ -43,12 +43,20 @@ def parse_point(text: str, option: str):
               help="Every change of one thing: TOPIC-N (a partition), topic:NAME, broker:ID or controller:ID.")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
 @click.option("--show-secrets", is_flag=True, help="Show SCRAM salts and keys and secret-looking config values.")
+@click.option("--skip-undecodable", is_flag=True,
+              help="Go on past records Kafka's reader cannot decode, listing each as skipped (Kafka stops before "
+                   "the batch holding the first).")
 def metadata(path: Path, at_offset: int | None, at_time: str | None, diff: tuple[str, str] | None,
-             subject: str | None, as_json: bool, show_secrets: bool) -> None:
+             subject: str | None, as_json: bool, show_secrets: bool, skip_undecodable: bool) -> None:
     """The cluster's state from a KRaft metadata log (PATH: `__cluster_metadata-0` or the log dir
     holding it), replayed as Kafka's metadata image holds it: from the newest snapshot at or
     before the point, then the log. What no tool of Kafka's can say: the state at any past
-    offset or time, what changed between two points, and a partition's or broker's history."""
+    offset or time, what changed between two points, and a partition's or broker's history.
+
+    Exit status: 0 when the answer is the state at the point asked (snapshots passed over, records
+    Kafka refuses, an open transaction and skipped records are said); 1 when the replay stopped
+    before the point (damage, a gap, a record Kafka's reader cannot decode, a log that ends
+    before the offset asked) and the state shown is the one where it stopped; 2 for usage errors."""
     from ..storage.metadata_replay import Point, open_metadata_log
 
     chosen = [o for o, v in (("--at-offset", at_offset), ("--at-time", at_time), ("--diff", diff),
@@ -57,11 +65,12 @@ def metadata(path: Path, at_offset: int | None, at_time: str | None, diff: tuple
         raise click.UsageError(f"choose one of {', '.join(chosen)}")
     log = open_metadata_log(path)
     if subject is not None:
-        return _history(log, subject, as_json)
+        return _history(log, subject, as_json, skip_undecodable)
     if diff is not None:
-        return _diff(log, parse_point(diff[0], "--diff"), parse_point(diff[1], "--diff"), as_json, show_secrets)
+        return _diff(log, parse_point(diff[0], "--diff"), parse_point(diff[1], "--diff"), as_json, show_secrets,
+                     skip_undecodable)
     point = Point(offset=at_offset, time=None if at_time is None else parse_time(at_time))
-    _state(log, point, as_json, show_secrets)
+    _state(log, point, as_json, show_secrets, skip_undecodable)
 
 
 def _quorum_state_file(log) -> dict | None:
@@ -72,19 +81,36 @@ def _quorum_state_file(log) -> dict | None:
     return read_quorum_state(path) if path.exists() else None
 
 
-def _replayed(log, point):
+def _warn(state, stopped: str | None, onward_from: int | None = None) -> None:
+    """What the state shown leaves out or passed over, and why the replay stopped short, if it did;
+    for a replay carried on, only what it met after its first `onward_from` skipped records."""
+    from ..storage.metadata_replay import UndecodableBatch
+
+    for note in state.notes if onward_from is None else []:
+        click.echo(f"warning: {note}", err=True)
+    skipped = state.skipped[onward_from or 0:]
+    if skipped:
+        click.echo(f"warning: {len(skipped)} record(s) Kafka's reader cannot decode were skipped (Kafka stops "
+                   "before the first): offset " + ", ".join(str(o) for o, _ in skipped), err=True)
+    if state.open_transaction():
+        click.echo(f"note: {state.open_transaction()}", err=True)
+    if stopped is not None:
+        hint = " (--skip-undecodable goes on past it)" if isinstance(state.stop, UndecodableBatch) else ""
+        click.echo(f"warning: {stopped}; the state shown is the one after offset {state.offset}{hint}", err=True)
+
+
+def _replayed(log, point, skip_undecodable: bool = False):
     from ..storage.metadata_replay import replay
 
-    state, stopped = replay(log, point)
-    if stopped is not None:
-        click.echo(f"warning: {stopped}; the state shown is the one after offset {state.offset}", err=True)
+    state, stopped = replay(log, point, skip_undecodable)
+    _warn(state, stopped)
     return state, stopped
 
 
-def _state(log, point, as_json: bool, show_secrets: bool) -> None:
+def _state(log, point, as_json: bool, show_secrets: bool, skip_undecodable: bool) -> None:
     from ..storage.metadata_view import replay_json
 
-    state, stopped = _replayed(log, point)
+    state, stopped = _replayed(log, point, skip_undecodable)
     view = replay_json(state, show_secrets)
     view["quorumStateFile"] = _quorum_state_file(log)
     if as_json:
@@ -96,20 +122,20 @@ def _state(log, point, as_json: bool, show_secrets: bool) -> None:
         raise SystemExit(1)
 
 
-def _diff(log, a, b, as_json: bool, show_secrets: bool) -> None:
+def _diff(log, a, b, as_json: bool, show_secrets: bool, skip_undecodable: bool) -> None:
     """One replay when B is at or after A: on from A's state, whose view is taken first."""
     from ..storage.metadata_replay import replay_onward
     from ..storage.metadata_view import differences, replay_json
 
-    before, stopped_a = _replayed(log, a)
+    before, stopped_a = _replayed(log, a, skip_undecodable)
     view_a = json.loads(json.dumps(replay_json(before, show_secrets)))  # a copy: the replay goes on
     before_at = (before.offset, before.time)
     if stopped_a is None and (before.offset is None or not b.passed_by(*before_at)):
-        after, stopped_b = before, replay_onward(log, before, b)
-        if stopped_b is not None:
-            click.echo(f"warning: {stopped_b}; the state shown is the one after offset {after.offset}", err=True)
+        said = len(before.skipped)
+        after, stopped_b = before, replay_onward(log, before, b, skip_undecodable)
+        _warn(after, stopped_b, onward_from=said)
     else:
-        after, stopped_b = _replayed(log, b)
+        after, stopped_b = _replayed(log, b, skip_undecodable)
     changes = differences(view_a, replay_json(after, show_secrets))
     if as_json:
         click.echo(json.dumps([{"path": p, "before": x, "after": y} for p, x, y in changes], indent=2))
@@ -122,7 +148,8 @@ def _diff(log, a, b, as_json: bool, show_secrets: bool) -> None:
         raise SystemExit(1)
 
 
-def _history(log, subject: str, as_json: bool) -> None:
+def _history(log, subject: str, as_json: bool, skip_undecodable: bool) -> None:
+    from ..storage.metadata_replay import Replay
     from ..storage.metadata_view import differences, history, subject as view_of
 
     try:
@@ -130,7 +157,8 @@ def _history(log, subject: str, as_json: bool) -> None:
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--history") from None
     count = 0
-    for change in history(log, view):
+    state = Replay()
+    for change in history(log, view, skip_undecodable, state):
         count += 1
         if as_json:
             click.echo(json.dumps({"offset": change.offset, "time": change.time, "causes": change.causes,
@@ -145,6 +173,11 @@ def _history(log, subject: str, as_json: bool) -> None:
         click.echo(f"{head}: " + "; ".join(f"{p} {_short(x)} -> {_short(y)}" for p, x, y in diffs))
     if not count and not as_json:
         click.echo(f"no record of {subject} in this metadata log")
+    _warn(state, None)
+    if state.skipped and not as_json:
+        click.echo(f"records passed over (Kafka's reader cannot decode them): {len(state.skipped)}")
+        for offset, problem in state.skipped:
+            click.echo(f"  offset {offset}: {problem}")
 
 
 def _short(value) -> str:
@@ -220,4 +253,10 @@ def state_lines(view: dict) -> list[str]:
     if view["problems"]:
         out.append(f"records Kafka's replay would refuse: {len(view['problems'])}")
         out += [f"  offset {p['offset']}: {p['problem']}" for p in view["problems"]]
+    if view["skipped"]:
+        out.append(f"records passed over (Kafka's reader cannot decode them): {len(view['skipped'])}")
+        out += [f"  offset {p['offset']}: {p['problem']}" for p in view["skipped"]]
+    if view["openTransaction"]:
+        out.append(f"open metadata transaction: begun at offset {view['openTransaction']['beganAt']}, "
+                   f"{view['openTransaction']['records']} record(s) not applied")
     return out
