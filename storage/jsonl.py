@@ -15,10 +15,12 @@ from typing import Any, Iterable
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
-from kafkacodec.runtime.errors import KafkaCodecError
+from kafkacodec.runtime.errors import KafkaCodecError, LimitExceededError
 
 from .decoders import CONTROL_TYPE_NAMES
 from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
+from .records_check import Decoded, decoded_records
+from .scan import scan_bytes
 
 TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
 
@@ -145,6 +147,7 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segmen
                 raise JsonInputError("baseOffset", f"{full['baseOffset']} does not rise above the previous batch's "
                                                    f"last offset {spans[-1][2]}")
             written = _encode(full)
+            _check_reads_back(written)
             if not recompute:
                 _check_written(obj, written, len(data))
             data += written
@@ -165,6 +168,25 @@ def _no_repeated_keys(pairs: list) -> dict:
             raise JsonInputError(key, "given twice in one object")
         out[key] = value
     return out
+
+
+def _check_reads_back(written: bytes) -> None:
+    """The batch written must read back within this run's limits (LIMITS: batch size, items,
+    decompressed size), as `verify` reads it; one that would not is refused, not written."""
+    try:
+        batches = list(read_batches(written))  # the batch size limit
+        # the records an uncompressed batch holds were counted before encoding; a compressed one
+        # is decompressed as readers decompress it
+        found = decoded_records(scan_bytes(written).batches) if any(b.compression != "none" for b in batches) \
+            else Decoded()
+    except LimitExceededError as err:
+        found = Decoded(over_limit=[(None, err)])
+    if found.over_limit:
+        err = found.over_limit[0][1]
+        raise JsonInputError(None, f"the batch written would not read back: {err.message} (raise the limit: "
+                                   "kafkacodec --max-batch-bytes N --max-decompressed-bytes N --max-items N write ...)")
+    if found.bad is not None:
+        raise JsonInputError(None, f"the batch written would not read back: {found.error.message}")
 
 
 def _check_written(obj: dict, written: bytes, position: int) -> None:

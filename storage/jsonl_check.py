@@ -27,6 +27,7 @@ from typing import Any
 
 from kafkacodec.records import CODECS
 from kafkacodec.runtime.errors import KafkaCodecError
+from kafkacodec.runtime.limits import LIMITS
 
 INT16_MAX, INT32_MAX, INT64_MAX = 2 ** 15 - 1, 2 ** 31 - 1, 2 ** 63 - 1
 OFFSETS = "offsets are 0 to 2^63-1"
@@ -124,11 +125,31 @@ def complete_batch(obj: Any, next_offset: int = 0) -> dict:
     last, where a batch that gives no offsets starts."""
     if type(obj) is not dict:
         raise JsonInputError(None, f"{show(obj)} is not a JSON object (one batch per line)")
+    _within_item_limit(obj)
     c = _Batch(obj)
     out = _complete(c, obj, next_offset)
     if c.problems:
         raise JsonInputError(None, "", problems=c.problems)
     return out
+
+
+def _within_item_limit(obj: dict) -> None:
+    """Records per batch and headers per record within LIMITS.max_items, which every reader here
+    applies: a batch over it would be written only for `verify` to refuse it. Checked before any
+    record is looked at, so that a line of millions of records costs no more than its parsing."""
+    limit = LIMITS.max_items
+    records = obj.get("records")
+    if type(records) is not list:
+        return
+    if len(records) > limit:
+        raise JsonInputError("records", f"{len(records):,} records, over the limit of {limit:,} per batch that "
+                                        "reading them back applies (kafkacodec --max-items N write ...)")
+    for i, r in enumerate(records):
+        headers = r.get("headers") if type(r) is dict else None
+        if type(headers) is list and len(headers) > limit:
+            raise JsonInputError(f"records[{i}].headers", f"{len(headers):,} headers, over the limit of {limit:,} "
+                                                          "per record that reading them back applies (kafkacodec "
+                                                          "--max-items N write ...)")
 
 
 def _complete(c: _Batch, obj: dict, next_offset: int) -> dict:
