@@ -50,12 +50,23 @@ class ReadOptions:
     verify_crc: bool = True
     on_corrupt: str = "fail"
     read_committed: bool = False
+    include_control: bool = False  # transaction markers (control batches) as rows; Spark's Kafka source gives none
     rows_per_batch: int = 65_536  # Arrow batches handed to Spark: larger ones cost it less per row
     columns: tuple[str, ...] | None = None  # a schema the user gave: only these, in this order
 
 
 def is_aborted(spec: Slice, pid: int, offset: int) -> bool:
     return any(p == pid and first <= offset <= last for p, first, last in spec.aborted)
+
+
+def left_out(spec: Slice, e) -> bool:
+    """Whether a read gives no row for the v2 batch `e`: a control batch (transaction markers, KRaft's
+    control records) unless includeControlRecords, and with read_committed a batch of an aborted
+    transaction."""
+    opts = spec.options
+    if e.is_control:
+        return not opts.include_control
+    return opts.read_committed and e.is_transactional and is_aborted(spec, e.producer_id, e.base_offset)
 
 
 def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: int = 0) -> Iterator[pa.RecordBatch]:
@@ -148,8 +159,7 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
                 continue
             if hi is not None and e.base_offset >= hi:
                 break
-            if opts.read_committed and (e.is_control or (e.is_transactional and
-                                                         is_aborted(spec, e.producer_id, e.base_offset))):
+            if left_out(spec, e):
                 continue
             if (lo is None or e.base_offset >= lo) and (hi is None or e.last_offset < hi):
                 whole.append(Batch(e, at, size))

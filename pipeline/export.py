@@ -114,10 +114,11 @@ def write_table(df, out: str, fmt: str, mode: str) -> None:
 
 def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
            include_headers: bool = True) -> Summary:
-    """Read every record (damaged batches reported as rows with `corruption` set) and write the
-    table; then gather the summary from the segments table and the written rows."""
+    """Read every record, transaction markers included (`isControl`), damaged batches reported as
+    rows with `corruption` set, and write the table; then gather the summary from the segments
+    table and the written rows."""
     df = (spark.read.format("kafka-log").option("includeHeaders", str(include_headers).lower())
-          .option("onCorrupt", "report").load(logdir))
+          .option("includeControlRecords", "true").option("onCorrupt", "report").load(logdir))
     write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)

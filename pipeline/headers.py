@@ -18,7 +18,7 @@ from kafkacodec.storage.producers import last_sequence
 from kafkacodec.storage.scan import frame_size
 
 from .columns import arrow_schema
-from .decode import Slice, decode_slice, is_aborted
+from .decode import Slice, decode_slice, left_out
 
 # the columns a batch header gives for v2 batches
 HEADER_COLUMNS = frozenset({"topic", "partition", "offset", "timestampType", "magic", "compression", "producerId",
@@ -70,8 +70,7 @@ def header_rows(buf, spec: Slice, names: tuple[str, ...], segment: str, base_pos
             continue
         if hi is not None and e.base_offset >= hi:
             break
-        if spec.options.read_committed and (e.is_control or (e.is_transactional and
-                                                             is_aborted(spec, e.producer_id, e.base_offset))):
+        if left_out(spec, e):
             continue
         if e.records_count != e.last_offset_delta + 1:  # compacted: the gaps are in the records
             yield from full(at, pos)

@@ -65,7 +65,8 @@ def parse_options(options: dict) -> Plan:
     if isolation not in ("read_uncommitted", "read_committed"):
         raise OptionError(f"isolationLevel must be read_uncommitted or read_committed, not {isolation!r}")
     read = ReadOptions(include_headers=_bool(o, "includeHeaders", False), verify_crc=_bool(o, "verifyCrc", True),
-                       on_corrupt=on_corrupt, read_committed=isolation == "read_committed")
+                       on_corrupt=on_corrupt, read_committed=isolation == "read_committed",
+                       include_control=_bool(o, "includeControlRecords", False))
 
     def offsets(name: str, default: str):
         value = o.get(name.lower(), default)

@@ -28,7 +28,7 @@ def decoded(plan, max_bytes=None, rows_per_batch=None):
 def test_any_batch_and_split_size_gives_every_record_once(sample):
     want = sorted((p.topic, p.partition, r.offset, r.key, r.value)
                   for p in logdir.open_log_dir(sample).partitions for _, r in partition_records(p))
-    plan = parse_options({"path": str(sample)})
+    plan = parse_options({"path": str(sample), "includeControlRecords": "true"})
     whole, n_whole = decoded(plan)
     assert whole == want
     small, n_small = decoded(plan, max_bytes=2000, rows_per_batch=7)
@@ -41,7 +41,8 @@ def test_options_are_checked(sample):
                              ({"onCorrupt": "ignore"}, "onCorrupt"),
                              ({"startingOffsets": "latest"}, "not allowed"),
                              ({"endingOffsets": "{oops"}, "endingOffsets"),
-                             ({"includeHeaders": "yes"}, "includeHeaders")):
+                             ({"includeHeaders": "yes"}, "includeHeaders"),
+                             ({"includeControlRecords": "1"}, "includeControlRecords must be true or false")):
         with pytest.raises(OptionError, match=message):
             parse_options({"path": str(sample), **options} if options else {})
 
@@ -198,3 +199,31 @@ def test_a_record_without_a_timestamp_reads_null(tmp_path):
     rows = read_all(tmp_path / "new-0")
     assert [(r["magic"], r["timestamp"] and r["timestamp"].timestamp()) for r in rows] == \
         [(1, None), (2, 1_700_000_000.0), (2, None)]
+
+
+@pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])
+@pytest.mark.parametrize("narrow", [False, True], ids=["full", "batch_headers"])
+def test_transaction_markers_are_rows_only_when_asked_for(sample, isolation, narrow):
+    """Spark's Kafka source gives no control records: a read leaves the sample's transaction
+    markers out unless includeControlRecords=true, and then gives each, as the library reads
+    them; the data rows are the same either way, in a full read and from batch headers alone."""
+    from kafkacodec.pipeline.headers import header_rows
+
+    part = logdir.open_partition(sample / "payments-0")
+    markers = {r.offset for b, r in partition_records(part) if not b.is_legacy and b.entry.is_control}
+    assert len(markers) >= 4
+
+    def rows(**options):
+        plan = parse_options({"path": str(part.path), "isolationLevel": isolation, **options})
+        out = []
+        for s in slices(plan)[0]:
+            data = read_range(s.uri, s.path, s.start_pos, s.end_pos)
+            batches = header_rows(data, s, HEADER_NAMES, s.path, s.start_pos) if narrow else \
+                decode_slice(data, s, base_pos=s.start_pos)
+            out += [(r["offset"], r["isControl"]) for b in batches for r in b.to_pylist()]
+        return sorted(out)
+
+    default, asked = rows(), rows(includeControlRecords="true")
+    assert not any(control for _, control in default)
+    assert {o for o, control in asked if control} == markers
+    assert [r for r in asked if not r[1]] == default and len(default) > 10

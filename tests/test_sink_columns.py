@@ -27,7 +27,8 @@ class Schema:
 
 
 def rows_of(path: Path) -> pa.Table:
-    reader = KafkaLogReader(parse_options({"path": str(path), "includeheaders": "true"}))
+    reader = KafkaLogReader(parse_options({"path": str(path), "includeheaders": "true",
+                                           "includecontrolrecords": "true"}))
     return pa.Table.from_batches([b for p in reader.partitions() for b in reader.read(p)])
 
 

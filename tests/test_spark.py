@@ -17,16 +17,18 @@ KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("
                  ("offset", "bigint"), ("timestamp", "timestamp"), ("timestampType", "int")]
 
 
-def expected_rows(root, topics=None):
+def expected_rows(root, topics=None, control=True):
     """(topic, partition, offset, key, value, timestamp ms, timestamp type, headers, magic, codec,
     producer id) of every record, from the library's reader; no timestamp (-1, every v0 message's)
-    is None, as Spark's NULL."""
+    is None, as Spark's NULL. `control`: with the control records (transaction markers)."""
     rows = []
     for part in logdir.open_log_dir(root).partitions:
         if topics and part.topic not in topics:
             continue
         for batch, r in partition_records(part):
             e = batch.entry
+            if not control and not batch.is_legacy and e.is_control:
+                continue
             pid = -1 if batch.is_legacy else e.producer_id
             ts_type = r.timestamp_type if batch.is_legacy else int(e.timestamp_type)
             headers = None if batch.is_legacy or not r.headers else [(h.key, bytes(h.value)) for h in r.headers]
@@ -66,7 +68,7 @@ def test_schema_starts_with_sparks_kafka_columns(spark, sample):
 
 def test_every_column_equals_the_librarys_decoding(spark, sample):
     """Every record of every magic and codec, every Kafka column and the batch columns."""
-    got = spark_rows(read(spark, sample, includeHeaders="true"))
+    got = spark_rows(read(spark, sample, includeHeaders="true", includeControlRecords="true"))
     want = expected_rows(sample)
     assert len(got) == len(want) > 500
     assert got == want
@@ -121,7 +123,10 @@ def test_starting_timestamp_reads_from_the_first_record_at_or_after_it(spark, sa
 
 def test_read_committed_drops_aborted_and_control_records(spark, sample):
     committed = read(spark, sample, subscribe="payments", isolationLevel="read_committed")
-    everything = read(spark, sample, subscribe="payments")
+    everything = read(spark, sample, subscribe="payments", includeControlRecords="true")
+    default = read(spark, sample, subscribe="payments")  # as Spark's Kafka source: no control records
+    assert default.where("isControl").count() == 0 < everything.where("isControl").count()
+    assert default.count() == everything.count() - everything.where("isControl").count()
     assert committed.where("isControl").count() == 0
     aborted = everything.count() - everything.where("isControl").count() - committed.count()
     assert aborted == 10  # the two aborted transactions of the sample: 4 and 6 records
@@ -130,13 +135,13 @@ def test_read_committed_drops_aborted_and_control_records(spark, sample):
 
 
 def test_write_then_read_round_trip(spark, sample, tmp_path):
-    source = read(spark, sample, includeHeaders="true")
+    source = read(spark, sample, includeHeaders="true", includeControlRecords="true")  # every record, markers too
     out = tmp_path / "copy"
     source.write.format("kafka-log").option("compression", "zstd").mode("overwrite").save(str(out))
     assert not (out / "_temporary").exists()
     for part in logdir.open_log_dir(out).partitions:
         assert all(r.ok for r in verify_partition(part)), part.path
-    again = read(spark, out, includeHeaders="true")
+    again = read(spark, out, includeHeaders="true", includeControlRecords="true")
     cols = ["topic", "partition", "offset", "key", "value", "timestamp", "headers", "producerId", "isControl"]
     assert again.select(cols).exceptAll(source.select(cols)).count() == 0
     assert source.select(cols).exceptAll(again.select(cols)).count() == 0
@@ -221,9 +226,12 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
                 s3.upload_file(str(f), "retained", f"kafka/{f.relative_to(sample).as_posix()}")
         uri = f"s3://retained/kafka?endpoint_override={host}:{port}&scheme=http&region=us-east-1"
         remote = spark_rows(read(spark, uri, includeHeaders="true"))
-        assert remote == expected_rows(sample)
+        assert remote == expected_rows(sample, control=False)
         one = read(spark, uri.replace("/kafka?", "/kafka/payments-0/00000000000000000034.log?"))
-        assert one.count() == 29
+        from kafkacodec.storage.reader import partition_batches
+        data = [r for seg, b in partition_batches(logdir.open_partition(sample / "payments-0"))
+                if seg.base_offset == 34 and (b.is_legacy or not b.entry.is_control) for r in b]
+        assert one.count() == len(data) > 0  # the segment's records, its markers left out
     finally:
         server.stop()
 
@@ -355,7 +363,7 @@ def test_a_narrower_schema_reads_batch_headers_alone_and_counts_the_same(spark, 
     narrow = spark.read.format("kafka-log").schema("offset long, topic string, partition int, isControl boolean") \
         .load(str(sample))
     assert narrow.columns == ["offset", "topic", "partition", "isControl"]
-    assert narrow.count() == full.count() == len(expected_rows(sample))
+    assert narrow.count() == full.count() == len(expected_rows(sample, control=False))
     assert sorted(narrow.collect()) == sorted(full.select("offset", "topic", "partition", "isControl").collect())
     with_value = spark.read.format("kafka-log").schema("value binary, offset long").load(str(sample))
     key = (lambda r: (r.offset, r.value or b""))
