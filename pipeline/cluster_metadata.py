@@ -27,7 +27,8 @@ ROWS_PER_ARROW_BATCH = 10_000
 
 RECORDS_DDL = ("file string, snapshotEndOffset long, offset long, timestamp timestamp, leaderEpoch int, "
                "isControl boolean, type string, version int, data string, error string")
-AS_OF = "asOfOffset long, asOfTimestamp timestamp"
+AS_OF = "asOfOffset long, asOfTimestamp timestamp, corruption string"  # where the state stands, what stopped it
+STATE_ON_CORRUPT = ("fail", "report")  # a replay cannot read past damage, so kafka-log's skip has no meaning here
 STATE_DDL = {
     "partitions": ("topic string, topicId string, partition int, leader int, leaderEpoch int, partitionEpoch int, "
                    "replicas array<int>, isr array<int>, addingReplicas array<int>, removingReplicas array<int>, "
@@ -129,6 +130,11 @@ class StateReader(DataSourceReader):
         return [InputPartition(0)]
 
     def read(self, partition):
+        """The state's rows. A replay that stopped before the point (damage, a gap, a record
+        Kafka's reader cannot decode, a log ending before atOffset) fails the read, or with
+        onCorrupt=report gives the state where it stopped, every row's `corruption` saying why
+        (a row of nulls but for it when the state has none). Snapshots passed over are said there
+        too: the state is still whole, as the log stands for them."""
         from kafkacodec.storage.metadata_replay import Point, open_metadata_log, replay
 
         table = self.options.get("table", "partitions")
@@ -136,12 +142,26 @@ class StateReader(DataSourceReader):
         point = Point(offset=None if at_offset is None else int(at_offset),
                       time=None if at_time is None else _millis(at_time))
         with _local(self.uri) as local:
-            state, _ = replay(open_metadata_log(local), point)
-        as_of = [state.offset, None if state.time is None else state.time * 1000]
+            state, stopped = replay(open_metadata_log(local), point)
+        if stopped is not None and _on_corrupt(self.options) == "fail":
+            raise state.stop
+        said = "; ".join(state.notes + ([f"the state is the one after offset {state.offset}: {stopped}"]
+                                        if stopped is not None else [])) or None
+        as_of = [state.offset, None if state.time is None else state.time * 1000, said]
         show_secrets = str(self.options.get("showsecrets", "false")).lower() == "true"
         rows = [row + as_of for row in ROWS[table](state.image, show_secrets)]
+        if not rows and said is not None:
+            rows = [[None] * (len(STATE_DDL[table].split(",")) - len(as_of)) + as_of]
         if rows:
             yield rows_batch(STATE_DDL[table], rows)
+
+
+def _on_corrupt(options: dict) -> str:
+    value = str(options.get("oncorrupt", "fail")).lower()
+    if value not in STATE_ON_CORRUPT:
+        raise ValueError(f"kafka-cluster-state: onCorrupt must be one of {', '.join(STATE_ON_CORRUPT)}, not {value!r} "
+                         "(a replay cannot go on past damage, so there is no skip)")
+    return value
 
 
 def _millis(text: str) -> int:
@@ -229,9 +249,11 @@ class ClusterStateDataSource(_MetadataTable):
     NAME = "kafka-cluster-state"
 
     def schema(self):
-        table = self.options.get("table", "partitions")
+        options = {k.lower(): v for k, v in self.options.items()}
+        table = options.get("table", "partitions")
         if table not in STATE_DDL:
             raise ValueError(f"{self.NAME}: table {table!r} is not one of {', '.join(STATE_DDL)}")
+        _on_corrupt(options)
         return STATE_DDL[table]
 
     def reader(self, schema):

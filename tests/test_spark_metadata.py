@@ -60,7 +60,7 @@ def test_state_tables_equal_the_librarys_replay(spark, controller, point):
     assert sorted((r.topic, r.partition, r.leader, r.isr, r.replicas, r.partitionEpoch) for r in parts) == sorted(
         (t["name"], n, p["leader"], p["isr"], p["replicas"], p["partitionEpoch"])
         for t in expected.image.topics.values() for n, p in t["partitions"].items())
-    assert {r.asOfOffset for r in parts} == {expected.offset}
+    assert {r.asOfOffset for r in parts} == {expected.offset} and {r.corruption for r in parts} == {None}
     brokers = reader.option("table", "brokers").load(str(controller)).collect()
     assert [(b.brokerId, b.brokerEpoch, b.fenced) for b in brokers] == [
         (i, b["brokerEpoch"], b["fenced"]) for i, b in sorted(expected.image.brokers.items())]
@@ -72,3 +72,41 @@ def test_state_tables_equal_the_librarys_replay(spark, controller, point):
 def test_an_unknown_table_is_refused_by_name(spark, controller):
     with pytest.raises(Exception, match="table 'nope' is not one of partitions, brokers, configs"):
         spark.read.format("kafka-cluster-state").option("table", "nope").load(str(controller)).collect()
+
+
+def damaged_copy(controller, tmp_path):
+    """The sample with the batch at offset 44 flipped: a replay stops at 43, before `scratch` is deleted."""
+    from kafkacodec.storage.scan import batch_positions
+
+    copy = tmp_path / "c"
+    shutil.copytree(controller, copy)
+    seg = copy / "__cluster_metadata-0" / f"{43:020d}.log"
+    data = bytearray(seg.read_bytes())
+    at = batch_positions(bytes(data))[1]
+    data[at + 40] ^= 0xFF
+    seg.write_bytes(bytes(data))
+    return copy, seg, at
+
+
+def test_a_state_the_replay_could_not_reach_fails_or_is_reported_as_asked(spark, controller, tmp_path):
+    copy, seg, at = damaged_copy(controller, tmp_path)
+    with pytest.raises(Exception, match=f"byte {at}"):
+        spark.read.format("kafka-cluster-state").load(str(copy)).collect()
+    rows = spark.read.format("kafka-cluster-state").option("onCorrupt", "report").load(str(copy)).collect()
+    assert {r.topic for r in rows} == {"orders", "payments", "scratch"} and {r.asOfOffset for r in rows} == {43}
+    assert all(f"{seg}: byte {at}" in r.corruption for r in rows)
+
+
+def test_a_snapshot_cut_after_its_header_is_passed_over_for_the_log(spark, controller, tmp_path):
+    from kafkacodec.storage.scan import batch_positions
+
+    copy = tmp_path / "c"
+    shutil.copytree(controller, copy)
+    snap = next((copy / "__cluster_metadata-0").glob("*.checkpoint"))
+    data = snap.read_bytes()
+    snap.write_bytes(data[:batch_positions(data)[1]])
+    brokers = spark.read.format("kafka-cluster-state").option("table", "brokers").load(str(copy)).collect()
+    assert sorted(b.brokerId for b in brokers) == [1, 2, 3, 4]
+    assert all("SnapshotFooter" in b.corruption for b in brokers)
+    topics = spark.read.format("kafka-cluster-state").load(str(copy)).select("topic").distinct().collect()
+    assert sorted(t.topic for t in topics) == ["orders", "payments"]
