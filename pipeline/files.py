@@ -223,7 +223,9 @@ def list_log(uri: str) -> Listing:
                                                   "copy's <offset>-<segment id>.log)"))
         return Listing([whole], skipped)
     children = _children(fs, path)
-    if any(c.type == pafs.FileType.File and c.base_name.endswith(names.LOG) for c in children):
+    files = [c.base_name for c in children if c.type == pafs.FileType.File]
+    if names.is_partition_listing(files, (c.base_name for c in children if c.type == pafs.FileType.Directory)) \
+            or any(_is_remote_log(name) for name in files):
         topic, partition = _dir_name(path, children)
         return Listing([_partition(fs, path, topic, partition, skipped, children)], skipped)
     name = os.path.basename(path.rstrip("/"))

@@ -94,8 +94,19 @@ def truncate_durably(path: Path, size: int) -> None:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove a directory tree (each name gone is final: resuming removes the rest)."""
+    """Remove a directory tree (each name gone is final: resuming removes the rest). A symbolic
+    link is removed itself, never what it points to."""
     import shutil
+
+    if os.path.islink(path):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            raise os_problem(path, err) from None
+        fsync_dir(path.parent)
+        return
 
     def failed(function, name, exc_info):
         err = exc_info[1]

@@ -63,7 +63,10 @@ def open_partition(path: Path, topic: str | None = None, partition: int | None =
 def open_log_dir(path: Path) -> LogDir:
     """Every live partition directory of a log-dirs root, sorted by topic and partition."""
     root = LogDir(path)
-    for d in sorted(p for p in _entries(path) if p.is_dir()):
+    entries = _entries(path)
+    for f in sorted(p for p in entries if names.is_segment_log(p.name) and not p.is_dir()):
+        root.skipped.append((f, "a segment file outside any partition directory (Kafka does not read it)"))
+    for d in sorted(p for p in entries if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
         why = names.partition_dir_skip(parsed)
         if why is not None:
@@ -75,8 +78,11 @@ def open_log_dir(path: Path) -> LogDir:
 
 
 def is_partition_dir(path: Path) -> bool:
-    """A directory holding segment files (a partition), rather than a log-dirs root."""
-    return any(p.suffix == ".log" for p in _entries(path))
+    """A directory holding segment files (a partition), rather than a log-dirs root: see
+    names.is_partition_listing (a stray server.log at a root does not make it a partition)."""
+    entries = _entries(path)
+    return names.is_partition_listing(
+        (p.name for p in entries), (p.name for p in entries if names.parse_partition_dir(p.name) and p.is_dir()))
 
 
 def partitions_at(path: Path) -> list[Partition]:

@@ -46,6 +46,25 @@ def parse_partition_dir(name: str) -> PartitionDir | None:
     return None
 
 
+# A segment's .log as Kafka names it (the offset before the first dot), in flight or not. Only such
+# a file makes a directory a partition's: a broker's own server.log beside the partitions does not.
+_SEGMENT_LOG = re.compile(r"^[0-9]+\.log(?:\.(?:deleted|cleaned|swap))?$")
+
+
+def is_segment_log(file_name: str) -> bool:
+    return _SEGMENT_LOG.match(file_name) is not None
+
+
+def is_partition_listing(file_names, dir_names) -> bool:
+    """Whether a directory holding these files and subdirectories is one partition's rather than a
+    log-dirs root: it holds a segment's .log named by its offset, and no directory named as a
+    partition's (a root holds those, whatever files stand beside them). The one rule of every
+    command (through storage.logdir and storage.lock.log_root) and of the Spark source."""
+    if any(parse_partition_dir(name) is not None for name in dir_names):
+        return False
+    return any(is_segment_log(name) for name in file_names)
+
+
 def is_transient(file_name: str) -> bool:
     """Files Kafka removes or renames at load time, which readers must not take for segments."""
     return file_name.endswith(TRANSIENT_SUFFIXES)

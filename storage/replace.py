@@ -20,7 +20,7 @@ from kafkacodec.runtime.errors import KafkaCodecError
 from . import journal
 from .durable import fsync_dir, fsync_tree, remove_tree, rename_durably
 from .journal import JournalProblem, Pending
-from .safeio import os_problem
+from .safeio import FileProblem, os_problem
 
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
@@ -58,7 +58,12 @@ class Publication:
                 raise os_problem(d, err) from None
 
     def publish(self, names: list[str], files: list[str] = ()) -> list[str]:
-        """Flush the copies, journal them, then move them into place; returns what was done."""
+        """Flush the copies, journal them, then move them into place; returns what was done. A
+        partition directory that is a symbolic link is refused first, and nothing is changed."""
+        linked = next((name for name in names if os.path.islink(self.target / name)), None)
+        if linked is not None:
+            self.abandon()
+            raise FileProblem(self.target / linked, _link_refusal(self.target / linked))
         fsync_tree(self.staging)
         fsync_dir(self.target)
         self.state.update(phase="publish", partitions=list(names), files=list(files),
@@ -83,6 +88,17 @@ class Publication:
                 path = self.keep_old / f"{name}.{n}"
             out[name] = str(path)
         return out
+
+
+def _link_refusal(link: Path) -> str:
+    """Why a partition reached through a symbolic link is not replaced. Renaming the link would put
+    the new copy on the log dir's file system and leave the directory it points to (often on
+    another disk, where the operator put it) behind, holding the old data; renaming that
+    directory itself would take a log dir this command holds no lock of."""
+    return (f"is a symbolic link to {os.path.realpath(link)}: a partition is replaced by renaming its "
+            "directory, which here would replace the link and leave the directory it points to as it is; "
+            f"nothing was changed. Work on {os.path.realpath(link)} where it is, or move it here in place of "
+            "the link")
 
 
 def describe(state: dict) -> str:
@@ -129,7 +145,8 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
     done = []
     for name in state["partitions"]:
         dst, copy, aside = target / name, new / name, old / name
-        have = (dst.exists(), copy.exists(), aside.exists())
+        # lexists: a symbolic link moved aside (by versions that replaced links) may point nowhere now
+        have = (os.path.lexists(dst), os.path.lexists(copy), os.path.lexists(aside))
         if have == (True, True, False) and state["in_place"]:
             steps = [(dst, aside), (copy, dst)]
         elif have in ((False, True, True), (False, True, False)):  # moved aside, or a partition new to the log dir
@@ -155,9 +172,20 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
             done.append(f"{verb}write {dst}")
     for name in state["partitions"]:  # every copy is in place and its rename flushed
         aside = old / name
-        if not aside.exists():
+        if not os.path.lexists(aside):
             continue
         kept = state.get("kept_as", {}).get(name)
+        if os.path.islink(aside):  # only the link goes: what it points to is never removed through it
+            pointed = os.path.normpath(target / os.readlink(aside))  # as read where the link stood
+            if not dry_run:
+                if kept:
+                    rename_durably(aside, Path(kept))
+                else:
+                    _unlink(aside)
+            done.append(f"{verb}{'move' if kept else 'remove'} the symbolic link that was {target / name} "
+                        f"(to {pointed}){f' to {kept}' if kept else ''}, replaced by its {copy_name}; {pointed}, "
+                        "which held the original, is left as it was")
+            continue
         if not dry_run:
             if kept:
                 rename_durably(aside, Path(kept))
@@ -171,7 +199,17 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
 
 
 def _state(dst: Path, copy: Path, aside: Path) -> str:
-    return ", ".join(f"{p} {'exists' if p.exists() else 'is missing'}" for p in (dst, copy, aside))
+    return ", ".join(f"{p} {'exists' if os.path.lexists(p) else 'is missing'}" for p in (dst, copy, aside))
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise os_problem(path, err) from None
+    fsync_dir(path.parent)
 
 
 def leftovers(root: Path) -> list[Pending]:

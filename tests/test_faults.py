@@ -160,6 +160,66 @@ def test_clean_out_killed_anywhere_leaves_nothing_or_the_whole_copy(tmp_path):
     report(case, tmp_path)
 
 
+# -- a log dir as a broker leaves it: its own server.log at the root; a partition linked in ------
+SERVER_LOG = b"[2024-05-01 10:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n" * 20
+
+
+def test_clean_in_place_beside_a_server_log_killed_anywhere_leaves_the_log_before_or_after(tmp_path):
+    """server.log made the log dir one empty partition: clean saw nothing, recover looked for the
+    journal in the parent directory."""
+    def prepare(work):
+        log_dir(work / "logs")
+        (work / "logs" / "server.log").write_bytes(SERVER_LOG)
+    case = Case("clean-server-log", kafkacodec("clean", "{work}/logs", *CLEAN, "--apply", "--in-place"), prepare,
+                resume=[["recover", "{work}/logs"], ["verify", "{work}/logs"]])
+    before_dir = tmp_path / "before"
+    before_dir.mkdir()
+    prepare(before_dir)
+    before, after = contents(before_dir / "logs"), contents(reference(case, tmp_path) / "logs")
+    assert before != after and set(before) == set(after) == {"t-0", "t-1"}
+
+    def check(work, _):
+        now = contents(work / "logs")
+        if now not in (before, after):
+            return "the log is neither as it was nor cleaned"
+        if (work / "logs" / "server.log").read_bytes() != SERVER_LOG:
+            return "server.log changed"
+        return "left behind: " + ", ".join(left_behind(work)) if left_behind(work) else None
+    case.check = check
+    report(case, tmp_path)
+
+
+def linked_log_dir(work: Path) -> None:
+    """t-1 (which the clean changes) on another disk, linked from the log dir (a relative link:
+    every copy of the work directory links to its own)."""
+    log_dir(work / "logs")
+    (work / "disk2").mkdir()
+    (work / "logs" / "t-1").rename(work / "disk2" / "t-1")
+    (work / "logs" / "t-1").symlink_to(Path("..") / "disk2" / "t-1")
+
+
+def test_clean_in_place_of_a_linked_partition_killed_anywhere_changes_nothing(tmp_path):
+    """Replacing the link used to fail on removing it (an absolute link), leaving a journal no
+    command could finish, or drop it (a relative one) and the data it pointed to with it. Now
+    the clean is refused once its copies are built: killed anywhere, the log is as it was."""
+    case = Case("clean-linked", kafkacodec("clean", "{work}/logs", *CLEAN, "--apply", "--in-place"), linked_log_dir,
+                resume=[["recover", "{work}/logs"], ["verify", "{work}/logs"]], status=2)
+    before_dir = tmp_path / "before"
+    before_dir.mkdir()
+    linked_log_dir(before_dir)
+    before = contents(before_dir / "logs")
+    assert set(before) == {"t-0", "t-1"}
+
+    def check(work, output):
+        if not (work / "logs" / "t-1").is_symlink():
+            return "the link was replaced"
+        if contents(work / "logs") != before:
+            return "the log changed"
+        return "left behind: " + ", ".join(left_behind(work)) if left_behind(work) else None
+    case.check = check
+    report(case, tmp_path)
+
+
 # -- recover ------------------------------------------------------------------------------------
 def damaged_log_dir(work: Path) -> None:
     """The log dir damaged three ways: a bad CRC in a middle segment of t-0, a torn batch at the

@@ -1,0 +1,290 @@
+"""What a partition directory is, for every command, the Spark source and the sink's commit alike:
+a directory holding a segment's .log named by its offset (`names.is_partition_listing`). A file a
+broker keeps at a log dir's root (its own log4j `server.log`) does not make the root a partition.
+And a partition directory that is a symbolic link: read through it, as Kafka reads it; never
+replaced by renaming the link (refused, nothing changed); an operation older versions left half
+done on one is finished."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from kafkacodec.storage import logdir, names
+from kafkacodec.storage.journal import pending
+from kafkacodec.storage.lock import log_root
+from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.sample import write_sample
+from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.writer import PartitionWriter
+
+SERVER_LOG = b"[2024-05-01 10:00:00,000] INFO KafkaConfig values: (kafka.server.KafkaConfig)\n" * 40
+CLEAN = ["clean", "--policy", "delete", "--now", "1600000500000", "--retention-ms", "150000"]
+
+
+def kafkacodec(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "kafkacodec", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, env=dict(os.environ, COLUMNS="200"))
+
+
+def tree(path):
+    """Every file below `path` (through symbolic links) with a digest of its bytes, and each link."""
+    out = {}
+    for top, dirs, files in os.walk(path, followlinks=True):
+        for name in dirs + files:
+            p = os.path.join(top, name)
+            rel = os.path.relpath(p, path)
+            if os.path.islink(p):
+                out[rel + " ->"] = os.readlink(p)
+            if name in files and name != ".kafkacodec.lock":
+                with open(p, "rb") as f:
+                    out[rel] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def records(part_dir):
+    return [(r.offset, r.key, r.value) for _, r in partition_records(logdir.open_partition(part_dir))]
+
+
+def damage_middle_batch(log):
+    data = bytearray(log.read_bytes())
+    starts = batch_positions(bytes(data))
+    data[starts[len(starts) // 2] + 30] ^= 0xFF
+    log.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def two_log_dirs(tmp_path):
+    """The sample log dir, damaged in clicks-0, twice: `plain`, and `stray` with a broker's
+    server.log (and a rotated one) at its root."""
+    out = {}
+    for name in ("plain", "stray"):
+        root = tmp_path / name / "logs"
+        write_sample(root)
+        damage_middle_batch(root / "clicks-0" / "00000000000000000290.log")
+        out[name] = root
+    (out["stray"] / "server.log").write_bytes(SERVER_LOG)
+    (out["stray"] / "server.log.2024-05-01-09").write_bytes(SERVER_LOG)
+    return out
+
+
+def same_output(command, roots, *args):
+    """The command's exit status and output on both log dirs, the paths made alike."""
+    plain, stray = (kafkacodec(*command, root, *args) for root in (roots["plain"], roots["stray"]))
+    assert stray.returncode == plain.returncode, (stray.stdout, stray.stderr)
+    alike = lambda text: text.replace(str(roots["stray"]), "LOGS").replace(str(roots["plain"]), "LOGS")  # noqa: E731
+    assert alike(stray.stdout) == alike(plain.stdout)
+    assert alike(stray.stderr) == alike(plain.stderr)
+    return plain
+
+
+def test_a_server_log_at_the_root_changes_nothing_the_commands_say(two_log_dirs):
+    """It made the whole log dir one empty partition: verify printed `logs 0 0 0 0 ok` and exited 0."""
+    checked = same_output(["verify"], two_log_dirs)
+    assert checked.returncode == 1 and "clicks-0" in checked.stdout and "payments-0" in checked.stdout
+    for command, args in ((["describe"], ()), (["find", "--offset", "300"], ()), (["clean"], ("--now", "1600000500000"))):
+        run = same_output(command, two_log_dirs, *args)
+        assert run.returncode in (0, 1) and "clicks-0" in run.stdout + run.stderr, (command, run.stderr)
+
+
+def test_recover_of_a_log_dir_with_a_server_log_repairs_its_partitions_under_its_own_lock(two_log_dirs):
+    """It said `nothing to recover` and took its lock in the parent directory."""
+    stray = two_log_dirs["stray"]
+    run = kafkacodec("recover", stray)
+    assert run.returncode == 0 and "clicks-0/00000000000000000290.log: truncated" in run.stdout, run.stdout
+    assert (stray / ".kafkacodec.lock").exists() and not (stray.parent / ".kafkacodec.lock").exists()
+    assert kafkacodec("verify", stray).returncode == 0
+    assert (stray / "server.log").read_bytes() == SERVER_LOG
+
+
+def test_the_spark_source_lists_the_partitions_beside_a_server_log(two_log_dirs):
+    from kafkacodec.pipeline.files import list_log
+
+    plain, stray = (list_log(str(two_log_dirs[name])) for name in ("plain", "stray"))
+    assert [(p.topic, p.partition, len(p.segments)) for p in stray.partitions] == \
+        [(p.topic, p.partition, len(p.segments)) for p in plain.partitions]
+    assert len(stray.partitions) == 5
+
+
+def test_what_is_a_partition_directory(tmp_path):
+    assert names.is_partition_listing(["00000000000000000000.log", "leader-epoch-checkpoint"], [])
+    assert names.is_partition_listing(["00000000000000000007.log.swap"], [])  # every segment in flight
+    assert not names.is_partition_listing(["server.log", "controller.log", "meta.properties"], [])
+    assert not names.is_partition_listing(["00000000000000000000.log"], ["orders-0"])  # a root, whatever beside
+    assert not names.is_partition_listing(["server.log"], ["orders-0." + "ab" * 16 + "-delete"])
+    root = tmp_path / "kafka-1"  # named as a partition would be: what it holds decides
+    write_sample(root)
+    (root / "server.log").write_bytes(SERVER_LOG)
+    stray = root / "00000000000000000000.log"
+    shutil.copy(root / "clicks-1" / "00000000000000000000.log", stray)
+    assert not logdir.is_partition_dir(root) and log_root(root) == root
+    found = logdir.at_path(root)
+    assert len(found.partitions) == 5
+    assert (stray, "a segment file outside any partition directory (Kafka does not read it)") in found.skipped
+    copied = tmp_path / "suspect"  # a partition copied under another name is still one
+    shutil.copytree(root / "clicks-1", copied)
+    assert logdir.is_partition_dir(copied) and log_root(copied) == tmp_path
+
+
+def test_a_write_interrupted_with_every_partition_aside_is_said_and_finished(tmp_path):
+    """A kill of the sink's commit between moving the old partition aside and moving the new one in
+    leaves no partition at the root, beside server.log: verify exited 0 and recover looked for the
+    journal in the parent. Here the commit's publication is stopped at that point."""
+    from kafkacodec.storage import journal
+    from kafkacodec.storage.replace import Publication
+
+    root = tmp_path / "out"
+    with PartitionWriter(root / "t-0") as w:
+        w.append([{"value": b"old-%d" % i} for i in range(20)])
+    (root / "server.log").write_bytes(SERVER_LOG)
+    pub = Publication(root, in_place=True, kind="write")
+    pub.begin()
+    with PartitionWriter(pub.new / "t-0") as w:
+        w.append([{"value": b"new-%d" % i} for i in range(30)])
+    pub.state.update(phase="publish", partitions=["t-0"])
+    journal.record(root, pub.state)
+    (root / "t-0").rename(pub.old / "t-0")  # the commit's first rename, then the kill
+    checked = kafkacodec("verify", root)
+    assert checked.returncode == 1 and "unfinished write" in checked.stderr, checked.stdout + checked.stderr
+    assert f"kafkacodec recover {root}" in checked.stderr
+    run = kafkacodec("recover", root)
+    assert run.returncode == 0 and f"replace {root / 't-0'} by its newly written copy" in run.stdout, run.stderr
+    assert records(root / "t-0") == [(i, None, b"new-%d" % i) for i in range(30)]
+    assert sorted(p.name for p in root.iterdir()) == [".kafkacodec.lock", "server.log", "t-0"]
+    assert not pending(root) and kafkacodec("verify", root).returncode == 0
+
+
+# -- symbolic links -----------------------------------------------------------------------------
+@pytest.fixture
+def linked(tmp_path):
+    """The sample log dir with clicks-0 on another disk, linked from the log dir (an absolute link)."""
+    logs = tmp_path / "logs"
+    write_sample(logs)
+    (tmp_path / "disk2").mkdir()
+    (logs / "clicks-0").rename(tmp_path / "disk2" / "clicks-0")
+    (logs / "clicks-0").symlink_to(tmp_path / "disk2" / "clicks-0")
+    return logs
+
+
+def test_a_linked_partition_is_read_through_its_link(linked):
+    run = kafkacodec("verify", linked)
+    assert run.returncode == 0 and "clicks-0" in run.stdout
+    assert [p.path.name for p in logdir.open_log_dir(linked).partitions].count("clicks-0") == 1
+
+
+def test_clean_in_place_refuses_to_replace_a_linked_partition_and_changes_nothing(linked, tmp_path):
+    """It published the copy, then failed removing the link's directory ("Cannot call rmtree on a
+    symbolic link"), and every later command failed on the journal left."""
+    before = tree(tmp_path)
+    run = kafkacodec(*CLEAN, linked, "--apply", "--in-place")
+    target = tmp_path / "disk2" / "clicks-0"
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stdout + run.stderr
+    assert f"error: {linked / 'clicks-0'}: is a symbolic link to {target}" in run.stderr
+    assert "nothing was changed" in run.stderr
+    assert tree(tmp_path) == before and not pending(linked)
+    assert sorted(p.name for p in linked.iterdir() if p.name.startswith(".kafkacodec")) == [".kafkacodec.lock"]
+    for args in (["recover", linked], ["verify", linked]):
+        assert kafkacodec(*args).returncode == 0
+    # where it is, the partition is cleaned in place, and the link reads the cleaned copy
+    done = kafkacodec(*CLEAN, target, "--apply", "--in-place")
+    assert done.returncode == 0, done.stderr
+    assert (linked / "clicks-0").is_symlink() and records(linked / "clicks-0") == records(target)
+    assert records(target) != [] and records(target)[0][0] == 290
+    assert sorted(p.name for p in target.parent.iterdir()) == [".kafkacodec.lock", "clicks-0"]
+
+
+def test_a_partition_named_through_a_link_of_another_name_is_cleaned_where_it_is(tmp_path):
+    """The copy was published under the link's name beside the directory it points to: a new
+    partition there, the link's data unchanged, and clean said it removed what it had not."""
+    logs = tmp_path / "logs"
+    write_sample(logs)
+    (tmp_path / "disk2").mkdir()
+    (logs / "clicks-0").rename(tmp_path / "disk2" / "backup")
+    (logs / "clicks-0").symlink_to(tmp_path / "disk2" / "backup")
+    run = kafkacodec(*CLEAN, logs / "clicks-0", "--apply", "--in-place")
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in (tmp_path / "disk2").iterdir()) == [".kafkacodec.lock", "backup"]
+    assert records(logs / "clicks-0")[0][0] == 290  # the first segment is gone, through the link
+
+
+def test_the_sink_refuses_to_overwrite_a_linked_partition_and_changes_nothing(tmp_path):
+    """The sink's commit publishes as clean --in-place does: the same refusal, before anything moved."""
+    pytest.importorskip("pyspark")
+    import pyarrow as pa
+
+    from kafkacodec.pipeline.sink import KafkaLogWriter
+
+    (tmp_path / "disk2").mkdir()
+    with PartitionWriter(tmp_path / "disk2" / "t-0") as w:
+        w.append([{"value": b"old-%d" % i} for i in range(10)])
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "t-0").symlink_to(tmp_path / "disk2" / "t-0")
+    before = tree(tmp_path)
+
+    class Schema:
+        def fieldNames(self):
+            return ["value", "topic", "partition"]
+
+    writer = KafkaLogWriter({"path": str(tmp_path / "out")}, Schema(), overwrite=True)
+    rows = pa.table({"value": [b"new"] * 5, "topic": ["t"] * 5, "partition": pa.array([0] * 5, pa.int32())})
+    message = writer.write(iter(rows.to_batches()))
+    from kafkacodec.storage.safeio import FileProblem
+    with pytest.raises(FileProblem, match="is a symbolic link to .*nothing was changed"):
+        writer.commit([message])
+    assert tree(tmp_path) == before and not pending(tmp_path / "out")
+
+
+def wedged_by_an_older_version(logs, tmp_path, link_to, keep_old=None):
+    """The state older versions left after replacing a linked partition: the cleaned copy in place,
+    the link moved aside into the staging directory, the journal in phase "publish"."""
+    from kafkacodec.storage import journal
+    from kafkacodec.storage.replace import STAGING_NAME
+
+    cleaned = tmp_path / "cleaned"
+    assert kafkacodec(*CLEAN, logs, "--apply", "--out", cleaned).returncode == 0
+    staging = logs / STAGING_NAME
+    for d in ("new", "old", "files"):
+        (staging / d).mkdir(parents=True)
+    (logs / "clicks-0").rename(staging / "old" / "clicks-0")
+    (cleaned / "clicks-0").rename(logs / "clicks-0")
+    (staging / "old" / "clicks-0").unlink()
+    (staging / "old" / "clicks-0").symlink_to(link_to)
+    journal.record(logs, {"kind": "clean", "phase": "publish", "target": ".", "staging": STAGING_NAME,
+                          "in_place": True, "keep_old": str(keep_old) if keep_old else None, "started_ms": 0,
+                          "partitions": ["clicks-0"], "files": [],
+                          "kept_as": {"clicks-0": str(keep_old / "clicks-0")} if keep_old else {}})
+
+
+@pytest.mark.parametrize("link", ["absolute", "relative"])
+def test_a_journal_older_versions_wedged_on_a_link_is_finished(linked, tmp_path, link):
+    """An absolute link made every later recover, clean and write fail on removing it; a relative one
+    pointed nowhere once moved aside, and was dropped without a word. Only the link goes, and what
+    it pointed to is said to be left as it was."""
+    target = tmp_path / "disk2" / "clicks-0"
+    original = tree(target)
+    wedged_by_an_older_version(linked, tmp_path, target if link == "absolute" else "../disk2/clicks-0")
+    assert json.loads((linked / ".kafkacodec-journal").read_text())["phase"] == "publish"
+    dry = kafkacodec("recover", "--dry-run", linked)
+    assert dry.returncode == 0 and f"would remove the symbolic link that was {linked / 'clicks-0'}" in dry.stdout, \
+        dry.stdout + dry.stderr
+    run = kafkacodec("recover", linked)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"remove the symbolic link that was {linked / 'clicks-0'} (to {target})" in run.stdout
+    assert f"{target}, which held the original, is left as it was" in run.stdout
+    assert tree(target) == original and not pending(linked)
+    assert not (linked / "clicks-0").is_symlink() and records(linked / "clicks-0")[0][0] == 290
+    assert kafkacodec("verify", linked).returncode == 0
+    assert kafkacodec(*CLEAN, linked, "--apply", "--in-place").returncode == 0  # nothing stands in the way
+
+
+def test_a_wedged_journal_with_keep_old_keeps_the_link(linked, tmp_path):
+    target = tmp_path / "disk2" / "clicks-0"
+    (tmp_path / "kept").mkdir()
+    wedged_by_an_older_version(linked, tmp_path, target, keep_old=tmp_path / "kept")
+    run = kafkacodec("recover", linked)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert os.readlink(tmp_path / "kept" / "clicks-0") == str(target) and not pending(linked)
+
