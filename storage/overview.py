@@ -197,3 +197,48 @@ def summarise_partition(part: Partition) -> PartitionSummary:
     out.transactions.open = sorted((p.producer_id, p.txn_first_offset) for p in state.producers.values()
                                    if p.txn_first_offset is not None)
     return out
+
+
+@dataclass
+class Totals:
+    """The sums of several partitions (a topic's, or a log dir's): sizes and counts added, time
+    ranges spanned, producers counted once however many partitions they wrote to."""
+    partitions: int = 0
+    segments: int = 0
+    bytes: int = 0
+    records: int = 0
+    first_timestamp: int | None = None
+    max_timestamp: int | None = None
+    codecs: Counter = field(default_factory=Counter)
+    producers: set = field(default_factory=set)
+    transactional_producers: set = field(default_factory=set)
+    committed: int = 0
+    aborted: int = 0
+    open: int = 0
+    damaged_segments: int = 0
+
+    def add(self, p: PartitionSummary) -> None:
+        self.partitions += 1
+        self.segments += len(p.segments)
+        self.bytes += p.total("bytes")
+        self.records += p.total("records")
+        for name, pick in (("first_timestamp", min), ("max_timestamp", max)):
+            values = [v for v in (getattr(self, name), getattr(p, name)) if v is not None]
+            setattr(self, name, pick(values) if values else None)
+        self.codecs += p.codecs
+        self.producers |= p.producers
+        self.transactional_producers |= p.transactional_producers
+        self.committed += p.transactions.committed
+        self.aborted += p.transactions.aborted
+        self.open += len(p.transactions.open)
+        self.damaged_segments += len(p.damaged)
+
+
+def totals(summaries: list[PartitionSummary]) -> tuple[dict[str, Totals], Totals]:
+    """Per topic (in the order the topics come), and over all of them."""
+    by_topic: dict[str, Totals] = {}
+    everything = Totals()
+    for p in summaries:
+        by_topic.setdefault(p.topic, Totals()).add(p)
+        everything.add(p)
+    return by_topic, everything

@@ -253,3 +253,26 @@ def test_offsets_json_gives_every_partition_selected(sample, records):
         assert [f"{o['topic']}:{o['partition']}:{o['offset']}" for o in objects if o["offset"] is not None] == text
     assert all(o["offset"] is None for o in map(json.loads, kc("offsets", sample, "--time", "latest-tiered",
                                                                  "--json").stdout.splitlines()))
+
+
+def test_describe_sums_each_topic_and_the_whole_log_dir(sample, records):
+    objects = [json.loads(line) for line in kc("describe", "--json", sample).stdout.splitlines()]
+    table = kc("describe", sample)
+    assert table.returncode == 0, table.stderr
+    rows = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.split("│")[1:-1]]
+                                              for line in table.stdout.splitlines() if line.startswith("│"))}
+
+    def sums(chosen):
+        producers = {pid for o in chosen for pid in o["producers"]}  # one producer, however many partitions
+        return [str(sum(len(o["segments"]) for o in chosen)), f"{sum(o['bytes'] for o in chosen):,}",
+                f"{sum(o['records'] for o in chosen):,}", "-", str(len(producers))]
+
+    clicks = [o for o in objects if o["topic"] == "clicks"]
+    assert len(clicks) == 2 and sum(o["records"] for o in clicks) == len(records[("clicks", 0)]) + len(records[("clicks", 1)])
+    for name, chosen in (("clicks (2 partitions)", clicks), ("all (5 partitions, 4 topics)", objects)):
+        cells = rows[name]
+        assert cells[:4] + [cells[6].split()[0]] == sums(chosen), name
+    assert rows["all (5 partitions, 4 topics)"][7] == "2 committed, 2 aborted, 1 open"
+    assert not any(name.startswith("payments (") for name in rows)  # one partition: its row says it all
+    lone = kc("describe", sample / "clicks-0").stdout
+    assert "partitions)" not in lone  # one partition: no sums

@@ -89,6 +89,19 @@ def _range(low, high) -> str:
     return "-" if low is None else f"{low}..{high}"
 
 
+def _cells(n, offsets: str) -> list[str]:
+    """A describe row's cells after its name, for a partition or the sum of several."""
+    txns = f"{n.committed} committed, {n.aborted} aborted" + (f", [yellow]{n.open} open[/yellow]" if n.open else "")
+    status = f"[red]damaged ({n.damaged_segments} segment{'s' if n.damaged_segments != 1 else ''})[/red]" \
+        if n.damaged_segments else "ok"
+    return [f"{n.segments:,}", f"{n.bytes:,}", f"{n.records:,}", offsets,
+            f"{show_time(n.first_timestamp)} .. {show_time(n.max_timestamp)}",
+            ", ".join(f"{c} {k}" for c, k in sorted(n.codecs.items())) or "-",
+            str(len(n.producers)) + (f" ({len(n.transactional_producers)} transactional)"
+                                     if n.transactional_producers else ""),
+            txns if n.producers else "-", status]
+
+
 @click.command()
 @click.argument("path", type=PATH)
 @click.option("--segments", "per_segment", is_flag=True, help="A row per segment, not only per partition.")
@@ -97,7 +110,8 @@ def _range(low, high) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per partition, its segments included.")
 def describe(path: Path, per_segment: bool, topic: str | None, partitions: str | None, as_json: bool) -> None:
     """What a log dir, a partition or a segment holds: per partition its segments, size, records,
-    offset and time ranges, codecs, producers, transactions (committed, aborted, open) and damage.
+    offset and time ranges, codecs, producers, transactions (committed, aborted, open) and damage;
+    then the sums of each topic of several partitions and of them all (a producer counted once).
 
     Batches are read as `verify --quick` reads them (framing and CRCs); index files are said
     present or missing, their entries are checked by `verify`. Exit status: 0, or 1 when
@@ -105,7 +119,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
     from rich.console import Console
     from rich.table import Table
 
-    from ..storage.overview import summarise_partition
+    from ..storage.overview import Totals, summarise_partition, totals
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     summaries = []
@@ -120,19 +134,17 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
         sys.exit(1 if damaged else 0)
     table = Table("partition", "segments", "bytes", "records", "offsets", "timestamps (UTC)", "codecs",
                   "producers", "transactions", "status", title=str(path))
-    for p in summaries:
-        t = p.transactions
-        txns = f"{t.committed} committed, {t.aborted} aborted" + (f", [yellow]{len(t.open)} open[/yellow]"
-                                                                  if t.open else "")
-        status = f"[red]damaged ({len(p.damaged)} segment{'s' if len(p.damaged) != 1 else ''})[/red]" \
-            if p.damaged else "ok"
-        table.add_row(partition_name(p), str(len(p.segments)), f"{p.total('bytes'):,}", f"{p.total('records'):,}",
-                      _range(p.first_offset, p.last_offset),
-                      f"{show_time(p.first_timestamp)} .. {show_time(p.max_timestamp)}",
-                      ", ".join(f"{c} {n}" for c, n in sorted(p.codecs.items())) or "-",
-                      str(len(p.producers)) + (f" ({len(p.transactional_producers)} transactional)"
-                                               if p.transactional_producers else ""),
-                      txns if p.producers else "-", status)
+    by_topic, everything = totals(summaries)
+    sums = [(f"{topic} ({n.partitions} partitions)", n) for topic, n in by_topic.items() if n.partitions > 1]
+    if len(summaries) > 1:  # sums where they say more than the rows above them: per topic, then overall
+        sums.append((f"all ({everything.partitions} partitions, {len(by_topic)} topics)", everything))
+    for i, p in enumerate(summaries):
+        one = Totals()
+        one.add(p)
+        table.add_row(partition_name(p), *_cells(one, _range(p.first_offset, p.last_offset)),
+                      end_section=i == len(summaries) - 1)
+    for name, n in sums:
+        table.add_row(name, *_cells(n, "-"))
     console = Console()
     if not console.is_terminal:  # a file or a pipe: whole values rather than cut to 80 columns
         console = Console(width=240)
