@@ -10,11 +10,12 @@ from dataclasses import dataclass, replace
 from kafkacodec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage import index
+from kafkacodec.storage.names import is_legal_topic
 from kafkacodec.storage.scan import LOG_OVERHEAD, frame_size
 from kafkacodec.storage.txnindex import AbortedTxn, iter_txn_index
 
 from .decode import ON_CORRUPT, ReadOptions, Slice
-from .files import PartitionFiles, SegmentFiles, filesystem, list_log, read_at
+from .files import Listing, PartitionFiles, SegmentFiles, filesystem, list_log, read_at
 
 EARLIEST, LATEST = -2, -1
 DEFAULT_MAX_BYTES = 64 << 20
@@ -116,6 +117,29 @@ def selected(plan: Plan, part: PartitionFiles) -> bool:
     if plan.assign is not None:
         return part.partition in plan.assign.get(part.topic, ())
     return True
+
+
+def not_found(plan: Plan, partitions: list[PartitionFiles]) -> str | None:
+    """What subscribe, subscribePattern or assign names that the log dir does not hold, said for a
+    warning (a read of it is no rows, which looks like an empty topic), or None."""
+    topics = {p.topic for p in partitions}
+    where = f"under {plan.uri}"
+    if plan.subscribe is not None:
+        missing = [t for t in plan.subscribe if t not in topics]
+        if not missing:
+            return None
+        hint = "" if all(is_legal_topic(t) for t in missing) else \
+            " (subscribe takes topic names separated by commas; subscribePattern takes a regular expression)"
+        return f"subscribe names topics with no partition {where}: {', '.join(map(repr, missing))}{hint}"
+    if plan.pattern is not None:
+        if any(re.fullmatch(plan.pattern, t) for t in topics):
+            return None
+        return f"subscribePattern {plan.pattern!r} matches no topic {where}"
+    if plan.assign is not None:
+        held = {(p.topic, p.partition) for p in partitions}
+        missing = [f"{t}-{n}" for t, numbers in plan.assign.items() for n in numbers if (t, n) not in held]
+        return f"assign names partitions not {where}: {', '.join(missing)}" if missing else None
+    return None
 
 
 def _per_partition(value, part: PartitionFiles):
@@ -237,11 +261,12 @@ def _narrowed(pushed: dict, uri: str, part: PartitionFiles, start: int | None, e
     return start, end
 
 
-def slices(plan: Plan, max_bytes: int | None = None,
-           pushed: dict | None = None) -> tuple[list[Slice], list[tuple[str, str]]]:
+def slices(plan: Plan, max_bytes: int | None = None, pushed: dict | None = None,
+           listing: Listing | None = None) -> tuple[list[Slice], list[tuple[str, str]]]:
     """The slices to read, and what was passed over and why. `pushed` holds bounds taken from
-    filters: `topics`, `partitions`, `offset_lo`, `offset_hi` (exclusive), `ts_lo`."""
-    listing = list_log(plan.uri)
+    filters: `topics`, `partitions`, `offset_lo`, `offset_hi` (exclusive), `ts_lo`. `listing`:
+    the log dir's, when the caller has listed it already."""
+    listing = listing or list_log(plan.uri)
     max_bytes = max_bytes or plan.max_bytes
     out = []
     for part in listing.partitions:

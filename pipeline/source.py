@@ -3,6 +3,7 @@ columns and options of Spark's own Kafka source."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import replace
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, GreaterThan, GreaterThanOrEqual, In,
@@ -10,9 +11,13 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, Great
 
 from . import columns
 from .decode import Slice, decode_slice
-from .files import windows
+from .files import list_log, windows
 from .headers import HEADER_COLUMNS, header_rows, projected
-from .plan import OptionError, Plan, parse_options, slices
+from .plan import OptionError, Plan, not_found, parse_options, slices
+
+# Spark plans a read in a Python process of its own on the driver: what it logs goes to the
+# driver's console (or to spark.tvf.python_worker_logs() with spark.sql.pyspark.worker.logging.enabled)
+log = logging.getLogger("kafkacodec.pipeline")
 
 
 class SlicePartition(InputPartition):
@@ -26,7 +31,11 @@ class KafkaLogReader(DataSourceReader):
         self.pushed: dict = {}
 
     def partitions(self):
-        work, _ = slices(self.plan, pushed=self.pushed)
+        listing = list_log(self.plan.uri)
+        missing = not_found(self.plan, listing.partitions)
+        if missing is not None:
+            log.warning("kafka-log: %s", missing)
+        work, _ = slices(self.plan, pushed=self.pushed, listing=listing)
         return [SlicePartition(s) for s in work]
 
     def read(self, partition: SlicePartition):

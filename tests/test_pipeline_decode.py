@@ -227,3 +227,32 @@ def test_transaction_markers_are_rows_only_when_asked_for(sample, isolation, nar
     assert not any(control for _, control in default)
     assert {o for o, control in asked if control} == markers
     assert [r for r in asked if not r[1]] == default and len(default) > 10
+
+
+@pytest.mark.parametrize("option,value,said,reads", [
+    ("subscribe", "a|b", "subscribe names topics with no partition under {root}: 'a|b' (subscribe takes topic "
+                         "names separated by commas; subscribePattern takes a regular expression)", set()),
+    ("subscribe", "clicks, orders,payments", "subscribe names topics with no partition under {root}: 'orders'",
+     {"clicks", "payments"}),
+    ("subscribePattern", "click", "subscribePattern 'click' matches no topic under {root}", set()),
+    ("assign", '{"clicks": [1, 2], "nope": [0]}', "assign names partitions not under {root}: clicks-2, nope-0",
+     {"clicks"})])
+def test_topics_and_partitions_not_found_are_warned_of(sample, caplog, option, value, said, reads):
+    """A subscription that names what the log dir does not hold reads no rows of it, which looks
+    like an empty topic: the planning logs a warning naming what was not found (Spark shows a
+    planner's log on the driver's console); what is found is read."""
+    import logging
+
+    from kafkacodec.pipeline.source import KafkaLogReader
+    reader = KafkaLogReader(parse_options({"path": str(sample), option: value}))
+    with caplog.at_level(logging.WARNING, logger="kafkacodec.pipeline"):
+        work = reader.partitions()
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == \
+        [(logging.WARNING, "kafka-log: " + said.format(root=sample))]
+    assert {p.value.topic for p in work if p.value is not None} == reads
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kafkacodec.pipeline"):
+        KafkaLogReader(parse_options({"path": str(sample), "subscribe": "clicks,payments"})).partitions()
+        KafkaLogReader(parse_options({"path": str(sample), "subscribePattern": "cl.*"})).partitions()
+        KafkaLogReader(parse_options({"path": str(sample), "assign": '{"clicks": [0, 1]}'})).partitions()
+    assert caplog.records == []

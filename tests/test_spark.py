@@ -416,3 +416,38 @@ def test_export_of_timestamps_spark_cannot_hold(spark, tmp_path):
     assert rows == {b"now": dt.datetime.fromtimestamp(1_700_000_000, dt.timezone.utc), b"far": None}
     (segment,) = spark.read.format("kafka-log-segments").load(str(root)).collect()
     assert segment["maxTimestamp"] is None and segment["records"] == 2
+
+
+def test_a_subscription_of_topics_not_found_warns_the_driver(spark, sample):
+    """subscribe("a|b") reads no rows: the planner, a Python process Spark starts on the driver,
+    logs a warning naming what was not found, which Spark shows on the driver's console and, with
+    its worker logging on, in python_worker_logs()."""
+    conf = "spark.sql.pyspark.worker.logging.enabled"
+    spark.conf.set(conf, "true")
+    try:
+        assert read(spark, sample, subscribe="a|b").count() == 0
+        logs = spark.tvf.python_worker_logs().where("logger = 'kafkacodec.pipeline'").collect()
+    finally:
+        spark.conf.unset(conf)
+    assert {(r["level"], r["msg"]) for r in logs} == {
+        ("WARNING", f"kafka-log: subscribe names topics with no partition under {sample}: 'a|b' (subscribe takes "
+                    "topic names separated by commas; subscribePattern takes a regular expression)")}
+
+
+def test_a_users_script_shows_the_warning_on_its_console(sample, tmp_path):
+    """What a user's own pyspark script prints: the warning, on stderr, beside the empty count."""
+    import subprocess
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import sys\n"
+        "from pyspark.sql import SparkSession\n"
+        "from kafkacodec.pipeline import register\n"
+        "spark = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false').getOrCreate()\n"
+        "register(spark, check=False)\n"
+        "print('rows:', spark.read.format('kafka-log').option('subscribe', 'orders').load(sys.argv[1]).count())\n"
+        "spark.stop()\n")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    run = subprocess.run([sys.executable, str(script), str(sample)], capture_output=True, text=True, env=env,
+                         timeout=600, cwd=tmp_path)
+    assert run.returncode == 0 and "rows: 0" in run.stdout, run.stderr[-2000:]
+    assert f"kafka-log: subscribe names topics with no partition under {sample}: 'orders'\n" in run.stderr
