@@ -42,6 +42,7 @@ class Image:
         self.brokers: dict[int, dict] = {}
         self.controllers: dict[int, dict] = {}
         self.topics: dict[str, dict] = {}  # by topic id
+        self.topic_ids: dict[str, str] = {}  # by name, as Kafka's TopicsImage keeps them: the last topic changed
         self.configs: dict[tuple[str, str], dict[str, str]] = {}
         self.quotas: dict[tuple, dict[str, float]] = {}
         self.acls: dict[str, dict] = {}
@@ -54,7 +55,9 @@ class Image:
         return copy.deepcopy(self)
 
     def topic_named(self, name: str) -> dict | None:
-        return next((t for t in self.topics.values() if t["name"] == name), None)
+        """The topic of that name, found by name (a scan of every topic per record made histories quadratic)."""
+        topic_id = self.topic_ids.get(name)
+        return None if topic_id is None else self.topics.get(topic_id)
 
     def apply(self, record: dict) -> None:
         """Replay one record's JSON ({"type", "version", "data"}); ReplayProblem leaves the image as it was."""
@@ -113,6 +116,7 @@ class Image:
     # topics and partitions
     def _topic_record(self, d: dict) -> None:
         self.topics[d["topicId"]] = {"name": d["name"], "topicId": d["topicId"], "partitions": {}}
+        self.topic_ids[d["name"]] = d["topicId"]
 
     def _topic(self, topic_id: str, what: str) -> dict:
         topic = self.topics.get(topic_id)
@@ -126,6 +130,7 @@ class Image:
         if given and len(given) != len(d["replicas"]):
             raise ReplayProblem(f"The lengths for replicas and directories do not match in partition "
                                 f"{d['topicId']}:{d['partitionId']}.")
+        self.topic_ids[topic["name"]] = d["topicId"]
         topic["partitions"][d["partitionId"]] = {
             "replicas": d["replicas"], "directories": _directories(given, len(d["replicas"])), "isr": d["isr"],
             "removingReplicas": d["removingReplicas"], "addingReplicas": d["addingReplicas"], "leader": d["leader"],
@@ -139,6 +144,7 @@ class Image:
         if current is None:
             raise ReplayProblem(f"Unable to find partition {d['topicId']}:{d['partitionId']}")
         topic["partitions"][d["partitionId"]] = merged(current, d)
+        self.topic_ids[topic["name"]] = d["topicId"]
 
     def _clear_elr_record(self, d: dict) -> None:
         if d["topicName"]:
@@ -157,6 +163,7 @@ class Image:
         topic = self.topics.pop(d["topicId"], None)
         if topic is None:
             raise ReplayProblem(f"Unable to delete topic with id {d['topicId']}: no such topic found.")
+        self.topic_ids.pop(topic["name"], None)
         self.configs.pop(("TOPIC", topic["name"]), None)
 
     # configs, features, quotas, producer ids
