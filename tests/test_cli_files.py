@@ -23,11 +23,17 @@ from kafkacodec.storage.writer import PartitionWriter
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def kafkacodec(*args, user: str | None = None, cwd=None):
+# root without the capabilities that let it pass over file modes: bound by them as any user is,
+# while it still reaches the interpreter and the package wherever they are (a clone in a directory
+# only its owner may enter, as `mktemp -d` makes them, is out of any other user's reach)
+BOUND_BY_MODES = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+
+
+def kafkacodec(*args, bound_by_modes: bool = False, cwd=None, python: str = sys.executable):
     """The command in a process of its own, with a time limit: a hang fails the test."""
-    command = [sys.executable, "-m", "kafkacodec", *map(str, args)]
-    if user is not None:
-        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]  # numeric ids
+    command = [python, "-m", "kafkacodec", *map(str, args)]
+    if bound_by_modes:
+        command = BOUND_BY_MODES + command
     return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=cwd or ROOT)
 
 
@@ -117,25 +123,36 @@ def test_dump_goes_on_with_the_other_files(tmp_path):
     assert f"Dumping {part / '00000000000000000000.log'}" in run.stdout
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv")
+def _can_drop_the_override() -> bool:
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return False
+    return subprocess.run(BOUND_BY_MODES + ["true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_drop_the_override(), reason="needs root and setpriv")
 @pytest.mark.parametrize("command", ["verify", "recover", "clean"])
-def test_permission_denied_is_an_error_naming_the_file(command):
-    """Root reads whatever the modes say: the command runs as nobody (65534), on a segment only root
-    may read, in a directory that nobody may enter (pytest's own are root's only)."""
-    import tempfile
-    top = Path(tempfile.mkdtemp(prefix="kafkacodec-perm-"))
+def test_permission_denied_is_an_error_naming_the_file(tmp_path, command):
+    """Root reads whatever the modes say: the command runs as root bound by the modes, on a segment
+    nobody may read, in a log dir nobody may write. It is started as from a clone in a directory
+    other users cannot enter (the interpreter reached through one): run as another user, it could
+    not import kafkacodec from there."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "env").symlink_to(sys.prefix, target_is_directory=True)
+    python = private / "env" / Path(sys.executable).relative_to(sys.prefix) \
+        if Path(sys.executable).is_relative_to(sys.prefix) else Path(sys.executable)
+    top = tmp_path / "logs"
+    part = partition(top)
+    log = part / "00000000000000000000.log"
+    log.chmod(0)
+    top.chmod(0o555)
     try:
-        top.chmod(0o755)
-        part = partition(top)
-        part.chmod(0o777)
-        log = part / "00000000000000000000.log"
-        log.chmod(0)
-        run = kafkacodec(*COMMANDS[command](part, None), user="65534")
-        # recover changes files: it needs the log dir's lock first, which nobody may create there
-        denied = top / ".kafkacodec.lock" if command == "recover" else log
-        assert run.returncode == 2 and run.stderr.strip() == f"error: {denied}: permission denied", run.stderr[-2000:]
+        run = kafkacodec(*COMMANDS[command](part, None), bound_by_modes=True, cwd=private, python=str(python))
     finally:
-        shutil.rmtree(top)
+        top.chmod(0o755)
+    # recover changes files: it needs the log dir's lock first, which may not be created there
+    denied = top / ".kafkacodec.lock" if command == "recover" else log
+    assert run.returncode == 2 and run.stderr.strip() == f"error: {denied}: permission denied", run.stderr[-2000:]
 
 
 def test_operating_system_errors_are_worded_for_an_operator():
