@@ -29,6 +29,8 @@ from kafkacodec.records import CODECS
 from kafkacodec.runtime.errors import KafkaCodecError
 from kafkacodec.runtime.limits import LIMITS
 
+from .jsonl_control import check_control_records, has_control, refuse_control_outside
+
 INT16_MAX, INT32_MAX, INT64_MAX = 2 ** 15 - 1, 2 ** 31 - 1, 2 ** 63 - 1
 OFFSETS = "offsets are 0 to 2^63-1"
 TIMESTAMPS = "timestamps are -1 (none) or 0 to 2^63-1"
@@ -230,6 +232,8 @@ def _complete(c: _Batch, obj: dict, next_offset: int) -> dict:
         for key in ("isTransactional", "isControl"):
             c.absent(key, magic, False)
         c.absent("deleteHorizonMs", magic, None)
+        refuse_control_outside(obj["records"] if type(obj.get("records")) is list else [],
+                               f"magic {magic} has no control records", c.bad)
         out.update(partitionLeaderEpoch=-1, producerId=-1, producerEpoch=-1, baseSequence=-1, firstTimestamp=-1,
                    isTransactional=False, isControl=False, deleteHorizonMs=None)
     return out
@@ -239,7 +243,9 @@ def _v2_fields(c: _Batch, obj: dict, out: dict, first_record_timestamp: int) -> 
     producer = c.none_or("producerId", INT64_MAX, "2^63-1")
     epoch = c.none_or("producerEpoch", INT16_MAX, "32767")
     sequence = c.none_or("baseSequence", INT32_MAX, "2^31-1")
-    transactional, control = c.bool("isTransactional"), c.bool("isControl")
+    given = obj["records"] if type(obj.get("records")) is list else []
+    # records that carry `control` make a control batch unless it says otherwise
+    transactional, control = c.bool("isTransactional"), c.bool("isControl") if "isControl" in obj else has_control(given)
     if transactional is True and producer == -1:
         c.bad("isTransactional", "a transactional batch needs a producerId")
     if producer not in (-1, BAD) and epoch == -1:
@@ -262,6 +268,10 @@ def _v2_fields(c: _Batch, obj: dict, out: dict, first_record_timestamp: int) -> 
     out.update(partitionLeaderEpoch=c.none_or("partitionLeaderEpoch", INT32_MAX, "2^31-1"), producerId=producer,
                producerEpoch=epoch, baseSequence=sequence, isTransactional=transactional, isControl=control,
                firstTimestamp=first, deleteHorizonMs=horizon)
+    if control is True:
+        check_control_records(given, out["records"], producer, c.bad)
+    elif control is False:
+        refuse_control_outside(given, "the batch is not a control batch (isControl false)", c.bad)
 
 
 def _record(c: _Batch, record: Any, i: int, expected_offset: Any, magic: int, append_time: bool, max_ts: Any) -> Any:

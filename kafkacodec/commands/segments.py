@@ -33,7 +33,9 @@ def sample(directory: Path, force: bool, kraft_controller: bool) -> None:
 @click.command()
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-@click.option("--index", "with_index", is_flag=True, help="Also write OUT's .index and .timeindex.")
+@click.option("--index", "with_index", is_flag=True,
+              help="Also write OUT's .index and .timeindex, and its .txnindex when it holds aborted transactions, "
+                   "as Kafka's recovery builds them.")
 @click.option("--recompute", is_flag=True,
               help="Take size, crc, crcValid and position from the bytes written instead of checking the ones "
                    "given (after editing records, or for compressed batches).")
@@ -75,9 +77,11 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
                 click.echo(f"note: {out.name} is not named by an offset; its indexes are relative to its first "
                            f"batch's offset, {base}", err=True)
             check_index_range(segment, base)
-            offsets, times = index.rebuild(scan_bytes(segment.data).batches, base)
+            batches = scan_bytes(segment.data).batches
+            offsets, times = index.rebuild(batches, base)
             files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
             files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+            files.update(_txn_index_of(out, base, batches))
     except JsonInputError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
@@ -88,6 +92,22 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
         click.echo(f"error: {os_problem(failed, err)}", err=True)
         sys.exit(2)
     click.echo(f"wrote {out} ({len(segment.data)} bytes)")
+
+
+def _txn_index_of(log: Path, base: int, batches) -> dict[Path, bytes]:
+    """The .txnindex Kafka's recovery builds for a segment of these batches at `log` (whose
+    partition directory gives the producers' state before it, as `reindex` takes it): present
+    when it holds an aborted transaction, or to replace one already there."""
+    from ..storage.logdir import open_partition
+    from ..storage.producers import rebuild_txn_index
+    from ..storage.txnindex import encode_txn_index
+
+    path = log.with_suffix(".txnindex")
+    aborted, complete = rebuild_txn_index(open_partition(log.parent), base, batches)
+    if not complete and any(b.magic >= 2 and b.entry.is_control for b in batches):
+        click.echo(f"warning: {path}: no producer snapshot at or below offset {base} in {log.parent} and its log "
+                   "starts later than 0: transactions opened before are unknown to the index", err=True)
+    return {path: encode_txn_index(aborted)} if aborted or path.exists() else {}
 
 
 @click.command()
