@@ -66,6 +66,9 @@ def open_log_dir(path: Path) -> LogDir:
     entries = _entries(path)
     for f in sorted(p for p in entries if names.is_segment_log(p.name) and not p.is_dir()):
         root.skipped.append((f, "a segment file outside any partition directory (Kafka does not read it)"))
+    for link in sorted(p for p in entries if p.is_symlink() and not p.exists()):
+        root.skipped.append((link, f"a symbolic link to {os.readlink(link)}, which does not exist (Kafka passes "
+                                   "it over: whatever it held is not read)"))
     for d in sorted(p for p in entries if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
         why = names.partition_dir_skip(parsed)

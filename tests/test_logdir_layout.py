@@ -175,6 +175,14 @@ def test_a_linked_partition_is_read_through_its_link(linked):
     assert [p.path.name for p in logdir.open_log_dir(linked).partitions].count("clicks-0") == 1
 
 
+def test_a_partition_link_to_nothing_is_said(linked, tmp_path):
+    (tmp_path / "disk2" / "clicks-0").rename(tmp_path / "moved")
+    run = kafkacodec("verify", linked)
+    assert f"skipped {linked / 'clicks-0'}: a symbolic link to {tmp_path / 'disk2' / 'clicks-0'}, which does " \
+           "not exist" in run.stderr, run.stderr
+    assert "clicks-0" not in run.stdout
+
+
 def test_clean_in_place_refuses_to_replace_a_linked_partition_and_changes_nothing(linked, tmp_path):
     """It published the copy, then failed removing the link's directory ("Cannot call rmtree on a
     symbolic link"), and every later command failed on the journal left."""
