@@ -44,6 +44,9 @@ class SegmentReport:
     damaged: list[tuple[int, int, DecodeError]] = field(default_factory=list)
     batches_after_damage: int = 0
     last_offset: int | None = None
+    # index entries that point into damaged bytes (or past them, where the log is not read): the
+    # damage's consequence, said once with it rather than as a problem each
+    index_entries_in_damage: int = 0
 
     @property
     def is_valid(self) -> bool:
@@ -72,6 +75,8 @@ class OffsetIndexCheck:
         self.current = self.upcoming = None
         self.started = self.matched = False
         self.first_last_offset = None
+        self.damaged_ranges: list[tuple[int, int]] = []
+        self.in_damage = 0
         self._advance()
         self._advance()
 
@@ -98,9 +103,21 @@ class OffsetIndexCheck:
     def _limit(self) -> int | None:
         return self.upcoming.position if self.upcoming is not None else None
 
+    def damaged(self, start: int, end: int) -> None:
+        """Bytes start..end do not read: entries that point into them, or whose batches run into
+        them, cannot be checked."""
+        self.damaged_ranges.append((start, end))
+
+    def _touches_damage(self, e: index.OffsetEntry) -> bool:
+        limit = self._limit()
+        return any(start <= e.position < end or e.position <= start and (limit is None or start < limit)
+                   for start, end in self.damaged_ranges)
+
     def _settle(self) -> None:
         e = self.current
-        if not self.started:
+        if (not self.started or not self.matched) and self._touches_damage(e):
+            self.in_damage += 1
+        elif not self.started:
             self.problems.append(f"offset index: position {e.position} (offset {e.offset}) is not the start of a batch")
         elif not self.matched:
             self.problems.append(f"offset index: entry offset {e.offset} but the batch at position {e.position} "
@@ -133,6 +150,7 @@ class TimeIndexCheck:
     def __init__(self, entries: Iterable[index.TimeEntry]):
         self.entries, self.problems = iter(entries), []
         self.largest, self.seen, self.previous = None, False, None
+        self.damage_seen, self.known_until, self.in_damage = False, None, 0
         self.current = self._next()
 
     def _next(self) -> index.TimeEntry | None:
@@ -144,9 +162,17 @@ class TimeIndexCheck:
             self.previous = e.timestamp
         return e
 
+    def damaged(self, last_offset_before: int | None) -> None:
+        """Batches are missing after `last_offset_before`: the largest timestamp past it is unknown."""
+        if not self.damage_seen:
+            self.damage_seen, self.known_until = True, last_offset_before
+
     def _settle(self) -> None:
         e = self.current
-        if not self.seen:
+        failed = not self.seen or self.largest != e.timestamp
+        if failed and self.damage_seen and (self.known_until is None or e.offset > self.known_until):
+            self.in_damage += 1
+        elif not self.seen:
             self.problems.append(f"time index: offset {e.offset} is before the first batch")
         elif self.largest != e.timestamp:
             self.problems.append(f"time index: entry ({e.timestamp}, offset {e.offset}) but the largest timestamp "
@@ -223,6 +249,16 @@ class _IndexChecks:
             self.offsets.batch(b.position, b.last_offset)
         if self.times is not None:
             self.times.batch(b.last_offset, b.max_timestamp)
+
+    def damaged(self, start: int, end: int, last_offset_before: int | None) -> None:
+        if self.offsets is not None:
+            self.offsets.damaged(start, end)
+        if self.times is not None:
+            self.times.damaged(last_offset_before)
+
+    @property
+    def in_damage(self) -> int:
+        return sum(check.in_damage for check in (self.offsets, self.times) if check is not None)
 
     def finish(self) -> list[str]:
         found = [p for check in (self.offsets, self.times) if check is not None for p in check.finish()]
@@ -329,6 +365,7 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
                     report.error = item.error
                 if skip_corrupt:
                     report.damaged.append((item.start, item.end, item.error))
+                indexes.damaged(item.start, item.end, last)
             continue
         report.batches += 1
         if report.error is None:
@@ -352,6 +389,7 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
             except DecodeError as err:
                 txn_problem = f"log: batch at position {item.position}: {err}"
     report.problems += indexes.finish()
+    report.index_entries_in_damage = indexes.in_damage
     report.problems += [txn_problem] if txn_problem else _check_transactions(seg, report.file_size, rebuilt,
                                                                              producers is not None)
     return report
@@ -400,16 +438,24 @@ def describe(report: SegmentReport) -> list[str]:
     """One line per problem, naming the file and, for damage, the byte where the bad batch starts."""
     out = []
     log = report.segment.log
+    pointing = _pointing_into(report.index_entries_in_damage)
     if report.damaged:
         out += [f"{log}: bytes {start}..{end} damaged: {_reason(err, log)}" for start, end, err in report.damaged]
         first_seen_by_recovery = not getattr(report.damaged[0][2], "in_records", False)
         out.append(f"{log}: {report.batches_after_damage} valid batches after the first damage"
-                   + (" (recovery would truncate them)" if first_seen_by_recovery else ""))
+                   + (" (recovery would truncate them)" if first_seen_by_recovery else "") + pointing)
     elif report.error is not None:
         out.append(f"{log}: invalid from byte {report.valid_bytes} ({report.truncated_bytes} bytes): "
-                   f"{_reason(report.error, log)}")
+                   f"{_reason(report.error, log)}" + pointing)
     out += [f"{log.with_suffix('')}: {p}" for p in report.problems]
     return out
+
+
+def _pointing_into(entries: int) -> str:
+    if not entries:
+        return ""
+    return (f"; {entries} index entr{'y points' if entries == 1 else 'ies point'} into the damaged bytes or past "
+            "them, unchecked (`recover` rebuilds the indexes)")
 
 
 def _reason(err, log: Path) -> str:

@@ -111,3 +111,41 @@ def test_a_base_offset_beyond_what_offsets_can_reach_is_damage_not_a_crash(parti
     run = kc("verify", str(partition))
     assert run.returncode == 1 and "offsets beyond 2^63-1" in run.stderr and "Traceback" not in run.stderr
     assert kc("recover", "--dry-run", str(partition)).returncode == 0
+
+
+def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_path):
+    """An index entry per batch (Kafka's recovery with a small index.interval.bytes): damage in the
+    middle of the segment is one problem, which counts the entries pointing into or past it, not
+    one problem per entry; an entry wrong before the damage is still a problem of its own."""
+    from kafkacodec.storage import index
+    from kafkacodec.storage.scan import scan_file
+
+    part = tmp_path / "orders-0"
+    part.mkdir()
+    log = part / "00000000000000000000.log"
+    log.write_bytes(b"".join(write_batch([{"key": b"k", "value": b"x" * 50, "timestamp": 1000 + o}],
+                                         base_offset=o) for o in range(60)))
+    assert kc("reindex", "--index-interval-bytes", "1", str(log)).returncode == 0
+    offsets = index.read_offset_index((part / "00000000000000000000.index").read_bytes(), 0)
+    times = index.read_time_index((part / "00000000000000000000.timeindex").read_bytes(), 0)
+    assert len(offsets) == 59 and len(times) == 59  # every batch but the first, which starts the file
+    batches = scan_file(log).batches
+    data = bytearray(log.read_bytes())
+    data[batches[20].position + 30] ^= 0xFF  # batch 20's CRC fails: 21..59 lie past it
+    log.write_bytes(bytes(data))
+    unchecked = sum(e.position >= batches[20].position for e in offsets) + sum(e.offset >= 20 for e in times)
+    assert unchecked == 2 * 40
+    run = kc("verify", str(part))
+    assert run.returncode == 1
+    lines = [line for line in run.stderr.splitlines() if not line.startswith("to repair")]
+    assert lines == [f"{log}: invalid from byte {batches[20].position} ({len(data) - batches[20].position} bytes): "
+                     f"byte {batches[20].position}: record_batch/crc: " + lines[0].split("record_batch/crc: ")[1]]
+    assert lines[0].endswith(f"; {unchecked} index entries point into the damaged bytes or past them, unchecked "
+                             "(`recover` rebuilds the indexes)")
+    assert "1 problem" in run.stdout
+    path = part / "00000000000000000000.index"  # and an entry wrong before the damage stays a problem
+    raw = bytearray(path.read_bytes())
+    struct.pack_into(">i", raw, 8 * 4, struct.unpack_from(">i", raw, 8 * 4)[0] + 1)
+    path.write_bytes(bytes(raw))
+    again = kc("verify", str(part)).stderr
+    assert "offset index: entry offset 6 but the batch at position" in again and f"; {unchecked} index" in again
