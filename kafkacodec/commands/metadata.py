@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .questions import parse_time, show_time
+from .terminal import shown
 
 PROTOCOLS = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
 ACL_RESOURCES = ("UNKNOWN", "ANY", "TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER")
@@ -18,6 +19,11 @@ ACL_OPERATIONS = ("UNKNOWN", "ANY", "ALL", "READ", "WRITE", "CREATE", "DELETE", 
                   "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS",
                   "TWO_PHASE_COMMIT")
 ACL_PERMISSIONS = ("UNKNOWN", "ANY", "DENY", "ALLOW")
+
+
+def _say(text: str, err: bool = False) -> None:
+    """A line of text output, names in it escaped (terminal.shown): they come from the files."""
+    click.echo(shown(text), err=err)
 
 
 def parse_point(text: str, option: str):
@@ -57,13 +63,21 @@ def metadata(path: Path, at_offset: int | None, at_time: str | None, diff: tuple
     Kafka refuses, an open transaction and skipped records are said); 1 when the replay stopped
     before the point (damage, a gap, a record Kafka's reader cannot decode, a log that ends
     before the offset asked) and the state shown is the one where it stopped; 2 for usage errors."""
-    from ..storage.metadata_replay import Point, open_metadata_log
+    from ..storage.metadata_replay import MetadataLogProblem, open_metadata_log
 
     chosen = [o for o, v in (("--at-offset", at_offset), ("--at-time", at_time), ("--diff", diff),
                              ("--history", subject)) if v is not None]
     if len(chosen) > 1:
         raise click.UsageError(f"choose one of {', '.join(chosen)}")
-    log = open_metadata_log(path)
+    try:
+        _answer(open_metadata_log(path), at_offset, at_time, diff, subject, as_json, show_secrets, skip_undecodable)
+    except MetadataLogProblem as err:  # its message names files and records: escaped for the terminal
+        raise type(err)(shown(str(err))) from None
+
+
+def _answer(log, at_offset, at_time, diff, subject, as_json, show_secrets, skip_undecodable) -> None:
+    from ..storage.metadata_replay import Point
+
     if subject is not None:
         return _history(log, subject, as_json, skip_undecodable)
     if diff is not None:
@@ -87,16 +101,16 @@ def _warn(state, stopped: str | None, onward_from: int | None = None) -> None:
     from ..storage.metadata_replay import UndecodableBatch
 
     for note in state.notes if onward_from is None else []:
-        click.echo(f"warning: {note}", err=True)
+        _say(f"warning: {note}", err=True)
     skipped = state.skipped[onward_from or 0:]
     if skipped:
-        click.echo(f"warning: {len(skipped)} record(s) Kafka's reader cannot decode were skipped (Kafka stops "
+        _say(f"warning: {len(skipped)} record(s) Kafka's reader cannot decode were skipped (Kafka stops "
                    "before the first): offset " + ", ".join(str(o) for o, _ in skipped), err=True)
     if state.open_transaction():
-        click.echo(f"note: {state.open_transaction()}", err=True)
+        _say(f"note: {state.open_transaction()}", err=True)
     if stopped is not None:
         hint = " (--skip-undecodable goes on past it)" if isinstance(state.stop, UndecodableBatch) else ""
-        click.echo(f"warning: {stopped}; the state shown is the one after offset {state.offset}{hint}", err=True)
+        _say(f"warning: {stopped}; the state shown is the one after offset {state.offset}{hint}", err=True)
 
 
 def _replayed(log, point, skip_undecodable: bool = False):
@@ -117,7 +131,7 @@ def _state(log, point, as_json: bool, show_secrets: bool, skip_undecodable: bool
         click.echo(json.dumps(view, indent=2))
     else:
         for line in state_lines(view):
-            click.echo(line)
+            _say(line)
     if stopped is not None:
         raise SystemExit(1)
 
@@ -140,10 +154,10 @@ def _diff(log, a, b, as_json: bool, show_secrets: bool, skip_undecodable: bool) 
     if as_json:
         click.echo(json.dumps([{"path": p, "before": x, "after": y} for p, x, y in changes], indent=2))
     else:
-        click.echo(f"from offset {before_at[0]} ({show_time(before_at[1])}) to offset {after.offset} "
+        _say(f"from offset {before_at[0]} ({show_time(before_at[1])}) to offset {after.offset} "
                    f"({show_time(after.time)}): {len(changes)} difference(s)")
         for p, x, y in changes:
-            click.echo(f"  {p}: {_short(x)} -> {_short(y)}")
+            click.echo(f"  {shown(p)}: {_short(x)} -> {_short(y)}")
     if stopped_a or stopped_b:
         raise SystemExit(1)
 
@@ -170,17 +184,18 @@ def _history(log, subject: str, as_json: bool, skip_undecodable: bool) -> None:
                        if change.after is not None else f"{head}: removed")
             continue
         diffs = differences(change.before, change.after)
-        click.echo(f"{head}: " + "; ".join(f"{p} {_short(x)} -> {_short(y)}" for p, x, y in diffs))
+        click.echo(f"{head}: " + "; ".join(f"{shown(p)} {_short(x)} -> {_short(y)}" for p, x, y in diffs))
     if not count and not as_json:
-        click.echo(f"no record of {subject} in this metadata log")
+        _say(f"no record of {subject} in this metadata log")
     _warn(state, None)
     if state.skipped and not as_json:
-        click.echo(f"records passed over (Kafka's reader cannot decode them): {len(state.skipped)}")
+        _say(f"records passed over (Kafka's reader cannot decode them): {len(state.skipped)}")
         for offset, problem in state.skipped:
-            click.echo(f"  offset {offset}: {problem}")
+            _say(f"  offset {offset}: {problem}")
 
 
 def _short(value) -> str:
+    """A value in a line of text: ASCII JSON, whose escapes keep a terminal from acting on what it holds."""
     if isinstance(value, list) and all(isinstance(v, int) for v in value):
         return "[" + ",".join(map(str, value)) + "]"
     return json.dumps(value, separators=(",", ":"))
