@@ -3,7 +3,8 @@
 Each task writes its rows into its own folder under `<path>/_temporary/<job>/`. The job's commit
 takes the log dir's lock, finishes whatever an interrupted commit (or clean) left, then gathers
 the partitions the tasks wrote in a staging directory (joining their segments up to
-segmentBytes) and puts them in place as one journaled publication (storage.replace): a kill
+segmentBytes; rows written without offsets by several tasks get theirs here, see sink_offsets)
+and puts them in place as one journaled publication (storage.replace): a kill
 before every partition is gathered leaves the log dir as it was, a kill after is finished by the
 next write or by `kafkacodec recover`. A failed or aborted job removes its temporary folders, so
 a reader never sees a partial segment. Writing goes to a local (or mounted) filesystem."""
@@ -17,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from kafkacodec.storage import journal
@@ -27,6 +29,7 @@ from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 
 from .sink_columns import RowsError, batches, partitions
 from .sink_merge import move_segments
+from .sink_offsets import Piece, assign, rebuild_producer_files, renumber
 
 TEMPORARY = "_temporary"
 LOCK_WAIT_SECONDS = 600  # how long a commit waits for another job's commit (or a command) to finish
@@ -52,6 +55,12 @@ def _lock(root: Path):
 class TaskWritten(WriterCommitMessage):
     folder: str  # the task's folder in the job's temporary directory
     ranges: list[tuple[str, int, int, int, bool]]  # topic, partition, first, last, offsets assigned here
+    task: int | None = None  # Spark's partition id of the task (None outside Spark): the order of assigned offsets
+
+
+def _task_id() -> int | None:
+    context = TaskContext.get()
+    return None if context is None else context.partitionId()
 
 
 class KafkaLogWriter(DataSourceArrowWriter):
@@ -89,14 +98,16 @@ class KafkaLogWriter(DataSourceArrowWriter):
                 for records, options in batches(part, self.records_per_batch, self.compression):
                     w.append(records, **options)
             ranges.append((part.topic, part.partition, first, last, part.assigned))
-        return TaskWritten(name, ranges)
+        return TaskWritten(name, ranges, _task_id())
 
     def commit(self, messages) -> None:
         root = Path(self.root)
-        by_tp = defaultdict(list)
-        for m in messages:
+        by_tp: dict[tuple[str, int], list[Piece]] = defaultdict(list)
+        in_task_order = sorted(range(len(messages)), key=lambda i: (
+            i if messages[i].task is None else messages[i].task, i))
+        for m in (messages[i] for i in in_task_order):
             for topic, partition, first, last, assigned in m.ranges:
-                by_tp[(topic, partition)].append((first, last, assigned, self._job_dir() / m.folder))
+                by_tp[(topic, partition)].append(Piece(first, last, assigned, self._job_dir() / m.folder))
         root.mkdir(parents=True, exist_ok=True)
         try:
             with _lock(root):
@@ -112,15 +123,16 @@ class KafkaLogWriter(DataSourceArrowWriter):
         self._remove_job_dir()
 
     def _check(self, root: Path, by_tp: dict) -> None:
+        """Offsets assigned where tasks wrote rows without them, then every problem said at once."""
         problems = []
         for (topic, partition), parts in by_tp.items():
-            parts.sort()
-            if len(parts) > 1 and any(a for _, _, a, _ in parts):
-                problems.append(f"{topic}-{partition}: rows without offsets came from {len(parts)} tasks; "
-                                "repartition by topic and partition first, or give offsets")
-            for (_, last, _, _), (first, _, _, _) in zip(parts, parts[1:]):
-                if first <= last:
-                    problems.append(f"{topic}-{partition}: two tasks wrote overlapping offsets around {first}")
+            mixed = assign(parts)
+            if mixed is not None:
+                problems.append(f"{topic}-{partition}: {mixed}")
+            parts.sort(key=lambda p: (p.first, p.last))
+            for before, after in zip(parts, parts[1:]):
+                if after.first <= before.last:
+                    problems.append(f"{topic}-{partition}: two tasks wrote overlapping offsets around {after.first}")
             target = root / f"{topic}-{partition}"
             if target.exists() and any(target.iterdir()) and not self.overwrite:
                 problems.append(f"{target} holds segments already; mode('overwrite') replaces them")
@@ -136,8 +148,13 @@ class KafkaLogWriter(DataSourceArrowWriter):
             for (topic, partition), parts in sorted(by_tp.items()):
                 name = f"{topic}-{partition}"
                 (publication.new / name).mkdir()
-                move_segments([folder / name for _, _, _, folder in sorted(parts)], publication.new / name,
-                              self.segment_bytes)
+                numbered = len(parts) > 1 and parts[0].assigned
+                if numbered:
+                    for p in parts:
+                        renumber(p.folder / name, p.shift)
+                move_segments([p.folder / name for p in parts], publication.new / name, self.segment_bytes)
+                if numbered:
+                    rebuild_producer_files(publication.new / name)
                 names.append(name)
         except BaseException:
             publication.abandon()

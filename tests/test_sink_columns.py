@@ -38,7 +38,7 @@ def write(table: pa.Table, out: Path, batch_rows: int = 37, **options) -> None:
     writer.commit(messages)
 
 
-def reference(table: pa.Table, out: Path, records_per_batch: int, compression: str) -> None:
+def reference(table: pa.Table, out: Path, records_per_batch: int, compression: str, **writer_options) -> None:
     """The rows one at a time, as a writer of rows would take them."""
     rows = [r for r in table.to_pylist() if not r.get("corruption")]
     for topic, partition in sorted({(r["topic"], r["partition"]) for r in rows}):
@@ -51,7 +51,7 @@ def reference(table: pa.Table, out: Path, records_per_batch: int, compression: s
                     (chunks[-1][0]["segment"], chunks[-1][0]["position"]) != source:
                 chunks.append([])
             chunks[-1].append(r)
-        with PartitionWriter(out / f"{topic}-{partition}", start_offset=mine[0]["offset"]) as w:
+        with PartitionWriter(out / f"{topic}-{partition}", start_offset=mine[0]["offset"], **writer_options) as w:
             for chunk in chunks:
                 first = chunk[0]
                 options = {"compression": compression}
@@ -190,3 +190,72 @@ def test_strings_dictionaries_and_timestamp_units_are_taken_as_spark_would_give_
         got = [(r.key, r.value, r.timestamp) for _, r in partition_records(part)]
         millis = {"s": [-1000, 2000], "ms": [-1, 2 ** 62], "ns": [-1, 5]}[unit]
         assert got == [("ké".encode(), b"v", millis[0]), (None, b"w", millis[1])], unit
+
+
+def task_rows(task: int, n: int, transaction: str | None = None) -> pa.Table:
+    """`n` rows of t-0 without offsets, in batches of 25 (a batch per `position`); `transaction`:
+    'open' makes them a transaction of producer 7, 'abort' adds its ABORT marker after them."""
+    values = [b"task %d row %d " % (task, i) + b"." * 90 for i in range(n)]
+    control = [False] * n
+    keys = [b"k%d" % i for i in range(n)]
+    if transaction == "abort":
+        values, keys, control = values + [b"\x00\x00\x00\x00\x00\x00"], keys + [b"\x00\x00\x00\x00"], control + [True]
+    m = len(values)
+    producer = transaction is not None
+    return pa.table({
+        "key": keys, "value": values, "topic": ["t"] * m, "partition": pa.array([0] * m, pa.int32()),
+        "timestamp": pa.array([1_700_000_000_000_000 + 1000 * (task * 1000 + i) for i in range(m)],
+                              pa.timestamp("us", tz="UTC")),
+        "timestampType": pa.array([0] * m, pa.int32()),
+        "headers": pa.array([[{"key": "task", "value": b"%d" % task}]] * m, HEADERS),
+        "producerId": pa.array([7 if producer else -1] * m, pa.int64()),
+        "producerEpoch": pa.array([0 if producer else -1] * m, pa.int32()),
+        "sequence": pa.array([(task * 1000 + i // 25 * 25) if producer and not c else -1
+                              for i, c in zip(range(m), control)], pa.int32()),
+        "isTransactional": [producer] * m, "isControl": control,
+        "segment": ["task %d" % task] * m, "position": pa.array([i // 25 + (i >= n) for i in range(m)], pa.int64())})
+
+
+@pytest.mark.parametrize("segment_bytes", [1 << 30, 30_000])
+def test_rows_without_offsets_from_several_tasks_are_numbered_in_task_order(tmp_path, segment_bytes):
+    """Three tasks write one partition without offsets, their commit messages in any order: the
+    commit numbers the rows from 0, task by task in the order of their ids (Spark's partition
+    ids) and each task's rows in the order they came, and the partition is byte for byte what one
+    writer gives the same rows in that order: segments, indexes, and the producer state that the
+    tasks could not know alone (a transaction opened by one task and aborted by the next, in the
+    .txnindex and the snapshots)."""
+    tables = {2: task_rows(2, 60), 0: task_rows(0, 110, "open"), 1: task_rows(1, 80, "abort")}
+    writer = KafkaLogWriter({"path": str(tmp_path / "out"), "segmentBytes": str(segment_bytes)},
+                            Schema(tables[0].column_names), overwrite=False)
+    messages = []
+    for task, table in tables.items():  # tasks finish in any order
+        messages.append(writer.write(iter(table.to_batches(33))))
+        messages[-1].task = task
+    writer.commit(messages[::-1])
+    in_order = pa.concat_tables([tables[task] for task in sorted(tables)])
+    in_order = in_order.append_column("offset", pa.array(range(in_order.num_rows), pa.int64()))
+    reference(in_order, tmp_path / "one-writer", 1000, "none", segment_bytes=segment_bytes)
+    part, one = (logdir.open_partition(tmp_path / d / "t-0") for d in ("out", "one-writer"))
+    assert (len(part.segments) > 1) == (segment_bytes < 1 << 30)
+    if len(part.segments) == 1:
+        assert files(tmp_path / "out") == files(tmp_path / "one-writer")
+    else:  # the tasks' segments, joined while they fit, end elsewhere than one writer's rolls
+        def joined(p, kind):
+            return b"".join(getattr(s, kind).read_bytes() for s in p.segments if getattr(s, kind) is not None)
+        assert joined(part, "log") == joined(one, "log") and joined(part, "txn_index") == joined(one, "txn_index")
+        last = max(part.snapshots)
+        assert last == max(one.snapshots) and part.snapshots[last].read_bytes() == one.snapshots[last].read_bytes()
+    assert [(r.offset, r.value) for _, r in partition_records(part)] == \
+        list(enumerate(in_order["value"].to_pylist()))
+    assert all(r.ok for r in verify_partition(part))
+    assert any(seg.txn_index for seg in part.segments)  # the abort of task 0's transaction, by task 1's marker
+
+
+def test_rows_with_offsets_from_some_tasks_and_without_from_others_are_refused(tmp_path):
+    with_offsets = task_rows(0, 10).append_column("offset", pa.array(range(10), pa.int64()))
+    writer = KafkaLogWriter({"path": str(tmp_path / "out")}, Schema(with_offsets.column_names), overwrite=False)
+    messages = [writer.write(iter(with_offsets.to_batches())), writer.write(iter(task_rows(1, 10).to_batches()))]
+    with pytest.raises(ValueError, match="t-0: the rows of 1 of its 2 tasks had no offsets and the others' had: "
+                                         "give every row an offset, or none"):
+        writer.commit(messages)
+    assert not (tmp_path / "out" / "t-0").exists() and not (tmp_path / "out" / "_temporary").exists()

@@ -149,11 +149,18 @@ def test_write_then_read_round_trip(spark, sample, tmp_path):
 
 
 def test_write_assigns_offsets_when_absent(spark, tmp_path):
-    df = spark.createDataFrame([(b"k%d" % i, b"v%d" % i, "t", 0) for i in range(25)],
-                               "key binary, value binary, topic string, partition int").coalesce(1)
-    df.write.format("kafka-log").option("recordsPerBatch", "10").mode("append").save(str(tmp_path / "new"))
-    back = read(spark, tmp_path / "new")
-    assert sorted(r["offset"] for r in back.collect()) == list(range(25))
+    """A DataFrame as it comes, in three tasks, without offsets: the commit numbers its rows from
+    0, the tasks in the order of their partition ids, each task's rows in order; the same
+    DataFrame written again gets the same offsets."""
+    df = spark.range(0, 25, 1, 3).selectExpr("binary(concat('k', id)) as key", "binary(concat('v', id)) as value",
+                                             "'t' as topic", "0 as partition")
+    assert df.rdd.getNumPartitions() == 3
+    for out in ("new", "again"):
+        df.write.format("kafka-log").option("recordsPerBatch", "10").mode("append").save(str(tmp_path / out))
+    back = read(spark, tmp_path / "new").orderBy("offset").collect()
+    assert [(r["offset"], bytes(r["value"])) for r in back] == [(i, b"v%d" % i) for i in range(25)]
+    logs = [sorted((tmp_path / out / "t-0").glob("*.log")) for out in ("new", "again")]
+    assert [f.read_bytes() for f in logs[0]] == [f.read_bytes() for f in logs[1]]
 
 
 def test_a_damaged_segment_loses_only_its_damaged_batches(spark, sample, tmp_path):
