@@ -15,7 +15,8 @@ import click
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> None:
     """Export a log dir (or partition, or segment; local or s3://, gs://, hdfs://) to a table through
-    Spark: every record with Kafka's columns and the batch columns, headers included."""
+    Spark: every record with Kafka's columns and the batch columns, headers and transaction
+    markers (isControl) included."""
     from rich.console import Console
 
     from ..pipeline.export import export as run, session, stage_progress
