@@ -122,11 +122,15 @@ class Segment:
     spans: list[tuple[int, int, int]]  # (line, first offset, last offset) of each batch
 
 
-def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segment:
+def segment_from_json(lines: Iterable[bytes], recompute: bool = False, accept_damaged: bool = False) -> Segment:
     """The bytes of a segment from JSON Lines (blank lines passed over): each batch checked, and
     offsets rising from batch to batch, as in a log. A JsonInputError names the line and lists
     its problems. Keys that describe the bytes (WRITTEN) are checked against the bytes written,
-    unless `recompute` (after an edit, or for compressed batches, whose compressor may differ)."""
+    unless `recompute` (after an edit, or for compressed batches, whose compressor may differ).
+
+    A batch marked `"crcValid": false` was read from bytes that are not the ones written (its CRC
+    does not match them): written again, it would get a CRC of its own and pass for intact data.
+    It is refused, with or without `recompute`, unless `accept_damaged`."""
     data = bytearray()
     spans: list[tuple[int, int, int]] = []
     for n, raw in enumerate(lines, start=1):
@@ -142,14 +146,21 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False) -> Segmen
         except (ValueError, RecursionError) as err:  # json's errors, numbers too long to convert, deep nesting
             raise JsonInputError(None, f"not JSON: {err}", n) from None
         try:
+            damaged = type(obj) is dict and obj.get("crcValid") is False
+            if damaged and not accept_damaged:
+                raise JsonInputError("crcValid", "false: the batch was read from damaged bytes (its CRC does not match "
+                                                 "them), so its records may not be the ones written; leave it out (to "
+                                                 "put intact batches back: kafkacodec recover --salvage), or pass "
+                                                 "--accept-damaged to write it with a new CRC")
             full = complete_batch(obj, spans[-1][2] + 1 if spans else 0)
             if spans and full["baseOffset"] <= spans[-1][2]:
                 raise JsonInputError("baseOffset", f"{full['baseOffset']} does not rise above the previous batch's "
                                                    f"last offset {spans[-1][2]}")
             written = _encode(full)
             _check_reads_back(written)
-            if not recompute:
-                _check_written(obj, written, len(data))
+            if not recompute:  # an accepted damaged batch gets a CRC of its own
+                _check_written({k: v for k, v in obj.items() if k not in ("crc", "crcValid")} if damaged else obj,
+                               written, len(data))
             data += written
         except JsonInputError as err:
             err.line = n

@@ -39,14 +39,18 @@ def sample(directory: Path, force: bool, kraft_controller: bool) -> None:
 @click.option("--recompute", is_flag=True,
               help="Take size, crc, crcValid and position from the bytes written instead of checking the ones "
                    "given (after editing records, or for compressed batches).")
-def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
+@click.option("--accept-damaged", is_flag=True,
+              help="Write batches marked \"crcValid\": false too (read from damaged bytes), each with a new CRC: "
+                   "their records may not be the ones first written.")
+def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_damaged: bool) -> None:
     """Write a segment from JSON Lines on standard input (the objects `dump --json` prints).
 
     Only `records` is required: a record may be as little as {"value": "<base64>"}. Keys the
     records determine (offsets, count, maxTimestamp) are derived when left out and checked when
     given; the rest default to Kafka's "none" values (magic 2, no compression, CreateTime, -1
     for producer fields). Every problem of a line is reported, by field, and nothing is
-    written. OUT and its indexes appear whole or not at all."""
+    written. A batch marked "crcValid": false (read from damaged bytes) is refused unless
+    --accept-damaged. OUT and its indexes appear whole or not at all."""
     from ..storage import index
     from ..storage.files import tmp_path_of, write_files_atomically
     from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
@@ -67,7 +71,7 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool) -> None:
         click.echo(f"error: {out.parent}: no such directory (create it first)", err=True)
         sys.exit(2)
     try:
-        segment = segment_from_json(sys.stdin.buffer, recompute)
+        segment = segment_from_json(sys.stdin.buffer, recompute, accept_damaged)
         files = {out: segment.data}
         if with_index:
             try:
@@ -249,12 +253,20 @@ def _reindex_segment(log: Path, check: bool, interval: int) -> list[Path]:
 @click.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
-def recover(path: Path, dry_run: bool) -> None:
+@click.option("--salvage", is_flag=True,
+              help="Then write the intact batches among the cut bytes (and those kept by earlier runs) back into "
+                   "the partition as a new segment, named by its base offset, and report the offsets lost.")
+def recover(path: Path, dry_run: bool, salvage: bool) -> None:
     """Repair a segment, a partition or a log dir as Kafka's recovery does: cut each .log at its
     first bad batch (framing, CRC, or records that do not decode) and rebuild the indexes that
     disagree with the log. The cut-off bytes are kept in <segment>.log.corrupt-<position> (a new
     name each time, never written over). First finishes, or rolls back, what an interrupted
     command that changes files left behind.
+
+    With --salvage, the batches after the damage that read whole (CRC valid, every record
+    decoding) go back into the partition as a segment of their own, between the cut segment and
+    the next, with its indexes; the offsets no batch gives back are reported. Run again, it
+    writes nothing twice.
 
     Exit status: 0 when nothing needed doing or all is done, 1 when something could not be
     recovered, 2 for usage errors, a busy log dir, or files that cannot be written."""
@@ -271,11 +283,13 @@ def recover(path: Path, dry_run: bool) -> None:
             for line in resumed:
                 click.echo(line)
             plan = _recovery_plan(path)
+            salvaged = _salvage(path, plan, dry_run=True) if salvage else []
         else:
             resumed = []
             with changing([root], "recover", on_resumed=resumed.append):
                 plan = _recovery_plan(path)
                 r.carry_out(root, plan, single=not path.is_dir())
+                salvaged = _salvage(path, plan, dry_run=False) if salvage else []
     except KafkaCodecError as err:
         fail(err)
     for line in resumed if not dry_run else []:
@@ -284,9 +298,39 @@ def recover(path: Path, dry_run: bool) -> None:
         click.echo(_described(repair, dry_run))
     for failure in plan.failures:
         click.echo(f"error: {failure.path}: could not be recovered: {failure.reason}", err=True)
-    if not (plan.repairs or plan.failures or resumed):
-        click.echo(f"{path}: nothing to recover")
-    sys.exit(1 if plan.failures else 0)
+    for s in salvaged:
+        for line in s.describe(dry_run):
+            click.echo(f"error: {line}" if s.failed else line, err=s.failed)
+    if not (plan.repairs or plan.failures or resumed or any(s.segment or s.failed for s in salvaged)):
+        click.echo(f"{path}: nothing to recover" + (" or salvage" if salvage else ""))
+    sys.exit(1 if plan.failures or any(s.failed for s in salvaged) else 0)
+
+
+def _salvage(path: Path, plan, dry_run: bool) -> list:
+    """--salvage: the intact batches of each partition's kept cut bytes written back (with
+    `dry_run`, also of the cuts `plan` would make), each partition as it is after recovery."""
+    from ..storage import logdir, salvage
+    from ..storage.guarded import read_segment
+
+    single = None if path.is_dir() else path
+    parts = logdir.partitions_at(path) if single is None else [logdir.open_partition(path.parent)]
+    planned = {repair.segment.log: repair for repair in plan.repairs if repair.truncated_bytes} if dry_run else {}
+    out = []
+    for part in parts:
+        cuts = salvage.cuts_of(part, single)
+        for seg in part.segments:
+            repair = planned.get(seg.log)
+            if repair is not None and (single is None or seg.log == single):  # the cut it would make
+                data = read_segment(seg.log)
+                cuts.append(salvage.Cut(repair.kept_in, seg, data[repair.valid_bytes:],
+                                        salvage.end_offset_of(data[:repair.valid_bytes], seg.base_offset)))
+        for cut in cuts:  # each as the partition is after the ones before
+            now = part if dry_run else logdir.open_partition(part.path, part.topic, part.partition)
+            (s,) = salvage.plan(now, [cut])
+            if s.segment is not None and not dry_run:
+                salvage.write(now, s)
+            out.append(s)
+    return [s for s in out if s.segment is not None or s.failed or s.left_out]
 
 
 def _recovery_plan(path: Path):
