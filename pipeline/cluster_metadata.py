@@ -96,8 +96,8 @@ class RecordsReader(DataSourceReader):
             rows.append(self._problem(path, snapshot_end, pos + (err.position or 0), None, err.message))
         else:
             if snapshot_end is not None and last_type != "SNAPSHOT_FOOTER":
-                rows.append(self._problem(path, snapshot_end, end, None, "no SnapshotFooter at the end: an "
-                                          "incomplete snapshot (an interrupted write or copy), which Kafka never loads"))
+                rows.append(self._problem(path, snapshot_end, end, None, "no SnapshotFooter at the end: an incomplete "
+                                          "snapshot (an interrupted write or copy), which Kafka never loads"))
         if rows:
             yield rows_batch(RECORDS_DDL, rows)
 

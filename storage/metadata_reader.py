@@ -21,8 +21,10 @@ from .reader import Damage, segment_batches
 
 TOPIC = "__cluster_metadata"
 LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, VOTERS = 2, 3, 4, 5, 6
-CONTROL_CLASSES = {LEADER_CHANGE: ControlRecord.LeaderChangeMessage, SNAPSHOT_HEADER: ControlRecord.SnapshotHeaderRecord,
-                   SNAPSHOT_FOOTER: ControlRecord.SnapshotFooterRecord, KRAFT_VERSION: ControlRecord.KraftVersionRecord,
+CONTROL_CLASSES = {LEADER_CHANGE: ControlRecord.LeaderChangeMessage,
+                   SNAPSHOT_HEADER: ControlRecord.SnapshotHeaderRecord,
+                   SNAPSHOT_FOOTER: ControlRecord.SnapshotFooterRecord,
+                   KRAFT_VERSION: ControlRecord.KraftVersionRecord,
                    VOTERS: ControlRecord.VotersRecord}
 CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
                  5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}  # Kafka's ControlRecordType; any other is UNKNOWN

@@ -95,7 +95,8 @@ def test_the_records_table_reads_past_a_legacy_entry_as_an_error_row(controller,
     data = seg.read_bytes()
     legacy = write_batch([Record(value=b"x", timestamp=T0)], magic=0, base_offset=53)
     seg.write_bytes(data + legacy)
-    rows = [row for batch in RecordsReader(str(copy)).read(InputPartition((str(seg), None))) for row in batch.to_pylist()]
+    read = RecordsReader(str(copy)).read(InputPartition((str(seg), None)))
+    rows = [row for batch in read for row in batch.to_pylist()]
     errors = [r for r in rows if r["error"] is not None]
     assert len(errors) == 1 and f"byte {len(data)}" in errors[0]["error"] and "magic 0" in errors[0]["error"]
     assert [r["offset"] for r in rows if r["error"] is None] == list(range(43, 54))
