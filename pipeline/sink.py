@@ -3,7 +3,8 @@
 Each task writes its rows into its own folder under `<path>/_temporary/<job>/`. The job's commit
 takes the log dir's lock, finishes whatever an interrupted commit (or clean) left, then gathers
 the partitions the tasks wrote in a staging directory (joining their segments up to
-segmentBytes; rows written without offsets by several tasks get theirs here, see sink_offsets)
+segmentBytes; rows written without offsets by several tasks get theirs here, and a partition
+written by several tasks its producer state replayed whole, see sink_offsets)
 and puts them in place as one journaled publication (storage.replace): a kill
 before every partition is gathered leaves the log dir as it was, a kill after is finished by the
 next write or by `kafkacodec recover`. A failed or aborted job removes its temporary folders, so
@@ -148,12 +149,14 @@ class KafkaLogWriter(DataSourceArrowWriter):
             for (topic, partition), parts in sorted(by_tp.items()):
                 name = f"{topic}-{partition}"
                 (publication.new / name).mkdir()
-                numbered = len(parts) > 1 and parts[0].assigned
-                if numbered:
+                # several tasks: none knew the producer state before its rows (a transaction another
+                # task opened, producers only another task saw), so it is replayed from the whole partition
+                several = len(parts) > 1
+                if several:
                     for p in parts:
                         renumber(p.folder / name, p.shift)
                 move_segments([p.folder / name for p in parts], publication.new / name, self.segment_bytes)
-                if numbered:
+                if several:
                     rebuild_producer_files(publication.new / name)
                 names.append(name)
         except BaseException:

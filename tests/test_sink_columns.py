@@ -259,3 +259,29 @@ def test_rows_with_offsets_from_some_tasks_and_without_from_others_are_refused(t
                                          "give every row an offset, or none"):
         writer.commit(messages)
     assert not (tmp_path / "out" / "t-0").exists() and not (tmp_path / "out" / "_temporary").exists()
+
+
+@pytest.mark.parametrize("segment_bytes", [1 << 30, 30_000])
+def test_a_transaction_aborted_by_another_task_of_rows_with_offsets_keeps_its_txnindex_entry(tmp_path, segment_bytes):
+    """Two tasks write one partition with the offsets the rows hold: a transaction opened by the
+    first is aborted by the second's marker. Neither task alone knows where the transaction began,
+    so the commit replays the producer state of the gathered partition: its .txnindex and snapshots
+    are what one writer of the same rows gives, and verify finds nothing wrong."""
+    first, second = task_rows(0, 110, "open"), task_rows(1, 80, "abort")
+    first = first.append_column("offset", pa.array(range(100, 210), pa.int64()))
+    second = second.append_column("offset", pa.array(range(210, 210 + second.num_rows), pa.int64()))
+    writer = KafkaLogWriter({"path": str(tmp_path / "out"), "segmentBytes": str(segment_bytes)},
+                            Schema(first.column_names), overwrite=False)
+    messages = [writer.write(iter(first.to_batches(33))), writer.write(iter(second.to_batches(33)))]
+    messages[0].task, messages[1].task = 0, 1
+    writer.commit(messages[::-1])
+    reference(pa.concat_tables([first, second]), tmp_path / "one-writer", 1000, "none", segment_bytes=segment_bytes)
+    part, one = (logdir.open_partition(tmp_path / d / "t-0") for d in ("out", "one-writer"))
+
+    def joined(p, kind):
+        return b"".join(getattr(s, kind).read_bytes() for s in p.segments if getattr(s, kind) is not None)
+    assert joined(part, "log") == joined(one, "log")
+    assert joined(part, "txn_index") == joined(one, "txn_index") != b""
+    last = max(part.snapshots)
+    assert last == max(one.snapshots) and part.snapshots[last].read_bytes() == one.snapshots[last].read_bytes()
+    assert [r.problems for r in verify_partition(part) if not r.ok] == []
