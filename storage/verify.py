@@ -10,6 +10,7 @@ whatever the file's size or its number of batches.
 """
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -18,6 +19,7 @@ from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .logdir import Partition, Segment
+from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
 from .producers import ProducerState, read_snapshot, state_at
 from .resync import find_resume
 from .records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
@@ -47,6 +49,11 @@ class SegmentReport:
     # index entries that point into damaged bytes (or past them, where the log is not read): the
     # damage's consequence, said once with it rather than as a problem each
     index_entries_in_damage: int = 0
+    # (first missing, last missing, position of the batch after) of each offset gap, and the v2
+    # batches only the cleaner writes (storage.offset_gaps): whether the gaps are damage or compaction
+    gaps: list[tuple[int, int, int]] = field(default_factory=list)
+    cleaned_batches: int = 0
+    notes: list[str] = field(default_factory=list)  # said, not problems
 
     @property
     def is_valid(self) -> bool:
@@ -353,6 +360,7 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
         report.file_size = f.seek(0, 2)
     indexes = _IndexChecks(seg, report.file_size)
     rebuilt, txn_problem, last = [], None, previous_last_offset
+    after_damage = False
     for item in checked_batches(seg.log, report.file_size, quick, skip_corrupt):
         if type(item) is not BatchInfo:  # the rare items first tested for the common one
             if isinstance(item, int):
@@ -366,6 +374,7 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
                 if skip_corrupt:
                     report.damaged.append((item.start, item.end, item.error))
                 indexes.damaged(item.start, item.end, last)
+                after_damage = True  # the offsets of the damaged batches are unknown: no gap to tell
             continue
         report.batches += 1
         if report.error is None:
@@ -380,6 +389,12 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
             report.problems.append(f"log: batch at position {item.position} ends at offset {item.last_offset}, "
                                    f"outside the segment's offsets {seg.base_offset}..{seg.base_offset + MAX_RELATIVE_OFFSET}"
                                    " (indexes hold offsets relative to the base offset as 4-byte numbers)")
+        known = first_offset(item)
+        if last is not None and known is not None and known > last + 1 and not after_damage:
+            report.gaps.append((last + 1, known - 1, item.position))
+        report.cleaned_batches += rewritten_by_cleaner(item) or item.position == 0 and known is not None \
+            and known > seg.base_offset  # the cleaner keeps a segment's base offset, not always its first records
+        after_damage = False
         last = report.last_offset = item.last_offset
         indexes.batch(item)
         if producers is not None and txn_problem is None:
@@ -410,8 +425,10 @@ def _check_transactions(seg: Segment, file_size: int, rebuilt: list[AbortedTxn],
 
 
 def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = False,
-                     quick: bool = False) -> list[SegmentReport]:
-    """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots."""
+                     quick: bool = False, offset_gaps: bool | None = False) -> list[SegmentReport]:
+    """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots.
+    Gaps between offsets are problems with `offset_gaps` True, not with False (a compacted topic),
+    and with None unless the partition shows compaction (storage.offset_gaps)."""
     reports, last = [], None
     producers = None
     if part.segments:
@@ -419,11 +436,24 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
         producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
         r = verify_segment(seg, last, producers, skip_corrupt, quick)
+        if reports and last is not None:  # a gap after the previous segment's end may be its damage
+            after = [g for g in r.gaps if g[0] == last + 1]
+            kept = _cut_by_recover(reports[-1].segment)
+            if after and kept:
+                first, final, _ = after[0]
+                r.notes.append(f"{seg.log}: offsets {first}..{final} are not in the log: `recover` cut them from "
+                               f"{reports[-1].segment.log.name} (kept in {', '.join(k.name for k in kept)})")
+            if after and (kept or _ends_damaged(reports[-1])):  # the damaged or cut bytes held those offsets
+                r.gaps.remove(after[0])
         reports.append(r)
         if on_segment is not None:
             on_segment(r)
         if r.last_offset is not None:
             last = r.last_offset
+    if offset_gaps is True or offset_gaps is None and not shows_compaction(
+            part.topic, part.partition, part.path.parent, sum(r.cleaned_batches for r in reports)):
+        for r in reports:
+            r.problems += [gap_problem(*gap, part.topic) for gap in r.gaps]
     for offset, path in sorted(part.snapshots.items()):
         try:
             ProducerState.from_snapshot(read_snapshot(path), offset)
@@ -432,6 +462,15 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
             if owner is not None:  # a snapshot without segments has nothing to be wrong about
                 owner.problems.append(f"producer snapshot {path.name}: {err}")
     return reports
+
+
+def _cut_by_recover(seg: Segment) -> list[Path]:
+    """The files where `recover` kept bytes it cut from the segment's end."""
+    return sorted(seg.log.parent.glob(f"{glob.escape(seg.log.name)}.corrupt-*"))
+
+
+def _ends_damaged(report: SegmentReport) -> bool:
+    return report.error is not None and (not report.damaged or report.damaged[-1][1] >= report.file_size)
 
 
 def describe(report: SegmentReport) -> list[str]:

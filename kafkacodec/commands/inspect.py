@@ -1,6 +1,7 @@
 """verify and dump: reading segments, indexes and snapshots as Kafka's tools do."""
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -20,10 +21,17 @@ def partition_name(part) -> str:
               help="Check only what Kafka's recovery checks (framing, sizes, CRCs); records are not decoded.")
 @click.option("--skip-corrupt", is_flag=True,
               help="Read on after damage from the next batch whose CRC matches, reporting every damaged range.")
-def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
+@click.option("--compacted", "compacted", default=None, metavar="TOPIC-REGEX",
+              help="Topics whose cleanup.policy is compact (whole names matching this regular expression): the gaps "
+                   "the cleaner leaves between offsets are passed over, as they are where the log dir shows compaction.")
+def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -> None:
     """Check a segment, a partition directory or a whole log dir: every record of every batch
     decoded (decompressed within the limits), framing, CRCs, offsets, indexes, transaction index
     and producer snapshots. --quick checks what Kafka's recovery checks.
+
+    Offsets missing between batches are records lost, unless the topic is compacted: an internal
+    topic Kafka compacts, one the log dir's cleaner-offset-checkpoint lists, one with batches the
+    cleaner rewrote, or one --compacted names.
 
     Exit status: 0 when everything is valid, 1 when anything is damaged, 2 for usage errors and
     files that cannot be read.
@@ -35,6 +43,11 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     from ..storage.journal import pending
     from ..storage.safeio import FileProblem, check_regular
 
+    try:
+        pattern = re.compile(compacted) if compacted is not None else None
+    except re.error as err:
+        raise click.BadParameter(f"{compacted!r} is not a regular expression: {err}", param_hint="--compacted") from None
+    gaps_expected = lambda topic: pattern is not None and pattern.fullmatch(topic) is not None  # noqa: E731
     skipped: list[tuple[Path, str]] = []
     if not path.is_dir():
         try:
@@ -51,20 +64,22 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
         partitions, skipped = root.partitions, list(root.skipped)
     skipped += [s for part in partitions for s in part.skipped]
     table = Table("partition", "segments", "batches", "records" if not quick else "checked", "bytes", "status")
-    damaged, unusable = [], []
+    damaged, unusable, notes = [], [], []
     fixes: set[str] = set()
     with progress(partitions_size(partitions), "verifying") as advance:
         for part in partitions:
             name = partition_name(part)
             try:
                 reports = v.verify_partition(part, on_segment=lambda r: advance(r.file_size),
-                                             skip_corrupt=skip_corrupt, quick=quick)
+                                             skip_corrupt=skip_corrupt, quick=quick,
+                                             offset_gaps=False if gaps_expected(part.topic) else None)
             except FileProblem as err:  # not checked at all: said apart from damage, exit 2
                 unusable.append(f"error: {err}")
                 table.add_row(name, str(len(part.segments)), "", "", "", "[red]not readable[/red]")
                 continue
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
+            notes += [note for r in reports for note in r.notes]
             fixes |= {"recover" for r in reports if r.error is not None}
             fixes |= {"reindex" for r in reports for p in r.problems if p.startswith(v.INDEX_PROBLEMS)}
             table.add_row(name, str(len(reports)), str(sum(r.batches for r in reports)),
@@ -79,6 +94,8 @@ def verify(path: Path, quick: bool, skip_corrupt: bool) -> None:
     Console(stderr=False).print(table)
     for where, why in skipped:  # as Kafka passes them over at load; not damage
         click.echo(f"skipped {where}: {why}", err=True)
+    for note in notes:
+        click.echo(note, err=True)
     for line in damaged + unusable:
         click.echo(line, err=True)
     if "recover" in fixes:
