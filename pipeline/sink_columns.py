@@ -82,7 +82,11 @@ def partitions(batches: list[pa.RecordBatch]) -> Iterator[PartitionRows]:
         rows = table if keys.num_rows == 1 else table.filter(
             pc.and_(pc.equal(table["topic"], topic), pc.equal(table["partition"], partition)))
         offsets = rows["offset"] if "offset" in rows.column_names else None
-        assigned = offsets is None or offsets.null_count > 0
+        missing = 0 if offsets is None else offsets.null_count
+        if 0 < missing < rows.num_rows:  # numbering them all would drop the offsets given
+            raise RowsError(f"{topic}-{partition}: {missing} of its {rows.num_rows} rows have no offset: "
+                            "give every row an offset, or none")
+        assigned = offsets is None or missing > 0
         if assigned:
             numbered = pa.array(np.arange(rows.num_rows, dtype=np.int64))
             rows = rows.drop_columns(["offset"]) if offsets is not None else rows

@@ -96,7 +96,7 @@ def test_rows_without_offsets_are_numbered_in_the_order_they_come(tmp_path):
     n = 23
     table = pa.table({"key": [b"k%d" % i for i in range(n)], "value": [b"v%d" % i for i in range(n)],
                       "topic": ["t"] * n, "partition": pa.array([3] * n, pa.int32()),
-                      "offset": pa.array([None if i == 5 else 100 - i for i in range(n)], pa.int64())})
+                      "offset": pa.array([None] * n, pa.int64())})
     write(table, tmp_path / "out", batch_rows=4, recordsPerBatch="10")
     part = logdir.open_partition(tmp_path / "out" / "t-3")
     got = [(r.offset, r.value, r.timestamp) for _, r in partition_records(part)]
@@ -285,3 +285,13 @@ def test_a_transaction_aborted_by_another_task_of_rows_with_offsets_keeps_its_tx
     last = max(part.snapshots)
     assert last == max(one.snapshots) and part.snapshots[last].read_bytes() == one.snapshots[last].read_bytes()
     assert [r.problems for r in verify_partition(part) if not r.ok] == []
+
+
+def test_rows_of_one_task_with_offsets_and_without_are_refused(tmp_path):
+    """Offsets a user gave are never dropped without a word: a partition's rows some of which hold
+    an offset and some none are refused, naming the partition and how many lack one (they were
+    numbered from 0 with the given offsets ignored)."""
+    table = task_rows(0, 10).append_column("offset", pa.array([5, 6, None, 8, 9, 10, 11, None, 13, 14], pa.int64()))
+    with pytest.raises(ValueError, match=r"t-0: 2 of its 10 rows have no offset: give every row an offset, or none"):
+        write(table, tmp_path / "out")
+    assert not (tmp_path / "out" / "t-0").exists()
