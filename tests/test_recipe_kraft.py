@@ -40,8 +40,8 @@ def test_the_kraft_recipe_runs_and_says_what_its_commands_print(tmp_path):
     assert re.match(r"\s+0 .*\breplicas 1,2,3\s+isr 1,3\s", orders[1]), orders[1]
     # step 4: left out at 01:24, taken back at 01:36; the broker's shutdown, fencing, registration
     history = printed("--history", "orders-0")
-    assert re.search(r"2023-11-15T01:24:\S+\s+PARTITION_CHANGE_RECORD: isr \[1,2,3\] -> \[1,3\];", history)
-    assert re.search(r"2023-11-15T01:36:\S+\s+PARTITION_CHANGE_RECORD: isr \[1,3\] -> \[1,3,2\];", history)
+    assert re.search(r"2023-11-15T01:24:\S+\s+PARTITION_CHANGE_RECORD: isr \[1,2,3\] -> \[1,3\] \(left 2\);", history)
+    assert re.search(r"2023-11-15T01:36:\S+\s+PARTITION_CHANGE_RECORD: isr \[1,3\] -> \[1,3,2\] \(joined 2\);", history)
     broker = printed("--history", "broker:2")
     assert re.search(r"2023-11-15T01:23:\S+\s+BROKER_REGISTRATION_CHANGE_RECORD: inControlledShutdown false -> true",
                      broker)
