@@ -19,6 +19,7 @@ from kafkacodec.storage import names
 from kafkacodec.storage.decoders import CONTROL_TYPE_NAMES
 from kafkacodec.storage.metadata_replay import TOPIC, event_of
 
+from .columns import timestamp_micros
 from .decode import Slice
 from .files import filesystem, read_range, windows
 from .tables import rows_batch
@@ -57,7 +58,7 @@ def metadata_files(uri: str) -> list[tuple[str, int | None]]:
         snap = names.kraft_snapshot_id(info.base_name)
         if snap is not None:
             out.append((info.path, snap[0]))
-        elif info.base_name.endswith(names.LOG) and not names.is_transient(info.base_name):
+        elif names.is_segment_log(info.base_name) and not names.is_transient(info.base_name):
             out.append((info.path, None))
     return sorted(out, key=lambda f: (f[1] is None, f[0]))
 
@@ -117,7 +118,7 @@ class RecordsReader(DataSourceReader):
             data = None if event.control is None else json.dumps(event.control[1])
         elif event.record is not None:
             kind, version, data = event.record["type"], event.record["version"], json.dumps(event.record["data"])
-        time = None if rec.timestamp is None or rec.timestamp < 0 else rec.timestamp * 1000
+        time = timestamp_micros(rec.timestamp)
         return [path, snapshot_end, rec.offset, time, entry.partition_leader_epoch, control, kind, version, data,
                 event.problem]
 
