@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .commands import cleaning, codegen, dumplog, inspect, metadata, packenv, questions, segments, spark
+from .commands import cleaning, codegen, dumplog, inspect, lag, metadata, packenv, questions, segments, spark
 
 
 class _Main(click.Group):
@@ -67,6 +67,6 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
                 segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export, spark.compact_table,
-                questions.describe, questions.find, questions.offsets, dumplog.dump_log, metadata.metadata,
+                questions.describe, questions.find, questions.offsets, lag.lag, dumplog.dump_log, metadata.metadata,
                 packenv.pack_env):
     main.add_command(command)
