@@ -147,6 +147,8 @@ def _manifest_refusal(fs, path: str) -> str | None:
             manifest = json.loads(read_at(f, f.size(), 0))
     except (OSError, ValueError) as e:
         return f"its segment manifest is unreadable ({e})"
+    except RecursionError:  # nested deeper than json reads: no manifest the plugin writes
+        return "its segment manifest is unreadable (JSON nested too deep)"
     if not isinstance(manifest, dict):
         return "its segment manifest is not a JSON object"
     if manifest.get("encryption") is not None:

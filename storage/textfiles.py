@@ -178,8 +178,10 @@ def read_quorum_state(path: str | Path) -> dict:
     line = _read_lines(path)[0]
     try:
         state = json.loads(line)
-    except ValueError as err:
+    except ValueError as err:  # json's errors, and numbers too long to convert
         raise _bad(path, 1, f"not JSON: {err}") from None
+    except RecursionError:
+        raise _bad(path, 1, "not JSON Kafka writes: nested deeper than Python's JSON reader goes") from None
     if not isinstance(state, dict):
         raise _bad(path, 1, f"not a JSON object: {_clip(line)}")
     version = state.get("data_version")

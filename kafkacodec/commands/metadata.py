@@ -24,7 +24,10 @@ def parse_point(text: str, option: str):
     """An offset (a plain number) or a time (ISO 8601) of the metadata log."""
     from ..storage.metadata_replay import Point
 
-    if re.fullmatch(r"\s*[0-9]+\s*", text):
+    if re.fullmatch(r"\s*[0-9]+\s*", text):  # its length first: int() refuses more than 4,300 digits
+        if len(text.strip().lstrip("0")) > 19 or int(text) > 2 ** 63 - 1:
+            shown = text.strip() if len(text.strip()) <= 40 else f"{text.strip()[:20]}... ({len(text.strip())} digits)"
+            raise click.BadParameter(f"{shown} is beyond 2^63-1, the largest offset", param_hint=option)
         return Point(offset=int(text))
     try:
         return Point(time=parse_time(text))

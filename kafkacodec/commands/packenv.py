@@ -39,14 +39,19 @@ MANIFEST = "kafkacodec-env.json"
 # the packages' own test suites, .pth files (not read from PYTHONPATH)
 DROPPED_SUFFIXES = (".pyc", ".pyx", ".pxd", ".pxi", ".c", ".cc", ".cpp", ".h", ".hpp", ".pth")
 DROPPED_DIRS = ("__pycache__", "tests")
+# What the interpreters are asked, each answer on a line of its own after ANSWER: an interpreter
+# (or a wrapper script standing for one) may print other lines before or after it.
+ANSWER = "kafkacodec-pack-env-answer: "
+VERSION = f"import sys; print({ANSWER!r} + '%d.%d.%d' % sys.version_info[:3])"
 # what the workers import first: the decoding of every read, and the compiled kernels when shipped
-PROBE = """
+PROBE = f"""
 import json, sys
 import kafkacodec.pipeline.decode, pyarrow, numpy
 from kafkacodec.runtime import compiled, kernels
-print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "kernels": kernels.compiled is not None,
-                  "compiled_readers": len(compiled.compiled_types())}))
+print({ANSWER!r} + json.dumps({{"python": "%d.%d.%d" % sys.version_info[:3], "kernels": kernels.compiled is not None,
+                                "compiled_readers": len(compiled.compiled_types())}}))
 """
+VERSION_SECONDS, PROBE_SECONDS = 60, 300  # an interpreter that has not answered by then never will
 
 
 class PackProblem(click.ClickException):
@@ -222,12 +227,31 @@ def write_archive(out: Path, contents: Contents, info: dict) -> None:
             part.unlink()
 
 
-def version_of(python: str) -> str:
-    run = subprocess.run([python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-                         capture_output=True, text=True, timeout=60)
+def _ask(python: str, code: str, seconds: float, what: str, **options) -> str:
+    """What `python -c code` printed after ANSWER; a PackProblem when it does not run, does not
+    answer within `seconds` (it is killed), or prints no answer."""
+    try:
+        run = subprocess.run([python, "-c", code], capture_output=True, text=True, errors="replace",
+                             timeout=seconds, stdin=subprocess.DEVNULL, **options)
+    except subprocess.TimeoutExpired:
+        raise PackProblem(f"{python} did not answer within {seconds:g} seconds when {what}; it was stopped") from None
+    except OSError as err:
+        raise PackProblem(f"{python} does not run: {err.strerror or err}") from None
+    answers = [line[len(ANSWER):] for line in run.stdout.splitlines() if line.startswith(ANSWER)]
     if run.returncode != 0:
-        raise PackProblem(f"{python} does not run: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
-    return run.stdout.strip()
+        last = (run.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise PackProblem(f"{python} failed when {what} (exit status {run.returncode}): {last}")
+    if len(answers) != 1:
+        shown = run.stdout.strip()[-300:] or "(nothing)"
+        raise PackProblem(f"{python} gave no answer when {what}; it printed: {shown}")
+    return answers[0]
+
+
+def version_of(python: str) -> str:
+    version = _ask(python, VERSION, VERSION_SECONDS, "asked its version")
+    if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", version):
+        raise PackProblem(f"{python} answered {version[:80]!r} when asked its version")
+    return version
 
 
 def probe(python: str, archive: Path) -> dict:
@@ -239,11 +263,12 @@ def probe(python: str, archive: Path) -> dict:
             else:
                 tar.extractall(tmp)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": tmp, "PYTHONNOUSERSITE": "1"}
-        run = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, env=env, cwd=tmp, timeout=300)
-    if run.returncode != 0:
-        last = (run.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise PackProblem(f"{python} cannot import kafkacodec from {archive}: {last}")
-    return json.loads(run.stdout.strip().splitlines()[-1])
+        answer = _ask(python, PROBE, PROBE_SECONDS, f"importing kafkacodec from {archive}", env=env, cwd=tmp)
+    try:
+        got = json.loads(answer)
+        return {"python": str(got["python"]), "kernels": bool(got["kernels"])}
+    except (ValueError, KeyError, TypeError):
+        raise PackProblem(f"{python} answered {answer[:80]!r} when importing kafkacodec from {archive}") from None
 
 
 def _mib(size: int) -> str:
@@ -270,6 +295,13 @@ def pack_env(out: Path, python: str | None, also: tuple[str, ...], force: bool) 
     dists = distributions(((ROOT, EXTRAS),) + tuple((name, ()) for name in also))
     contents = collect(dists)
     info = manifest(dists)
+    present = os.path.exists(python)
+    if present:  # an interpreter that cannot serve is said before the archive is written
+        version = version_of(python)
+        if version.rsplit(".", 1)[0] != info["python"]:
+            raise PackProblem(f"{python} is Python {version}, but {out} would hold modules for {info['python']} (and "
+                              f"Spark wants the driver's minor version on the workers): name a Python {info['python']} "
+                              "with --python")
     write_archive(out, contents, info)
     size = out.stat().st_size
     names = ", ".join(f"{d.metadata['Name']} {d.version}" for d in dists)
@@ -279,15 +311,10 @@ def pack_env(out: Path, python: str | None, also: tuple[str, ...], force: bool) 
     for module in contents.stale:
         click.echo(f"warning: {module} is built from other source than the one beside it: left out, so the "
                    "workers read in pure Python (rebuild it: pip install -e . again)", err=True)
-    if not os.path.exists(python):
+    if not present:
         click.echo(f"not checked: {python} is not on this machine; every node needs a Python {info['python']} there "
                    "(or name it with --python)")
     else:
-        version = version_of(python)
-        if version.rsplit(".", 1)[0] != info["python"]:
-            raise PackProblem(f"{python} is Python {version}, but {out} holds modules for {info['python']} (and Spark "
-                              f"wants the driver's minor version on the workers): name a Python {info['python']} "
-                              "with --python")
         got = probe(python, out)
         compiled = ("with the compiled kernels" if got["kernels"] else "in pure Python (no compiled kernels)")
         click.echo(f"checked: {python} (Python {got['python']}) imports kafkacodec from it, {compiled}")

@@ -47,9 +47,10 @@ def parse_time(text: str) -> int:
     says otherwise): 1700000000000, 2026-11-22T03:12:00Z, 2026-11-22 03:12."""
     import datetime as dt
 
-    if re.fullmatch(r"-?[0-9]+", text.strip()):
-        if not -2 ** 63 <= int(text) < 2 ** 63:
-            raise click.BadParameter(f"{text!r} is beyond the 64-bit milliseconds Kafka's timestamps hold")
+    if re.fullmatch(r"-?[0-9]+", text.strip()):  # its length first: int() refuses more than 4,300 digits
+        if len(text.strip().lstrip("-").lstrip("0")) > 19 or not -2 ** 63 <= int(text) < 2 ** 63:
+            shown = text.strip() if len(text.strip()) <= 40 else f"{text.strip()[:20]}... ({len(text.strip())} characters)"
+            raise click.BadParameter(f"{shown!r} is beyond the 64-bit milliseconds Kafka's timestamps hold")
         return int(text)
     try:
         when = dt.datetime.fromisoformat(text.strip())
