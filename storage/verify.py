@@ -19,6 +19,7 @@ from kafkacodec.runtime.errors import DecodeError
 
 from . import index
 from .logdir import Partition, Segment
+from .names import kraft_snapshot_id
 from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
 from .producers import ProducerState, read_snapshot, state_at
 from .resync import find_resume
@@ -461,7 +462,26 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
             owner = next((r for r in reversed(reports) if r.segment.base_offset <= offset), None)
             if owner is not None:  # a snapshot without segments has nothing to be wrong about
                 owner.problems.append(f"producer snapshot {path.name}: {err}")
+    if reports:
+        reports[-1].problems += _kraft_snapshot_problems(part.path, quick)
     return reports
+
+
+def _kraft_snapshot_problems(directory: Path, quick: bool) -> list[str]:
+    """A KRaft metadata log's `.checkpoint` snapshots, read as its segments are (a replay that
+    meets a damaged one passes it over and needs the log from further back)."""
+    problems = []
+    for path in sorted(p for p in directory.iterdir() if kraft_snapshot_id(p.name) is not None):
+        try:
+            with open_regular(path) as f:
+                size = f.seek(0, 2)
+            damage = next((d for d in checked_batches(path, size, quick) if isinstance(d, Damaged)), None)
+        except (DecodeError, FileProblem) as err:
+            problems.append(f"KRaft snapshot {path.name}: {err}")
+            continue
+        if damage is not None:
+            problems.append(f"KRaft snapshot {path.name}: invalid from byte {damage.start}: {_reason(damage.error, path)}")
+    return problems
 
 
 def _cut_by_recover(seg: Segment) -> list[Path]:

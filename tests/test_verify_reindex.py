@@ -149,3 +149,21 @@ def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_
     path.write_bytes(bytes(raw))
     again = kc("verify", str(part)).stderr
     assert "offset index: entry offset 6 but the batch at position" in again and f"; {unchecked} index" in again
+
+
+def test_verify_reads_a_kraft_logs_checkpoint_snapshots(tmp_path):
+    from kafkacodec.storage.sample_metadata import write_metadata_sample
+    from kafkacodec.storage.scan import scan_file
+
+    write_metadata_sample(tmp_path / "kraft")
+    part = tmp_path / "kraft" / "__cluster_metadata-0"
+    assert kc("verify", str(tmp_path / "kraft")).returncode == 0
+    (snapshot,) = part.glob("*.checkpoint")
+    second = scan_file(snapshot).batches[1]
+    data = bytearray(snapshot.read_bytes())
+    data[second.position + second.size - 5] ^= 0xFF  # a byte of its records: the CRC no longer matches
+    snapshot.write_bytes(bytes(data))
+    run = kc("verify", str(tmp_path / "kraft"))
+    assert run.returncode == 1
+    (line,) = [line for line in run.stderr.splitlines() if "KRaft snapshot" in line]
+    assert f"KRaft snapshot {snapshot.name}: invalid from byte {second.position}: " in line and "crc" in line
