@@ -11,6 +11,7 @@ next write or by `kafkacodec recover`. A failed or aborted job removes its tempo
 a reader never sees a partial segment. Writing goes to a local (or mounted) filesystem."""
 from __future__ import annotations
 
+import logging
 import os
 import time
 import uuid
@@ -31,9 +32,11 @@ from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 from .sink_columns import RowsError, batches, partitions
 from .sink_merge import move_segments
 from .sink_offsets import Piece, assign, rebuild_producer_files, renumber
+from .sink_transactions import left_open
 
 TEMPORARY = "_temporary"
 LOCK_WAIT_SECONDS = 600  # how long a commit waits for another job's commit (or a command) to finish
+log = logging.getLogger("kafkacodec.pipeline")  # the commit runs on the driver: Spark shows it on its console
 
 
 @contextmanager
@@ -144,7 +147,7 @@ class KafkaLogWriter(DataSourceArrowWriter):
         """Every partition gathered in the staging directory, then all put in place at once."""
         publication = Publication(root, in_place=True, kind="write")
         publication.begin()
-        names = []
+        names, warnings = [], []
         try:
             for (topic, partition), parts in sorted(by_tp.items()):
                 name = f"{topic}-{partition}"
@@ -159,10 +162,13 @@ class KafkaLogWriter(DataSourceArrowWriter):
                 if several:
                     rebuild_producer_files(publication.new / name)
                 names.append(name)
+                warnings.append(left_open(name, publication.new / name))
         except BaseException:
             publication.abandon()
             raise
         publication.publish(names)
+        for warning in filter(None, warnings):
+            log.warning("kafka-log: %s", warning)
 
     def _remove_job_dir(self) -> None:
         remove_tree(self._job_dir())

@@ -295,3 +295,27 @@ def test_rows_of_one_task_with_offsets_and_without_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"t-0: 2 of its 10 rows have no offset: give every row an offset, or none"):
         write(table, tmp_path / "out")
     assert not (tmp_path / "out" / "t-0").exists()
+
+
+def test_a_copy_of_a_read_without_markers_warns_of_the_transactions_it_leaves_open(sample, tmp_path, caplog):
+    """A kafka-log read leaves transaction markers out unless includeControlRecords=true: its rows
+    written back make every transaction open (read_committed consumers of the copy stop before
+    the first). The commit says so for each producer whose transaction the rows leave without a
+    marker, and says nothing of a copy with its markers but the transaction the log left open."""
+    def read(**options):
+        reader = KafkaLogReader(parse_options({"path": str(sample / "payments-0"), "includeheaders": "true",
+                                               **options}))
+        return pa.Table.from_batches([b for p in reader.partitions() for b in reader.read(p)])
+    marker = "a kafka-log read gives them only with includeControlRecords=true"
+    with caplog.at_level("WARNING", logger="kafkacodec.pipeline"):
+        write(read(), tmp_path / "without")
+    warned = [r.getMessage() for r in caplog.records if r.name == "kafkacodec.pipeline"]
+    assert warned == [f"kafka-log: payments-0: the rows written leave the transactions of producer 2000 from "
+                      f"offset 30 and of producer 3000 from offset 39 without a marker, so read_committed "
+                      f"consumers stop before offset 30; {marker}"]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="kafkacodec.pipeline"):
+        write(read(includecontrolrecords="true"), tmp_path / "with")
+    warned = [r.getMessage() for r in caplog.records if r.name == "kafkacodec.pipeline"]
+    assert warned == [f"kafka-log: payments-0: the rows written leave the transaction of producer 3000 from "
+                      f"offset 63 without a marker, so read_committed consumers stop before offset 63; {marker}"]
