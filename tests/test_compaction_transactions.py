@@ -148,3 +148,35 @@ def test_a_marker_of_a_newer_epoch_stays_empty_as_its_producers_last_record(tmp_
     states = [[(o, e.records_count, e.has_delete_horizon) for o, e in batches(p).items() if e.producer_id == 9]
               for p in parts[1:]]
     assert states == [[(1, 1, False)], [(1, 1, True)], [(1, 0, False)]]
+
+
+def committed_values(part):
+    from kafkacodec.storage.transactions import read_committed
+    return {r.key: r.value for _, r in read_committed(part) if r.key is not None}
+
+
+def test_an_aborted_transaction_whose_marker_went_ends_at_it_for_later_cleanings(tmp_path):
+    """The .txnindex entry of an aborted transaction outlived its ABORT marker (gone, in the third
+    cleaning, once its data was): the fourth cleaning took the transaction for open ever after,
+    and removed the records of the producer's next, committed transaction as aborted ones."""
+    txn = {"producer_id": 7, "producer_epoch": 0, "is_transactional": True}
+    ts = NOW1 - 2 * DAY
+    with PartitionWriter(tmp_path / "t-0", segment_bytes=1 << 20) as w:
+        w.append([{"key": b"k1", "value": b"aborted", "timestamp": ts}], **txn, base_sequence=0)
+        w.append([dict(ABORT, timestamp=ts)], **txn, is_control=True)
+        w.append([{"key": b"k0", "value": b"keeps the segment", "timestamp": ts}])
+        w.roll()
+        w.append([{"key": b"k2", "value": b"committed", "timestamp": ts}], **txn, base_sequence=1)
+        w.append([dict(COMMIT, timestamp=ts)], **txn, is_control=True)
+        w.roll()
+        w.append([{"key": b"k9", "value": b"z", "timestamp": ts}])
+    config = CompactionConfig(delete_retention_ms=DAY, min_cleanable_dirty_ratio=0.0)
+    parts = [logdir.open_partition(tmp_path / "t-0")]
+    expected = committed_values(parts[0])
+    assert expected == {b"k0": b"keeps the segment", b"k2": b"committed", b"k9": b"z"}
+    for i, now in enumerate((NOW1, NOW1 + 2 * DAY, NOW1 + 4 * DAY, NOW1 + 6 * DAY)):
+        compact(parts[-1], config, now, out=tmp_path / f"out{i}")
+        parts.append(logdir.open_partition(tmp_path / f"out{i}" / "t-0"))
+        check_cleaned(parts[-2], parts[-1])
+        assert committed_values(parts[-1]) == expected, i
+    assert 1 not in batches(parts[3])  # the ABORT went in the third cleaning
