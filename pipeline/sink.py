@@ -134,9 +134,14 @@ class KafkaLogWriter(DataSourceArrowWriter):
             if mixed is not None:
                 problems.append(f"{topic}-{partition}: {mixed}")
             parts.sort(key=lambda p: (p.first, p.last))
-            for before, after in zip(parts, parts[1:]):
-                if after.first <= before.last:
-                    problems.append(f"{topic}-{partition}: two tasks wrote overlapping offsets around {after.first}")
+            overlaps = [(before, after) for before, after in zip(parts, parts[1:]) if after.first <= before.last]
+            if overlaps:  # one task's rows between another's: repartition(n) deals rows round robin
+                before, after = overlaps[0]
+                problems.append(
+                    f"{topic}-{partition}: the offsets that {len(parts)} tasks wrote overlap ({before.first} to "
+                    f"{before.last} and {after.first} to {after.last} of two of them): a partition's rows from several "
+                    "tasks are joined a task at a time, so each task must hold offsets after the previous one's; "
+                    "repartition by topic and partition, or order by topic, partition and offset, before writing")
             target = root / f"{topic}-{partition}"
             if target.exists() and any(target.iterdir()) and not self.overwrite:
                 problems.append(f"{target} holds segments already; mode('overwrite') replaces them")

@@ -319,3 +319,20 @@ def test_a_copy_of_a_read_without_markers_warns_of_the_transactions_it_leaves_op
     warned = [r.getMessage() for r in caplog.records if r.name == "kafkacodec.pipeline"]
     assert warned == [f"kafka-log: payments-0: the rows written leave the transaction of producer 3000 from "
                       f"offset 63 without a marker, so read_committed consumers stop before offset 63; {marker}"]
+
+
+def test_offsets_of_several_tasks_that_interleave_are_refused_saying_how_to_write_them(tmp_path):
+    """df.repartition(n) of rows read with their offsets deals them round robin: every task holds
+    offsets between another's. The commit joins each task's segments whole, so it refuses them,
+    once for the partition however many tasks, saying which ranges overlap and what to do (it said
+    'two tasks wrote overlapping offsets' for every pair, as if rows had repeated offsets)."""
+    rows = task_rows(0, 30).append_column("offset", pa.array(range(30), pa.int64()))
+    writer = KafkaLogWriter({"path": str(tmp_path / "out")}, Schema(rows.column_names), overwrite=False)
+    messages = [writer.write(iter(rows.take(list(range(task, 30, 3))).to_batches())) for task in range(3)]
+    with pytest.raises(ValueError) as refused:
+        writer.commit(messages)
+    assert str(refused.value) == (
+        "kafka-log: t-0: the offsets that 3 tasks wrote overlap (0 to 27 and 1 to 28 of two of them): a partition's "
+        "rows from several tasks are joined a task at a time, so each task must hold offsets after the previous "
+        "one's; repartition by topic and partition, or order by topic, partition and offset, before writing")
+    assert not (tmp_path / "out" / "t-0").exists() and not (tmp_path / "out" / "_temporary").exists()
