@@ -30,12 +30,15 @@ for v2 batches and v0/v1 entries alike unless said:
   record: the batch with the producer's last data offset, or, when a newer epoch has left it
   none, a control batch of that epoch. That one stays as a header without records (no codec, no
   base timestamp) so that the producer's state survives.
-- A segment left empty is dropped (the active one stays); indexes are rebuilt, .txnindex files
-  are kept. Producer snapshots stay unless they no longer agree with the segments kept: a
-  dropped segment's snapshot goes with it (as Kafka deletes the snapshots of segments that a
-  cleaning removes without replacing them), those at or below a log start the cleaning moved
-  go (Kafka's loader deletes them), and so does one that holds a transaction open whose marker
-  this cleaning removed (loaded, it would keep the transaction open for good).
+- A segment left empty is dropped (the active one stays); indexes are rebuilt. A cleaned
+  segment's .txnindex holds the entries of the ABORT markers it keeps, as the cleaner writes
+  them (an entry whose marker went would make Kafka's cleaner take the transaction for open ever
+  after); a segment not cleaned keeps its own.
+- Producer snapshots stay unless they no longer agree with the segments kept: a dropped
+  segment's snapshot goes with it (as Kafka deletes the snapshots of segments that a cleaning
+  removes without replacing them), those at or below a log start the cleaning moved go (Kafka's
+  loader deletes them), and so does one that holds a transaction open whose marker this
+  cleaning removed (loaded, it would keep the transaction open for good).
 Not implemented: the cleaner's grouping of small segments into one, and the checkpoint's update.
 """
 from __future__ import annotations
@@ -57,7 +60,7 @@ from .retention import largest_timestamp
 from .safeio import FileProblem, read_bounded
 from .staging import PartitionCopy, segment_files
 from .textfiles import read_offset_checkpoint
-from .txnindex import read_txn_index
+from .txnindex import AbortedTxn, read_txn_index
 
 DELETE_HORIZON = 0x40
 CODEC_BITS = 0x07
@@ -96,6 +99,7 @@ class CompactionReport:
 class _LogTransactions:
     """What pass 1 learns of the producers from the whole log."""
     aborted: list  # (producer id, first offset, marker offset), by marker offset
+    aborted_entries: dict  # (producer id, marker offset) -> its AbortedTxn, the .txnindex's first
     open_firsts: list[int]  # first offsets of the transactions still open
     last_records: dict[int, tuple[int | None, int]]  # producer id -> (last data offset or None, epoch)
     markers: dict[int, list[int]]  # producer id -> offsets of its transaction markers, rising
@@ -110,7 +114,9 @@ class _Cleaning:
     config: CompactionConfig
     now_ms: int
     report: CompactionReport
+    aborted_entries: dict
     removed_markers: set = field(default_factory=set)  # (producer id, offset)
+    txn_entries: list = field(default_factory=list)  # of the segment being cleaned, for its .txnindex
 
 
 def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: Path | None = None,
@@ -152,7 +158,8 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
     report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()),
                               skipped=skipped)
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
-    cleaning = _Cleaning(latest, CleanedTransactions(aborted), log_txns.last_records, config, now_ms, report)
+    cleaning = _Cleaning(latest, CleanedTransactions(aborted), log_txns.last_records, config, now_ms, report,
+                         log_txns.aborted_entries)
     # segments are written as they are cleaned, snapshots once it is known which agree with them
     leave_out = {p for seg in part.segments for p in segment_files(seg)} | set(part.snapshots.values())
     with (PartitionCopy(part, out, leave_out) if out is not None else nullcontext()) as copy:
@@ -161,6 +168,8 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
             raw_log = read_segment(seg.log)
             data = bytearray()
             deletes_stay = _legacy_deletes_stay(seg, legacy_horizon)
+            cleaned = due and seg.base_offset in cleanable
+            cleaning.txn_entries = []
             for b in segment_batches(seg, raw_log, skip_corrupt):
                 if isinstance(b, SkippedBytes):
                     if copy is not None:
@@ -169,7 +178,7 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
                     continue
                 e = b.entry
                 raw = raw_log[b.position:b.position + b.size]
-                if not due or b.last_offset >= first_uncleanable or seg.base_offset not in cleanable:
+                if not cleaned or b.last_offset >= first_uncleanable:
                     data += raw
                     continue
                 if b.is_legacy:
@@ -180,7 +189,8 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
                     report.batches_removed += 1
                 else:
                     data += raw if kept is True else kept
-            report.segments[seg.base_offset] = _finish(copy, seg, data, seg is last)
+            txn_entries = cleaning.txn_entries if cleaned else None
+            report.segments[seg.base_offset] = _finish(copy, seg, data, seg is last, txn_entries)
         snapshots = _snapshots_kept(part, log_txns, cleaning)
         if copy is not None:
             for path in snapshots:
@@ -195,13 +205,16 @@ def _producers(part: Partition, skip_corrupt: bool, on_skip) -> _LogTransactions
     producer's last record as Kafka's lastRecordsOfActiveProducers gives it, and where each
     producer's markers are."""
     found = set()
+    entries_by_marker: dict[tuple[int, int], AbortedTxn] = {}
     for seg in part.segments:
         if seg.txn_index is not None:
             try:
                 entries = read_txn_index(read_bounded(seg.txn_index, MAX_TXN_INDEX_BYTES, "transaction index"))
             except DecodeError as err:
                 raise err.with_context(file=str(seg.txn_index)) from None
-            found |= {(t.producer_id, t.first_offset, t.last_offset) for t in entries}
+            for t in entries:
+                found.add((t.producer_id, t.first_offset, t.last_offset))
+                entries_by_marker.setdefault((t.producer_id, t.last_offset), t)
     state = ProducerState()
     markers: dict[int, list[int]] = {}
     for _, b in partition_batches(part, skip_corrupt, on_skip):
@@ -214,21 +227,26 @@ def _producers(part: Partition, skip_corrupt: bool, on_skip) -> _LogTransactions
             markers.setdefault(e.producer_id, []).append(e.base_offset)
         if t is not None and t.aborted:
             found.add((t.producer_id, t.first_offset, t.last_offset))
+            entries_by_marker.setdefault((t.producer_id, t.last_offset), t.index_entry)
     open_firsts = [p.txn_first_offset for p in state.producers.values() if p.txn_first_offset is not None]
     last_records = {pid: (p.last_offset if p.last_offset >= 0 else None, p.epoch)
                     for pid, p in state.producers.items()}
-    return _LogTransactions(sorted(found, key=lambda t: t[2]), open_firsts, last_records, markers)
+    return _LogTransactions(sorted(found, key=lambda t: t[2]), entries_by_marker, open_firsts, last_records, markers)
 
 
-def _finish(copy: PartitionCopy | None, seg: Segment, data: bytes, active: bool) -> int | None:
-    """A cleaned segment written (with its .txnindex kept) when there is a copy to write; a segment
-    left empty is dropped unless active. Its size, or None when dropped."""
+def _finish(copy: PartitionCopy | None, seg: Segment, data: bytes, active: bool,
+            txn_entries: list[AbortedTxn] | None) -> int | None:
+    """A cleaned segment written when there is a copy to write, with the .txnindex entries of the
+    ABORT markers it kept (None: not cleaned, its own .txnindex as it is); a segment left empty
+    is dropped unless active. Its size, or None when dropped."""
     if not data and not active:
         return None
     if copy is not None:
         copy.segment(seg.base_offset, bytes(data))
-        if seg.txn_index is not None:
+        if txn_entries is None and seg.txn_index is not None:
             copy.copy(seg.txn_index)
+        elif txn_entries:
+            copy.txn_index(seg.base_offset, txn_entries)
     return len(data)
 
 
@@ -295,6 +313,9 @@ def _clean_batch(e: RecordBatch, c: _Cleaning):
                 c.report.markers_removed += len(records)
                 c.removed_markers.add((e.producer_id, e.base_offset))
             return _empty(e) if keeps_state else None
+        entry = c.aborted_entries.get((e.producer_id, e.base_offset))
+        if entry is not None:  # an ABORT marker kept: its entry too
+            c.txn_entries.append(entry)
         if txn_gone and horizon is None:
             return _rebuild(e, records, _horizon(c.now_ms, c.config))
         return True

@@ -11,6 +11,7 @@ from .durable import create_kept, remove_tree
 from .logdir import Partition, Segment
 from .safeio import FileProblem, copy_file, os_problem
 from .scan import scan_bytes
+from .txnindex import encode_txn_index
 
 
 def segment_files(seg: Segment) -> list[Path]:
@@ -52,6 +53,10 @@ class PartitionCopy:
         self._write(f"{stem}.log", data)
         self._write(f"{stem}.index", index.encode_offset_index(offsets, base))
         self._write(f"{stem}.timeindex", index.encode_time_index(times, base))
+
+    def txn_index(self, base: int, entries) -> None:
+        """The segment's .txnindex of these aborted transactions."""
+        self._write(f"{base:020d}.txnindex", encode_txn_index(entries))
 
     def copy(self, path: Path) -> None:
         copy_file(path, self.work / path.name)

@@ -11,6 +11,7 @@ from kafkacodec.storage.compaction import CompactionConfig, compact
 from kafkacodec.storage.producers import ProducerState, read_snapshot
 from kafkacodec.storage.reader import partition_batches
 from kafkacodec.storage.transactions import partition_transactions
+from kafkacodec.storage.txnindex import read_txn_index
 from kafkacodec.storage.writer import PartitionWriter
 
 DAY = 24 * 3600 * 1000
@@ -64,6 +65,14 @@ def check_cleaned(before, after):
         left = [o for o, e in kept.items() if e.producer_id == t.producer_id and not e.is_control
                 and t.first_offset <= o < t.end_offset]
         assert not left, (t, left)
+    # every .txnindex entry has its ABORT marker in the log: Kafka's cleaner, fed an entry whose
+    # marker went, takes the transaction for open ever after (and removes later committed data)
+    aborts = {(e.producer_id, o) for o, e in kept.items() if e.is_control and e.records_count
+              and e.records.items[0].key[2:4] == b"\x00\x00"}
+    for seg in after.segments:
+        if seg.txn_index is not None:
+            for entry in read_txn_index(seg.txn_index.read_bytes()):
+                assert (entry.producer_id, entry.last_offset) in aborts, (seg.txn_index, entry)
 
 
 def test_the_sample_cleaned_three_times_keeps_each_marker_while_its_transaction_has_batches(tmp_path):
