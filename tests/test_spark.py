@@ -458,3 +458,21 @@ def test_a_users_script_shows_the_warning_on_its_console(sample, tmp_path):
                          timeout=600, cwd=tmp_path)
     assert run.returncode == 0 and "rows: 0" in run.stdout, run.stderr[-2000:]
     assert f"kafka-log: subscribe names topics with no partition under {sample}: 'orders'\n" in run.stderr
+
+
+def test_a_copy_without_markers_warns_the_driver_of_the_transactions_left_open(spark, sample, tmp_path):
+    """A read_committed read written back (the README's copy) holds no transaction marker: its
+    transactions are open in the copy, read_committed consumers of it stop before the first, and
+    the job's commit, run on the driver, says so in python_worker_logs() (and on its console)."""
+    conf = "spark.sql.pyspark.worker.logging.enabled"
+    spark.conf.set(conf, "true")
+    try:
+        read(spark, sample, subscribe="payments", isolationLevel="read_committed").repartition(
+            2, "topic", "partition").write.format("kafka-log").mode("append").save(str(tmp_path / "copy"))
+        logs = spark.tvf.python_worker_logs().where("logger = 'kafkacodec.pipeline'").collect()
+    finally:
+        spark.conf.unset(conf)
+    assert {(r["level"], r["msg"]) for r in logs} == {
+        ("WARNING", "kafka-log: payments-0: the rows written leave the transactions of producer 2000 from offset 30 "
+                    "and of producer 3000 from offset 39 without a marker, so read_committed consumers stop before "
+                    "offset 30; a kafka-log read gives them only with includeControlRecords=true")}
