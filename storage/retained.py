@@ -9,10 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafkacodec.runtime.errors import DecodeError
+
 from .guarded import SkippedBytes, read_segment, segment_batches
 from .logdir import Partition, Segment
+from .producers import ABORT, marker_of, rebuild_txn_index
 from .retention import Deletion
+from .safeio import read_bounded
+from .scan import scan_bytes
 from .staging import PartitionCopy, segment_files
+from .txnindex import AbortedTxn, read_txn_index
+
+MAX_TXN_INDEX_BYTES = 1 << 30  # 34-byte entries, one per aborted transaction of a segment
 
 
 @dataclass
@@ -42,7 +50,7 @@ def copy_retained(part: Partition, deleted: list[Deletion], out: Path | None,
         return report
     start = kept[0].base_offset if kept else deleted[-1].facts.next_offset
     # every segment's log and indexes are written below: unchanged, or rebuilt without damage
-    leave_out = {p for s in part.segments for p in segment_files(s) if p != s.txn_index}
+    leave_out = {p for s in part.segments for p in segment_files(s)}
     leave_out |= {p for d in deleted for p in segment_files(d.facts.segment)}
     leave_out |= {p for offset, p in part.snapshots.items() if offset < start}
     with PartitionCopy(part, out, leave_out) as copy:
@@ -50,7 +58,7 @@ def copy_retained(part: Partition, deleted: list[Deletion], out: Path | None,
             raw = read_segment(seg.log)
             data, skipped = _intact(seg, raw, skip_corrupt)
             if not skipped:
-                for p in (seg.log, seg.index, seg.time_index):
+                for p in (seg.log, seg.index, seg.time_index, seg.txn_index):
                     if p is not None:
                         copy.copy(p)
                 continue
@@ -58,11 +66,45 @@ def copy_retained(part: Partition, deleted: list[Deletion], out: Path | None,
                 report.kept_files.append(copy.target / copy.keep(f"{seg.log.name}.corrupt-{s.start}",
                                                                  raw[s.start:s.end]).name)
             report.skipped += skipped
-            copy.segment(seg.base_offset, data)  # its .txnindex is copied as it is, as the cleaner keeps it
+            copy.segment(seg.base_offset, data)
+            entries = _txn_entries(part, seg, data)
+            if entries:
+                copy.txn_index(seg.base_offset, entries)
         if not kept:  # the broker rolls a new active segment before deleting the last one
             copy.segment(start, b"")
     report.target = copy.target
     return report
+
+
+def _txn_entries(part: Partition, seg: Segment, data: bytes) -> list[AbortedTxn]:
+    """The .txnindex of a segment rewritten without its damage: an entry for each ABORT marker it
+    still holds, the one its own .txnindex had, else the one recovery builds from the producers'
+    state before it. An entry whose marker went with the damage goes too: a cleaner reading it
+    would take its transaction for open ever after."""
+    batches = scan_bytes(data).batches
+    aborts = set()
+    for b in batches:
+        e = b.entry
+        if b.magic >= 2 and e.is_control and e.producer_id >= 0:
+            try:
+                marker = marker_of(e)
+            except DecodeError:
+                continue
+            if marker is not None and marker.kind == ABORT:
+                aborts.add(e.base_offset)
+    if not aborts:
+        return []
+    by_marker: dict[int, AbortedTxn] = {}
+    rebuilt, complete = rebuild_txn_index(part, seg.base_offset, batches)
+    if complete:
+        by_marker.update((t.last_offset, t) for t in rebuilt)
+    if seg.txn_index is not None:
+        try:
+            existing = read_txn_index(read_bounded(seg.txn_index, MAX_TXN_INDEX_BYTES, "transaction index"))
+        except DecodeError as err:
+            raise err.with_context(file=str(seg.txn_index)) from None
+        by_marker.update((t.last_offset, t) for t in existing)
+    return [by_marker[k] for k in sorted(by_marker) if k in aborts]
 
 
 def _intact(seg: Segment, raw: bytes, skip_corrupt: bool) -> tuple[bytes, list[SkippedBytes]]:

@@ -10,6 +10,7 @@ import pytest
 from kafkacodec.storage import logdir
 from kafkacodec.storage.reader import partition_records
 from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.txnindex import read_txn_index
 from kafkacodec.storage.verify import verify_partition
 from kafkacodec.storage.writer import PartitionWriter
 
@@ -104,3 +105,33 @@ def test_in_place_with_nothing_due_still_takes_the_damage_out(tmp_path):
     assert all(f"offsets {first}..{bad.last_offset} " in line or f"offset {first} " in line for line in said), \
         verify.stderr
     assert verify.returncode == 0 or verify.returncode == 1 and said, verify.stdout + verify.stderr
+
+
+def two_aborted_transactions(path):
+    """One segment: producers 7 and 8 each abort a transaction (markers at offsets 3 and 5)."""
+    with PartitionWriter(path) as w:
+        w.append([{"value": b"first"}])
+        for producer in (7, 8):
+            txn = {"producer_id": producer, "producer_epoch": 0, "is_transactional": True}
+            w.append([{"value": b"aborted %d" % producer}], base_sequence=0, **txn)
+            w.append([{"key": b"\x00\x00\x00\x00", "value": b"\x00\x00\x00\x00\x00\x01"}], is_control=True, **txn)
+        w.append([{"value": b"last"}])
+    part = logdir.open_partition(path)
+    (seg,) = part.segments
+    assert [(t.producer_id, t.first_offset, t.last_offset) for t in read_txn_index(seg.txn_index.read_bytes())] \
+        == [(7, 1, 2), (8, 3, 4)]
+    return part
+
+
+@pytest.mark.parametrize("damaged, entries", [(2, [(8, 3, 4)]), (0, [(7, 1, 2), (8, 3, 4)])])
+def test_the_txnindex_of_a_rewritten_segment_holds_the_aborts_it_keeps(tmp_path, damaged, entries):
+    """Damage that takes an ABORT marker takes its .txnindex entry (a cleaner reading it would take
+    the transaction for open ever after); other damage leaves the entries as they were."""
+    part = two_aborted_transactions(tmp_path / "logs" / "t-0")
+    flip_a_byte(part.segments[0].log, damaged)
+    run = kafkacodec("clean", tmp_path / "logs", "--policy", "delete", "--retention-ms", "-1", "--skip-corrupt",
+                     "--apply", "--out", tmp_path / "out")
+    assert run.returncode == 0, run.stderr
+    (seg,) = logdir.open_partition(tmp_path / "out" / "t-0").segments
+    assert [(t.producer_id, t.first_offset, t.last_offset) for t in read_txn_index(seg.txn_index.read_bytes())] \
+        == entries
