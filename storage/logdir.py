@@ -71,7 +71,7 @@ def open_log_dir(path: Path) -> LogDir:
                                    "it over: whatever it held is not read)"))
     for d in sorted(p for p in entries if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
-        why = names.partition_dir_skip(parsed)
+        why = names.partition_dir_skip(parsed, _listing(d) if parsed is not None else None)
         if why is not None:
             root.skipped.append((d, why))
         else:
@@ -80,12 +80,16 @@ def open_log_dir(path: Path) -> LogDir:
     return root
 
 
+def _listing(path: Path) -> tuple[list[str], list[str]]:
+    """The names of a directory's files and of its subdirectories named as partitions."""
+    entries = _entries(path)
+    return [p.name for p in entries], [p.name for p in entries if names.parse_partition_dir(p.name) and p.is_dir()]
+
+
 def is_partition_dir(path: Path) -> bool:
     """A directory holding segment files (a partition), rather than a log-dirs root: see
     names.is_partition_listing (a stray server.log at a root does not make it a partition)."""
-    entries = _entries(path)
-    return names.is_partition_listing(
-        (p.name for p in entries), (p.name for p in entries if names.parse_partition_dir(p.name) and p.is_dir()))
+    return names.is_partition_listing(*_listing(path))
 
 
 def partitions_at(path: Path) -> list[Partition]:

@@ -65,6 +65,19 @@ def is_partition_listing(file_names, dir_names) -> bool:
     return any(is_segment_log(name) for name in file_names)
 
 
+# What a broker writes at each log dir's root, never in a partition directory.
+LOG_DIR_FILES = ("meta.properties",)
+
+
+def is_log_dir_listing(file_names, dir_names) -> bool:
+    """Whether a directory holding these files and subdirectories is a log dir's root: it holds a
+    directory named as a partition's, or the meta.properties a broker writes there. One such
+    found among a root's partitions (`/data/kafka-logs-1` in `/data`) is a log dir of its own,
+    not a partition, whatever its name says."""
+    return any(parse_partition_dir(name) is not None for name in dir_names) or \
+        any(name in LOG_DIR_FILES for name in file_names)
+
+
 def is_transient(file_name: str) -> bool:
     """Files Kafka removes or renames at load time, which readers must not take for segments."""
     return file_name.endswith(TRANSIENT_SUFFIXES)
@@ -112,12 +125,20 @@ def sort_partition_files(file_names) -> PartitionFiles:
     return out
 
 
-def partition_dir_skip(parsed: PartitionDir | None) -> str | None:
-    """Why a directory of a log-dirs root is not read as a partition, or None when it is."""
+LOG_DIR_INSIDE = ("a log dir of its own (it holds partition directories or meta.properties), not a partition: "
+                  "name it to read its partitions")
+
+
+def partition_dir_skip(parsed: PartitionDir | None, listing=None) -> str | None:
+    """Why a directory of a log-dirs root is not read as a partition, or None when it is;
+    `listing`, its (file names, directory names) when known, tells a log dir named as a
+    partition (see is_log_dir_listing)."""
     if parsed is None:
         return "not a partition directory"
     if parsed.kind != "live":
         return f"{parsed.kind} replica directory (not live data)"
+    if listing is not None and is_log_dir_listing(*listing):
+        return LOG_DIR_INSIDE
     return None
 
 

@@ -157,6 +157,29 @@ def test_a_write_interrupted_with_every_partition_aside_is_said_and_finished(tmp
     assert not pending(root) and kafkacodec("verify", root).returncode == 0
 
 
+
+def test_log_dirs_named_as_partitions_in_a_parent_are_not_taken_for_empty_partitions(tmp_path):
+    """`/data` holding `kafka-logs-1` and `kafka-logs-2`, each a log dir: verify said of each
+    `0 segments ok`, exit 0, and clean --apply --out wrote each as an empty partition, its
+    records nowhere, with exit 0. Each is said to be a log dir of its own, and read when named."""
+    data = tmp_path / "data"
+    for name in ("kafka-logs-1", "kafka-logs-2"):
+        write_sample(data / name)
+    (data / "kafka-logs-3").mkdir()  # a broker's log dir before its first partition
+    (data / "kafka-logs-3" / "meta.properties").write_text("version=1\nnode.id=3\n")
+    found = logdir.at_path(data)
+    assert found.partitions == []
+    said = {path.name: why for path, why in found.skipped}
+    assert said == {name: names.LOG_DIR_INSIDE for name in ("kafka-logs-1", "kafka-logs-2", "kafka-logs-3")}
+    run = kafkacodec("verify", data)
+    assert "kafka-logs-1" not in run.stdout and f"skipped {data / 'kafka-logs-1'}: a log dir of its own" in run.stderr
+    cleaned = kafkacodec("clean", data, "--policy", "compact", "--now", "1600000500000", "--apply", "--out",
+                         tmp_path / "out")
+    assert cleaned.returncode == 0 and not (tmp_path / "out" / "kafka-logs-1").exists(), cleaned.stdout
+    inner = kafkacodec("verify", data / "kafka-logs-1")
+    assert inner.returncode == 0 and "payments-0" in inner.stdout and log_root(data / "kafka-logs-1") == \
+        data / "kafka-logs-1"
+
 # -- symbolic links -----------------------------------------------------------------------------
 @pytest.fixture
 def linked(tmp_path):
