@@ -5,6 +5,7 @@ future and stray replicas, `.deleted`/`.cleaned`/`.swap` files) are listed as sk
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -66,9 +67,10 @@ def open_log_dir(path: Path) -> LogDir:
     entries = _entries(path)
     for f in sorted(p for p in entries if names.is_segment_log(p.name) and not p.is_dir()):
         root.skipped.append((f, "a segment file outside any partition directory (Kafka does not read it)"))
-    for link in sorted(p for p in entries if p.is_symlink() and not p.exists()):
-        root.skipped.append((link, f"a symbolic link to {os.readlink(link)}, which does not exist (Kafka passes "
-                                   "it over: whatever it held is not read)"))
+    for p in sorted(p for p in entries if not p.is_dir()):
+        why = _not_a_directory(p)
+        if why is not None:
+            root.skipped.append((p, why))
     for d in sorted(p for p in entries if p.is_dir()):
         parsed = names.parse_partition_dir(d.name)
         why = names.partition_dir_skip(parsed, _listing(d) if parsed is not None else None)
@@ -78,6 +80,23 @@ def open_log_dir(path: Path) -> LogDir:
             root.partitions.append(open_partition(d, parsed.topic, parsed.partition))
     root.partitions.sort(key=lambda p: (p.topic, p.partition))
     return root
+
+
+def _not_a_directory(path: Path) -> str | None:
+    """Why an entry of a log dir that is no directory is said to be passed over, as Kafka passes
+    it over: a symbolic link that leads nowhere, or to a file, named as a partition directory;
+    None for files (a broker keeps its own there, rotated logs named as partitions among them)."""
+    try:
+        os.stat(path)
+    except OSError as err:
+        if not os.path.islink(path):
+            raise os_problem(path, err) from None
+        where = "which does not exist" if err.errno == errno.ENOENT else f"which cannot be followed ({err.strerror})"
+        return f"a symbolic link to {os.readlink(path)}, {where} (Kafka passes it over: whatever it held is not read)"
+    if not os.path.islink(path) or names.parse_partition_dir(path.name) is None:
+        return None
+    return (f"named as a partition directory but a symbolic link to {os.readlink(path)}, not a directory (Kafka "
+            "passes it over: nothing is read)")
 
 
 def _listing(path: Path) -> tuple[list[str], list[str]]:

@@ -206,6 +206,22 @@ def test_a_partition_link_to_nothing_is_said(linked, tmp_path):
     assert "clicks-0" not in run.stdout
 
 
+def test_a_link_loop_and_a_partition_name_on_a_file_are_said(linked, tmp_path):
+    """A link to itself was said to point to something that does not exist; a link to a file
+    named as a partition was passed over without a word (files stay unsaid: a broker keeps its
+    own at the root, rotated logs named as partitions among them)."""
+    (linked / "loop-0").symlink_to("loop-0")
+    (linked / "orders-0").symlink_to(linked / "meta.properties")
+    (linked / "server.log.2024-05-01-09").write_bytes(SERVER_LOG)
+    said = {path.name: why for path, why in logdir.open_log_dir(linked).skipped}
+    assert said["loop-0"].startswith("a symbolic link to loop-0, which cannot be followed (Too many levels")
+    assert said["orders-0"] == (f"named as a partition directory but a symbolic link to {linked / 'meta.properties'}"
+                                ", not a directory (Kafka passes it over: nothing is read)")
+    assert sorted(said) == ["loop-0", "orders-0"] and len(logdir.open_log_dir(linked).partitions) == 5
+    run = kafkacodec("verify", linked)
+    assert run.returncode == 0 and f"skipped {linked / 'orders-0'}: named as a partition" in run.stderr
+
+
 def test_clean_in_place_refuses_to_replace_a_linked_partition_and_changes_nothing(linked, tmp_path):
     """It published the copy, then failed removing the link's directory ("Cannot call rmtree on a
     symbolic link"), and every later command failed on the journal left."""
