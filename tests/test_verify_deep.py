@@ -65,7 +65,7 @@ def test_damage_under_a_valid_crc_fails_deep_verify_only(tmp_path, damage):
 
 
 def test_decompression_bomb_is_refused_within_the_limit(tmp_path):
-    bomb = write_batch([{"key": None, "value": bytes(4 << 20)}], base_offset=15, compression="zstd")
+    bomb = write_batch([{"key": None, "value": bytes((4 << 20) // 5)}] * 5, base_offset=15, compression="zstd")
     path, at = segment(tmp_path, bomb)
     assert kc("verify", str(path)).returncode == 0  # 4 MiB inflates within the default limit
     run = kc("--max-decompressed-bytes", str(1 << 20), "verify", str(path))  # not inflated past the limit
