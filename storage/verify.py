@@ -200,19 +200,28 @@ class TimeIndexCheck:
 
 
 def check_offset_index(entries: list[index.OffsetEntry], scan: ScanResult, base: int) -> list[str]:
-    """OffsetIndexCheck over a scan's batches."""
+    """OffsetIndexCheck over a scan's batches; the entries into its damage, if any, said in one line."""
     check = OffsetIndexCheck(entries, base)
     for b in scan.batches:
         check.batch(b.position, b.last_offset)
-    return check.finish()
+    if scan.error is not None:
+        check.damaged(scan.valid_bytes, scan.file_size)
+    return check.finish() + _into_damage(check.in_damage, "offset")
 
 
 def check_time_index(entries: list[index.TimeEntry], scan: ScanResult, base: int) -> list[str]:
-    """TimeIndexCheck over a scan's batches."""
+    """TimeIndexCheck over a scan's batches; the entries past its damage, if any, said in one line."""
     check = TimeIndexCheck(entries)
     for b in scan.batches:
         check.batch(b.last_offset, b.max_timestamp)
-    return check.finish()
+    if scan.error is not None:
+        check.damaged(scan.batches[-1].last_offset if scan.batches else None)
+    return check.finish() + _into_damage(check.in_damage, "time")
+
+
+def _into_damage(entries: int, which: str) -> list[str]:
+    return [f"{which} index: {entries} entr{'y points' if entries == 1 else 'ies point'} into the damaged bytes or "
+            "past them, unchecked"] if entries else []
 
 
 def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int) -> list[str]:

@@ -143,6 +143,13 @@ def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_
     assert lines[0].endswith(f"; {unchecked} index entries point into the damaged bytes or past them, unchecked "
                              "(`recover` rebuilds the indexes)")
     assert "1 problem" in run.stdout
+    # the same from recovery's scan, as the kafka-log-segments table checks a segment's indexes
+    from kafkacodec.storage.verify import check_offset_index, check_time_index
+    scan = scan_file(log)
+    assert check_offset_index(offsets, scan, 0) == ["offset index: 40 entries point into the damaged bytes or past "
+                                                    "them, unchecked"]
+    assert check_time_index(times, scan, 0) == ["time index: 40 entries point into the damaged bytes or past them, "
+                                                "unchecked"]
     path = part / "00000000000000000000.index"  # and an entry wrong before the damage stays a problem
     raw = bytearray(path.read_bytes())
     struct.pack_into(">i", raw, 8 * 4, struct.unpack_from(">i", raw, 8 * 4)[0] + 1)
