@@ -74,6 +74,7 @@ run: $(SPARK_STAMP)
 	$(KC) generate
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
+	$(KC) lag build/sample-logs
 	$(KC) clean build/sample-logs --policy compact,delete --min-cleanable-dirty-ratio 0
 	$(KC) export --force build/sample-logs build/sample-parquet
 	$(KC) sample --force --kraft-controller build/sample-controller
