@@ -57,10 +57,12 @@ def is_segment_log(file_name: str) -> bool:
 
 def is_partition_listing(file_names, dir_names) -> bool:
     """Whether a directory holding these files and subdirectories is one partition's rather than a
-    log-dirs root: it holds a segment's .log named by its offset, and no directory named as a
-    partition's (a root holds those, whatever files stand beside them). The one rule of every
-    command (through storage.logdir and storage.lock.log_root) and of the Spark source."""
-    if any(parse_partition_dir(name) is not None for name in dir_names):
+    log-dirs root: it holds a segment's .log named by its offset, and is no log dir's root (a
+    root holds directories named as partitions, or a broker's meta.properties, whatever files
+    stand beside them). The one rule of every command (through storage.logdir and
+    storage.lock.log_root) and of the Spark source."""
+    file_names = list(file_names)
+    if is_log_dir_listing(file_names, dir_names):
         return False
     return any(is_segment_log(name) for name in file_names)
 

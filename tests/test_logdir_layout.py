@@ -180,6 +180,28 @@ def test_log_dirs_named_as_partitions_in_a_parent_are_not_taken_for_empty_partit
     assert inner.returncode == 0 and "payments-0" in inner.stdout and log_root(data / "kafka-logs-1") == \
         data / "kafka-logs-1"
 
+
+def test_a_log_dir_holding_segments_and_no_partition_is_not_replaced_as_one(tmp_path):
+    """A broker's log dir (meta.properties) whose only segment files are strays at its root, beside
+    a directory of notes, was taken for a partition: clean --in-place replaced the whole log dir by
+    a copy of its files, and the notes directory went with the original, exit 0."""
+    root = tmp_path / "logs"
+    write_sample(tmp_path / "sample")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "readme").write_text("kept by the operator")
+    shutil.copy(tmp_path / "sample" / "meta.properties", root)
+    for f in (tmp_path / "sample" / "clicks-0").iterdir():
+        shutil.copy(f, root)
+    assert not logdir.is_partition_dir(root) and log_root(root) == root
+    found = logdir.at_path(root)
+    assert found.partitions == [] and (root / "00000000000000000290.log", "a segment file outside any partition "
+                                       "directory (Kafka does not read it)") in found.skipped
+    before = tree(root)
+    run = kafkacodec("clean", root, "--policy", "compact", "--min-cleanable-dirty-ratio", "0", "--now",
+                     "1700000000000", "--apply", "--in-place")
+    assert run.returncode == 0, run.stderr
+    assert tree(root) == before
+
 # -- symbolic links -----------------------------------------------------------------------------
 @pytest.fixture
 def linked(tmp_path):
