@@ -32,6 +32,9 @@ class PartitionFiles:
     partition: int
     path: str
     segments: list[SegmentFiles] = field(default_factory=list)
+    snapshots: dict[int, str] = field(default_factory=dict)  # producer state (.snapshot), by offset
+    # every segment of the partition, where `segments` holds only the one loaded (a .log named alone)
+    log_segments: list[SegmentFiles] | None = None
 
 
 @dataclass
@@ -74,6 +77,7 @@ def _partition(fs, path: str, topic: str, partition: int, skipped: list,
              if i.type == pafs.FileType.File}
     remote = {name: m for name in infos if (m := _REMOTE_FILE.match(name))}
     files = names.sort_partition_files([name for name in infos if name not in remote])
+    part.snapshots = {offset: infos[name].path for offset, name in files.snapshots.items()}
     found = []
     for base, by_suffix in files.segments.items():
         log = infos[by_suffix[names.LOG]]
@@ -218,6 +222,7 @@ def list_log(uri: str) -> Listing:
         topic, partition = _dir_name(parent, [info])
         passed: list[tuple[str, str]] = []
         whole = _partition(fs, parent, topic, partition, passed, siblings)
+        whole.log_segments = whole.segments
         whole.segments = [s for s in whole.segments if s.log == info.path]
         if not whole.segments:
             why = next((w for p, w in passed if p == info.path), None)

@@ -4,6 +4,7 @@ the .index names. No pyspark import."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, replace
 
@@ -19,6 +20,7 @@ from .files import Listing, PartitionFiles, SegmentFiles, filesystem, list_log, 
 
 EARLIEST, LATEST = -2, -1
 DEFAULT_MAX_BYTES = 64 << 20
+log = logging.getLogger("kafkacodec.pipeline")
 
 
 class OptionError(ValueError):
@@ -173,7 +175,7 @@ def read_aborted(uri: str, seg: SegmentFiles) -> list[AbortedTxn]:
                                    f.size()))
 
 
-def _batches_from(uri: str, seg: SegmentFiles, position: int):
+def batches_from(uri: str, seg: SegmentFiles, position: int):
     """Batches of a segment from a batch-start position, read one at a time; damage ends it."""
     fs, _ = filesystem(uri)
     with fs.open_input_file(seg.log) as f:
@@ -200,7 +202,7 @@ def offset_for_timestamp(uri: str, part: PartitionFiles, target: int) -> int | N
             continue  # the time index's last entry is the segment's largest timestamp
         hint = index.lookup_time(times, seg.base_offset, target)
         start = index.lookup_offset(offsets, seg.base_offset, hint.offset).position
-        for batch in _batches_from(uri, seg, start):
+        for batch in batches_from(uri, seg, start):
             if batch.is_legacy or batch.entry.max_timestamp >= target:
                 for r in batch:
                     if r.timestamp is not None and r.timestamp >= target:
@@ -217,7 +219,7 @@ def log_end_offset(uri: str, part: PartitionFiles) -> int | None:
     offsets, _ = read_indexes(uri, seg)
     start = offsets[-1].position if offsets else 0
     end = seg.base_offset
-    for batch in _batches_from(uri, seg, start):
+    for batch in batches_from(uri, seg, start):
         end = batch.last_offset + 1
     return end
 
@@ -269,6 +271,8 @@ def slices(plan: Plan, max_bytes: int | None = None, pushed: dict | None = None,
     listing = listing or list_log(plan.uri)
     max_bytes = max_bytes or plan.max_bytes
     out = []
+    stopped: list[str] = []  # what read_committed cut at a last stable offset, said in one warning
+    passed_over: list[tuple[str, str]] = []  # damaged producer snapshots
     for part in listing.partitions:
         if not selected(plan, part):
             continue
@@ -280,6 +284,9 @@ def slices(plan: Plan, max_bytes: int | None = None, pushed: dict | None = None,
             start, end = bounds
         aborted: tuple = ()
         if plan.options.read_committed:
+            end = _stable_bound(plan.uri, part, end, stopped, passed_over)
+            if start is not None and end is not None and start >= end:
+                continue
             aborted = tuple((t.producer_id, t.first_offset, t.last_offset) for seg in part.segments if seg.txn_index
                             for t in read_aborted(plan.uri, seg))
         nexts = [s.base_offset for s in part.segments[1:]] + [None]
@@ -298,7 +305,45 @@ def slices(plan: Plan, max_bytes: int | None = None, pushed: dict | None = None,
             cuts = [first] + _split_points(inside, first, max_bytes)
             for a, b in zip(cuts, cuts[1:] + [last]):
                 out.append(replace(base, start_pos=a, end_pos=b))
+    if stopped:
+        log.warning("kafka-log: isolationLevel=read_committed reads nothing at or past a partition's last stable "
+                    "offset, the first offset of its earliest transaction with no COMMIT or ABORT marker yet, as "
+                    "Kafka's read_committed consumers do: %s", "; ".join(stopped))
+    if passed_over:
+        log.warning("kafka-log: damaged producer snapshots passed over for older ones (the last stable offset is "
+                    "found from those and the batches after them): %s",
+                    "; ".join(f"{path} ({why})" for path, why in passed_over))
     return out, listing.skipped
+
+
+def _stable_bound(uri: str, part: PartitionFiles, end: int | None, stopped: list[str],
+                  passed_over: list) -> int | None:
+    """`end` lowered to the partition's last stable offset where a transaction is still open at its
+    log end, with why added to `stopped`."""
+    from .stable import stable_end  # which reads the partition's files with this module's readers
+    stable = stable_end(uri, part)
+    if stable is None:
+        return end
+    passed_over += stable.bad_snapshots
+    reach, short_of = end, f"its log end {stable.log_end}" if end is None else f"the end asked for, {end}"
+    loaded_end = _loaded_end(part)
+    if loaded_end is not None and (end is None or loaded_end < end):
+        reach, short_of = loaded_end, f"the end of the segment loaded, {loaded_end}"
+    if not stable.still_open or (reach is not None and reach <= stable.offset):
+        return end
+    which = " and ".join(f"producer {pid}'s from offset {first}" for pid, first in stable.still_open)
+    plural = "s" if len(stable.still_open) > 1 else ""
+    stopped.append(f"{part.topic}-{part.partition} stops at {stable.offset}, short of {short_of} "
+                   f"(open transaction{plural}: {which})")
+    return stable.offset
+
+
+def _loaded_end(part: PartitionFiles) -> int | None:
+    """Where the segment loaded alone ends (the next one's base offset); None for a whole
+    partition, or a last segment, which end at the log end."""
+    if part.log_segments is None:
+        return None
+    return next((s.base_offset for s in part.log_segments if s.base_offset > part.segments[-1].base_offset), None)
 
 
 def _end_position(offsets: list, end: int) -> int | None:

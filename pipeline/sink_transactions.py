@@ -17,10 +17,7 @@ def open_transactions(directory: Path) -> list[tuple[int, int]]:
     if not snapshots:
         return []
     last = max(snapshots, key=lambda p: int(p.stem))
-    state = ProducerState.from_snapshot(read_snapshot(last), int(last.stem))
-    open_firsts = sorted((p.txn_first_offset, p.producer_id) for p in state.producers.values()
-                         if p.txn_first_offset is not None)
-    return [(pid, first) for first, pid in open_firsts]
+    return ProducerState.from_snapshot(read_snapshot(last), int(last.stem)).open_transactions()
 
 
 def left_open(name: str, directory: Path) -> str | None:

@@ -1,7 +1,7 @@
 """The current value of every key of a partition, as a compacted topic's consumer ends up with it
 after reading the whole log: the latest record per key wins, a tombstone (null value) deletes the
 key, records without a key and control records are not values. Read-committed by default: records
-of aborted transactions never count (those of transactions still open do, as in
+of aborted transactions never count, nor does anything at or past the last stable offset (as in
 transactions.read_committed)."""
 from __future__ import annotations
 

@@ -119,6 +119,12 @@ class ProducerState:
                        if e.txn_first_offset is not None and e.producer_id != completing_producer]
         return min(open_firsts, default=marker_offset + 1)
 
+    def open_transactions(self) -> list[tuple[int, int]]:
+        """(producer id, first offset) of each transaction open at end_offset, by first offset: the
+        first one's is the last stable offset, where read_committed consumers stop."""
+        return sorted(((e.producer_id, e.txn_first_offset) for e in self.producers.values()
+                       if e.txn_first_offset is not None), key=lambda t: (t[1], t[0]))
+
     def follow(self, batch) -> CompletedTxn | None:
         """Follow one batch (anything with `entry` and `last_offset`, such as a scan's BatchInfo) as
         Kafka does on append and in recovery; returns the transaction its marker completes. A

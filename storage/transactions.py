@@ -1,5 +1,6 @@
 """A partition's transactions, from its control markers, and the read-committed view of its
-records that a consumer with isolation.level=read_committed gets."""
+records that a consumer with isolation.level=read_committed gets: no aborted record, nothing at
+or past the last stable offset."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +9,8 @@ from typing import Iterator
 from kafkacodec.runtime.errors import DecodeError
 
 from .logdir import Partition
-from .producers import ProducerState
+from .positions import log_end_offset
+from .producers import ProducerState, state_at
 from .reader import OnDamage, partition_batches
 from .safeio import check_regular
 from .txnindex import read_txn_index_file
@@ -54,12 +56,24 @@ def aborted_ranges(part: Partition) -> list[tuple[int, int, int]]:
     return sorted(found, key=lambda t: t[2])
 
 
+def open_at_end(part: Partition) -> list[tuple[int, int]]:
+    """(producer id, first offset) of each transaction open at the log end, by first offset, from
+    the producer state there (the newest snapshot, then the batches after it). The first one's
+    first offset is the last stable offset: read_committed consumers read nothing at or past it."""
+    end = log_end_offset(part)
+    return [] if end is None else state_at(part, end)[0].open_transactions()
+
+
 def read_committed(part: Partition, on_damage: OnDamage | None = None) -> Iterator[tuple[object, object]]:
     """(batch, record) pairs a read-committed consumer sees: no control records, nothing of an
-    aborted transaction. Records of transactions still open are included here, though a
-    consumer would wait for them at the last stable offset."""
+    aborted transaction, and nothing at or past the last stable offset (the first offset of the
+    earliest transaction still open, see open_at_end), where such a consumer waits."""
     aborted = aborted_ranges(part)
+    still_open = open_at_end(part)
+    stable = still_open[0][1] if still_open else None
     for _, batch in partition_batches(part, on_damage=on_damage):
+        if stable is not None and batch.base_offset >= stable:
+            return
         if not batch.is_legacy:
             e = batch.entry
             if e.is_control:
@@ -68,4 +82,6 @@ def read_committed(part: Partition, on_damage: OnDamage | None = None) -> Iterat
                                           for pid, first, end in aborted):
                 continue
         for record in batch:
+            if stable is not None and record.offset >= stable:
+                return
             yield batch, record

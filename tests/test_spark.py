@@ -128,10 +128,30 @@ def test_read_committed_drops_aborted_and_control_records(spark, sample):
     assert default.where("isControl").count() == 0 < everything.where("isControl").count()
     assert default.count() == everything.count() - everything.where("isControl").count()
     assert committed.where("isControl").count() == 0
-    aborted = everything.count() - everything.where("isControl").count() - committed.count()
+    past = everything.where("offset >= 63").count()  # the transaction open at 63 and after: past the stable offset
+    aborted = everything.count() - everything.where("isControl").count() - committed.count() - past
     assert aborted == 10  # the two aborted transactions of the sample: 4 and 6 records
     offsets = {r["offset"] for r in committed.select("offset").collect()}
     assert not offsets & set(range(42, 46)) and not offsets & set(range(56, 62))
+
+
+def test_read_committed_stops_at_the_last_stable_offset(spark, sample, tmp_path):
+    """Nothing at or past the first offset of a transaction still open at the log end: the
+    sample's payments-0 stops at producer 3000's open transaction (63), as the library's
+    read-committed view does; a copy written back without markers, whose transactions are all
+    open, stops at its first (30), its header-only reads too."""
+    from kafkacodec.storage.transactions import read_committed
+    part = logdir.open_partition(sample / "payments-0")
+    committed = read(spark, sample, subscribe="payments", isolationLevel="read_committed")
+    offsets = sorted(r["offset"] for r in committed.select("offset").collect())
+    assert offsets == [r.offset for _, r in read_committed(part)] and max(offsets) < 63
+    assert read(spark, sample, subscribe="payments").where("offset >= 63").count() == 5
+    read(spark, sample, subscribe="payments").write.format("kafka-log").mode("append").save(str(tmp_path / "copy"))
+    copy = read(spark, tmp_path / "copy", isolationLevel="read_committed")
+    assert sorted(r["offset"] for r in copy.select("offset").collect()) == list(range(30))
+    narrow = spark.read.format("kafka-log").schema("topic string, partition int, offset long") \
+        .option("isolationLevel", "read_committed").load(str(tmp_path / "copy"))
+    assert sorted(r["offset"] for r in narrow.collect()) == list(range(30))
 
 
 def test_write_then_read_round_trip(spark, sample, tmp_path):
@@ -463,7 +483,8 @@ def test_a_users_script_shows_the_warning_on_its_console(sample, tmp_path):
 def test_a_copy_without_markers_warns_the_driver_of_the_transactions_left_open(spark, sample, tmp_path):
     """A read_committed read written back (the README's copy) holds no transaction marker: its
     transactions are open in the copy, read_committed consumers of it stop before the first, and
-    the job's commit, run on the driver, says so in python_worker_logs() (and on its console)."""
+    the job's commit, run on the driver, says so in python_worker_logs() (and on its console), as
+    the read's planning says where it stopped."""
     conf = "spark.sql.pyspark.worker.logging.enabled"
     spark.conf.set(conf, "true")
     try:
@@ -473,6 +494,10 @@ def test_a_copy_without_markers_warns_the_driver_of_the_transactions_left_open(s
     finally:
         spark.conf.unset(conf)
     assert {(r["level"], r["msg"]) for r in logs} == {
+        ("WARNING", "kafka-log: isolationLevel=read_committed reads nothing at or past a partition's last stable "
+                    "offset, the first offset of its earliest transaction with no COMMIT or ABORT marker yet, as "
+                    "Kafka's read_committed consumers do: payments-0 stops at 63, short of its log end 68 (open "
+                    "transaction: producer 3000's from offset 63)"),
         ("WARNING", "kafka-log: payments-0: the rows written leave the transactions of producer 2000 from offset 30 "
                     "and of producer 3000 from offset 39 without a marker, so read_committed consumers stop before "
                     "offset 30; a kafka-log read gives them only with includeControlRecords=true")}
