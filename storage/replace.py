@@ -64,6 +64,11 @@ class Publication:
         if linked is not None:
             self.abandon()
             raise FileProblem(self.target / linked, _link_refusal(self.target / linked))
+        left = next((entry for name in names for entry in _left_behind(self.target / name, self.new / name)), None) \
+            if self.in_place else None
+        if left is not None:
+            self.abandon()
+            raise FileProblem(left, _left_behind_refusal(left, self.kind))
         fsync_tree(self.staging)
         fsync_dir(self.target)
         self.state.update(phase="publish", partitions=list(names), files=list(files),
@@ -99,6 +104,26 @@ def _link_refusal(link: Path) -> str:
             "directory, which here would replace the link and leave the directory it points to as it is; "
             f"nothing was changed. Work on {os.path.realpath(link)} where it is, or move it here in place of "
             "the link")
+
+
+def _left_behind(original: Path, copy: Path) -> list[Path]:
+    """What of a partition directory its copy lacks and that is not a file: a directory (or a link
+    to one, a FIFO, a socket) the partition's replacement would remove with the original."""
+    try:
+        entries = sorted(original.iterdir())
+    except FileNotFoundError:
+        return []  # a partition new to the log dir
+    except OSError as err:
+        raise os_problem(original, err) from None
+    return [e for e in entries if not e.is_file() and not os.path.lexists(copy / e.name)]
+
+
+def _left_behind_refusal(entry: Path, kind: str) -> str:
+    what = "a directory" if entry.is_dir() else "a symbolic link that leads nowhere" if entry.is_symlink() \
+        and not entry.exists() else "not a regular file"
+    copy = "its newly written copy" if kind == "write" else "its cleaned copy"
+    return (f"is {what} in a partition directory, which {copy} replaces whole: it would be removed with the "
+            "original, and Kafka does not read it; nothing was changed. Move it out of the partition directory")
 
 
 def describe(state: dict) -> str:

@@ -202,6 +202,26 @@ def test_a_log_dir_holding_segments_and_no_partition_is_not_replaced_as_one(tmp_
     assert run.returncode == 0, run.stderr
     assert tree(root) == before
 
+
+def test_clean_in_place_refuses_to_remove_a_directory_kept_in_a_partition(tmp_path):
+    """A partition is replaced whole by its cleaned copy, which holds its files: a directory an
+    operator kept in it was removed with the original, without a word, exit 0."""
+    root = tmp_path / "logs"
+    write_sample(root)
+    (root / "clicks-0" / "backup").mkdir()
+    (root / "clicks-0" / "backup" / "notes").write_text("kept by the operator")
+    before = tree(root)
+    compact = ["clean", root, "--policy", "compact", "--min-cleanable-dirty-ratio", "0", "--now", "1700000000000",
+               "--apply"]
+    run = kafkacodec(*compact, "--in-place")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"error: {root / 'clicks-0' / 'backup'}: is a directory in a partition directory" in run.stderr
+    assert "nothing was changed" in run.stderr and tree(root) == before and not pending(root)
+    copied = kafkacodec(*compact, "--out", tmp_path / "out")  # the original stays whole: a copy may lack it
+    assert copied.returncode == 0 and tree(root) == before, copied.stderr
+    shutil.rmtree(root / "clicks-0" / "backup")
+    assert kafkacodec(*compact, "--in-place").returncode == 0
+
 # -- symbolic links -----------------------------------------------------------------------------
 @pytest.fixture
 def linked(tmp_path):
