@@ -80,6 +80,20 @@ def is_log_dir_listing(file_names, dir_names) -> bool:
         any(name in LOG_DIR_FILES for name in file_names)
 
 
+METADATA_TOPIC = "__cluster_metadata"
+
+
+def not_cleaned(topic: str) -> str | None:
+    """Why Kafka's log cleaner and retention never touch a topic's partitions, or None: the KRaft
+    metadata log's controller deletes only what its snapshots cover, and its records have no keys
+    (compacted, every one of them would go; past retention.ms, the state after the latest
+    snapshot with them)."""
+    if topic == METADATA_TOPIC:
+        return ("the KRaft metadata log is not cleaned by retention or compaction: its controller deletes only the "
+                "segments its snapshots cover")
+    return None
+
+
 def is_transient(file_name: str) -> bool:
     """Files Kafka removes or renames at load time, which readers must not take for segments."""
     return file_name.endswith(TRANSIENT_SUFFIXES)

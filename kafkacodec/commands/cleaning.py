@@ -130,6 +130,12 @@ class _Job:
                 pub.begin()
             changed, files = [], []
             for part in each_advancing():
+                from ..storage.names import not_cleaned
+                if not_cleaned(part.topic) is not None:  # copied as it is to --out; in place, left as it is
+                    self.notes.append(f"passed over: {part.path} ({not_cleaned(part.topic)})")
+                    if pub is not None and not pub.in_place:
+                        self._retain(part, [], pub, changed)
+                    continue
                 skipped = []
                 facts_of = lambda seg: retention_facts(seg, self.skip_corrupt, skipped.append)  # noqa: E731
                 due = deletions(part, RetentionConfig(*self.options["retention"]), self.now, facts_of) \
