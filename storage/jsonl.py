@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
-from kafkacodec.runtime.errors import KafkaCodecError, LimitExceededError
+from kafkacodec.runtime.errors import DecodeError, KafkaCodecError, LimitExceededError
 
 from .decoders import CONTROL_TYPE_NAMES
 from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
@@ -44,32 +44,59 @@ def _control(key: bytes | None, value: bytes | None) -> dict | None:
     return out
 
 
+@dataclass
+class Listed:
+    """A batch as `dump --json` lists it: its object, the records in it, and the DecodeError where
+    they stopped reading (None when every record reads, and the object's `recordsValid` is true)."""
+    obj: dict
+    records: list
+    error: DecodeError | None
+
+
 def to_json(batch: Batch, file: str | None = None) -> dict:
+    """The object of a batch whose records all read; a DecodeError where one does not."""
+    listed = listed_json(batch, file)
+    if listed.error is not None:
+        raise listed.error
+    return listed.obj
+
+
+def listed_json(batch: Batch, file: str | None = None) -> Listed:
+    """The object of a batch with the records that read, up to the first that does not: the
+    batch's framing and header are intact, so it is listed, its damage named by the caller."""
     e = batch.entry
-    records = []
-    for r in batch:
-        rec = {"offset": r.offset, "timestamp": r.timestamp, "key": _b64(r.key), "value": _b64(r.value),
-               "headers": [[h.key, _b64(h.value)] for h in r.headers]}
-        if not batch.is_legacy and e.is_control:
-            rec["control"] = _control(r.key, r.value)
-        records.append(rec)
+    records, read, error = [], [], None
+    try:
+        for r in batch:  # a record's fields may decode lazily: each is read before it is listed
+            rec = {"offset": r.offset, "timestamp": r.timestamp, "key": _b64(r.key), "value": _b64(r.value),
+                   "headers": [[h.key, _b64(h.value)] for h in r.headers]}
+            if not batch.is_legacy and e.is_control:
+                rec["control"] = _control(r.key, r.value)
+            records.append(rec)
+            read.append(r)
+    except DecodeError as err:
+        error = err
     if not batch.is_legacy:
-        return {"file": file, "position": batch.position, "size": batch.size, "magic": e.magic,
-                "baseOffset": e.base_offset, "lastOffset": e.last_offset, "count": e.records_count,
-                "partitionLeaderEpoch": e.partition_leader_epoch, "crc": e.crc, "crcValid": e.crc_valid,
-                "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(e.timestamp_type)],
-                "isTransactional": e.is_transactional, "isControl": e.is_control, "producerId": e.producer_id,
-                "producerEpoch": e.producer_epoch, "baseSequence": e.base_sequence,
-                "firstTimestamp": e.base_timestamp, "maxTimestamp": e.max_timestamp,
-                "deleteHorizonMs": e.base_timestamp if e.has_delete_horizon else None, "records": records}
+        obj = {"file": file, "position": batch.position, "size": batch.size, "magic": e.magic,
+               "baseOffset": e.base_offset, "lastOffset": e.last_offset, "count": e.records_count,
+               "partitionLeaderEpoch": e.partition_leader_epoch, "crc": e.crc, "crcValid": e.crc_valid,
+               "recordsValid": error is None,
+               "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(e.timestamp_type)],
+               "isTransactional": e.is_transactional, "isControl": e.is_control, "producerId": e.producer_id,
+               "producerEpoch": e.producer_epoch, "baseSequence": e.base_sequence,
+               "firstTimestamp": e.base_timestamp, "maxTimestamp": e.max_timestamp,
+               "deleteHorizonMs": e.base_timestamp if e.has_delete_horizon else None, "records": records}
+        return Listed(obj, read, error)
     m = e.message
-    return {"file": file, "position": batch.position, "size": batch.size, "magic": m.magic,
-            "baseOffset": records[0]["offset"] if records else e.offset, "lastOffset": e.offset,
-            "count": len(records), "partitionLeaderEpoch": -1, "crc": m.crc, "crcValid": m.crc_valid,
-            "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(m.timestamp_type)],
-            "isTransactional": False, "isControl": False, "producerId": -1, "producerEpoch": -1,
-            "baseSequence": -1, "firstTimestamp": -1, "maxTimestamp": -1 if m.magic == 0 else m.timestamp,
-            "deleteHorizonMs": None, "records": records}
+    obj = {"file": file, "position": batch.position, "size": batch.size, "magic": m.magic,
+           "baseOffset": records[0]["offset"] if records else e.offset, "lastOffset": e.offset,
+           "count": len(records), "partitionLeaderEpoch": -1, "crc": m.crc, "crcValid": m.crc_valid,
+           "recordsValid": error is None,
+           "compression": batch.compression, "timestampType": TIMESTAMP_TYPES[int(m.timestamp_type)],
+           "isTransactional": False, "isControl": False, "producerId": -1, "producerEpoch": -1,
+           "baseSequence": -1, "firstTimestamp": -1, "maxTimestamp": -1 if m.magic == 0 else m.timestamp,
+           "deleteHorizonMs": None, "records": records}
+    return Listed(obj, read, error)
 
 
 def from_json(obj: dict) -> bytes:
@@ -130,7 +157,8 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False, accept_da
 
     A batch marked `"crcValid": false` was read from bytes that are not the ones written (its CRC
     does not match them): written again, it would get a CRC of its own and pass for intact data.
-    It is refused, with or without `recompute`, unless `accept_damaged`."""
+    It is refused, with or without `recompute`, unless `accept_damaged`. One marked
+    `"recordsValid": false` lists only the records read before its damage: it is always refused."""
     data = bytearray()
     spans: list[tuple[int, int, int]] = []
     for n, raw in enumerate(lines, start=1):
@@ -146,6 +174,11 @@ def segment_from_json(lines: Iterable[bytes], recompute: bool = False, accept_da
         except (ValueError, RecursionError) as err:  # json's errors, numbers too long to convert, deep nesting
             raise JsonInputError(None, f"not JSON: {err}", n) from None
         try:
+            if type(obj) is dict and obj.get("recordsValid") is False:  # refused even with accept_damaged
+                raise JsonInputError("recordsValid", "false: the batch's records did not all read from the bytes "
+                                                     "it was listed from, so only those before the damage are "
+                                                     "listed; leave it out (to put intact batches back: "
+                                                     "kafkacodec recover --salvage)")
             damaged = type(obj) is dict and obj.get("crcValid") is False
             if damaged and not accept_damaged:
                 raise JsonInputError("crcValid", "false: the batch was read from damaged bytes (its CRC does not match "

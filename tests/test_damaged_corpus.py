@@ -106,11 +106,12 @@ def test_skip_corrupt_reads_on_after_the_damaged_batch(name):
     assert [json.loads(line)["baseOffset"] for line in as_json.stdout.splitlines()] == [0, 10]
 
 
-def test_skip_corrupt_passes_over_a_batch_whose_records_do_not_decode():
+def test_a_batch_whose_records_do_not_decode_is_listed_as_such():
     path = CORPUS / "damaged_deflate_stream.log"
     run = kc("dump", "--json", "--skip-corrupt", str(path))
-    assert [json.loads(line)["baseOffset"] for line in run.stdout.splitlines()] == [0]
-    assert run.returncode == 1 and "skipped" in run.stderr and "gzip" in run.stderr
+    listed = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [(b["baseOffset"], b["recordsValid"]) for b in listed] == [(0, True), (5, False)]
+    assert run.returncode == 1 and "records of the batch at byte" in run.stderr and "gzip" in run.stderr
     text = kc("dump", "--deep-iteration", "--skip-corrupt", str(path))
     assert text.stdout.count("baseOffset:") == 2 and "records of the batch at byte" in text.stderr
 

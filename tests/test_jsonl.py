@@ -9,7 +9,7 @@ from kafkacodec import read_batches, write_batch
 from kafkacodec.storage.jsonl import from_json, to_json
 
 KEYS = ["file", "position", "size", "magic", "baseOffset", "lastOffset", "count", "partitionLeaderEpoch", "crc",
-        "crcValid", "compression", "timestampType", "isTransactional", "isControl", "producerId", "producerEpoch",
+        "crcValid", "recordsValid", "compression", "timestampType", "isTransactional", "isControl", "producerId", "producerEpoch",
         "baseSequence", "firstTimestamp", "maxTimestamp", "deleteHorizonMs", "records"]
 
 

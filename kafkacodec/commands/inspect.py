@@ -128,7 +128,9 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
               help="Decode __share_group_state records (implies --print-data-log).")
 @click.option("--skip-corrupt", is_flag=True,
               help="Read on after bytes that do not frame a batch, from the next batch whose CRC matches.")
-@click.option("--json", "as_json", is_flag=True, help="JSON Lines: one object per batch, records included.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON Lines: one object per batch, records included (none, and \"recordsValid\": false, for "
+                   "a batch whose records do not read).")
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int, max_message_size: int,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
          cluster_metadata_decoder: bool, transaction_log_decoder: bool, remote_log_metadata_decoder: bool,
@@ -256,7 +258,7 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
     from ..runtime.errors import DecodeError
     from ..storage import decoders
     from ..storage.dumplog import Damage
-    from ..storage.jsonl import to_json
+    from ..storage.jsonl import listed_json
     from ..storage.reader import Skipped, batches_of
     from ..storage.safeio import read_whole
 
@@ -274,17 +276,14 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
                 click.echo(f"error: {damage.why(path, batch.position, batch.position + batch.size, str(path))}",
                            err=True)
                 status = 1
-            try:
-                obj = to_json(batch, str(path))
-            except DecodeError as err:  # damage inside the batch's records
-                if not skip_corrupt:
-                    raise
-                err.file = err.file or str(path)
-                click.echo(f"error: {err} (the batch at byte {batch.position} skipped)", err=True)
+            listed = listed_json(batch, str(path))
+            obj = listed.obj
+            if listed.error is not None:  # its framing holds: listed with the records read, as text lists it
+                obj["recordsError"] = _records_problem(path, batch.position, listed.error)
+                click.echo(f"error: {obj['recordsError']}", err=True)
                 status = 1
-                continue
             if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
-                for record, out in zip(batch, obj["records"]):
+                for record, out in zip(listed.records, obj["records"]):
                     out["decoded"] = decoders.decoded_json(record, kind)
             click.echo(json.dumps(obj, separators=(",", ":")))
     except DecodeError as err:  # every valid batch is out; then where and why it stops
@@ -292,3 +291,9 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
         click.echo(f"error: {err}", err=True)
         status = 1
     return status
+
+
+def _records_problem(path: Path, at: int, err) -> str:
+    """The records of the batch at byte `at` that do not read, in the text listing's words."""
+    return f"{path}: byte {err.position if err.position is not None else at}: the records of the batch at byte " \
+           f"{at} do not read: {err.message}"

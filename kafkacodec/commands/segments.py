@@ -50,7 +50,7 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     given; the rest default to Kafka's "none" values (magic 2, no compression, CreateTime, -1
     for producer fields). Every problem of a line is reported, by field, and nothing is
     written. A batch marked "crcValid": false (read from damaged bytes) is refused unless
-    --accept-damaged. OUT and its indexes appear whole or not at all."""
+    --accept-damaged; one marked "recordsValid": false (its records did not read) always. OUT and its indexes appear whole or not at all."""
     from ..storage import index
     from ..storage.files import tmp_path_of, write_files_atomically
     from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
