@@ -224,16 +224,42 @@ def _into_damage(entries: int, which: str) -> list[str]:
             "past them, unchecked"] if entries else []
 
 
-def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int) -> list[str]:
+def check_txn_entries(entries: list[AbortedTxn], rebuilt: list[AbortedTxn], base: int,
+                      earlier_markers: dict[tuple[int, int], int] | None = None) -> list[str]:
     """Every aborted transaction the log's markers give must be in the index, or a read-committed
     consumer would see its records. Entries the log no longer explains are not flagged: the
-    cleaner removes aborted data from compacted topics and keeps their entries."""
+    cleaner removes aborted data from compacted topics and keeps their entries.
+
+    The cleaner keeps each entry as the broker wrote it, while a rebuild from the compacted log
+    starts the transaction at its first batch left and the last stable offset at the first batch
+    left of another open one: an entry of the same producer and marker is right when its first
+    offset is at or before the rebuilt one but after the producer's previous marker
+    (`earlier_markers`: (producer, marker offset) -> that offset, where the log shows one; a
+    consumer would take the records of an earlier transaction for aborted), and its last stable
+    offset is at or before the rebuilt one (a later one could end a fetch's search for aborted
+    transactions too soon)."""
     problems = check_txn_index(entries, base)
     present = set(entries)
+    by_marker = {(t.producer_id, t.last_offset): t for t in entries}
+    earlier_markers = earlier_markers or {}
     for t in rebuilt:
-        if t not in present:
+        if t in present:
+            continue
+        kept = by_marker.get((t.producer_id, t.last_offset))
+        if kept is None:
             problems.append(f"transaction index: lacks the aborted transaction of producer {t.producer_id} "
                             f"(offsets {t.first_offset}..{t.last_offset}, last stable offset {t.last_stable_offset})")
+            continue
+        earlier = earlier_markers.get((t.producer_id, t.last_offset))
+        if kept.first_offset > t.first_offset or earlier is not None and kept.first_offset <= earlier:
+            bound = f", after the producer's previous marker at {earlier}" if earlier is not None else ""
+            problems.append(f"transaction index: the aborted transaction of producer {t.producer_id} ending at "
+                            f"{t.last_offset} begins at {kept.first_offset}, but the log has its first batch at "
+                            f"{t.first_offset} (its entry must begin at or before it{bound})")
+        if kept.last_stable_offset > t.last_stable_offset:
+            problems.append(f"transaction index: the aborted transaction of producer {t.producer_id} ending at "
+                            f"{t.last_offset} has last stable offset {kept.last_stable_offset}, but the log "
+                            f"gives {t.last_stable_offset} (an entry's may be earlier, never later)")
     return problems
 
 
@@ -361,15 +387,18 @@ def _resume_after(path: Path, position: int, file_size: int) -> int | None:
 
 def verify_segment(seg: Segment, previous_last_offset: int | None = None,
                    producers: ProducerState | None = None, skip_corrupt: bool = False,
-                   quick: bool = False) -> SegmentReport:
+                   quick: bool = False, markers: dict[int, int] | None = None) -> SegmentReport:
     """The log and its indexes; with the producer state before the segment, the .txnindex too
-    (the state is advanced past the segment). Every record is decoded unless `quick`. With
-    `skip_corrupt`, every damaged range is reported, not only the first."""
+    (the state is advanced past the segment, and `markers`, each producer's latest marker
+    offset, with it). Every record is decoded unless `quick`. With `skip_corrupt`, every damaged
+    range is reported, not only the first."""
     report = SegmentReport(seg)
     with open_regular(seg.log) as f:  # a file that cannot be read is not damage: FileProblem
         report.file_size = f.seek(0, 2)
     indexes = _IndexChecks(seg, report.file_size)
     rebuilt, txn_problem, last = [], None, previous_last_offset
+    markers = {} if markers is None else markers
+    earlier_markers: dict[tuple[int, int], int] = {}
     after_damage = False
     for item in checked_batches(seg.log, report.file_size, quick, skip_corrupt):
         if type(item) is not BatchInfo:  # the rare items first tested for the common one
@@ -411,16 +440,21 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
             try:
                 if (t := producers.apply(item)) is not None:
                     rebuilt.append(t)
+                    if t.producer_id in markers:
+                        earlier_markers[(t.producer_id, t.last_offset)] = markers[t.producer_id]
             except DecodeError as err:
                 txn_problem = f"log: batch at position {item.position}: {err}"
+            if item.magic >= 2 and item.entry.is_control and item.entry.producer_id >= 0:
+                markers[item.entry.producer_id] = item.entry.base_offset  # emptied or not, a transaction ended there
     report.problems += indexes.finish()
     report.index_entries_in_damage = indexes.in_damage
     report.problems += [txn_problem] if txn_problem else _check_transactions(seg, report.file_size, rebuilt,
-                                                                             producers is not None)
+                                                                             producers is not None, earlier_markers)
     return report
 
 
-def _check_transactions(seg: Segment, file_size: int, rebuilt: list[AbortedTxn], known: bool) -> list[str]:
+def _check_transactions(seg: Segment, file_size: int, rebuilt: list[AbortedTxn], known: bool,
+                        earlier_markers: dict[tuple[int, int], int]) -> list[str]:
     if seg.txn_index is None:
         return [f"transaction index: missing, but the log aborts {len(rebuilt)} transaction"
                 f"{'s' if len(rebuilt) != 1 else ''}"] if rebuilt else []
@@ -431,7 +465,7 @@ def _check_transactions(seg: Segment, file_size: int, rebuilt: list[AbortedTxn],
         return [str(err)]
     except FileProblem as err:
         return [str(err)]
-    return check_txn_entries(entries, rebuilt if known else [], seg.base_offset)
+    return check_txn_entries(entries, rebuilt if known else [], seg.base_offset, earlier_markers)
 
 
 def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = False,
@@ -440,12 +474,12 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
     Gaps between offsets are problems with `offset_gaps` True, not with False (a compacted topic),
     and with None unless the partition shows compaction (storage.offset_gaps)."""
     reports, last = [], None
-    producers = None
+    producers, markers = None, {}
     if part.segments:
         state, complete = state_at(part, part.segments[0].base_offset)
         producers = state if complete else None  # an unknown start would make up missing entries
     for seg in part.segments:
-        r = verify_segment(seg, last, producers, skip_corrupt, quick)
+        r = verify_segment(seg, last, producers, skip_corrupt, quick, markers)
         if reports and last is not None:  # a gap after the previous segment's end may be its damage
             after = [g for g in r.gaps if g[0] == last + 1]
             kept = _cut_by_recover(reports[-1].segment)
