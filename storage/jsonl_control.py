@@ -18,12 +18,13 @@ import binascii
 import json
 from typing import Any, Callable
 
+from .control_rules import (KEY_SIZE, MARKER_VALUE_SIZE, coordinator_epoch, key_fields, key_problem,
+                            marker_value_problem)
 from .decoders import CONTROL_TYPE_NAMES
 
 TYPE_IDS = {name: kind for kind, name in CONTROL_TYPE_NAMES.items()}
 ABORT, COMMIT = TYPE_IDS["ABORT"], TYPE_IDS["COMMIT"]
 MARKERS = (ABORT, COMMIT)
-KEY_SIZE, MARKER_VALUE_SIZE = 4, 6
 INT16_MAX, INT32_MIN, INT32_MAX = 2 ** 15 - 1, -2 ** 31, 2 ** 31 - 1
 
 Bad = Callable[[str, str], Any]  # (field, why): reports a problem
@@ -72,13 +73,11 @@ def _record(src: dict, out: dict, where: str, bad: Bad) -> int | None:
         bad(where + "key", "null, but a control record's key is its version and type (4 bytes; Kafka's reader fails "
                            "on a null one): give the key, or control with its type")
         return None
+    if (why := key_problem(key)) is not None:
+        bad(where + "key", why)
     if len(key) < KEY_SIZE:
-        bad(where + "key", f"{len(key)} bytes, but a control record's key holds its version and type in at least "
-                           f"{KEY_SIZE} (Kafka refuses a shorter one)")
         return None
-    version, kind = int.from_bytes(key[:2], "big", signed=True), int.from_bytes(key[2:4], "big", signed=True)
-    if version < 0:
-        bad(where + "key", f"version {version}: Kafka refuses a negative control record key version")
+    version, kind = key_fields(key)
     if wanted is not None and src.get("key") is not None:
         if (wanted[0] if wanted[0] is not None else "UNKNOWN") != (kind if kind in CONTROL_TYPE_NAMES else "UNKNOWN"):
             bad(where + "control.type", f"{control.get('type')}, but the key's type is {kind} "
@@ -120,14 +119,11 @@ def _marker_value(src: dict, out: dict, control: dict | None, where: str, bad: B
         bad(where + "value", "null, but a transaction marker's value holds its version and coordinator epoch "
                              f"({MARKER_VALUE_SIZE} bytes): give the value, or control.coordinatorEpoch")
         return
+    if (why := marker_value_problem(value)) is not None:
+        bad(where + "value", why)
     if len(value) < MARKER_VALUE_SIZE:
-        bad(where + "value", f"{len(value)} bytes, but a transaction marker's value holds its version and coordinator "
-                             f"epoch in at least {MARKER_VALUE_SIZE} (Kafka refuses a shorter one)")
         return
-    version = int.from_bytes(value[:2], "big", signed=True)
-    if version < 0:
-        bad(where + "value", f"version {version}: Kafka refuses a negative transaction marker version")
-    given_epoch = int.from_bytes(value[2:6], "big", signed=True)
+    given_epoch = coordinator_epoch(value)
     if epoch is not None and src.get("value") is not None and epoch != given_epoch:
         bad(where + "control.coordinatorEpoch", f"{epoch}, but the value's coordinator epoch is {given_epoch}")
 

@@ -12,7 +12,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
 
-from . import names
+from . import control_rules, names
 from .logdir import Partition
 from .safeio import open_regular, read_at
 from .scan import iter_file_batches
@@ -64,27 +64,44 @@ class CompletedTxn:
         return AbortedTxn(self.producer_id, self.first_offset, self.last_offset, self.last_stable_offset)
 
 
+CUT = "; a broker's recovery keeps this batch and cuts whatever follows it in the segment"
+
+
+class MarkerRefused(InvalidValueError):
+    """A marker Kafka refuses with an InvalidRecordException: its recovery keeps the batch and
+    cuts the segment after it (storage.control_rules)."""
+
+
 def marker_of(batch: RecordBatch) -> Marker | None:
     """The marker of a control batch, checked as Kafka checks it when it updates producer state;
-    None for a control batch left empty by the cleaner."""
+    None for a control batch left empty by the cleaner. Raises MarkerRefused for a key or value
+    Kafka refuses, an InvalidValueError for one that stops a broker (null, or no marker's type)."""
     records = batch.records.items
     if not records:
         return None
     r = records[0]
-    key, value = r.key or b"", r.value or b""
-    if len(key) < 4:
-        raise InvalidValueError(f"control record key of {len(key)} bytes; at least 4 expected", None,
-                                "record_batch/records/key")
-    version, kind = int.from_bytes(key[:2], "big", signed=True), int.from_bytes(key[2:4], "big", signed=True)
-    if version < 0:
-        raise InvalidValueError(f"negative control record key version {version}", None, "record_batch/records/key")
+    if r.key is None or r.value is None:
+        field = "key" if r.key is None else "value"
+        raise InvalidValueError(f"null control record {field}: a broker's recovery stops on it", None,
+                                f"record_batch/records/{field}")
+    key, value = bytes(r.key), bytes(r.value)
+    if (why := control_rules.key_problem(key)) is not None:
+        raise MarkerRefused(f"control record key: {why}{CUT}", None, "record_batch/records/key")
+    kind = control_rules.key_fields(key)[1]
     if kind not in (ABORT, COMMIT):
         raise InvalidValueError(f"control record type {kind} in a producer's batch is not a transaction marker",
                                 None, "record_batch/records/key")
-    if len(value) < 6:
-        raise InvalidValueError(f"end transaction marker value of {len(value)} bytes; at least 6 expected", None,
-                                "record_batch/records/value")
-    return Marker(kind, int.from_bytes(value[2:6], "big", signed=True), r.timestamp)
+    if (why := control_rules.marker_value_problem(value)) is not None:
+        raise MarkerRefused(f"end transaction marker value: {why}{CUT}", None, "record_batch/records/value")
+    return Marker(kind, control_rules.coordinator_epoch(value), r.timestamp)
+
+
+def check_marker(batch) -> None:
+    """Raises as `marker_of` does for a producer's control batch (anything with `entry`, such as a
+    scan's BatchInfo) whose marker a broker's recovery cannot read; other batches pass."""
+    e = batch.entry
+    if isinstance(e, RecordBatch) and e.producer_id != NO_PRODUCER_ID and e.is_control:
+        marker_of(e)
 
 
 def increment_sequence(base: int, delta: int) -> int:

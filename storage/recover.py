@@ -24,7 +24,7 @@ from .durable import create_kept, truncate_durably, write_durably
 from .guarded import read_segment
 from .journal import JournalProblem
 from .logdir import Partition, Segment, open_partition, segment_of
-from .producers import state_at
+from .producers import MarkerRefused, check_marker, state_at
 from .reader import Skipped, batches_of
 from .records_check import GROUP_BATCHES, decoded_records
 from .safeio import FileProblem, check_regular, open_regular, read_at
@@ -173,8 +173,27 @@ def valid_prefix(data: bytes) -> tuple[ScanResult, str | None]:
             i = start + found.bad
             b, err = scan.batches[i], found.error
             cut = ScanResult(len(data), b.position, scan.batches[:i], err)
-            return cut, f"byte {b.position}: records do not decode: {err.message}"
-    return scan, (str(scan.error) if scan.error is not None else None)
+            return _refused_marker(cut, data) or (cut, f"byte {b.position}: records do not decode: {err.message}")
+    return _refused_marker(scan, data) or (scan, str(scan.error) if scan.error is not None else None)
+
+
+def _refused_marker(scan: ScanResult, data: bytes) -> tuple[ScanResult, str] | None:
+    """The scan cut after the first transaction marker Kafka refuses before the scan's end, when
+    batches follow it: Kafka's recovery counts a batch valid before it reads its marker, so it
+    keeps the marker's batch and cuts the rest of the segment."""
+    for i, b in enumerate(scan.batches):
+        try:
+            check_marker(b)
+        except MarkerRefused as err:
+            end = b.position + b.size
+            if end >= scan.valid_bytes and scan.error is None:
+                return None  # the segment's last batch: nothing after it to cut
+            err.position = b.position
+            return (ScanResult(len(data), end, scan.batches[:i + 1], err),
+                    f"byte {b.position}: {err.message}")
+        except DecodeError:
+            return None  # a record that stops a broker's recovery: it cuts nothing (verify says so)
+    return None
 
 
 def _stale_indexes(seg: Segment, scan: ScanResult, aborted: list[AbortedTxn] | None, cut: bool) -> dict[str, str]:

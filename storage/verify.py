@@ -21,7 +21,7 @@ from . import index
 from .logdir import Partition, Segment
 from .names import kraft_snapshot_id
 from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
-from .producers import ProducerState, read_snapshot, state_at
+from .producers import ProducerState, check_marker, read_snapshot, state_at
 from .resync import find_resume
 from .records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
 from .safeio import FileProblem, open_regular, read_at
@@ -436,9 +436,11 @@ def verify_segment(seg: Segment, previous_last_offset: int | None = None,
         after_damage = False
         last = report.last_offset = item.last_offset
         indexes.batch(item)
-        if producers is not None and txn_problem is None:
-            try:
-                if (t := producers.apply(item)) is not None:
+        if txn_problem is None:
+            try:  # a marker recovery refuses is found whether the producers' state is known or not
+                if producers is None:
+                    check_marker(item)
+                elif (t := producers.apply(item)) is not None:
                     rebuilt.append(t)
                     if t.producer_id in markers:
                         earlier_markers[(t.producer_id, t.last_offset)] = markers[t.producer_id]
