@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,8 @@ import pyarrow.fs as pafs
 
 from kafkacodec.storage import names
 from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+
+log = logging.getLogger("kafkacodec.pipeline")
 
 
 @dataclass(frozen=True)
@@ -255,13 +258,23 @@ def list_log(uri: str) -> Listing:
                 partitions.append(_partition(fs, c.path, *named, skipped, inside))
                 continue
         parsed = names.parse_partition_dir(c.base_name)
-        why = names.partition_dir_skip(parsed)
-        if why is not None:
-            skipped.append((c.path, why))
-        else:
-            partitions.append(_partition(fs, c.path, parsed.topic, parsed.partition, skipped))
+        inside = _children(fs, c.path) if parsed is not None else None
+        why = names.partition_dir_skip(parsed, _listing(inside) if inside is not None else None)
+        if why is None:
+            partitions.append(_partition(fs, c.path, parsed.topic, parsed.partition, skipped, inside))
+            continue
+        skipped.append((c.path, why))
+        if why == names.LOG_DIR_INSIDE:  # its records are read only when it is named: say so
+            log.warning("kafka-log: skipped %s: %s", c.path, why)
     partitions.sort(key=lambda p: (p.topic, p.partition))
     return Listing(partitions, skipped)
+
+
+def _listing(children: list[pafs.FileInfo]) -> tuple[list[str], list[str]]:
+    """The names of a directory's entries and of its subdirectories, as names.is_log_dir_listing
+    takes them."""
+    return ([c.base_name for c in children],
+            [c.base_name for c in children if c.type == pafs.FileType.Directory])
 
 
 WINDOW_BYTES = 16 << 20  # what a task reads at once

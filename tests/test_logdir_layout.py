@@ -181,6 +181,33 @@ def test_log_dirs_named_as_partitions_in_a_parent_are_not_taken_for_empty_partit
         data / "kafka-logs-1"
 
 
+def test_the_spark_source_skips_log_dirs_in_a_parent_and_warns_naming_them(tmp_path, caplog):
+    """The Spark source listed `/data`'s `kafka-logs-1` and `kafka-logs-2` as empty partitions,
+    read nothing of them without a word, where the library passes them over and says why."""
+    import logging
+
+    from kafkacodec.pipeline.files import list_log
+
+    data = tmp_path / "data"
+    for name in ("kafka-logs-1", "kafka-logs-2"):
+        write_sample(data / name)
+    (data / "kafka-logs-3").mkdir()
+    (data / "kafka-logs-3" / "meta.properties").write_text("version=1\nnode.id=3\n")
+    write_sample(tmp_path / "sample")
+    shutil.copytree(tmp_path / "sample" / "clicks-1", data / "clicks-1")  # a partition beside them is read
+    with caplog.at_level(logging.WARNING, logger="kafkacodec.pipeline"):
+        listing = list_log(str(data))
+    library = logdir.at_path(data)
+    assert [(p.topic, p.partition, len(p.segments)) for p in listing.partitions] == \
+        [(p.topic, p.partition, len(p.segments)) for p in library.partitions]
+    assert [(p.topic, p.partition) for p in library.partitions] == [("clicks", 1)]
+    assert sorted((os.path.basename(p), why) for p, why in listing.skipped) == \
+        sorted((p.name, why) for p, why in library.skipped)
+    warned = [r.getMessage() for r in caplog.records if r.name == "kafkacodec.pipeline"]
+    for name in ("kafka-logs-1", "kafka-logs-2", "kafka-logs-3"):
+        assert any(str(data / name) in w and names.LOG_DIR_INSIDE in w for w in warned), warned
+
+
 def test_a_log_dir_holding_segments_and_no_partition_is_not_replaced_as_one(tmp_path):
     """A broker's log dir (meta.properties) whose only segment files are strays at its root, beside
     a directory of notes, was taken for a partition: clean --in-place replaced the whole log dir by
