@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.runtime.errors import DecodeError, LimitExceededError
+from kafkacodec.runtime.limits import LIMITS
 
 from . import index
 from .logdir import Partition, Segment
@@ -320,7 +321,8 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
                     skip_corrupt: bool = False) -> Iterator[BatchInfo | Damaged | int]:
     """The valid batches of a segment file in order, each damaged range as a Damaged, and, in deep
     mode, after each group of batches the number of records it decoded (an int) and an OverLimit
-    for each batch whose records exceed the decoding limits (not damage: they are not checked). Without
+    for each batch whose records exceed the decoding limits (not damage: they are not checked), in
+    either mode one before each batch larger than LIMITS.max_batch_bytes (never decoded). Without
     `skip_corrupt` the first damage ends it; with it, reading goes on after a batch whose records
     do not read, or, after bad framing or a bad CRC, from the next batch whose CRC matches."""
     start = 0
@@ -331,6 +333,15 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
         for item in iter_file_batches(path, start):
             if isinstance(item, DecodeError):  # named already by iter_file_batches
                 damage = (at, item)
+            elif item.size > LIMITS.max_batch_bytes:  # the readers refuse it unread, as the limit says
+                if pending:  # in order: the index checks follow positions
+                    bad = yield from _decoded(pending, path)
+                    pending, pending_bytes = [], 0
+                    if bad is not None:
+                        damage, resume = bad
+                        break
+                yield OverLimit(item.position, too_large(item, path))
+                yield item
             elif quick:
                 yield item
             else:
@@ -357,6 +368,13 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
         if not skip_corrupt or resume is None:
             return
         start = resume
+
+
+def too_large(item: BatchInfo, path: Path) -> LimitExceededError:
+    """Why the readers refuse a batch over LIMITS.max_batch_bytes (kafkacodec.records.read_batches)."""
+    return LimitExceededError(f"batch of {item.size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
+                              "(--max-batch-bytes; kafkacodec.runtime.limits.LIMITS.max_batch_bytes)",
+                              item.position + 8, "log/size", str(path))
 
 
 @dataclass(frozen=True)
