@@ -50,13 +50,19 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     given; the rest default to Kafka's "none" values (magic 2, no compression, CreateTime, -1
     for producer fields). Every problem of a line is reported, by field, and nothing is
     written. A batch marked "crcValid": false (read from damaged bytes) is refused unless
-    --accept-damaged; one marked "recordsValid": false (its records did not read) always. OUT and its indexes appear whole or not at all."""
+    --accept-damaged; one marked "recordsValid": false (its records did not read) always.
+
+    OUT and each index appear whole or not at all. The indexes of a .log replaced are replaced
+    too, or removed without --index; until its new .index is in place there is none, so that a
+    crash never leaves an offset index beside a .log it does not describe (Kafka's recovery, and
+    `kafkacodec recover`, rebuild a missing one)."""
     from ..storage import index
-    from ..storage.files import tmp_path_of, write_files_atomically
+    from ..storage.files import write_files_atomically
     from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
     from ..storage.names import first_offset_of, offset_from_name
     from ..storage.safeio import os_problem
     from ..storage.scan import scan_bytes
+    from ..storage.segment_files import replace_segment
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
@@ -72,7 +78,7 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
         sys.exit(2)
     try:
         segment = segment_from_json(sys.stdin.buffer, recompute, accept_damaged)
-        files = {out: segment.data}
+        indexes: dict[Path, bytes] = {}
         if with_index:
             try:
                 base = offset_from_name(out.name)
@@ -83,18 +89,22 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
             check_index_range(segment, base)
             batches = scan_bytes(segment.data).batches
             offsets, times = index.rebuild(batches, base)
-            files[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
-            files[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
-            files.update(_txn_index_of(out, base, batches))
+            indexes[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
+            indexes[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
+            indexes.update(_txn_index_of(out, base, batches))
     except JsonInputError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
-    try:
-        write_files_atomically(files)
-    except OSError as err:
-        failed = next((p for p in files if err.filename in (str(p), str(tmp_path_of(p)))), out)
-        click.echo(f"error: {os_problem(failed, err)}", err=True)
-        sys.exit(2)
+    if with_index or out.suffix == ".log":  # a segment: its indexes go with it
+        removed = replace_segment(out, indexes, segment.data)
+    else:
+        try:
+            write_files_atomically({out: segment.data})
+        except OSError as err:
+            raise os_problem(out, err) from None
+        removed = []
+    for path in removed:
+        click.echo(f"note: removed {path}, which indexed the segment replaced (--index writes new ones)", err=True)
     click.echo(f"wrote {out} ({len(segment.data)} bytes)")
 
 
