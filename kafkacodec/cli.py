@@ -18,21 +18,22 @@ class _Main(click.Group):
     def invoke(self, ctx: click.Context):
         from .runtime.errors import KafkaCodecError
         from .storage.safeio import FileProblem, os_problem
+        from .commands.terminal import say
 
         try:
             return super().invoke(ctx)
         except BrokenPipeError:  # the reader of our output went away (`| head`): nothing to say, and
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush there
             ctx.exit(1)
-        except FileProblem as err:
-            click.echo(f"error: {err}", err=True)
+        except FileProblem as err:  # messages quote names read from files: escaped (commands.terminal)
+            say(f"error: {err}", err=True)
             ctx.exit(2)
         except KafkaCodecError as err:
-            click.echo(f"error: {err}", err=True)
+            say(f"error: {err}", err=True)
             ctx.exit(1)
         except OSError as err:
             message = os_problem(err.filename, err) if err.filename is not None else err.strerror or err
-            click.echo(f"error: {message}", err=True)
+            say(f"error: {message}", err=True)
             ctx.exit(2)
         except ModuleNotFoundError as err:  # a command that needs an extra a plain install lacks
             top = (err.name or "").split(".")[0]

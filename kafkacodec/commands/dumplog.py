@@ -29,7 +29,8 @@ HELP = [
     ("--max-bytes <Integer: size>", "Read at most this many bytes of each log. (default: 2147483647)"),
     ("--max-message-size <Integer: size>", "Largest batch read where an index entry points. (default: 5242880)"),
     ("--offsets-decoder", "Decode records as __consumer_offsets records (implies --print-data-log)."),
-    ("--print-data-log", "Print keys and values of records (implies --deep-iteration)."),
+    ("--print-data-log", "Print keys and values of records (implies --deep-iteration), raw as Kafka's tool prints "
+                         "them, control characters and escape sequences included (`kafkacodec dump` escapes them)."),
     ("--remote-log-metadata-decoder", "Decode records as __remote_log_metadata records (tiered storage; implies "
                                       "--print-data-log)."),
     ("--share-group-state-decoder", "Decode records as __share_group_state records (implies --print-data-log)."),
@@ -129,7 +130,9 @@ def _raw_args(ctx: click.Context) -> list[str]:
 def dump_log(ctx: click.Context) -> None:
     """Kafka 4.1's kafka-dump-log, with its options (`--files a.log,b.index ...`) and its output.
 
-    Run `kafkacodec dump-log --help` for the options."""
+    Names, keys and values are printed raw, as Kafka's tool prints them, control characters and
+    escape sequences included; `kafkacodec dump` escapes them. Run `kafkacodec dump-log --help`
+    for the options."""
     from ..storage import dumplog
     from ..storage.safeio import FileProblem
 

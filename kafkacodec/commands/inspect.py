@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from .progress import partitions_size, progress, size_of
+from .terminal import cell, say
 
 
 def partition_name(part) -> str:
@@ -53,7 +54,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
         try:
             check_regular(path)
         except FileProblem as err:
-            click.echo(f"error: {err}", err=True)
+            say(f"error: {err}", err=True)
             sys.exit(2)
     if path.is_file():
         partitions = [logdir.Partition(path.resolve().parent.name, -1, path.parent, [logdir.segment_of(path)])]
@@ -75,14 +76,14 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
                                              offset_gaps=False if gaps_expected(part.topic) else None)
             except FileProblem as err:  # not checked at all: said apart from damage, exit 2
                 unusable.append(f"error: {err}")
-                table.add_row(name, str(len(part.segments)), "", "", "", "[red]not readable[/red]")
+                table.add_row(cell(name), str(len(part.segments)), "", "", "", "[red]not readable[/red]")
                 continue
             lines = [line for r in reports for line in v.describe(r)]
             damaged += lines
             notes += [note for r in reports for note in r.notes]
             fixes |= {"recover" for r in reports if r.error is not None}
             fixes |= {"reindex" for r in reports for p in r.problems if p.startswith(v.INDEX_PROBLEMS)}
-            table.add_row(name, str(len(reports)), str(sum(r.batches for r in reports)),
+            table.add_row(cell(name), str(len(reports)), str(sum(r.batches for r in reports)),
                           "framing and CRCs" if quick else str(sum(r.records for r in reports)),
                           str(sum(r.file_size for r in reports)),
                           "ok" if not lines else f"[red]{len(lines)} problem{'s' if len(lines) != 1 else ''}[/red]")
@@ -93,11 +94,11 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
         damaged += [f"{p}; run `kafkacodec recover {path}` to finish it" for p in unfinished]
     Console(stderr=False).print(table)
     for where, why in skipped:  # as Kafka passes them over at load; not damage
-        click.echo(f"skipped {where}: {why}", err=True)
+        say(f"skipped {where}: {why}", err=True)
     for note in notes:
-        click.echo(note, err=True)
+        say(note, err=True)
     for line in damaged + unusable:
-        click.echo(line, err=True)
+        say(line, err=True)
     if "recover" in fixes:
         click.echo(f"to repair: `kafkacodec recover {path}` cuts the damage as Kafka's recovery would (the cut "
                    "bytes are kept beside each segment) and rebuilds the indexes", err=True)
@@ -165,7 +166,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
             try:
                 status = max(status, _dump_json(path, kind, skip_corrupt))
             except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
-                click.echo(f"error: {err}", err=True)
+                say(f"error: {err}", err=True)
                 status = max(status, 2)
         sys.exit(status)
     print_data = print_data_log or kind is not None  # as in Kafka's tool
@@ -176,7 +177,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
                            parser=dumplog_decoders.named(kind) if kind else dumplog_decoders.classes(None, None))
     reports = dumplog.Reports()
     problems: list[str] = []
-    damage = dumplog.Damage(problems.append, skip_corrupt, note=lambda text: click.echo(f"note: {text}", err=True))
+    damage = dumplog.Damage(problems.append, skip_corrupt, note=lambda text: say(f"note: {text}", err=True))
     with progress(sum(size_of(p) for p in files), "dumping", beside_output=True) as advance:
         for path in files:
             read = [0]  # the log's batches as they are listed; the rest of a file when it is done
@@ -188,7 +189,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
             status = max(status, _dump_one(path, opts, reports, damage, problems))
             advance(max(0, size_of(path) - read[0]))
     for line in reports.lines():  # after all files, on stderr, as Kafka's tool prints them
-        click.echo(line, err=True)
+        say(line, err=True)
     sys.exit(status)
 
 
@@ -203,15 +204,15 @@ def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
             lines = dumplog.dump_kept_cut(path, str(path), opts, reports, damage)
         else:
             lines = dumplog.dump_file(str(path), opts, reports, damage)
-        for stream, line in lines:
-            click.echo(line, err=stream == "err")
+        for stream, line in lines:  # keys, values, headers and names escaped: dump-log alone prints them raw
+            say(line, err=stream == "err")
     except dumplog.Crash as err:  # what ends Kafka's run ends only this file's listing here
         problems.append(str(err))
     except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
-        click.echo(f"error: {err}", err=True)
+        say(f"error: {err}", err=True)
         status = 2
     for problem in problems:
-        click.echo(f"error: {problem}", err=True)
+        say(f"error: {problem}", err=True)
         status = max(status, 1)
     problems.clear()
     return status
@@ -234,10 +235,10 @@ def _segments_of(paths: tuple[Path, ...]) -> tuple[list[Path], int]:
             root = logdir.open_log_dir(path)
             parts, skipped = root.partitions, list(root.skipped)
         for where, why in skipped + [s for part in parts for s in part.skipped]:  # as verify says them
-            click.echo(f"skipped {where}: {why}", err=True)
+            say(f"skipped {where}: {why}", err=True)
         logs = [seg.log for part in parts for seg in part.segments]
         if not logs:
-            click.echo(f"error: {path}: no segments to dump", err=True)
+            say(f"error: {path}: no segments to dump", err=True)
             status = 2
         files += logs
     return files, status
@@ -269,18 +270,17 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
         for batch in batches_of(data, verify=False, skip_corrupt=skip_corrupt):
             if isinstance(batch, Skipped):
                 batch.error.file = batch.error.file or str(path)
-                click.echo(f"error: {batch.error} (bytes {batch.start}..{batch.end} skipped)", err=True)
+                say(f"error: {batch.error} (bytes {batch.start}..{batch.end} skipped)", err=True)
                 status = 1
                 continue
             if not batch.crc_valid:  # listed, as the text lines list it; damage all the same
-                click.echo(f"error: {damage.why(path, batch.position, batch.position + batch.size, str(path))}",
-                           err=True)
+                say(f"error: {damage.why(path, batch.position, batch.position + batch.size, str(path))}", err=True)
                 status = 1
             listed = listed_json(batch, str(path))
             obj = listed.obj
             if listed.error is not None:  # its framing holds: listed with the records read, as text lists it
                 obj["recordsError"] = _records_problem(path, batch.position, listed.error)
-                click.echo(f"error: {obj['recordsError']}", err=True)
+                say(f"error: {obj['recordsError']}", err=True)
                 status = 1
             if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
                 for record, out in zip(listed.records, obj["records"]):
@@ -288,7 +288,7 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
             click.echo(json.dumps(obj, separators=(",", ":")))
     except DecodeError as err:  # every valid batch is out; then where and why it stops
         err.file = err.file or str(path)
-        click.echo(f"error: {err}", err=True)
+        say(f"error: {err}", err=True)
         status = 1
     return status
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from .terminal import say, shown
+
 MISSING = "-"  # what Kafka's tool prints for a value it does not have
 
 
@@ -28,8 +30,10 @@ class Row:
         return None if self.offset is None or self.offset == -1 or self.log_end is None else self.log_end - self.offset
 
     def cells(self) -> list[str]:
-        shown = [self.offset, self.log_end, self.lag, self.consumer_id, self.host, self.client_id]
-        return [self.group, self.topic, str(self.partition)] + [MISSING if v is None else str(v) for v in shown]
+        """As printed: names escaped (terminal.shown), so that the columns are as wide as they show."""
+        values = [self.offset, self.log_end, self.lag, self.consumer_id, self.host, self.client_id]
+        return [shown(self.group), shown(self.topic), str(self.partition)] + \
+            [MISSING if v is None else shown(str(v)) for v in values]
 
     def to_json(self, state: str) -> dict:
         return {"group": self.group, "state": state, "topic": self.topic, "partition": self.partition,
@@ -58,7 +62,7 @@ def lag(path: Path, names: tuple[str, ...], as_json: bool) -> None:
     root = logdir.at_path(path)
     coordinator = [p for p in root.partitions if p.topic == CONSUMER_OFFSETS_TOPIC]
     if not coordinator:
-        click.echo(f"error: {path} holds no {CONSUMER_OFFSETS_TOPIC} partition: the groups are not known", err=True)
+        say(f"error: {path} holds no {CONSUMER_OFFSETS_TOPIC} partition: the groups are not known", err=True)
         sys.exit(1)
     loaded = load_groups(coordinator, topic_ids_of(root.partitions))
     groups = {name: g for name, g in loaded.groups.items() if g.exists}
@@ -66,7 +70,7 @@ def lag(path: Path, names: tuple[str, ...], as_json: bool) -> None:
     ends = _LogEnds(root.partitions)
     for name in sorted(names or groups):
         if name in missing:
-            click.echo(f"\nError: Consumer group '{name}' does not exist.", err=True)
+            click.echo("\n" + shown(f"Error: Consumer group '{name}' does not exist."), err=True)
             continue
         group = groups[name]
         state = "Stable" if group.members else "Empty"
@@ -76,14 +80,14 @@ def lag(path: Path, names: tuple[str, ...], as_json: bool) -> None:
                 click.echo(json.dumps(row.to_json(state)))
             continue
         if state == "Empty":
-            click.echo(f"\nConsumer group '{name}' has no active members.", err=True)
+            click.echo("\n" + shown(f"Consumer group '{name}' has no active members."), err=True)
         if rows:
             click.echo(_table(rows))
     for group, line in loaded.notes:
         if group is None or group in groups and (not names or group in names):
-            click.echo(f"note: {line}", err=True)
+            say(f"note: {line}", err=True)
     for line in loaded.damage:
-        click.echo(f"warning: {line}", err=True)
+        say(f"warning: {line}", err=True)
     sys.exit(1 if missing or loaded.damage else 0)
 
 

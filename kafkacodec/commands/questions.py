@@ -10,6 +10,7 @@ import click
 
 from .inspect import partition_name
 from .progress import partitions_size, progress
+from .terminal import cell, say
 
 PATH = click.Path(exists=True, path_type=Path)
 TOPIC_HELP = "Only topics whose whole name matches this regular expression (as kafka-get-offsets' --topic)."
@@ -134,15 +135,15 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
             click.echo(json.dumps(p.to_json()))
         sys.exit(1 if damaged else 0)
     table = Table("partition", "segments", "bytes", "records", "offsets", "timestamps (UTC)", "codecs",
-                  "producers", "transactions", "status", title=str(path))
+                  "producers", "transactions", "status", title=cell(str(path)))
     by_topic, everything = totals(summaries)
-    sums = [(f"{topic} ({n.partitions} partitions)", n) for topic, n in by_topic.items() if n.partitions > 1]
+    sums = [(f"{cell(topic)} ({n.partitions} partitions)", n) for topic, n in by_topic.items() if n.partitions > 1]
     if len(summaries) > 1:  # sums where they say more than the rows above them: per topic, then overall
         sums.append((f"all ({everything.partitions} partitions, {len(by_topic)} topics)", everything))
     for i, p in enumerate(summaries):
         one = Totals()
         one.add(p)
-        table.add_row(partition_name(p), *_cells(one, _range(p.first_offset, p.last_offset)),
+        table.add_row(cell(partition_name(p)), *_cells(one, _range(p.first_offset, p.last_offset)),
                       end_section=i == len(summaries) - 1)
     for name, n in sums:
         table.add_row(name, *_cells(n, "-"))
@@ -155,23 +156,23 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
                           "indexes", "status")
         for p in summaries:
             for s in p.segments:
-                seg_table.add_row(partition_name(p), Path(s.file).name, f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
+                seg_table.add_row(cell(partition_name(p)), cell(Path(s.file).name), f"{s.bytes:,}", f"{s.batches:,}", f"{s.records:,}",
                                   _range(s.first_offset, s.last_offset), show_time(s.max_timestamp),
                                   "missing " + ", ".join(s.missing_indexes) if s.missing_indexes else "present",
-                                  f"[red]{s.damage}[/red]" if s.damage else "ok")
+                                  f"[red]{cell(s.damage)}[/red]" if s.damage else "ok")
         console.print(seg_table)
     for p in summaries:
         for producer, first in p.transactions.open:
-            click.echo(f"{partition_name(p)}: producer {producer}'s transaction from offset {first} is open "
+            say(f"{partition_name(p)}: producer {producer}'s transaction from offset {first} is open "
                        "(no marker yet: read-committed consumers stop before it)", err=True)
     for where, why in root.skipped + [s for p in chosen for s in p.skipped]:
-        click.echo(f"skipped {where}: {why}", err=True)
+        say(f"skipped {where}: {why}", err=True)
     for p, s in damaged:
-        click.echo(f"{s.file}: {s.damage}; run `kafkacodec recover {p.path}` to cut it (the cut bytes are kept)",
+        say(f"{s.file}: {s.damage}; run `kafkacodec recover {p.path}` to cut it (the cut bytes are kept)",
                    err=True)
     missing = sorted({p.path for p in summaries for s in p.segments if s.missing_indexes})
     if missing:
-        click.echo(f"{len(missing)} partition{'s lack' if len(missing) != 1 else ' lacks'} index files; "
+        say(f"{len(missing)} partition{'s lack' if len(missing) != 1 else ' lacks'} index files; "
                    f"run `kafkacodec reindex {path}` to rebuild them", err=True)
     sys.exit(1 if damaged else 0)
 
@@ -212,7 +213,7 @@ def offsets(path: Path, spec: str, topic: str | None, partitions: str | None, ru
         parsed = parse_topic_partitions(rules)
         chosen = [p for p in chosen if selects(parsed, p.topic, p.partition)]
     if not chosen:
-        click.echo(f"error: no partition of {path} matches the filters", err=True)
+        say(f"error: no partition of {path} matches the filters", err=True)
         sys.exit(1)
     failed = False
     for part in sorted(chosen, key=lambda p: f"{p.topic}-{p.partition}"):  # Kafka's order: the names as text
@@ -221,13 +222,13 @@ def offsets(path: Path, spec: str, topic: str | None, partitions: str | None, ru
             found = offset_for(part, kind, target, root.path)
         except KafkaCodecError as err:  # this partition's answer is unknown; the others' still are
             error = str(err)
-            click.echo(f"error: {part.topic}-{part.partition}: {err}", err=True)
+            say(f"error: {part.topic}-{part.partition}: {err}", err=True)
             failed = True
         if as_json:
             click.echo(json.dumps({"topic": part.topic, "partition": part.partition, "offset": found,
                                    **({"error": error} if error else {})}))
         elif found is not None:
-            click.echo(f"{part.topic}:{part.partition}:{found}")
+            say(f"{part.topic}:{part.partition}:{found}")
     sys.exit(1 if failed else 0)
 
 
@@ -274,8 +275,8 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
             try:
                 for hit in hits:
                     found += 1
-                    click.echo(json.dumps(hit.to_json()) if as_json else hit.line())
+                    click.echo(json.dumps(hit.to_json())) if as_json else say(hit.line())
             except KafkaCodecError as err:  # this partition cannot be searched; the others still are
-                click.echo(f"error: {part.topic}-{part.partition}: {err}", err=True)
+                say(f"error: {part.topic}-{part.partition}: {err}", err=True)
                 failed = True
     sys.exit(0 if found and not failed else 1)

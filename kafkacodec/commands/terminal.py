@@ -3,10 +3,15 @@ records, configs, hosts, keys) may hold characters that a terminal acts on inste
 carriage return or an escape sequence rewrites what is on the screen, a newline forges a line of
 output, a bidirectional override reorders it. In text output they are written as Python writes
 escapes (`\\r`, `\\x1b`, `\\u202e`), and a backslash as `\\\\`, so that no two texts look the
-same. JSON output needs none of this: json.dumps escapes them itself."""
+same. JSON output needs none of this: json.dumps, ASCII by default, escapes them (DEL and every
+character past ASCII included) itself.
+
+`dump-log` alone prints them raw: its output is Kafka's kafka-dump-log's byte for byte."""
 from __future__ import annotations
 
 import re
+
+import click
 
 SHORT = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # control characters (C0, DEL, C1), line and paragraph separators, the format characters that
@@ -28,3 +33,15 @@ def shown(text: str) -> str:
     """`text` with every character a terminal would act on written as an escape."""
     return _ACTED_ON.sub(_escape, text) if _ACTED_ON.search(text) else text
 
+
+def say(text: str, err: bool = False) -> None:
+    """A line of text output whose names or data come from files, escaped (a line is one line:
+    a newline in it is a name's, not ours)."""
+    click.echo(shown(text), err=err)
+
+
+def cell(text: str) -> str:
+    """A name for a cell of a rich table: escaped, and its square brackets not read as markup."""
+    from rich.markup import escape
+
+    return escape(shown(text))
