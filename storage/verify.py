@@ -584,3 +584,20 @@ def _reason(err, log: Path) -> str:
     """An error's text without the file name when it is the segment's own (the line names it)."""
     text = str(err)
     return text[len(str(log)) + 2:] if text.startswith(f"{log}: ") else text
+
+
+def index_problems(seg: Segment, part: Partition) -> dict[str, list[str]]:
+    """What verify finds wrong with each index file of the segment, by suffix (.index, .timeindex,
+    .txnindex): checked against the log's batches as their framing and CRCs read (records are not
+    decoded), the transaction index with the producers' state before the segment when it is
+    known. An index that differs from the one recovery would build may still be right: a broker's
+    append path indexes a multi-batch append by its last offset, and the cleaner keeps the
+    .txnindex entries the broker wrote."""
+    state, complete = state_at(part, seg.base_offset)
+    report = verify_segment(seg, producers=state if complete else None, quick=True)
+    found: dict[str, list[str]] = {".index": [], ".timeindex": [], ".txnindex": []}
+    for problem in report.problems:
+        for prefix, suffix in zip(INDEX_PROBLEMS, found):
+            if problem.startswith(prefix):
+                found[suffix].append(problem)
+    return found
