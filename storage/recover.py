@@ -1,7 +1,9 @@
 """Repair segments as Kafka's recovery does (LogSegment.recover): cut each .log at its first bad
 batch and rebuild the indexes that disagree with the log. Unlike Kafka, nothing is thrown away:
 the cut-off bytes are kept beside the segment in `<name>.log.corrupt-<position>` (`-2`, `-3`...
-when that name is taken; never written over), which Kafka and this library pass over.
+when that name is taken; never written over), which Kafka and this library pass over. Kafka then
+deletes the producer snapshots past the new log end; they are set aside likewise, in
+`<name>.snapshot.past-end-<log end>`.
 
 A bad batch is one recovery's scan refuses (framing, size, CRC) or one whose records do not
 decode. Indexes are rebuilt when missing, unreadable, inconsistent with the log (as `verify`
@@ -9,8 +11,9 @@ checks them), or after a cut; a `.txnindex` keeps the entries it has within the 
 cleaner keeps entries whose data it removed) and gains those the log's markers give.
 
 A recovery is planned in full, journaled (storage.journal), then carried out step by step: the
-cut bytes saved and flushed, the log cut and flushed, the indexes written; each step is done
-again or passed over when a crash interrupted it, so the next run finishes the job."""
+snapshots past the cut set aside, the cut bytes saved and flushed, the log cut and flushed, the
+indexes written; each step is done again or passed over when a crash interrupted it, so the next
+run finishes the job."""
 from __future__ import annotations
 
 import os
@@ -20,7 +23,7 @@ from pathlib import Path
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
 from . import index, journal
-from .durable import create_kept, truncate_durably, write_durably
+from .durable import create_kept, rename_durably, truncate_durably, write_durably
 from .guarded import read_segment
 from .journal import JournalProblem
 from .logdir import Partition, Segment, open_partition, segment_of
@@ -45,10 +48,19 @@ class Repair:
     kept_in: Path | None = None  # where the cut bytes go
     indexes: dict[str, str] = field(default_factory=dict)  # index file suffix -> why it is rebuilt
     cut: "CutContents | None" = None  # what the bytes cut off hold
+    # the first cut of a partition: its new log end, and each producer snapshot past it with where
+    # it is kept (Kafka deletes them after truncating: a broker would load a state of records gone)
+    log_end: int | None = None
+    snapshots: list[tuple[Path, Path]] = field(default_factory=list)
 
     @property
     def truncated_bytes(self) -> int:
         return self.file_size - self.valid_bytes
+
+    def snapshots_said(self, dry_run: bool) -> str:
+        kept = ", ".join(f"{src.name} in {dst}" for src, dst in self.snapshots)
+        return (f"the producer snapshots past the new log end {self.log_end}, which Kafka deletes, "
+                f"{'would be' if dry_run else 'are'} kept aside: {kept}")
 
 
 @dataclass
@@ -114,6 +126,7 @@ def plan_partition(part: Partition) -> Plan:
         plan.failures.append(Failure(part.path, f"producer state unreadable, transaction indexes left as they are: "
                                                 f"{err}"))
     producers = state if complete else None  # an unknown start would make up missing entries
+    first_cut = None
     for seg in part.segments:
         try:
             data = read_segment(seg.log)
@@ -137,10 +150,24 @@ def plan_partition(part: Partition) -> Plan:
         if repair.truncated_bytes:
             repair.kept_in = _free_name(seg.log.with_name(f"{seg.log.name}.corrupt-{scan.valid_bytes}"))
             repair.cut = cut_contents(data[scan.valid_bytes:])
+            if first_cut is None:
+                first_cut = repair
+                _snapshots_past_end(part, repair, _end_offset(scan, seg.base_offset))
         repair.indexes = _stale_indexes(seg, scan, aborted, cut=bool(repair.truncated_bytes))
         if repair.truncated_bytes or repair.indexes:
             plan.repairs.append(repair)
     return plan
+
+
+def _snapshots_past_end(part: Partition, repair: Repair, log_end: int) -> None:
+    """Kafka's recovery, having cut a segment, deletes the segments after it and the producer
+    snapshots past the new log end (ProducerStateManager.truncateAndReload). The segments stay
+    here, each recovered alone; the snapshots past the end are set aside, kept as cut bytes are,
+    beside the partition's files under a name Kafka does not read."""
+    repair.log_end = log_end
+    for offset, path in sorted(part.snapshots.items()):
+        if offset > log_end:
+            repair.snapshots.append((path, _free_name(path.with_name(f"{path.name}.past-end-{log_end}"))))
 
 
 def plan_segment_file(path: Path) -> Plan:
@@ -278,7 +305,8 @@ def _step(r: Repair, single: bool, root: Path) -> dict:
     def relative(path: Path) -> str:
         return os.path.relpath(os.path.realpath(path), os.path.realpath(root))
     return {"log": relative(r.segment.log), "single": single, "size": r.file_size, "valid": r.valid_bytes,
-            "kept": relative(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes)}
+            "kept": relative(r.kept_in) if r.kept_in else None, "indexes": sorted(r.indexes),
+            "snapshots": [[relative(src), relative(dst)] for src, dst in r.snapshots]}
 
 
 def describe(state: dict) -> str:
@@ -297,6 +325,15 @@ def _do(step: dict, root: Path) -> str:
     again, or passed over, from whatever state a crash left."""
     log, valid = Path(root) / step["log"], step["valid"]
     said = []
+    # the snapshots first: one kept past a cut made would give a broker a state of records gone
+    for src, dst in ((Path(root) / a, Path(root) / b) for a, b in step.get("snapshots", [])):
+        if os.path.lexists(src):
+            rename_durably(src, dst)
+        elif not os.path.lexists(dst):
+            raise JournalProblem(f"{src}: the producer snapshot to set aside is gone, and {dst} does not hold it")
+    if step.get("snapshots"):
+        said.append("producer snapshots past the new log end kept aside: " +
+                    ", ".join(str(Path(root) / b) for _, b in step["snapshots"]))
     if step["kept"] is not None:
         kept = Path(root) / step["kept"]
         size = check_regular(log)

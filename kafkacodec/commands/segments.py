@@ -379,6 +379,8 @@ def _described(repair, dry_run: bool) -> str:
         said.append(f"{'would truncate' if dry_run else 'truncated'} to {repair.valid_bytes} bytes "
                     f"({repair.reason}); the {repair.truncated_bytes} bytes cut off "
                     f"{'would be' if dry_run else 'are'} kept in {repair.kept_in}: {repair.cut}")
+    if repair.snapshots:
+        said.append(repair.snapshots_said(dry_run))
     if repair.indexes:
         said.append(f"{'would rebuild' if dry_run else 'rebuilt'} " + ", ".join(
             f"{repair.segment.log.with_suffix(s).name} ({why})" for s, why in sorted(repair.indexes.items())))
