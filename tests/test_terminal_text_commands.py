@@ -138,3 +138,31 @@ def test_errors_quoting_a_name_read_from_the_log_dir_are_escaped(hostile, tmp_pa
         assert run.returncode == 2, (command, run.stderr)
         plain(run)
         assert f"error: {esc(str(part))}/{0:020d}.log: " in run.stderr, (command, run.stderr)
+
+
+def test_recover_and_clean_reports_escape_partition_names(hostile, tmp_path):
+    import shutil
+
+    root = tmp_path / "logs"
+    shutil.copytree(hostile, root)
+    log = root / f"{TOPIC}-0" / f"{0:020d}.log"
+    log.write_bytes(log.read_bytes() + f"torn{OSC}\r".encode())
+    recovered = cli("recover", root)
+    assert recovered.returncode == 0, recovered.stderr
+    plain(recovered)
+    assert f"{esc(str(log))}: truncated to " in recovered.stdout
+    for policy in ("delete", "compact"):
+        cleaned = cli("clean", root, "--policy", policy, "--retention-ms", "1", "--min-cleanable-dirty-ratio", "0")
+        assert cleaned.returncode == 0, cleaned.stderr
+        plain(cleaned)
+        assert f"{esc(TOPIC)}-0" in cleaned.stdout, cleaned.stdout
+
+
+def test_write_errors_quoting_the_input_escape_it(tmp_path):
+    name = json.dumps(f"a{OSC}\nforged line")  # a field name given twice
+    run = subprocess.run([sys.executable, "-m", "kafkacodec", "write", tmp_path / "out.log"], timeout=120,
+                         input=f'{{{name}: 1, {name}: 2}}\n'.encode(), capture_output=True)
+    run.stdout, run.stderr = run.stdout.decode(), run.stderr.decode()
+    assert run.returncode == 2
+    plain(run)
+    assert run.stderr == f"error: line 1: {esc(f'a{OSC}')}\\nforged line: given twice in one object\n"

@@ -10,6 +10,8 @@ from typing import Callable, Iterator
 
 import click
 
+from .terminal import say
+
 
 @contextmanager
 def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (),
@@ -34,7 +36,7 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
                 if on_resumed is not None:
                     on_resumed(line)
                 else:
-                    click.echo(f"resumed: {line}", err=True)
+                    say(f"resumed: {line}", err=True)
         yield
 
 
@@ -59,5 +61,5 @@ def fail(err: Exception, hint: str = "") -> None:
     from ..storage.lock import LogDirBusy
     from ..storage.safeio import FileProblem
 
-    click.echo(f"error: {err}{hint}", err=True)
+    say(f"error: {err}{hint}", err=True)  # it may quote names read from the files
     sys.exit(2 if isinstance(err, (LogDirBusy, FileProblem)) else 1)

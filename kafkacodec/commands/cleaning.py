@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from .terminal import cell, say
+
 POLICIES = ["delete", "compact", "compact,delete"]
 LONG_MAX = 2 ** 63 - 1
 
@@ -76,7 +78,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     try:
         if not apply_:
             for p in journal.pending(path):
-                click.echo(f"note: {p} (the report is of the log as it is now)", err=True)
+                say(f"note: {p} (the report is of the log as it is now)", err=True)
             job.run(logdir.partitions_at(path), None)
         else:
             target = root if in_place else Path(os.path.abspath(out))
@@ -204,7 +206,7 @@ class _Job:
         from ..storage.compaction import CompactionConfig, compact
 
         r = compact(part, CompactionConfig(*self.options["compaction"]), self.now, checkpoint, out, self.skip_corrupt)
-        self.compacted.add_row(f"{part.topic}-{part.partition}", "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
+        self.compacted.add_row(cell(f"{part.topic}-{part.partition}"), "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
                                str(r.first_uncleanable), f"{r.records_removed:,}", f"{r.tombstones_removed:,}",
                                f"{r.markers_removed:,}", f"{r.bytes_before:,}", f"{r.bytes_after:,}")
         self.totals[0] += r.bytes_before - r.bytes_after
@@ -214,7 +216,7 @@ class _Job:
     def _retention_rows(self, part, due) -> None:
         for d in due:
             f = d.facts
-            self.deleted.add_row(f"{part.topic}-{part.partition}", f.segment.log.name, f"{f.size:,}",
+            self.deleted.add_row(cell(f"{part.topic}-{part.partition}"), cell(f.segment.log.name), f"{f.size:,}",
                                  f"{f.records:,}", str(f.largest_timestamp), d.reason)
             self.totals[0] += f.size
             self.totals[1] += f.records
@@ -233,7 +235,7 @@ class _Job:
         if "compact" in self.policy:
             wide.print(self.compacted)
         for note in self.notes:
-            click.echo(note)
+            say(note)
         click.echo(f"{'removed' if applied else 'would remove'}: {self.totals[0]:,} bytes, {self.totals[1]:,} records "
                    f"(policy {self.policy}, now = {self.now})" + (f"; cleaned log in {self.out}" if applied else ""))
 

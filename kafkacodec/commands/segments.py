@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .terminal import say, shown, shown_quoted
+
 
 @click.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
@@ -92,8 +94,9 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
             indexes[out.with_suffix(".index")] = index.encode_offset_index(offsets, base)
             indexes[out.with_suffix(".timeindex")] = index.encode_time_index(times, base)
             indexes.update(_txn_index_of(out, base, batches))
-    except JsonInputError as err:
-        click.echo(f"error: {err}", err=True)
+    except JsonInputError as err:  # a line per problem; a field name is the input's (values are quoted as JSON)
+        click.echo("error: " + "\n".join(str(JsonInputError(field and shown(field), shown_quoted(why), err.line))
+                                          for field, why in err.problems), err=True)
         sys.exit(2)
     if with_index or out.suffix == ".log":  # a segment: its indexes go with it
         removed = replace_segment(out, indexes, segment.data)
@@ -147,7 +150,7 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
         with progress(len(data), "converting") as advance:
             data, report = run(data, magic, compression, advance)
     except KafkaCodecError as err:
-        click.echo(f"error: {src}: {err}", err=True)
+        say(f"error: {src}: {err}", err=True)
         sys.exit(1)
     _write_file(out, data)
     for note in report.notes:
@@ -303,7 +306,7 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
         if dry_run:
             resumed = journal.resume(root, dry_run=True)
             for line in resumed:
-                click.echo(line)
+                say(line)
             plan = _recovery_plan(path)
             salvaged = _salvage(path, plan, dry_run=True) if salvage else []
         else:
@@ -314,15 +317,15 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
                 salvaged = _salvage(path, plan, dry_run=False) if salvage else []
     except KafkaCodecError as err:
         fail(err)
-    for line in resumed if not dry_run else []:
-        click.echo(line)
+    for line in resumed if not dry_run else []:  # the report names partitions and files: escaped
+        say(line)
     for repair in plan.repairs:
-        click.echo(_described(repair, dry_run))
+        say(_described(repair, dry_run))
     for failure in plan.failures:
-        click.echo(f"error: {failure.path}: could not be recovered: {failure.reason}", err=True)
+        say(f"error: {failure.path}: could not be recovered: {failure.reason}", err=True)
     for s in salvaged:
         for line in s.describe(dry_run):
-            click.echo(f"error: {line}" if s.failed else line, err=s.failed)
+            say(f"error: {line}" if s.failed else line, err=s.failed)
     if not (plan.repairs or plan.failures or resumed or any(s.segment or s.failed for s in salvaged)):
         click.echo(f"{path}: nothing to recover" + (" or salvage" if salvage else ""))
     sys.exit(1 if plan.failures or any(s.failed for s in salvaged) else 0)

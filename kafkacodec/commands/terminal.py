@@ -34,6 +34,15 @@ def shown(text: str) -> str:
     return _ACTED_ON.sub(_escape, text) if _ACTED_ON.search(text) else text
 
 
+_ACTED_ON_ONLY = re.compile(_ACTED_ON.pattern.replace("\\\\", "", 1))
+
+
+def shown_quoted(text: str) -> str:
+    """As shown(), its backslashes left alone: for text whose values are quoted as JSON already
+    (escapes of their own, which doubled would read as other values)."""
+    return _ACTED_ON_ONLY.sub(_escape, text)
+
+
 def say(text: str, err: bool = False) -> None:
     """A line of text output whose names or data come from files, escaped (a line is one line:
     a newline in it is a name's, not ours)."""
