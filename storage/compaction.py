@@ -39,7 +39,11 @@ for v2 batches and v0/v1 entries alike unless said:
   removes without replacing them), those at or below a log start the cleaning moved go (Kafka's
   loader deletes them), and so does one that holds a transaction open whose marker this
   cleaning removed (loaded, it would keep the transaction open for good).
-Not implemented: the cleaner's grouping of small segments into one, and the checkpoint's update.
+- The cleaning's end (`cleaned_to`): where the next cleaning's dirty part begins, the first
+  offset of the first segment not cleaned. Kafka's cleaner writes the first uncleanable offset to
+  the log dir's cleaner-offset-checkpoint; segments are cleaned whole here, so one that holds the
+  first uncleanable offset (a transaction still open) is dirty still. The clean command writes it.
+Not implemented: the cleaner's grouping of small segments into one.
 """
 from __future__ import annotations
 
@@ -93,6 +97,7 @@ class CompactionReport:
     skipped: list = field(default_factory=list)  # SkippedBytes passed over (with skip_corrupt)
     kept_files: list = field(default_factory=list)  # in the copy, where each of them is kept, in order
     snapshots_removed: list = field(default_factory=list)  # (producer snapshot, why) left out of the copy
+    cleaned_to: int | None = None  # for the cleaner-offset-checkpoint, when the cleaning was due
 
 
 @dataclass
@@ -157,6 +162,8 @@ def compact(part: Partition, config: CompactionConfig, now_ms: int, checkpoint: 
         first_dirty_ts is not None and now_ms - first_dirty_ts > config.max_compaction_lag_ms))
     report = CompactionReport(first_uncleanable, first_dirty, ratio, due, bytes_before=sum(sizes.values()),
                               skipped=skipped)
+    if due:  # cleanable segments are the first ones: the first segment not among them is where dirt begins
+        report.cleaned_to = next(s.base_offset for s in part.segments if s.base_offset not in cleanable)
     legacy_horizon = _legacy_horizon(part, first_dirty, config)
     cleaning = _Cleaning(latest, CleanedTransactions(aborted), log_txns.last_records, config, now_ms, report,
                          log_txns.aborted_entries)

@@ -57,9 +57,11 @@ class Publication:
             except OSError as err:
                 raise os_problem(d, err) from None
 
-    def publish(self, names: list[str], files: list[str] = ()) -> list[str]:
+    def publish(self, names: list[str], files: list[str] = (), replacing: list[str] = ()) -> list[str]:
         """Flush the copies, journal them, then move them into place; returns what was done. A
-        partition directory that is a symbolic link is refused first, and nothing is changed."""
+        partition directory that is a symbolic link is refused first, and nothing is changed.
+        `files` are root files staged for a target that lacks them; `replacing`, root files staged
+        to take the place of the target's own (the cleaner-offset-checkpoint), or to be new there."""
         linked = next((name for name in names if os.path.islink(self.target / name)), None)
         if linked is not None:
             self.abandon()
@@ -71,7 +73,7 @@ class Publication:
             raise FileProblem(left, _left_behind_refusal(left, self.kind))
         fsync_tree(self.staging)
         fsync_dir(self.target)
-        self.state.update(phase="publish", partitions=list(names), files=list(files),
+        self.state.update(phase="publish", partitions=list(names), files=list(files), replacing=list(replacing),
                           kept_as=self._kept_names(names) if self.keep_old else {})
         journal.record(self.target, self.state)
         done = _publish(_resolved(self.target, self.state), dry_run=False)
@@ -195,6 +197,12 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
             if not dry_run:
                 rename_durably(staged, dst)
             done.append(f"{verb}write {dst}")
+    for name in state.get("replacing", []):  # once moved, the staged file is gone: done again, it passes over
+        staged, dst = files / name, target / name
+        if staged.exists():
+            if not dry_run:
+                _replace_file(staged, dst)
+            done.append(f"{verb}write {dst}")
     for name in state["partitions"]:  # every copy is in place and its rename flushed
         aside = old / name
         if not os.path.lexists(aside):
@@ -225,6 +233,17 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
 
 def _state(dst: Path, copy: Path, aside: Path) -> str:
     return ", ".join(f"{p} {'exists' if os.path.lexists(p) else 'is missing'}" for p in (dst, copy, aside))
+
+
+def _replace_file(staged: Path, dst: Path) -> None:
+    """Rename the staged file over `dst` (atomic: the old one or the new one, never neither), then
+    flush both directories."""
+    try:
+        os.replace(staged, dst)
+    except OSError as err:
+        raise os_problem(dst, err) from None
+    fsync_dir(dst.parent)
+    fsync_dir(staged.parent)
 
 
 def _unlink(path: Path) -> None:

@@ -144,5 +144,7 @@ def test_in_place_replaces_the_partitions_with_their_cleaned_copies(tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert contents(logdir.open_partition(tmp_path / "logs" / "t-0")) == [(1, b"k1", b"b"), (2, b"k2", b"c")]
-    # nothing left beside the partitions but the log dir's lock file (kept: removing a lock file races)
-    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [".kafkacodec.lock", "meta.properties", "t-0"]
+    # nothing left beside the partitions but the log dir's lock file (kept: removing a lock file races), and the
+    # cleaner's checkpoint, as Kafka's cleaner leaves it
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [".kafkacodec.lock", "cleaner-offset-checkpoint",
+                                                                     "meta.properties", "t-0"]

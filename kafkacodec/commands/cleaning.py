@@ -11,6 +11,7 @@ import click
 from .terminal import cell, say
 
 POLICIES = ["delete", "compact", "compact,delete"]
+CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
 LONG_MAX = 2 ** 63 - 1
 
 
@@ -106,6 +107,7 @@ class _Job:
         self.totals = [0, 0]
         self.notes: list[str] = []
         self.out: Path | None = None
+        self.cleaned_to: dict[tuple[str, int], int] = {}  # where each partition compacted now was cleaned to
 
     def run(self, parts, pub) -> None:
         from .progress import advancing, partitions_size, progress
@@ -155,11 +157,13 @@ class _Job:
                 try:
                     if due:
                         source = logdir.open_partition(copy_without(part, due, scratch))
-                    r = self._compact(source, None if single else self.path / "cleaner-offset-checkpoint",
+                    r = self._compact(source, self._source_dir(single) / CLEANER_CHECKPOINT,
                                       pub.new if pub is not None else None)
                 finally:
                     if scratch is not None:
                         remove_tree(scratch)
+                if r.cleaned_to is not None:
+                    self.cleaned_to[(part.topic, part.partition)] = r.cleaned_to
                 if pub is not None:
                     if due or r.due or r.skipped or not pub.in_place:
                         changed.append(part.path.name)
@@ -174,6 +178,7 @@ class _Job:
                 self.notes += [f"would skip: {s.describe()}" for s in r.skipped[len(r.kept_files):]]
             if pub is not None and not pub.in_place and not single:
                 files = _stage_root_files(self.path, pub)
+            replacing = self._stage_checkpoint(pub, files, changed, single) if pub is not None else []
         except BaseException:
             if pub is not None:
                 try:
@@ -183,8 +188,44 @@ class _Job:
             raise
         if pub is not None:
             self.out = pub.target
-            for line in pub.publish(changed, files):
+            for line in pub.publish(changed, files, replacing):
                 self.notes.append(line)
+
+    def _source_dir(self, single: bool) -> Path:
+        """The log dir the partitions come from: the one a single partition's directory is in."""
+        return self.path.parent if single else self.path
+
+    def _stage_checkpoint(self, pub, files: list[str], changed: list[str], single: bool) -> list[str]:
+        """The target log dir's cleaner-offset-checkpoint staged with where each partition compacted
+        now was cleaned to, as Kafka's cleaner updates it after a cleaning (LogCleanerManager
+        .updateCheckpoints): the entries already there kept, those of partitions copied to --out
+        taken from the source's, and, as Kafka keeps them, only those of partitions in the log dir.
+        Without it the next cleaning takes the whole log for dirty, and verify calls the offsets a
+        cleaning removed records lost where nothing else shows the topic is compacted."""
+        from ..storage.replace import STAGING_NAME
+        from ..storage.textfiles import read_offset_checkpoint, write_checkpoint
+
+        if not self.cleaned_to:
+            return []
+        entries: dict[tuple[str, int], int] = {}
+        if (pub.target / CLEANER_CHECKPOINT).is_file():
+            entries.update(read_offset_checkpoint(pub.target / CLEANER_CHECKPOINT))
+        source = self._source_dir(single) / CLEANER_CHECKPOINT
+        if not pub.in_place and source.is_file():
+            entries.update((tp, offset) for tp, offset in read_offset_checkpoint(source).items()
+                           if f"{tp[0]}-{tp[1]}" in changed)
+        entries.update(self.cleaned_to)
+        present = set(changed) | {p.name for p in pub.target.iterdir() if p.is_dir() and p.name != STAGING_NAME}
+        kept = sorted((tp, offset) for tp, offset in entries.items() if f"{tp[0]}-{tp[1]}" in present)
+        if CLEANER_CHECKPOINT in files:  # the source's copy, staged for a target without one: this takes its place
+            files.remove(CLEANER_CHECKPOINT)
+        try:
+            write_checkpoint(pub.files / CLEANER_CHECKPOINT, [[topic, partition, offset]
+                                                              for (topic, partition), offset in kept])
+        except OSError as err:
+            from ..storage.safeio import os_problem
+            raise os_problem(pub.files / CLEANER_CHECKPOINT, err) from None
+        return [CLEANER_CHECKPOINT]
 
     def _retain(self, part, due, pub, changed: list[str]) -> None:
         """Policy delete: the kept segments read in full, their damage refused or (skip_corrupt) left
