@@ -5,8 +5,9 @@ source (storage LogSegment.recover/updateProducerState, ProducerAppendInfo.appen
 ProducerStateManager.lastStableOffset, clients ControlRecordType.parseTypeId and
 EndTransactionMarker.deserializeValue): the first record of a producer's control batch is read
 as an end-transaction marker; a key shorter than 4 bytes or of a negative version, a value
-shorter than 6 bytes or of a negative version are InvalidRecordExceptions, which cut the segment
-there; a null key (NullPointerException) or a record of another type (IllegalArgumentException)
+shorter than 6 bytes or of a negative version are InvalidRecordExceptions, which end recovery's
+reading after that batch (its bytes were already counted valid): the marker's batch stays without
+ending its transaction, and the rest of the segment is cut; a null key (NullPointerException) or a record of another type (IllegalArgumentException)
 are exceptions recovery does not catch, which stop the broker. An aborted transaction that a
 marker ends goes to the transaction index with the last stable offset of that moment.
 
@@ -28,9 +29,10 @@ class BrokerStops(Exception):
     """An exception LogSegment.recover does not catch."""
 
 
-def kafka_recovery(data: bytes, open_txns=None):
+def kafka_recovery(data: bytes, open_txns=None, refused=None):
     """(valid bytes, aborted transactions as (producer, first offset, marker offset, last stable
-    offset)) of a segment recovered from the producer state `open_txns` ({producer: first offset})."""
+    offset)) of a segment recovered from the producer state `open_txns` ({producer: first offset});
+    `refused` gets the producers whose marker recovery refused, their transactions left open."""
     ongoing = dict(open_txns or {})
     aborted, valid = [], 0
     for batch in read_batches(data):
@@ -41,8 +43,10 @@ def kafka_recovery(data: bytes, open_txns=None):
                 if records:
                     try:
                         kind = _marker_type(records[0])
-                    except ValueError:  # InvalidRecordException: the segment ends here
-                        break
+                    except ValueError:  # InvalidRecordException: this batch counted, the rest cut
+                        if refused is not None:
+                            refused[e.producer_id] = ongoing.get(e.producer_id)
+                        return batch.position + batch.size, aborted
                     first = ongoing.pop(e.producer_id, None)
                     if first is not None and kind == 0:
                         others = [f for p, f in ongoing.items() if p != e.producer_id]
@@ -114,8 +118,10 @@ def test_a_control_record_kafkas_recovery_rejects_is_refused_by_line_and_field(t
     if kafka == "stops":
         with pytest.raises(BrokerStops):
             kafka_recovery(data)
-    else:
-        assert kafka_recovery(data)[0] < len(data)  # cut before the marker
+    else:  # the marker's batch stays, but its transaction is never ended and what follows is cut
+        refused = {}
+        assert kafka_recovery(data + write_batch([{"value": b"after"}], base_offset=2), refused=refused)[0] == len(data)
+        assert refused == {7: 0}
     out = tmp_path / "00000000000000000000.log"
     run = kc("write", "--index", out, stdin=lines(DATA, marker(record)))
     assert run.returncode == 2 and not out.exists(), run.stderr
