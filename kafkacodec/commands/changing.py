@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 
 import click
 
-from .terminal import say
+from .terminal import say, shown
 
 
 @contextmanager
@@ -61,5 +61,5 @@ def fail(err: Exception, hint: str = "") -> None:
     from ..storage.lock import LogDirBusy
     from ..storage.safeio import FileProblem
 
-    say(f"error: {err}{hint}", err=True)  # it may quote names read from the files
+    click.echo(shown(f"error: {err}") + hint, err=True)  # the error may quote names read from files; the hint is ours
     sys.exit(2 if isinstance(err, (LogDirBusy, FileProblem)) else 1)
