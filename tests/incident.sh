@@ -71,7 +71,9 @@ status kafkacodec dump --skip-corrupt logs/clicks-1/*.corrupt-* > salvageable.ou
 expect "invalid from byte 0" salvageable.err
 status kafkacodec dump --json --skip-corrupt logs/clicks-1/*.corrupt-* > salvageable.jsonl 2> salvageable-json.err
 [ "$(cat status)" = 1 ] || { echo "dump --json of the kept bytes should exit 1 on their damage"; exit 1; }
-[ "$(wc -l < salvageable.jsonl)" = 10 ] || { echo "expected the 10 intact batches:"; cat salvageable.jsonl; exit 1; }
+# every batch whose framing holds is listed: the damaged one marked, then the 10 intact ones
+[ "$(wc -l < salvageable.jsonl)" = 11 ] || { echo "expected 11 batches:"; cat salvageable.jsonl; exit 1; }
+[ "$(grep -c '"crcValid":false' salvageable.jsonl)" = 1 ] || { echo "expected one damaged batch"; exit 1; }
 kafkacodec recover --salvage --dry-run logs > salvage-plan.out
 expect "would salvage offsets 50\.\.99 (10 batches, 50 records) as logs/clicks-1/00000000000000000050.log" \
     salvage-plan.out

@@ -456,7 +456,8 @@ def test_a_subscription_of_topics_not_found_warns_the_driver(spark, sample):
         logs = spark.tvf.python_worker_logs().where("logger = 'kafkacodec.pipeline'").collect()
     finally:
         spark.conf.unset(conf)
-    assert {(r["level"], r["msg"]) for r in logs} == {
+    # the session's worker logs hold other tests' warnings too
+    assert {(r["level"], r["msg"]) for r in logs if "subscribe names" in r["msg"]} == {
         ("WARNING", f"kafka-log: subscribe names topics with no partition under {sample}: 'a|b' (subscribe takes "
                     "topic names separated by commas; subscribePattern takes a regular expression)")}
 
@@ -493,7 +494,8 @@ def test_a_copy_without_markers_warns_the_driver_of_the_transactions_left_open(s
         logs = spark.tvf.python_worker_logs().where("logger = 'kafkacodec.pipeline'").collect()
     finally:
         spark.conf.unset(conf)
-    assert {(r["level"], r["msg"]) for r in logs} == {
+    # the session's worker logs hold other tests' warnings too: this read's and this write's name payments-0
+    assert {(r["level"], r["msg"]) for r in logs if "payments-0" in r["msg"]} == {
         ("WARNING", "kafka-log: isolationLevel=read_committed reads nothing at or past a partition's last stable "
                     "offset, the first offset of its earliest transaction with no COMMIT or ABORT marker yet, as "
                     "Kafka's read_committed consumers do: payments-0 stops at 63, short of its log end 68 (open "
