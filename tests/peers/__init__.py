@@ -1,0 +1,1 @@
+"""Drivers of other implementations of Kafka's formats, for the cross-checks."""
