@@ -50,12 +50,12 @@ check: install
 	$(KC) generate --check
 
 # what the compiled modules replace: read again in pure Python by make test
-PURE_TESTS := tests/test_columnar.py tests/test_sink_columns.py tests/test_kernels.py tests/test_verify_deep.py tests/test_pipeline_decode.py \
-	tests/test_damage_valid_crc.py tests/test_decoded_objects.py tests/test_generated_api.py \
-	tests/test_cross_kafka_python.py tests/test_cross_kafkajs.py tests/test_cross_librdkafka.py \
-	tests/test_damaged_input.py tests/test_damaged_corpus.py tests/test_properties.py tests/test_file_reading.py \
-	tests/test_writer.py tests/test_dump_format.py tests/test_convert.py tests/test_compaction.py \
-	tests/test_plain_legacy.py
+PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_columns.py tests/codecs/test_kernels.py tests/storage/test_verify_deep.py tests/pipeline/test_pipeline_decode.py \
+	tests/codecs/test_damage_valid_crc.py tests/codecs/test_decoded_objects.py tests/codecs/test_generated_api.py \
+	tests/cross/test_cross_kafka_python.py tests/cross/test_cross_kafkajs.py tests/cross/test_cross_librdkafka.py \
+	tests/codecs/test_damaged_input.py tests/storage/test_damaged_corpus.py tests/codecs/test_properties.py tests/storage/test_file_reading.py \
+	tests/change/test_writer.py tests/dumplog/test_dump_format.py tests/change/test_convert.py tests/change/test_compaction.py \
+	tests/codecs/test_plain_legacy.py
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
@@ -65,7 +65,7 @@ test: $(TEST_STAMP) $(NODE_STAMP) browser
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)
 
 # the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
-# recipe for a cluster on a standalone master and two workers (tests/test_spark_cluster.py)
+# recipe for a cluster on a standalone master and two workers (tests/pipeline/test_spark_cluster.py)
 test-cluster: $(TEST_STAMP)
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
 

@@ -1,5 +1,5 @@
 """Columnar figures: a segment of v2 batches decoded into Arrow arrays (offset, timestamp, key,
-value, headers) by storage.columnar, with and without CRC checks, beside aiokafka's C extension
+value, headers) by storage.segments.columnar, with and without CRC checks, beside aiokafka's C extension
 materialising every record of the same batches (which checks no CRC), paired run by run."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pyarrow as pa
 
-from kafkacodec.storage.columnar import read_columns
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.segments.columnar import read_columns
+from kafkacodec.storage.segments.scan import batch_positions
 
 import peers
 

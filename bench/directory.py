@@ -6,10 +6,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafkacodec.storage.logdir import open_log_dir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout.logdir import open_log_dir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 def build(root: Path, batches: int = 2000, per_batch: int = 100, value_size: int = 100) -> int:

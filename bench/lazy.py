@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 from kafkacodec import Record, write_batch
-from kafkacodec.storage import index, index_search
-from kafkacodec.storage.logdir import open_partition
-from kafkacodec.storage.lookup import find_offset
-from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.indexes import index, index_search
+from kafkacodec.storage.layout.logdir import open_partition
+from kafkacodec.storage.indexes.lookup import find_offset
+from kafkacodec.storage.segments.scan import scan_file
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "00000000000000000000"
@@ -68,7 +68,7 @@ def table(size: int = 1 << 30) -> dict:
         entries = (part / f"{BASE}.index").stat().st_size // 8
         memory = {}
         for way in ("headers", "batches", "columns"):
-            out = subprocess.run([sys.executable, str(ROOT / "tests" / "scan_memory.py"), way, str(log)],
+            out = subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "scan_memory.py"), way, str(log)],
                                  capture_output=True, text=True, check=True).stdout
             memory[way] = int(out)
         return {"file_bytes": file_size, "largest_batch": largest, "scans": rows,

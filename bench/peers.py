@@ -19,10 +19,10 @@ from kafka.record.memory_records import MemoryRecords
 
 
 def driver_from_tests(name: str):
-    """The tests' driver of a peer (tests/peers/<name>.py), loaded by path: this module's own
+    """The tests' driver of a peer (tests/support/peers/<name>.py), loaded by path: this module's own
     name is `peers` too."""
     import importlib.util
-    path = Path(__file__).resolve().parent.parent / "tests" / "peers" / f"{name}.py"
+    path = Path(__file__).resolve().parent.parent / "tests" / "support" / "peers" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"kafkacodec_bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

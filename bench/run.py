@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from kafkacodec import Record, plain_legacy, read_batches, records, write_batch
+from kafkacodec import Record, read_batches, write_batch
+from kafkacodec.codec import plain_legacy, records
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
 

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.change.writer import PartitionWriter
 
 PARTITIONS, RECORDS_PER_PARTITION, PER_BATCH = 4, 250_000, 500
 

@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-from standalone import node_python, standalone  # noqa: E402
+sys.path.insert(0, str(HERE.parent))
+from tests.support.standalone import node_python, standalone  # noqa: E402
 
 
 def table() -> list[dict] | None:

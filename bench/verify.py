@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from kafkacodec import Record, write_batch
-from kafkacodec.storage import index
-from kafkacodec.storage.logdir import open_partition
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.verify import verify_partition
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout.logdir import open_partition
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.audit.verify import verify_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "00000000000000000000"
@@ -39,8 +39,8 @@ def build(part: Path, size: int, codec: str) -> int:
 def peak_rss(part: Path, quick: bool) -> int:
     """Peak resident memory (VmHWM) of verify in a fresh process, less its resident memory before
     (ru_maxrss would carry the parent's peak across fork and exec)."""
-    code = ("import sys\nfrom pathlib import Path\nfrom kafkacodec.storage.logdir import open_partition\n"
-            "from kafkacodec.storage.verify import verify_partition\n"
+    code = ("import sys\nfrom pathlib import Path\nfrom kafkacodec.storage.layout.logdir import open_partition\n"
+            "from kafkacodec.storage.audit.verify import verify_partition\n"
             "def status(field):\n"
             "    return next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') "
             "if line.startswith(field + ':'))\n"

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .commands import cleaning, codegen, dumplog, inspect, lag, metadata, packenv, questions, segments, spark
+from .commands import cleaning, codegen, dump_log, lag, metadata, packenv, questions, reading, segments, spark
 
 
 class _Main(click.Group):
@@ -16,8 +16,8 @@ class _Main(click.Group):
     KafkaCodecError); never a traceback."""
 
     def invoke(self, ctx: click.Context):
-        from .runtime.errors import KafkaCodecError
-        from .storage.safeio import FileProblem, os_problem
+        from kafkacodec.runtime.errors import KafkaCodecError
+        from kafkacodec.storage.diskio.safeio import FileProblem, os_problem
         from .commands.terminal import say
 
         try:
@@ -58,7 +58,7 @@ _EXTRA_OF = {"pyarrow": "columnar", "pyspark": "spark", "pandas": "spark"}
               help="Most items of one counted list: records per batch, headers per record (default 2^20).")
 def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_items: int | None) -> None:
     """Read, verify and write Apache Kafka's on-disk formats without a broker."""
-    from .runtime.limits import LIMITS
+    from kafkacodec.runtime.limits import LIMITS
 
     for name, value in (("max_batch_bytes", max_batch_bytes), ("max_decompressed_bytes", max_decompressed_bytes),
                         ("max_items", max_items)):
@@ -67,7 +67,7 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
-                segments.reindex, segments.recover, inspect.verify, inspect.dump, cleaning.clean, spark.export, spark.compact_table,
-                questions.describe, questions.find, questions.offsets, lag.lag, dumplog.dump_log, metadata.metadata,
+                segments.reindex, segments.recover, reading.verify, reading.dump, cleaning.clean, spark.export, spark.compact_table,
+                questions.describe, questions.find, questions.offsets, lag.lag, dump_log.dump_log, metadata.metadata,
                 packenv.pack_env):
     main.add_command(command)

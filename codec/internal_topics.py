@@ -109,7 +109,7 @@ def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]])
 
 def partition_committed_offsets(part) -> dict[tuple[str, str, int], CommittedOffset]:
     """The committed offsets a `__consumer_offsets` partition directory holds."""
-    from .reader import partition_records
+    from kafkacodec.storage.segments.reader import partition_records
     return committed_offsets((r.offset, r.key, r.value) for batch, r in partition_records(part)
                              if batch.is_legacy or not batch.entry.is_control)
 

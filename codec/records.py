@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
-from .generated.legacy_log_entry import LegacyLogEntry
-from .generated.record_batch import RecordBatch
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.generated.record_batch import RecordBatch
 from . import plain_legacy
-from .runtime import kernels
-from .runtime.errors import ChecksumError, DecodeError, InvalidValueError, LimitExceededError, TruncatedError
-from .runtime.limits import LIMITS
+from kafkacodec.runtime import kernels
+from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
+                                       TruncatedError)
+from kafkacodec.runtime.limits import LIMITS
 
 MAGIC_OFFSET = 16
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -109,7 +110,7 @@ class Batch:
 
 class PlainLegacyBatch(Batch):
     """A legacy entry holding one uncompressed message, as the reader of runs of them makes it
-    (kafkacodec.plain_legacy): its record, and its entry objects read only when asked for."""
+    (kafkacodec.codec.plain_legacy): its record, and its entry objects read only when asked for."""
 
     # `_at`: where the entry is in `_buffer`; readers of files set `position` to its place in the file
     __slots__ = ("_record", "_buffer", "_at")

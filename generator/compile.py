@@ -7,7 +7,7 @@ from . import GENERATOR_VERSION
 from .build import Builder
 from .passes import run as run_passes
 from .cython import CythonPlanner, source_sha256
-from .plan import ModulePlanner
+from .plans.module import ModulePlanner
 from .problems import CompileFailed, Problems
 from .program import Program
 from .render import environment, render_module

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 
-from .code import Code
+from .plans.lines import Code
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, Schema, TypeSpec
-from .plan import parent_chain
-from .plan_read import VARINT_MAX, is_simple_prim, runs, valid_checks
+from .plans.module import parent_chain
+from .plans.read import VARINT_MAX, is_simple_prim, runs, valid_checks
 from .pyexpr import Scope, storage
 
 INT_PRIMS = {"u1", "u2", "u4", "s1", "s2", "s4", "s8"}  # held in a C int64 (u8 stays a Python int)

@@ -201,7 +201,7 @@ def columnar(program: Program, problems) -> None:
     """A `-columnar` type must be readable field by field across instances (see plan_columns)."""
     from types import SimpleNamespace
 
-    from .plan_columns import ColumnPlanner
+    from .plans.columns import ColumnPlanner
     for spec in program.all_types():
         if spec.columnar:
             for loc, message in ColumnPlanner(SimpleNamespace(program=program), spec).problems():

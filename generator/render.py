@@ -7,7 +7,7 @@ from pathlib import Path
 import jinja2
 
 from . import GENERATOR_VERSION
-from .plan import ModulePlan
+from .plans.module import ModulePlan
 
 TEMPLATES = Path(__file__).parent / "templates"
 

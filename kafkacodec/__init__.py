@@ -16,6 +16,6 @@ __all__ = ["read_batches", "write_batch", "write_batches", "Record", "Batch", "H
 
 def __getattr__(name: str):
     if name in __all__:
-        from . import records
+        from kafkacodec.codec import records
         return getattr(records, name)
     raise AttributeError(f"module 'kafkacodec' has no attribute {name!r}")

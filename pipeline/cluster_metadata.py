@@ -13,11 +13,11 @@ import tempfile
 import pyarrow.fs as pafs
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkacodec.records import read_batches
+from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage import names
-from kafkacodec.storage.decoders import CONTROL_TYPE_NAMES
-from kafkacodec.storage.metadata_replay import TOPIC, event_of
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.dump_log.decoders import CONTROL_TYPE_NAMES
+from kafkacodec.storage.kraft.replay import TOPIC, event_of
 
 from .columns import timestamp_micros
 from .decode import Slice
@@ -136,7 +136,7 @@ class StateReader(DataSourceReader):
         onCorrupt=report gives the state where it stopped, every row's `corruption` saying why
         (a row of nulls but for it when the state has none). Snapshots passed over are said there
         too: the state is still whole, as the log stands for them."""
-        from kafkacodec.storage.metadata_replay import Point, open_metadata_log, replay
+        from kafkacodec.storage.kraft.replay import Point, open_metadata_log, replay
 
         table = self.options.get("table", "partitions")
         at_offset, at_time = self.options.get("atoffset"), self.options.get("attime")
@@ -214,7 +214,7 @@ def _broker_rows(image, show_secrets: bool) -> list[list]:
 
 
 def _config_rows(image, show_secrets: bool) -> list[list]:
-    from kafkacodec.storage.metadata_view import config_shown
+    from kafkacodec.storage.kraft.view import config_shown
     return [[kind, name, key, config_shown(key, value, show_secrets)]
             for (kind, name), values in sorted(image.configs.items()) for key, value in sorted(values.items())]
 

@@ -141,7 +141,7 @@ INT32_MAX = 2 ** 31 - 1
 
 def batch_from_columns(cols, batches: list, schema: pa.Schema, topic: str, partition: int, segment: str,
                        base_pos: int, include_headers: bool) -> pa.RecordBatch:
-    """The records of `batches` (kafkacodec.records.Batch of v2 batches, read by columns into
+    """The records of `batches` (kafkacodec.codec.records.Batch of v2 batches, read by columns into
     `cols`) as one Arrow batch of `schema`: per-record arrays straight from the columns, per-batch
     values repeated by each batch's record count."""
     n = len(cols)

@@ -8,11 +8,11 @@ from typing import Iterator
 import pyarrow as pa
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.records import Batch, read_batches
+from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage.columnar import read_columns
-from kafkacodec.storage.producers import last_sequence
-from kafkacodec.storage.scan import frame_size
+from kafkacodec.storage.segments.columnar import read_columns
+from kafkacodec.storage.state.producers import last_sequence
+from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import ColumnBuilder, batch_from_columns
 

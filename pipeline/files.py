@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
-from kafkacodec.storage import names
-from kafkacodec.storage.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
 
 log = logging.getLogger("kafkacodec.pipeline")
 

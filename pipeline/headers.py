@@ -12,10 +12,10 @@ import numpy as np
 import pyarrow as pa
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.records import CODEC_NAMES
+from kafkacodec.codec.records import CODEC_NAMES
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage.producers import last_sequence
-from kafkacodec.storage.scan import frame_size
+from kafkacodec.storage.state.producers import last_sequence
+from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import arrow_schema
 from .decode import Slice, decode_slice, left_out

@@ -1,5 +1,5 @@
 """The current value of every key per topic-partition, over any amount of data: the Spark side of
-storage.latest (the same rules: latest offset wins, tombstones delete, no key or control record
+storage.state.latest (the same rules: latest offset wins, tombstones delete, no key or control record
 is no value; read the source with isolationLevel=read_committed to leave aborted data out)."""
 from __future__ import annotations
 

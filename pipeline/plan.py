@@ -8,12 +8,12 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from kafkacodec.records import read_batches
+from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage import index
-from kafkacodec.storage.names import is_legal_topic
-from kafkacodec.storage.scan import LOG_OVERHEAD, frame_size
-from kafkacodec.storage.txnindex import AbortedTxn, iter_txn_index
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout.names import is_legal_topic
+from kafkacodec.storage.segments.scan import LOG_OVERHEAD, frame_size
+from kafkacodec.storage.indexes.txnindex import AbortedTxn, iter_txn_index
 
 from .decode import ON_CORRUPT, ReadOptions, Slice
 from .files import Listing, PartitionFiles, SegmentFiles, filesystem, list_log, read_at

@@ -5,7 +5,7 @@ takes the log dir's lock, finishes whatever an interrupted commit (or clean) lef
 the partitions the tasks wrote in a staging directory (joining their segments up to
 segmentBytes; rows written without offsets by several tasks get theirs here, and a partition
 written by several tasks its producer state replayed whole, see sink_offsets)
-and puts them in place as one journaled publication (storage.replace): a kill
+and puts them in place as one journaled publication (storage.change.replace): a kill
 before every partition is gathered leaves the log dir as it was, a kill after is finished by the
 next write or by `kafkacodec recover`. A failed or aborted job removes its temporary folders, so
 a reader never sees a partial segment. Writing goes to a local (or mounted) filesystem."""
@@ -23,11 +23,11 @@ from pathlib import Path
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
-from kafkacodec.storage import journal
-from kafkacodec.storage.durable import remove_tree
-from kafkacodec.storage.lock import LogDirBusy, holding
-from kafkacodec.storage.replace import Publication
-from kafkacodec.storage.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
+from kafkacodec.storage.change import journal
+from kafkacodec.storage.diskio.durable import remove_tree
+from kafkacodec.storage.change.lock import LogDirBusy, holding
+from kafkacodec.storage.change.replace import Publication
+from kafkacodec.storage.change.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 
 from .sink_columns import RowsError, batches, partitions
 from .sink_merge import move_segments

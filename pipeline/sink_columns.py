@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kafkacodec.records import EncodedRecords
+from kafkacodec.codec.records import EncodedRecords
 from kafkacodec.runtime import kernels
-from kafkacodec.storage.names import is_legal_topic
+from kafkacodec.storage.layout.names import is_legal_topic
 
 _of_columns = None if kernels.facade is None else kernels.facade.v2_records_of_columns
 

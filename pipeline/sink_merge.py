@@ -7,10 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kafkacodec.storage import index, names
-from kafkacodec.storage.logdir import Segment, open_partition
-from kafkacodec.storage.safeio import os_problem
-from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.layout.logdir import Segment, open_partition
+from kafkacodec.storage.diskio.safeio import os_problem
+from kafkacodec.storage.segments.scan import scan_file
 
 JOINING = ".cleaned"  # a suffix Kafka's log loading removes, were a joined segment ever seen unfinished
 

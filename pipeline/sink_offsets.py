@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage import names
-from kafkacodec.storage.logdir import open_partition
-from kafkacodec.storage.producers import ProducerState, snapshot_path
-from kafkacodec.storage.safeio import os_problem
-from kafkacodec.storage.scan import LOG_OVERHEAD, iter_file_batches
-from kafkacodec.storage.txnindex import encode_txn_index
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.layout.logdir import open_partition
+from kafkacodec.storage.state.producers import ProducerState, snapshot_path
+from kafkacodec.storage.diskio.safeio import os_problem
+from kafkacodec.storage.segments.scan import LOG_OVERHEAD, iter_file_batches
+from kafkacodec.storage.indexes.txnindex import encode_txn_index
 
 MAGIC_AT = 16  # a batch's magic byte, after base offset, length and partition leader epoch
 

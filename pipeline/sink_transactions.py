@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkacodec.storage import names
-from kafkacodec.storage.producers import ProducerState, read_snapshot
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.state.producers import ProducerState, read_snapshot
 
 
 def open_transactions(directory: Path) -> list[tuple[int, int]]:

@@ -1,6 +1,6 @@
 """A partition's last stable offset on any filesystem pyarrow reaches: read_committed consumers
 read nothing at or past the first offset of the earliest transaction still open at the log end
-(no COMMIT or ABORT marker yet). The producer state there is storage.producers' ProducerState:
+(no COMMIT or ABORT marker yet). The producer state there is storage.state.producers' ProducerState:
 the partition's newest readable snapshot at or below the log end, then the batches after it."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 
 from kafkacodec.runtime.errors import DecodeError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
-from kafkacodec.storage import index
-from kafkacodec.storage.producers import SNAPSHOT_ENTRY, SNAPSHOT_HEADER, ProducerState
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.state.producers import SNAPSHOT_ENTRY, SNAPSHOT_HEADER, ProducerState
 
 from .files import PartitionFiles, filesystem, read_at
 from .plan import batches_from, log_end_offset, read_indexes
@@ -45,7 +45,7 @@ def _newest_snapshot(uri: str, part: PartitionFiles, end: int) -> tuple[Producer
     passed over for older ones, as Kafka's loader does."""
     fs, _ = filesystem(uri)
     bad = []
-    limit = SNAPSHOT_HEADER + SNAPSHOT_ENTRY * LIMITS.max_items  # as storage.producers.read_snapshot
+    limit = SNAPSHOT_HEADER + SNAPSHOT_ENTRY * LIMITS.max_items  # as storage.state.producers.read_snapshot
     for offset, path in sorted(part.snapshots.items(), reverse=True):
         if offset > end:
             continue

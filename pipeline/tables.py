@@ -8,11 +8,12 @@ from __future__ import annotations
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkacodec.records import Batch, read_batches
+from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, TruncatedError
-from kafkacodec.storage import verify
-from kafkacodec.storage.internal import CONSUMER_OFFSETS_TOPIC, committed_offsets
-from kafkacodec.storage.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult, batch_at
+from kafkacodec.storage.audit import verify
+from kafkacodec.codec.internal_topics import CONSUMER_OFFSETS_TOPIC, committed_offsets
+from kafkacodec.storage.segments.scan import (HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult,
+                                              batch_at)
 
 from .columns import timestamp_micros
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range

@@ -3,7 +3,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-sys.path.insert(0, str(TESTS))  # for tests/peers
 
 import os  # noqa: E402
 
@@ -22,7 +21,7 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     """The sample log dir (`kafkacodec sample`), written once per test module that asks for it."""
-    from kafkacodec.storage.sample import write_sample
+    from kafkacodec.storage.samples.broker import write_sample
 
     root = tmp_path_factory.mktemp("logs")
     write_sample(root)

@@ -20,9 +20,9 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
     thing done to `on_resumed`, else to stderr). A log dir in `read_only_ok` (one only read,
     such as the source of `clean --out`) may be on a read-only file system: then nothing can
     change it and no lock is needed."""
-    from ..storage import journal
-    from ..storage.lock import holding
-    from ..storage.safeio import FileProblem
+    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change.lock import holding
+    from kafkacodec.storage.diskio.safeio import FileProblem
 
     with ExitStack() as stack:
         for root in dict.fromkeys(roots):
@@ -43,7 +43,7 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
 def hold(roots: list[Path], command: str) -> None:
     """`changing` until the running command ends: for a command that changes files from here on.
     A busy log dir, or an interrupted operation that cannot be finished, ends it."""
-    from ..runtime.errors import KafkaCodecError
+    from kafkacodec.runtime.errors import KafkaCodecError
 
     try:
         click.get_current_context().with_resource(changing(roots, command))
@@ -58,8 +58,8 @@ def _cannot_write(err) -> bool:
 def fail(err: Exception, hint: str = "") -> None:
     """Report a typed error and exit: 1 for damage and for what could not be finished, 2 for a
     busy log dir and for files the system will not let us use (no space, read-only, permissions)."""
-    from ..storage.lock import LogDirBusy
-    from ..storage.safeio import FileProblem
+    from kafkacodec.storage.change.lock import LogDirBusy
+    from kafkacodec.storage.diskio.safeio import FileProblem
 
     click.echo(shown(f"error: {err}") + hint, err=True)  # the error may quote names read from files; the hint is ours
     sys.exit(2 if isinstance(err, (LogDirBusy, FileProblem)) else 1)

@@ -56,9 +56,10 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     Damage is refused (exit 1, nothing changed) unless --skip-corrupt is given. Exit status: 0
     done, 1 damage or an operation that could not be finished, 2 usage, a busy log dir, or files
     that cannot be written (no space, read-only)."""
-    from ..runtime.errors import KafkaCodecError
-    from ..storage import journal, logdir
-    from ..storage.lock import log_root
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.change.lock import log_root
     from .changing import changing, fail
 
     if dry_run and apply_:
@@ -116,25 +117,25 @@ class _Job:
             self._run(parts, pub, lambda: advancing(parts, advance))
 
     def _run(self, parts, pub, each_advancing) -> None:
-        from ..runtime.errors import KafkaCodecError
-        from ..storage import logdir
-        from ..storage.durable import remove_tree
-        from ..storage.guarded import retention_facts
-        from ..storage.retention import RetentionConfig, copy_without, deletions
+        from kafkacodec.runtime.errors import KafkaCodecError
+        from kafkacodec.storage.layout import logdir
+        from kafkacodec.storage.diskio.durable import remove_tree
+        from kafkacodec.storage.segments.guarded import retention_facts
+        from kafkacodec.storage.change.retention import RetentionConfig, copy_without, deletions
 
         single = logdir.is_partition_dir(self.path)
         deleting, compacting = "delete" in self.policy, "compact" in self.policy
         if pub is not None and not pub.in_place:
             for part in parts:
                 if (pub.target / part.path.name).exists():
-                    from ..storage.safeio import FileProblem
+                    from kafkacodec.storage.diskio.safeio import FileProblem
                     raise FileProblem(pub.target / part.path.name, "exists; --out must not hold the partitions")
         try:
             if pub is not None:
                 pub.begin()
             changed, files = [], []
             for part in each_advancing():
-                from ..storage.names import not_cleaned
+                from kafkacodec.storage.layout.names import not_cleaned
                 if not_cleaned(part.topic) is not None:  # copied as it is to --out; in place, left as it is
                     self.notes.append(f"passed over: {part.path} ({not_cleaned(part.topic)})")
                     if pub is not None and not pub.in_place:
@@ -202,8 +203,8 @@ class _Job:
         taken from the source's, and, as Kafka keeps them, only those of partitions in the log dir.
         Without it the next cleaning takes the whole log for dirty, and verify calls the offsets a
         cleaning removed records lost where nothing else shows the topic is compacted."""
-        from ..storage.replace import STAGING_NAME
-        from ..storage.textfiles import read_offset_checkpoint, write_checkpoint
+        from kafkacodec.storage.change.replace import STAGING_NAME
+        from kafkacodec.storage.layout.textfiles import read_offset_checkpoint, write_checkpoint
 
         if not self.cleaned_to:
             return []
@@ -223,14 +224,14 @@ class _Job:
             write_checkpoint(pub.files / CLEANER_CHECKPOINT, [[topic, partition, offset]
                                                               for (topic, partition), offset in kept])
         except OSError as err:
-            from ..storage.safeio import os_problem
+            from kafkacodec.storage.diskio.safeio import os_problem
             raise os_problem(pub.files / CLEANER_CHECKPOINT, err) from None
         return [CLEANER_CHECKPOINT]
 
     def _retain(self, part, due, pub, changed: list[str]) -> None:
         """Policy delete: the kept segments read in full, their damage refused or (skip_corrupt) left
         out of the copy and kept beside it; the copy written when there is a publication."""
-        from ..storage.retained import copy_retained
+        from kafkacodec.storage.change.retained import copy_retained
 
         writing = pub is not None and (due or not pub.in_place)
         r = copy_retained(part, due, pub.new if writing else None, self.skip_corrupt)
@@ -244,7 +245,7 @@ class _Job:
         self.totals[0] += r.skipped_bytes
 
     def _compact(self, part, checkpoint, out):
-        from ..storage.compaction import CompactionConfig, compact
+        from kafkacodec.storage.change.compaction import CompactionConfig, compact
 
         r = compact(part, CompactionConfig(*self.options["compaction"]), self.now, checkpoint, out, self.skip_corrupt)
         self.compacted.add_row(cell(f"{part.topic}-{part.partition}"), "yes" if r.due else "no", f"{r.dirty_ratio:.2f}",
@@ -282,13 +283,13 @@ class _Job:
 
 
 def _publication(target: Path, in_place: bool, keep_old: Path | None):
-    from ..storage.replace import Publication
+    from kafkacodec.storage.change.replace import Publication
     return Publication(target, in_place, keep_old)
 
 
 def _stage_root_files(source: Path, pub) -> list[str]:
     """meta.properties and the checkpoints go with the log dir (those --out lacks), not our own files."""
-    from ..storage.safeio import copy_file
+    from kafkacodec.storage.diskio.safeio import copy_file
 
     names = []
     for f in sorted(source.iterdir()):
@@ -299,7 +300,7 @@ def _stage_root_files(source: Path, pub) -> list[str]:
 
 
 def _make_out(out: Path) -> None:
-    from ..storage.safeio import os_problem
+    from kafkacodec.storage.diskio.safeio import os_problem
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -327,7 +328,7 @@ def _check_keep_old(keep_old: Path, root: Path) -> None:
 
 
 def _hint(err, skip_corrupt: bool) -> str:
-    from ..runtime.errors import DecodeError, LimitExceededError
+    from kafkacodec.runtime.errors import DecodeError, LimitExceededError
     if isinstance(err, LimitExceededError):  # not damage: neither skipping nor recover is the answer
         return ("\nnothing was changed; the batch is not damaged but larger than this run's limits: raise them "
                 "(kafkacodec --max-decompressed-bytes N --max-batch-bytes N --max-items N clean ...)")

@@ -27,9 +27,9 @@ def _repo_root() -> Path:
                    "with --schemas or --out, none unless given).")
 def generate(check: bool, schema_dir: Path | None, out_dir: Path | None, docs_dir: Path | None) -> None:
     """Compile the schemas into Python codecs under generated/ and format pages under docs/formats/."""
-    from ..generator.compile import compile_program
-    from ..generator.outputs import DOC_SUFFIXES, stale, write
-    from ..generator.problems import CompileFailed
+    from kafkacodec.generator.compile import compile_program
+    from kafkacodec.generator.outputs import DOC_SUFFIXES, stale, write
+    from kafkacodec.generator.problems import CompileFailed
 
     root = _repo_root()
     if docs_dir is None and schema_dir is None and out_dir is None:
@@ -69,10 +69,10 @@ def _doc_outputs(program) -> dict[str, str]:
     """The format pages, with examples from the generated codecs as they are on disk now."""
     import importlib
 
-    from ..generator.docs import build_docs
+    from kafkacodec.generator.docs import build_docs
 
     importlib.invalidate_caches()
-    from ..formatdocs.examples import example_rows
+    from kafkacodec.formatdocs.examples import example_rows
 
     return build_docs(program, example_rows(program))
 
@@ -83,15 +83,15 @@ def _doc_outputs(program) -> dict[str, str]:
 def docs(html_dir: Path) -> None:
     """Build a static HTML site from docs/: the home page, the command reference (from the
     commands themselves), the recipes, the format pages and the schema-language guide."""
-    from ..formatdocs.site import build_site
+    from kafkacodec.formatdocs.website import build_site
 
     root = _repo_root()
     if not (root / "docs" / "formats" / "index.md").exists():
         click.echo(f"error: {root / 'docs' / 'formats'} has no pages; run: kafkacodec generate", err=True)
         sys.exit(2)
-    from ..cli import main
-    from ..formatdocs.commands import commands_markdown
-    from .dumplog import HELP
+    from .. import main
+    from kafkacodec.formatdocs.commands import commands_markdown
+    from .dump_log import HELP
 
     reference = commands_markdown(main, {"dump-log": [(f"`{o}`", t) for o, t in HELP]})
     pages = build_site(root / "docs", root / "schemas", html_dir, {"commands.md": reference})

@@ -94,21 +94,21 @@ def _help() -> str:
 
 
 def options_from(found: dict) -> "tuple[list[str], object]":
-    from ..storage import dumplog, dumplog_decoders
+    from kafkacodec.storage.dump_log import parsers, tool
 
     chosen = next((name for name in DECODERS if found.get(name)), None)
     if chosen is not None:
-        parser = dumplog_decoders.named(chosen.removesuffix("-decoder"))
+        parser = parsers.named(chosen.removesuffix("-decoder"))
     else:
-        parser = dumplog_decoders.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))
+        parser = parsers.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))
     print_data = bool(found.get("print-data-log") or "key-decoder-class" in found or "value-decoder-class" in found
                       or chosen is not None)
-    opts = dumplog.Options(deep=print_data or bool(found.get("deep-iteration")), print_data=print_data,
+    opts = tool.Options(deep=print_data or bool(found.get("deep-iteration")), print_data=print_data,
                            skip_metadata=bool(found.get("skip-record-metadata")),
                            verify_index_only=bool(found.get("verify-index-only")),
                            index_sanity_check=bool(found.get("index-sanity-check")),
-                           max_bytes=found.get("max-bytes", dumplog.INT32_MAX),
-                           max_message_size=found.get("max-message-size", dumplog.MAX_MESSAGE_SIZE), parser=parser)
+                           max_bytes=found.get("max-bytes", tool.INT32_MAX),
+                           max_message_size=found.get("max-message-size", tool.MAX_MESSAGE_SIZE), parser=parser)
     files = str(found["files"]).split(",")
     while files and files[-1] == "":  # Java's String.split drops trailing empty strings
         files.pop()
@@ -133,8 +133,8 @@ def dump_log(ctx: click.Context) -> None:
     Names, keys and values are printed raw, as Kafka's tool prints them, control characters and
     escape sequences included; `kafkacodec dump` escapes them. Run `kafkacodec dump-log --help`
     for the options."""
-    from ..storage import dumplog
-    from ..storage.safeio import FileProblem
+    from kafkacodec.storage.dump_log import tool
+    from kafkacodec.storage.diskio.safeio import FileProblem
 
     args = _raw_args(ctx)
     try:
@@ -153,12 +153,12 @@ def dump_log(ctx: click.Context) -> None:
             click.echo(_help(), err=True)
         sys.exit(1)
     files, opts = options_from(found)
-    reports = dumplog.Reports()
+    reports = tool.Reports()
     try:
         for arg in files:
-            for stream, line in dumplog.dump_file(arg, opts, reports):
+            for stream, line in tool.dump_file(arg, opts, reports):
                 click.echo(line, err=stream == "err")
-    except (dumplog.Crash, FileProblem) as err:  # Kafka's run ends at its first exception, without the reports
+    except (tool.Crash, FileProblem) as err:  # Kafka's run ends at its first exception, without the reports
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
     for line in reports.lines():

@@ -55,9 +55,9 @@ def lag(path: Path, names: tuple[str, ...], as_json: bool) -> None:
     Offsets committed in a transaction count once it commits. A partition not in PATH shows `-`
     for its log end and lag, as Kafka's tool does for one it cannot reach. Exit status: 0; 1 when
     a named group is not there or `__consumer_offsets` is damaged (what was read is still shown)."""
-    from ..storage import logdir
-    from ..storage.groups import load_groups, topic_ids_of
-    from ..storage.internal import CONSUMER_OFFSETS_TOPIC
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.state.groups import load_groups, topic_ids_of
+    from kafkacodec.codec.internal_topics import CONSUMER_OFFSETS_TOPIC
 
     root = logdir.at_path(path)
     coordinator = [p for p in root.partitions if p.topic == CONSUMER_OFFSETS_TOPIC]
@@ -99,7 +99,7 @@ class _LogEnds:
         self.found: dict[tuple[str, int], int | None] = {}
 
     def __call__(self, topic: str, partition: int) -> int | None:
-        from ..storage.positions import log_end_offset
+        from kafkacodec.storage.audit.positions import log_end_offset
 
         key = (topic, partition)
         if key not in self.found:

@@ -22,7 +22,7 @@ def _say(text: str, err: bool = False) -> None:
 
 def parse_point(text: str, option: str):
     """An offset (a plain number) or a time (ISO 8601) of the metadata log."""
-    from ..storage.metadata_replay import Point
+    from kafkacodec.storage.kraft.replay import Point
 
     if re.fullmatch(r"\s*[0-9]+\s*", text):  # its length first: int() refuses more than 4,300 digits
         if len(text.strip().lstrip("0")) > 19 or int(text) > 2 ** 63 - 1:
@@ -81,8 +81,8 @@ def metadata(path: Path, at_offset: int | None, at_time: str | None, diff: tuple
     before the point (damage, a gap, a record Kafka's reader cannot decode, a log that ends
     before the offset asked) and the state shown is the one where it stopped, or a topic asked
     for is not in the state; 2 for usage errors."""
-    from ..storage.metadata_replay import MetadataLogProblem, Point, open_metadata_log
-    from ..storage.metadata_select import Selection
+    from kafkacodec.storage.kraft.replay import MetadataLogProblem, Point, open_metadata_log
+    from kafkacodec.storage.kraft.questions import Selection
 
     chosen = [o for o, v in (("--at-offset", at_offset), ("--at-time", at_time), ("--diff", diff),
                              ("--history", subject)) if v is not None]
@@ -109,7 +109,7 @@ def metadata(path: Path, at_offset: int | None, at_time: str | None, diff: tuple
 
 def _quorum_state_file(log) -> dict | None:
     """The voter's `quorum-state` as it is now (it keeps no history)."""
-    from ..storage.textfiles import QUORUM_STATE, read_quorum_state
+    from kafkacodec.storage.layout.textfiles import QUORUM_STATE, read_quorum_state
 
     path = log.partition.path / QUORUM_STATE
     return read_quorum_state(path) if path.exists() else None
@@ -118,7 +118,7 @@ def _quorum_state_file(log) -> dict | None:
 def _warn(state, stopped: str | None, onward_from: int | None = None) -> None:
     """What the state shown leaves out or passed over, and why the replay stopped short, if it did;
     for a replay carried on, only what it met after its first `onward_from` skipped records."""
-    from ..storage.metadata_replay import UndecodableBatch
+    from kafkacodec.storage.kraft.replay import UndecodableBatch
 
     for note in state.notes if onward_from is None else []:
         _say(f"warning: {note}", err=True)
@@ -134,7 +134,7 @@ def _warn(state, stopped: str | None, onward_from: int | None = None) -> None:
 
 
 def _replayed(log, point, skip_undecodable: bool = False):
-    from ..storage.metadata_replay import replay
+    from kafkacodec.storage.kraft.replay import replay
 
     state, stopped = replay(log, point, skip_undecodable)
     _warn(state, stopped)
@@ -142,7 +142,7 @@ def _replayed(log, point, skip_undecodable: bool = False):
 
 
 def _state(log, point, selection, asked: Asked) -> None:
-    from ..storage.metadata_view import replay_json
+    from kafkacodec.storage.kraft.view import replay_json
 
     state, stopped = _replayed(log, point, asked.skip_undecodable)
     view = replay_json(state, asked.show_secrets)
@@ -164,9 +164,9 @@ def _state(log, point, selection, asked: Asked) -> None:
 def _diff(log, a, b, selection, asked: Asked) -> None:
     """One replay when B is at or after A: on from A's state, whose view is taken first. Lists of
     brokers say how they changed: reordered, or which joined and left."""
-    from ..storage.metadata_replay import replay_onward
-    from ..storage.metadata_select import membership
-    from ..storage.metadata_view import differences, replay_json
+    from kafkacodec.storage.kraft.replay import replay_onward
+    from kafkacodec.storage.kraft.questions import membership
+    from kafkacodec.storage.kraft.view import differences, replay_json
 
     def view_of(state) -> dict:
         view = replay_json(state, asked.show_secrets)
@@ -194,9 +194,9 @@ def _diff(log, a, b, selection, asked: Asked) -> None:
 
 
 def _history(log, subject: str, asked: Asked) -> None:
-    from ..storage.metadata_replay import Replay
-    from ..storage.metadata_select import membership
-    from ..storage.metadata_view import differences, history, subject as view_of
+    from kafkacodec.storage.kraft.replay import Replay
+    from kafkacodec.storage.kraft.questions import membership
+    from kafkacodec.storage.kraft.view import differences, history, subject as view_of
 
     try:
         view = view_of(subject)

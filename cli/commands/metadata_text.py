@@ -143,6 +143,6 @@ def state_lines(view: dict, partitions: str = "", fenced: bool = False) -> list[
 
 def change_line(path: str, before, after, how: dict, separator: str = ": ") -> str:
     """One difference: its path, the values before and after, and how a list of brokers changed."""
-    from ..storage.metadata_select import membership_text
+    from kafkacodec.storage.kraft.questions import membership_text
 
     return f"{path}{separator}{short(before)} -> {short(after)}{membership_text(how)}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .inspect import partition_name
+from .reading import partition_name
 from .progress import partitions_size, progress
 from .terminal import cell, say
 
@@ -66,7 +66,7 @@ def parse_time(text: str) -> int:
 
 def show_time(ms: int | None) -> str:
     """ISO 8601 in UTC; `-` for none, and the milliseconds beyond the calendar Python knows."""
-    from ..storage.times import iso_millis
+    from kafkacodec.storage.audit.times import iso_millis
 
     if ms is None or ms < 0:
         return "-"
@@ -75,7 +75,7 @@ def show_time(ms: int | None) -> str:
 
 def selected(path: Path, topic: str | None, partitions: Partitions | None):
     """The log dir at `path` and its partitions that the filters select."""
-    from ..storage import logdir
+    from kafkacodec.storage.layout import logdir
 
     root = logdir.at_path(path)
     try:
@@ -121,7 +121,7 @@ def describe(path: Path, per_segment: bool, topic: str | None, partitions: str |
     from rich.console import Console
     from rich.table import Table
 
-    from ..storage.overview import Totals, summarise_partition, totals
+    from kafkacodec.storage.audit.overview import Totals, summarise_partition, totals
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     summaries = []
@@ -197,8 +197,8 @@ def offsets(path: Path, spec: str, topic: str | None, partitions: str | None, ru
     A partition with no such offset is not printed, as Kafka's tool leaves it out (--json gives it
     with a null offset). Exit status 1 when no partition is selected or one could not be read (said
     on stderr; the others are still answered)."""
-    from ..runtime.errors import KafkaCodecError
-    from ..storage.positions import offset_for
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.audit.positions import offset_for
     from .topic_partitions import parse_topic_partitions, selects
 
     if rules is not None and (topic is not None or partitions is not None):
@@ -251,7 +251,7 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
     what a consumer would be given); --key, and --no-index, read every record. Exit status 0 when
     something is found, 1 when nothing is or a partition could not be searched (said on stderr;
     the other partitions still are)."""
-    from ..storage.positions import records_at_offset, records_at_time, records_with_key
+    from kafkacodec.storage.audit.positions import records_at_offset, records_at_time, records_with_key
 
     if sum(x is not None for x in (key, offset, timestamp)) != 1:
         raise click.UsageError("give exactly one of --key, --offset and --timestamp")
@@ -260,7 +260,7 @@ def find(path: Path, key: str | None, offset: int | None, timestamp: str | None,
             wanted = bytes.fromhex(key) if key_hex else key.encode("utf-8", "surrogateescape")
         except ValueError:
             raise click.BadParameter(f"{key!r} is not hexadecimal bytes", param_hint="--key") from None
-    from ..runtime.errors import KafkaCodecError
+    from kafkacodec.runtime.errors import KafkaCodecError
 
     root, chosen = selected(path, topic, parse_partitions(partitions))
     found, failed = 0, False

@@ -40,9 +40,10 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
     from rich.console import Console
     from rich.table import Table
 
-    from ..storage import logdir, verify as v
-    from ..storage.journal import pending
-    from ..storage.safeio import FileProblem, check_regular
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.audit import verify as v
+    from kafkacodec.storage.change.journal import pending
+    from kafkacodec.storage.diskio.safeio import FileProblem, check_regular
 
     try:
         pattern = re.compile(compacted) if compacted is not None else None
@@ -148,8 +149,8 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
     Exit status: 0 when everything read is valid, 1 when anything is damaged, 2 for usage errors
     and files that cannot be read."""
-    from ..storage import dumplog, dumplog_decoders
-    from ..storage.safeio import FileProblem
+    from kafkacodec.storage.dump_log import parsers, tool
+    from kafkacodec.storage.diskio.safeio import FileProblem
 
     chosen = [kind for kind, given in (("offsets", offsets_decoder), ("transaction-log", transaction_log_decoder),
                                        ("cluster-metadata", cluster_metadata_decoder),
@@ -170,14 +171,14 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
                 status = max(status, 2)
         sys.exit(status)
     print_data = print_data_log or kind is not None  # as in Kafka's tool
-    opts = dumplog.Options(deep=print_data or deep_iteration, print_data=print_data,
+    opts = tool.Options(deep=print_data or deep_iteration, print_data=print_data,
                            skip_metadata=skip_record_metadata, verify_index_only=verify_index_only,
                            index_sanity_check=index_sanity_check, max_bytes=max_bytes,
                            max_message_size=max_message_size,
-                           parser=dumplog_decoders.named(kind) if kind else dumplog_decoders.classes(None, None))
-    reports = dumplog.Reports()
+                           parser=parsers.named(kind) if kind else parsers.classes(None, None))
+    reports = tool.Reports()
     problems: list[str] = []
-    damage = dumplog.Damage(problems.append, skip_corrupt, note=lambda text: say(f"note: {text}", err=True))
+    damage = tool.Damage(problems.append, skip_corrupt, note=lambda text: say(f"note: {text}", err=True))
     with progress(sum(size_of(p) for p in files), "dumping", beside_output=True) as advance:
         for path in files:
             read = [0]  # the log's batches as they are listed; the rest of a file when it is done
@@ -195,18 +196,18 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 
 def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
     """One file's listing; returns its exit status."""
-    from ..storage import dumplog
-    from ..storage.safeio import FileProblem
+    from kafkacodec.storage.dump_log import tool
+    from kafkacodec.storage.diskio.safeio import FileProblem
 
     status = 0
     try:
         if _is_kept_cut(path):  # our own kept bytes: listed as a log (Kafka's tool ignores them)
-            lines = dumplog.dump_kept_cut(path, str(path), opts, reports, damage)
+            lines = tool.dump_kept_cut(path, str(path), opts, reports, damage)
         else:
-            lines = dumplog.dump_file(str(path), opts, reports, damage)
+            lines = tool.dump_file(str(path), opts, reports, damage)
         for stream, line in lines:  # keys, values, headers and names escaped: dump-log alone prints them raw
             say(line, err=stream == "err")
-    except dumplog.Crash as err:  # what ends Kafka's run ends only this file's listing here
+    except tool.Crash as err:  # what ends Kafka's run ends only this file's listing here
         problems.append(str(err))
     except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
         say(f"error: {err}", err=True)
@@ -222,7 +223,7 @@ def _segments_of(paths: tuple[Path, ...]) -> tuple[list[Path], int]:
     """The files to dump: each file as given, each directory (a partition's or a log dir) as the
     .log of each of its segments in offset order; with the exit status so far (2 when a directory
     holds no segment)."""
-    from ..storage import logdir
+    from kafkacodec.storage.layout import logdir
 
     files, status = [], 0
     for path in paths:
@@ -256,12 +257,12 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
     """`dump --json` of one segment: a line per batch; damage on stderr. Returns the exit status."""
     import json
 
-    from ..runtime.errors import DecodeError
-    from ..storage import decoders
-    from ..storage.dumplog import Damage
-    from ..storage.jsonl import listed_json
-    from ..storage.reader import Skipped, batches_of
-    from ..storage.safeio import read_whole
+    from kafkacodec.runtime.errors import DecodeError
+    from kafkacodec.storage.dump_log import decoders
+    from kafkacodec.storage.dump_log.tool import Damage
+    from kafkacodec.storage.exchange.jsonl import listed_json
+    from kafkacodec.storage.segments.reader import Skipped, batches_of
+    from kafkacodec.storage.diskio.safeio import read_whole
 
     status = 0
     data = read_whole(path)

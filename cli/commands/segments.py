@@ -20,8 +20,8 @@ def sample(directory: Path, force: bool, kraft_controller: bool) -> None:
     with --kraft-controller a controller's metadata log dir."""
     import shutil
 
-    from ..storage.sample import write_sample
-    from ..storage.sample_metadata import write_metadata_sample
+    from kafkacodec.storage.samples.broker import write_sample
+    from kafkacodec.storage.samples.controller import write_metadata_sample
 
     if directory.exists() and any(directory.iterdir()):
         if not force:
@@ -58,13 +58,13 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     too, or removed without --index; until its new .index is in place there is none, so that a
     crash never leaves an offset index beside a .log it does not describe (Kafka's recovery, and
     `kafkacodec recover`, rebuild a missing one)."""
-    from ..storage import index
-    from ..storage.files import write_files_atomically
-    from ..storage.jsonl import JsonInputError, check_index_range, segment_from_json
-    from ..storage.names import first_offset_of, offset_from_name
-    from ..storage.safeio import os_problem
-    from ..storage.scan import scan_bytes
-    from ..storage.segment_files import replace_segment
+    from kafkacodec.storage.indexes import index
+    from kafkacodec.storage.diskio.files import write_files_atomically
+    from kafkacodec.storage.exchange.jsonl import JsonInputError, check_index_range, segment_from_json
+    from kafkacodec.storage.layout.names import first_offset_of, offset_from_name
+    from kafkacodec.storage.diskio.safeio import os_problem
+    from kafkacodec.storage.segments.scan import scan_bytes
+    from kafkacodec.storage.change.segment_files import replace_segment
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
@@ -115,9 +115,9 @@ def _txn_index_of(log: Path, base: int, batches) -> dict[Path, bytes]:
     """The .txnindex Kafka's recovery builds for a segment of these batches at `log` (whose
     partition directory gives the producers' state before it, as `reindex` takes it): present
     when it holds an aborted transaction, or to replace one already there."""
-    from ..storage.logdir import open_partition
-    from ..storage.producers import rebuild_txn_index
-    from ..storage.txnindex import encode_txn_index
+    from kafkacodec.storage.layout.logdir import open_partition
+    from kafkacodec.storage.state.producers import rebuild_txn_index
+    from kafkacodec.storage.indexes.txnindex import encode_txn_index
 
     path = log.with_suffix(".txnindex")
     aborted, complete = rebuild_txn_index(open_partition(log.parent), base, batches)
@@ -136,9 +136,9 @@ def _txn_index_of(log: Path, base: int, batches) -> dict[Path, bytes]:
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 def convert(src: Path, out: Path, magic: int, compression: str | None, force: bool) -> None:
     """Convert a segment to another message format, as brokers convert (offsets kept)."""
-    from ..runtime.errors import KafkaCodecError
-    from ..storage.convert import convert as run
-    from ..storage.safeio import read_whole
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.change.convert import convert as run
+    from kafkacodec.storage.diskio.safeio import read_whole
 
     if out.exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
@@ -161,8 +161,8 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 def _write_file(path: Path, data: bytes) -> None:
     """The file written whole (files.write_atomically, which removes its temporary file on any
     failure); a failure to write (a read-only file system, no space left) is a FileProblem naming the file."""
-    from ..storage.files import write_atomically
-    from ..storage.safeio import os_problem
+    from kafkacodec.storage.diskio.files import write_atomically
+    from kafkacodec.storage.diskio.safeio import os_problem
 
     try:
         write_atomically(path, data)
@@ -189,10 +189,10 @@ def reindex(path: Path, check: bool, interval: int) -> None:
     keeps the broker's .txnindex entries), is said in a note and left as it is.
 
     Exit status: 0; with --check, 1 when an index is missing, does not read or disagrees with the log."""
-    from ..storage import logdir
+    from kafkacodec.storage.layout import logdir
 
     if not check:  # the log dir's lock, and what an interrupted command left finished first
-        from ..storage.lock import log_root
+        from kafkacodec.storage.change.lock import log_root
         from .changing import hold
         hold([log_root(path)], "reindex")
     from .progress import progress, size_of
@@ -214,13 +214,13 @@ def reindex(path: Path, check: bool, interval: int) -> None:
 def _reindex_segment(log: Path, check: bool, interval: int) -> list[Path]:
     """One segment's indexes rebuilt and written, or (`check`) compared with the files: the ones
     that differ."""
-    from ..runtime.errors import DecodeError
-    from ..storage import index
-    from ..storage.logdir import open_partition, segment_of
-    from ..storage.producers import rebuild_txn_index
-    from ..storage.safeio import check_regular
-    from ..storage.scan import ScanResult, valid_file_batches
-    from ..storage.txnindex import encode_txn_index, read_txn_index, read_txn_index_file
+    from kafkacodec.runtime.errors import DecodeError
+    from kafkacodec.storage.indexes import index
+    from kafkacodec.storage.layout.logdir import open_partition, segment_of
+    from kafkacodec.storage.state.producers import rebuild_txn_index
+    from kafkacodec.storage.diskio.safeio import check_regular
+    from kafkacodec.storage.segments.scan import ScanResult, valid_file_batches
+    from kafkacodec.storage.indexes.txnindex import encode_txn_index, read_txn_index, read_txn_index_file
 
     base = segment_of(log).base_offset
     size = check_regular(log)
@@ -263,7 +263,7 @@ def _reindex_segment(log: Path, check: bool, interval: int) -> list[Path]:
         if found == rebuilt:
             continue
         if not isinstance(found, DecodeError):  # another index Kafka writes, or a wrong one: verify's checks tell
-            from ..storage.verify import index_problems
+            from kafkacodec.storage.audit.verify import index_problems
             problems = problems if problems is not None else index_problems(segment_of(log), open_partition(log.parent))
             if not problems[path.suffix]:
                 click.echo(f"note: {path}: not the index recovery would build, but it agrees with the log (as a "
@@ -295,10 +295,10 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
 
     Exit status: 0 when nothing needed doing or all is done, 1 when something could not be
     recovered, 2 for usage errors, a busy log dir, or files that cannot be written."""
-    from ..runtime.errors import KafkaCodecError
-    from ..storage import journal
-    from ..storage import recover as r
-    from ..storage.lock import log_root
+    from kafkacodec.runtime.errors import KafkaCodecError
+    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change import recover as r
+    from kafkacodec.storage.change.lock import log_root
     from .changing import changing, fail
 
     root = log_root(path)
@@ -334,8 +334,9 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
 def _salvage(path: Path, plan, dry_run: bool) -> list:
     """--salvage: the intact batches of each partition's kept cut bytes written back (with
     `dry_run`, also of the cuts `plan` would make), each partition as it is after recovery."""
-    from ..storage import logdir, salvage
-    from ..storage.guarded import read_segment
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.change import salvage
+    from kafkacodec.storage.segments.guarded import read_segment
 
     single = None if path.is_dir() else path
     parts = logdir.partitions_at(path) if single is None else [logdir.open_partition(path.parent)]
@@ -359,8 +360,8 @@ def _salvage(path: Path, plan, dry_run: bool) -> list:
 
 
 def _recovery_plan(path: Path):
-    from ..storage import logdir
-    from ..storage import recover as r
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.change import recover as r
 
     if not path.is_dir():  # a FIFO or a device is refused as a segment would be
         return r.plan_segment_file(path)

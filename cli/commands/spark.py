@@ -19,7 +19,7 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
     markers (isControl) included."""
     from rich.console import Console
 
-    from ..pipeline.export import export as run, session, stage_progress
+    from kafkacodec.pipeline.export import export as run, session, stage_progress
 
     if "://" not in out and Path(out).exists() and not force:  # before paying for a Spark start
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)
@@ -58,8 +58,8 @@ def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, maste
     from rich.console import Console
     from rich.table import Table
 
-    from ..pipeline.export import session, stage_progress
-    from ..pipeline.latest import compact_table as run
+    from kafkacodec.pipeline.export import session, stage_progress
+    from kafkacodec.pipeline.latest import compact_table as run
 
     if "://" not in out and Path(out).exists() and not force:
         click.echo(f"error: {out} exists; pass --force to replace it", err=True)

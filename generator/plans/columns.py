@@ -9,10 +9,10 @@ does not repeat itself; `-derive: length-from` spans are checked. Anything else 
 """
 from __future__ import annotations
 
-from .code import Code
-from .expr import Attribute, Binary, Int, Name
-from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
-from .plan_read import VARINT_MAX
+from .lines import Code
+from ..expr import Attribute, Binary, Int, Name
+from ..model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
+from .read import VARINT_MAX
 
 _INTEGER_CODES = set("BHIQbhiq")
 

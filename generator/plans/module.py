@@ -4,15 +4,15 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
-from .code import Code, Constants
-from .model import Attr, EnumSpec, RefKind, Schema, TypeSpec
-from .expr import Attribute, Expr, Name
+from .lines import Code, Constants
+from ..model import Attr, EnumSpec, RefKind, Schema, TypeSpec
+from ..expr import Attribute, Expr, Name
 from .inline import inline_pack, inline_read
-from .plan_columns import ColumnPlanner
-from .plan_read import ReadPlanner
-from .plan_write import WritePlanner
-from .program import Program, camel
-from .pyexpr import OBJECT, Scope, Translator, storage
+from .columns import ColumnPlanner
+from .read import ReadPlanner
+from .write import WritePlanner
+from ..program import Program, camel
+from ..pyexpr import OBJECT, Scope, Translator, storage
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
 
@@ -168,7 +168,7 @@ class ModulePlanner:
         return self._ref_min(attr.type, set())
 
     def _ref_min(self, ref, seen) -> int:
-        from .model import PRIMITIVES
+        from ..model import PRIMITIVES
         if ref.kind == RefKind.PRIM:
             return PRIMITIVES[ref.prim][1]
         if ref.kind == RefKind.USER:

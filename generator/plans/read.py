@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
 
-from .code import Code
-from .expr import Attribute, Name
-from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from .pyexpr import IO_START, Scope, storage
+from .lines import Code
+from ..expr import Attribute, Name
+from ..model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
+from ..pyexpr import IO_START, Scope, storage
 
 VARINT_MAX = {"zigzag32": MAX_VARINT_BYTES, "zigzag64": MAX_VARLONG_BYTES, "uvarint32": MAX_VARINT_BYTES}
 

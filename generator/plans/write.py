@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from kafkacodec.runtime.varint import TABLE_LIMIT
 
-from .code import Code
-from .expr import names_in
-from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from .plan_read import is_simple_prim
-from .pyexpr import Scope, access
+from .lines import Code
+from ..expr import names_in
+from ..model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
+from .read import is_simple_prim
+from ..pyexpr import Scope, access
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .scan import BatchInfo
+from ..segments.scan import BatchInfo
 
 ALWAYS_COMPACTED = ("__consumer_offsets", "__transaction_state")
 CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
@@ -42,8 +42,8 @@ def shows_compaction(topic: str, partition: int, log_dir: Path, cleaned_batches:
         return False
     from kafkacodec.runtime.errors import DecodeError
 
-    from .safeio import FileProblem
-    from .textfiles import read_offset_checkpoint
+    from ..diskio.safeio import FileProblem
+    from ..layout.textfiles import read_offset_checkpoint
     try:
         return (topic, partition) in read_offset_checkpoint(checkpoint)
     except (DecodeError, FileProblem):  # a checkpoint that does not read says nothing

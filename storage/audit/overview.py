@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from kafkacodec.runtime.errors import DecodeError
 
-from .logdir import Partition, Segment
-from .producers import ProducerState
-from .reader import Damage, segment_batches
+from ..layout.logdir import Partition, Segment
+from ..state.producers import ProducerState
+from ..segments.reader import Damage, segment_batches
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Records and offsets a partition's files give for a key, an offset or a time, as a broker's
 fetch and ListOffsets would give them: through the .index and .timeindex where they exist
-(storage.lookup), from segment to segment in offset order."""
+(storage.indexes.lookup), from segment to segment in offset order."""
 from __future__ import annotations
 
 import base64
@@ -10,11 +10,11 @@ from typing import Callable, Iterator
 
 from kafkacodec.runtime.errors import DecodeError
 
-from .logdir import Partition
-from .lookup import find_offset, find_timestamp
-from .reader import Damage, segment_batches
-from .scan import iter_file_batches
-from .textfiles import read_offset_checkpoint
+from ..layout.logdir import Partition
+from ..indexes.lookup import find_offset, find_timestamp
+from ..segments.reader import Damage, segment_batches
+from ..segments.scan import iter_file_batches
+from ..layout.textfiles import read_offset_checkpoint
 from .times import iso_millis
 
 LOG_START_CHECKPOINT = "log-start-offset-checkpoint"
@@ -42,7 +42,7 @@ class Hit:
                 "headers": [[h.key, b64(h.value)] for h in r.headers], "note": self.note}
 
     def line(self) -> str:
-        from .decoders import utf8
+        from ..dump_log.decoders import utf8
 
         key, value = utf8(self.record)
         when = iso_millis(self.record.timestamp)

@@ -18,16 +18,16 @@ from typing import Iterable, Iterator
 from kafkacodec.runtime.errors import DecodeError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
 
-from . import index
-from .logdir import Partition, Segment
-from .names import kraft_snapshot_id
+from ..indexes import index
+from ..layout.logdir import Partition, Segment
+from ..layout.names import kraft_snapshot_id
 from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
-from .producers import ProducerState, check_marker, read_snapshot, state_at
-from .resync import find_resume
-from .records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
-from .safeio import FileProblem, open_regular, read_at
-from .scan import BatchInfo, ScanResult, iter_file_batches
-from .txnindex import AbortedTxn, check_txn_index, read_txn_index_file
+from ..state.producers import ProducerState, check_marker, read_snapshot, state_at
+from ..segments.resync import find_resume
+from ..segments.records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
+from ..diskio.safeio import FileProblem, open_regular, read_at
+from ..segments.scan import BatchInfo, ScanResult, iter_file_batches
+from ..indexes.txnindex import AbortedTxn, check_txn_index, read_txn_index_file
 
 MAX_RELATIVE_OFFSET = 2 ** 31 - 1
 
@@ -52,7 +52,7 @@ class SegmentReport:
     # damage's consequence, said once with it rather than as a problem each
     index_entries_in_damage: int = 0
     # (first missing, last missing, position of the batch after) of each offset gap, and the v2
-    # batches only the cleaner writes (storage.offset_gaps): whether the gaps are damage or compaction
+    # batches only the cleaner writes (storage.audit.offset_gaps): whether the gaps are damage or compaction
     gaps: list[tuple[int, int, int]] = field(default_factory=list)
     cleaned_batches: int = 0
     notes: list[str] = field(default_factory=list)  # said, not problems
@@ -371,7 +371,7 @@ def checked_batches(path: Path, file_size: int, quick: bool = False,
 
 
 def too_large(item: BatchInfo, path: Path) -> LimitExceededError:
-    """Why the readers refuse a batch over LIMITS.max_batch_bytes (kafkacodec.records.read_batches)."""
+    """Why the readers refuse a batch over LIMITS.max_batch_bytes (kafkacodec.codec.records.read_batches)."""
     return LimitExceededError(f"batch of {item.size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
                               "(--max-batch-bytes; kafkacodec.runtime.limits.LIMITS.max_batch_bytes)",
                               item.position + 8, "log/size", str(path))
@@ -492,7 +492,7 @@ def verify_partition(part: Partition, on_segment=None, skip_corrupt: bool = Fals
                      quick: bool = False, offset_gaps: bool | None = False) -> list[SegmentReport]:
     """Every segment in order (`on_segment(report)` after each, for progress), then the snapshots.
     Gaps between offsets are problems with `offset_gaps` True, not with False (a compacted topic),
-    and with None unless the partition shows compaction (storage.offset_gaps)."""
+    and with None unless the partition shows compaction (storage.audit.offset_gaps)."""
     reports, last = [], None
     producers, markers = None, {}
     if part.segments:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kafkacodec.generated.record_batch import RecordBatch
 
-from .producers import ABORT, COMMIT
+from ..state.producers import ABORT, COMMIT
 
 
 @dataclass

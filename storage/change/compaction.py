@@ -19,7 +19,7 @@ for v2 batches and v0/v1 entries alike unless said:
   segments modified after the last clean segment's modification time less delete.retention.ms
   (all of them when nothing was cleaned before), as the cleaner decides.
 - Transactions are followed through the cleaned segments as CleanedTransactionMetadata follows
-  them (storage.cleaned_txns): a marker whose transaction still had a batch in them (kept or
+  them (storage.change.cleaned_txns): a marker whose transaction still had a batch in them (kept or
   not) stays as it is; only a marker whose transaction had none gets a delete horizon, and it
   goes in a later cleaning once that horizon has passed, so a marker never goes while a batch of
   its transaction is in the log.
@@ -53,18 +53,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.records import Record, write_batch
+from kafkacodec.codec.records import Record, write_batch
 from kafkacodec.runtime.errors import DecodeError
 
 from .cleaned_txns import CleanedTransactions
-from .guarded import SkippedBytes, partition_batches, read_segment, segment_batches
-from .logdir import Partition, Segment
-from .producers import ProducerState, read_snapshot
+from ..segments.guarded import SkippedBytes, partition_batches, read_segment, segment_batches
+from ..layout.logdir import Partition, Segment
+from ..state.producers import ProducerState, read_snapshot
 from .retention import largest_timestamp
-from .safeio import FileProblem, read_bounded
+from ..diskio.safeio import FileProblem, read_bounded
 from .staging import PartitionCopy, segment_files
-from .textfiles import read_offset_checkpoint
-from .txnindex import AbortedTxn, read_txn_index
+from ..layout.textfiles import read_offset_checkpoint
+from ..indexes.txnindex import AbortedTxn, read_txn_index
 
 DELETE_HORIZON = 0x40
 CODEC_BITS = 0x07

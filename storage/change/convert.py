@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kafkacodec.records import Record, read_batches, write_batch
+from kafkacodec.codec.records import Record, read_batches, write_batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 

@@ -4,9 +4,9 @@ removes it after its last. Every step can be done again without harm, so the nex
 changes the log dir (and `recover`) first finishes, or rolls back, what a journal left behind
 describes; `pending` lists it for read-only commands.
 
-Kinds of operation: "clean" (cleaned partitions published: storage.replace), "write" (the
+Kinds of operation: "clean" (cleaned partitions published: storage.change.replace), "write" (the
 partitions a Spark job wrote, published the same way) and "recover" (segments cut and indexes
-rebuilt: storage.recover)."""
+rebuilt: storage.change.recover)."""
 from __future__ import annotations
 
 import json
@@ -16,9 +16,9 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import KafkaCodecError
 
-from .durable import fsync_dir, write_durably
+from ..diskio.durable import fsync_dir, write_durably
 from .lock import log_root
-from .safeio import os_problem, read_bounded
+from ..diskio.safeio import os_problem, read_bounded
 
 JOURNAL_NAME = ".kafkacodec-journal"
 MAX_JOURNAL_BYTES = 16 << 20

@@ -11,8 +11,8 @@ from typing import Iterator
 
 from kafkacodec.runtime.errors import KafkaCodecError
 
-from .logdir import is_partition_dir
-from .safeio import os_problem
+from ..layout.logdir import is_partition_dir
+from ..diskio.safeio import os_problem
 
 LOCK_NAME = ".kafkacodec.lock"
 

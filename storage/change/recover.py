@@ -10,7 +10,7 @@ decode. Indexes are rebuilt when missing, unreadable, inconsistent with the log 
 checks them), or after a cut; a `.txnindex` keeps the entries it has within the segment (the
 cleaner keeps entries whose data it removed) and gains those the log's markers give.
 
-A recovery is planned in full, journaled (storage.journal), then carried out step by step: the
+A recovery is planned in full, journaled (storage.change.journal), then carried out step by step: the
 snapshots past the cut set aside, the cut bytes saved and flushed, the log cut and flushed, the
 indexes written; each step is done again or passed over when a crash interrupted it, so the next
 run finishes the job."""
@@ -22,18 +22,19 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
-from . import index, journal
-from .durable import create_kept, rename_durably, truncate_durably, write_durably
-from .guarded import read_segment
+from ..indexes import index
+from . import journal
+from ..diskio.durable import create_kept, rename_durably, truncate_durably, write_durably
+from ..segments.guarded import read_segment
 from .journal import JournalProblem
-from .logdir import Partition, Segment, open_partition, segment_of
-from .producers import MarkerRefused, check_marker, state_at
-from .reader import Skipped, batches_of
-from .records_check import GROUP_BATCHES, decoded_records
-from .safeio import FileProblem, check_regular, open_regular, read_at
-from .scan import ScanResult, scan_bytes
-from .txnindex import AbortedTxn, encode_txn_index, read_txn_index_file
-from .verify import check_offset_index, check_time_index
+from ..layout.logdir import Partition, Segment, open_partition, segment_of
+from ..state.producers import MarkerRefused, check_marker, state_at
+from ..segments.reader import Skipped, batches_of
+from ..segments.records_check import GROUP_BATCHES, decoded_records
+from ..diskio.safeio import FileProblem, check_regular, open_regular, read_at
+from ..segments.scan import ScanResult, scan_bytes
+from ..indexes.txnindex import AbortedTxn, encode_txn_index, read_txn_index_file
+from ..audit.verify import check_offset_index, check_time_index
 
 INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
 

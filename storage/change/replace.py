@@ -18,14 +18,14 @@ from pathlib import Path
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import journal
-from .durable import fsync_dir, fsync_tree, remove_tree, rename_durably
+from ..diskio.durable import fsync_dir, fsync_tree, remove_tree, rename_durably
 from .journal import JournalProblem, Pending
-from .safeio import FileProblem, os_problem
+from ..diskio.safeio import FileProblem, os_problem
 
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
-TMP_SUFFIX = ".kafkacodec-tmp"  # storage.durable.create_kept's temporary files
-# temporaries of files rebuilt from the log (storage.files.write_atomically's), never the only copy of data
+TMP_SUFFIX = ".kafkacodec-tmp"  # storage.diskio.durable.create_kept's temporary files
+# temporaries of files rebuilt from the log (storage.diskio.files.write_atomically's), never the only copy of data
 DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
 PUBLISHING = ("clean", "write")  # the kinds of journaled operation that publish through the staging directory
 
@@ -317,8 +317,8 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
 
 def _reads_whole(partition: Path) -> bool:
     """Every batch and record of the partition directory reads and its indexes agree (deep verify)."""
-    from .logdir import open_partition
-    from .verify import verify_partition
+    from ..layout.logdir import open_partition
+    from ..audit.verify import verify_partition
     try:
         return all(report.ok for report in verify_partition(open_partition(partition)))
     except (KafkaCodecError, OSError):
@@ -327,7 +327,7 @@ def _reads_whole(partition: Path) -> bool:
 
 def _temporary_files(root: Path) -> list[Path]:
     """Temporary files of interrupted writes in the log dir and its partition directories: of
-    kept files (storage.durable.create_kept), of index and snapshot files (rebuilt from the log),
+    kept files (storage.diskio.durable.create_kept), of index and snapshot files (rebuilt from the log),
     and of a journal not yet in place (its operation has not begun)."""
     unstarted = journal.JOURNAL_NAME + ".tmp"
     out = []

@@ -1,5 +1,5 @@
 """The segments time and size retention keeps, copied without their damage: what `clean --policy
-delete` writes. Retention itself reads batch headers only (storage.retention); a copy that a
+delete` writes. Retention itself reads batch headers only (storage.change.retention); a copy that a
 broker will serve must hold no batch whose framing or CRC is bad or whose records do not decode,
 so every kept segment is read in full here. Damage is refused (a DecodeError naming the file and
 the byte), or with `skip_corrupt` left out of the copy, reported, and kept in the copy beside its
@@ -11,14 +11,14 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import DecodeError
 
-from .guarded import SkippedBytes, read_segment, segment_batches
-from .logdir import Partition, Segment
-from .producers import ABORT, marker_of, rebuild_txn_index
+from ..segments.guarded import SkippedBytes, read_segment, segment_batches
+from ..layout.logdir import Partition, Segment
+from ..state.producers import ABORT, marker_of, rebuild_txn_index
 from .retention import Deletion
-from .safeio import read_bounded
-from .scan import scan_bytes
+from ..diskio.safeio import read_bounded
+from ..segments.scan import scan_bytes
 from .staging import PartitionCopy, segment_files
-from .txnindex import AbortedTxn, read_txn_index
+from ..indexes.txnindex import AbortedTxn, read_txn_index
 
 MAX_TXN_INDEX_BYTES = 1 << 30  # 34-byte entries, one per aborted transaction of a segment
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafkacodec.records import legacy_records
+from kafkacodec.codec.records import legacy_records
 from kafkacodec.runtime.errors import DecodeError
 
-from . import index_search
-from .index import TIME_ENTRY, max_entries
-from .logdir import Partition, Segment
-from .safeio import check_regular
-from .scan import iter_file_batches
+from ..indexes import index_search
+from ..indexes.index import TIME_ENTRY, max_entries
+from ..layout.logdir import Partition, Segment
+from ..diskio.safeio import check_regular
+from ..segments.scan import iter_file_batches
 from .staging import PartitionCopy, segment_files
 
 DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000  # log.retention.hours=168

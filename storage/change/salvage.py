@@ -25,15 +25,15 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
-from . import index
-from .files import write_files_atomically
-from .guarded import SkippedBytes, read_segment, segment_batches
-from .logdir import Partition, Segment
-from .names import segment_name
-from .producers import rebuild_txn_index
-from .safeio import os_problem
-from .scan import iter_file_batches, scan_bytes
-from .txnindex import encode_txn_index
+from ..indexes import index
+from ..diskio.files import write_files_atomically
+from ..segments.guarded import SkippedBytes, read_segment, segment_batches
+from ..layout.logdir import Partition, Segment
+from ..layout.names import segment_name
+from ..state.producers import rebuild_txn_index
+from ..diskio.safeio import os_problem
+from ..segments.scan import iter_file_batches, scan_bytes
+from ..indexes.txnindex import encode_txn_index
 
 KEPT = re.compile(r"^(?P<log>.+\.log)\.corrupt-(?P<position>[0-9]+)(?:-[0-9]+)?$")  # what recover keeps
 INT32_MAX = 2 ** 31 - 1

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .files import fsync_directory, write_new_file
-from .safeio import os_problem
+from ..diskio.files import fsync_directory, write_new_file
+from ..diskio.safeio import os_problem
 
 OTHER_INDEXES = (".timeindex", ".txnindex")
 

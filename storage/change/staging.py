@@ -1,17 +1,17 @@
 """A copy of a partition directory built where it cannot be mistaken for a finished one: in a
 hidden work directory beside its target, renamed into place when complete, removed on failure.
 Only kept bytes are flushed here (create_kept); a command that must survive a power loss
-publishes the copies through storage.replace, which flushes them before they replace anything."""
+publishes the copies through storage.change.replace, which flushes them before they replace anything."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import index
-from .durable import create_kept, remove_tree
-from .logdir import Partition, Segment
-from .safeio import FileProblem, copy_file, os_problem
-from .scan import scan_bytes
-from .txnindex import encode_txn_index
+from ..indexes import index
+from ..diskio.durable import create_kept, remove_tree
+from ..layout.logdir import Partition, Segment
+from ..diskio.safeio import FileProblem, copy_file, os_problem
+from ..segments.scan import scan_bytes
+from ..indexes.txnindex import encode_txn_index
 
 
 def segment_files(seg: Segment) -> list[Path]:

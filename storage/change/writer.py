@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Iterable
 
 from kafkacodec import write_batch
-from kafkacodec.records import Batch
+from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
-from . import index, names
-from .files import fsync_directory, fsync_file, write_atomically, write_fully
-from .logdir import open_partition
-from .producers import ProducerState, marker_of, snapshot_path, state_at
-from .safeio import FileProblem, os_problem
-from .scan import scan_bytes, scan_file
-from .txnindex import encode_txn_index
+from ..indexes import index
+from ..layout import names
+from ..diskio.files import fsync_directory, fsync_file, write_atomically, write_fully
+from ..layout.logdir import open_partition
+from ..state.producers import ProducerState, marker_of, snapshot_path, state_at
+from ..diskio.safeio import FileProblem, os_problem
+from ..segments.scan import scan_bytes, scan_file
+from ..indexes.txnindex import encode_txn_index
 
 DEFAULT_SEGMENT_BYTES = 1 << 30
 DEFAULT_INDEX_BYTES = 10 * 1024 * 1024

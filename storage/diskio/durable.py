@@ -35,7 +35,7 @@ def fsync_tree(root: Path) -> None:
 
 
 def write_durably(path: str | Path, data: bytes) -> None:
-    """Replace `path` by `data` all at once, as storage.files.write_atomically does (a flushed
+    """Replace `path` by `data` all at once, as storage.diskio.files.write_atomically does (a flushed
     `<path>.tmp` renamed over it, the directory flushed; a failure leaves the old file and no
     temporary one), its failures FileProblems naming the file."""
     try:

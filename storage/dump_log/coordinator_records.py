@@ -18,7 +18,8 @@ from kafkacodec.generated.share_group_state import ShareGroupState
 from kafkacodec.runtime.errors import DecodeError
 
 from .decoders import MissingKey, jackson, message_json
-from .internal import CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, GROUP_RECORD_VALUES, SHARE_STATE_VALUES
+from kafkacodec.codec.internal_topics import (CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, GROUP_RECORD_VALUES,
+                                              SHARE_STATE_VALUES)
 
 
 class UnknownType(Exception):

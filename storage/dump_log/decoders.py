@@ -14,7 +14,7 @@ from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.node import Node
 
-from .internal import decode_transaction_record
+from kafkacodec.codec.internal_topics import decode_transaction_record
 
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
 SKIPPED = {"tagged_fields"}
@@ -147,7 +147,7 @@ def _keyed(record) -> bytes:
 def offsets(record) -> tuple[str | None, str | None]:
     """Kafka 4.1's offsets decoder, every record type of `__consumer_offsets`: the key as
     {"type": record type, "data": …}, the value as {"version": its version, "data": …} or
-    <DELETE> (storage.coordinator_records)."""
+    <DELETE> (storage.dump_log.coordinator_records)."""
     from .coordinator_records import OFFSETS
     return OFFSETS.lines(record)
 
@@ -215,7 +215,7 @@ def _transaction_json(v) -> dict:
 def decoded_json(record, kind: str) -> dict:
     """For `dump --json`: the decoded key and value objects, or why they do not decode."""
     if kind == "cluster-metadata":
-        from .metadata_records import metadata_json
+        from ..kraft.records import metadata_json
         return metadata_json(record)
     if kind == "remote-log-metadata":
         from .remote_log_metadata import remote_log_json

@@ -12,12 +12,12 @@ import struct
 from pathlib import Path
 from typing import Iterator
 
-from kafkacodec.records import read_batches
+from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 
-from . import index
-from .dumplog import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
-from .safeio import open_regular, read_at
+from ..indexes import index
+from .tool import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
+from ..diskio.safeio import open_regular, read_at
 
 OFFSET_SLOT, TIME_SLOT = 8, 12
 WARM_BYTES = 8192  # AbstractIndex's warm section: the newest entries, searched first

@@ -59,7 +59,7 @@ def named(kind: str) -> Parser:
     """The internal topics' decoders: offsets, transaction-log, cluster-metadata,
     remote-log-metadata, share-group-state."""
     if kind == "cluster-metadata":
-        from .metadata_records import cluster_metadata
+        from ..kraft.records import cluster_metadata
         return Parser(cluster_metadata)
     if kind == "remote-log-metadata":
         from .remote_log_metadata import remote_log_metadata

@@ -9,7 +9,7 @@ from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
 from kafkacodec.runtime.errors import DecodeError
 
 from .decoders import message_json, uuid_text
-from .metadata_records import MetadataParseError, read_frame
+from ..kraft.records import MetadataParseError, read_frame
 
 # api key -> (the name Kafka's record type enum gives it, the reader of its layout)
 TYPES = {0: ("REMOTE_LOG_SEGMENT_METADATA_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataRecordV0),

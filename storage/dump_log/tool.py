@@ -22,14 +22,14 @@ from typing import Callable, Iterator
 
 import crc32c
 
-from kafkacodec.records import CODEC_NAMES, Batch, read_batches
+from kafkacodec.codec.records import CODEC_NAMES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import decoders
-from .producers import decrement_sequence, increment_sequence
-from .resync import find_resume
-from .scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
-from .windowed import WindowedFile
+from ..state.producers import decrement_sequence, increment_sequence
+from ..segments.resync import find_resume
+from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from ..diskio.windowed import WindowedFile
 
 INT32_MAX = 2 ** 31 - 1
 MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # --max-message-size's default
@@ -127,7 +127,7 @@ def java_long(text: str, what: str) -> int:
 def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None" = None) -> Iterator[Line]:
     """The lines of one file named on the command line (`--files`), as Kafka's tool prints them;
     with `damage`, a log's damage is reported there and its listing goes on (our `dump`)."""
-    from .dumplog_index import dump_offset_index, dump_time_index
+    from .index_listing import dump_offset_index, dump_time_index
 
     shown = java_path(arg)
     yield "out", f"Dumping {shown}"
@@ -228,7 +228,7 @@ class Damage:
     def why(self, path: Path, pos: int, end: int, shown: str) -> str:
         """What `verify` says of the bytes from `pos` to `end`: where they start, and why the
         batch there does not read (read as verify reads it)."""
-        from .scan import iter_file_batches
+        from ..segments.scan import iter_file_batches
 
         reason = "the batch does not read"
         for item in iter_file_batches(path, start=pos, verify=True):
@@ -466,7 +466,7 @@ def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
 
     from kafkacodec.runtime.errors import LimitExceededError
 
-    from .producers import read_snapshot
+    from ..state.producers import read_snapshot
 
     try:
         data = read_snapshot(path)  # bounded: a file larger than any snapshot is refused unread

@@ -14,13 +14,13 @@ from typing import Any, Iterable
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
+from kafkacodec.codec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError, LimitExceededError
 
-from .decoders import CONTROL_TYPE_NAMES
+from ..dump_log.decoders import CONTROL_TYPE_NAMES
 from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
-from .records_check import Decoded, decoded_records
-from .scan import scan_bytes
+from ..segments.records_check import Decoded, decoded_records
+from ..segments.scan import scan_bytes
 
 TIMESTAMP_TYPE_IDS = {name: i for i, name in TIMESTAMP_TYPES.items()}
 

@@ -25,7 +25,7 @@ import binascii
 import json
 from typing import Any
 
-from kafkacodec.records import CODECS
+from kafkacodec.codec.records import CODECS
 from kafkacodec.runtime.errors import KafkaCodecError
 from kafkacodec.runtime.limits import LIMITS
 

@@ -12,8 +12,8 @@ from kafkacodec.generated.offset_index import OffsetIndex
 from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.runtime.errors import InvalidValueError, TruncatedError
 
-from .safeio import open_regular, read_at
-from .scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD, BatchInfo
+from ..diskio.safeio import open_regular, read_at
+from ..segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD, BatchInfo
 
 OFFSET_ENTRY, TIME_ENTRY = 8, 12
 INDEX_INTERVAL_BYTES = 4096  # index.interval.bytes default

@@ -13,7 +13,7 @@ from kafkacodec.runtime.errors import TruncatedError
 
 from .index import (NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, OffsetEntry, TimeEntry, check_index_size,
                     too_many_entries)
-from .safeio import open_regular, read_at
+from ..diskio.safeio import open_regular, read_at
 
 
 class IndexFile:

@@ -4,14 +4,14 @@ read, never mapped: the index slot by slot (index_search.IndexFile), the log thr
 window (scan.iter_file_batches)."""
 from __future__ import annotations
 
-from kafkacodec.records import Batch, read_batches
+from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import index_search
 from .index import NO_TIMESTAMP, OFFSET_ENTRY, TIME_ENTRY, TimeEntry, max_entries
-from .logdir import Segment
-from .safeio import check_regular, open_regular, read_at
-from .scan import BatchInfo, iter_file_batches
+from ..layout.logdir import Segment
+from ..diskio.safeio import check_regular, open_regular, read_at
+from ..segments.scan import BatchInfo, iter_file_batches
 
 SEARCH_WINDOW = 64 << 10  # the index names a position a few KiB (index.interval.bytes) before the batch
 

@@ -12,7 +12,7 @@ from kafkacodec.generated.transaction_index import TransactionIndex
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 
 from . import index
-from .safeio import open_regular, read_at
+from ..diskio.safeio import open_regular, read_at
 
 ENTRY_SIZE = 34
 CHUNK_ENTRIES = 8192

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import struct
 
-from .metadata_records import FRAME_VERSION, TYPES
+from .records import FRAME_VERSION, TYPES
 
 BY_NAME = {name: api_key for api_key, (name, _, _) in TYPES.items()}
 

@@ -14,10 +14,10 @@ from typing import Iterator
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
-from .decoders import message_json
-from .logdir import Segment
-from .metadata_records import MetadataParseError, plain, read_record, record_json
-from .reader import Damage, segment_batches
+from ..dump_log.decoders import message_json
+from ..layout.logdir import Segment
+from .records import MetadataParseError, plain, read_record, record_json
+from ..segments.reader import Damage, segment_batches
 
 TOPIC = "__cluster_metadata"
 LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, VOTERS = 2, 3, 4, 5, 6

@@ -10,7 +10,7 @@ from decimal import Decimal
 from kafkacodec.generated.metadata_record import MetadataRecord
 from kafkacodec.runtime.errors import DecodeError
 
-from .decoders import jackson, message_json, uuid_text
+from ..dump_log.decoders import jackson, message_json, uuid_text
 
 FRAME_VERSION = 1
 SHORT_MAX = 0x7FFF

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from . import names
-from .logdir import Partition, open_partition
-from .metadata_image import Image, ReplayProblem
-from .metadata_reader import (KRAFT_VERSION, LEADER_CHANGE, SNAPSHOT_HEADER, TOPIC, VOTERS, Event,  # noqa: F401
-                              MetadataLogProblem, UndecodableBatch, event_of, file_batches, snapshot_batches)
+from ..layout import names
+from ..layout.logdir import Partition, open_partition
+from .image import Image, ReplayProblem
+from .reader import (KRAFT_VERSION, LEADER_CHANGE, SNAPSHOT_HEADER, TOPIC, VOTERS, Event, MetadataLogProblem,  # noqa: F401
+                     UndecodableBatch, event_of, file_batches, snapshot_batches)
 
 NESTED_BEGIN = "Encountered BeginTransactionRecord while already in a transaction"
 LONE_MARKER = "Encountered {} without having seen a BeginTransactionRecord"

@@ -6,13 +6,13 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from kafkacodec.records import Record, write_batch
+from kafkacodec.codec.records import Record, write_batch
 
-from .durable import write_durably
-from .metadata_image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
-from .metadata_pack import BY_NAME, pack, uvarint
-from .metadata_records import TYPES
-from .names import KRAFT_SNAPSHOT
+from ..diskio.durable import write_durably
+from .image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
+from .pack import BY_NAME, pack, uvarint
+from .records import TYPES
+from ..layout.names import KRAFT_SNAPSHOT
 
 CONFIG_IDS = {name: number for number, name in CONFIG_TYPES.items()}
 MECHANISM_IDS = {name: number for number, name in SCRAM_MECHANISMS.items()}

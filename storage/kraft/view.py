@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from . import names
-from .metadata_image import Image
-from .metadata_replay import MetadataLog, Replay, earliest_snapshot, log_events, snapshot_events
+from ..layout import names
+from .image import Image
+from .replay import MetadataLog, Replay, earliest_snapshot, log_events, snapshot_events
 
 REDACTED = "[redacted]"
 # config names whose values are secrets (Kafka types them PASSWORD; the log holds them in clear)

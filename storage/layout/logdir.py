@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import names
-from .safeio import FileProblem, kind_of, os_problem
+from ..diskio.safeio import FileProblem, kind_of, os_problem
 
 
 @dataclass

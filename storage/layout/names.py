@@ -59,8 +59,8 @@ def is_partition_listing(file_names, dir_names) -> bool:
     """Whether a directory holding these files and subdirectories is one partition's rather than a
     log-dirs root: it holds a segment's .log named by its offset, and is no log dir's root (a
     root holds directories named as partitions, or a broker's meta.properties, whatever files
-    stand beside them). The one rule of every command (through storage.logdir and
-    storage.lock.log_root) and of the Spark source."""
+    stand beside them). The one rule of every command (through storage.layout.logdir and
+    storage.change.lock.log_root) and of the Spark source."""
     file_names = list(file_names)
     if is_log_dir_listing(file_names, dir_names):
         return False
@@ -161,7 +161,7 @@ def partition_dir_skip(parsed: PartitionDir | None, listing=None) -> str | None:
 def first_offset_in(path) -> int:
     """The base offset of the first batch of a .log file, from its first 8 bytes (a v2 batch's
     base offset; a legacy entry's own offset), or 0 for a file too short to hold one."""
-    from .safeio import open_regular, read_at
+    from ..diskio.safeio import open_regular, read_at
 
     with open_regular(path) as f:
         head = read_at(f, 0, 8, path)

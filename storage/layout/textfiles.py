@@ -11,8 +11,8 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import InvalidValueError
 
-from .files import write_atomically
-from .safeio import read_bounded
+from ..diskio.files import write_atomically
+from ..diskio.safeio import read_bounded
 
 OFFSET_CHECKPOINTS = ("recovery-point-offset-checkpoint", "replication-offset-checkpoint",
                       "log-start-offset-checkpoint", "cleaner-offset-checkpoint")

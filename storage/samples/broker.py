@@ -25,9 +25,9 @@ from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.generated.transaction_log import TransactionLog
 
-from . import textfiles
-from .internal import offset_commit_key, offset_commit_record
-from .writer import PartitionWriter
+from ..layout import textfiles
+from kafkacodec.codec.internal_topics import offset_commit_key, offset_commit_record
+from ..change.writer import PartitionWriter
 
 T0 = 1_600_000_000_000
 SEGMENT_BYTES = 16 * 1024

@@ -15,13 +15,13 @@ import json
 import struct
 from pathlib import Path
 
-from kafkacodec.records import Record
+from kafkacodec.codec.records import Record
 
-from .metadata_image import Image
-from .metadata_records import TYPES
-from .metadata_pack import pack, uvarint
-from .metadata_snapshot import write_snapshot
-from .writer import PartitionWriter
+from ..kraft.image import Image
+from ..kraft.records import TYPES
+from ..kraft.pack import pack, uvarint
+from ..kraft.snapshot import write_snapshot
+from ..change.writer import PartitionWriter
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000

@@ -26,7 +26,7 @@ from kafkacodec.runtime.limits import LIMITS
 from kafkacodec.runtime.vectors import position_type
 
 from .scan import file_frames
-from .windowed import WindowedFile
+from ..diskio.windowed import WindowedFile
 
 Record = RecordBatch.Record
 MAGIC_OFFSET = 16

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from kafkacodec.records import Batch
+from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import DecodeError
 
-from .logdir import Partition, Segment
+from ..layout.logdir import Partition, Segment
 from .reader import Skipped, batches_of
 from .records_check import decoded_records
-from .safeio import read_whole
+from ..diskio.safeio import read_whole
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def partition_batches(part: Partition, skip_corrupt: bool = False, on_skip: OnSk
 def retention_facts(seg: Segment, skip_corrupt: bool = False, on_skip: OnSkip | None = None):
     """retention.segment_facts, reading past damage when told (from the batch headers, as
     retention reads them; what is passed over goes to `on_skip`)."""
-    from .retention import facts_from, segment_facts
+    from ..change.retention import facts_from, segment_facts
 
     if not skip_corrupt:
         return segment_facts(seg)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from kafkacodec.records import Batch, read_batches
+from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
-from .logdir import Partition, Segment
+from ..layout.logdir import Partition, Segment
 from .resync import next_valid_batch
 from .scan import file_frames
-from .windowed import WindowedFile
+from ..diskio.windowed import WindowedFile
 
 OnDamage = Callable[["Damage"], None]
 

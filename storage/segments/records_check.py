@@ -2,7 +2,7 @@
 CRC only says the bytes are the ones written, not that what was written can be read (an over-long
 varint, a wrong record count, a damaged compressed stream, a decompression bomb all pass it).
 
-v2 batches are decoded by columns, many at once (storage.columnar: the same checks as the
+v2 batches are decoded by columns, many at once (storage.segments.columnar: the same checks as the
 record-by-record reader, without an object per record); when a group fails, its batches are
 decoded one by one to find the first that does not read. Legacy entries are expanded as readers
 expand them (wrappers decompressed, inner messages read).
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kafkacodec.records import Batch
+from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 
 from .columnar import RECORDS_OFFSET, batch_columns

@@ -16,8 +16,8 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 
 from .bigbatch import check_large_batch
-from .safeio import read_whole
-from .windowed import WindowedFile
+from ..diskio.safeio import read_whole
+from ..diskio.windowed import WindowedFile
 
 LOG_OVERHEAD = 12  # offset and size fields in front of every batch or entry
 HEADER_SIZE_UP_TO_MAGIC = 17

@@ -16,11 +16,12 @@ from pathlib import Path
 from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.runtime.errors import DecodeError
 
-from .decoders import uuid_text
-from .internal import GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, CommittedOffset, decode_group_record
-from .logdir import Partition
+from ..dump_log.decoders import uuid_text
+from kafkacodec.codec.internal_topics import (GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, CommittedOffset,
+                                              decode_group_record)
+from ..layout.logdir import Partition
 from .producers import COMMIT, marker_of
-from .reader import Damage, partition_batches
+from ..segments.reader import Damage, partition_batches
 
 CONSUMER_GROUP_METADATA, MEMBER_METADATA, CURRENT_ASSIGNMENT = 3, 5, 8  # KIP-848's key versions
 
@@ -80,8 +81,8 @@ def load_groups(partitions: list[Partition], topic_ids: dict[str, str]) -> Group
 
 def topic_ids_of(partitions: list[Partition]) -> dict[str, str]:
     """Topic id -> name, from the partitions' partition.metadata files."""
-    from .safeio import FileProblem
-    from .textfiles import PARTITION_METADATA, read_partition_metadata
+    from ..diskio.safeio import FileProblem
+    from ..layout.textfiles import PARTITION_METADATA, read_partition_metadata
 
     ids = {}
     for part in partitions:

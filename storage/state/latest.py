@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .logdir import Partition
-from .reader import OnDamage, partition_records
+from ..layout.logdir import Partition
+from ..segments.reader import OnDamage, partition_records
 from .transactions import read_committed as committed_records
 
 

@@ -12,11 +12,12 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
 
-from . import control_rules, names
-from .logdir import Partition
-from .safeio import open_regular, read_at
-from .scan import iter_file_batches
-from .txnindex import AbortedTxn
+from . import control_rules
+from ..layout import names
+from ..layout.logdir import Partition
+from ..diskio.safeio import open_regular, read_at
+from ..segments.scan import iter_file_batches
+from ..indexes.txnindex import AbortedTxn
 
 NO_PRODUCER_ID = -1
 ABORT, COMMIT = 0, 1
@@ -69,7 +70,7 @@ CUT = "; a broker's recovery keeps this batch and cuts whatever follows it in th
 
 class MarkerRefused(InvalidValueError):
     """A marker Kafka refuses with an InvalidRecordException: its recovery keeps the batch and
-    cuts the segment after it (storage.control_rules)."""
+    cuts the segment after it (storage.state.control_rules)."""
 
 
 def marker_of(batch: RecordBatch) -> Marker | None:

@@ -8,12 +8,12 @@ from typing import Iterator
 
 from kafkacodec.runtime.errors import DecodeError
 
-from .logdir import Partition
-from .positions import log_end_offset
+from ..layout.logdir import Partition
+from ..audit.positions import log_end_offset
 from .producers import ProducerState, state_at
-from .reader import OnDamage, partition_batches
-from .safeio import check_regular
-from .txnindex import read_txn_index_file
+from ..segments.reader import OnDamage, partition_batches
+from ..diskio.safeio import check_regular
+from ..indexes.txnindex import read_txn_index_file
 
 
 @dataclass(frozen=True)

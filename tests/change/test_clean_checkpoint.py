@@ -8,11 +8,12 @@ import shutil
 import subprocess
 import sys
 
-from kafkacodec.storage import journal, logdir
-from kafkacodec.storage.compaction import CompactionConfig, compact
-from kafkacodec.storage.replace import Publication
-from kafkacodec.storage.textfiles import read_offset_checkpoint
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.change import journal
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.compaction import CompactionConfig, compact
+from kafkacodec.storage.change.replace import Publication
+from kafkacodec.storage.layout.textfiles import read_offset_checkpoint
+from kafkacodec.storage.change.writer import PartitionWriter
 
 TS = 1_600_000_000_000
 CHECKPOINT = "cleaner-offset-checkpoint"

@@ -6,13 +6,13 @@ import shutil
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.compaction import CompactionConfig, compact
-from kafkacodec.storage.lock import holding
-from kafkacodec.storage.reader import partition_batches, partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.compaction import CompactionConfig, compact
+from kafkacodec.storage.change.lock import holding
+from kafkacodec.storage.segments.reader import partition_batches, partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 NOW = 1_800_000_000_000
 DAY = 24 * 3600 * 1000
@@ -155,7 +155,7 @@ def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
     original = tree(tmp_path / "logs")
     (tmp_path / "logs" / "t-0").rename(tmp_path / "logs" / "t-0.kafkacodec-old")
     (tmp_path / "logs" / ".kafkacodec-clean").mkdir()
-    from kafkacodec.storage.journal import pending
+    from kafkacodec.storage.change.journal import pending
     assert len(pending(tmp_path / "logs")) == 2
     checked = kafkacodec("verify", tmp_path / "logs")  # read-only: says what is unfinished, changes nothing
     assert checked.returncode == 1 and "t-0.kafkacodec-old" in checked.stderr and "kafkacodec recover" in checked.stderr
@@ -195,7 +195,7 @@ def test_reindex_takes_the_lock_when_it_writes_and_not_when_it_checks(tmp_path):
 
 def test_the_lock_is_the_real_log_dirs_whatever_the_path_taken(tmp_path):
     """A partition reached through a symbolic link shares the lock of the log dir it is in."""
-    from kafkacodec.storage.lock import log_root
+    from kafkacodec.storage.change.lock import log_root
 
     keyed_log(tmp_path / "logs" / "t-0")
     (tmp_path / "elsewhere").mkdir()

@@ -2,12 +2,12 @@
 delete horizon of tombstones and markers, aborted transactions, and the cleaned copy read back
 with its offsets unchanged."""
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.compaction import CompactionConfig, compact
-from kafkacodec.storage.reader import partition_batches, partition_records
-from kafkacodec.storage.textfiles import write_checkpoint
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.compaction import CompactionConfig, compact
+from kafkacodec.storage.segments.reader import partition_batches, partition_records
+from kafkacodec.storage.layout.textfiles import write_checkpoint
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 NOW = 1_800_000_000_000
 DAY = 24 * 3600 * 1000

@@ -6,13 +6,13 @@ exactly the transactions the log left open before it was cleaned."""
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.compaction import CompactionConfig, compact
-from kafkacodec.storage.producers import ProducerState, read_snapshot
-from kafkacodec.storage.reader import partition_batches
-from kafkacodec.storage.transactions import partition_transactions
-from kafkacodec.storage.txnindex import read_txn_index
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.compaction import CompactionConfig, compact
+from kafkacodec.storage.state.producers import ProducerState, read_snapshot
+from kafkacodec.storage.segments.reader import partition_batches
+from kafkacodec.storage.state.transactions import partition_transactions
+from kafkacodec.storage.indexes.txnindex import read_txn_index
+from kafkacodec.storage.change.writer import PartitionWriter
 
 DAY = 24 * 3600 * 1000
 NOW1 = 1_600_001_000_000  # the sample's records are from 1_600_000_100_000 on
@@ -160,7 +160,7 @@ def test_a_marker_of_a_newer_epoch_stays_empty_as_its_producers_last_record(tmp_
 
 
 def committed_values(part):
-    from kafkacodec.storage.transactions import read_committed
+    from kafkacodec.storage.state.transactions import read_committed
     return {r.key: r.value for _, r in read_committed(part) if r.key is not None}
 
 

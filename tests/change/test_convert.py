@@ -5,9 +5,9 @@ import sys
 import pytest
 from kafka.record.memory_records import MemoryRecords
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches, write_batch
-from kafkacodec.storage.convert import ConversionError, convert
+from kafkacodec.storage.change.convert import ConversionError, convert
 
 SAMPLE = (TESTS / "fixtures" / "sample.log").read_bytes()
 

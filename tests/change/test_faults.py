@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-import faults
-from faults import Case, every_point, kafkacodec
+from tests.support import faults
+from tests.support.faults import Case, every_point, kafkacodec
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.guarded import partition_batches
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.guarded import partition_batches
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.change.writer import PartitionWriter
 
 pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace is not installed")
 
@@ -318,7 +318,7 @@ def test_write_killed_anywhere_leaves_no_partial_output(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     txn = {"producer_id": 3, "producer_epoch": 0, "is_transactional": True}
     abort = {"key": b"\\0\\0\\0\\0", "value": b"\\0" * 6, "timestamp": 99}
     with PartitionWriter(sys.argv[1], segment_bytes=600, index_interval_bytes=150) as w:

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from faults import STRACE
+from tests.support.faults import STRACE
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.journal import pending
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.journal import pending
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import batch_positions
 
 pytestmark = pytest.mark.skipif(STRACE is None, reason="needs strace")
 CLEAN = ["clean", "--policy", "compact", "--min-cleanable-dirty-ratio", "0", "--now", "1600000500000",

@@ -4,12 +4,12 @@ does, and the exit status."""
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.txnindex import read_txn_index
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.indexes.txnindex import read_txn_index
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 ABORT = {"key": b"\x00\x00\x00\x00", "value": b"\x00\x00\x00\x00\x00\x00", "timestamp": 50}
 TXN = {"producer_id": 5, "producer_epoch": 0, "is_transactional": True}
@@ -105,7 +105,7 @@ def test_index_entries_kept_when_the_log_no_longer_explains_them(tmp_path):
         w.append([ABORT], is_control=True, **TXN)
     txn = next(path.glob("*.txnindex"))
     (real,) = read_txn_index(txn.read_bytes())
-    from kafkacodec.storage.txnindex import AbortedTxn, encode_txn_index
+    from kafkacodec.storage.indexes.txnindex import AbortedTxn, encode_txn_index
     compacted_away = AbortedTxn(9, 0, 0, 1)  # a marker at offset 0, whose data the cleaner removed
     past_the_end = AbortedTxn(9, 5, 70, 71)
     txn.write_bytes(encode_txn_index([compacted_away, past_the_end]))

@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.retention import RetentionConfig, copy_without, deletions, segment_facts
-from kafkacodec.storage.safeio import FileProblem
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.change.retention import RetentionConfig, copy_without, deletions, segment_facts
+from kafkacodec.storage.diskio.safeio import FileProblem
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 DAY = 24 * 3600 * 1000
 

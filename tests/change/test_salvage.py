@@ -9,11 +9,11 @@ import json
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.txnindex import read_txn_index
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.indexes.txnindex import read_txn_index
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 def kc(*args, stdin=None):

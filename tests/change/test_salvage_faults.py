@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import faults
-from faults import Case, every_point, kafkacodec
+from tests.support import faults
+from tests.support.faults import Case, every_point, kafkacodec
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.guarded import partition_batches
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.guarded import partition_batches
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.change.writer import PartitionWriter
 
 pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace is not installed")
 

@@ -9,10 +9,11 @@ import time
 
 import pytest
 
-from kafkacodec.storage import index, logdir
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter, WriteRefused
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter, WriteRefused
 
 
 def records(n, start):
@@ -57,7 +58,7 @@ def test_a_damaged_tail_is_not_appended_to(tmp_path):
 
 CHILD = textwrap.dedent("""
     import sys
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     w = PartitionWriter(sys.argv[1], segment_bytes=50_000, index_interval_bytes=2000)
     i = 0
     while True:
@@ -89,7 +90,7 @@ def test_killed_writer_loses_no_completed_batch(tmp_path):
 
 
 def test_lookups_by_offset_and_timestamp(tmp_path):
-    from kafkacodec.storage.lookup import find_offset, find_timestamp
+    from kafkacodec.storage.indexes.lookup import find_offset, find_timestamp
     with PartitionWriter(tmp_path / "t-0", index_interval_bytes=1000) as w:
         for i in range(50):
             w.append([{"value": b"x" * 100, "timestamp": 1000 + 10 * (i * 4 + j)} for j in range(4)])
@@ -106,7 +107,7 @@ def test_lookups_by_offset_and_timestamp(tmp_path):
 
 
 def test_reading_a_partition_goes_on_past_a_damaged_segment(tmp_path):
-    from kafkacodec.storage.reader import partition_records
+    from kafkacodec.storage.segments.reader import partition_records
     with PartitionWriter(tmp_path / "t-0", segment_bytes=6000) as w:
         for i in range(30):
             w.append(records(4, i * 4))
@@ -141,7 +142,7 @@ def test_timestamp_zero_counts_as_a_timestamp(tmp_path):
 def test_index_searches_read_logarithmically_many_entries_of_a_preallocated_index(monkeypatch):
     """On the file's bytes, zero-filled tail included, the search gives what the whole-index
     lookup gives, and reads O(log n) slots."""
-    from kafkacodec.storage import index_search
+    from kafkacodec.storage.indexes import index_search
     rng = random.Random(4)
     entries, offset, position = [], 0, 0
     for _ in range(50_000):

@@ -10,14 +10,16 @@ from collections import Counter
 
 import pytest
 
-from disks import contents, fill, free, remount, tmpfs
-from syscalls import trace
-from kafkacodec.storage import index, logdir
-from kafkacodec.storage.producers import rebuild_txn_index
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.txnindex import read_txn_index
-from kafkacodec.storage.writer import AppendFailed, PartitionWriter
+from tests.support import ROOT
+from tests.support.disks import contents, fill, free, remount, tmpfs
+from tests.support.syscalls import trace
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.state.producers import rebuild_txn_index
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.indexes.txnindex import read_txn_index
+from kafkacodec.storage.change.writer import AppendFailed, PartitionWriter
 
 INTERVAL = 300
 ABORT, COMMIT = b"\x00\x00\x00\x00", b"\x00\x00\x00\x01"
@@ -135,8 +137,8 @@ def test_a_file_system_gone_read_only_acknowledges_nothing(tmp_path):
 TORN = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from disks import fill, free
-    from kafkacodec.storage.writer import PartitionWriter, WriterFailed
+    from tests.support.disks import fill, free
+    from kafkacodec.storage.change.writer import PartitionWriter, WriterFailed
     disk = Path(sys.argv[1])
     w = PartitionWriter(disk / "t-0")
     for i in range(5):
@@ -163,7 +165,7 @@ def test_a_write_that_cannot_be_taken_back_stops_the_writer(tmp_path):
     if shutil.which("strace") is None:
         pytest.skip("strace is not installed")
     with tmpfs(tmp_path / "disk", "256k") as disk:
-        env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__))
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
         run = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "trace=truncate,ftruncate",
                               "-e", "inject=truncate,ftruncate:error=EIO", sys.executable, "-c", TORN, str(disk)],
                              capture_output=True, text=True, env=env, timeout=120)
@@ -191,7 +193,7 @@ def test_a_write_that_cannot_be_taken_back_stops_the_writer(tmp_path):
 
 DURABLE = textwrap.dedent("""
     import os, sys
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     w = PartitionWriter(sys.argv[1], segment_bytes=3000, index_interval_bytes=0, fsync=True)
     for i in range(12):
         w.append([{"value": b"x" * 900, "timestamp": i}], producer_id=3, producer_epoch=0, base_sequence=i)

@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 from kafkacodec.cli import main
 from kafkacodec.runtime.errors import InvalidValueError
-from kafkacodec.storage import index
-from kafkacodec.storage.safeio import FileProblem, os_problem
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.diskio.safeio import FileProblem, os_problem
+from kafkacodec.storage.change.writer import PartitionWriter
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # root without the capabilities that let it pass over file modes: bound by them as any user is,

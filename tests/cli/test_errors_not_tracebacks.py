@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from kafkacodec.cli import main
-from kafkacodec.commands import packenv
+from kafkacodec.cli.commands import packenv
 from kafkacodec.pipeline.files import list_log
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.sample_metadata import write_metadata_sample as write_controller_sample
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.samples.controller import write_metadata_sample as write_controller_sample
+from kafkacodec.storage.change.writer import PartitionWriter
 
 HUGE = "9" * 5000
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
+from tests.support import TESTS
 
 pytestmark = pytest.mark.spark
 

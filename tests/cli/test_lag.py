@@ -10,10 +10,10 @@ import pytest
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets as C
 from kafkacodec.generated.kafka_types import KafkaTypes as K
-from kafkacodec.storage import logdir
-from kafkacodec.storage.internal import offset_commit_record, partition_committed_offsets
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.codec.internal_topics import offset_commit_record, partition_committed_offsets
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.change.writer import PartitionWriter
 
 HEADER = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]
 
@@ -182,7 +182,7 @@ def test_a_consumer_protocol_group_its_transactions_and_an_empty_group(kip848):
 def test_damage_in_the_groups_topic_is_said_and_what_was_read_still_shown(sample, tmp_path):
     import shutil
 
-    from kafkacodec.storage.scan import scan_file
+    from kafkacodec.storage.segments.scan import scan_file
     logs = tmp_path / "logs"
     shutil.copytree(sample, logs)
     log = logs / "__consumer_offsets-0" / "00000000000000000000.log"

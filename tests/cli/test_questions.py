@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.transactions import partition_transactions
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.state.transactions import partition_transactions
 
 
 def kc(*args):
@@ -210,7 +210,7 @@ def test_find_prints_each_time_in_iso_8601_too(sample, records):
 @pytest.fixture(scope="module")
 def twelve(tmp_path_factory):
     """Topics t (partitions 0..11, partition N holding N+1 records) and u (0..1)."""
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
 
     root = tmp_path_factory.mktemp("twelve")
     for topic, count in (("t", 12), ("u", 2)):

@@ -1,15 +1,15 @@
 """Names from Kafka's files reach the terminal as text, not as commands to it: the escaping helper
-(kafkacodec.commands.terminal.shown) and `metadata`'s text output over a metadata log whose
+(kafkacodec.cli.commands.terminal.shown) and `metadata`'s text output over a metadata log whose
 topic, config and broker names hold carriage returns, escape sequences and newlines."""
 import subprocess
 import sys
 
 from hypothesis import given, strategies as st
 
-from kafkacodec.commands.terminal import shown
-from kafkacodec.records import Record, write_batch
-from kafkacodec.storage.metadata_pack import pack
-from kafkacodec.storage.sample_metadata import T0, MINUTE, config, moved, partition, rec, register, uuid
+from kafkacodec.cli.commands.terminal import shown
+from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.samples.controller import T0, MINUTE, config, moved, partition, rec, register, uuid
 
 ACTED_ON = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0x202E, 0x2066, 0x200B, 0xFEFF]}
 

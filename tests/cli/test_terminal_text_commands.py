@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from kafkacodec.commands.terminal import shown
-from kafkacodec.storage.internal import offset_commit_record
-from kafkacodec.storage.sample import T0, _group_metadata, _protocol
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.cli.commands.terminal import shown
+from kafkacodec.codec.internal_topics import offset_commit_record
+from kafkacodec.storage.samples.broker import T0, _group_metadata, _protocol
+from kafkacodec.storage.change.writer import PartitionWriter
 
 OSC = "\x1b]0;owned\x07"  # sets a terminal's title
 KEY, VALUE = f"k\r{OSC}ey", "v\u202eal\nforged line"

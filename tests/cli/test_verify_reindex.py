@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from kafkacodec import write_batch
-from kafkacodec.storage import names
+from kafkacodec.storage.layout import names
 
 
 def kc(*args):
@@ -117,8 +117,8 @@ def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_
     """An index entry per batch (Kafka's recovery with a small index.interval.bytes): damage in the
     middle of the segment is one problem, which counts the entries pointing into or past it, not
     one problem per entry; an entry wrong before the damage is still a problem of its own."""
-    from kafkacodec.storage import index
-    from kafkacodec.storage.scan import scan_file
+    from kafkacodec.storage.indexes import index
+    from kafkacodec.storage.segments.scan import scan_file
 
     part = tmp_path / "orders-0"
     part.mkdir()
@@ -144,7 +144,7 @@ def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_
                              "(`recover` rebuilds the indexes)")
     assert "1 problem" in run.stdout
     # the same from recovery's scan, as the kafka-log-segments table checks a segment's indexes
-    from kafkacodec.storage.verify import check_offset_index, check_time_index
+    from kafkacodec.storage.audit.verify import check_offset_index, check_time_index
     scan = scan_file(log)
     assert check_offset_index(offsets, scan, 0) == ["offset index: 40 entries point into the damaged bytes or past "
                                                     "them, unchecked"]
@@ -159,8 +159,8 @@ def test_damage_is_reported_once_with_the_index_entries_it_leaves_unchecked(tmp_
 
 
 def test_verify_reads_a_kraft_logs_checkpoint_snapshots(tmp_path):
-    from kafkacodec.storage.sample_metadata import write_metadata_sample
-    from kafkacodec.storage.scan import scan_file
+    from kafkacodec.storage.samples.controller import write_metadata_sample
+    from kafkacodec.storage.segments.scan import scan_file
 
     write_metadata_sample(tmp_path / "kraft")
     part = tmp_path / "kraft" / "__cluster_metadata-0"

@@ -9,11 +9,12 @@ import sys
 
 import pytest
 
-from disks import remount, tmpfs
+from tests.support.disks import remount, tmpfs
 from kafkacodec import read_batches, write_batch
-from kafkacodec.storage import index, logdir
-from kafkacodec.storage.jsonl import to_json
-from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.exchange.jsonl import to_json
+from kafkacodec.storage.segments.scan import scan_file
 
 
 def kc(*args, stdin=b""):

@@ -14,16 +14,17 @@ from pathlib import Path
 
 import pytest
 
-import faults
-from faults import Case, every_point, kafkacodec, run_here
+from tests.support import faults
+from tests.support.faults import Case, every_point, kafkacodec, run_here
 
-from kafkacodec.storage import index, logdir
-from kafkacodec.storage.jsonl import to_json
-from kafkacodec.storage.producers import rebuild_txn_index
-from kafkacodec.storage.reader import batches_of
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.txnindex import read_txn_index
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.exchange.jsonl import to_json
+from kafkacodec.storage.state.producers import rebuild_txn_index
+from kafkacodec.storage.segments.reader import batches_of
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.indexes.txnindex import read_txn_index
+from kafkacodec.storage.change.writer import PartitionWriter
 
 pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace is not installed")
 

@@ -22,7 +22,7 @@ import sys
 import pytest
 
 from kafkacodec import read_batches, write_batch
-from kafkacodec.storage.txnindex import read_txn_index
+from kafkacodec.storage.indexes.txnindex import read_txn_index
 
 
 class BrokerStops(Exception):

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import damage
-from fallback import python_readers_refused
+from tests.support import damage
+from tests.support.fallback import python_readers_refused
 
 from kafkacodec import write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
@@ -21,7 +21,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
 from kafkacodec.runtime.errors import KafkaCodecError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 built = pytest.mark.skipif(not compiled.compiled_types(), reason="the compiled readers are not built")
 
 

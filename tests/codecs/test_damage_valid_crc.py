@@ -5,13 +5,13 @@ record of the batch before it; never another exception, never success. Batches t
 although they look odd are read."""
 import pytest
 
-import damage
+from tests.support import damage
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import errors
 from kafkacodec.runtime.limits import LIMITS
-from kafkacodec.storage.columnar import read_columns
+from kafkacodec.storage.segments.columnar import read_columns
 
 SMALL_LIMIT = 1 << 20  # bombs are built past the limit in force; a small one keeps them small
 BEFORE = write_batch([{"key": b"before-%d" % i, "value": b"v" * 20, "timestamp": 10 + i} for i in range(3)])

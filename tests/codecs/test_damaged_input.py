@@ -5,7 +5,7 @@ import struct
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.offset_index import OffsetIndex

@@ -13,15 +13,15 @@ import lz4.block
 import pytest
 import zstandard
 
-import damage
-from conftest import TESTS
+from tests.support import damage
+from tests.support import TESTS
 from kafkacodec import generated, read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.codecs import snappy_codec
 from kafkacodec.runtime.errors import KafkaCodecError, UsageError
 from kafkacodec.runtime.support import LAZY
-from test_fuzz import SEEDS
+from tests.codecs.test_fuzz import SEEDS
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 LIBRDKAFKA = sorted((TESTS / "fixtures" / "librdkafka").glob("v2_*.bin"))

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from kafkacodec import Record, read_batches, records, write_batch
+from kafkacodec import Record, read_batches, write_batch
+from kafkacodec.codec import records
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import kernels
 

@@ -14,9 +14,9 @@ from kafkacodec.generated.consumer_offsets import ConsumerOffsets
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.transaction_log import TransactionLog
 from kafkacodec.runtime.errors import DecodeError
-from kafkacodec.storage import decoders
+from kafkacodec.storage.dump_log import decoders
 
-import test_internal_topics as hand
+from tests.dumplog import test_internal_topics as hand
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -33,15 +33,15 @@ def seeds():
         yield f"group_metadata_v{v}", ConsumerOffsets.GroupMetadataValue, struct.pack(">h", v) + body
     for i, (v, body) in enumerate(hand.transaction_log_values()):
         yield f"transaction_log_v{v}_{i}", TransactionLog.TransactionLogValue, struct.pack(">h", v) + body
-    from kafkacodec.storage.internal import CONSUMER_GROUP_VALUES
+    from kafkacodec.codec.internal_topics import CONSUMER_GROUP_VALUES
     for v, _, value in hand.consumer_group_records():
         yield f"consumer_group_record_{v}", CONSUMER_GROUP_VALUES[v], value
-    import test_group_records as groups
-    import test_remote_log_metadata as remote
-    import test_share_group_state as share
+    from tests.dumplog import test_group_records as groups
+    from tests.dumplog import test_remote_log_metadata as remote
+    from tests.dumplog import test_share_group_state as share
     from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
     from kafkacodec.generated.share_group_state import ShareGroupState
-    from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
+    from kafkacodec.codec.internal_topics import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     for name, kind, key, _, value, _ in groups.CASES:
         yield f"group_record_{name}", GROUP_RECORD_VALUES[kind], struct.pack(">h", 0) + value
     yield "group_record_key", ConsumerOffsets, struct.pack(">h", 16) + hand.string("g") + hand.string("re")
@@ -53,7 +53,7 @@ def seeds():
     leader = struct.pack(">hi", 0, 3) + hand.uvarint(2) + struct.pack(">i", 1) + hand.tags() + hand.uvarint(1) \
         + hand.tags()
     yield "leader_change", ControlRecord.LeaderChangeMessage, leader
-    import test_metadata_records as kraft
+    from tests.kraft import test_metadata_records as kraft
     from kafkacodec.generated.metadata_record import MetadataRecord
     latest = {api_key: (version, body) for api_key, version, body, _ in kraft.CASES}  # each type's newest
     for api_key, (version, body) in sorted(latest.items()):
@@ -128,6 +128,6 @@ def test_topic_decoders_never_raise(key, value):
         assert k is not None
     for kind in ("offsets", "share-group-state", "remote-log-metadata"):
         assert decoders.decoded_json(r, kind)
-    from kafkacodec.storage.metadata_records import cluster_metadata
-    from kafkacodec.storage.remote_log_metadata import remote_log_metadata
+    from kafkacodec.storage.kraft.records import cluster_metadata
+    from kafkacodec.storage.dump_log.remote_log_metadata import remote_log_metadata
     assert cluster_metadata(r)[1] is not None and remote_log_metadata(r)[1] is not None

@@ -1,11 +1,11 @@
-"""The long fuzz driver (tests/fuzz_long.py) finds what it is for: an untyped exception, an input
+"""The long fuzz driver (tests/support/fuzz_long.py) finds what it is for: an untyped exception, an input
 that loops, one that takes too much memory, a command that fails; and counts the rest."""
 import argparse
 import time
 
 import pytest
 
-import fuzz_long
+from tests.support import fuzz_long
 from kafkacodec.runtime.errors import InvalidValueError
 
 

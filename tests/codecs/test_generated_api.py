@@ -11,7 +11,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, EncodeError, InvalidValueError,
                                        LimitExceededError, TruncatedError)
 
-from conftest import TESTS
+from tests.support import TESTS
 
 SAMPLE = (TESTS / "fixtures" / "sample.log").read_bytes()
 

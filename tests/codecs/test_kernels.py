@@ -32,7 +32,7 @@ def test_gathered_slices_equal_arrows_own(monkeypatch, seed):
     cuts = np.sort(rng.integers(0, len(data), 2 * n))
     starts, ends = cuts[0::2], cuts[1::2]
     sizes = np.where(rng.random(n) < 0.2, -1, ends - starts)  # a fifth absent
-    from kafkacodec.storage.columnar import binary_array
+    from kafkacodec.storage.segments.columnar import binary_array
     fast, slow = both_ways(monkeypatch, lambda: binary_array(pa.py_buffer(data), starts, sizes))
     assert fast.equals(slow) and fast.null_count == int((sizes < 0).sum())
     assert fast.to_pylist() == [None if s < 0 else data[a:a + s] for a, s in zip(starts, sizes)]
@@ -71,7 +71,7 @@ def test_make_test_runs_with_the_compiled_kernels():
 
 def columns_or_error(seg, positions):
     from kafkacodec.runtime.errors import KafkaCodecError
-    from kafkacodec.storage.columnar import read_columns
+    from kafkacodec.storage.segments.columnar import read_columns
     try:
         c = read_columns(seg, positions, verify=False)
     except KafkaCodecError as err:
@@ -133,7 +133,7 @@ def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag)
 def fields_or_error(seg: bytes):
     """The fields columns of every record of one v2 batch (values and dtypes), or the error."""
     from kafkacodec.runtime.errors import KafkaCodecError
-    from kafkacodec.storage.columnar import read_columns
+    from kafkacodec.storage.segments.columnar import read_columns
     try:
         fields = read_columns(seg, [0], verify=False).fields
     except KafkaCodecError as err:
@@ -143,7 +143,7 @@ def fields_or_error(seg: bytes):
 
 def odd_record(rng) -> bytes:
     """A record with any of its lengths, counts and varint widths off or unusual."""
-    import damage
+    from tests.support import damage
     headers = [(bytes(rng.randrange(4)), rng.choice([None, bytes(rng.randrange(4))])) for _ in range(rng.randrange(4))]
     fields = {"key": rng.choice([None, b"", b"key"]), "value": rng.choice([None, b"", b"value" * rng.randrange(3)]),
               "headers": headers, "attributes": rng.randrange(256),
@@ -174,7 +174,7 @@ def test_record_columns_in_one_pass_equal_the_generated_ones(monkeypatch, seed):
     lengths, counts and varint widths disagree with their bytes: the same columns and dtypes, or
     the same error."""
     import random
-    import damage
+    from tests.support import damage
     rng = random.Random(seed)
     records = [odd_record(rng) if rng.random() < 0.3 else damage.raw_record(key=b"k%d" % i, value=b"v" * i)
                for i in range(rng.randrange(1, 12))]
@@ -186,7 +186,7 @@ def test_record_columns_in_one_pass_equal_the_generated_ones(monkeypatch, seed):
 @compiled
 def test_record_columns_in_one_pass_keep_int64_positions():
     from kafkacodec import write_batch
-    from kafkacodec.storage import columnar
+    from kafkacodec.storage.segments import columnar
     seg = write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"x")]}] * 3)
     u8 = np.frombuffer(seg, np.uint8)
     starts = np.array([61], np.int64)
@@ -198,7 +198,7 @@ def test_record_columns_in_one_pass_keep_int64_positions():
 @compiled
 def test_record_columns_of_valid_records_come_from_one_pass(monkeypatch):
     from kafkacodec import write_batch
-    from kafkacodec.storage import columnar
+    from kafkacodec.storage.segments import columnar
 
     def refused(*args):
         raise AssertionError("read by the generated columns")
@@ -227,7 +227,7 @@ def test_records_sections_from_columns_equal_the_generated_writers(seed):
     beyond ASCII, timestamps absent or far apart, offsets with gaps; any range of records."""
     import random
 
-    from kafkacodec.records import _v2_records_section
+    from kafkacodec.codec.records import _v2_records_section
     from kafkacodec.pipeline.sink_columns import column_arrays
 
     rng = random.Random(seed)

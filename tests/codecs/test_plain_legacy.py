@@ -1,5 +1,5 @@
 """The readers of plain v0/v1 messages straight into records (the compiled kernels in
-runtime/_facade.pyx and their Python twins in kafkacodec/plain_legacy.py: runs of plain entries,
+runtime/_facade.pyx and their Python twins in codec/plain_legacy.py: runs of plain entries,
 and a compressed wrapper's inner messages) against the facade's reading through the generated
 entry objects, on the same bytes, valid and mutated: the same batches, records and errors
 (class, position, path, message), with CRCs checked or not."""
@@ -9,9 +9,10 @@ import zlib
 
 import pytest
 
-import damage
+from tests.support import damage
 
-from kafkacodec import plain_legacy, read_batches, records, write_batch
+from kafkacodec.codec import plain_legacy, records
+from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import KafkaCodecError

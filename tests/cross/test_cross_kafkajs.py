@@ -4,8 +4,8 @@ import pytest
 
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.storage.records_check import decoded_records
-from peers import kafkajs
+from kafkacodec.storage.segments.records_check import decoded_records
+from tests.support.peers import kafkajs
 
 pytestmark = pytest.mark.skipif(not kafkajs.available(), reason="node or the kafkajs package is missing")
 

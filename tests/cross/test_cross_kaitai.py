@@ -11,14 +11,14 @@ from enum import Enum
 import pytest
 from kaitaistruct import KaitaiStream
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.offset_index import OffsetIndex
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.generated.transaction_index import TransactionIndex
-from kafkacodec.storage.sample import write_sample
-from peers import official as official_compiler
+from kafkacodec.storage.samples.broker import write_sample
+from tests.support.peers import official as official_compiler
 
 SHIM = '''
 from kafka import codec
@@ -142,7 +142,7 @@ def test_official_parser_reads_transaction_indexes_and_snapshots(official, tmp_p
 
 def test_official_parser_reads_internal_topic_records(official):
     """The hand-packed messages of test_internal_topics, every version, through both parsers."""
-    import test_internal_topics as t
+    from tests.dumplog import test_internal_topics as t
     from kafkacodec.generated.consumer_offsets import ConsumerOffsets
     from kafkacodec.generated.control_record import ControlRecord
     from kafkacodec.generated.transaction_log import TransactionLog
@@ -169,7 +169,7 @@ def test_official_parser_reads_internal_topic_records(official):
 
 def test_official_parser_reads_metadata_records(official):
     """The hand-packed KRaft metadata records of test_metadata_records, every type and version."""
-    import test_metadata_records as t
+    from tests.kraft import test_metadata_records as t
     from kafkacodec.generated.metadata_record import MetadataRecord
     checked = 0
     for api_key, version, body, _ in t.CASES:
@@ -185,7 +185,7 @@ def test_official_parser_reads_a_kraft_snapshot_and_the_quorum_state(official, t
     `quorum-state`, read by the official compiler's parsers and by ours."""
     from kafkacodec.generated.kraft_snapshot import KraftSnapshot
     from kafkacodec.generated.quorum_state import QuorumState
-    from kafkacodec.storage.sample_metadata import write_metadata_sample
+    from kafkacodec.storage.samples.controller import write_metadata_sample
     part = write_metadata_sample(tmp_path)
     data = next(part.glob("*.checkpoint")).read_bytes()
     theirs = official["kraft_snapshot"].KraftSnapshot(KaitaiStream(io.BytesIO(data)))
@@ -199,13 +199,13 @@ def test_official_parser_reads_a_kraft_snapshot_and_the_quorum_state(official, t
 def test_official_parser_reads_kafka4_internal_records(official):
     """The hand-packed records of test_group_records, test_share_group_state and
     test_remote_log_metadata: keys, values and framed records of every type."""
-    import test_group_records as groups
-    import test_remote_log_metadata as remote
-    import test_share_group_state as share
+    from tests.dumplog import test_group_records as groups
+    from tests.dumplog import test_remote_log_metadata as remote
+    from tests.dumplog import test_share_group_state as share
     from kafkacodec.generated.consumer_offsets import ConsumerOffsets
     from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
     from kafkacodec.generated.share_group_state import ShareGroupState
-    from kafkacodec.storage.internal import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
+    from kafkacodec.codec.internal_topics import GROUP_RECORD_VALUES, SHARE_STATE_VALUES
     theirs_offsets = official["consumer_offsets"].ConsumerOffsets
     cases = []
     for _, kind, key, _, value, _ in groups.CASES:

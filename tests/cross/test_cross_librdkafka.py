@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from fixtures.librdkafka.make_fixtures import CASES, messages
+from tests.fixtures.librdkafka.make_fixtures import CASES, messages
 from kafkacodec import read_batches
 from kafkacodec.generated.record_batch import RecordBatch
 
-from conftest import TESTS
+from tests.support import TESTS
 
 FIXTURES = TESTS / "fixtures" / "librdkafka"
 
@@ -46,6 +46,6 @@ def test_fixture_reencodes_to_equal_records(name):
 
 
 def test_live_librdkafka_round():
-    from peers.librdkafka import produce_and_fetch
+    from tests.support.peers.librdkafka import produce_and_fetch
     data = produce_and_fetch(messages(), **{"compression.type": "zstd", "log_level": 3})
     assert decoded(data) == want(True, False)

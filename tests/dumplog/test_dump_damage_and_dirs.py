@@ -5,10 +5,10 @@ import json
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 def kc(*args):

@@ -1,12 +1,12 @@
 """`kafkacodec dump` prints what Kafka 4.1's kafka-dump-log prints (FORMATS.md section 10.2), and
-reports damage where and as `verify` does. tests/test_dump_log.py holds the golden files of the
+reports damage where and as `verify` does. tests/dumplog/test_dump_log.py holds the golden files of the
 drop-in `dump-log`."""
 import subprocess
 import sys
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import write_batch
-from kafkacodec.storage import index
+from kafkacodec.storage.indexes import index
 
 SAMPLE = (TESTS / "fixtures" / "sample.log").read_bytes()
 V2 = bytes.fromhex("0000000000000000" "00000039" "00000000" "02" "ebf1884b" "0000" "00000000"
@@ -82,7 +82,7 @@ def test_index_dumps(tmp_path):
 
 def test_verify_index_only_and_sanity_check(tmp_path):
     import struct
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     with PartitionWriter(tmp_path / "t-0", index_interval_bytes=300) as w:
         for i in range(30):
             w.append([{"value": b"x" * 100, "timestamp": 5000 + 10 * i}] * 2)

@@ -7,11 +7,11 @@ import json
 import subprocess
 import sys
 
-import damage
+from tests.support import damage
 from kafkacodec import write_batch
 from kafkacodec.runtime.limits import LIMITS
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.segments.scan import scan_file
 
 SMALL_LIMIT = 1 << 20  # as the catalogue's bombs are built; dumped with the same limit
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import TESTS
+from tests.support import TESTS
 
 GOLDEN = TESTS / "golden" / "dump_log"
 FIXTURES = TESTS / "fixtures" / "dump_log"

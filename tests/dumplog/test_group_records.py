@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
-from kafkacodec.storage.decoders import MissingKey, decoded_json, offsets
-from kafkacodec.storage.internal import GROUP_RECORD_VALUES, decode_group_record
-from test_internal_topics import cstring, string, tags, uvarint
+from kafkacodec.storage.dump_log.decoders import MissingKey, decoded_json, offsets
+from kafkacodec.codec.internal_topics import GROUP_RECORD_VALUES, decode_group_record
+from tests.dumplog.test_internal_topics import cstring, string, tags, uvarint
 
 U1, U2 = bytes(range(16)), bytes(range(16, 32))
 J1, J2 = "AAECAwQFBgcICQoLDA0ODw", "EBESExQVFhcYGRobHB0eHw"  # the same UUIDs as Kafka prints them
@@ -208,7 +208,7 @@ def test_dump_log_and_dump_print_the_decoded_records(tmp_path):
     from click.testing import CliRunner
 
     from kafkacodec.cli import main
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     (topology,) = [c for c in CASES if c[0] == "streams_topology"]
     part = tmp_path / "__consumer_offsets-0"
     with PartitionWriter(part) as w:

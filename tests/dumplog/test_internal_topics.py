@@ -10,11 +10,12 @@ import pytest
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.transaction_log import TransactionLog
-from kafkacodec.storage import logdir
-from kafkacodec.storage.internal import committed_offsets, decode_group_record, partition_committed_offsets
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.transactions import aborted_ranges, partition_transactions, read_committed
+from kafkacodec.storage.layout import logdir
+from kafkacodec.codec.internal_topics import (committed_offsets, decode_group_record,
+                                              partition_committed_offsets)
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.state.transactions import aborted_ranges, partition_transactions, read_committed
 
 
 # -- hand encoders, written from the message-spec rules, independent of the schemas ----------
@@ -244,8 +245,8 @@ def test_dump_decoders_print_kafkas_formats(sample):
 def test_transaction_log_decoder_writes_version_1_tagged_fields_that_are_not_their_default():
     """Kafka 4.1's JSON converter (JsonConverterGenerator: a tagged field only when it is not its
     default), for a TransactionLogValue v1 packed from TransactionLogValue.json's rules."""
-    from kafkacodec.storage.decoders import transaction_log
-    from kafkacodec.storage.dumplog import Crash, Options, record_lines
+    from kafkacodec.storage.dump_log.decoders import transaction_log
+    from kafkacodec.storage.dump_log.tool import Crash, Options, record_lines
     key = struct.pack(">h", 0) + string("tx")
     value = struct.pack(">hqhib", 1, 42, 5, 60000, 2) + uvarint(2) + cstring("t") + uvarint(2) \
         + struct.pack(">i", 4) + tags() + struct.pack(">qq", 1000, 900) \
@@ -273,7 +274,7 @@ def test_dump_prints_kraft_control_records_as_kafka_does():
     """Kafka 4.1's lines (DumpLogSegments.printControlRecord): the value's JSON after the type's
     label, names as Kafka's JSON converters write them (kRaftVersionFeature)."""
     from kafkacodec import write_batch
-    from kafkacodec.storage.dumplog import Options, record_lines
+    from kafkacodec.storage.dump_log.tool import Options, record_lines
     header = struct.pack(">hq", 0, 1700000000000) + tags()
     voters = struct.pack(">h", 0) + uvarint(2) + struct.pack(">i", 1) + bytes(range(16)) + uvarint(2) \
         + cstring("CONTROLLER") + cstring("c1") + struct.pack(">H", 9093) + tags() + struct.pack(">hh", 0, 1) \
@@ -321,13 +322,13 @@ def test_consumer_group_protocol_records(version, key, value):
     assert r.key_version == version and r.value_version == 0
     assert not isinstance(r.value, (bytes, bytearray))
     assert ConsumerOffsets.from_bytes(k).to_bytes() == k
-    from kafkacodec.storage.internal import CONSUMER_GROUP_VALUES
+    from kafkacodec.codec.internal_topics import CONSUMER_GROUP_VALUES
     assert CONSUMER_GROUP_VALUES[version].from_bytes(value).to_bytes() == value
     assert r.key.group_id.value == "g"
 
 
 def test_offsets_decoder_prints_consumer_group_records():
-    from kafkacodec.storage.decoders import offsets
+    from kafkacodec.storage.dump_log.decoders import offsets
     records = {v: (k, val) for v, k, val in consumer_group_records()}
 
     class R:

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
-from kafkacodec.storage.decoders import decoded_json
-from kafkacodec.storage.remote_log_metadata import TYPES, read_record, remote_log_metadata
-from test_internal_topics import cstring, tags, uvarint
+from kafkacodec.storage.dump_log.decoders import decoded_json
+from kafkacodec.storage.dump_log.remote_log_metadata import TYPES, read_record, remote_log_metadata
+from tests.dumplog.test_internal_topics import cstring, tags, uvarint
 
 U1, U2 = bytes(range(16)), bytes(range(16, 32))
 J1, J2 = "AAECAwQFBgcICQoLDA0ODw", "EBESExQVFhcYGRobHB0eHw"
@@ -137,7 +137,7 @@ def test_dump_log_and_dump_print_the_decoded_records(tmp_path):
     from click.testing import CliRunner
 
     from kafkacodec.cli import main
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     part = tmp_path / "__remote_log_metadata-0"
     with PartitionWriter(part) as w:
         w.append([{"key": None, "value": framed(1, 0, update()), "timestamp": 5},

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from kafkacodec.generated.share_group_state import ShareGroupState
-from kafkacodec.storage.decoders import decoded_json, share_group_state
-from kafkacodec.storage.internal import SHARE_STATE_VALUES
-from test_internal_topics import string, tags, uvarint
+from kafkacodec.storage.dump_log.decoders import decoded_json, share_group_state
+from kafkacodec.codec.internal_topics import SHARE_STATE_VALUES
+from tests.dumplog.test_internal_topics import string, tags, uvarint
 
 U1 = bytes(range(16))
 J1 = "AAECAwQFBgcICQoLDA0ODw"
@@ -87,7 +87,7 @@ def test_dump_log_and_dump_print_the_decoded_records(tmp_path):
     from click.testing import CliRunner
 
     from kafkacodec.cli import main
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     part = tmp_path / "__share_group_state-0"
     with PartitionWriter(part) as w:
         w.append([{"key": struct.pack(">h", 1) + KEY, "value": struct.pack(">h", 0) + CASES[1][2], "timestamp": 5},

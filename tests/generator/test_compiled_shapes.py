@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT, TESTS
-from fallback import python_readers_refused
+from tests.support import ROOT, TESTS
+from tests.support.fallback import python_readers_refused
 from kafkacodec.generator.compile import compile_dir
 from kafkacodec.runtime.errors import KafkaCodecError
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, TESTS
+from tests.support import ROOT, TESTS
 from kafkacodec.generator.compile import compile_dir
 from kafkacodec.generator.problems import CompileFailed
 

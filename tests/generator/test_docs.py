@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from conftest import ROOT
+from tests.support import ROOT
 from kafkacodec.formatdocs.examples import WRITERS, example_rows
 from kafkacodec.formatdocs.hexdump import show
 from kafkacodec.generator.compile import compile_program

@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from conftest import ROOT, TESTS
+from tests.support import ROOT, TESTS
 from kafkacodec.generator.compile import compile_dir
 
 

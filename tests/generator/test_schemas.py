@@ -3,7 +3,7 @@ every schema points at the Kafka source it describes."""
 import pytest
 import yaml
 
-from conftest import ROOT
+from tests.support import ROOT
 
 SCHEMAS = sorted((ROOT / "schemas").glob("*.ksy"))
 

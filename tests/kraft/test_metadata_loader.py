@@ -11,12 +11,13 @@ import sys
 
 import pytest
 
-from kafkacodec.records import Record, write_batch
-from kafkacodec.storage.metadata_pack import pack
-from kafkacodec.storage.metadata_replay import MetadataLogProblem, Point, open_metadata_log, replay
-from kafkacodec.storage.metadata_view import history, replay_json, subject
-from kafkacodec.storage.sample_metadata import MINUTE, T0, partition, rec, register, uuid, write_metadata_sample
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.replay import MetadataLogProblem, Point, open_metadata_log, replay
+from kafkacodec.storage.kraft.view import history, replay_json, subject
+from kafkacodec.storage.samples.controller import (MINUTE, T0, partition, rec, register, uuid,
+                                                   write_metadata_sample)
+from kafkacodec.storage.segments.scan import batch_positions
 
 PART = "__cluster_metadata-0"
 SNAPSHOT = f"{43:020d}-{1:010d}.checkpoint"
@@ -237,7 +238,7 @@ def test_a_transaction_open_at_the_end_is_said_to_be_left_out(tmp_path):
 # item 4: offsets that go back, points past the end
 
 def test_a_batch_whose_offsets_go_back_stops_the_replay_as_verify_fails(controller, tmp_path):
-    from damage import with_valid_crc
+    from tests.support.damage import with_valid_crc
 
     copy = copy_of(controller, tmp_path)
     seg = copy / PART / f"{43:020d}.log"

@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 
-from kafkacodec.records import Record, write_batch
-from kafkacodec.storage.metadata_pack import pack
-from kafkacodec.storage.sample_metadata import MINUTE, T0, change, config, moved, partition, rec, register, uuid
+from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.samples.controller import (MINUTE, T0, change, config, moved, partition, rec,
+                                                   register, uuid)
 
 A, B, C = 1, 2, 3
 

@@ -8,8 +8,8 @@ import struct
 import pytest
 
 from kafkacodec.generated.metadata_record import MetadataRecord
-from kafkacodec.storage.metadata_records import (TYPES, MetadataParseError, cluster_metadata, read_record,
-                                                  record_json, to_text)
+from kafkacodec.storage.kraft.records import (TYPES, MetadataParseError, cluster_metadata, read_record,
+                                              record_json, to_text)
 
 
 def uvarint(n: int) -> bytes:
@@ -220,7 +220,7 @@ def test_dump_log_cluster_metadata_decoder_prints_each_record(tmp_path):
     import subprocess
     import sys
 
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     part = tmp_path / "__cluster_metadata-0"
     topic = framed(2, 0, s("orders") + U1 + tags())
     with PartitionWriter(part) as w:

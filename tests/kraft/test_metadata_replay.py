@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from kafkacodec.records import Record, write_batch
-from kafkacodec.storage.metadata_image import Image, ReplayProblem
-from kafkacodec.storage.metadata_pack import pack
-from kafkacodec.storage.metadata_replay import MetadataLogProblem, Point, open_metadata_log, replay
-from kafkacodec.storage.metadata_view import history, replay_json, subject
-from kafkacodec.storage.sample_metadata import MINUTE, T0, change, config, moved, partition, rec, register, uuid, \
-    write_metadata_sample
+from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.storage.kraft.image import Image, ReplayProblem
+from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.replay import MetadataLogProblem, Point, open_metadata_log, replay
+from kafkacodec.storage.kraft.view import history, replay_json, subject
+from kafkacodec.storage.samples.controller import (MINUTE, T0, change, config, moved, partition, rec,
+                                                   register, uuid, write_metadata_sample)
 
 T1 = uuid(1)
 
@@ -239,8 +239,8 @@ def test_a_diff_in_one_replay_equals_the_differences_of_two(controller, a, b):
     from click.testing import CliRunner
 
     from kafkacodec.cli import main
-    from kafkacodec.commands.metadata import parse_point
-    from kafkacodec.storage.metadata_view import differences
+    from kafkacodec.cli.commands.metadata import parse_point
+    from kafkacodec.storage.kraft.view import differences
 
     how = ("snapshot", "logRecords", "quorum")
     run = CliRunner().invoke(main, ["metadata", str(controller), "--diff", a, b, "--json"])
@@ -281,9 +281,9 @@ def test_packing_a_records_json_gives_the_bytes_kafka_would_write():
     """Every type and version of test_metadata_records, hand-packed there: packed again from the
     JSON they print, they read back to that JSON, and to the same bytes when they hold no tag
     unknown to us and no tagged field written at its default."""
-    from test_metadata_records import CASES, framed
+    from tests.kraft.test_metadata_records import CASES, framed
 
-    from kafkacodec.storage.metadata_records import plain, read_record, record_json
+    from kafkacodec.storage.kraft.records import plain, read_record, record_json
 
     same = 0
     for api_key, version, body, _ in CASES:
@@ -301,9 +301,9 @@ def test_replay_of_damage_under_valid_crcs_gives_typed_errors_only(controller, t
     MetadataLogProblem; never another exception."""
     import random
 
-    from damage import V2_RECORDS_AT, with_valid_crc
+    from tests.support.damage import V2_RECORDS_AT, with_valid_crc
 
-    from kafkacodec.storage.scan import batch_positions
+    from kafkacodec.storage.segments.scan import batch_positions
 
     rng = random.Random(7)
     seg = open_metadata_log(controller).partition.segments[0].log
@@ -333,7 +333,7 @@ def test_any_order_of_the_samples_records_gives_replay_problems_only():
     change at a stale epoch), each as a ReplayProblem leaving the image as it was."""
     import random
 
-    from kafkacodec.storage.sample_metadata import AFTER_SNAPSHOT, BEFORE_SNAPSHOT
+    from kafkacodec.storage.samples.controller import AFTER_SNAPSHOT, BEFORE_SNAPSHOT
 
     records = [r for _, batch in BEFORE_SNAPSHOT + AFTER_SNAPSHOT for r in batch]
     rng = random.Random(3)
@@ -351,7 +351,7 @@ def test_any_order_of_the_samples_records_gives_replay_problems_only():
 
 
 def replay_json_of(image):
-    from kafkacodec.storage.metadata_view import image_json
+    from kafkacodec.storage.kraft.view import image_json
     return json.dumps(image_json(image, show_secrets=True), sort_keys=True)
 
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from kafkacodec.records import Record, write_batch
-from kafkacodec.storage import metadata_image
-from kafkacodec.storage.metadata_pack import pack
-from kafkacodec.storage.metadata_replay import open_metadata_log, replay
-from kafkacodec.storage.metadata_view import history, subject
-from kafkacodec.storage.sample_metadata import T0, moved, partition, rec
+from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.storage.kraft import image
+from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.replay import open_metadata_log, replay
+from kafkacodec.storage.kraft.view import history, subject
+from kafkacodec.storage.samples.controller import T0, moved, partition, rec
 
-STORAGE = str(Path(metadata_image.__file__).parent)
+STORAGE = str(Path(image.__file__).parents[1])
 
 
 def write_topics(root, count: int):

@@ -5,7 +5,7 @@ import shlex
 import subprocess
 import sys
 
-from conftest import ROOT
+from tests.support import ROOT
 
 RECIPE = (ROOT / "docs" / "recipes" / "kraft.md").read_text()
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from tests.support import ROOT
 
 
 def installs(target: str) -> list[str]:

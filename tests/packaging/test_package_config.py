@@ -7,9 +7,9 @@ import subprocess
 import sys
 import zipfile
 
-from conftest import ROOT
+from tests.support import ROOT
 
-SOURCES = ["kafkacodec", "runtime", "generated", "generator", "storage", "formatdocs", "pipeline"]
+SOURCES = ["kafkacodec", "runtime", "generated", "generator", "storage", "formatdocs", "pipeline", "codec", "cli"]
 
 
 def test_the_wheel_builds_without_a_folder_missing_from_packages(tmp_path):

@@ -2,7 +2,7 @@
 import re
 import shutil
 
-from conftest import TESTS
+from tests.support import TESTS
 
 README = (TESTS.parent / "README.md").read_text()
 

@@ -3,7 +3,7 @@ import subprocess
 import sys
 import zipfile
 
-from conftest import ROOT
+from tests.support import ROOT
 
 
 def test_wheel_installs_one_namespace_and_works(tmp_path):

@@ -7,8 +7,8 @@ from pyspark.sql.datasource import InputPartition
 
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.pipeline.cluster_metadata import ClusterMetadataDataSource, metadata_files
-from kafkacodec.storage.sample_metadata import write_metadata_sample
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.samples.controller import write_metadata_sample
+from kafkacodec.storage.segments.scan import batch_positions
 
 PART = "__cluster_metadata-0"
 

@@ -8,9 +8,9 @@ import pytest
 from pyspark.sql.datasource import InputPartition
 
 from kafkacodec.pipeline.cluster_metadata import ClusterStateDataSource
-from kafkacodec.storage.metadata_replay import MetadataLogProblem
-from kafkacodec.storage.sample_metadata import write_metadata_sample
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.kraft.replay import MetadataLogProblem
+from kafkacodec.storage.samples.controller import write_metadata_sample
+from kafkacodec.storage.segments.scan import batch_positions
 
 PART = "__cluster_metadata-0"
 

@@ -11,12 +11,12 @@ import pytest
 from kafkacodec.pipeline.headers import HEADER_COLUMNS
 from kafkacodec.pipeline.plan import parse_options
 from kafkacodec.pipeline.source import KafkaLogReader
-from kafkacodec.storage import logdir
-from kafkacodec.storage.latest import latest_values
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.sample import _marker
-from kafkacodec.storage.transactions import partition_transactions, read_committed
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.state.latest import latest_values
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.samples.broker import _marker
+from kafkacodec.storage.state.transactions import partition_transactions, read_committed
+from kafkacodec.storage.change.writer import PartitionWriter
 
 NARROW = ("topic", "partition", "offset", "isControl", "producerId")
 ABORT, COMMIT = 0, 1

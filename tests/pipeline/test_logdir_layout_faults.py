@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import faults
-from faults import Case, every_point
-from test_sink_faults import COMMIT, OLD, check, prepare, records
+from tests.support import faults
+from tests.support.faults import Case, every_point
+from tests.pipeline.test_sink_faults import COMMIT, OLD, check, prepare, records
 
 pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace is not installed")
 

@@ -6,8 +6,8 @@ from kafkacodec.pipeline.columns import arrow_schema
 from kafkacodec.pipeline.decode import ReadOptions, decode_slice
 from kafkacodec.pipeline.files import read_range
 from kafkacodec.pipeline.plan import OptionError, parse_options, slices
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
 
 
 def decoded(plan, max_bytes=None, rows_per_batch=None):
@@ -51,8 +51,8 @@ def test_an_offset_range_plans_only_the_bytes_around_it(tmp_path):
     """Both bounds of an offset range cut byte ranges through the .index: what is planned is the
     range's batches plus at most an index interval before it and two after, and decodes to
     exactly the range's records."""
-    from kafkacodec.records import Record
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.codec.records import Record
+    from kafkacodec.storage.change.writer import PartitionWriter
 
     path = tmp_path / "orders-0"
     with PartitionWriter(path, segment_bytes=1 << 20) as w:
@@ -101,7 +101,7 @@ def test_reading_batch_headers_alone_gives_the_rows_a_full_read_gives(sample, op
 def test_the_header_only_path_meets_damage_as_a_full_read_does(sample, tmp_path):
     import shutil
 
-    from damage import V2_RECORDS_AT
+    from tests.support.damage import V2_RECORDS_AT
     copy = tmp_path / "c"
     shutil.copytree(sample, copy)
     seg = sorted((copy / "clicks-1").glob("*.log"))[0]
@@ -158,7 +158,7 @@ def test_timestamps_spark_cannot_hold_are_null_and_the_others_exact(tmp_path):
     import datetime as dt
 
     from kafkacodec.pipeline.tables import SegmentsReader
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
 
     earliest, latest = -62_135_596_800_000, 253_402_300_799_999  # 0001-01-01, 9999-12-31 23:59:59.999
     stamps = [1_700_000_000_000, 2 ** 62, latest, latest + 1, earliest, earliest - 1, -(2 ** 62)]
@@ -183,9 +183,9 @@ def test_a_record_without_a_timestamp_reads_null(tmp_path):
     from pathlib import Path
 
     from kafkacodec import write_batch
-    from kafkacodec.records import Record
+    from kafkacodec.codec.records import Record
 
-    fixtures = Path(__file__).parent / "fixtures" / "librdkafka"
+    fixtures = Path(__file__).parents[1] / "fixtures" / "librdkafka"
     (tmp_path / "old-0").mkdir()
     (tmp_path / "old-0" / "00000000000000000000.log").write_bytes((fixtures / "v0_none.bin").read_bytes())
     rows = read_all(tmp_path / "old-0")

@@ -11,11 +11,11 @@ import pytest
 from kafkacodec.pipeline.plan import parse_options
 from kafkacodec.pipeline.sink import KafkaLogWriter
 from kafkacodec.pipeline.source import KafkaLogReader
-from kafkacodec.storage import logdir
-from kafkacodec.storage.lock import LOCK_NAME
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.change.lock import LOCK_NAME
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 class Schema:
@@ -136,7 +136,7 @@ def test_jobs_writing_one_log_dir_commit_in_turn(tmp_path):
     publishes; a job's temporary folder goes with it and leaves another job's alone."""
     import threading
 
-    from kafkacodec.storage.lock import holding
+    from kafkacodec.storage.change.lock import holding
 
     root = tmp_path / "out"
     tables = {name: pa.table({"value": [b"%s-%d" % (name.encode(), i) for i in range(30)], "topic": [name] * 30,

@@ -12,14 +12,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-import faults
-from faults import Case, every_point
+from tests.support import faults
+from tests.support.faults import Case, every_point
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.index import iter_offset_index, rebuild
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.indexes.index import iter_offset_index, rebuild
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.change.writer import PartitionWriter
 
 pytestmark = pytest.mark.skipif(faults.STRACE is None, reason="strace is not installed")
 

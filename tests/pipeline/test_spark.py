@@ -9,9 +9,9 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
-from kafkacodec.storage import logdir  # noqa: E402
-from kafkacodec.storage.reader import partition_records  # noqa: E402
-from kafkacodec.storage.verify import verify_partition  # noqa: E402
+from kafkacodec.storage.layout import logdir  # noqa: E402
+from kafkacodec.storage.segments.reader import partition_records  # noqa: E402
+from kafkacodec.storage.audit.verify import verify_partition  # noqa: E402
 
 KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int"),
                  ("offset", "bigint"), ("timestamp", "timestamp"), ("timestampType", "int")]
@@ -140,7 +140,7 @@ def test_read_committed_stops_at_the_last_stable_offset(spark, sample, tmp_path)
     sample's payments-0 stops at producer 3000's open transaction (63), as the library's
     read-committed view does; a copy written back without markers, whose transactions are all
     open, stops at its first (30), its header-only reads too."""
-    from kafkacodec.storage.transactions import read_committed
+    from kafkacodec.storage.state.transactions import read_committed
     part = logdir.open_partition(sample / "payments-0")
     committed = read(spark, sample, subscribe="payments", isolationLevel="read_committed")
     offsets = sorted(r["offset"] for r in committed.select("offset").collect())
@@ -255,7 +255,7 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
         remote = spark_rows(read(spark, uri, includeHeaders="true"))
         assert remote == expected_rows(sample, control=False)
         one = read(spark, uri.replace("/kafka?", "/kafka/payments-0/00000000000000000034.log?"))
-        from kafkacodec.storage.reader import partition_batches
+        from kafkacodec.storage.segments.reader import partition_batches
         data = [r for seg, b in partition_batches(logdir.open_partition(sample / "payments-0"))
                 if seg.base_offset == 34 and (b.is_legacy or not b.entry.is_control) for r in b]
         assert one.count() == len(data) > 0  # the segment's records, its markers left out
@@ -264,7 +264,7 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
 
 
 def test_consumer_offsets_table_with_lag(spark, sample):
-    from kafkacodec.storage.internal import partition_committed_offsets
+    from kafkacodec.codec.internal_topics import partition_committed_offsets
     parts = {(p.topic, p.partition): p for p in logdir.open_log_dir(sample).partitions}
     want = partition_committed_offsets(parts[("__consumer_offsets", 0)])
     rows = spark.read.format("kafka-consumer-offsets").load(str(sample)).collect()
@@ -276,7 +276,7 @@ def test_consumer_offsets_table_with_lag(spark, sample):
 
 
 def latest_by_library(root, read_committed=True):
-    from kafkacodec.storage.latest import latest_values
+    from kafkacodec.storage.state.latest import latest_values
     return {(p.topic, p.partition, k): (v.offset, v.timestamp, v.value, [tuple(h) for h in v.headers])
             for p in logdir.open_log_dir(root).partitions for k, v in latest_values(p, read_committed).items()}
 
@@ -302,7 +302,7 @@ def test_latest_value_per_key_equals_the_librarys_on_the_sample(spark, sample, t
 def test_latest_value_per_key_of_a_million_records(spark, tmp_path):
     """Keys overwritten across segments, tombstones, an aborted transaction, headers: the Spark
     job and the library agree on every key of a log of 1,000,000 records."""
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     root = tmp_path / "logs"
     per_batch = 1000
     for p in range(2):
@@ -403,8 +403,8 @@ def test_a_narrower_schema_reads_batch_headers_alone_and_counts_the_same(spark, 
 def test_a_partition_written_by_many_tasks_gets_the_segments_one_writer_gives(spark, tmp_path):
     """Eight tasks write one partition: the commit joins their segments up to segmentBytes, with
     indexes as Kafka's recovery rebuilds them, and the records read back in order."""
-    from kafkacodec.storage.index import iter_offset_index, rebuild
-    from kafkacodec.storage.scan import scan_file
+    from kafkacodec.storage.indexes.index import iter_offset_index, rebuild
+    from kafkacodec.storage.segments.scan import scan_file
     rows = [(b"k%d" % i, b"v" * 200, "t", 0, i) for i in range(4000)]
     df = spark.createDataFrame(rows, "key binary, value binary, topic string, partition int, offset long") \
         .repartitionByRange(8, "offset")
@@ -432,7 +432,7 @@ def test_export_of_timestamps_spark_cannot_hold(spark, tmp_path):
     import pyarrow.parquet as pq
 
     from kafkacodec.pipeline.export import export
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.change.writer import PartitionWriter
     root, out = tmp_path / "logs", tmp_path / "table"
     with PartitionWriter(root / "far-0") as w:
         w.append([{"key": b"a", "value": b"now", "timestamp": 1_700_000_000_000},

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from standalone import VERSION, Daemon, kill, node_python, processes_under, signal_all, standalone, wait_for
+from tests.support.standalone import VERSION, Daemon, kill, node_python, processes_under, signal_all, standalone, wait_for
 
-from conftest import ROOT
+from tests.support import ROOT
 
 pytestmark = pytest.mark.spark
 
@@ -43,8 +43,8 @@ def write_log_dir(root: Path) -> None:
     codec, so that the read has about forty tasks to share and lose."""
     import random
 
-    from kafkacodec.storage.sample import write_sample
-    from kafkacodec.storage.writer import PartitionWriter
+    from kafkacodec.storage.samples.broker import write_sample
+    from kafkacodec.storage.change.writer import PartitionWriter
 
     write_sample(root)
     rng = random.Random(11)
@@ -69,8 +69,8 @@ def digest(rows) -> str:
 def expected(logdir: Path):
     """Per (topic, partition): record count and digest of (offset, key, value, timestamp, headers);
     per (topic, partition, segment base offset): record count; all from the library's reader."""
-    from kafkacodec.storage.logdir import open_log_dir
-    from kafkacodec.storage.reader import partition_batches
+    from kafkacodec.storage.layout.logdir import open_log_dir
+    from kafkacodec.storage.segments.reader import partition_batches
 
     records, segments = {}, {}
     for part in open_log_dir(logdir).partitions:

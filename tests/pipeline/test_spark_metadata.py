@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from kafkacodec.storage.metadata_replay import Point, open_metadata_log, replay, snapshot_events, log_events
-from kafkacodec.storage.sample_metadata import write_metadata_sample
+from kafkacodec.storage.kraft.replay import Point, open_metadata_log, replay, snapshot_events, log_events
+from kafkacodec.storage.samples.controller import write_metadata_sample
 
 pytestmark = pytest.mark.spark
 
@@ -76,7 +76,7 @@ def test_an_unknown_table_is_refused_by_name(spark, controller):
 
 def damaged_copy(controller, tmp_path):
     """The sample with the batch at offset 44 flipped: a replay stops at 43, before `scratch` is deleted."""
-    from kafkacodec.storage.scan import batch_positions
+    from kafkacodec.storage.segments.scan import batch_positions
 
     copy = tmp_path / "c"
     shutil.copytree(controller, copy)
@@ -98,7 +98,7 @@ def test_a_state_the_replay_could_not_reach_fails_or_is_reported_as_asked(spark,
 
 
 def test_a_snapshot_cut_after_its_header_is_passed_over_for_the_log(spark, controller, tmp_path):
-    from kafkacodec.storage.scan import batch_positions
+    from kafkacodec.storage.segments.scan import batch_positions
 
     copy = tmp_path / "c"
     shutil.copytree(controller, copy)

@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from disks import remount, tmpfs
-from kafkacodec.storage.files import write_atomically, write_files_atomically
-from syscalls import trace
+from tests.support.disks import remount, tmpfs
+from kafkacodec.storage.diskio.files import write_atomically, write_files_atomically
+from tests.support.syscalls import trace
 
 
 def test_a_full_disk_leaves_the_target_as_it_was_and_no_tmp(tmp_path):
@@ -49,7 +49,7 @@ def test_a_read_only_file_system_refuses_and_leaves_nothing(tmp_path):
 
 WRITE = textwrap.dedent("""
     import os, sys
-    from kafkacodec.storage.files import write_atomically
+    from kafkacodec.storage.diskio.files import write_atomically
     write_atomically(sys.argv[1], b"data")
     os.access("/mark-done", os.F_OK)
     write_atomically(sys.argv[1], b"scratch", durable=False)

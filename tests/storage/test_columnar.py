@@ -9,16 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import Record, write_batch
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.generator.compile import compile_dir
 from kafkacodec.runtime import vectors
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.varint import encode_zigzag32, encode_zigzag64
-from kafkacodec.storage.columnar import read_columns, segment_columns
-from kafkacodec.storage.scan import batch_positions, frame_size
-from test_generator import load_module
+from kafkacodec.storage.segments.columnar import read_columns, segment_columns
+from kafkacodec.storage.segments.scan import batch_positions, frame_size
+from tests.generator.test_generator import load_module
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
@@ -284,7 +284,7 @@ def test_scanning_a_segment_of_any_size_keeps_memory_bounded(tmp_path, way):
     part = tmp_path / "t-0"
     part.mkdir()
     big_segment(part / "00000000000000000000.log", 400 << 20, batch)
-    peak = int(subprocess.run([sys.executable, str(TESTS / "scan_memory.py"), way,
+    peak = int(subprocess.run([sys.executable, str(TESTS / "support" / "scan_memory.py"), way,
                                str(part / "00000000000000000000.log")],
                               capture_output=True, text=True, check=True).stdout)
     constant = 48 << 20

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches
 from kafkacodec.runtime import errors
-from kafkacodec.storage.scan import scan_bytes
+from kafkacodec.storage.segments.scan import scan_bytes
 
 CORPUS = TESTS / "fixtures" / "damaged"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())

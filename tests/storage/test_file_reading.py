@@ -8,12 +8,13 @@ import textwrap
 
 import pytest
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import Record, write_batch
 from kafkacodec.runtime.errors import ChecksumError, DecodeError, TruncatedError
-from kafkacodec.storage import scan, windowed
-from kafkacodec.storage.logdir import segment_of
-from kafkacodec.storage.reader import Damage, segment_batches
+from kafkacodec.storage.segments import scan
+from kafkacodec.storage.diskio import windowed
+from kafkacodec.storage.layout.logdir import segment_of
+from kafkacodec.storage.segments.reader import Damage, segment_batches
 
 
 def mixed_segment(seed: int, batches: int = 60) -> bytes:
@@ -113,8 +114,8 @@ def test_a_size_field_larger_than_the_file_is_never_allocated(tmp_path, monkeypa
 TRUNCATE_WHILE_READING = textwrap.dedent("""
     import os, sys
     from pathlib import Path
-    from kafkacodec.storage import columnar, reader, scan
-    from kafkacodec.storage.logdir import segment_of
+    from kafkacodec.storage.segments import columnar, reader, scan
+    from kafkacodec.storage.layout.logdir import segment_of
 
     way, path, cut = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
     if way == "file_batches":
@@ -158,7 +159,7 @@ def test_the_recovery_scan_of_a_batch_of_any_size_keeps_memory_bounded(tmp_path)
     batch = write_batch([Record(key=b"k", value=bytes(range(256)) * (1 << 19), timestamp=1)])
     (part / "00000000000000000000.log").write_bytes(batch + write_batch([Record(value=b"v")], base_offset=1))
     del batch
-    peak = int(subprocess.run([sys.executable, str(TESTS / "scan_memory.py"), "crcs",
+    peak = int(subprocess.run([sys.executable, str(TESTS / "support" / "scan_memory.py"), "crcs",
                                str(part / "00000000000000000000.log")],
                               capture_output=True, text=True, check=True, timeout=300).stdout)
     assert peak < 4 * windowed.WINDOW_BYTES + (16 << 20), f"{peak >> 20} MiB"

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 from kafkacodec.runtime.limits import LIMITS
-from kafkacodec.storage import index, lookup, producers, txnindex
-from kafkacodec.storage.logdir import open_partition
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.indexes import index, lookup, txnindex
+from kafkacodec.storage.state import producers
+from kafkacodec.storage.layout.logdir import open_partition
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.change.writer import PartitionWriter
 
 slots = st.lists(st.tuples(st.integers(0, 2 ** 31 - 1), st.integers(0, 2 ** 31 - 1)), max_size=40)
 
@@ -80,8 +81,9 @@ PEAK = textwrap.dedent("""
             status = exit.code
     else:
         from pathlib import Path
-        from kafkacodec.storage import lookup, retention
-        from kafkacodec.storage.logdir import open_partition
+        from kafkacodec.storage.indexes import lookup
+        from kafkacodec.storage.change import retention
+        from kafkacodec.storage.layout.logdir import open_partition
         seg = open_partition(Path(args[0])).segments[0]
         batch = lookup.find_offset(seg, int(args[1]))
         print(batch.last_offset, lookup.find_timestamp(seg, int(args[2])), retention.largest_timestamp(seg))
@@ -186,7 +188,7 @@ def test_txnindex_and_snapshot_sizes_are_checked_before_reading(tmp_path, monkey
 
 def test_searches_on_an_index_file_give_what_the_whole_index_gives(tmp_path):
     """Slots read a block at a time, time entries across two blocks included."""
-    from kafkacodec.storage import index_search
+    from kafkacodec.storage.indexes import index_search
     rng = random.Random(7)
     base, offset, position, offsets, times = 5_000, 5_000, 0, [], []
     for i in range(3_000):

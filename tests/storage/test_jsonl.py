@@ -4,9 +4,9 @@ import json
 import subprocess
 import sys
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches, write_batch
-from kafkacodec.storage.jsonl import from_json, to_json
+from kafkacodec.storage.exchange.jsonl import from_json, to_json
 
 KEYS = ["file", "position", "size", "magic", "baseOffset", "lastOffset", "count", "partitionLeaderEpoch", "crc",
         "crcValid", "recordsValid", "compression", "timestampType", "isTransactional", "isControl", "producerId", "producerEpoch",

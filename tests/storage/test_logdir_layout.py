@@ -13,13 +13,13 @@ import sys
 
 import pytest
 
-from kafkacodec.storage import logdir, names
-from kafkacodec.storage.journal import pending
-from kafkacodec.storage.lock import log_root
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.scan import batch_positions
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir, names
+from kafkacodec.storage.change.journal import pending
+from kafkacodec.storage.change.lock import log_root
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.segments.scan import batch_positions
+from kafkacodec.storage.change.writer import PartitionWriter
 
 SERVER_LOG = b"[2024-05-01 10:00:00,000] INFO KafkaConfig values: (kafka.server.KafkaConfig)\n" * 40
 CLEAN = ["clean", "--policy", "delete", "--now", "1600000500000", "--retention-ms", "150000"]
@@ -133,8 +133,8 @@ def test_a_write_interrupted_with_every_partition_aside_is_said_and_finished(tmp
     """A kill of the sink's commit between moving the old partition aside and moving the new one in
     leaves no partition at the root, beside server.log: verify exited 0 and recover looked for the
     journal in the parent. Here the commit's publication is stopped at that point."""
-    from kafkacodec.storage import journal
-    from kafkacodec.storage.replace import Publication
+    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change.replace import Publication
 
     root = tmp_path / "out"
     with PartitionWriter(root / "t-0") as w:
@@ -347,7 +347,7 @@ def test_the_sink_refuses_to_overwrite_a_linked_partition_and_changes_nothing(tm
     writer = KafkaLogWriter({"path": str(tmp_path / "out")}, Schema(), overwrite=True)
     rows = pa.table({"value": [b"new"] * 5, "topic": ["t"] * 5, "partition": pa.array([0] * 5, pa.int32())})
     message = writer.write(iter(rows.to_batches()))
-    from kafkacodec.storage.safeio import FileProblem
+    from kafkacodec.storage.diskio.safeio import FileProblem
     with pytest.raises(FileProblem, match="is a symbolic link to .*nothing was changed"):
         writer.commit([message])
     assert tree(tmp_path) == before and not pending(tmp_path / "out")
@@ -356,8 +356,8 @@ def test_the_sink_refuses_to_overwrite_a_linked_partition_and_changes_nothing(tm
 def wedged_by_an_older_version(logs, tmp_path, link_to, keep_old=None):
     """The state older versions left after replacing a linked partition: the cleaned copy in place,
     the link moved aside into the staging directory, the journal in phase "publish"."""
-    from kafkacodec.storage import journal
-    from kafkacodec.storage.replace import STAGING_NAME
+    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change.replace import STAGING_NAME
 
     cleaned = tmp_path / "cleaned"
     assert kafkacodec(*CLEAN, logs, "--apply", "--out", cleaned).returncode == 0

@@ -7,14 +7,14 @@ import shutil
 import subprocess
 import sys
 
-import faults
+from tests.support import faults
 import pytest
-from faults import Case, every_point
+from tests.support.faults import Case, every_point
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.producers import latest_snapshot
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.scan import scan_file
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.state.producers import latest_snapshot
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.segments.scan import scan_file
 
 
 def kafkacodec(*args):

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from kafkacodec import write_batch
-from kafkacodec.storage import logdir
-from kafkacodec.storage.verify import verify_partition
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.audit.verify import verify_partition
 
 ABORT_KEY, GOOD_VALUE = b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x04"
 TXN = {"producer_id": 7, "producer_epoch": 2, "is_transactional": True}

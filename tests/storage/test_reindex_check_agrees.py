@@ -6,9 +6,9 @@ import shutil
 import subprocess
 import sys
 
-from kafkacodec.storage import index
+from kafkacodec.storage.indexes import index
 
-from test_verify_txn_index_compacted import compacted
+from tests.storage.test_verify_txn_index_compacted import compacted
 
 
 def run(*args):

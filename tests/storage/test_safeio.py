@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from kafkacodec.storage.safeio import FileProblem, check_regular, open_regular, read_at, read_bounded
+from kafkacodec.storage.diskio.safeio import FileProblem, check_regular, open_regular, read_at, read_bounded
 
 
 def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path):

@@ -2,9 +2,9 @@
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_batches, partition_records
-from kafkacodec.storage.sample import write_sample
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_batches, partition_records
+from kafkacodec.storage.samples.broker import write_sample
 
 
 def test_sample_is_valid_complete_and_the_same_every_time(tmp_path):

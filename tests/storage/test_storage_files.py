@@ -7,8 +7,8 @@ import pytest
 
 from kafkacodec import write_batch
 from kafkacodec.runtime.errors import InvalidValueError
-from kafkacodec.storage import logdir, names, textfiles
-from kafkacodec.storage.safeio import FileProblem
+from kafkacodec.storage.layout import logdir, names, textfiles
+from kafkacodec.storage.diskio.safeio import FileProblem
 
 
 @pytest.fixture

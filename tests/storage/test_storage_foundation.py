@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TESTS
+from tests.support import TESTS
 from kafkacodec import read_batches, write_batch
 from kafkacodec.runtime.errors import ChecksumError, CompressionError, InvalidValueError, TruncatedError
-from kafkacodec.storage import index, names
-from kafkacodec.storage.scan import scan_bytes, scan_file
+from kafkacodec.storage.indexes import index
+from kafkacodec.storage.layout import names
+from kafkacodec.storage.segments.scan import scan_bytes, scan_file
 
 SAMPLE = TESTS / "fixtures" / "sample.log"
 

@@ -9,10 +9,10 @@ import pytest
 from kafkacodec.pipeline.decode import decode_slice
 from kafkacodec.pipeline.files import list_log, read_range
 from kafkacodec.pipeline.plan import parse_options, slices
-from kafkacodec.records import Record
-from kafkacodec.storage import logdir
-from kafkacodec.storage.reader import partition_records
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.codec.records import Record
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.change.writer import PartitionWriter
 
 TOPIC = "orders.eu-west-1"  # '-' in the topic name
 # Kafka Uuids as text (22 characters of URL-safe base64); this topic id holds '-' and ends in '-<digits>'

@@ -9,13 +9,13 @@ import crc32c
 import pytest
 
 from kafkacodec.runtime.errors import ChecksumError, InvalidValueError
-from kafkacodec.storage import logdir
-from kafkacodec.storage.producers import ProducerState
-from kafkacodec.storage.reader import partition_batches
-from kafkacodec.storage.sample import write_sample
-from kafkacodec.storage.txnindex import AbortedTxn, encode_txn_index, read_txn_index
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.state.producers import ProducerState
+from kafkacodec.storage.segments.reader import partition_batches
+from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.indexes.txnindex import AbortedTxn, encode_txn_index, read_txn_index
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_dump_of_a_producer_without_batch_metadata_ends_with_a_space(tmp_path):
 def test_reopened_writer_resumes_from_its_snapshot(tmp_path, payments):
     """Writing the payments partition in two sittings gives the same log and transaction index
     as one: the second writer takes the open transactions from the snapshot written at close."""
-    from kafkacodec.storage import sample
+    from kafkacodec.storage.samples import broker
 
     class Split:
         def __init__(self, path):
@@ -159,7 +159,7 @@ def test_reopened_writer_resumes_from_its_snapshot(tmp_path, payments):
             return self.w.append(*a, **k)
 
     split = Split(tmp_path / "payments-0")
-    sample._payments_0(split)
+    broker._payments_0(split)
     split.w.close()
     again = logdir.open_partition(tmp_path / "payments-0")
     for a, b in zip(again.segments, payments.segments, strict=True):

@@ -6,11 +6,11 @@ import sys
 import time
 
 import pytest
-from damage import with_valid_crc
+from tests.support.damage import with_valid_crc
 
 from kafkacodec import write_batch
-from kafkacodec.storage.resync import next_valid_batch
-from kafkacodec.storage.scan import batch_positions
+from kafkacodec.storage.segments.resync import next_valid_batch
+from kafkacodec.storage.segments.scan import batch_positions
 
 RECORDS_AT = 61
 
@@ -117,8 +117,8 @@ def _ratio(small, large, pairs=7):
 
 def test_verify_time_is_linear_in_the_number_of_batches(tmp_path):
     """Index entries are settled as batches go by (each entry once), not by a scan per entry."""
-    from kafkacodec.storage import logdir
-    from kafkacodec.storage.verify import verify_partition
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.audit.verify import verify_partition
 
     def partition(n):
         part = tmp_path / f"t{n}-0"
@@ -179,8 +179,8 @@ def test_deep_verify_needs_numpy_only(tmp_path):
     """pyarrow is an extra; the deep check decodes columns with numpy alone."""
     path, at = segment(tmp_path, over_long_varint())
     code = ("import sys; sys.modules['pyarrow'] = None\n"
-            "from pathlib import Path\nfrom kafkacodec.storage.logdir import segment_of\n"
-            "from kafkacodec.storage.verify import verify_segment\n"
+            "from pathlib import Path\nfrom kafkacodec.storage.layout.logdir import segment_of\n"
+            "from kafkacodec.storage.audit.verify import verify_segment\n"
             f"r = verify_segment(segment_of(Path({str(path)!r})))\n"
             "print(r.valid_bytes, r.records, type(r.error).__name__)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -190,8 +190,8 @@ def test_deep_verify_needs_numpy_only(tmp_path):
 def test_a_batch_over_the_limits_is_not_damage_and_nothing_cuts_or_skips_it(tmp_path):
     """A batch that inflates past --max-decompressed-bytes cannot be checked in this run; verify
     says so, and neither recover nor clean --skip-corrupt may take it (or what follows) out."""
-    from kafkacodec.storage import logdir
-    from kafkacodec.storage.reader import partition_records
+    from kafkacodec.storage.layout import logdir
+    from kafkacodec.storage.segments.reader import partition_records
 
     part = tmp_path / "logs" / "t-0"
     part.mkdir(parents=True)

@@ -4,10 +4,10 @@ import shutil
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.scan import scan_file
-from kafkacodec.storage.verify import verify_partition
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.scan import scan_file
+from kafkacodec.storage.audit.verify import verify_partition
+from kafkacodec.storage.change.writer import PartitionWriter
 
 
 def kc(*args):

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.scan import iter_file_batches
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.segments.scan import iter_file_batches
 
 
 def verify(limits, path, *options, pure=False):

@@ -6,9 +6,9 @@ the producer's previous marker, or whose last stable offset is later, is wrong."
 import subprocess
 import sys
 
-from kafkacodec.storage import logdir
-from kafkacodec.storage.txnindex import AbortedTxn, encode_txn_index, read_txn_index
-from kafkacodec.storage.writer import PartitionWriter
+from kafkacodec.storage.layout import logdir
+from kafkacodec.storage.indexes.txnindex import AbortedTxn, encode_txn_index, read_txn_index
+from kafkacodec.storage.change.writer import PartitionWriter
 
 TS = 1_600_000_000_000
 ABORT = {"key": b"\x00\x00\x00\x00", "value": b"\x00\x00\x00\x00\x00\x00", "timestamp": TS}
@@ -57,7 +57,7 @@ def test_an_entry_the_cleaner_kept_as_the_broker_wrote_it_verifies(tmp_path):
 
 
 def _batches(part):
-    from kafkacodec.storage.reader import partition_batches
+    from kafkacodec.storage.segments.reader import partition_batches
     return [b.entry for _, b in partition_batches(part) if not b.is_legacy]
 
 

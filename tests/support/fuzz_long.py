@@ -1,10 +1,10 @@
 """The long fuzz run, outside pytest: every reader fed mutations of real bytes, and the command on
 mutated copies of the sample log dir.
 
-    python tests/fuzz_long.py --inputs 2000000 --cli 1000 --out fuzz-out    # the acceptance run
-    python tests/fuzz_long.py --inputs 50000 --readers read_batches,read_columns
-    python tests/fuzz_long.py --inputs 0 --cli 100                           # the command only
-    python tests/fuzz_long.py --replay fuzz-out/read_batches-123.bin --reader read_batches
+    python tests/support/fuzz_long.py --inputs 2000000 --cli 1000 --out fuzz-out    # the acceptance run
+    python tests/support/fuzz_long.py --inputs 50000 --readers read_batches,read_columns
+    python tests/support/fuzz_long.py --inputs 0 --cli 100                           # the command only
+    python tests/support/fuzz_long.py --replay fuzz-out/read_batches-123.bin --reader read_batches
 
 A reader's input is a seed (bytes written by the project or by Kafka's clients) changed by a few
 random edits; most then have their checksums recomputed, so that the damage reaches past them,
@@ -37,9 +37,9 @@ import time
 import traceback
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
-sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(ROOT))  # run as a script: the repository root, for tests.support
 
 READERS = ["classes", "read_batches", "read_columns", "scan", "offset_index", "time_index", "txn_index",
            "snapshot", "checkpoint", "partition_metadata", "meta_properties", "topic_decoders"]
@@ -87,7 +87,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 def mutate_inside(segment: bytes, rng: random.Random) -> bytes:
     """Edit the records of one batch of an intact segment below its compression, then compress
     again and fix sizes and CRCs: damage a reader meets only after decompressing."""
-    import damage
+    from tests.support import damage
     spans = damage.batch_spans(segment)
     start, end = rng.choice(spans)
     batch = segment[start:end]
@@ -185,13 +185,17 @@ def temp_file(data: bytes) -> Path:
 
 
 def build_readers() -> dict[str, Reader]:
-    import damage
+    from tests.support import damage
     from kafkacodec import read_batches
     from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
     from kafkacodec.generated.producer_snapshot import ProducerSnapshot
     from kafkacodec.generated.record_batch import RecordBatch
-    from kafkacodec.storage import columnar, decoders, index, index_search, producers, scan, textfiles, txnindex
-    from test_fuzz import SEEDS
+    from kafkacodec.storage.segments import columnar, scan
+    from kafkacodec.storage.dump_log import decoders
+    from kafkacodec.storage.indexes import index, index_search, txnindex
+    from kafkacodec.storage.state import producers
+    from kafkacodec.storage.layout import textfiles
+    from tests.codecs.test_fuzz import SEEDS
 
     classes = {}
     for label, cls, data in SEEDS:
@@ -437,7 +441,7 @@ def save(out: Path, reader: str, i: int, label: str, data: bytes, kind: str, det
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{reader}-{i}.bin"
     path.write_bytes(data)
-    replay = f"python tests/fuzz_long.py --replay {path} --reader {reader}" + (
+    replay = f"python tests/support/fuzz_long.py --replay {path} --reader {reader}" + (
         f" --label {label}" if reader == "classes" else "")
     (out / f"{reader}-{i}.txt").write_text(f"{kind} on input {i} ({label})\n{replay}\n\n{detail}")
     print(f"FAILURE {reader} #{i} ({label}): {kind}; reproduce: {replay}", flush=True)
@@ -592,7 +596,7 @@ def run_watched(args: list[str], timeout: float, memory_limit_mib: int, workdir:
 
 def mutate_log_dir(root: Path, rng: random.Random) -> list[str]:
     """Edit one to three files of the log dir (segments often with their CRCs recomputed)."""
-    import damage
+    from tests.support import damage
     files = sorted(p for p in root.rglob("*") if p.is_file())
     logs = [p for p in files if p.suffix == ".log"]
     changed = []

@@ -12,8 +12,8 @@ def resident(field: str) -> int:
 
 
 def main(way: str, path: str) -> None:
-    from kafkacodec.storage import columnar, reader, scan
-    from kafkacodec.storage.logdir import open_partition
+    from kafkacodec.storage.segments import columnar, reader, scan
+    from kafkacodec.storage.layout.logdir import open_partition
     import numpy
     import pyarrow
     # Arrow's first compute call sets up its thread pool and allocator arenas (some 100 MiB, once

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CALLS = "openat,open,fsync,fdatasync,rename,renameat,renameat2,access,faccessat,faccessat2"
 _OPEN = re.compile(r'^open(?:at)?\((?:[^,]*, )?"([^"]*)", ([A-Z_|]+)(?:, \d+)?\) = (\d+)')
 _SYNC = re.compile(r'^f(?:data)?sync\(\d+<([^>]*)>\) = 0')
@@ -26,7 +26,7 @@ def trace(script: str, *args: str, cwd: Path | None = None) -> list[tuple]:
     if shutil.which("strace") is None:
         pytest.skip("strace is not installed")
     out = Path(cwd or ".") / "strace.out"
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{Path(__file__).parent}")
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{Path(__file__).parents[1]}")
     run = subprocess.run(["strace", "-y", "-o", str(out), "-e", f"trace={CALLS}", sys.executable, "-c", script, *args],
                          capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -1,4 +1,4 @@
-"""kafkajs (npm) as an independent writer of v2 record batches, through tests/peers/kafkajs_batches.js."""
+"""kafkajs (npm) as an independent writer of v2 record batches, through tests/support/peers/kafkajs_batches.js."""
 from __future__ import annotations
 
 import base64
@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = Path(__file__).resolve().parent / "kafkajs_batches.js"
 CODECS = {"none": 0, "gzip": 1}  # kafkajs needs plugins for the others
 

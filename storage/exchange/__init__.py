@@ -1,0 +1,1 @@
+"""Batches as JSON Lines, out (`dump --json`) and in (`write`)."""

@@ -1,0 +1,1 @@
+"""Offset, time and transaction indexes, and Kafka's lookups through them."""

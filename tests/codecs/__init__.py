@@ -1,0 +1,1 @@
+"""The generated codecs, the runtime and the facade: reading, writing and damage, pure and compiled."""

@@ -1,0 +1,1 @@
+"""kafka-dump-log and dump: listings, golden files, internal topics' records."""

@@ -1,0 +1,1 @@
+"""KRaft metadata: records, the replay, snapshots and the kraft recipe."""

@@ -1,0 +1,1 @@
+"""The Spark data sources and sink, with and without a session."""
