@@ -23,7 +23,7 @@ from pathlib import Path
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
-from kafkacodec.storage.change import journal
+from kafkacodec.storage.change import unfinished
 from kafkacodec.storage.diskio.durable import remove_tree
 from kafkacodec.storage.change.lock import LogDirBusy, holding
 from kafkacodec.storage.change.replace import Publication
@@ -115,7 +115,7 @@ class KafkaLogWriter(DataSourceArrowWriter):
         root.mkdir(parents=True, exist_ok=True)
         try:
             with _lock(root):
-                journal.resume(root)  # what an interrupted commit or clean left, finished first
+                unfinished.resume(root)  # what an interrupted commit or clean left, finished first
                 self._check(root, by_tp)
                 self._publish(root, by_tp)
         except BaseException:

@@ -20,7 +20,7 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
     thing done to `on_resumed`, else to stderr). A log dir in `read_only_ok` (one only read,
     such as the source of `clean --out`) may be on a read-only file system: then nothing can
     change it and no lock is needed."""
-    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change import unfinished
     from kafkacodec.storage.change.lock import holding
     from kafkacodec.storage.diskio.safeio import FileProblem
 
@@ -32,7 +32,7 @@ def changing(roots: list[Path], command: str, read_only_ok: tuple[Path, ...] = (
                 if root in read_only_ok and _cannot_write(err):
                     continue
                 raise
-            for line in journal.resume(root):
+            for line in unfinished.resume(root):
                 if on_resumed is not None:
                     on_resumed(line)
                 else:

@@ -57,7 +57,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
     done, 1 damage or an operation that could not be finished, 2 usage, a busy log dir, or files
     that cannot be written (no space, read-only)."""
     from kafkacodec.runtime.errors import KafkaCodecError
-    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change import unfinished
     from kafkacodec.storage.layout import logdir
     from kafkacodec.storage.change.lock import log_root
     from .changing import changing, fail
@@ -79,7 +79,7 @@ def clean(path: Path, policy: str, retention_ms: int, retention_bytes: int, dele
         compaction=(delete_retention_ms, min_compaction_lag_ms, max_compaction_lag_ms, min_cleanable_dirty_ratio)))
     try:
         if not apply_:
-            for p in journal.pending(path):
+            for p in unfinished.pending(path):
                 say(f"note: {p} (the report is of the log as it is now)", err=True)
             job.run(logdir.partitions_at(path), None)
         else:

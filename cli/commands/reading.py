@@ -42,7 +42,7 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
 
     from kafkacodec.storage.layout import logdir
     from kafkacodec.storage.audit import verify as v
-    from kafkacodec.storage.change.journal import pending
+    from kafkacodec.storage.change.unfinished import pending
     from kafkacodec.storage.diskio.safeio import FileProblem, check_regular
 
     try:

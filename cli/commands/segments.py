@@ -296,7 +296,7 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
     Exit status: 0 when nothing needed doing or all is done, 1 when something could not be
     recovered, 2 for usage errors, a busy log dir, or files that cannot be written."""
     from kafkacodec.runtime.errors import KafkaCodecError
-    from kafkacodec.storage.change import journal
+    from kafkacodec.storage.change import unfinished
     from kafkacodec.storage.change import recover as r
     from kafkacodec.storage.change.lock import log_root
     from .changing import changing, fail
@@ -304,7 +304,7 @@ def recover(path: Path, dry_run: bool, salvage: bool) -> None:
     root = log_root(path)
     try:
         if dry_run:
-            resumed = journal.resume(root, dry_run=True)
+            resumed = unfinished.resume(root, dry_run=True)
             for line in resumed:
                 say(line)
             plan = _recovery_plan(path)

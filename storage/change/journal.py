@@ -2,7 +2,7 @@
 it is about to do (`.kafkacodec-journal`, flushed with its directory) before its first step, and
 removes it after its last. Every step can be done again without harm, so the next command that
 changes the log dir (and `recover`) first finishes, or rolls back, what a journal left behind
-describes; `pending` lists it for read-only commands.
+describes (storage.change.unfinished). This module holds only the file.
 
 Kinds of operation: "clean" (cleaned partitions published: storage.change.replace), "write" (the
 partitions a Spark job wrote, published the same way) and "recover" (segments cut and indexes
@@ -17,11 +17,11 @@ from pathlib import Path
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from ..diskio.durable import fsync_dir, write_durably
-from .lock import log_root
 from ..diskio.safeio import os_problem, read_bounded
 
 JOURNAL_NAME = ".kafkacodec-journal"
 MAX_JOURNAL_BYTES = 16 << 20
+KINDS = ("clean", "write", "recover")  # storage.change.unfinished finishes each
 
 
 class JournalProblem(KafkaCodecError):
@@ -52,7 +52,7 @@ def read(root: Path) -> dict | None:
         state = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         raise JournalProblem(f"{path}: not a journal this version can read ({err})") from None
-    if not isinstance(state, dict) or state.get("kind") not in _KINDS:
+    if not isinstance(state, dict) or state.get("kind") not in KINDS:
         kind = state.get("kind") if isinstance(state, dict) else state
         raise JournalProblem(f"{path}: unknown kind of operation {kind!r}")
     return state
@@ -72,39 +72,3 @@ def clear(root: Path) -> None:
     except OSError as err:
         raise os_problem(path, err) from None
     fsync_dir(root)
-
-
-def pending(path: Path) -> list[Pending]:
-    """What unfinished operations the log dir of `path` (a log dir, a partition directory or a
-    segment) holds, without changing anything; empty when there are none."""
-    root = log_root(path)
-    out = []
-    state = read(root)
-    if state is not None:
-        out.append(Pending(journal_path(root), state["kind"], _handler(state["kind"]).describe(state)))
-    from . import replace
-    out += replace.leftovers(root)
-    return out
-
-
-def resume(root: Path, dry_run: bool = False) -> list[str]:
-    """Finish or roll back what the journal of log dir `root` describes, and clear what earlier
-    runs left behind; one line per thing done (or, with `dry_run`, that would be done). The
-    caller holds the log dir's lock."""
-    done = []
-    state = read(root)
-    if state is not None:
-        done += _handler(state["kind"]).resume(Path(root), state, dry_run)
-        if not dry_run:
-            clear(root)
-    from . import replace
-    done += replace.clear_leftovers(Path(root), dry_run)
-    return done
-
-
-_KINDS = {"clean": "replace", "write": "replace", "recover": "recover"}
-
-
-def _handler(kind: str):
-    import importlib
-    return importlib.import_module(f"{__package__}.{_KINDS[kind]}")

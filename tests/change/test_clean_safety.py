@@ -155,7 +155,7 @@ def test_a_partition_left_aside_by_an_earlier_version_is_put_back(tmp_path):
     original = tree(tmp_path / "logs")
     (tmp_path / "logs" / "t-0").rename(tmp_path / "logs" / "t-0.kafkacodec-old")
     (tmp_path / "logs" / ".kafkacodec-clean").mkdir()
-    from kafkacodec.storage.change.journal import pending
+    from kafkacodec.storage.change.unfinished import pending
     assert len(pending(tmp_path / "logs")) == 2
     checked = kafkacodec("verify", tmp_path / "logs")  # read-only: says what is unfinished, changes nothing
     assert checked.returncode == 1 and "t-0.kafkacodec-old" in checked.stderr and "kafkacodec recover" in checked.stderr

@@ -10,7 +10,7 @@ import pytest
 from tests.support.faults import STRACE
 
 from kafkacodec.storage.layout import logdir
-from kafkacodec.storage.change.journal import pending
+from kafkacodec.storage.change.unfinished import pending
 from kafkacodec.storage.segments.reader import partition_records
 from kafkacodec.storage.segments.scan import batch_positions
 

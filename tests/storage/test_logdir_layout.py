@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from kafkacodec.storage.layout import logdir, names
-from kafkacodec.storage.change.journal import pending
+from kafkacodec.storage.change.unfinished import pending
 from kafkacodec.storage.change.lock import log_root
 from kafkacodec.storage.segments.reader import partition_records
 from kafkacodec.storage.samples.broker import write_sample
