@@ -16,7 +16,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.layout import names
-from kafkacodec.storage.dump_log.decoders import CONTROL_TYPE_NAMES
+from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
 from kafkacodec.storage.kraft.replay import TOPIC, event_of
 
 from .columns import timestamp_micros

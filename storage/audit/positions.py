@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 
 from kafkacodec.runtime.errors import DecodeError
 
+from ..dump_log.record_text import utf8
 from ..layout.logdir import Partition
 from ..indexes.lookup import find_offset, find_timestamp
 from ..segments.reader import Damage, segment_batches
@@ -42,8 +43,6 @@ class Hit:
                 "headers": [[h.key, b64(h.value)] for h in r.headers], "note": self.note}
 
     def line(self) -> str:
-        from ..dump_log.decoders import utf8
-
         key, value = utf8(self.record)
         when = iso_millis(self.record.timestamp)
         text = (f"{self.topic}-{self.partition} offset: {self.record.offset} timestamp: {self.record.timestamp} "

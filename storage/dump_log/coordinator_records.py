@@ -17,7 +17,9 @@ from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.generated.share_group_state import ShareGroupState
 from kafkacodec.runtime.errors import DecodeError
 
-from .decoders import MissingKey, jackson, message_json
+from kafkacodec.codec.kafka_json import jackson, message_json
+
+from .record_text import MissingKey
 from kafkacodec.codec.internal_topics import (CONSUMER_GROUP_VALUES, GROUP_METADATA_KEY, GROUP_RECORD_VALUES,
                                               SHARE_STATE_VALUES)
 

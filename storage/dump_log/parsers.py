@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..kraft.records import cluster_metadata
 from . import decoders
+from .record_text import DecoderFailure, utf8
+from .remote_log_metadata import remote_log_metadata
 
 API = "org.apache.kafka.tools.api."
 
@@ -26,7 +29,7 @@ def _string(data: bytes) -> str:
 def _number(width: int, name: str):
     def decode(data: bytes) -> str:
         if len(data) < width:
-            raise decoders.DecoderFailure(f"{name} needs {width} bytes, the record has {len(data)}")
+            raise DecoderFailure(f"{name} needs {width} bytes, the record has {len(data)}")
         return str(int.from_bytes(data[:width], "big", signed=True))
     return decode
 
@@ -45,7 +48,7 @@ def classes(key_class: str | None, value_class: str | None) -> Parser:
     for name in (value_class, key_class):  # Kafka makes the value's first
         name = name or API + "StringDecoder"
         if name not in DECODERS:
-            return Parser(decoders.utf8, f"decoder class {name} not found (known: {', '.join(sorted(DECODERS))})")
+            return Parser(utf8, f"decoder class {name} not found (known: {', '.join(sorted(DECODERS))})")
         chosen.append(DECODERS[name])
     value_decoder, key_decoder = chosen
 
@@ -59,10 +62,8 @@ def named(kind: str) -> Parser:
     """The internal topics' decoders: offsets, transaction-log, cluster-metadata,
     remote-log-metadata, share-group-state."""
     if kind == "cluster-metadata":
-        from ..kraft.records import cluster_metadata
         return Parser(cluster_metadata)
     if kind == "remote-log-metadata":
-        from .remote_log_metadata import remote_log_metadata
         return Parser(remote_log_metadata)
     return Parser({"offsets": decoders.offsets, "transaction-log": decoders.transaction_log,
                    "share-group-state": decoders.share_group_state}[kind])

@@ -8,7 +8,8 @@ from __future__ import annotations
 from kafkacodec.generated.remote_log_metadata import RemoteLogMetadata
 from kafkacodec.runtime.errors import DecodeError
 
-from .decoders import message_json, uuid_text
+from kafkacodec.codec.kafka_json import message_json, uuid_text
+
 from ..kraft.records import MetadataParseError, read_frame
 
 # api key -> (the name Kafka's record type enum gives it, the reader of its layout)

@@ -26,6 +26,7 @@ from kafkacodec.codec.records import CODEC_NAMES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import decoders
+from .record_text import DecoderFailure, utf8
 from ..state.producers import decrement_sequence, increment_sequence
 from ..segments.resync import find_resume
 from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
@@ -51,7 +52,7 @@ class Options:
     index_sanity_check: bool = False
     max_bytes: int | str = INT32_MAX  # as given: converted when a file needs it, as Kafka's tool does
     max_message_size: int | str = MAX_MESSAGE_SIZE
-    parser: Parser = decoders.utf8
+    parser: Parser = utf8
     progress: Callable[[int], None] | None = None  # told each listed batch's size
 
 
@@ -389,7 +390,7 @@ def _record_line(batch: Batch, record, i: int, opts: Options, shown: str) -> str
     if opts.print_data and not control:
         try:
             key, payload = opts.parser(record)
-        except decoders.DecoderFailure as err:
+        except DecoderFailure as err:
             raise Crash(f"{shown}: {err}") from None
         if key is not None:
             line += f"{prefix}key: {key}"

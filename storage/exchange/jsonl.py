@@ -17,7 +17,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.codec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError, LimitExceededError
 
-from ..dump_log.decoders import CONTROL_TYPE_NAMES
+from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
 from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
 from ..segments.records_check import Decoded, decoded_records
 from ..segments.scan import scan_bytes

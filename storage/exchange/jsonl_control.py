@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..state.control_rules import (KEY_SIZE, MARKER_VALUE_SIZE, coordinator_epoch, key_fields, key_problem,
                                    marker_value_problem)
-from ..dump_log.decoders import CONTROL_TYPE_NAMES
+from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
 
 TYPE_IDS = {name: kind for kind, name in CONTROL_TYPE_NAMES.items()}
 ABORT, COMMIT = TYPE_IDS["ABORT"], TYPE_IDS["COMMIT"]

@@ -14,7 +14,8 @@ from typing import Iterator
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
-from ..dump_log.decoders import message_json
+from kafkacodec.codec.kafka_json import message_json
+
 from ..layout.logdir import Segment
 from .records import MetadataParseError, plain, read_record, record_json
 from ..segments.reader import Damage, segment_batches

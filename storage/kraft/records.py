@@ -10,7 +10,8 @@ from decimal import Decimal
 from kafkacodec.generated.metadata_record import MetadataRecord
 from kafkacodec.runtime.errors import DecodeError
 
-from ..dump_log.decoders import jackson, message_json, uuid_text
+from kafkacodec.codec.kafka_json import jackson, message_json, uuid_text
+
 
 FRAME_VERSION = 1
 SHORT_MAX = 0x7FFF

@@ -16,7 +16,7 @@ from pathlib import Path
 from kafkacodec.generated.consumer_protocol import ConsumerProtocol
 from kafkacodec.runtime.errors import DecodeError
 
-from ..dump_log.decoders import uuid_text
+from kafkacodec.codec.kafka_json import uuid_text
 from kafkacodec.codec.internal_topics import (GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, CommittedOffset,
                                               decode_group_record)
 from ..layout.logdir import Partition

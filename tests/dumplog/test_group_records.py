@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets
-from kafkacodec.storage.dump_log.decoders import MissingKey, decoded_json, offsets
+from kafkacodec.storage.dump_log.decoders import decoded_json, offsets
+from kafkacodec.storage.dump_log.record_text import MissingKey
 from kafkacodec.codec.internal_topics import GROUP_RECORD_VALUES, decode_group_record
 from tests.dumplog.test_internal_topics import cstring, string, tags, uvarint
 
