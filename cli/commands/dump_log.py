@@ -94,7 +94,8 @@ def _help() -> str:
 
 
 def options_from(found: dict) -> "tuple[list[str], object]":
-    from kafkacodec.storage.dump_log import parsers, tool
+    from kafkacodec.storage.dump_log import parsers
+    from kafkacodec.storage.dump_log.common import INT32_MAX, MAX_MESSAGE_SIZE, Options
 
     chosen = next((name for name in DECODERS if found.get(name)), None)
     if chosen is not None:
@@ -103,12 +104,12 @@ def options_from(found: dict) -> "tuple[list[str], object]":
         parser = parsers.classes(found.get("key-decoder-class"), found.get("value-decoder-class"))
     print_data = bool(found.get("print-data-log") or "key-decoder-class" in found or "value-decoder-class" in found
                       or chosen is not None)
-    opts = tool.Options(deep=print_data or bool(found.get("deep-iteration")), print_data=print_data,
-                           skip_metadata=bool(found.get("skip-record-metadata")),
-                           verify_index_only=bool(found.get("verify-index-only")),
-                           index_sanity_check=bool(found.get("index-sanity-check")),
-                           max_bytes=found.get("max-bytes", tool.INT32_MAX),
-                           max_message_size=found.get("max-message-size", tool.MAX_MESSAGE_SIZE), parser=parser)
+    opts = Options(deep=print_data or bool(found.get("deep-iteration")), print_data=print_data,
+                   skip_metadata=bool(found.get("skip-record-metadata")),
+                   verify_index_only=bool(found.get("verify-index-only")),
+                   index_sanity_check=bool(found.get("index-sanity-check")),
+                   max_bytes=found.get("max-bytes", INT32_MAX),
+                   max_message_size=found.get("max-message-size", MAX_MESSAGE_SIZE), parser=parser)
     files = str(found["files"]).split(",")
     while files and files[-1] == "":  # Java's String.split drops trailing empty strings
         files.pop()
@@ -134,6 +135,7 @@ def dump_log(ctx: click.Context) -> None:
     escape sequences included; `kafkacodec dump` escapes them. Run `kafkacodec dump-log --help`
     for the options."""
     from kafkacodec.storage.dump_log import tool
+    from kafkacodec.storage.dump_log.common import Crash, Reports
     from kafkacodec.storage.diskio.safeio import FileProblem
 
     args = _raw_args(ctx)
@@ -153,12 +155,12 @@ def dump_log(ctx: click.Context) -> None:
             click.echo(_help(), err=True)
         sys.exit(1)
     files, opts = options_from(found)
-    reports = tool.Reports()
+    reports = Reports()
     try:
         for arg in files:
             for stream, line in tool.dump_file(arg, opts, reports):
                 click.echo(line, err=stream == "err")
-    except (tool.Crash, FileProblem) as err:  # Kafka's run ends at its first exception, without the reports
+    except (Crash, FileProblem) as err:  # Kafka's run ends at its first exception, without the reports
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
     for line in reports.lines():

@@ -150,6 +150,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     Exit status: 0 when everything read is valid, 1 when anything is damaged, 2 for usage errors
     and files that cannot be read."""
     from kafkacodec.storage.dump_log import parsers, tool
+    from kafkacodec.storage.dump_log.common import Options, Reports
     from kafkacodec.storage.diskio.safeio import FileProblem
 
     chosen = [kind for kind, given in (("offsets", offsets_decoder), ("transaction-log", transaction_log_decoder),
@@ -171,12 +172,12 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
                 status = max(status, 2)
         sys.exit(status)
     print_data = print_data_log or kind is not None  # as in Kafka's tool
-    opts = tool.Options(deep=print_data or deep_iteration, print_data=print_data,
-                           skip_metadata=skip_record_metadata, verify_index_only=verify_index_only,
-                           index_sanity_check=index_sanity_check, max_bytes=max_bytes,
-                           max_message_size=max_message_size,
-                           parser=parsers.named(kind) if kind else parsers.classes(None, None))
-    reports = tool.Reports()
+    opts = Options(deep=print_data or deep_iteration, print_data=print_data,
+                   skip_metadata=skip_record_metadata, verify_index_only=verify_index_only,
+                   index_sanity_check=index_sanity_check, max_bytes=max_bytes,
+                   max_message_size=max_message_size,
+                   parser=parsers.named(kind) if kind else parsers.classes(None, None))
+    reports = Reports()
     problems: list[str] = []
     damage = tool.Damage(problems.append, skip_corrupt, note=lambda text: say(f"note: {text}", err=True))
     with progress(sum(size_of(p) for p in files), "dumping", beside_output=True) as advance:
@@ -197,6 +198,7 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
 def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
     """One file's listing; returns its exit status."""
     from kafkacodec.storage.dump_log import tool
+    from kafkacodec.storage.dump_log.common import Crash
     from kafkacodec.storage.diskio.safeio import FileProblem
 
     status = 0
@@ -207,7 +209,7 @@ def _dump_one(path: Path, opts, reports, damage, problems: list[str]) -> int:
             lines = tool.dump_file(str(path), opts, reports, damage)
         for stream, line in lines:  # keys, values, headers and names escaped: dump-log alone prints them raw
             say(line, err=stream == "err")
-    except tool.Crash as err:  # what ends Kafka's run ends only this file's listing here
+    except Crash as err:  # what ends Kafka's run ends only this file's listing here
         problems.append(str(err))
     except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
         say(f"error: {err}", err=True)

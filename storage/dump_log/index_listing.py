@@ -16,7 +16,7 @@ from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from ..indexes import index
-from .tool import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
+from .common import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
 from ..diskio.safeio import open_regular, read_at
 
 OFFSET_SLOT, TIME_SLOT = 8, 12

@@ -12,11 +12,9 @@ Lines come as (stream, text) pairs: "out" for stdout, "err" for stderr.
 """
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -26,110 +24,21 @@ from kafkacodec.codec.records import CODEC_NAMES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 
 from . import decoders
-from .record_text import DecoderFailure, utf8
+from .common import (INT32_MAX, Crash, Line, Options, Reports, absolute, int_option, java_integer, java_long,
+                     java_path, kafka_frame, size_option)
+from .index_listing import dump_offset_index, dump_time_index
+from .record_text import DecoderFailure
 from ..state.producers import decrement_sequence, increment_sequence
 from ..segments.resync import find_resume
-from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC
 from ..diskio.windowed import WindowedFile
 
-INT32_MAX = 2 ** 31 - 1
-MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # --max-message-size's default
 V2_HEADER = 61
-Line = tuple[str, str]
-Parser = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
-
-
-class Crash(Exception):
-    """What ends a run of Kafka's tool with an exception: the message says where and why."""
-
-
-@dataclass
-class Options:
-    deep: bool = False
-    print_data: bool = False
-    skip_metadata: bool = False
-    verify_index_only: bool = False
-    index_sanity_check: bool = False
-    max_bytes: int | str = INT32_MAX  # as given: converted when a file needs it, as Kafka's tool does
-    max_message_size: int | str = MAX_MESSAGE_SIZE
-    parser: Parser = utf8
-    progress: Callable[[int], None] | None = None  # told each listed batch's size
-
-
-@dataclass
-class Reports:
-    """What Kafka's tool prints on stderr after all files, per file (by absolute path)."""
-    offset_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    time_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    out_of_order: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-
-    def lines(self) -> Iterator[str]:
-        for path, pairs in self.offset_mismatches.items():
-            yield f"Mismatches in :{path}"
-            yield from (f"  Index offset: {a}, log offset: {b}" for a, b in reversed(pairs))  # Kafka prepends
-        for path, pairs in self.time_mismatches.items():
-            yield f"Found timestamp mismatch in :{path}"
-            yield from (f"  Index timestamp: {a}, log timestamp: {b}" for a, b in pairs)
-        for path, pairs in self.out_of_order.items():
-            yield f"Found out of order timestamp in :{path}"
-            yield from (f"  Index timestamp: {a}, Previously indexed timestamp: {b}" for a, b in pairs)
-        for pairs in self.not_found.values():
-            yield "The following indexed offsets are not found in the log."
-            yield from (f"Indexed offset: {a}, found log offset: {b}" for a, b in pairs)
-        for path, pairs in self.non_consecutive.items():
-            yield f"Non-consecutive offsets in {path}"
-            yield from (f"  {a} is followed by {b}" for a, b in reversed(pairs))
-
-
-def java_path(arg: str) -> str:
-    """A path as java.io.File prints it: repeated and trailing slashes dropped, nothing else."""
-    text = "/".join(p for p in arg.split("/") if p) if "//" in arg or arg.endswith("/") else arg
-    return ("/" + text if arg.startswith("/") and not text.startswith("/") else text) or ("/" if arg else "")
-
-
-def absolute(shown: str) -> str:
-    """File.getAbsolutePath: the working directory joined, nothing resolved."""
-    return shown if shown.startswith("/") else f"{os.getcwd()}/{shown}"
-
-
-def _java_integer(text: str, bits: int) -> int | None:
-    """Integer.parseInt / Long.parseLong: an optional sign and ASCII digits within `bits` bits;
-    None where Java would throw."""
-    body = text[1:] if text[:1] in "+-" else text
-    if not (body.isascii() and body.isdigit()) or not -2 ** (bits - 1) <= int(text) < 2 ** (bits - 1):
-        return None
-    return int(text)
-
-
-def int_option(value: int | str, name: str) -> int:
-    """An Integer option's value, converted when first used, as Kafka's tool converts it."""
-    number = _java_integer(str(value), 32)
-    if number is None:
-        raise Crash(f"--{name}: cannot parse {str(value)!r} as an integer")
-    return number
-
-
-def size_option(size: int, name: str, shown: str) -> int:
-    if size < 0:  # found when the file is read, after its header line
-        raise Crash(f"{shown}: --{name} {size}: a size cannot be negative")
-    return size
-
-
-def java_long(text: str, what: str) -> int:
-    """A number Kafka reads from a file name with Long.parseLong, else a crash naming the text."""
-    number = _java_integer(text, 64)
-    if number is None:
-        raise Crash(f"{what}: {text!r} is not a number (Kafka reads it from the file name)")
-    return number
 
 
 def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None" = None) -> Iterator[Line]:
     """The lines of one file named on the command line (`--files`), as Kafka's tool prints them;
     with `damage`, a log's damage is reported there and its listing goes on (our `dump`)."""
-    from .index_listing import dump_offset_index, dump_time_index
-
     shown = java_path(arg)
     yield "out", f"Dumping {shown}"
     name = shown.rsplit("/", 1)[-1]
@@ -178,24 +87,11 @@ def log_header(name: str, shown: str) -> str:
         if name == "bootstrap.checkpoint":
             return "KRaft bootstrap snapshot"
         offset = java_long(name[0:20], shown)
-        epoch = _java_integer(name[21:31], 32)
+        epoch = java_integer(name[21:31], 32)
         if epoch is None:
             raise Crash(f"{shown}: {name[21:31]!r} is not an epoch (Kafka reads it from the file name)")
         return f"Snapshot end offset: {offset}, epoch: {epoch}"
     return f"Log starting offset: {java_long(name.split('.')[0], shown)}"
-
-
-def kafka_frame(head: bytes, at: int, pos: int, end: int, shown: str) -> int | None:
-    """The size, prefix included, of the batch at file position `pos` (its header at `head[at:]`)
-    as FileLogInputStream gives it before `end`: None where that reader stops quietly (17 bytes or
-    fewer left, or a batch that does not fit), a Crash on a size below 14."""
-    if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
-        return None
-    size = struct.unpack_from(">i", head, at + 8)[0]
-    if size < MIN_RECORD_OVERHEAD:
-        raise Crash(f"{shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
-                    f"({MIN_RECORD_OVERHEAD})")
-    return None if pos > end - LOG_OVERHEAD - size else LOG_OVERHEAD + size
 
 
 def frames(f: WindowedFile, end: int, shown: str, pos: int = 0) -> Iterator[tuple[int, bytes]]:

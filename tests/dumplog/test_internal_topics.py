@@ -246,7 +246,8 @@ def test_transaction_log_decoder_writes_version_1_tagged_fields_that_are_not_the
     """Kafka 4.1's JSON converter (JsonConverterGenerator: a tagged field only when it is not its
     default), for a TransactionLogValue v1 packed from TransactionLogValue.json's rules."""
     from kafkacodec.storage.dump_log.decoders import transaction_log
-    from kafkacodec.storage.dump_log.tool import Crash, Options, record_lines
+    from kafkacodec.storage.dump_log.common import Crash, Options
+    from kafkacodec.storage.dump_log.tool import record_lines
     key = struct.pack(">h", 0) + string("tx")
     value = struct.pack(">hqhib", 1, 42, 5, 60000, 2) + uvarint(2) + cstring("t") + uvarint(2) \
         + struct.pack(">i", 4) + tags() + struct.pack(">qq", 1000, 900) \
@@ -274,7 +275,8 @@ def test_dump_prints_kraft_control_records_as_kafka_does():
     """Kafka 4.1's lines (DumpLogSegments.printControlRecord): the value's JSON after the type's
     label, names as Kafka's JSON converters write them (kRaftVersionFeature)."""
     from kafkacodec import write_batch
-    from kafkacodec.storage.dump_log.tool import Options, record_lines
+    from kafkacodec.storage.dump_log.common import Options
+    from kafkacodec.storage.dump_log.tool import record_lines
     header = struct.pack(">hq", 0, 1700000000000) + tags()
     voters = struct.pack(">h", 0) + uvarint(2) + struct.pack(">i", 1) + bytes(range(16)) + uvarint(2) \
         + cstring("CONTROLLER") + cstring("c1") + struct.pack(">H", 9093) + tags() + struct.pack(">hh", 0, 1) \
