@@ -46,28 +46,6 @@ def ddl(include_headers: bool) -> str:
     return ", ".join([KAFKA_DDL] + ([HEADERS_DDL] if include_headers else []) + [OURS_DDL])
 
 
-def chosen(schema, options):
-    """ReadOptions for the schema Spark hands the reader: ours (all columns), or a user's narrower
-    one naming some of ours with our types (headers included when named), checked here."""
-    from dataclasses import replace
-
-    from .plan import OptionError
-
-    ours = {n: t for n, t in (f.split(" ", 1) for f in ddl(True).split(", "))}
-    names = tuple(schema.fieldNames())
-    if list(names) == [f.split(" ", 1)[0] for f in ddl(options.include_headers).split(", ")]:
-        return options
-    for field in schema.fields:
-        want = ours.get(field.name)
-        if want is None:
-            raise OptionError(f"the schema names {field.name!r}, which is not a column of kafka-log "
-                              f"(its columns: {', '.join(ours)})")
-        got = field.dataType.simpleString()
-        if got != want.replace("long", "bigint"):
-            raise OptionError(f"the schema gives {field.name!r} the type {got}; kafka-log's is {want}")
-    return replace(options, columns=names, include_headers=options.include_headers or "headers" in names)
-
-
 def arrow_schema(include_headers: bool) -> pa.Schema:
     return pa.schema(_KAFKA + ([("headers", HEADER_TYPE)] if include_headers else []) + _OURS)
 

@@ -13,7 +13,7 @@ from . import columns
 from .decode import Slice, decode_slice
 from .files import list_log, windows
 from .headers import HEADER_COLUMNS, header_rows, projected
-from .plan import OptionError, Plan, not_found, parse_options, slices
+from .plan import OptionError, Plan, not_found, options_for_schema, parse_options, slices
 
 # Spark plans a read in a Python process of its own on the driver: what it logs goes to the
 # driver's console (or to spark.tvf.python_worker_logs() with spark.sql.pyspark.worker.logging.enabled)
@@ -110,7 +110,7 @@ class KafkaLogDataSource(DataSource):
     def reader(self, schema):
         try:
             plan = parse_options(dict(self.options))
-            plan = replace(plan, options=columns.chosen(schema, plan.options))
+            plan = replace(plan, options=options_for_schema(schema, plan.options))
         except OptionError as err:
             raise ValueError(f"kafka-log: {err}") from None
         wants = str(self.options.get("pushFilters", "true" if self.pushdown else "false")).lower() == "true"

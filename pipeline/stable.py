@@ -12,7 +12,7 @@ from kafkacodec.storage.indexes import index
 from kafkacodec.storage.state.producers import SNAPSHOT_ENTRY, SNAPSHOT_HEADER, ProducerState
 
 from .files import PartitionFiles, filesystem, read_at
-from .plan import batches_from, log_end_offset, read_indexes
+from .segment_reads import batches_from, log_end_offset, read_indexes
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from kafkacodec.storage.segments.scan import (HEADER_SIZE_UP_TO_MAGIC, LOG_OVERH
 
 from .columns import timestamp_micros
 from .files import SegmentFiles, filesystem, list_log, read_at, read_range
-from .plan import log_end_offset, read_aborted, read_indexes
+from .segment_reads import log_end_offset, read_aborted, read_indexes
 
 SEGMENTS_DDL = ("topic string, partition int, baseOffset long, segment string, sizeBytes long, batches long, "
                 "records long, firstOffset long, lastOffset long, minTimestamp timestamp, maxTimestamp timestamp, "

@@ -210,7 +210,7 @@ def test_searches_on_an_index_file_give_what_the_whole_index_gives(tmp_path):
 
 
 def test_the_spark_planner_reads_indexes_as_far_as_their_live_entries(tmp_path, monkeypatch):
-    from kafkacodec.pipeline import plan
+    from kafkacodec.pipeline import segment_reads
     from kafkacodec.pipeline.files import list_log
     part = partition(tmp_path)
     seg = open_partition(part).segments[0]
@@ -221,13 +221,13 @@ def test_the_spark_planner_reads_indexes_as_far_as_their_live_entries(tmp_path, 
     txn = txnindex.encode_txn_index([txnindex.AbortedTxn(7, 1, 2, 3)])
     seg.log.with_suffix(".txnindex").write_bytes(txn * (index.max_entries(seg.log.stat().st_size) + 1))
     read = []
-    real = plan.read_at
-    monkeypatch.setattr(plan, "read_at", lambda f, n, pos: read.append(n) or real(f, n, pos))
+    real = segment_reads.read_at
+    monkeypatch.setattr(segment_reads, "read_at", lambda f, n, pos: read.append(n) or real(f, n, pos))
     files = list_log(str(part)).partitions[0].segments[0]
-    assert plan.read_indexes(str(part), files) == want
+    assert segment_reads.read_indexes(str(part), files) == want
     assert sum(read) < 1 << 20
     with pytest.raises(InvalidValueError, match="more than .* entries"):
-        plan.read_aborted(str(part), files)
+        segment_reads.read_aborted(str(part), files)
 
 
 def test_clean_names_a_time_index_with_a_stray_byte(tmp_path):
