@@ -89,10 +89,10 @@ def docs(html_dir: Path) -> None:
     if not (root / "docs" / "formats" / "index.md").exists():
         click.echo(f"error: {root / 'docs' / 'formats'} has no pages; run: kafkacodec generate", err=True)
         sys.exit(2)
-    from .. import main
     from kafkacodec.formatdocs.commands import commands_markdown
     from .dump_log import HELP
 
+    main = click.get_current_context().find_root().command  # the group this command runs under
     reference = commands_markdown(main, {"dump-log": [(f"`{o}`", t) for o, t in HELP]})
     pages = build_site(root / "docs", root / "schemas", html_dir, {"commands.md": reference})
     click.echo(f"wrote {len(pages)} pages to {html_dir}; open {html_dir / 'index.html'}")
