@@ -16,8 +16,8 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import KafkaCodecError
 
-from ..diskio.durable import fsync_dir, write_durably
-from ..diskio.safeio import os_problem, read_bounded
+from ..diskio.durable import unlink_durably, write_durably
+from ..diskio.safeio import read_bounded
 
 JOURNAL_NAME = ".kafkacodec-journal"
 MAX_JOURNAL_BYTES = 16 << 20
@@ -64,11 +64,4 @@ def record(root: Path, state: dict) -> None:
 
 
 def clear(root: Path) -> None:
-    path = journal_path(root)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    except OSError as err:
-        raise os_problem(path, err) from None
-    fsync_dir(root)
+    unlink_durably(journal_path(root))

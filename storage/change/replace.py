@@ -18,7 +18,7 @@ from pathlib import Path
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import journal
-from ..diskio.durable import fsync_dir, fsync_tree, remove_tree, rename_durably
+from ..diskio.durable import fsync_dir, fsync_tree, remove_tree, rename_durably, unlink_durably
 from .journal import JournalProblem, Pending
 from ..diskio.safeio import FileProblem, os_problem
 
@@ -214,7 +214,7 @@ def _publish(state: dict, dry_run: bool) -> list[str]:
                 if kept:
                     rename_durably(aside, Path(kept))
                 else:
-                    _unlink(aside)
+                    unlink_durably(aside)
             done.append(f"{verb}{'move' if kept else 'remove'} the symbolic link that was {target / name} "
                         f"(to {pointed}){f' to {kept}' if kept else ''}, replaced by its {copy_name}; {pointed}, "
                         "which held the original, is left as it was")
@@ -244,16 +244,6 @@ def _replace_file(staged: Path, dst: Path) -> None:
         raise os_problem(dst, err) from None
     fsync_dir(dst.parent)
     fsync_dir(staged.parent)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    except OSError as err:
-        raise os_problem(path, err) from None
-    fsync_dir(path.parent)
 
 
 def leftovers(root: Path) -> list[Pending]:

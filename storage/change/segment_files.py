@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..diskio.files import fsync_directory, write_new_file
+from ..diskio.files import fsync_directory, remove_quietly, write_new_file
 from ..diskio.safeio import os_problem
 
 OTHER_INDEXES = (".timeindex", ".txnindex")
@@ -57,7 +57,7 @@ def replace_segment(log: Path, indexes: dict[Path, bytes], data: bytes) -> list[
         return removed
     except BaseException as err:
         for tmp in tmps.values():  # those not yet renamed into place
-            _unlink_quietly(tmp)
+            remove_quietly(tmp)  # renamed into place, or never written
         if isinstance(err, OSError):
             raise os_problem(at, err) from None
         raise
@@ -70,10 +70,3 @@ def _unlink(path: Path) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass  # renamed into place, or never written

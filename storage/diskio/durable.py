@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .files import fsync_directory, fsync_file as flush_file, write_atomically, write_new_file
+from .files import fsync_directory, fsync_file as flush_file, remove_quietly, write_atomically, write_new_file
 from .safeio import FileProblem, os_problem
 
 
@@ -52,7 +52,7 @@ def create_kept(path: str | Path, data: bytes) -> Path:
     try:
         write_new_file(tmp, data, durable=True)
     except OSError as err:
-        _remove_quietly(tmp)
+        remove_quietly(tmp)
         raise os_problem(tmp, err) from None
     try:
         for n in range(1, 1_000_000):
@@ -67,7 +67,7 @@ def create_kept(path: str | Path, data: bytes) -> Path:
     except OSError as err:
         raise os_problem(path, err) from None
     finally:
-        _remove_quietly(tmp)
+        remove_quietly(tmp)
     fsync_dir(path.parent)
     return target
 
@@ -93,19 +93,25 @@ def truncate_durably(path: Path, size: int) -> None:
     fsync_file(path)
 
 
+def unlink_durably(path: Path) -> None:
+    """Remove one name (a file, or a symbolic link itself) and flush its directory; a name already
+    gone is done."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise os_problem(path, err) from None
+    fsync_dir(path.parent)
+
+
 def remove_tree(path: Path) -> None:
     """Remove a directory tree (each name gone is final: resuming removes the rest). A symbolic
     link is removed itself, never what it points to."""
     import shutil
 
     if os.path.islink(path):
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            return
-        except OSError as err:
-            raise os_problem(path, err) from None
-        fsync_dir(path.parent)
+        unlink_durably(path)
         return
 
     def failed(function, name, exc_info):
@@ -117,10 +123,3 @@ def remove_tree(path: Path) -> None:
     if os.path.lexists(path):
         shutil.rmtree(path, onerror=failed)
         fsync_dir(path.parent)
-
-
-def _remove_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass  # already gone, or the failure being reported is the one that matters

@@ -51,11 +51,13 @@ def write_new_file(tmp: Path, data: bytes, durable: bool) -> None:
         os.close(fd)
 
 
-def _remove_quietly(path: Path) -> None:
+def remove_quietly(path: Path) -> None:
+    """Remove a temporary name whatever becomes of it: already gone, renamed into place, or never
+    written, the failure being reported is the one that matters."""
     try:
-        path.unlink()
+        os.unlink(path)
     except OSError:
-        pass  # already gone, or the file system refuses: the error being raised says more
+        pass
 
 
 def _as_bytes(data: bytes | str) -> bytes:
@@ -83,5 +85,5 @@ def write_files_atomically(files: dict[Path, bytes | str], *, durable: bool = Tr
                 fsync_directory(directory)
     except BaseException:
         for tmp in tmps.values():
-            _remove_quietly(tmp)
+            remove_quietly(tmp)
         raise
