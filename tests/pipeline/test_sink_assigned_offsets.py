@@ -14,12 +14,11 @@ import pyarrow as pa
 import pytest
 
 from tests.support import faults
+from tests.pipeline.test_sink_faults import segment_problem
 from tests.support.faults import Case, every_point
 
 from kafkacodec.storage.layout import logdir
-from kafkacodec.storage.indexes.index import iter_offset_index, rebuild
 from kafkacodec.storage.segments.reader import partition_records
-from kafkacodec.storage.segments.scan import scan_file
 from kafkacodec.storage.indexes.txnindex import iter_txn_index
 from kafkacodec.storage.change.writer import PartitionWriter
 
@@ -94,13 +93,9 @@ def check(work: Path, _output: str) -> str | None:
     after = list(enumerate(v for task, n, marker in TASKS for v in task_rows(task, n, marker)["value"].to_pylist()))
     if now not in (before, after):
         return f"neither the partition before the job nor after it: {len(now)} records"
-    for seg in part.segments:
-        scan = scan_file(seg.log)
-        if not scan.is_valid:
-            return f"{seg.log}: {scan.error}"
-        built, _ = rebuild(scan.batches, seg.base_offset)
-        if list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) != built:
-            return f"{seg.index} is not the index of its segment"
+    problem = segment_problem(part)
+    if problem:
+        return problem
     if now == after:
         aborted = [(t.producer_id, t.first_offset, t.last_offset) for seg in part.segments if seg.txn_index
                    for t in iter_txn_index(seg.txn_index, 1 << 20)]

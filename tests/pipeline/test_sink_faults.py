@@ -88,15 +88,23 @@ def check(work: Path, _output: str) -> str | None:
     if now not in (before, after):
         return f"neither the log dir before the job nor after it: {[len(p or ()) for p in now]} records"
     for part in logdir.open_log_dir(out).partitions:
-        for seg in part.segments:
-            scan = scan_file(seg.log)
-            if not scan.is_valid:
-                return f"{seg.log}: {scan.error}"
-            built, _ = rebuild(scan.batches, seg.base_offset)
-            if list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) != built:
-                return f"{seg.index} is not the index of its segment"
+        problem = segment_problem(part)
+        if problem:
+            return problem
     if now == after and len(logdir.open_partition(out / "t-0").segments) != 2:
         return "the tasks' segments of t-0 were not joined"
+    return None
+
+
+def segment_problem(part) -> str | None:
+    """The first segment of `part` that does not scan whole or whose .index is not rebuilt's."""
+    for seg in part.segments:
+        scan = scan_file(seg.log)
+        if not scan.is_valid:
+            return f"{seg.log}: {scan.error}"
+        built, _ = rebuild(scan.batches, seg.base_offset)
+        if list(iter_offset_index(seg.index, seg.base_offset, 1 << 20)) != built:
+            return f"{seg.index} is not the index of its segment"
     return None
 
 
