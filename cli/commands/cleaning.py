@@ -120,8 +120,7 @@ class _Job:
         from kafkacodec.runtime.errors import KafkaCodecError
         from kafkacodec.storage.layout import logdir
         from kafkacodec.storage.diskio.durable import remove_tree
-        from kafkacodec.storage.segments.guarded import retention_facts
-        from kafkacodec.storage.change.retention import RetentionConfig, copy_without, deletions
+        from kafkacodec.storage.change.retention import RetentionConfig, copy_without, deletions, retention_facts
 
         single = logdir.is_partition_dir(self.path)
         deleting, compacting = "delete" in self.policy, "compact" in self.policy

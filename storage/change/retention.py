@@ -27,6 +27,8 @@ from ..indexes import index_search
 from ..indexes.index import TIME_ENTRY, max_entries
 from ..layout.logdir import Partition, Segment
 from ..diskio.safeio import check_regular
+from ..segments.guarded import OnSkip, SkippedBytes, read_segment
+from ..segments.reader import Skipped, batches_of
 from ..segments.scan import iter_file_batches
 from .staging import PartitionCopy, segment_files
 
@@ -76,6 +78,22 @@ def segment_facts(seg: Segment) -> SegmentFacts:
                 raise info
             yield info
     return facts_from(seg, check_regular(seg.log), batches())
+
+
+def retention_facts(seg: Segment, skip_corrupt: bool = False, on_skip: OnSkip | None = None) -> SegmentFacts:
+    """segment_facts, reading past damage when told (from the batch headers, as segment_facts
+    reads them; what is passed over goes to `on_skip`)."""
+    if not skip_corrupt:
+        return segment_facts(seg)
+    data = read_segment(seg.log)
+
+    def batches():
+        for item in batches_of(data, verify=False, skip_corrupt=True):
+            if not isinstance(item, Skipped):
+                yield item
+            elif on_skip is not None:
+                on_skip(SkippedBytes(seg.log, item.start, item.end, item.error.message))
+    return facts_from(seg, len(data), batches())
 
 
 def facts_from(seg: Segment, size: int, batches) -> SegmentFacts:

@@ -78,21 +78,3 @@ def partition_batches(part: Partition, skip_corrupt: bool = False, on_skip: OnSk
                     on_skip(item)
                 continue
             yield seg, item
-
-
-def retention_facts(seg: Segment, skip_corrupt: bool = False, on_skip: OnSkip | None = None):
-    """retention.segment_facts, reading past damage when told (from the batch headers, as
-    retention reads them; what is passed over goes to `on_skip`)."""
-    from ..change.retention import facts_from, segment_facts
-
-    if not skip_corrupt:
-        return segment_facts(seg)
-    data = read_segment(seg.log)
-
-    def batches():
-        for item in batches_of(data, verify=False, skip_corrupt=True):
-            if not isinstance(item, Skipped):
-                yield item
-            elif on_skip is not None:
-                on_skip(SkippedBytes(seg.log, item.start, item.end, item.error.message))
-    return facts_from(seg, len(data), batches())
