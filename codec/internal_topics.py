@@ -107,13 +107,6 @@ def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]])
     return out
 
 
-def partition_committed_offsets(part) -> dict[tuple[str, str, int], CommittedOffset]:
-    """The committed offsets a `__consumer_offsets` partition directory holds."""
-    from kafkacodec.storage.segments.reader import partition_records
-    return committed_offsets((r.offset, r.key, r.value) for batch, r in partition_records(part)
-                             if batch.is_legacy or not batch.entry.is_control)
-
-
 # -- writing (the sample, tests) --------------------------------------------------------------
 def offset_commit_record(group: str, topic: str, partition: int, offset: int, commit_timestamp: int,
                          leader_epoch: int = -1, metadata: str = "", expire_timestamp: int | None = None

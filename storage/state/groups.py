@@ -18,10 +18,12 @@ from kafkacodec.runtime.errors import DecodeError
 
 from kafkacodec.codec.kafka_json import uuid_text
 from kafkacodec.codec.internal_topics import (GROUP_METADATA_KEY, OFFSET_COMMIT_KEYS, CommittedOffset,
-                                              decode_group_record)
+                                              committed_offsets, decode_group_record)
+from ..diskio.safeio import FileProblem
 from ..layout.logdir import Partition
+from ..layout.textfiles import PARTITION_METADATA, read_partition_metadata
 from .producers import COMMIT, marker_of
-from ..segments.reader import Damage, partition_batches
+from ..segments.reader import Damage, partition_batches, partition_records
 
 CONSUMER_GROUP_METADATA, MEMBER_METADATA, CURRENT_ASSIGNMENT = 3, 5, 8  # KIP-848's key versions
 
@@ -79,11 +81,15 @@ def load_groups(partitions: list[Partition], topic_ids: dict[str, str]) -> Group
     return out
 
 
+def partition_committed_offsets(part: Partition) -> dict[tuple[str, str, int], CommittedOffset]:
+    """The committed offsets a `__consumer_offsets` partition directory holds: its records in
+    offset order through internal_topics.committed_offsets, control records left out."""
+    return committed_offsets((r.offset, r.key, r.value) for batch, r in partition_records(part)
+                             if batch.is_legacy or not batch.entry.is_control)
+
+
 def topic_ids_of(partitions: list[Partition]) -> dict[str, str]:
     """Topic id -> name, from the partitions' partition.metadata files."""
-    from ..diskio.safeio import FileProblem
-    from ..layout.textfiles import PARTITION_METADATA, read_partition_metadata
-
     ids = {}
     for part in partitions:
         path = Path(part.path) / PARTITION_METADATA

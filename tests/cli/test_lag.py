@@ -11,8 +11,9 @@ import pytest
 from kafkacodec.generated.consumer_offsets import ConsumerOffsets as C
 from kafkacodec.generated.kafka_types import KafkaTypes as K
 from kafkacodec.storage.layout import logdir
-from kafkacodec.codec.internal_topics import offset_commit_record, partition_committed_offsets
+from kafkacodec.codec.internal_topics import offset_commit_record
 from kafkacodec.storage.segments.reader import partition_records
+from kafkacodec.storage.state.groups import partition_committed_offsets
 from kafkacodec.storage.change.writer import PartitionWriter
 
 HEADER = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]

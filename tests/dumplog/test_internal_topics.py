@@ -11,10 +11,10 @@ from kafkacodec.generated.consumer_offsets import ConsumerOffsets
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.transaction_log import TransactionLog
 from kafkacodec.storage.layout import logdir
-from kafkacodec.codec.internal_topics import (committed_offsets, decode_group_record,
-                                              partition_committed_offsets)
+from kafkacodec.codec.internal_topics import committed_offsets, decode_group_record
 from kafkacodec.storage.segments.reader import partition_records
 from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.state.groups import partition_committed_offsets
 from kafkacodec.storage.state.transactions import aborted_ranges, partition_transactions, read_committed
 
 

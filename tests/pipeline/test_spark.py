@@ -12,6 +12,7 @@ pytestmark = pytest.mark.spark
 from kafkacodec.storage.layout import logdir  # noqa: E402
 from kafkacodec.storage.segments.reader import partition_records  # noqa: E402
 from kafkacodec.storage.audit.verify import verify_partition  # noqa: E402
+from kafkacodec.storage.state.groups import partition_committed_offsets  # noqa: E402
 
 KAFKA_COLUMNS = [("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int"),
                  ("offset", "bigint"), ("timestamp", "timestamp"), ("timestampType", "int")]
@@ -264,7 +265,6 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
 
 
 def test_consumer_offsets_table_with_lag(spark, sample):
-    from kafkacodec.codec.internal_topics import partition_committed_offsets
     parts = {(p.topic, p.partition): p for p in logdir.open_log_dir(sample).partitions}
     want = partition_committed_offsets(parts[("__consumer_offsets", 0)])
     rows = spark.read.format("kafka-consumer-offsets").load(str(sample)).collect()
