@@ -1,30 +1,55 @@
-"""The compiled readers generated from the schemas (generated/_c_<schema>.pyx), when they are
-built, current and wanted.
+"""The one loader of compiled modules, and the compiled readers it gives generated classes.
 
-A generated module names its compiled twin and the hash of the .pyx it was generated with; a
-build of other source (an old build in a checkout) is not used, nor any with KAFKACODEC_PURE=1
-in the environment. A compiled reader replaces the `_read` of a type the schema marks `-hot`;
-it gives the same objects and, by handing bad input back to the Python reader, the same errors.
+Two kinds of compiled module are loaded, each only when built from the source its Python side
+expects (a build of other source, say an old one in a checkout, is not used) and never with
+KAFKACODEC_PURE=1 in the environment:
+
+- the hand-written kernels (runtime/_kernels.pyx, runtime/_facade.pyx, see runtime/kernels.py),
+  current when their SOURCE_SHA256 is the hash of the .pyx beside them; with no .pyx beside (an
+  installed wheel, built with the package) any build is current;
+- the readers generated from the schemas (generated/_c_<schema>.pyx), current when their
+  SOURCE_SHA256 is the hash the generated module names. A compiled reader replaces the `_read` of
+  a type the schema marks `-hot`; it gives the same objects and, by handing bad input back to the
+  Python reader, the same errors.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import os
 from contextlib import contextmanager
+from pathlib import Path
 
 WANTED = os.environ.get("KAFKACODEC_PURE") != "1"
 _SWAPS: list[tuple[type, object, object]] = []  # (class, compiled _read, Python _read)
 
 
-def load(name: str, sha256: str):
-    """The compiled module `name` if it is built from the source whose hash is `sha256`."""
+def load(name: str, sha256: str | None):
+    """The compiled module `name` if it is built from the source whose hash is `sha256`, or from
+    any source when `sha256` is None (there is none to compare with); else None."""
     if not WANTED:
         return None
     try:
         module = importlib.import_module(name)
     except ImportError:  # not built: no compiler at install time, or PyPy
         return None
-    return module if getattr(module, "SOURCE_SHA256", None) == sha256 else None
+    if sha256 is None or getattr(module, "SOURCE_SHA256", None) == sha256:
+        return module
+    return None
+
+
+def sha256_beside(name: str) -> str | None:
+    """The hash of the .pyx beside the compiled module `name`, which it is built from; None when
+    there is no such .pyx (an installed wheel) or no such module."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:  # its package is missing
+        return None
+    if spec is None or not spec.origin:
+        return None
+    source = Path(spec.origin).with_name(name.rpartition(".")[2] + ".pyx")
+    return hashlib.sha256(source.read_bytes()).hexdigest() if source.is_file() else None
 
 
 def attach(name: str, sha256: str, namespace: dict) -> bool:

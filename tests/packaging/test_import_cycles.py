@@ -14,8 +14,7 @@ GENERATED = "kafkacodec.generated"  # written by the compiler, not by hand
 MAX_MODULES = 20
 # calls of importlib.import_module whose argument is not a name known before running, and why
 DYNAMIC = {
-    ("kafkacodec.runtime.compiled", "load"): "the compiled twin a generated module names",
-    ("kafkacodec.runtime.kernels", "_load"): "the compiled kernels, built or not",
+    ("kafkacodec.runtime.compiled", "load"): "a compiled module, hand-written or generated, built or not",
     ("kafkacodec.cli.commands.packenv", "_built_from_source_beside"): "a compiled module a packed archive holds",
 }
 
