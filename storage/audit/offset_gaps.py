@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kafkacodec.runtime.errors import DecodeError
+
+from ..diskio.safeio import FileProblem
+from ..layout.textfiles import read_offset_checkpoint
 from ..segments.scan import BatchInfo
 
 ALWAYS_COMPACTED = ("__consumer_offsets", "__transaction_state")
@@ -40,10 +44,6 @@ def shows_compaction(topic: str, partition: int, log_dir: Path, cleaned_batches:
     checkpoint = log_dir / CLEANER_CHECKPOINT
     if not checkpoint.is_file():
         return False
-    from kafkacodec.runtime.errors import DecodeError
-
-    from ..diskio.safeio import FileProblem
-    from ..layout.textfiles import read_offset_checkpoint
     try:
         return (topic, partition) in read_offset_checkpoint(checkpoint)
     except (DecodeError, FileProblem):  # a checkpoint that does not read says nothing

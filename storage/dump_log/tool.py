@@ -21,16 +21,17 @@ from typing import Callable, Iterator
 import crc32c
 
 from kafkacodec.codec.records import CODEC_NAMES, Batch, read_batches
-from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.generated.producer_snapshot import ProducerSnapshot
+from kafkacodec.runtime.errors import DecodeError, LimitExceededError
 
 from . import decoders
 from .common import (INT32_MAX, Crash, Line, Options, Reports, absolute, int_option, java_integer, java_long,
                      java_path, kafka_frame, size_option)
 from .index_listing import dump_offset_index, dump_time_index
 from .record_text import DecoderFailure
-from ..state.producers import decrement_sequence, increment_sequence
+from ..state.producers import decrement_sequence, increment_sequence, read_snapshot
 from ..segments.resync import find_resume
-from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC
+from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, iter_file_batches
 from ..diskio.windowed import WindowedFile
 
 V2_HEADER = 61
@@ -125,8 +126,6 @@ class Damage:
     def why(self, path: Path, pos: int, end: int, shown: str) -> str:
         """What `verify` says of the bytes from `pos` to `end`: where they start, and why the
         batch there does not read (read as verify reads it)."""
-        from ..segments.scan import iter_file_batches
-
         reason = "the batch does not read"
         for item in iter_file_batches(path, start=pos, verify=True):
             if isinstance(item, DecodeError):
@@ -359,12 +358,6 @@ def dump_producer_snapshot(path: Path, shown: str, damage: "Damage | None" = Non
 
 
 def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
-    from kafkacodec.generated.producer_snapshot import ProducerSnapshot
-
-    from kafkacodec.runtime.errors import LimitExceededError
-
-    from ..state.producers import read_snapshot
-
     try:
         data = read_snapshot(path)  # bounded: a file larger than any snapshot is refused unread
     except LimitExceededError as err:

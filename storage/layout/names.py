@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..diskio.safeio import open_regular, read_at
+
 SEGMENT_DIGITS = 20
 LOG, INDEX, TIME_INDEX, TXN_INDEX, SNAPSHOT = ".log", ".index", ".timeindex", ".txnindex", ".snapshot"
 # Suffixes of files in flight: deletion pending, cleaner output being built, ready to swap in.
@@ -161,8 +163,6 @@ def partition_dir_skip(parsed: PartitionDir | None, listing=None) -> str | None:
 def first_offset_in(path) -> int:
     """The base offset of the first batch of a .log file, from its first 8 bytes (a v2 batch's
     base offset; a legacy entry's own offset), or 0 for a file too short to hold one."""
-    from ..diskio.safeio import open_regular, read_at
-
     with open_regular(path) as f:
         head = read_at(f, 0, 8, path)
     return first_offset_of(head)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD, batch_at
 from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.runtime.limits import LIMITS
 
 CRC32C_POLY, CRC32_POLY = 0x82F63B78, 0xEDB88320  # reflected, as the registers hold them
 V2_MIN_SIZE = 49  # a v2 batch's length field is at least its fixed header after the field
@@ -137,8 +138,6 @@ def find_resume(read, start: int, end: int, max_size: int | None = None) -> int 
     candidates reach. Batches larger than `max_size` (default: the decoding limit,
     LIMITS.max_batch_bytes) are not looked for: no reader here could decode them anyway, and the
     bound keeps each window's pass, and its memory, short."""
-    from kafkacodec.runtime.limits import LIMITS
-
     max_size = LIMITS.max_batch_bytes if max_size is None else max_size
     lo = start + 1
     while lo < end - HEADER_SIZE_UP_TO_MAGIC:
