@@ -352,7 +352,7 @@ class ModulePlanner:
             doc = (a.doc or "").strip()
             if a.derive or a.checksum:
                 bit = self.pin_bit(spec, a)
-                what = "Computed on write unless set (pinned)." if a.derive else "Computed on write unless set (pinned)."
+                what = "Computed on write unless set (pinned)."  # derived value and checksum alike
                 out.append(Prop(a.id, f"{doc}\n\n{what}".strip(), [f"return self._{a.id}"], [
                     f"self._{a.id} = value",
                     f"self._pins = (self._pins | {bit}) if value is not None else (self._pins & ~{bit})"]))
