@@ -6,6 +6,9 @@
 """
 from __future__ import annotations
 
+import json
+import sys
+
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 
@@ -33,16 +36,14 @@ def _driver_planner(spark) -> tuple[str, str | None]:
     """(interpreter, what stops it importing kafkacodec or None) of the Python that plans Python data
     sources' reads on the driver: a worker of Spark's own, started with the executors' interpreter
     path and spark.executorEnv.* environment, in the driver's working directory."""
-    import json
-
-    from pyspark.sql.datasource import DataSource
+    from pyspark.sql.datasource import DataSource  # pyspark: an optional extra, needed once a session exists
 
     class DriverCheck(DataSource):  # defined here, so that it travels by value: the planner need not import us
         @classmethod
         def name(cls):
             return "kafkacodec-driver-check"
 
-        def schema(self):
+        def schema(self):  # its imports here too, as the planner runs it without this module
             import importlib
             import json
             import sys
@@ -71,8 +72,6 @@ def check_workers(spark) -> None:
     Spark. On a cluster, that Python runs on the executors and, to plan each read of a Python data
     source, on the driver too (with the executors' settings, in the driver's working directory);
     both are checked."""
-    import sys
-
     def worker_python(_):  # defined here, so that it travels by value: the worker need not import us
         import importlib
         import sys
@@ -120,6 +119,8 @@ def register(spark, check: bool = True) -> None:
     query where it is off); option("pushFilters", ...) overrides that per query. `check`: first
     run one small task to make sure the workers' Python can import kafkacodec, and on a cluster
     the driver's planning Python too (check_workers)."""
+    # the data sources need pyspark, an optional extra: imported when a session registers them, not
+    # whenever a module of this package is
     from .cluster_metadata import ClusterMetadataDataSource, ClusterStateDataSource
     from .source import KafkaLogDataSource, KafkaLogPushdownDataSource
     from .tables import ConsumerOffsetsDataSource, SegmentsDataSource

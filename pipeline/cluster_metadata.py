@@ -6,6 +6,7 @@ any filesystem pyarrow reaches; the replay copies the metadata partition (megaby
 directory first when it is not local."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import tempfile
@@ -17,7 +18,8 @@ from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.layout import names
 from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
-from kafkacodec.storage.kraft.replay import TOPIC, event_of
+from kafkacodec.storage.kraft.replay import TOPIC, Point, event_of, open_metadata_log, replay
+from kafkacodec.storage.kraft.view import config_shown
 
 from .columns import timestamp_micros
 from .decode import Slice
@@ -136,8 +138,6 @@ class StateReader(DataSourceReader):
         onCorrupt=report gives the state where it stopped, every row's `corruption` saying why
         (a row of nulls but for it when the state has none). Snapshots passed over are said there
         too: the state is still whole, as the log stands for them."""
-        from kafkacodec.storage.kraft.replay import Point, open_metadata_log, replay
-
         table = self.options.get("table", "partitions")
         at_offset, at_time = self.options.get("atoffset"), self.options.get("attime")
         point = Point(offset=None if at_offset is None else int(at_offset),
@@ -167,8 +167,6 @@ def _on_corrupt(options: dict) -> str:
 
 def _millis(text: str) -> int:
     """Milliseconds since the epoch, or an ISO 8601 time (UTC unless it says otherwise)."""
-    import datetime as dt
-
     if text.strip().lstrip("-").isdigit():
         return int(text)
     when = dt.datetime.fromisoformat(text.strip())
@@ -214,7 +212,6 @@ def _broker_rows(image, show_secrets: bool) -> list[list]:
 
 
 def _config_rows(image, show_secrets: bool) -> list[list]:
-    from kafkacodec.storage.kraft.view import config_shown
     return [[kind, name, key, config_shown(key, value, show_secrets)]
             for (kind, name), values in sorted(image.configs.items()) for key, value in sorted(values.items())]
 

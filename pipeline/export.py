@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from . import register
+
 FORMATS = ("parquet", "delta")
 TIMESTAMP_TYPE_CONF = "spark.sql.parquet.outputTimestampType"
 
@@ -19,7 +21,7 @@ TIMESTAMP_TYPE_CONF = "spark.sql.parquet.outputTimestampType"
 def session(master: str | None = None, app: str = "kafkacodec export"):
     """A SparkSession: the given master, or a quiet local one on loopback using every core."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
+    from pyspark.sql import SparkSession  # pyspark: an optional extra, loaded once a session is asked for
     builder = SparkSession.builder.appName(app)
     if master is None or master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -30,7 +32,6 @@ def session(master: str | None = None, app: str = "kafkacodec export"):
     spark = (builder.config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    from . import register
     register(spark)
     return spark
 
@@ -123,7 +124,7 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)
     summary = Summary()
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # pyspark: an optional extra (see session)
     per_topic = segments.groupBy("topic").agg(
         F.countDistinct("partition").alias("partitions"), F.sum("sizeBytes").alias("bytes"),
         F.sum("invalidBytes").alias("invalid"), F.sum("abortedTransactions").alias("aborted"))

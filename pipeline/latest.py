@@ -6,6 +6,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .export import write_table
+
 KEPT = ["offset", "timestamp", "value"]
 
 
@@ -27,7 +29,6 @@ def compact_table(spark, logdir: str, out: str, fmt: str = "parquet", mode: str 
                   read_committed: bool = True) -> list[tuple[str, int, int]]:
     """Write the latest value of every key of every topic-partition under `logdir` as a table;
     returns (topic, partitions, keys) per topic."""
-    from .export import write_table
     df = (spark.read.format("kafka-log").option("includeHeaders", "true")
           .option("isolationLevel", "read_committed" if read_committed else "read_uncommitted").load(logdir))
     write_table(latest_per_key(df), out, fmt, mode)

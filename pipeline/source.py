@@ -14,6 +14,7 @@ from .decode import Slice, decode_slice
 from .files import list_log, windows
 from .headers import HEADER_COLUMNS, header_rows, projected
 from .plan import OptionError, Plan, not_found, options_for_schema, parse_options, slices
+from .sink import KafkaLogWriter
 
 # Spark plans a read in a Python process of its own on the driver: what it logs goes to the
 # driver's console (or to spark.tvf.python_worker_logs() with spark.sql.pyspark.worker.logging.enabled)
@@ -117,7 +118,6 @@ class KafkaLogDataSource(DataSource):
         return PushdownReader(plan) if wants else KafkaLogReader(plan)
 
     def writer(self, schema, overwrite: bool):
-        from .sink import KafkaLogWriter
         return KafkaLogWriter(dict(self.options), schema, overwrite)
 
 
