@@ -1,0 +1,230 @@
+"""The pure and the compiled backend on the same input: one way for every parity test to run a
+computation under a backend and check that the other gives the same value, the same bytes, or
+the same error (class, byte position, path and message).
+
+- `using(backend)`: "compiled" is the process as loaded; "pure" swaps every compiled path back to
+  its Python one for the duration (the generated readers, the columnar kernels, and the facade's
+  readers and writers bound in codec.records and pipeline.sink_columns).
+- `alike(compute, backend)`: compute()'s outcome under `backend`; under "compiled" the pure
+  backend must give the same (or any other `ways` of computing it given).
+- `check_table(cls, table, backend)`: parse, check, build back and size a table of `Sample`s of
+  a generated class, as construct's tests do with their samples.
+- `kernel_alike(pure, compiled, calls, backend)`: a Python function and its compiled twin on the
+  same arguments.
+
+tests/codecs/conftest.py's `backend` fixture runs a test once for each backend.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from contextlib import ExitStack, contextmanager
+from typing import Any, Callable, NamedTuple
+
+from kafkacodec.codec import plain_legacy, records
+from kafkacodec.runtime import compiled, kernels
+from kafkacodec.runtime.errors import KafkaCodecError
+
+BACKENDS = ("pure", "compiled")
+# the generated modules with compiled readers, and the top type of each
+GENERATED_TWINS = {"kafkacodec.generated.record_batch": "RecordBatch",
+                   "kafkacodec.generated.legacy_log_entry": "LegacyLogEntry"}
+
+
+def missing_compiled() -> list[str]:
+    """The compiled modules that are not in use (not built, built from other source, or
+    KAFKACODEC_PURE=1): empty when the compiled backend is whole."""
+    for name in GENERATED_TWINS:
+        importlib.import_module(name)  # a generated module attaches its compiled readers on import
+    read_compiled = {name.partition(".")[0] for name in compiled.compiled_types()}
+    missing = [source for source, module in (("runtime/_kernels.pyx", kernels.compiled),
+                                             ("runtime/_facade.pyx", kernels.facade)) if module is None]
+    return missing + [f"generated/_c_{name.rpartition('.')[2]}.pyx" for name, top in GENERATED_TWINS.items()
+                      if top not in read_compiled]
+
+
+@contextmanager
+def patched(target, **values):
+    """`target`'s attributes set to `values` for the duration, then put back."""
+    before = {name: getattr(target, name) for name in values}
+    for name, value in values.items():
+        setattr(target, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(target, name, value)
+
+
+@contextmanager
+def using(backend: str):
+    """Everything read and written under `backend` for the duration (not thread-safe)."""
+    if backend == "compiled":
+        missing = missing_compiled()
+        assert not missing, f"the compiled backend is not whole: {', '.join(missing)} not in use"
+        yield
+        return
+    assert backend == "pure", backend
+    with ExitStack() as stack:
+        stack.enter_context(compiled.pure())
+        stack.enter_context(patched(kernels, compiled=None, facade=None))
+        # what codec.records binds at import when the facade is built, as it binds it without
+        stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
+                                    _wrapped_records=plain_legacy.legacy_wrapped_records,
+                                    _v2_records=None, _legacy_entries=None))
+        sink = sys.modules.get("kafkacodec.pipeline.sink_columns")  # imported only with pyarrow
+        if sink is not None:
+            stack.enter_context(patched(sink, _of_columns=None))
+        yield
+
+
+def compiled_bindings() -> list[str]:
+    """Where a loaded kafkacodec module, or a class of one, holds a function of the compiled
+    kernels now: under using("pure") nothing should, or the pure backend is not all Python."""
+    kernel_modules = {"kafkacodec.runtime._kernels", "kafkacodec.runtime._facade"}
+    found = []
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("kafkacodec.") or module_name in kernel_modules:
+            continue
+        for name, value in list(vars(module).items()):
+            owners = [(name, value)]
+            if isinstance(value, type) and value.__module__ == module_name:
+                owners += [(f"{name}.{attr}", v) for attr, v in vars(value).items()]
+            found += [f"{module_name}.{where}" for where, v in owners
+                      if getattr(v, "__module__", None) in kernel_modules and callable(v)]
+    return sorted(found)
+
+
+class Raised(NamedTuple):
+    """An error as the backends must agree on it."""
+    kind: str
+    position: int | None
+    path: str | None
+    message: str
+
+    @classmethod
+    def of(cls, err: BaseException) -> "Raised":
+        return cls(type(err).__name__, getattr(err, "position", None), getattr(err, "path", None), str(err))
+
+
+def outcome(compute: Callable[[], Any], errors=KafkaCodecError):
+    """compute()'s value, or the error of class `errors` it raised as a Raised (any other error
+    goes on: the test fails)."""
+    try:
+        return compute()
+    except errors as err:
+        return Raised.of(err)
+
+
+def _agree(backend: str, way: str, found, other, same, case) -> None:
+    where = f"{backend} and {way} disagree" + ("" if case is None else f" on {case!r}")
+    if same is None or isinstance(found, Raised) or isinstance(other, Raised):
+        assert found == other, where
+    else:
+        assert same(found, other), f"{where}: {found!r} != {other!r}"
+
+
+def alike(compute: Callable[[], Any], backend: str, *, ways: dict | None = None, errors=KafkaCodecError,
+          same: Callable[[Any, Any], bool] | None = None, case=None):
+    """compute()'s outcome (see `outcome`) under `backend`, after checking that each of `ways`
+    (name: a function giving a context manager, entered under `backend`) gives the same. By
+    default the compiled backend is checked against the pure one, and the pure one against
+    nothing else. `same`: how two values are compared (== by default); `case`: what the input
+    was, for the message of a failure."""
+    if ways is None:
+        ways = {"pure": lambda: using("pure")} if backend == "compiled" else {}
+    with using(backend):
+        found = outcome(compute, errors)
+        for way, enter in ways.items():
+            with enter():
+                other = outcome(compute, errors)
+            _agree(backend, way, found, other, same, case)
+    return found
+
+
+class Sample(NamedTuple):
+    """One row of a table for check_table: bytes and what parsing them must give. `value`: the
+    parsed object's to_dict(); `fields`: paths (attributes, indexes, `name()` for a method
+    without arguments, dotted) and what they hold, for what to_dict() does not show; `error`:
+    the class and byte position of the error parsing must raise instead; `built`: a function
+    making from scratch the object that must write `data` and equal what is parsed from it."""
+    name: str
+    data: bytes
+    value: dict | None = None
+    fields: dict = {}
+    error: tuple[type, int | None] | None = None
+    built: Callable[[], Any] | None = None
+
+
+def resolve(obj, path: str):
+    for part in path.split("."):
+        if part.endswith("()"):
+            obj = getattr(obj, part[:-2])()
+        elif part.lstrip("-").isdigit():
+            obj = obj[int(part)]
+        else:
+            obj = getattr(obj, part)
+    return obj
+
+
+def parsed(cls, sample: Sample) -> dict:
+    """What parsing `sample.data` as `cls` gives, in the form compared between backends."""
+    obj = cls.from_bytes(sample.data)
+    return {"value": obj.to_dict(), "fields": {path: resolve(obj, path) for path in sample.fields},
+            "bytes": obj.to_bytes(), "size": obj.size()}
+
+
+def check_table(cls, table: list[Sample], backend: str) -> None:
+    """Each sample of `table` parsed as `cls` under `backend` (from_bytes), checked (value and
+    fields, or the error's class and position), built back (to_bytes gives the same bytes),
+    sized (size() is their length) and, under "compiled", given alike by the pure backend; a
+    sample's object built from scratch writes the same bytes and reads back as parsed."""
+    for sample in table:
+        got = alike(lambda: parsed(cls, sample), backend, case=sample.name)
+        if sample.error is not None:
+            kind, position = sample.error
+            assert isinstance(got, Raised) and (got.kind, got.position) == (kind.__name__, position), \
+                f"{sample.name}: expected {kind.__name__} at byte {position}, got {got!r}"
+            continue
+        assert not isinstance(got, Raised), f"{sample.name}: {got!r}"
+        if sample.value is not None:
+            assert got["value"] == sample.value, sample.name
+        assert got["fields"] == sample.fields, sample.name
+        assert got["bytes"] == sample.data, f"{sample.name}: built back otherwise"
+        assert got["size"] == len(sample.data), f"{sample.name}: size() is not the length"
+        if sample.built is not None:
+            with using(backend):
+                obj = sample.built()
+                assert obj.to_bytes() == sample.data, f"{sample.name}: built from scratch otherwise"
+                assert obj == cls.from_bytes(sample.data), f"{sample.name}: built from scratch, read otherwise"
+            # what writing computes (lengths, counts, checksums) is set on the object as it is read
+            assert scalars(obj.to_dict()) == scalars(got["value"]), f"{sample.name}: written otherwise"
+
+
+def scalars(value: dict) -> dict:
+    """The top level of a to_dict(): a record built on its own has no batch to take its offset
+    and timestamp from, as a record read in one has."""
+    return {name: v for name, v in value.items() if not isinstance(v, (dict, list))}
+
+
+def kernel_alike(pure: Callable, fast: Callable | None, calls, backend: str, *, errors=Exception,
+                 same: Callable[[Any, Any], bool] | None = None) -> list:
+    """A Python function and its compiled twin (`fast`, used only under "compiled") called with
+    the same arguments: `calls` are (name, args) or (name, args, expected), where expected is
+    what `pure` must give. Under "pure", `pure` alone (and its expected values); under
+    "compiled", `fast` must give the same value or the same error (class, message, position)
+    as `pure`. The outcomes under `backend`, in order."""
+    out = []
+    for name, args, *expected in calls:
+        with using("pure"):
+            found = outcome(lambda: pure(*args), errors)
+        if expected:
+            assert found == expected[0], name
+        if backend == "compiled":
+            with using("compiled"):
+                other = outcome(lambda: fast(*args), errors)
+            _agree("the compiled kernel", "its Python twin", other, found, same, name)
+            found = other
+        out.append(found)
+    return out
+
