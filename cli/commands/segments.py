@@ -59,7 +59,7 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     crash never leaves an offset index beside a .log it does not describe (Kafka's recovery, and
     `kafkacodec recover`, rebuild a missing one)."""
     from kafkacodec.storage.indexes import index
-    from kafkacodec.storage.diskio.files import write_files_atomically
+    from kafkacodec.storage.diskio.durable import write_files_atomically
     from kafkacodec.storage.exchange.jsonl import JsonInputError, check_index_range, segment_from_json
     from kafkacodec.storage.layout.names import first_offset_of, offset_from_name
     from kafkacodec.storage.diskio.safeio import os_problem
@@ -161,7 +161,7 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 def _write_file(path: Path, data: bytes) -> None:
     """The file written whole (files.write_atomically, which removes its temporary file on any
     failure); a failure to write (a read-only file system, no space left) is a FileProblem naming the file."""
-    from kafkacodec.storage.diskio.files import write_atomically
+    from kafkacodec.storage.diskio.durable import write_atomically
     from kafkacodec.storage.diskio.safeio import os_problem
 
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import KafkaCodecError
 
-from ..diskio.durable import unlink_durably, write_durably
+from ..diskio.durable import unlink_durably, write_atomically
 from ..diskio.safeio import read_bounded
 
 JOURNAL_NAME = ".kafkacodec-journal"
@@ -60,7 +60,7 @@ def read(root: Path) -> dict | None:
 
 def record(root: Path, state: dict) -> None:
     """Write (or replace) the journal; it is on disk before this returns."""
-    write_durably(journal_path(root), json.dumps(state, indent=1, sort_keys=True).encode())
+    write_atomically(journal_path(root), json.dumps(state, indent=1, sort_keys=True).encode())
 
 
 def clear(root: Path) -> None:

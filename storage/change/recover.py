@@ -24,7 +24,7 @@ from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
 from ..indexes import index
 from . import journal
-from ..diskio.durable import create_kept, rename_durably, truncate_durably, write_durably
+from ..diskio.durable import create_kept, rename_durably, truncate_durably, write_atomically
 from ..segments.guarded import read_segment
 from .journal import JournalProblem
 from ..layout.logdir import Partition, Segment, open_partition, segment_of
@@ -351,7 +351,7 @@ def _do(step: dict, root: Path) -> str:
         said.append(f"cut to {valid} bytes, the {step['size'] - valid} bytes cut off kept in {kept}")
     if step["indexes"]:
         for path, data in _rebuilt(log, step["single"], step["indexes"]).items():
-            write_durably(path, data)
+            write_atomically(path, data)
         said.append(f"rebuilt {', '.join(log.with_suffix(s).name for s in step['indexes'])}")
     return f"{log}: {'; '.join(said)}"
 

@@ -18,14 +18,14 @@ from pathlib import Path
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from . import journal
-from ..diskio.durable import fsync_dir, fsync_tree, remove_tree, rename_durably, unlink_durably
+from ..diskio.durable import TMP_SUFFIX, fsync_dir, fsync_tree, remove_tree, rename_durably, unlink_durably
 from .journal import JournalProblem, Pending
 from ..diskio.safeio import FileProblem, os_problem
 
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
-TMP_SUFFIX = ".kafkacodec-tmp"  # storage.diskio.durable.create_kept's temporary files
-# temporaries of files rebuilt from the log (storage.diskio.files.write_atomically's), never the only copy of data
+# temporaries of interrupted writes, never the only copy of data: storage.diskio.durable.create_kept's
+# (TMP_SUFFIX), and write_atomically's `.tmp` of files rebuilt from the log
 DERIVED_TMP_SUFFIXES = (".index.tmp", ".timeindex.tmp", ".txnindex.tmp", ".snapshot.tmp")
 PUBLISHING = ("clean", "write")  # the kinds of journaled operation that publish through the staging directory
 

@@ -26,12 +26,11 @@ from pathlib import Path
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
 from ..indexes import index
-from ..diskio.files import write_files_atomically
+from ..diskio.durable import write_files_atomically
 from ..segments.guarded import SkippedBytes, read_segment, segment_batches
 from ..layout.logdir import Partition, Segment
 from ..layout.names import segment_name
 from ..state.producers import rebuild_txn_index
-from ..diskio.safeio import os_problem
 from ..segments.scan import iter_file_batches, scan_bytes
 from ..indexes.txnindex import encode_txn_index
 
@@ -165,10 +164,7 @@ def write(part: Partition, salvage: Salvage) -> None:
     if aborted:
         files[log.with_suffix(".txnindex")] = encode_txn_index(aborted)
     files[log] = salvage.data  # renamed into place last: no segment until its indexes are there
-    try:
-        write_files_atomically(files)
-    except OSError as err:
-        raise os_problem(err.filename or log, err) from None
+    write_files_atomically(files)  # a failure is a FileProblem naming the file
 
 
 def _end_offset(seg: Segment) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..diskio.files import fsync_directory, remove_quietly, write_new_file
+from ..diskio.durable import TMP_SUFFIX, fsync_dir, remove_quietly, tmp_path_of, write_new_file
 from ..diskio.safeio import os_problem
 
 OTHER_INDEXES = (".timeindex", ".txnindex")
@@ -22,7 +22,7 @@ OTHER_INDEXES = (".timeindex", ".txnindex")
 def temporary_name(path: Path) -> Path:
     """Where `path` is written before it is renamed into place: names `recover` removes when a
     kill leaves them (an index's `.tmp`, rebuilt from the log; the .log's `.kafkacodec-tmp`)."""
-    return path.with_name(path.name + (".kafkacodec-tmp" if path.suffix == ".log" else ".tmp"))
+    return path.with_name(path.name + TMP_SUFFIX) if path.suffix == ".log" else tmp_path_of(path)
 
 
 def replace_segment(log: Path, indexes: dict[Path, bytes], data: bytes) -> list[Path]:
@@ -35,11 +35,11 @@ def replace_segment(log: Path, indexes: dict[Path, bytes], data: bytes) -> list[
     at = log  # the file being changed, named when it fails
     try:
         for at, content in files.items():
-            write_new_file(tmps[at], content, durable=True)
+            write_new_file(tmps[at], content, durable=True, target=at)
         removed = []
         at = offset_index  # from here each state is one Kafka's recovery and `recover` complete
         if _unlink(offset_index):
-            fsync_directory(log.parent)  # no .index before anything else changes
+            fsync_dir(log.parent)  # no .index before anything else changes
             if offset_index not in indexes:
                 removed.append(offset_index)
         at = log
@@ -49,11 +49,11 @@ def replace_segment(log: Path, indexes: dict[Path, bytes], data: bytes) -> list[
                 os.replace(tmps[at], at)
             elif _unlink(at):
                 removed.append(at)
-        fsync_directory(log.parent)  # the .log and the other indexes before the .index that vouches for them
+        fsync_dir(log.parent)  # the .log and the other indexes before the .index that vouches for them
         if offset_index in indexes:
             at = offset_index
             os.replace(tmps[offset_index], offset_index)
-            fsync_directory(log.parent)
+            fsync_dir(log.parent)
         return removed
     except BaseException as err:
         for tmp in tmps.values():  # those not yet renamed into place

@@ -28,7 +28,7 @@ from kafkacodec.runtime.errors import KafkaCodecError
 
 from ..indexes import index
 from ..layout import names
-from ..diskio.files import fsync_directory, fsync_file, write_atomically, write_fully
+from ..diskio.durable import fsync_dir, fsync_file, write_atomically, write_fully
 from ..layout.logdir import open_partition
 from ..state.producers import ProducerState, marker_of, snapshot_path, state_at
 from ..diskio.safeio import FileProblem, os_problem
@@ -132,11 +132,7 @@ class PartitionWriter:
         return self.path / (names.segment_name(self.base if base is None else base) + suffix)
 
     def _replace(self, suffix: str, data: bytes) -> None:
-        path = self._file(suffix)
-        try:
-            write_atomically(path, data, durable=self.fsync)
-        except OSError as err:
-            raise os_problem(path, err) from None
+        write_atomically(self._file(suffix), data, durable=self.fsync)
 
     def _append_to(self, suffix: str, data: bytes) -> None:
         path = self._file(suffix)
@@ -145,7 +141,7 @@ class PartitionWriter:
         except OSError as err:
             raise os_problem(path, err) from None
         try:
-            write_fully(fd, data)
+            write_fully(fd, data, path)
             if self.fsync:
                 os.fsync(fd)
         except OSError as err:
@@ -155,10 +151,7 @@ class PartitionWriter:
 
     def _sync_directory(self) -> None:
         if self.fsync:
-            try:
-                fsync_directory(self.path)
-            except OSError as err:
-                raise os_problem(self.path, err) from None
+            fsync_dir(self.path)
 
     # -- all or nothing ------------------------------------------------------------------
     @contextmanager
@@ -185,12 +178,11 @@ class PartitionWriter:
             self.producers.end_offset = end_offset
             try:
                 self._take_back_files(created)
-            except OSError as again:
-                path = getattr(again, "filename", None) or self.path
+            except FileProblem as again:
                 cause = f"{err.message} in {err.file}" if isinstance(err, FileProblem) else str(err)
-                self.failed = WriterFailed(path, f"{os_problem(path, again).message} while taking back an append "
-                                                 f"that failed ({cause}); the partition may end in a torn batch: "
-                                                 "recover it before appending")
+                self.failed = WriterFailed(again.file, f"{again.message} while taking back an append "
+                                                       f"that failed ({cause}); the partition may end in a torn "
+                                                       "batch: recover it before appending")
                 raise self.failed from err
             if isinstance(err, FileProblem):
                 raise AppendFailed(err.file, f"{err.message}; nothing of the append was kept") from err
@@ -202,21 +194,28 @@ class PartitionWriter:
 
     def _take_back_files(self, created: list[Path]) -> None:
         """The active segment's files cut back to the sizes the (restored) state gives them, and
-        the files created since the state was saved removed; raises the OSError of a failure."""
+        the files created since the state was saved removed; raises the FileProblem of a failure."""
         sizes = {".log": self.size, ".index": self.offset_entries * index.OFFSET_ENTRY,
                  ".timeindex": self.time_entries * index.TIME_ENTRY, ".txnindex": self.txn_bytes}
         for suffix, size in sizes.items():
             path = self._file(suffix)
             if size is None or path in created:
                 continue
-            if os.stat(path).st_size != size:  # untouched files are left alone (a read-only disk refuses any cut)
-                os.truncate(path, size)
-                if self.fsync:
-                    fsync_file(path)
+            try:  # untouched files are left alone (a read-only disk refuses any cut)
+                cut = os.stat(path).st_size != size
+                if cut:
+                    os.truncate(path, size)
+            except OSError as err:
+                raise os_problem(path, err) from None
+            if cut and self.fsync:
+                fsync_file(path)
         for path in reversed(created):
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as err:
+                raise os_problem(path, err) from None
         if created and self.fsync:
-            fsync_directory(self.path)
+            fsync_dir(self.path)
 
     # -- appending -----------------------------------------------------------------------
     def append(self, records: Iterable, **batch_options) -> tuple[int, int]:
@@ -302,10 +301,7 @@ class PartitionWriter:
             path = snapshot_path(self.path, offset)
             if not path.exists():
                 self._created.append(path)
-            try:
-                write_atomically(path, self.producers.to_snapshot(), durable=self.fsync)
-            except OSError as err:
-                raise os_problem(path, err) from None
+            write_atomically(path, self.producers.to_snapshot(), durable=self.fsync)
             self.last_snapshot = offset
 
     def close(self) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kafkacodec.codec.records import Record, write_batch
 
-from ..diskio.durable import write_durably
+from ..diskio.durable import write_atomically
 from .image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
 from .pack import BY_NAME, pack, uvarint
 from .records import TYPES
@@ -74,5 +74,5 @@ def snapshot_bytes(records: list[dict], epoch: int, time: int) -> bytes:
 def write_snapshot(part_dir: Path, image: Image, end_offset: int, epoch: int, time: int) -> Path:
     """`<end offset>-<epoch>.checkpoint` in the partition directory, written whole or not at all."""
     path = Path(part_dir) / f"{end_offset:020d}-{epoch:010d}{KRAFT_SNAPSHOT}"
-    write_durably(path, snapshot_bytes(image_records(image), epoch, time))
+    write_atomically(path, snapshot_bytes(image_records(image), epoch, time))
     return path

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kafkacodec.runtime.errors import InvalidValueError
 
-from ..diskio.files import write_atomically
+from ..diskio.durable import write_atomically
 from ..diskio.safeio import read_bounded
 
 OFFSET_CHECKPOINTS = ("recovery-point-offset-checkpoint", "replication-offset-checkpoint",
