@@ -1,5 +1,5 @@
-"""The compiled kernels against their pure equivalents on the same inputs, and how the runtime
-chooses between them."""
+"""The compiled kernels against their pure equivalents on the same inputs, under each backend
+(tests/support/roundtrip.py), and how the runtime chooses between them."""
 import os
 import subprocess
 import sys
@@ -7,24 +7,16 @@ import sys
 import numpy as np
 import pytest
 
+from tests.support.roundtrip import Raised, alike, compiled_bindings, kernel_alike, using
+
 from kafkacodec.runtime import kernels
 
 pa = pytest.importorskip("pyarrow")
 compiled = pytest.mark.skipif(kernels.compiled is None, reason="the compiled kernels are not built")
 
 
-def both_ways(monkeypatch, compute):
-    """compute() with the compiled kernels, then with the pure paths: (fast, slow)."""
-    fast = compute()
-    monkeypatch.setattr(kernels, "compiled", None)
-    slow = compute()
-    monkeypatch.undo()
-    return fast, slow
-
-
-@compiled
 @pytest.mark.parametrize("seed", range(20))
-def test_gathered_slices_equal_arrows_own(monkeypatch, seed):
+def test_gathered_slices_equal_arrows_own(backend, seed):
     rng = np.random.default_rng(seed)
     data = rng.integers(0, 256, 5000, dtype=np.uint8).tobytes()
     n = int(rng.integers(0, 300))
@@ -32,9 +24,9 @@ def test_gathered_slices_equal_arrows_own(monkeypatch, seed):
     starts, ends = cuts[0::2], cuts[1::2]
     sizes = np.where(rng.random(n) < 0.2, -1, ends - starts)  # a fifth absent
     from kafkacodec.storage.segments.columnar import binary_array
-    fast, slow = both_ways(monkeypatch, lambda: binary_array(pa.py_buffer(data), starts, sizes))
-    assert fast.equals(slow) and fast.null_count == int((sizes < 0).sum())
-    assert fast.to_pylist() == [None if s < 0 else data[a:a + s] for a, s in zip(starts, sizes)]
+    got = alike(lambda: binary_array(pa.py_buffer(data), starts, sizes), backend, same=pa.Array.equals)
+    assert got.null_count == int((sizes < 0).sum())
+    assert got.to_pylist() == [None if s < 0 else data[a:a + s] for a, s in zip(starts, sizes)]
 
 
 @compiled
@@ -59,20 +51,28 @@ def test_make_test_runs_with_the_compiled_kernels():
     assert kernels.facade is not None, "make install did not build runtime/_facade.pyx"
 
 
-def columns_or_error(seg, positions):
-    from kafkacodec.runtime.errors import KafkaCodecError
+def test_the_pure_backend_runs_no_compiled_code():
+    """Every function of a compiled module that a module of the package holds is swapped back by
+    the pure backend, but the iterator of a plain batch's one record (its Python version is
+    replaced when codec.records is imported, and gives the same)."""
+    import kafkacodec.cli  # noqa: F401 - every layer that binds kernels, loaded
+    import kafkacodec.pipeline.sink_columns  # noqa: F401
+    import kafkacodec.storage.segments.columnar  # noqa: F401
+    with using("pure"):
+        held = compiled_bindings()
+    left = ["kafkacodec.codec.records.PlainLegacyBatch.__iter__"] if kernels.facade is not None else []
+    assert held == left
+
+
+def columns(seg, positions):
     from kafkacodec.storage.segments.columnar import read_columns
-    try:
-        c = read_columns(seg, positions, verify=False)
-    except KafkaCodecError as err:
-        return type(err).__name__, err.position, str(err)
+    c = read_columns(seg, positions, verify=False)
     return ([c.offset.tolist(), c.timestamp.tolist(), c.arrow_bytes("key").to_pylist(),
              c.arrow_bytes("value").to_pylist(), c.arrow_headers().to_pylist()])
 
 
-@compiled
 @pytest.mark.parametrize("seed", range(40))
-def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(monkeypatch, seed):
+def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(backend, seed):
     import random
     from kafkacodec import write_batch
     rng = random.Random(seed)
@@ -87,23 +87,20 @@ def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(mo
         base += n
     seg = bytearray(b"".join(batches))
     positions = [sum(map(len, batches[:i])) for i in range(len(batches))]
-    fast, slow = both_ways(monkeypatch, lambda: columns_or_error(bytes(seg), positions))
-    assert fast == slow and isinstance(fast, list) and len(fast[0]) == base
+    got = alike(lambda: columns(bytes(seg), positions), backend)
+    assert isinstance(got, list) and len(got[0]) == base
     for _ in range(20):  # damage in the records (the headers' counts and sizes are read before)
         at = rng.choice(positions) + 61 + rng.randrange(200)
         if at < len(seg):
             damaged = bytearray(seg)
             damaged[at] = rng.choice([0x00, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-            fast, slow = both_ways(monkeypatch, lambda: columns_or_error(bytes(damaged), positions))
-            assert fast == slow, at
+            alike(lambda: columns(bytes(damaged), positions), backend, case=at)
 
 
-@compiled
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("max_bytes,zigzag", [(5, True), (5, False), (10, True)])
-def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag):
+def test_varints_equal_the_vectorised_ones(backend, seed, max_bytes, zigzag):
     from kafkacodec.runtime import vectors
-    from kafkacodec.runtime.errors import KafkaCodecError
     rng = np.random.default_rng(seed)
     high = rng.random(400) < rng.random()  # from none to most bytes continuing: varints of any length
     u8 = np.where(high, rng.integers(0x80, 256, 400), rng.integers(0, 0x80, 400)).astype(np.uint8)
@@ -111,23 +108,15 @@ def test_varints_equal_the_vectorised_ones(monkeypatch, seed, max_bytes, zigzag)
     end = 400 if seed % 2 else np.minimum(pos + rng.integers(0, 12, pos.size), 400)
 
     def read():
-        try:
-            values, after = vectors.varints(u8, pos, end, max_bytes, zigzag, "x")
-            return values.tolist(), after.tolist(), str(values.dtype), str(after.dtype)
-        except KafkaCodecError as err:
-            return type(err).__name__, err.position, str(err)
-    fast, slow = both_ways(monkeypatch, read)
-    assert fast == slow
+        values, after = vectors.varints(u8, pos, end, max_bytes, zigzag, "x")
+        return values.tolist(), after.tolist(), str(values.dtype), str(after.dtype)
+    alike(read, backend)
 
 
-def fields_or_error(seg: bytes):
-    """The fields columns of every record of one v2 batch (values and dtypes), or the error."""
-    from kafkacodec.runtime.errors import KafkaCodecError
+def fields(seg: bytes):
+    """The fields columns of every record of one v2 batch (values and dtypes)."""
     from kafkacodec.storage.segments.columnar import read_columns
-    try:
-        fields = read_columns(seg, [0], verify=False).fields
-    except KafkaCodecError as err:
-        return type(err).__name__, err.position, err.path, str(err)
+    fields = read_columns(seg, [0], verify=False).fields
     return {name: (values.tolist(), str(values.dtype)) for name, values in fields.items()}
 
 
@@ -157,9 +146,8 @@ def odd_record(rng) -> bytes:
     return damage.raw_record(**fields)
 
 
-@compiled
 @pytest.mark.parametrize("seed", range(60))
-def test_record_columns_in_one_pass_equal_the_generated_ones(monkeypatch, seed):
+def test_record_columns_in_one_pass_equal_the_generated_ones(backend, seed):
     """v2_record_columns against Record._columns on batches of ordinary and odd records, whose
     lengths, counts and varint widths disagree with their bytes: the same columns and dtypes, or
     the same error."""
@@ -169,8 +157,7 @@ def test_record_columns_in_one_pass_equal_the_generated_ones(monkeypatch, seed):
     records = [odd_record(rng) if rng.random() < 0.3 else damage.raw_record(key=b"k%d" % i, value=b"v" * i)
                for i in range(rng.randrange(1, 12))]
     seg = damage.v2_batch(records)
-    fast, slow = both_ways(monkeypatch, lambda: fields_or_error(seg))
-    assert fast == slow
+    alike(lambda: fields(seg), backend)
 
 
 @compiled
@@ -198,20 +185,17 @@ def test_record_columns_of_valid_records_come_from_one_pass(monkeypatch):
     assert len(columnar.read_columns(seg, [0]).fields["key"]) == 50
 
 
-@compiled
-def test_record_columns_in_one_pass_honour_the_item_limit(monkeypatch):
+def test_record_columns_in_one_pass_honour_the_item_limit(backend, monkeypatch):
     from kafkacodec import write_batch
     from kafkacodec.runtime.limits import LIMITS
     seg = write_batch([{"value": b"v", "headers": [("h", None)] * 3}])
     monkeypatch.setattr(LIMITS, "max_items", 2)
-    fast = fields_or_error(seg)
-    monkeypatch.setattr(kernels, "compiled", None)
-    assert fast == fields_or_error(seg) and fast[0] == "LimitExceededError"
+    got = alike(lambda: fields(seg), backend)
+    assert isinstance(got, Raised) and got.kind == "LimitExceededError"
 
 
-@pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 @pytest.mark.parametrize("seed", range(6))
-def test_records_sections_from_columns_equal_the_generated_writers(seed):
+def test_records_sections_from_columns_equal_the_generated_writers(backend, seed):
     """The compiled writer of a records section from Arrow columns against the generated one
     from the same records: null and empty keys and values, headers with null values and keys
     beyond ASCII, timestamps absent or far apart, offsets with gaps; any range of records."""
@@ -236,14 +220,20 @@ def test_records_sections_from_columns_equal_the_generated_writers(seed):
                      "headers": pa.array([[{"key": k, "value": v} for k, v in h] for h in headers],
                                          pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))})
     arrays = column_arrays(rows, np.array(stamps, np.int64))
-    for start, stop in [(0, n)] + [sorted(rng.sample(range(n + 1), 2)) for _ in range(5)]:
-        if start == stop:
-            continue
-        got = kernels.facade.v2_records_of_columns(*arrays, start, stop)
+
+    def generated(start, stop):
         records = [{"key": rows["key"][i].as_py(), "value": rows["value"][i].as_py(), "timestamp": stamps[i],
                     "offset": offsets[i], "headers": headers[i]} for i in range(start, stop)]
         body, *rest = _v2_records_section(records, 0)
-        assert got is not None and bytes(got[0]) == bytes(body) and list(got[1:]) == rest
+        return bytes(body), rest
+
+    def compiled_writer(start, stop):  # None where the kernel leaves the records to the generated writer
+        got = kernels.facade.v2_records_of_columns(*arrays, start, stop)
+        return None if got is None else (bytes(got[0]), list(got[1:]))
+
+    ranges = [(0, n)] + [sorted(rng.sample(range(n + 1), 2)) for _ in range(5)]
+    calls = [(f"records {start} to {stop}", (start, stop)) for start, stop in ranges if start != stop]
+    kernel_alike(generated, compiled_writer, calls, backend, errors=())
 
 
 @pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")

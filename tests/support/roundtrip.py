@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 from contextlib import ExitStack, contextmanager
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any, Callable, NamedTuple
 
 from kafkacodec.codec import plain_legacy, records
@@ -79,20 +80,29 @@ def using(backend: str):
 
 
 def compiled_bindings() -> list[str]:
-    """Where a loaded kafkacodec module, or a class of one, holds a function of the compiled
-    kernels now: under using("pure") nothing should, or the pure backend is not all Python."""
-    kernel_modules = {"kafkacodec.runtime._kernels", "kafkacodec.runtime._facade"}
+    """Where a loaded kafkacodec module, or a class of one, holds a function of a compiled module
+    of the package now: under using("pure") nothing should, or the pure backend is not all Python."""
+    built = {name for name, module in list(sys.modules.items()) if name.startswith("kafkacodec.")
+             and (getattr(module, "__file__", None) or "").endswith(tuple(EXTENSION_SUFFIXES))}
     found = []
     for module_name, module in list(sys.modules.items()):
-        if not module_name.startswith("kafkacodec.") or module_name in kernel_modules:
-            continue
-        for name, value in list(vars(module).items()):
-            owners = [(name, value)]
-            if isinstance(value, type) and value.__module__ == module_name:
-                owners += [(f"{name}.{attr}", v) for attr, v in vars(value).items()]
-            found += [f"{module_name}.{where}" for where, v in owners
-                      if getattr(v, "__module__", None) in kernel_modules and callable(v)]
+        if module_name.startswith("kafkacodec.") and module_name not in built:
+            found += _held(module_name, vars(module), module_name, built)
     return sorted(found)
+
+
+def _held(where: str, namespace: dict, module_name: str, built: set) -> list[str]:
+    """compiled_bindings() in one namespace, and in the classes (nested ones too) it defines."""
+    found = []
+    for name, value in list(namespace.items()):
+        if isinstance(value, type):
+            if value.__module__ == module_name and value.__qualname__.endswith(name):
+                found += _held(f"{where}.{name}", vars(value), module_name, built)
+            continue
+        function = getattr(value, "__func__", value)  # a classmethod's or staticmethod's function
+        if callable(function) and getattr(function, "__module__", None) in built:
+            found.append(f"{where}.{name}")
+    return found
 
 
 class Raised(NamedTuple):
