@@ -22,8 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from kafkacodec import write_batch
-from kafkacodec.codec.records import Batch
+from kafkacodec.codec.records import Batch, write_batch
 from kafkacodec.runtime.errors import KafkaCodecError
 
 from ..indexes import index
