@@ -1,37 +1,28 @@
 """The compiled writers of the facade (runtime/_facade.pyx: v2 records sections, v0/v1 entries)
-against the generated writer that write_batch uses without them: the same bytes for the same
-records, and for what the kernels leave alone (other kinds of records or fields, values out of
-range) the same bytes or the same error."""
+against the generated writer that write_batch uses without them, under each backend
+(tests/support/roundtrip.py): the same bytes for the same records, and for what the kernels
+leave alone (other kinds of records or fields, values out of range) the same bytes or the same
+error."""
 import random
 
 import pytest
+
+from tests.support import roundtrip
 
 from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.codec import records
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import kernels
 
-pytestmark = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
+built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 INT64_MAX = (1 << 63) - 1
 
 
-def written(recs, monkeypatch, kernel: bool, **options):
-    """write_batch's bytes, or the error it raised (class and message)."""
-    with monkeypatch.context() as m:
-        if not kernel:
-            m.setattr(records, "_v2_records", None)
-            m.setattr(records, "_legacy_entries", None)
-        try:
-            return write_batch(recs, **options)
-        except Exception as err:  # noqa: BLE001 - the error is what is compared
-            return type(err).__name__, str(err)
-
-
-def alike(make, monkeypatch, **options):
-    """`make()`: the records, made anew for each writer (a generator is read once)."""
-    fast = written(make(), monkeypatch, True, **options)
-    assert fast == written(make(), monkeypatch, False, **options)
-    return fast
+def alike(make, backend: str, **options):
+    """write_batch's bytes under `backend`, or the error it raised (class, message), the same
+    under the pure backend. `make()`: the records, made anew for each writer (a generator is
+    read once)."""
+    return roundtrip.alike(lambda: write_batch(make(), **options), backend, errors=Exception)
 
 
 def some_bytes(rng: random.Random):
@@ -51,16 +42,17 @@ def random_records(rng: random.Random, base_offset: int = 0) -> list:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_random_records_encode_alike(seed, monkeypatch):
+def test_random_records_encode_alike(seed, backend):
     rng = random.Random(seed)
     options = {"compression": rng.choice(["none", "gzip", "snappy", "lz4", "zstd"]),
                "base_offset": rng.choice([0, 7, rng.randrange(1 << 62)]),
                "timestamp_type": rng.choice(["CreateTime", "LogAppendTime"])}
     recs = random_records(rng, options["base_offset"])
-    assert isinstance(alike(lambda: recs, monkeypatch, **options), bytes)
-    alike(lambda: tuple(recs), monkeypatch, **options)
+    assert isinstance(alike(lambda: recs, backend, **options), bytes)
+    alike(lambda: tuple(recs), backend, **options)
 
 
+@built
 def test_the_kernel_writes_lists_of_records_and_dicts_alone(monkeypatch):
     """With the generated loop failing the test, lists of Records and dicts still encode, and
     read back as written."""
@@ -112,13 +104,13 @@ class Plain:  # an object with key and value, as write_batch accepts
     pytest.param(lambda: [], id="no-records"),
     pytest.param(lambda: [{"value": b"v", "extra": 1}, {}], id="dicts-sparse"),
 ])
-def test_what_the_kernel_leaves_alone_comes_out_alike(recs, monkeypatch):
+def test_what_the_kernel_leaves_alone_comes_out_alike(recs, backend):
     for base_offset in (0, INT64_MAX - 1, 1 << 64):  # defaults past 64 bits too
-        alike(recs, monkeypatch, base_offset=base_offset)
+        alike(recs, backend, base_offset=base_offset)
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_random_legacy_records_encode_alike(seed, monkeypatch):
+def test_random_legacy_records_encode_alike(seed, backend):
     rng = random.Random(seed)
     options = {"magic": rng.choice([0, 1]), "compression": rng.choice(["none", "none", "gzip", "snappy", "lz4"]),
                "base_offset": rng.choice([0, 7, rng.randrange(1 << 62)]),
@@ -126,9 +118,10 @@ def test_random_legacy_records_encode_alike(seed, monkeypatch):
                "log_append_time": rng.choice([None, rng.randrange(1 << 41)])}
     recs = [dict(r, headers=[]) if isinstance(r, dict) else Record(r.key, r.value, r.timestamp, r.offset)
             for r in random_records(rng, options["base_offset"])]
-    assert isinstance(alike(lambda: recs, monkeypatch, **options), bytes)
+    assert isinstance(alike(lambda: recs, backend, **options), bytes)
 
 
+@built
 def test_the_legacy_kernel_writes_records_alone(monkeypatch):
     """With the generated writer of entries failing the test, plain and compressed message sets
     still encode, and read back as written."""
@@ -156,5 +149,5 @@ def test_the_legacy_kernel_writes_records_alone(monkeypatch):
     pytest.param(lambda: [{"value": b"v"}, Plain(b"k", None)], id="dicts-and-objects"),
     pytest.param(lambda: [], id="no-records"),
 ])
-def test_what_the_legacy_kernel_leaves_alone_comes_out_alike(recs, magic, compression, monkeypatch):
-    alike(recs, monkeypatch, magic=magic, compression=compression)
+def test_what_the_legacy_kernel_leaves_alone_comes_out_alike(recs, magic, compression, backend):
+    alike(recs, backend, magic=magic, compression=compression)
