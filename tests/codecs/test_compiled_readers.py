@@ -1,5 +1,6 @@
 """The compiled readers of the -hot types against the Python readers on the same bytes, valid
-and mutated: the same values, the same re-encoded bytes, the same errors (class, position,
+and mutated, under each backend (tests/support/roundtrip.py): the same values, the same
+re-encoded bytes (those of the input, where it is valid), the same errors (class, position,
 path, message); and how a generated module chooses them."""
 import os
 import random
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.support import damage
 from tests.support.fallback import python_readers_refused
+from tests.support.roundtrip import alike
 
 from kafkacodec import write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
@@ -70,11 +72,9 @@ def decoded_legacy(buf, pos: int = 0):
     return out
 
 
-def both(buf, pos: int = 0, read=decoded):
-    fast = read(buf, pos)
-    with compiled.pure():
-        slow = read(buf, pos)
-    return fast, slow
+def rebuilt_as_read(buf, batches) -> bool:
+    """Whether each batch read (a row of decoded() or decoded_legacy()) writes its bytes back."""
+    return all(row[-1] == bytes(buf[row[0]:row[1]]) for row in batches)
 
 
 def legacy_segment(rng: random.Random, magic: int) -> bytes:
@@ -89,15 +89,14 @@ def legacy_segment(rng: random.Random, magic: int) -> bytes:
     return b"".join(out)
 
 
-@built
 @pytest.mark.parametrize("magic", [0, 1])
 @pytest.mark.parametrize("seed", range(15))
-def test_legacy_entries_read_alike_valid_and_mutated(magic, seed):
+def test_legacy_entries_read_alike_valid_and_mutated(magic, seed, backend):
     rng = random.Random(seed)
     seg = legacy_segment(rng, magic)
     for buf in (seg, bytearray(seg), memoryview(b"x" + seg)[1:]):
-        fast, slow = both(buf, read=decoded_legacy)
-        assert fast == slow and fast[-1][1] == len(seg)
+        got = alike(lambda: decoded_legacy(buf), backend)
+        assert got[-1][1] == len(seg) and rebuilt_as_read(seg, got)
     for _ in range(40):
         damaged = bytearray(seg)
         at = rng.randrange(len(damaged))
@@ -105,24 +104,20 @@ def test_legacy_entries_read_alike_valid_and_mutated(magic, seed):
             damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
         else:
             del damaged[at:]
-        fast, slow = both(bytes(damaged), read=decoded_legacy)
-        assert fast == slow, at
+        alike(lambda: decoded_legacy(bytes(damaged)), backend, case=at)
 
 
-@built
 @pytest.mark.parametrize("seed", range(25))
-def test_valid_segments_read_alike_from_every_kind_of_buffer(seed):
+def test_valid_segments_read_alike_from_every_kind_of_buffer(seed, backend):
     rng = random.Random(seed)
     seg = segment(rng)
     for buf in (seg, bytearray(seg), memoryview(seg), memoryview(b"xx" + seg)[2:]):
-        fast, slow = both(buf)
-        assert fast == slow
-        assert fast and isinstance(fast[-1][0], int) and fast[-1][1] == len(seg)
+        got = alike(lambda: decoded(buf), backend)
+        assert got and isinstance(got[-1][0], int) and got[-1][1] == len(seg) and rebuilt_as_read(seg, got)
 
 
-@built
 @pytest.mark.parametrize("seed", range(40))
-def test_mutated_segments_give_the_same_values_or_the_same_error(seed):
+def test_mutated_segments_give_the_same_values_or_the_same_error(seed, backend):
     rng = random.Random(1000 + seed)
     seg = bytearray(segment(rng, 3))
     for _ in range(40):
@@ -137,17 +132,14 @@ def test_mutated_segments_give_the_same_values_or_the_same_error(seed):
             damaged[at:at] = rng.randbytes(rng.randrange(1, 4))
         else:
             del damaged[at:at + rng.randrange(1, 6)]
-        fast, slow = both(bytes(damaged))
-        assert fast == slow, (kind, at)
+        alike(lambda: decoded(bytes(damaged)), backend, case=(kind, at))
 
 
-@built
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400), st.integers(0, 70))
-def test_arbitrary_bytes_after_a_valid_header_read_alike(tail, cut):
+def test_arbitrary_bytes_after_a_valid_header_read_alike(backend, tail, cut):
     head = write_batch([{"key": b"k", "value": b"v" * 20, "headers": [("a", b"b")]}] * 3)[:cut]
-    fast, slow = both(head + tail)
-    assert fast == slow
+    alike(lambda: decoded(head + tail), backend)
 
 
 # the varints of a record, each with the most bytes Kafka allows it
@@ -179,39 +171,33 @@ def records_section(draw):
     return count + draw(off), bytes(out)
 
 
-@built
 @settings(max_examples=400, deadline=None)
 @given(records_section(), st.integers(0, 0x7FF8), st.integers(-2 ** 63, 2 ** 63 - 1),
        st.integers(-2 ** 63, 2 ** 63 - 1))
-def test_records_field_by_field_read_alike(section, attributes, base_offset, base_timestamp):
+def test_records_field_by_field_read_alike(backend, section, attributes, base_offset, base_timestamp):
     count, body = section
     header = struct.pack(">qiibIhiqqqhii", base_offset, 49 + len(body), -1, 2, 0, attributes & ~7, count,
                          base_timestamp, base_timestamp ^ 1, -1, -1, -1, count)
-    fast, slow = both(header + body)
-    assert fast == slow
+    alike(lambda: decoded(header + body), backend)
 
 
-@built
-def test_limits_set_at_run_time_are_honoured_alike():
+def test_limits_set_at_run_time_are_honoured_alike(backend):
     from kafkacodec.runtime.limits import LIMITS
     seg = write_batch([{"value": b"x", "headers": [("h", b"")] * 5}] * 20)
     saved = LIMITS.max_items
     try:
         LIMITS.max_items = 4
-        fast, slow = both(seg)
+        got = alike(lambda: decoded(seg), backend)
     finally:
         LIMITS.max_items = saved
-    assert fast == slow and fast[0][0] == "LimitExceededError"
+    assert got[0][0] == "LimitExceededError"
 
 
-@built
-def test_a_record_read_on_its_own_has_no_parents_alike():
+def test_a_record_read_on_its_own_has_no_parents_alike(backend):
     batch = RecordBatch.from_bytes(write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"1")]}]))
     raw = batch.records_bytes().tobytes()
-    fast = RecordBatch.Record._read(raw, 0, len(raw), None)
-    with compiled.pure():
-        slow = RecordBatch.Record._read(raw, 0, len(raw), None)
-    assert fast[1] == slow[1] and fast[0] == slow[0] and fast[0].offset is None is slow[0].offset
+    record, end = alike(lambda: RecordBatch.Record._read(raw, 0, len(raw), None), backend)
+    assert end == len(raw) and record.offset is None
 
 
 @built
@@ -259,44 +245,31 @@ def test_a_collection_during_a_read_never_sees_a_list_being_filled():
     assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
 
 
-@built
-def test_buffers_read_otherwise_by_python_are_left_to_it():
+def test_buffers_read_otherwise_by_python_are_left_to_it(backend):
     """Only bytes, bytearray, mmap and memoryviews of unsigned bytes are read by compiled code: an
     array or a memoryview of another format the Python reader reads as it is, and so it decides."""
     import array
     data = write_batch([{"key": b"KKKK", "value": b"v" * 100, "headers": [("h", b"x")]}] * 3)
 
-    def outcome(buf):
-        try:
-            batch, end = RecordBatch.read(buf)
-            return end, [(type(r.key).__name__, bytes(r.key), bytes(r.value)) for r in batch.records.items]
-        except Exception as err:  # noqa: BLE001 - whatever each reader raises, it must be the same
-            return type(err).__name__, str(err)
+    def read(buf):
+        batch, end = RecordBatch.read(buf)
+        return end, [(type(r.key).__name__, bytes(r.key), bytes(r.value)) for r in batch.records.items]
     for buf in (memoryview(data).cast("b"), memoryview(data).cast("c"), array.array("B", data),
                 array.array("b", data), memoryview(data)[::1], bytearray(data)):
-        fast = outcome(buf)
-        with compiled.pure():
-            slow = outcome(buf)
-        assert fast == slow, buf
+        # whatever each reader raises, it must be the same
+        alike(lambda: read(buf), backend, errors=Exception, case=buf)
 
 
-@built
 @pytest.mark.parametrize("field,value", [("base_offset", 1.5), ("base_timestamp", 2.5), ("records_count", 3.0),
                                          ("attributes", 8.0), ("base_offset", "7")])
-def test_enclosing_fields_that_are_not_ints_are_left_to_python(field, value):
+def test_enclosing_fields_that_are_not_ints_are_left_to_python(field, value, backend):
     """A batch's fields are read by its records' reader; one set to something else than an int
     keeps Python's arithmetic (or error), not a C conversion."""
-    def outcome():
+    def read():
         batch = RecordBatch.from_bytes(write_batch([{"value": b"v"}] * 3, base_offset=10))
         setattr(batch, field, value)
-        try:
-            return [(r.offset, r.timestamp) for r in batch.records.items]
-        except Exception as err:  # noqa: BLE001 - the same exception from both, whatever it is
-            return type(err).__name__, str(err)
-    fast = outcome()
-    with compiled.pure():
-        slow = outcome()
-    assert fast == slow
+        return [(r.offset, r.timestamp) for r in batch.records.items]
+    alike(read, backend, errors=Exception)  # the same exception from both, whatever it is
 
 
 def test_pure_restores_what_was_in_place():
