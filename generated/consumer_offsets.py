@@ -980,22 +980,22 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV0)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id__r5
-                f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id__r5
-                f_client_host__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host__r5
+                _v1._parent_ref = _ref(self)
+                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.member_id = f_member_id_r5
+                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_id = f_client_id_r5
+                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_host = f_client_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T14)
-                f_session_timeout__r5, = _S1.unpack_from(buf, pos)
+                f_session_timeout_r5, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v1.session_timeout = f_session_timeout__r5
-                f_subscription__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription__r5
-                f_assignment__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment__r5
+                _v1.session_timeout = f_session_timeout_r5
+                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.subscription = f_subscription_r5
+                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.assignment = f_assignment_r5
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1034,38 +1034,38 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/members')
         for _x1 in w_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S1.pack(a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S1.pack(a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
@@ -1103,38 +1103,38 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/members')
         for _x1 in a_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S1.pack(a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S1.pack(a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
@@ -1237,23 +1237,23 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id__r5
-                f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id__r5
-                f_client_host__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host__r5
+                _v1._parent_ref = _ref(self)
+                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.member_id = f_member_id_r5
+                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_id = f_client_id_r5
+                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_host = f_client_host_r5
                 if end - pos < 8:
                     raise _truncated(pos, end, _T17)
-                f_rebalance_timeout__r5, f_session_timeout__r5 = _S5.unpack_from(buf, pos)
+                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
                 pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout__r5
-                _v1.session_timeout = f_session_timeout__r5
-                f_subscription__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription__r5
-                f_assignment__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment__r5
+                _v1.rebalance_timeout = f_rebalance_timeout_r5
+                _v1.session_timeout = f_session_timeout_r5
+                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.subscription = f_subscription_r5
+                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.assignment = f_assignment_r5
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1292,38 +1292,38 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/members')
         for _x1 in w_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
@@ -1361,38 +1361,38 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/members')
         for _x1 in a_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
@@ -1499,23 +1499,23 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id__r5
-                f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id__r5
-                f_client_host__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host__r5
+                _v1._parent_ref = _ref(self)
+                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.member_id = f_member_id_r5
+                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_id = f_client_id_r5
+                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_host = f_client_host_r5
                 if end - pos < 8:
                     raise _truncated(pos, end, _T17)
-                f_rebalance_timeout__r5, f_session_timeout__r5 = _S5.unpack_from(buf, pos)
+                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
                 pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout__r5
-                _v1.session_timeout = f_session_timeout__r5
-                f_subscription__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription__r5
-                f_assignment__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment__r5
+                _v1.rebalance_timeout = f_rebalance_timeout_r5
+                _v1.session_timeout = f_session_timeout_r5
+                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.subscription = f_subscription_r5
+                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.assignment = f_assignment_r5
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1555,38 +1555,38 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/members')
         for _x1 in w_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
@@ -1624,38 +1624,38 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/members')
         for _x1 in a_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
@@ -1763,25 +1763,25 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV3)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_member_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id__r5
-                f_group_instance_id__r5, pos = KafkaTypes_NullableString._read(buf, pos, end, _v1)
-                _v1.group_instance_id = f_group_instance_id__r5
-                f_client_id__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id__r5
-                f_client_host__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host__r5
+                _v1._parent_ref = _ref(self)
+                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.member_id = f_member_id_r5
+                f_group_instance_id_r5, pos = KafkaTypes_NullableString._read(buf, pos, end, _v1)
+                _v1.group_instance_id = f_group_instance_id_r5
+                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_id = f_client_id_r5
+                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.client_host = f_client_host_r5
                 if end - pos < 8:
                     raise _truncated(pos, end, _T22)
-                f_rebalance_timeout__r5, f_session_timeout__r5 = _S5.unpack_from(buf, pos)
+                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
                 pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout__r5
-                _v1.session_timeout = f_session_timeout__r5
-                f_subscription__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription__r5
-                f_assignment__r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment__r5
+                _v1.rebalance_timeout = f_rebalance_timeout_r5
+                _v1.session_timeout = f_session_timeout_r5
+                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.subscription = f_subscription_r5
+                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
+                _v1.assignment = f_assignment_r5
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1821,44 +1821,44 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/members')
         for _x1 in w_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_group_instance_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_group_instance_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_group_instance_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
-                if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id__k2
+                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_group_instance_id_k2
                 else:
-                    a_group_instance_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_group_instance_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
@@ -1896,44 +1896,44 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/members')
         for _x1 in a_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_group_instance_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_group_instance_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_group_instance_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
-                if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id__k2
+                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_group_instance_id_k2
                 else:
-                    a_group_instance_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_group_instance_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
+                    a_assignment_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
@@ -2053,27 +2053,27 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
             _ap2 = f_members.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_MemberMetadataV4)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_member_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id__r5
-                f_group_instance_id__r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
-                _v1.group_instance_id = f_group_instance_id__r5
-                f_client_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id__r5
-                f_client_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host__r5
+                _v1._parent_ref = _ref(self)
+                f_member_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.member_id = f_member_id_r5
+                f_group_instance_id_r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
+                _v1.group_instance_id = f_group_instance_id_r5
+                f_client_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.client_id = f_client_id_r5
+                f_client_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.client_host = f_client_host_r5
                 if end - pos < 8:
                     raise _truncated(pos, end, _T25)
-                f_rebalance_timeout__r5, f_session_timeout__r5 = _S5.unpack_from(buf, pos)
+                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
                 pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout__r5
-                _v1.session_timeout = f_session_timeout__r5
-                f_subscription__r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription__r5
-                f_assignment__r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.rebalance_timeout = f_rebalance_timeout_r5
+                _v1.session_timeout = f_session_timeout_r5
+                f_subscription_r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
+                _v1.subscription = f_subscription_r5
+                f_assignment_r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
+                _v1.assignment = f_assignment_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.members = f_members
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -2119,50 +2119,50 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/members')
         for _x1 in w_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_group_instance_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2, a_tagged_fields__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2, a_tagged_fields_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_group_instance_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_group_instance_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
-                if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id__k2
+                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_group_instance_id_k2
                 else:
-                    a_group_instance_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_group_instance_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_assignment_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
@@ -2211,50 +2211,50 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/members')
         for _x1 in a_members:
             if _x1.__class__ is tuple:
-                a_member_id__k2, a_group_instance_id__k2, a_client_id__k2, a_client_host__k2, a_rebalance_timeout__k2, a_session_timeout__k2, a_subscription__k2, a_assignment__k2, a_tagged_fields__k2 = _x1
-                if a_member_id__k2 is None:
+                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2, a_tagged_fields_k2 = _x1
+                if a_member_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
-                if isinstance(a_member_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id__k2
+                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_member_id_k2
                 else:
-                    a_member_id__k2._write(out, False)
-                if a_group_instance_id__k2 is None:
+                    a_member_id_k2._write(out, False)
+                if a_group_instance_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
-                if isinstance(a_group_instance_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id__k2
+                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_group_instance_id_k2
                 else:
-                    a_group_instance_id__k2._write(out, False)
-                if a_client_id__k2 is None:
+                    a_group_instance_id_k2._write(out, False)
+                if a_client_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
-                if isinstance(a_client_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id__k2
+                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_id_k2
                 else:
-                    a_client_id__k2._write(out, False)
-                if a_client_host__k2 is None:
+                    a_client_id_k2._write(out, False)
+                if a_client_host_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
-                if isinstance(a_client_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host__k2
+                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_client_host_k2
                 else:
-                    a_client_host__k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout__k2, a_session_timeout__k2)
-                if a_subscription__k2 is None:
+                    a_client_host_k2._write(out, False)
+                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
+                if a_subscription_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
-                if isinstance(a_subscription__k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription__k2
+                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
+                    out += a_subscription_k2
                 else:
-                    a_subscription__k2._write(out, False)
-                if a_assignment__k2 is None:
+                    a_subscription_k2._write(out, False)
+                if a_assignment_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
-                if isinstance(a_assignment__k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment__k2
+                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
+                    out += a_assignment_k2
                 else:
-                    a_assignment__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_assignment_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
@@ -3350,78 +3350,78 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
             _ap2 = f_topics.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicMetadata)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'consumer_offsets/topic_metadata/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
-                f_topic_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.topic_name = f_topic_name__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_metadata/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
+                f_topic_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.topic_name = f_topic_name_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T29)
-                f_num_partitions__r5, = _S1.unpack_from(buf, pos)
+                f_num_partitions_r5, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v1.num_partitions = f_num_partitions__r5
+                _v1.num_partitions = f_num_partitions_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
-                f_partition_metadata_count_plus_one__r5 = buf[pos]
-                if f_partition_metadata_count_plus_one__r5 < 0x80:
+                f_partition_metadata_count_plus_one_r5 = buf[pos]
+                if f_partition_metadata_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partition_metadata_count_plus_one__r5 = (f_partition_metadata_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partition_metadata_count_plus_one_r5 = (f_partition_metadata_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partition_metadata_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
-                _v1._partition_metadata_count_plus_one = f_partition_metadata_count_plus_one__r5
-                f_partition_metadata__r5 = []
-                _c3__r5 = (f_partition_metadata_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_metadata/partition_metadata', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 6 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c3__r5, end - pos)
-                    _ap2__r5 = f_partition_metadata__r5.append
-                    for ___r5 in range(_c3__r5):
-                        _v1__r5 = _new(ConsumerOffsets_PartitionRacks)
-                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        _v1__r5._pins = 0
+                    f_partition_metadata_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
+                _v1._partition_metadata_count_plus_one = f_partition_metadata_count_plus_one_r5
+                f_partition_metadata_r5 = []
+                _c8 = (f_partition_metadata_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'consumer_offsets/topic_metadata/partition_metadata', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c8, end - pos)
+                    _ap7 = f_partition_metadata_r5.append
+                    for _ in range(_c8):
+                        _v6 = _new(ConsumerOffsets_PartitionRacks)
+                        _v6._parent_ref = _ref(_v1)
+                        _v6._pins = 0
                         if end - pos < 4:
                             raise _truncated(pos, end, _T30)
-                        f_partition__r5__r5, = _S1.unpack_from(buf, pos)
+                        f_partition_r10, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _v1__r5.partition = f_partition__r5__r5
+                        _v6.partition = f_partition_r10
                         if pos >= end:
                             raise _short(pos, end, 1, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                        f_racks_count_plus_one__r5__r5 = buf[pos]
-                        if f_racks_count_plus_one__r5__r5 < 0x80:
+                        f_racks_count_plus_one_r10 = buf[pos]
+                        if f_racks_count_plus_one_r10 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r5__r5 := buf[pos + 1]) < 0x80:
-                            f_racks_count_plus_one__r5__r5 = (f_racks_count_plus_one__r5__r5 & 0x7F) | (_b1__r5__r5 << 7)
+                        elif pos + 1 < end and (_b1_r10 := buf[pos + 1]) < 0x80:
+                            f_racks_count_plus_one_r10 = (f_racks_count_plus_one_r10 & 0x7F) | (_b1_r10 << 7)
                             pos += 2
                         else:
-                            f_racks_count_plus_one__r5__r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                        _v1__r5._racks_count_plus_one = f_racks_count_plus_one__r5__r5
-                        f_racks__r5__r5 = []
-                        _c3__r5__r5 = (f_racks_count_plus_one__r5__r5 - 1)
-                        if _c3__r5__r5:
-                            if _c3__r5__r5 < 0:
-                                raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c3__r5__r5}")
-                            if _c3__r5__r5 > end - pos or _c3__r5__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c3__r5__r5, end - pos)
-                            _ap2__r5__r5 = f_racks__r5__r5.append
-                            for ___r5__r5 in range(_c3__r5__r5):
-                                _v1__r5__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r5)
-                                _ap2__r5__r5(_v1__r5__r5)
-                        _v1__r5.racks = f_racks__r5__r5
-                        f_tagged_fields__r5__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r5)
-                        _v1__r5.tagged_fields = f_tagged_fields__r5__r5
-                        _ap2__r5(_v1__r5)
-                _v1.partition_metadata = f_partition_metadata__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                            f_racks_count_plus_one_r10, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
+                        _v6._racks_count_plus_one = f_racks_count_plus_one_r10
+                        f_racks_r10 = []
+                        _c13 = (f_racks_count_plus_one_r10 - 1)
+                        if _c13:
+                            if _c13 < 0:
+                                raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c13}")
+                            if _c13 > end - pos or _c13 > _LIMITS.max_items:
+                                raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c13, end - pos)
+                            _ap12 = f_racks_r10.append
+                            for _ in range(_c13):
+                                _v11, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                                _ap12(_v11)
+                        _v6.racks = f_racks_r10
+                        f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                        _v6.tagged_fields = f_tagged_fields_r10
+                        _ap7(_v6)
+                _v1.partition_metadata = f_partition_metadata_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.topics = f_topics
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -3442,61 +3442,61 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics')
         for _x1 in w_topics:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_topic_name__k2, a_num_partitions__k2, a_partition_metadata__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_topic_name_k2, a_num_partitions_k2, a_partition_metadata_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_metadata/topic_id')
-                out += a_topic_id__k2
-                if a_topic_name__k2 is None:
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_metadata/topic_id')
+                out += a_topic_id_k2
+                if a_topic_name_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-                if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k2
+                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k2
                 else:
-                    a_topic_name__k2._write(out, False)
-                w_partition_metadata_count_plus_one__k2 = len(a_partition_metadata__k2) + 1
-                out += _S1.pack(a_num_partitions__k2)
-                if 0 <= w_partition_metadata_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partition_metadata_count_plus_one__k2]
+                    a_topic_name_k2._write(out, False)
+                w_partition_metadata_count_plus_one_k2 = len(a_partition_metadata_k2) + 1
+                out += _S1.pack(a_num_partitions_k2)
+                if 0 <= w_partition_metadata_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partition_metadata_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partition_metadata_count_plus_one__k2)
-                if a_partition_metadata__k2 is None:
+                    _w_uv32(out, w_partition_metadata_count_plus_one_k2)
+                if a_partition_metadata_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
-                for _x1__k2 in a_partition_metadata__k2:
-                    if _x1__k2.__class__ is tuple:
-                        a_partition__k2__k2, a_racks__k2__k2, a_tagged_fields__k2__k2 = _x1__k2
-                        w_racks_count_plus_one__k2__k2 = len(a_racks__k2__k2) + 1
-                        out += _S1.pack(a_partition__k2__k2)
-                        if 0 <= w_racks_count_plus_one__k2__k2 < 0x4000:
-                            out += _VT[w_racks_count_plus_one__k2__k2]
+                for _x3 in a_partition_metadata_k2:
+                    if _x3.__class__ is tuple:
+                        a_partition_k4, a_racks_k4, a_tagged_fields_k4 = _x3
+                        w_racks_count_plus_one_k4 = len(a_racks_k4) + 1
+                        out += _S1.pack(a_partition_k4)
+                        if 0 <= w_racks_count_plus_one_k4 < 0x4000:
+                            out += _VT[w_racks_count_plus_one_k4]
                         else:
-                            _w_uv32(out, w_racks_count_plus_one__k2__k2)
-                        if a_racks__k2__k2 is None:
+                            _w_uv32(out, w_racks_count_plus_one_k4)
+                        if a_racks_k4 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                        for _x1__k2__k2 in a_racks__k2__k2:
-                            if isinstance(_x1__k2__k2, (bytes, bytearray, memoryview)):
-                                out += _x1__k2__k2
+                        for _x5 in a_racks_k4:
+                            if isinstance(_x5, (bytes, bytearray, memoryview)):
+                                out += _x5
                             else:
-                                _x1__k2__k2._write(out, False)
-                        if a_tagged_fields__k2__k2 is None:
+                                _x5._write(out, False)
+                        if a_tagged_fields_k4 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k2
+                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k4
                         else:
-                            a_tagged_fields__k2__k2._write(out, False)
+                            a_tagged_fields_k4._write(out, False)
                     else:
-                        if _x1__k2.__class__ is tuple:
-                            ConsumerOffsets_PartitionRacks._pack(out, *_x1__k2)
-                        elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                            out += _x1__k2
+                        if _x3.__class__ is tuple:
+                            ConsumerOffsets_PartitionRacks._pack(out, *_x3)
+                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
+                            out += _x3
                         else:
-                            _x1__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                            _x3._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicMetadata._pack(out, *_x1)
@@ -3525,61 +3525,61 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics')
         for _x1 in a_topics:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_topic_name__k2, a_num_partitions__k2, a_partition_metadata__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_topic_name_k2, a_num_partitions_k2, a_partition_metadata_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_metadata/topic_id')
-                out += a_topic_id__k2
-                if a_topic_name__k2 is None:
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_metadata/topic_id')
+                out += a_topic_id_k2
+                if a_topic_name_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-                if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k2
+                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k2
                 else:
-                    a_topic_name__k2._write(out, False)
-                w_partition_metadata_count_plus_one__k2 = len(a_partition_metadata__k2) + 1
-                out += _S1.pack(a_num_partitions__k2)
-                if 0 <= w_partition_metadata_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partition_metadata_count_plus_one__k2]
+                    a_topic_name_k2._write(out, False)
+                w_partition_metadata_count_plus_one_k2 = len(a_partition_metadata_k2) + 1
+                out += _S1.pack(a_num_partitions_k2)
+                if 0 <= w_partition_metadata_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partition_metadata_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partition_metadata_count_plus_one__k2)
-                if a_partition_metadata__k2 is None:
+                    _w_uv32(out, w_partition_metadata_count_plus_one_k2)
+                if a_partition_metadata_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
-                for _x1__k2 in a_partition_metadata__k2:
-                    if _x1__k2.__class__ is tuple:
-                        a_partition__k2__k2, a_racks__k2__k2, a_tagged_fields__k2__k2 = _x1__k2
-                        w_racks_count_plus_one__k2__k2 = len(a_racks__k2__k2) + 1
-                        out += _S1.pack(a_partition__k2__k2)
-                        if 0 <= w_racks_count_plus_one__k2__k2 < 0x4000:
-                            out += _VT[w_racks_count_plus_one__k2__k2]
+                for _x3 in a_partition_metadata_k2:
+                    if _x3.__class__ is tuple:
+                        a_partition_k4, a_racks_k4, a_tagged_fields_k4 = _x3
+                        w_racks_count_plus_one_k4 = len(a_racks_k4) + 1
+                        out += _S1.pack(a_partition_k4)
+                        if 0 <= w_racks_count_plus_one_k4 < 0x4000:
+                            out += _VT[w_racks_count_plus_one_k4]
                         else:
-                            _w_uv32(out, w_racks_count_plus_one__k2__k2)
-                        if a_racks__k2__k2 is None:
+                            _w_uv32(out, w_racks_count_plus_one_k4)
+                        if a_racks_k4 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                        for _x1__k2__k2 in a_racks__k2__k2:
-                            if isinstance(_x1__k2__k2, (bytes, bytearray, memoryview)):
-                                out += _x1__k2__k2
+                        for _x5 in a_racks_k4:
+                            if isinstance(_x5, (bytes, bytearray, memoryview)):
+                                out += _x5
                             else:
-                                _x1__k2__k2._write(out, False)
-                        if a_tagged_fields__k2__k2 is None:
+                                _x5._write(out, False)
+                        if a_tagged_fields_k4 is None:
                             raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k2
+                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k4
                         else:
-                            a_tagged_fields__k2__k2._write(out, False)
+                            a_tagged_fields_k4._write(out, False)
                     else:
-                        if _x1__k2.__class__ is tuple:
-                            ConsumerOffsets_PartitionRacks._pack(out, *_x1__k2)
-                        elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                            out += _x1__k2
+                        if _x3.__class__ is tuple:
+                            ConsumerOffsets_PartitionRacks._pack(out, *_x3)
+                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
+                            out += _x3
                         else:
-                            _x1__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                            _x3._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicMetadata._pack(out, *_x1)
@@ -3692,38 +3692,38 @@ class ConsumerOffsets_TopicMetadata(_Node):
             _ap2 = f_partition_metadata.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_PartitionRacks)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if end - pos < 4:
                     raise _truncated(pos, end, _T30)
-                f_partition__r5, = _S1.unpack_from(buf, pos)
+                f_partition_r5, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v1.partition = f_partition__r5
+                _v1.partition = f_partition_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                f_racks_count_plus_one__r5 = buf[pos]
-                if f_racks_count_plus_one__r5 < 0x80:
+                f_racks_count_plus_one_r5 = buf[pos]
+                if f_racks_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_racks_count_plus_one__r5 = (f_racks_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_racks_count_plus_one_r5 = (f_racks_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_racks_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                _v1._racks_count_plus_one = f_racks_count_plus_one__r5
-                f_racks__r5 = []
-                _c3__r5 = (f_racks_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c3__r5}")
-                    if _c3__r5 > end - pos or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c3__r5, end - pos)
-                    _ap2__r5 = f_racks__r5.append
-                    for ___r5 in range(_c3__r5):
-                        _v1__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap2__r5(_v1__r5)
-                _v1.racks = f_racks__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                    f_racks_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
+                _v1._racks_count_plus_one = f_racks_count_plus_one_r5
+                f_racks_r5 = []
+                _c8 = (f_racks_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c8}")
+                    if _c8 > end - pos or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c8, end - pos)
+                    _ap7 = f_racks_r5.append
+                    for _ in range(_c8):
+                        _v6, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                        _ap7(_v6)
+                _v1.racks = f_racks_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.partition_metadata = f_partition_metadata
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -3759,26 +3759,26 @@ class ConsumerOffsets_TopicMetadata(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
         for _x1 in w_partition_metadata:
             if _x1.__class__ is tuple:
-                a_partition__k2, a_racks__k2, a_tagged_fields__k2 = _x1
-                w_racks_count_plus_one__k2 = len(a_racks__k2) + 1
-                out += _S1.pack(a_partition__k2)
-                if 0 <= w_racks_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_racks_count_plus_one__k2]
+                a_partition_k2, a_racks_k2, a_tagged_fields_k2 = _x1
+                w_racks_count_plus_one_k2 = len(a_racks_k2) + 1
+                out += _S1.pack(a_partition_k2)
+                if 0 <= w_racks_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_racks_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_racks_count_plus_one__k2)
-                if a_racks__k2 is None:
+                    _w_uv32(out, w_racks_count_plus_one_k2)
+                if a_racks_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                for _x1__k2 in a_racks__k2:
-                    if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                        out += _x1__k2
+                for _x3 in a_racks_k2:
+                    if isinstance(_x3, (bytes, bytearray, memoryview)):
+                        out += _x3
                     else:
-                        _x1__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                        _x3._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_PartitionRacks._pack(out, *_x1)
@@ -3819,26 +3819,26 @@ class ConsumerOffsets_TopicMetadata(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
         for _x1 in a_partition_metadata:
             if _x1.__class__ is tuple:
-                a_partition__k2, a_racks__k2, a_tagged_fields__k2 = _x1
-                w_racks_count_plus_one__k2 = len(a_racks__k2) + 1
-                out += _S1.pack(a_partition__k2)
-                if 0 <= w_racks_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_racks_count_plus_one__k2]
+                a_partition_k2, a_racks_k2, a_tagged_fields_k2 = _x1
+                w_racks_count_plus_one_k2 = len(a_racks_k2) + 1
+                out += _S1.pack(a_partition_k2)
+                if 0 <= w_racks_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_racks_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_racks_count_plus_one__k2)
-                if a_racks__k2 is None:
+                    _w_uv32(out, w_racks_count_plus_one_k2)
+                if a_racks_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                for _x1__k2 in a_racks__k2:
-                    if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                        out += _x1__k2
+                for _x3 in a_racks_k2:
+                    if isinstance(_x3, (bytes, bytearray, memoryview)):
+                        out += _x3
                     else:
-                        _x1__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                        _x3._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_PartitionRacks._pack(out, *_x1)
@@ -4624,42 +4624,42 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_partitions/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v1__r5, = _S1.unpack_from(buf, pos)
+                        _v6, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.topic_partitions = f_topic_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -4680,27 +4680,27 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in w_topic_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
@@ -4729,27 +4729,27 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in a_topic_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
@@ -5085,42 +5085,42 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_partitions/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v1__r5, = _S1.unpack_from(buf, pos)
+                        _v6, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         if pos >= end:
@@ -5135,52 +5135,52 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
             f_partitions_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation_count_plus_one')
         self._partitions_pending_revocation_count_plus_one = f_partitions_pending_revocation_count_plus_one
         f_partitions_pending_revocation = []
-        _c8 = (f_partitions_pending_revocation_count_plus_one - 1)
-        if _c8:
-            if _c8 < 0:
-                raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', f"negative count {_c8}")
-            if _c8 > (end - pos) // 2 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', _c8, end - pos)
-            _ap7 = f_partitions_pending_revocation.append
-            for _ in range(_c8):
-                _v6 = _new(ConsumerOffsets_TopicPartitions)
-                _v6._parent_ref = None if self is None else _ref(self)
-                _v6._pins = 0
-                _n__r10 = 16
-                if not 0 <= _n__r10 <= end - pos:
-                    raise _bad_size(pos, end, _n__r10, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id__r10 = buf[pos:pos + _n__r10]
-                pos += _n__r10
-                _v6.topic_id = f_topic_id__r10
+        _c12 = (f_partitions_pending_revocation_count_plus_one - 1)
+        if _c12:
+            if _c12 < 0:
+                raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', f"negative count {_c12}")
+            if _c12 > (end - pos) // 2 or _c12 > _LIMITS.max_items:
+                raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', _c12, end - pos)
+            _ap11 = f_partitions_pending_revocation.append
+            for _ in range(_c12):
+                _v10 = _new(ConsumerOffsets_TopicPartitions)
+                _v10._parent_ref = _ref(self)
+                _v10._pins = 0
+                _n_r14 = 16
+                if not 0 <= _n_r14 <= end - pos:
+                    raise _bad_size(pos, end, _n_r14, 'consumer_offsets/topic_partitions/topic_id')
+                f_topic_id_r14 = buf[pos:pos + _n_r14]
+                pos += _n_r14
+                _v10.topic_id = f_topic_id_r14
                 if pos >= end:
                     raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one__r10 = buf[pos]
-                if f_partitions_count_plus_one__r10 < 0x80:
+                f_partitions_count_plus_one_r14 = buf[pos]
+                if f_partitions_count_plus_one_r14 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r10 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r10 = (f_partitions_count_plus_one__r10 & 0x7F) | (_b1__r10 << 7)
+                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r10, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v6._partitions_count_plus_one = f_partitions_count_plus_one__r10
-                f_partitions__r10 = []
-                _c3__r10 = (f_partitions_count_plus_one__r10 - 1)
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
+                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
+                f_partitions_r14 = []
+                _c17 = (f_partitions_count_plus_one_r14 - 1)
+                if _c17:
+                    if _c17 < 0:
+                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c17}")
+                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
+                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c17, end - pos)
+                    _ap16 = f_partitions_r14.append
+                    for _ in range(_c17):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v1__r10, = _S1.unpack_from(buf, pos)
+                        _v15, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
-                _ap7(_v6)
+                        _ap16(_v15)
+                _v10.partitions = f_partitions_r14
+                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
+                _v10.tagged_fields = f_tagged_fields_r14
+                _ap11(_v10)
         self.partitions_pending_revocation = f_partitions_pending_revocation
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -5204,27 +5204,27 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in w_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
@@ -5242,36 +5242,36 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         w_partitions_pending_revocation = self.partitions_pending_revocation
         if w_partitions_pending_revocation is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation')
-        for _x3 in w_partitions_pending_revocation:
-            if _x3.__class__ is tuple:
-                a_topic_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_topic_id__k4 is None:
+        for _x4 in w_partitions_pending_revocation:
+            if _x4.__class__ is tuple:
+                a_topic_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_topic_id_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k4) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k4)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k4
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                if len(a_topic_id_k5) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k5
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S1.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S1.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    ConsumerOffsets_TopicPartitions._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, keep)
+                    _x4._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
@@ -5294,27 +5294,27 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in a_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerOffsets_TopicPartitions._pack(out, *_x1)
@@ -5329,36 +5329,36 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
             _w_uv32(out, w_partitions_pending_revocation_count_plus_one)
         if a_partitions_pending_revocation is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation')
-        for _x3 in a_partitions_pending_revocation:
-            if _x3.__class__ is tuple:
-                a_topic_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_topic_id__k4 is None:
+        for _x4 in a_partitions_pending_revocation:
+            if _x4.__class__ is tuple:
+                a_topic_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_topic_id_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id__k4) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k4)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id__k4
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                if len(a_topic_id_k5) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'consumer_offsets/topic_partitions/topic_id')
+                out += a_topic_id_k5
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S1.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S1.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    ConsumerOffsets_TopicPartitions._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, False)
+                    _x4._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):

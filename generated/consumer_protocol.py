@@ -315,31 +315,31 @@ class ConsumerProtocol_SubscriptionV1(_Node):
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = None if self is None else _ref(self)
+                _v6._parent_ref = _ref(self)
                 _v6._pins = 0
-                f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic__r10
+                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
+                _v6.topic = f_topic_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
-                _m_partitions_count__r10 = pos
-                f_partitions_count__r10, = _S1.unpack_from(buf, pos)
+                _m_partitions_count_r10 = pos
+                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6._partitions_count = f_partitions_count__r10
-                f_partitions__r10 = []
-                _c3__r10 = f_partitions_count__r10
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                _v6._partitions_count = f_partitions_count_r10
+                f_partitions_r10 = []
+                _c13 = f_partitions_count_r10
+                if _c13:
+                    if _c13 < 0:
+                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
+                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
+                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
+                    _ap12 = f_partitions_r10.append
+                    for _ in range(_c13):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v1__r10, = _S1.unpack_from(buf, pos)
+                        _v11, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
+                        _ap12(_v11)
+                _v6.partitions = f_partitions_r10
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         return self, pos
@@ -374,19 +374,19 @@ class ConsumerProtocol_SubscriptionV1(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
         for _x2 in w_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -420,19 +420,19 @@ class ConsumerProtocol_SubscriptionV1(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
         for _x2 in a_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -555,31 +555,31 @@ class ConsumerProtocol_SubscriptionV2(_Node):
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = None if self is None else _ref(self)
+                _v6._parent_ref = _ref(self)
                 _v6._pins = 0
-                f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic__r10
+                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
+                _v6.topic = f_topic_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
-                _m_partitions_count__r10 = pos
-                f_partitions_count__r10, = _S1.unpack_from(buf, pos)
+                _m_partitions_count_r10 = pos
+                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6._partitions_count = f_partitions_count__r10
-                f_partitions__r10 = []
-                _c3__r10 = f_partitions_count__r10
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                _v6._partitions_count = f_partitions_count_r10
+                f_partitions_r10 = []
+                _c13 = f_partitions_count_r10
+                if _c13:
+                    if _c13 < 0:
+                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
+                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
+                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
+                    _ap12 = f_partitions_r10.append
+                    for _ in range(_c13):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v1__r10, = _S1.unpack_from(buf, pos)
+                        _v11, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
+                        _ap12(_v11)
+                _v6.partitions = f_partitions_r10
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         if end - pos < 4:
@@ -619,19 +619,19 @@ class ConsumerProtocol_SubscriptionV2(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
         for _x2 in w_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -667,19 +667,19 @@ class ConsumerProtocol_SubscriptionV2(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
         for _x2 in a_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -807,31 +807,31 @@ class ConsumerProtocol_SubscriptionV3(_Node):
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
                 _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = None if self is None else _ref(self)
+                _v6._parent_ref = _ref(self)
                 _v6._pins = 0
-                f_topic__r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic__r10
+                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
+                _v6.topic = f_topic_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
-                _m_partitions_count__r10 = pos
-                f_partitions_count__r10, = _S1.unpack_from(buf, pos)
+                _m_partitions_count_r10 = pos
+                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6._partitions_count = f_partitions_count__r10
-                f_partitions__r10 = []
-                _c3__r10 = f_partitions_count__r10
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count__r10, 'consumer_protocol/topic_partitions/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                _v6._partitions_count = f_partitions_count_r10
+                f_partitions_r10 = []
+                _c13 = f_partitions_count_r10
+                if _c13:
+                    if _c13 < 0:
+                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
+                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
+                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
+                    _ap12 = f_partitions_r10.append
+                    for _ in range(_c13):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v1__r10, = _S1.unpack_from(buf, pos)
+                        _v11, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
+                        _ap12(_v11)
+                _v6.partitions = f_partitions_r10
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         if end - pos < 4:
@@ -873,19 +873,19 @@ class ConsumerProtocol_SubscriptionV3(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
         for _x2 in w_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -928,19 +928,19 @@ class ConsumerProtocol_SubscriptionV3(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
         for _x2 in a_owned_partitions:
             if _x2.__class__ is tuple:
-                a_topic__k3, a_partitions__k3 = _x2
-                if a_topic__k3 is None:
+                a_topic_k3, a_partitions_k3 = _x2
+                if a_topic_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k3, (bytes, bytearray, memoryview)):
-                    out += a_topic__k3
+                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
+                    out += a_topic_k3
                 else:
-                    a_topic__k3._write(out, False)
-                w_partitions_count__k3 = len(a_partitions__k3)
-                out += _S1.pack(w_partitions_count__k3)
-                if a_partitions__k3 is None:
+                    a_topic_k3._write(out, False)
+                w_partitions_count_k3 = len(a_partitions_k3)
+                out += _S1.pack(w_partitions_count_k3)
+                if a_partitions_k3 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k3 in a_partitions__k3:
-                    out += _S1.pack(_x1__k3)
+                for _x4 in a_partitions_k3:
+                    out += _S1.pack(_x4)
             else:
                 if _x2.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x2)
@@ -1047,31 +1047,31 @@ class ConsumerProtocol_Assignment(_Node):
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(ConsumerProtocol_TopicPartitions)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                f_topic__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.topic = f_topic__r5
+                f_topic_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                _v1.topic = f_topic_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T4)
-                _m_partitions_count__r5 = pos
-                f_partitions_count__r5, = _S1.unpack_from(buf, pos)
+                _m_partitions_count_r5 = pos
+                f_partitions_count_r5, = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v1._partitions_count = f_partitions_count__r5
-                f_partitions__r5 = []
-                _c3__r5 = f_partitions_count__r5
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count__r5, 'consumer_protocol/topic_partitions/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                _v1._partitions_count = f_partitions_count_r5
+                f_partitions_r5 = []
+                _c8 = f_partitions_count_r5
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(_m_partitions_count_r5, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(_m_partitions_count_r5, 'consumer_protocol/topic_partitions/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v1__r5, = _S1.unpack_from(buf, pos)
+                        _v6, = _S1.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         f_user_data, pos = KafkaTypes_NullableBytes._read(buf, pos, end, self)
@@ -1090,19 +1090,19 @@ class ConsumerProtocol_Assignment(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
         for _x1 in w_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic__k2, a_partitions__k2 = _x1
-                if a_topic__k2 is None:
+                a_topic_k2, a_partitions_k2 = _x1
+                if a_topic_k2 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic__k2
+                if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_k2
                 else:
-                    a_topic__k2._write(out, False)
-                w_partitions_count__k2 = len(a_partitions__k2)
-                out += _S1.pack(w_partitions_count__k2)
-                if a_partitions__k2 is None:
+                    a_topic_k2._write(out, False)
+                w_partitions_count_k2 = len(a_partitions_k2)
+                out += _S1.pack(w_partitions_count_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x1)
@@ -1128,19 +1128,19 @@ class ConsumerProtocol_Assignment(_Node):
             raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
         for _x1 in a_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic__k2, a_partitions__k2 = _x1
-                if a_topic__k2 is None:
+                a_topic_k2, a_partitions_k2 = _x1
+                if a_topic_k2 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic__k2
+                if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_k2
                 else:
-                    a_topic__k2._write(out, False)
-                w_partitions_count__k2 = len(a_partitions__k2)
-                out += _S1.pack(w_partitions_count__k2)
-                if a_partitions__k2 is None:
+                    a_topic_k2._write(out, False)
+                w_partitions_count_k2 = len(a_partitions_k2)
+                out += _S1.pack(w_partitions_count_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S1.pack(_x1__k2)
+                for _x3 in a_partitions_k2:
+                    out += _S1.pack(_x3)
             else:
                 if _x1.__class__ is tuple:
                     ConsumerProtocol_TopicPartitions._pack(out, *_x1)

@@ -258,14 +258,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             _ap2 = f_voters.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_Voter)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 4:
                     raise _truncated(pos, end, _T3)
-                f_voter_id__r5, = _S2.unpack_from(buf, pos)
+                f_voter_id_r5, = _S2.unpack_from(buf, pos)
                 pos += 4
-                _v1.voter_id = f_voter_id__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.voter_id = f_voter_id_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.voters = f_voters
         if pos >= end:
@@ -289,14 +289,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             _ap7 = f_granting_voters.append
             for _ in range(_c8):
                 _v6 = _new(ControlRecord_Voter)
-                _v6._parent_ref = None if self is None else _ref(self)
+                _v6._parent_ref = _ref(self)
                 if end - pos < 4:
                     raise _truncated(pos, end, _T3)
-                f_voter_id__r10, = _S2.unpack_from(buf, pos)
+                f_voter_id_r10, = _S2.unpack_from(buf, pos)
                 pos += 4
-                _v6.voter_id = f_voter_id__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.voter_id = f_voter_id_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.granting_voters = f_granting_voters
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -324,14 +324,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             raise _EncodeError('is not set', 'control_record/leader_change_message/voters')
         for _x1 in w_voters:
             if _x1.__class__ is tuple:
-                a_voter_id__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_voter_id__k2)
-                if a_tagged_fields__k2 is None:
+                a_voter_id_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_voter_id_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x1)
@@ -351,14 +351,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             raise _EncodeError('is not set', 'control_record/leader_change_message/granting_voters')
         for _x3 in w_granting_voters:
             if _x3.__class__ is tuple:
-                a_voter_id__k4, a_tagged_fields__k4 = _x3
-                out += _S2.pack(a_voter_id__k4)
-                if a_tagged_fields__k4 is None:
+                a_voter_id_k4, a_tagged_fields_k4 = _x3
+                out += _S2.pack(a_voter_id_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x3)
@@ -390,14 +390,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             raise _EncodeError('is not set', 'control_record/leader_change_message/voters')
         for _x1 in a_voters:
             if _x1.__class__ is tuple:
-                a_voter_id__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_voter_id__k2)
-                if a_tagged_fields__k2 is None:
+                a_voter_id_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_voter_id_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x1)
@@ -414,14 +414,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
             raise _EncodeError('is not set', 'control_record/leader_change_message/granting_voters')
         for _x3 in a_granting_voters:
             if _x3.__class__ is tuple:
-                a_voter_id__k4, a_tagged_fields__k4 = _x3
-                out += _S2.pack(a_voter_id__k4)
-                if a_tagged_fields__k4 is None:
+                a_voter_id_k4, a_tagged_fields_k4 = _x3
+                out += _S2.pack(a_voter_id_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     ControlRecord_Voter._pack(out, *_x3)
@@ -840,58 +840,58 @@ class ControlRecord_VotersRecord(_Node):
             _ap2 = f_voters.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_VoterEntry)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if end - pos < 4:
                     raise _truncated(pos, end, _T8)
-                f_voter_id__r5, = _S2.unpack_from(buf, pos)
+                f_voter_id_r5, = _S2.unpack_from(buf, pos)
                 pos += 4
-                _v1.voter_id = f_voter_id__r5
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'control_record/voter_entry/voter_directory_id')
-                f_voter_directory_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.voter_directory_id = f_voter_directory_id__r5
+                _v1.voter_id = f_voter_id_r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'control_record/voter_entry/voter_directory_id')
+                f_voter_directory_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.voter_directory_id = f_voter_directory_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'control_record/voter_entry/endpoints_count_plus_one')
-                f_endpoints_count_plus_one__r5 = buf[pos]
-                if f_endpoints_count_plus_one__r5 < 0x80:
+                f_endpoints_count_plus_one_r5 = buf[pos]
+                if f_endpoints_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_endpoints_count_plus_one__r5 = (f_endpoints_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_endpoints_count_plus_one_r5 = (f_endpoints_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_endpoints_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
-                _v1._endpoints_count_plus_one = f_endpoints_count_plus_one__r5
-                f_endpoints__r5 = []
-                _c3__r5 = (f_endpoints_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'control_record/voter_entry/endpoints', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 5 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'control_record/voter_entry/endpoints', _c3__r5, end - pos)
-                    _ap2__r5 = f_endpoints__r5.append
-                    for ___r5 in range(_c3__r5):
-                        _v1__r5 = _new(ControlRecord_Endpoint)
-                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        f_name__r5__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r5)
-                        _v1__r5.name = f_name__r5__r5
-                        f_host__r5__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r5)
-                        _v1__r5.host = f_host__r5__r5
+                    f_endpoints_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
+                _v1._endpoints_count_plus_one = f_endpoints_count_plus_one_r5
+                f_endpoints_r5 = []
+                _c8 = (f_endpoints_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'control_record/voter_entry/endpoints', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 5 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'control_record/voter_entry/endpoints', _c8, end - pos)
+                    _ap7 = f_endpoints_r5.append
+                    for _ in range(_c8):
+                        _v6 = _new(ControlRecord_Endpoint)
+                        _v6._parent_ref = _ref(_v1)
+                        f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                        _v6.name = f_name_r10
+                        f_host_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                        _v6.host = f_host_r10
                         if end - pos < 2:
                             raise _truncated(pos, end, _T9)
-                        f_port__r5__r5, = _S5.unpack_from(buf, pos)
+                        f_port_r10, = _S5.unpack_from(buf, pos)
                         pos += 2
-                        _v1__r5.port = f_port__r5__r5
-                        f_tagged_fields__r5__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r5)
-                        _v1__r5.tagged_fields = f_tagged_fields__r5__r5
-                        _ap2__r5(_v1__r5)
-                _v1.endpoints = f_endpoints__r5
-                f_kraft_version_feature__r5, pos = ControlRecord_KraftVersionFeature._read(buf, pos, end, _v1)
-                _v1.kraft_version_feature = f_kraft_version_feature__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _v6.port = f_port_r10
+                        f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                        _v6.tagged_fields = f_tagged_fields_r10
+                        _ap7(_v6)
+                _v1.endpoints = f_endpoints_r5
+                f_kraft_version_feature_r5, pos = ControlRecord_KraftVersionFeature._read(buf, pos, end, _v1)
+                _v1.kraft_version_feature = f_kraft_version_feature_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.voters = f_voters
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -918,63 +918,63 @@ class ControlRecord_VotersRecord(_Node):
             raise _EncodeError('is not set', 'control_record/voters_record/voters')
         for _x1 in w_voters:
             if _x1.__class__ is tuple:
-                a_voter_id__k2, a_voter_directory_id__k2, a_endpoints__k2, a_kraft_version_feature__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_voter_id__k2)
-                if a_voter_directory_id__k2 is None:
+                a_voter_id_k2, a_voter_directory_id_k2, a_endpoints_k2, a_kraft_version_feature_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_voter_id_k2)
+                if a_voter_directory_id_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
-                if len(a_voter_directory_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id__k2)}', 'control_record/voter_entry/voter_directory_id')
-                out += a_voter_directory_id__k2
-                w_endpoints_count_plus_one__k2 = len(a_endpoints__k2) + 1
-                if 0 <= w_endpoints_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_endpoints_count_plus_one__k2]
+                if len(a_voter_directory_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id_k2)}', 'control_record/voter_entry/voter_directory_id')
+                out += a_voter_directory_id_k2
+                w_endpoints_count_plus_one_k2 = len(a_endpoints_k2) + 1
+                if 0 <= w_endpoints_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_endpoints_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_endpoints_count_plus_one__k2)
-                if a_endpoints__k2 is None:
+                    _w_uv32(out, w_endpoints_count_plus_one_k2)
+                if a_endpoints_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
-                for _x1__k2 in a_endpoints__k2:
-                    if _x1__k2.__class__ is tuple:
-                        a_name__k2__k2, a_host__k2__k2, a_port__k2__k2, a_tagged_fields__k2__k2 = _x1__k2
-                        if a_name__k2__k2 is None:
+                for _x3 in a_endpoints_k2:
+                    if _x3.__class__ is tuple:
+                        a_name_k4, a_host_k4, a_port_k4, a_tagged_fields_k4 = _x3
+                        if a_name_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/name')
-                        if isinstance(a_name__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k2__k2
+                        if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                            out += a_name_k4
                         else:
-                            a_name__k2__k2._write(out, False)
-                        if a_host__k2__k2 is None:
+                            a_name_k4._write(out, False)
+                        if a_host_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/host')
-                        if isinstance(a_host__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_host__k2__k2
+                        if isinstance(a_host_k4, (bytes, bytearray, memoryview)):
+                            out += a_host_k4
                         else:
-                            a_host__k2__k2._write(out, False)
-                        out += _S5.pack(a_port__k2__k2)
-                        if a_tagged_fields__k2__k2 is None:
+                            a_host_k4._write(out, False)
+                        out += _S5.pack(a_port_k4)
+                        if a_tagged_fields_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k2
+                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k4
                         else:
-                            a_tagged_fields__k2__k2._write(out, False)
+                            a_tagged_fields_k4._write(out, False)
                     else:
-                        if _x1__k2.__class__ is tuple:
-                            ControlRecord_Endpoint._pack(out, *_x1__k2)
-                        elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                            out += _x1__k2
+                        if _x3.__class__ is tuple:
+                            ControlRecord_Endpoint._pack(out, *_x3)
+                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
+                            out += _x3
                         else:
-                            _x1__k2._write(out, False)
-                if a_kraft_version_feature__k2 is None:
+                            _x3._write(out, False)
+                if a_kraft_version_feature_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-                if a_kraft_version_feature__k2.__class__ is tuple:
-                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature__k2)
-                elif isinstance(a_kraft_version_feature__k2, (bytes, bytearray, memoryview)):
-                    out += a_kraft_version_feature__k2
+                if a_kraft_version_feature_k2.__class__ is tuple:
+                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature_k2)
+                elif isinstance(a_kraft_version_feature_k2, (bytes, bytearray, memoryview)):
+                    out += a_kraft_version_feature_k2
                 else:
-                    a_kraft_version_feature__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_kraft_version_feature_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_VoterEntry._pack(out, *_x1)
@@ -1006,63 +1006,63 @@ class ControlRecord_VotersRecord(_Node):
             raise _EncodeError('is not set', 'control_record/voters_record/voters')
         for _x1 in a_voters:
             if _x1.__class__ is tuple:
-                a_voter_id__k2, a_voter_directory_id__k2, a_endpoints__k2, a_kraft_version_feature__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_voter_id__k2)
-                if a_voter_directory_id__k2 is None:
+                a_voter_id_k2, a_voter_directory_id_k2, a_endpoints_k2, a_kraft_version_feature_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_voter_id_k2)
+                if a_voter_directory_id_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
-                if len(a_voter_directory_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id__k2)}', 'control_record/voter_entry/voter_directory_id')
-                out += a_voter_directory_id__k2
-                w_endpoints_count_plus_one__k2 = len(a_endpoints__k2) + 1
-                if 0 <= w_endpoints_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_endpoints_count_plus_one__k2]
+                if len(a_voter_directory_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id_k2)}', 'control_record/voter_entry/voter_directory_id')
+                out += a_voter_directory_id_k2
+                w_endpoints_count_plus_one_k2 = len(a_endpoints_k2) + 1
+                if 0 <= w_endpoints_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_endpoints_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_endpoints_count_plus_one__k2)
-                if a_endpoints__k2 is None:
+                    _w_uv32(out, w_endpoints_count_plus_one_k2)
+                if a_endpoints_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
-                for _x1__k2 in a_endpoints__k2:
-                    if _x1__k2.__class__ is tuple:
-                        a_name__k2__k2, a_host__k2__k2, a_port__k2__k2, a_tagged_fields__k2__k2 = _x1__k2
-                        if a_name__k2__k2 is None:
+                for _x3 in a_endpoints_k2:
+                    if _x3.__class__ is tuple:
+                        a_name_k4, a_host_k4, a_port_k4, a_tagged_fields_k4 = _x3
+                        if a_name_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/name')
-                        if isinstance(a_name__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k2__k2
+                        if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                            out += a_name_k4
                         else:
-                            a_name__k2__k2._write(out, False)
-                        if a_host__k2__k2 is None:
+                            a_name_k4._write(out, False)
+                        if a_host_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/host')
-                        if isinstance(a_host__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_host__k2__k2
+                        if isinstance(a_host_k4, (bytes, bytearray, memoryview)):
+                            out += a_host_k4
                         else:
-                            a_host__k2__k2._write(out, False)
-                        out += _S5.pack(a_port__k2__k2)
-                        if a_tagged_fields__k2__k2 is None:
+                            a_host_k4._write(out, False)
+                        out += _S5.pack(a_port_k4)
+                        if a_tagged_fields_k4 is None:
                             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k2
+                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k4
                         else:
-                            a_tagged_fields__k2__k2._write(out, False)
+                            a_tagged_fields_k4._write(out, False)
                     else:
-                        if _x1__k2.__class__ is tuple:
-                            ControlRecord_Endpoint._pack(out, *_x1__k2)
-                        elif isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                            out += _x1__k2
+                        if _x3.__class__ is tuple:
+                            ControlRecord_Endpoint._pack(out, *_x3)
+                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
+                            out += _x3
                         else:
-                            _x1__k2._write(out, False)
-                if a_kraft_version_feature__k2 is None:
+                            _x3._write(out, False)
+                if a_kraft_version_feature_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-                if a_kraft_version_feature__k2.__class__ is tuple:
-                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature__k2)
-                elif isinstance(a_kraft_version_feature__k2, (bytes, bytearray, memoryview)):
-                    out += a_kraft_version_feature__k2
+                if a_kraft_version_feature_k2.__class__ is tuple:
+                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature_k2)
+                elif isinstance(a_kraft_version_feature_k2, (bytes, bytearray, memoryview)):
+                    out += a_kraft_version_feature_k2
                 else:
-                    a_kraft_version_feature__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_kraft_version_feature_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_VoterEntry._pack(out, *_x1)
@@ -1174,18 +1174,18 @@ class ControlRecord_VoterEntry(_Node):
             _ap2 = f_endpoints.append
             for _ in range(_c3):
                 _v1 = _new(ControlRecord_Endpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 2:
                     raise _truncated(pos, end, _T9)
-                f_port__r5, = _S5.unpack_from(buf, pos)
+                f_port_r5, = _S5.unpack_from(buf, pos)
                 pos += 2
-                _v1.port = f_port__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.endpoints = f_endpoints
         f_kraft_version_feature, pos = ControlRecord_KraftVersionFeature._read(buf, pos, end, self)
@@ -1216,26 +1216,26 @@ class ControlRecord_VoterEntry(_Node):
             raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
         for _x1 in w_endpoints:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S5.pack(a_port__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S5.pack(a_port_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Endpoint._pack(out, *_x1)
@@ -1279,26 +1279,26 @@ class ControlRecord_VoterEntry(_Node):
             raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
         for _x1 in a_endpoints:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S5.pack(a_port__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S5.pack(a_port_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ControlRecord_Endpoint._pack(out, *_x1)

@@ -1126,42 +1126,42 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TopicPartition)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'group_records/topic_partition/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partition/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/topic_partition/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/topic_partition/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partition/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/topic_partition/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/topic_partition/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/topic_partition/partitions')
-                        _v1__r5, = _S2.unpack_from(buf, pos)
+                        _v6, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.topic_partitions = f_topic_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -1182,27 +1182,27 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in w_topic_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partition/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partition/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartition._pack(out, *_x1)
@@ -1231,27 +1231,27 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in a_topic_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partition/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partition/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartition._pack(out, *_x1)
@@ -1658,42 +1658,42 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TopicPartitions)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'group_records/topic_partitions/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partitions/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/topic_partitions/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/topic_partitions/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/topic_partitions/partitions')
-                        _v1__r5, = _S2.unpack_from(buf, pos)
+                        _v6, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -1718,27 +1718,27 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in w_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartitions._pack(out, *_x1)
@@ -1768,27 +1768,27 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in a_assigned_partitions:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partitions/topic_id')
-                out += a_topic_id__k2
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions/topic_id')
+                out += a_topic_id_k2
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartitions._pack(out, *_x1)
@@ -2288,44 +2288,44 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             _ap2 = f_initializing_topics.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TopicPartitionsInfo)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                _n__r5 = 16
-                if not 0 <= _n__r5 <= end - pos:
-                    raise _bad_size(pos, end, _n__r5, 'group_records/topic_partitions_info/topic_id')
-                f_topic_id__r5 = buf[pos:pos + _n__r5]
-                pos += _n__r5
-                _v1.topic_id = f_topic_id__r5
-                f_topic_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.topic_name = f_topic_name__r5
+                _n_r5 = 16
+                if not 0 <= _n_r5 <= end - pos:
+                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partitions_info/topic_id')
+                f_topic_id_r5 = buf[pos:pos + _n_r5]
+                pos += _n_r5
+                _v1.topic_id = f_topic_id_r5
+                f_topic_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.topic_name = f_topic_name_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/topic_partitions_info/partitions')
-                        _v1__r5, = _S2.unpack_from(buf, pos)
+                        _v6, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.initializing_topics = f_initializing_topics
         if pos >= end:
@@ -2340,54 +2340,54 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             f_initialized_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics_count_plus_one')
         self._initialized_topics_count_plus_one = f_initialized_topics_count_plus_one
         f_initialized_topics = []
-        _c8 = (f_initialized_topics_count_plus_one - 1)
-        if _c8:
-            if _c8 < 0:
-                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', f"negative count {_c8}")
-            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', _c8, end - pos)
-            _ap7 = f_initialized_topics.append
-            for _ in range(_c8):
-                _v6 = _new(GroupRecords_TopicPartitionsInfo)
-                _v6._parent_ref = None if self is None else _ref(self)
-                _v6._pins = 0
-                _n__r10 = 16
-                if not 0 <= _n__r10 <= end - pos:
-                    raise _bad_size(pos, end, _n__r10, 'group_records/topic_partitions_info/topic_id')
-                f_topic_id__r10 = buf[pos:pos + _n__r10]
-                pos += _n__r10
-                _v6.topic_id = f_topic_id__r10
-                f_topic_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.topic_name = f_topic_name__r10
+        _c12 = (f_initialized_topics_count_plus_one - 1)
+        if _c12:
+            if _c12 < 0:
+                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', f"negative count {_c12}")
+            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', _c12, end - pos)
+            _ap11 = f_initialized_topics.append
+            for _ in range(_c12):
+                _v10 = _new(GroupRecords_TopicPartitionsInfo)
+                _v10._parent_ref = _ref(self)
+                _v10._pins = 0
+                _n_r14 = 16
+                if not 0 <= _n_r14 <= end - pos:
+                    raise _bad_size(pos, end, _n_r14, 'group_records/topic_partitions_info/topic_id')
+                f_topic_id_r14 = buf[pos:pos + _n_r14]
+                pos += _n_r14
+                _v10.topic_id = f_topic_id_r14
+                f_topic_name_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
+                _v10.topic_name = f_topic_name_r14
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                f_partitions_count_plus_one__r10 = buf[pos]
-                if f_partitions_count_plus_one__r10 < 0x80:
+                f_partitions_count_plus_one_r14 = buf[pos]
+                if f_partitions_count_plus_one_r14 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r10 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r10 = (f_partitions_count_plus_one__r10 & 0x7F) | (_b1__r10 << 7)
+                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r10, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                _v6._partitions_count_plus_one = f_partitions_count_plus_one__r10
-                f_partitions__r10 = []
-                _c3__r10 = (f_partitions_count_plus_one__r10 - 1)
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
+                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
+                f_partitions_r14 = []
+                _c17 = (f_partitions_count_plus_one_r14 - 1)
+                if _c17:
+                    if _c17 < 0:
+                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c17}")
+                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c17, end - pos)
+                    _ap16 = f_partitions_r14.append
+                    for _ in range(_c17):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/topic_partitions_info/partitions')
-                        _v1__r10, = _S2.unpack_from(buf, pos)
+                        _v15, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
-                _ap7(_v6)
+                        _ap16(_v15)
+                _v10.partitions = f_partitions_r14
+                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
+                _v10.tagged_fields = f_tagged_fields_r14
+                _ap11(_v10)
         self.initialized_topics = f_initialized_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics_count_plus_one')
@@ -2401,27 +2401,27 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             f_deleting_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics_count_plus_one')
         self._deleting_topics_count_plus_one = f_deleting_topics_count_plus_one
         f_deleting_topics = []
-        _c13 = (f_deleting_topics_count_plus_one - 1)
-        if _c13:
-            if _c13 < 0:
-                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', f"negative count {_c13}")
-            if _c13 > (end - pos) // 2 or _c13 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', _c13, end - pos)
-            _ap12 = f_deleting_topics.append
-            for _ in range(_c13):
-                _v11 = _new(GroupRecords_TopicInfo)
-                _v11._parent_ref = None if self is None else _ref(self)
-                _n__r15 = 16
-                if not 0 <= _n__r15 <= end - pos:
-                    raise _bad_size(pos, end, _n__r15, 'group_records/topic_info/topic_id')
-                f_topic_id__r15 = buf[pos:pos + _n__r15]
-                pos += _n__r15
-                _v11.topic_id = f_topic_id__r15
-                f_topic_name__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
-                _v11.topic_name = f_topic_name__r15
-                f_tagged_fields__r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
-                _v11.tagged_fields = f_tagged_fields__r15
-                _ap12(_v11)
+        _c21 = (f_deleting_topics_count_plus_one - 1)
+        if _c21:
+            if _c21 < 0:
+                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', f"negative count {_c21}")
+            if _c21 > (end - pos) // 2 or _c21 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', _c21, end - pos)
+            _ap20 = f_deleting_topics.append
+            for _ in range(_c21):
+                _v19 = _new(GroupRecords_TopicInfo)
+                _v19._parent_ref = _ref(self)
+                _n_r23 = 16
+                if not 0 <= _n_r23 <= end - pos:
+                    raise _bad_size(pos, end, _n_r23, 'group_records/topic_info/topic_id')
+                f_topic_id_r23 = buf[pos:pos + _n_r23]
+                pos += _n_r23
+                _v19.topic_id = f_topic_id_r23
+                f_topic_name_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
+                _v19.topic_name = f_topic_name_r23
+                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
+                _v19.tagged_fields = f_tagged_fields_r23
+                _ap20(_v19)
         self.deleting_topics = f_deleting_topics
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -2441,33 +2441,33 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics')
         for _x1 in w_initializing_topics:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_topic_name__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_topic_name_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id__k2
-                if a_topic_name__k2 is None:
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions_info/topic_id')
+                out += a_topic_id_k2
+                if a_topic_name_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k2
+                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k2
                 else:
-                    a_topic_name__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_topic_name_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartitionsInfo._pack(out, *_x1)
@@ -2485,42 +2485,42 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         w_initialized_topics = self.initialized_topics
         if w_initialized_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics')
-        for _x3 in w_initialized_topics:
-            if _x3.__class__ is tuple:
-                a_topic_id__k4, a_topic_name__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_topic_id__k4 is None:
+        for _x4 in w_initialized_topics:
+            if _x4.__class__ is tuple:
+                a_topic_id_k5, a_topic_name_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_topic_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id__k4) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k4)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id__k4
-                if a_topic_name__k4 is None:
+                if len(a_topic_id_k5) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'group_records/topic_partitions_info/topic_id')
+                out += a_topic_id_k5
+                if a_topic_name_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k4
+                if isinstance(a_topic_name_k5, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k5
                 else:
-                    a_topic_name__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_topic_name_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TopicPartitionsInfo._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, keep)
+                    _x4._write(out, keep)
         w_deleting_topics_count_plus_one = self._deleting_topics_count_plus_one if self._pins & 4 else len(self.deleting_topics) + 1
         if keep:
             self._deleting_topics_count_plus_one = w_deleting_topics_count_plus_one
@@ -2531,33 +2531,33 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         w_deleting_topics = self.deleting_topics
         if w_deleting_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics')
-        for _x5 in w_deleting_topics:
-            if _x5.__class__ is tuple:
-                a_topic_id__k6, a_topic_name__k6, a_tagged_fields__k6 = _x5
-                if a_topic_id__k6 is None:
+        for _x7 in w_deleting_topics:
+            if _x7.__class__ is tuple:
+                a_topic_id_k8, a_topic_name_k8, a_tagged_fields_k8 = _x7
+                if a_topic_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
-                if len(a_topic_id__k6) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k6)}', 'group_records/topic_info/topic_id')
-                out += a_topic_id__k6
-                if a_topic_name__k6 is None:
+                if len(a_topic_id_k8) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k8)}', 'group_records/topic_info/topic_id')
+                out += a_topic_id_k8
+                if a_topic_name_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-                if isinstance(a_topic_name__k6, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k6
+                if isinstance(a_topic_name_k8, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k8
                 else:
-                    a_topic_name__k6._write(out, False)
-                if a_tagged_fields__k6 is None:
+                    a_topic_name_k8._write(out, False)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k6._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TopicInfo._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
+                if _x7.__class__ is tuple:
+                    GroupRecords_TopicInfo._pack(out, *_x7)
+                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                    out += _x7
                 else:
-                    _x5._write(out, keep)
+                    _x7._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/tagged_fields')
@@ -2579,33 +2579,33 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics')
         for _x1 in a_initializing_topics:
             if _x1.__class__ is tuple:
-                a_topic_id__k2, a_topic_name__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_topic_id__k2 is None:
+                a_topic_id_k2, a_topic_name_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_topic_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id__k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k2)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id__k2
-                if a_topic_name__k2 is None:
+                if len(a_topic_id_k2) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions_info/topic_id')
+                out += a_topic_id_k2
+                if a_topic_name_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k2
+                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k2
                 else:
-                    a_topic_name__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_topic_name_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicPartitionsInfo._pack(out, *_x1)
@@ -2620,42 +2620,42 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             _w_uv32(out, w_initialized_topics_count_plus_one)
         if a_initialized_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics')
-        for _x3 in a_initialized_topics:
-            if _x3.__class__ is tuple:
-                a_topic_id__k4, a_topic_name__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_topic_id__k4 is None:
+        for _x4 in a_initialized_topics:
+            if _x4.__class__ is tuple:
+                a_topic_id_k5, a_topic_name_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_topic_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id__k4) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k4)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id__k4
-                if a_topic_name__k4 is None:
+                if len(a_topic_id_k5) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'group_records/topic_partitions_info/topic_id')
+                out += a_topic_id_k5
+                if a_topic_name_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k4
+                if isinstance(a_topic_name_k5, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k5
                 else:
-                    a_topic_name__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_topic_name_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TopicPartitionsInfo._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, False)
+                    _x4._write(out, False)
         w_deleting_topics_count_plus_one = len(a_deleting_topics) + 1
         if 0 <= w_deleting_topics_count_plus_one < 0x4000:
             out += _VT[w_deleting_topics_count_plus_one]
@@ -2663,33 +2663,33 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
             _w_uv32(out, w_deleting_topics_count_plus_one)
         if a_deleting_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics')
-        for _x5 in a_deleting_topics:
-            if _x5.__class__ is tuple:
-                a_topic_id__k6, a_topic_name__k6, a_tagged_fields__k6 = _x5
-                if a_topic_id__k6 is None:
+        for _x7 in a_deleting_topics:
+            if _x7.__class__ is tuple:
+                a_topic_id_k8, a_topic_name_k8, a_tagged_fields_k8 = _x7
+                if a_topic_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
-                if len(a_topic_id__k6) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id__k6)}', 'group_records/topic_info/topic_id')
-                out += a_topic_id__k6
-                if a_topic_name__k6 is None:
+                if len(a_topic_id_k8) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k8)}', 'group_records/topic_info/topic_id')
+                out += a_topic_id_k8
+                if a_topic_name_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-                if isinstance(a_topic_name__k6, (bytes, bytearray, memoryview)):
-                    out += a_topic_name__k6
+                if isinstance(a_topic_name_k8, (bytes, bytearray, memoryview)):
+                    out += a_topic_name_k8
                 else:
-                    a_topic_name__k6._write(out, False)
-                if a_tagged_fields__k6 is None:
+                    a_topic_name_k8._write(out, False)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k6._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TopicInfo._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
+                if _x7.__class__ is tuple:
+                    GroupRecords_TopicInfo._pack(out, *_x7)
+                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                    out += _x7
                 else:
-                    _x5._write(out, False)
+                    _x7._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
@@ -3696,13 +3696,13 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
             _ap2 = f_client_tags.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_KeyValue)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_key__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.key = f_key__r5
-                f_value__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.value = f_value__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1._parent_ref = _ref(self)
+                f_key_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.key = f_key_r5
+                f_value_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.value = f_value_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.client_tags = f_client_tags
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -3775,25 +3775,25 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_tags')
         for _x1 in w_client_tags:
             if _x1.__class__ is tuple:
-                a_key__k2, a_value__k2, a_tagged_fields__k2 = _x1
-                if a_key__k2 is None:
+                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
+                if a_key_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/key')
-                if isinstance(a_key__k2, (bytes, bytearray, memoryview)):
-                    out += a_key__k2
+                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
+                    out += a_key_k2
                 else:
-                    a_key__k2._write(out, False)
-                if a_value__k2 is None:
+                    a_key_k2._write(out, False)
+                if a_value_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/value')
-                if isinstance(a_value__k2, (bytes, bytearray, memoryview)):
-                    out += a_value__k2
+                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
+                    out += a_value_k2
                 else:
-                    a_value__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_value_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_KeyValue._pack(out, *_x1)
@@ -3865,25 +3865,25 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_tags')
         for _x1 in a_client_tags:
             if _x1.__class__ is tuple:
-                a_key__k2, a_value__k2, a_tagged_fields__k2 = _x1
-                if a_key__k2 is None:
+                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
+                if a_key_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/key')
-                if isinstance(a_key__k2, (bytes, bytearray, memoryview)):
-                    out += a_key__k2
+                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
+                    out += a_key_k2
                 else:
-                    a_key__k2._write(out, False)
-                if a_value__k2 is None:
+                    a_key_k2._write(out, False)
+                if a_value_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/value')
-                if isinstance(a_value__k2, (bytes, bytearray, memoryview)):
-                    out += a_value__k2
+                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
+                    out += a_value_k2
                 else:
-                    a_value__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_value_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_KeyValue._pack(out, *_x1)
@@ -4490,38 +4490,38 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             _ap2 = f_active_tasks.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TaskIds)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                f_subtopology_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id__r5
+                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.subtopology_id = f_subtopology_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r5, = _S2.unpack_from(buf, pos)
+                        _v6, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
         if pos >= end:
@@ -4536,48 +4536,48 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
-        _c8 = (f_standby_tasks_count_plus_one - 1)
-        if _c8:
-            if _c8 < 0:
-                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', f"negative count {_c8}")
-            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', _c8, end - pos)
-            _ap7 = f_standby_tasks.append
-            for _ in range(_c8):
-                _v6 = _new(GroupRecords_TaskIds)
-                _v6._parent_ref = None if self is None else _ref(self)
-                _v6._pins = 0
-                f_subtopology_id__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.subtopology_id = f_subtopology_id__r10
+        _c12 = (f_standby_tasks_count_plus_one - 1)
+        if _c12:
+            if _c12 < 0:
+                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', f"negative count {_c12}")
+            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', _c12, end - pos)
+            _ap11 = f_standby_tasks.append
+            for _ in range(_c12):
+                _v10 = _new(GroupRecords_TaskIds)
+                _v10._parent_ref = _ref(self)
+                _v10._pins = 0
+                f_subtopology_id_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
+                _v10.subtopology_id = f_subtopology_id_r14
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r10 = buf[pos]
-                if f_partitions_count_plus_one__r10 < 0x80:
+                f_partitions_count_plus_one_r14 = buf[pos]
+                if f_partitions_count_plus_one_r14 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r10 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r10 = (f_partitions_count_plus_one__r10 & 0x7F) | (_b1__r10 << 7)
+                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r10, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v6._partitions_count_plus_one = f_partitions_count_plus_one__r10
-                f_partitions__r10 = []
-                _c3__r10 = (f_partitions_count_plus_one__r10 - 1)
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
+                f_partitions_r14 = []
+                _c17 = (f_partitions_count_plus_one_r14 - 1)
+                if _c17:
+                    if _c17 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c17}")
+                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c17, end - pos)
+                    _ap16 = f_partitions_r14.append
+                    for _ in range(_c17):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r10, = _S2.unpack_from(buf, pos)
+                        _v15, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
-                _ap7(_v6)
+                        _ap16(_v15)
+                _v10.partitions = f_partitions_r14
+                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
+                _v10.tagged_fields = f_tagged_fields_r14
+                _ap11(_v10)
         self.standby_tasks = f_standby_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks_count_plus_one')
@@ -4591,48 +4591,48 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
-        _c13 = (f_warmup_tasks_count_plus_one - 1)
-        if _c13:
-            if _c13 < 0:
-                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', f"negative count {_c13}")
-            if _c13 > (end - pos) // 3 or _c13 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', _c13, end - pos)
-            _ap12 = f_warmup_tasks.append
-            for _ in range(_c13):
-                _v11 = _new(GroupRecords_TaskIds)
-                _v11._parent_ref = None if self is None else _ref(self)
-                _v11._pins = 0
-                f_subtopology_id__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
-                _v11.subtopology_id = f_subtopology_id__r15
+        _c21 = (f_warmup_tasks_count_plus_one - 1)
+        if _c21:
+            if _c21 < 0:
+                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', f"negative count {_c21}")
+            if _c21 > (end - pos) // 3 or _c21 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', _c21, end - pos)
+            _ap20 = f_warmup_tasks.append
+            for _ in range(_c21):
+                _v19 = _new(GroupRecords_TaskIds)
+                _v19._parent_ref = _ref(self)
+                _v19._pins = 0
+                f_subtopology_id_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
+                _v19.subtopology_id = f_subtopology_id_r23
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r15 = buf[pos]
-                if f_partitions_count_plus_one__r15 < 0x80:
+                f_partitions_count_plus_one_r23 = buf[pos]
+                if f_partitions_count_plus_one_r23 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r15 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r15 = (f_partitions_count_plus_one__r15 & 0x7F) | (_b1__r15 << 7)
+                elif pos + 1 < end and (_b1_r23 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r23 = (f_partitions_count_plus_one_r23 & 0x7F) | (_b1_r23 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r15, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v11._partitions_count_plus_one = f_partitions_count_plus_one__r15
-                f_partitions__r15 = []
-                _c3__r15 = (f_partitions_count_plus_one__r15 - 1)
-                if _c3__r15:
-                    if _c3__r15 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r15}")
-                    if _c3__r15 > (end - pos) // 4 or _c3__r15 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r15, end - pos)
-                    _ap2__r15 = f_partitions__r15.append
-                    for ___r15 in range(_c3__r15):
+                    f_partitions_count_plus_one_r23, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v19._partitions_count_plus_one = f_partitions_count_plus_one_r23
+                f_partitions_r23 = []
+                _c26 = (f_partitions_count_plus_one_r23 - 1)
+                if _c26:
+                    if _c26 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c26}")
+                    if _c26 > (end - pos) // 4 or _c26 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c26, end - pos)
+                    _ap25 = f_partitions_r23.append
+                    for _ in range(_c26):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r15, = _S2.unpack_from(buf, pos)
+                        _v24, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r15(_v1__r15)
-                _v11.partitions = f_partitions__r15
-                f_tagged_fields__r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
-                _v11.tagged_fields = f_tagged_fields__r15
-                _ap12(_v11)
+                        _ap25(_v24)
+                _v19.partitions = f_partitions_r23
+                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
+                _v19.tagged_fields = f_tagged_fields_r23
+                _ap20(_v19)
         self.warmup_tasks = f_warmup_tasks
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -4652,28 +4652,28 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/active_tasks')
         for _x1 in w_active_tasks:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TaskIds._pack(out, *_x1)
@@ -4691,37 +4691,37 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         w_standby_tasks = self.standby_tasks
         if w_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks')
-        for _x3 in w_standby_tasks:
-            if _x3.__class__ is tuple:
-                a_subtopology_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_subtopology_id__k4 is None:
+        for _x4 in w_standby_tasks:
+            if _x4.__class__ is tuple:
+                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_subtopology_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k4, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k4
+                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k5
                 else:
-                    a_subtopology_id__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_subtopology_id_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, keep)
+                    _x4._write(out, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -4732,37 +4732,37 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         w_warmup_tasks = self.warmup_tasks
         if w_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks')
-        for _x5 in w_warmup_tasks:
-            if _x5.__class__ is tuple:
-                a_subtopology_id__k6, a_partitions__k6, a_tagged_fields__k6 = _x5
-                if a_subtopology_id__k6 is None:
+        for _x7 in w_warmup_tasks:
+            if _x7.__class__ is tuple:
+                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
+                if a_subtopology_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k6, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k6
+                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k8
                 else:
-                    a_subtopology_id__k6._write(out, False)
-                w_partitions_count_plus_one__k6 = len(a_partitions__k6) + 1
-                if 0 <= w_partitions_count_plus_one__k6 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k6]
+                    a_subtopology_id_k8._write(out, False)
+                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
+                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k8]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k6)
-                if a_partitions__k6 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k8)
+                if a_partitions_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k6 in a_partitions__k6:
-                    out += _S2.pack(_x1__k6)
-                if a_tagged_fields__k6 is None:
+                for _x9 in a_partitions_k8:
+                    out += _S2.pack(_x9)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k6._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
+                if _x7.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x7)
+                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                    out += _x7
                 else:
-                    _x5._write(out, keep)
+                    _x7._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/tagged_fields')
@@ -4784,28 +4784,28 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/active_tasks')
         for _x1 in a_active_tasks:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TaskIds._pack(out, *_x1)
@@ -4820,37 +4820,37 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             _w_uv32(out, w_standby_tasks_count_plus_one)
         if a_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks')
-        for _x3 in a_standby_tasks:
-            if _x3.__class__ is tuple:
-                a_subtopology_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_subtopology_id__k4 is None:
+        for _x4 in a_standby_tasks:
+            if _x4.__class__ is tuple:
+                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_subtopology_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k4, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k4
+                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k5
                 else:
-                    a_subtopology_id__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_subtopology_id_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, False)
+                    _x4._write(out, False)
         w_warmup_tasks_count_plus_one = len(a_warmup_tasks) + 1
         if 0 <= w_warmup_tasks_count_plus_one < 0x4000:
             out += _VT[w_warmup_tasks_count_plus_one]
@@ -4858,37 +4858,37 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
             _w_uv32(out, w_warmup_tasks_count_plus_one)
         if a_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks')
-        for _x5 in a_warmup_tasks:
-            if _x5.__class__ is tuple:
-                a_subtopology_id__k6, a_partitions__k6, a_tagged_fields__k6 = _x5
-                if a_subtopology_id__k6 is None:
+        for _x7 in a_warmup_tasks:
+            if _x7.__class__ is tuple:
+                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
+                if a_subtopology_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k6, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k6
+                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k8
                 else:
-                    a_subtopology_id__k6._write(out, False)
-                w_partitions_count_plus_one__k6 = len(a_partitions__k6) + 1
-                if 0 <= w_partitions_count_plus_one__k6 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k6]
+                    a_subtopology_id_k8._write(out, False)
+                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
+                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k8]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k6)
-                if a_partitions__k6 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k8)
+                if a_partitions_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k6 in a_partitions__k6:
-                    out += _S2.pack(_x1__k6)
-                if a_tagged_fields__k6 is None:
+                for _x9 in a_partitions_k8:
+                    out += _S2.pack(_x9)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k6._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
+                if _x7.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x7)
+                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                    out += _x7
                 else:
-                    _x5._write(out, False)
+                    _x7._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5201,38 +5201,38 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             _ap2 = f_active_tasks.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TaskIds)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                f_subtopology_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id__r5
+                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.subtopology_id = f_subtopology_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r5 = buf[pos]
-                if f_partitions_count_plus_one__r5 < 0x80:
+                f_partitions_count_plus_one_r5 = buf[pos]
+                if f_partitions_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r5 = (f_partitions_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one__r5
-                f_partitions__r5 = []
-                _c3__r5 = (f_partitions_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r5, end - pos)
-                    _ap2__r5 = f_partitions__r5.append
-                    for ___r5 in range(_c3__r5):
+                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
+                f_partitions_r5 = []
+                _c8 = (f_partitions_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c8, end - pos)
+                    _ap7 = f_partitions_r5.append
+                    for _ in range(_c8):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r5, = _S2.unpack_from(buf, pos)
+                        _v6, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r5(_v1__r5)
-                _v1.partitions = f_partitions__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                        _ap7(_v6)
+                _v1.partitions = f_partitions_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
         if pos >= end:
@@ -5247,48 +5247,48 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
-        _c8 = (f_standby_tasks_count_plus_one - 1)
-        if _c8:
-            if _c8 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', f"negative count {_c8}")
-            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', _c8, end - pos)
-            _ap7 = f_standby_tasks.append
-            for _ in range(_c8):
-                _v6 = _new(GroupRecords_TaskIds)
-                _v6._parent_ref = None if self is None else _ref(self)
-                _v6._pins = 0
-                f_subtopology_id__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.subtopology_id = f_subtopology_id__r10
+        _c12 = (f_standby_tasks_count_plus_one - 1)
+        if _c12:
+            if _c12 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', f"negative count {_c12}")
+            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', _c12, end - pos)
+            _ap11 = f_standby_tasks.append
+            for _ in range(_c12):
+                _v10 = _new(GroupRecords_TaskIds)
+                _v10._parent_ref = _ref(self)
+                _v10._pins = 0
+                f_subtopology_id_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
+                _v10.subtopology_id = f_subtopology_id_r14
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r10 = buf[pos]
-                if f_partitions_count_plus_one__r10 < 0x80:
+                f_partitions_count_plus_one_r14 = buf[pos]
+                if f_partitions_count_plus_one_r14 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r10 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r10 = (f_partitions_count_plus_one__r10 & 0x7F) | (_b1__r10 << 7)
+                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r10, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v6._partitions_count_plus_one = f_partitions_count_plus_one__r10
-                f_partitions__r10 = []
-                _c3__r10 = (f_partitions_count_plus_one__r10 - 1)
-                if _c3__r10:
-                    if _c3__r10 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r10}")
-                    if _c3__r10 > (end - pos) // 4 or _c3__r10 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r10, end - pos)
-                    _ap2__r10 = f_partitions__r10.append
-                    for ___r10 in range(_c3__r10):
+                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
+                f_partitions_r14 = []
+                _c17 = (f_partitions_count_plus_one_r14 - 1)
+                if _c17:
+                    if _c17 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c17}")
+                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c17, end - pos)
+                    _ap16 = f_partitions_r14.append
+                    for _ in range(_c17):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r10, = _S2.unpack_from(buf, pos)
+                        _v15, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r10(_v1__r10)
-                _v6.partitions = f_partitions__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
-                _ap7(_v6)
+                        _ap16(_v15)
+                _v10.partitions = f_partitions_r14
+                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
+                _v10.tagged_fields = f_tagged_fields_r14
+                _ap11(_v10)
         self.standby_tasks = f_standby_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_count_plus_one')
@@ -5302,48 +5302,48 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
-        _c13 = (f_warmup_tasks_count_plus_one - 1)
-        if _c13:
-            if _c13 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', f"negative count {_c13}")
-            if _c13 > (end - pos) // 3 or _c13 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', _c13, end - pos)
-            _ap12 = f_warmup_tasks.append
-            for _ in range(_c13):
-                _v11 = _new(GroupRecords_TaskIds)
-                _v11._parent_ref = None if self is None else _ref(self)
-                _v11._pins = 0
-                f_subtopology_id__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
-                _v11.subtopology_id = f_subtopology_id__r15
+        _c21 = (f_warmup_tasks_count_plus_one - 1)
+        if _c21:
+            if _c21 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', f"negative count {_c21}")
+            if _c21 > (end - pos) // 3 or _c21 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', _c21, end - pos)
+            _ap20 = f_warmup_tasks.append
+            for _ in range(_c21):
+                _v19 = _new(GroupRecords_TaskIds)
+                _v19._parent_ref = _ref(self)
+                _v19._pins = 0
+                f_subtopology_id_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
+                _v19.subtopology_id = f_subtopology_id_r23
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r15 = buf[pos]
-                if f_partitions_count_plus_one__r15 < 0x80:
+                f_partitions_count_plus_one_r23 = buf[pos]
+                if f_partitions_count_plus_one_r23 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r15 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r15 = (f_partitions_count_plus_one__r15 & 0x7F) | (_b1__r15 << 7)
+                elif pos + 1 < end and (_b1_r23 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r23 = (f_partitions_count_plus_one_r23 & 0x7F) | (_b1_r23 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r15, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v11._partitions_count_plus_one = f_partitions_count_plus_one__r15
-                f_partitions__r15 = []
-                _c3__r15 = (f_partitions_count_plus_one__r15 - 1)
-                if _c3__r15:
-                    if _c3__r15 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r15}")
-                    if _c3__r15 > (end - pos) // 4 or _c3__r15 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r15, end - pos)
-                    _ap2__r15 = f_partitions__r15.append
-                    for ___r15 in range(_c3__r15):
+                    f_partitions_count_plus_one_r23, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v19._partitions_count_plus_one = f_partitions_count_plus_one_r23
+                f_partitions_r23 = []
+                _c26 = (f_partitions_count_plus_one_r23 - 1)
+                if _c26:
+                    if _c26 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c26}")
+                    if _c26 > (end - pos) // 4 or _c26 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c26, end - pos)
+                    _ap25 = f_partitions_r23.append
+                    for _ in range(_c26):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r15, = _S2.unpack_from(buf, pos)
+                        _v24, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r15(_v1__r15)
-                _v11.partitions = f_partitions__r15
-                f_tagged_fields__r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
-                _v11.tagged_fields = f_tagged_fields__r15
-                _ap12(_v11)
+                        _ap25(_v24)
+                _v19.partitions = f_partitions_r23
+                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
+                _v19.tagged_fields = f_tagged_fields_r23
+                _ap20(_v19)
         self.warmup_tasks = f_warmup_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation_count_plus_one')
@@ -5357,48 +5357,48 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             f_active_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation_count_plus_one')
         self._active_tasks_pending_revocation_count_plus_one = f_active_tasks_pending_revocation_count_plus_one
         f_active_tasks_pending_revocation = []
-        _c18 = (f_active_tasks_pending_revocation_count_plus_one - 1)
-        if _c18:
-            if _c18 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', f"negative count {_c18}")
-            if _c18 > (end - pos) // 3 or _c18 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', _c18, end - pos)
-            _ap17 = f_active_tasks_pending_revocation.append
-            for _ in range(_c18):
-                _v16 = _new(GroupRecords_TaskIds)
-                _v16._parent_ref = None if self is None else _ref(self)
-                _v16._pins = 0
-                f_subtopology_id__r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
-                _v16.subtopology_id = f_subtopology_id__r20
+        _c30 = (f_active_tasks_pending_revocation_count_plus_one - 1)
+        if _c30:
+            if _c30 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', f"negative count {_c30}")
+            if _c30 > (end - pos) // 3 or _c30 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', _c30, end - pos)
+            _ap29 = f_active_tasks_pending_revocation.append
+            for _ in range(_c30):
+                _v28 = _new(GroupRecords_TaskIds)
+                _v28._parent_ref = _ref(self)
+                _v28._pins = 0
+                f_subtopology_id_r32, pos = KafkaTypes_CompactString._read(buf, pos, end, _v28)
+                _v28.subtopology_id = f_subtopology_id_r32
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r20 = buf[pos]
-                if f_partitions_count_plus_one__r20 < 0x80:
+                f_partitions_count_plus_one_r32 = buf[pos]
+                if f_partitions_count_plus_one_r32 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r20 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r20 = (f_partitions_count_plus_one__r20 & 0x7F) | (_b1__r20 << 7)
+                elif pos + 1 < end and (_b1_r32 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r32 = (f_partitions_count_plus_one_r32 & 0x7F) | (_b1_r32 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r20, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v16._partitions_count_plus_one = f_partitions_count_plus_one__r20
-                f_partitions__r20 = []
-                _c3__r20 = (f_partitions_count_plus_one__r20 - 1)
-                if _c3__r20:
-                    if _c3__r20 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r20}")
-                    if _c3__r20 > (end - pos) // 4 or _c3__r20 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r20, end - pos)
-                    _ap2__r20 = f_partitions__r20.append
-                    for ___r20 in range(_c3__r20):
+                    f_partitions_count_plus_one_r32, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v28._partitions_count_plus_one = f_partitions_count_plus_one_r32
+                f_partitions_r32 = []
+                _c35 = (f_partitions_count_plus_one_r32 - 1)
+                if _c35:
+                    if _c35 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c35}")
+                    if _c35 > (end - pos) // 4 or _c35 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c35, end - pos)
+                    _ap34 = f_partitions_r32.append
+                    for _ in range(_c35):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r20, = _S2.unpack_from(buf, pos)
+                        _v33, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r20(_v1__r20)
-                _v16.partitions = f_partitions__r20
-                f_tagged_fields__r20, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v16)
-                _v16.tagged_fields = f_tagged_fields__r20
-                _ap17(_v16)
+                        _ap34(_v33)
+                _v28.partitions = f_partitions_r32
+                f_tagged_fields_r32, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v28)
+                _v28.tagged_fields = f_tagged_fields_r32
+                _ap29(_v28)
         self.active_tasks_pending_revocation = f_active_tasks_pending_revocation
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation_count_plus_one')
@@ -5412,48 +5412,48 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             f_standby_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation_count_plus_one')
         self._standby_tasks_pending_revocation_count_plus_one = f_standby_tasks_pending_revocation_count_plus_one
         f_standby_tasks_pending_revocation = []
-        _c23 = (f_standby_tasks_pending_revocation_count_plus_one - 1)
-        if _c23:
-            if _c23 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', f"negative count {_c23}")
-            if _c23 > (end - pos) // 3 or _c23 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', _c23, end - pos)
-            _ap22 = f_standby_tasks_pending_revocation.append
-            for _ in range(_c23):
-                _v21 = _new(GroupRecords_TaskIds)
-                _v21._parent_ref = None if self is None else _ref(self)
-                _v21._pins = 0
-                f_subtopology_id__r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
-                _v21.subtopology_id = f_subtopology_id__r25
+        _c39 = (f_standby_tasks_pending_revocation_count_plus_one - 1)
+        if _c39:
+            if _c39 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', f"negative count {_c39}")
+            if _c39 > (end - pos) // 3 or _c39 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', _c39, end - pos)
+            _ap38 = f_standby_tasks_pending_revocation.append
+            for _ in range(_c39):
+                _v37 = _new(GroupRecords_TaskIds)
+                _v37._parent_ref = _ref(self)
+                _v37._pins = 0
+                f_subtopology_id_r41, pos = KafkaTypes_CompactString._read(buf, pos, end, _v37)
+                _v37.subtopology_id = f_subtopology_id_r41
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r25 = buf[pos]
-                if f_partitions_count_plus_one__r25 < 0x80:
+                f_partitions_count_plus_one_r41 = buf[pos]
+                if f_partitions_count_plus_one_r41 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r25 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r25 = (f_partitions_count_plus_one__r25 & 0x7F) | (_b1__r25 << 7)
+                elif pos + 1 < end and (_b1_r41 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r41 = (f_partitions_count_plus_one_r41 & 0x7F) | (_b1_r41 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r25, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v21._partitions_count_plus_one = f_partitions_count_plus_one__r25
-                f_partitions__r25 = []
-                _c3__r25 = (f_partitions_count_plus_one__r25 - 1)
-                if _c3__r25:
-                    if _c3__r25 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r25}")
-                    if _c3__r25 > (end - pos) // 4 or _c3__r25 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r25, end - pos)
-                    _ap2__r25 = f_partitions__r25.append
-                    for ___r25 in range(_c3__r25):
+                    f_partitions_count_plus_one_r41, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v37._partitions_count_plus_one = f_partitions_count_plus_one_r41
+                f_partitions_r41 = []
+                _c44 = (f_partitions_count_plus_one_r41 - 1)
+                if _c44:
+                    if _c44 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c44}")
+                    if _c44 > (end - pos) // 4 or _c44 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c44, end - pos)
+                    _ap43 = f_partitions_r41.append
+                    for _ in range(_c44):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r25, = _S2.unpack_from(buf, pos)
+                        _v42, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r25(_v1__r25)
-                _v21.partitions = f_partitions__r25
-                f_tagged_fields__r25, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v21)
-                _v21.tagged_fields = f_tagged_fields__r25
-                _ap22(_v21)
+                        _ap43(_v42)
+                _v37.partitions = f_partitions_r41
+                f_tagged_fields_r41, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v37)
+                _v37.tagged_fields = f_tagged_fields_r41
+                _ap38(_v37)
         self.standby_tasks_pending_revocation = f_standby_tasks_pending_revocation
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation_count_plus_one')
@@ -5467,48 +5467,48 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             f_warmup_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation_count_plus_one')
         self._warmup_tasks_pending_revocation_count_plus_one = f_warmup_tasks_pending_revocation_count_plus_one
         f_warmup_tasks_pending_revocation = []
-        _c28 = (f_warmup_tasks_pending_revocation_count_plus_one - 1)
-        if _c28:
-            if _c28 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', f"negative count {_c28}")
-            if _c28 > (end - pos) // 3 or _c28 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', _c28, end - pos)
-            _ap27 = f_warmup_tasks_pending_revocation.append
-            for _ in range(_c28):
-                _v26 = _new(GroupRecords_TaskIds)
-                _v26._parent_ref = None if self is None else _ref(self)
-                _v26._pins = 0
-                f_subtopology_id__r30, pos = KafkaTypes_CompactString._read(buf, pos, end, _v26)
-                _v26.subtopology_id = f_subtopology_id__r30
+        _c48 = (f_warmup_tasks_pending_revocation_count_plus_one - 1)
+        if _c48:
+            if _c48 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', f"negative count {_c48}")
+            if _c48 > (end - pos) // 3 or _c48 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', _c48, end - pos)
+            _ap47 = f_warmup_tasks_pending_revocation.append
+            for _ in range(_c48):
+                _v46 = _new(GroupRecords_TaskIds)
+                _v46._parent_ref = _ref(self)
+                _v46._pins = 0
+                f_subtopology_id_r50, pos = KafkaTypes_CompactString._read(buf, pos, end, _v46)
+                _v46.subtopology_id = f_subtopology_id_r50
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one__r30 = buf[pos]
-                if f_partitions_count_plus_one__r30 < 0x80:
+                f_partitions_count_plus_one_r50 = buf[pos]
+                if f_partitions_count_plus_one_r50 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r30 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one__r30 = (f_partitions_count_plus_one__r30 & 0x7F) | (_b1__r30 << 7)
+                elif pos + 1 < end and (_b1_r50 := buf[pos + 1]) < 0x80:
+                    f_partitions_count_plus_one_r50 = (f_partitions_count_plus_one_r50 & 0x7F) | (_b1_r50 << 7)
                     pos += 2
                 else:
-                    f_partitions_count_plus_one__r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v26._partitions_count_plus_one = f_partitions_count_plus_one__r30
-                f_partitions__r30 = []
-                _c3__r30 = (f_partitions_count_plus_one__r30 - 1)
-                if _c3__r30:
-                    if _c3__r30 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3__r30}")
-                    if _c3__r30 > (end - pos) // 4 or _c3__r30 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c3__r30, end - pos)
-                    _ap2__r30 = f_partitions__r30.append
-                    for ___r30 in range(_c3__r30):
+                    f_partitions_count_plus_one_r50, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+                _v46._partitions_count_plus_one = f_partitions_count_plus_one_r50
+                f_partitions_r50 = []
+                _c53 = (f_partitions_count_plus_one_r50 - 1)
+                if _c53:
+                    if _c53 < 0:
+                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c53}")
+                    if _c53 > (end - pos) // 4 or _c53 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/task_ids/partitions', _c53, end - pos)
+                    _ap52 = f_partitions_r50.append
+                    for _ in range(_c53):
                         if end - pos < 4:
                             raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v1__r30, = _S2.unpack_from(buf, pos)
+                        _v51, = _S2.unpack_from(buf, pos)
                         pos += 4
-                        _ap2__r30(_v1__r30)
-                _v26.partitions = f_partitions__r30
-                f_tagged_fields__r30, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v26)
-                _v26.tagged_fields = f_tagged_fields__r30
-                _ap27(_v26)
+                        _ap52(_v51)
+                _v46.partitions = f_partitions_r50
+                f_tagged_fields_r50, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v46)
+                _v46.tagged_fields = f_tagged_fields_r50
+                _ap47(_v46)
         self.warmup_tasks_pending_revocation = f_warmup_tasks_pending_revocation
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -5532,28 +5532,28 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks')
         for _x1 in w_active_tasks:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TaskIds._pack(out, *_x1)
@@ -5571,37 +5571,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_standby_tasks = self.standby_tasks
         if w_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks')
-        for _x3 in w_standby_tasks:
-            if _x3.__class__ is tuple:
-                a_subtopology_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_subtopology_id__k4 is None:
+        for _x4 in w_standby_tasks:
+            if _x4.__class__ is tuple:
+                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_subtopology_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k4, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k4
+                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k5
                 else:
-                    a_subtopology_id__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_subtopology_id_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, keep)
+                    _x4._write(out, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -5612,37 +5612,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_warmup_tasks = self.warmup_tasks
         if w_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks')
-        for _x5 in w_warmup_tasks:
-            if _x5.__class__ is tuple:
-                a_subtopology_id__k6, a_partitions__k6, a_tagged_fields__k6 = _x5
-                if a_subtopology_id__k6 is None:
+        for _x7 in w_warmup_tasks:
+            if _x7.__class__ is tuple:
+                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
+                if a_subtopology_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k6, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k6
+                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k8
                 else:
-                    a_subtopology_id__k6._write(out, False)
-                w_partitions_count_plus_one__k6 = len(a_partitions__k6) + 1
-                if 0 <= w_partitions_count_plus_one__k6 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k6]
+                    a_subtopology_id_k8._write(out, False)
+                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
+                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k8]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k6)
-                if a_partitions__k6 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k8)
+                if a_partitions_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k6 in a_partitions__k6:
-                    out += _S2.pack(_x1__k6)
-                if a_tagged_fields__k6 is None:
+                for _x9 in a_partitions_k8:
+                    out += _S2.pack(_x9)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k6._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
+                if _x7.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x7)
+                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                    out += _x7
                 else:
-                    _x5._write(out, keep)
+                    _x7._write(out, keep)
         w_active_tasks_pending_revocation_count_plus_one = self._active_tasks_pending_revocation_count_plus_one if self._pins & 8 else len(self.active_tasks_pending_revocation) + 1
         if keep:
             self._active_tasks_pending_revocation_count_plus_one = w_active_tasks_pending_revocation_count_plus_one
@@ -5653,37 +5653,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_active_tasks_pending_revocation = self.active_tasks_pending_revocation
         if w_active_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation')
-        for _x7 in w_active_tasks_pending_revocation:
-            if _x7.__class__ is tuple:
-                a_subtopology_id__k8, a_partitions__k8, a_tagged_fields__k8 = _x7
-                if a_subtopology_id__k8 is None:
+        for _x10 in w_active_tasks_pending_revocation:
+            if _x10.__class__ is tuple:
+                a_subtopology_id_k11, a_partitions_k11, a_tagged_fields_k11 = _x10
+                if a_subtopology_id_k11 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k8
+                if isinstance(a_subtopology_id_k11, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k11
                 else:
-                    a_subtopology_id__k8._write(out, False)
-                w_partitions_count_plus_one__k8 = len(a_partitions__k8) + 1
-                if 0 <= w_partitions_count_plus_one__k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k8]
+                    a_subtopology_id_k11._write(out, False)
+                w_partitions_count_plus_one_k11 = len(a_partitions_k11) + 1
+                if 0 <= w_partitions_count_plus_one_k11 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k11]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k8)
-                if a_partitions__k8 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k11)
+                if a_partitions_k11 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k8 in a_partitions__k8:
-                    out += _S2.pack(_x1__k8)
-                if a_tagged_fields__k8 is None:
+                for _x12 in a_partitions_k11:
+                    out += _S2.pack(_x12)
+                if a_tagged_fields_k11 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k8
+                if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k11
                 else:
-                    a_tagged_fields__k8._write(out, False)
+                    a_tagged_fields_k11._write(out, False)
             else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
+                if _x10.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x10)
+                elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                    out += _x10
                 else:
-                    _x7._write(out, keep)
+                    _x10._write(out, keep)
         w_standby_tasks_pending_revocation_count_plus_one = self._standby_tasks_pending_revocation_count_plus_one if self._pins & 16 else len(self.standby_tasks_pending_revocation) + 1
         if keep:
             self._standby_tasks_pending_revocation_count_plus_one = w_standby_tasks_pending_revocation_count_plus_one
@@ -5694,37 +5694,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_standby_tasks_pending_revocation = self.standby_tasks_pending_revocation
         if w_standby_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation')
-        for _x9 in w_standby_tasks_pending_revocation:
-            if _x9.__class__ is tuple:
-                a_subtopology_id__k10, a_partitions__k10, a_tagged_fields__k10 = _x9
-                if a_subtopology_id__k10 is None:
+        for _x13 in w_standby_tasks_pending_revocation:
+            if _x13.__class__ is tuple:
+                a_subtopology_id_k14, a_partitions_k14, a_tagged_fields_k14 = _x13
+                if a_subtopology_id_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k10, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k10
+                if isinstance(a_subtopology_id_k14, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k14
                 else:
-                    a_subtopology_id__k10._write(out, False)
-                w_partitions_count_plus_one__k10 = len(a_partitions__k10) + 1
-                if 0 <= w_partitions_count_plus_one__k10 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k10]
+                    a_subtopology_id_k14._write(out, False)
+                w_partitions_count_plus_one_k14 = len(a_partitions_k14) + 1
+                if 0 <= w_partitions_count_plus_one_k14 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k14]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k10)
-                if a_partitions__k10 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k14)
+                if a_partitions_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k10 in a_partitions__k10:
-                    out += _S2.pack(_x1__k10)
-                if a_tagged_fields__k10 is None:
+                for _x15 in a_partitions_k14:
+                    out += _S2.pack(_x15)
+                if a_tagged_fields_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k10, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k10
+                if isinstance(a_tagged_fields_k14, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k14
                 else:
-                    a_tagged_fields__k10._write(out, False)
+                    a_tagged_fields_k14._write(out, False)
             else:
-                if _x9.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x9)
-                elif isinstance(_x9, (bytes, bytearray, memoryview)):
-                    out += _x9
+                if _x13.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x13)
+                elif isinstance(_x13, (bytes, bytearray, memoryview)):
+                    out += _x13
                 else:
-                    _x9._write(out, keep)
+                    _x13._write(out, keep)
         w_warmup_tasks_pending_revocation_count_plus_one = self._warmup_tasks_pending_revocation_count_plus_one if self._pins & 32 else len(self.warmup_tasks_pending_revocation) + 1
         if keep:
             self._warmup_tasks_pending_revocation_count_plus_one = w_warmup_tasks_pending_revocation_count_plus_one
@@ -5735,37 +5735,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_warmup_tasks_pending_revocation = self.warmup_tasks_pending_revocation
         if w_warmup_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation')
-        for _x11 in w_warmup_tasks_pending_revocation:
-            if _x11.__class__ is tuple:
-                a_subtopology_id__k12, a_partitions__k12, a_tagged_fields__k12 = _x11
-                if a_subtopology_id__k12 is None:
+        for _x16 in w_warmup_tasks_pending_revocation:
+            if _x16.__class__ is tuple:
+                a_subtopology_id_k17, a_partitions_k17, a_tagged_fields_k17 = _x16
+                if a_subtopology_id_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k12, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k12
+                if isinstance(a_subtopology_id_k17, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k17
                 else:
-                    a_subtopology_id__k12._write(out, False)
-                w_partitions_count_plus_one__k12 = len(a_partitions__k12) + 1
-                if 0 <= w_partitions_count_plus_one__k12 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k12]
+                    a_subtopology_id_k17._write(out, False)
+                w_partitions_count_plus_one_k17 = len(a_partitions_k17) + 1
+                if 0 <= w_partitions_count_plus_one_k17 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k17]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k12)
-                if a_partitions__k12 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k17)
+                if a_partitions_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k12 in a_partitions__k12:
-                    out += _S2.pack(_x1__k12)
-                if a_tagged_fields__k12 is None:
+                for _x18 in a_partitions_k17:
+                    out += _S2.pack(_x18)
+                if a_tagged_fields_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k12, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k12
+                if isinstance(a_tagged_fields_k17, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k17
                 else:
-                    a_tagged_fields__k12._write(out, False)
+                    a_tagged_fields_k17._write(out, False)
             else:
-                if _x11.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x11)
-                elif isinstance(_x11, (bytes, bytearray, memoryview)):
-                    out += _x11
+                if _x16.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x16)
+                elif isinstance(_x16, (bytes, bytearray, memoryview)):
+                    out += _x16
                 else:
-                    _x11._write(out, keep)
+                    _x16._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/tagged_fields')
@@ -5788,28 +5788,28 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks')
         for _x1 in a_active_tasks:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_partitions__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_partitions_count_plus_one__k2 = len(a_partitions__k2) + 1
-                if 0 <= w_partitions_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
+                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k2)
-                if a_partitions__k2 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k2)
+                if a_partitions_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k2 in a_partitions__k2:
-                    out += _S2.pack(_x1__k2)
-                if a_tagged_fields__k2 is None:
+                for _x3 in a_partitions_k2:
+                    out += _S2.pack(_x3)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TaskIds._pack(out, *_x1)
@@ -5824,37 +5824,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             _w_uv32(out, w_standby_tasks_count_plus_one)
         if a_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks')
-        for _x3 in a_standby_tasks:
-            if _x3.__class__ is tuple:
-                a_subtopology_id__k4, a_partitions__k4, a_tagged_fields__k4 = _x3
-                if a_subtopology_id__k4 is None:
+        for _x4 in a_standby_tasks:
+            if _x4.__class__ is tuple:
+                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
+                if a_subtopology_id_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k4, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k4
+                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k5
                 else:
-                    a_subtopology_id__k4._write(out, False)
-                w_partitions_count_plus_one__k4 = len(a_partitions__k4) + 1
-                if 0 <= w_partitions_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k4]
+                    a_subtopology_id_k5._write(out, False)
+                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
+                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k5]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k4)
-                if a_partitions__k4 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k5)
+                if a_partitions_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k4 in a_partitions__k4:
-                    out += _S2.pack(_x1__k4)
-                if a_tagged_fields__k4 is None:
+                for _x6 in a_partitions_k5:
+                    out += _S2.pack(_x6)
+                if a_tagged_fields_k5 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k5
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k5._write(out, False)
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
+                if _x4.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x4)
+                elif isinstance(_x4, (bytes, bytearray, memoryview)):
+                    out += _x4
                 else:
-                    _x3._write(out, False)
+                    _x4._write(out, False)
         w_warmup_tasks_count_plus_one = len(a_warmup_tasks) + 1
         if 0 <= w_warmup_tasks_count_plus_one < 0x4000:
             out += _VT[w_warmup_tasks_count_plus_one]
@@ -5862,68 +5862,30 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             _w_uv32(out, w_warmup_tasks_count_plus_one)
         if a_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks')
-        for _x5 in a_warmup_tasks:
-            if _x5.__class__ is tuple:
-                a_subtopology_id__k6, a_partitions__k6, a_tagged_fields__k6 = _x5
-                if a_subtopology_id__k6 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k6, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k6
-                else:
-                    a_subtopology_id__k6._write(out, False)
-                w_partitions_count_plus_one__k6 = len(a_partitions__k6) + 1
-                if 0 <= w_partitions_count_plus_one__k6 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k6]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one__k6)
-                if a_partitions__k6 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k6 in a_partitions__k6:
-                    out += _S2.pack(_x1__k6)
-                if a_tagged_fields__k6 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k6, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k6
-                else:
-                    a_tagged_fields__k6._write(out, False)
-            else:
-                if _x5.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x5)
-                elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                    out += _x5
-                else:
-                    _x5._write(out, False)
-        w_active_tasks_pending_revocation_count_plus_one = len(a_active_tasks_pending_revocation) + 1
-        if 0 <= w_active_tasks_pending_revocation_count_plus_one < 0x4000:
-            out += _VT[w_active_tasks_pending_revocation_count_plus_one]
-        else:
-            _w_uv32(out, w_active_tasks_pending_revocation_count_plus_one)
-        if a_active_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation')
-        for _x7 in a_active_tasks_pending_revocation:
+        for _x7 in a_warmup_tasks:
             if _x7.__class__ is tuple:
-                a_subtopology_id__k8, a_partitions__k8, a_tagged_fields__k8 = _x7
-                if a_subtopology_id__k8 is None:
+                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
+                if a_subtopology_id_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k8
+                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k8
                 else:
-                    a_subtopology_id__k8._write(out, False)
-                w_partitions_count_plus_one__k8 = len(a_partitions__k8) + 1
-                if 0 <= w_partitions_count_plus_one__k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k8]
+                    a_subtopology_id_k8._write(out, False)
+                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
+                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k8]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k8)
-                if a_partitions__k8 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k8)
+                if a_partitions_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k8 in a_partitions__k8:
-                    out += _S2.pack(_x1__k8)
-                if a_tagged_fields__k8 is None:
+                for _x9 in a_partitions_k8:
+                    out += _S2.pack(_x9)
+                if a_tagged_fields_k8 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k8
+                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k8
                 else:
-                    a_tagged_fields__k8._write(out, False)
+                    a_tagged_fields_k8._write(out, False)
             else:
                 if _x7.__class__ is tuple:
                     GroupRecords_TaskIds._pack(out, *_x7)
@@ -5931,6 +5893,44 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
                     out += _x7
                 else:
                     _x7._write(out, False)
+        w_active_tasks_pending_revocation_count_plus_one = len(a_active_tasks_pending_revocation) + 1
+        if 0 <= w_active_tasks_pending_revocation_count_plus_one < 0x4000:
+            out += _VT[w_active_tasks_pending_revocation_count_plus_one]
+        else:
+            _w_uv32(out, w_active_tasks_pending_revocation_count_plus_one)
+        if a_active_tasks_pending_revocation is None:
+            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation')
+        for _x10 in a_active_tasks_pending_revocation:
+            if _x10.__class__ is tuple:
+                a_subtopology_id_k11, a_partitions_k11, a_tagged_fields_k11 = _x10
+                if a_subtopology_id_k11 is None:
+                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
+                if isinstance(a_subtopology_id_k11, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k11
+                else:
+                    a_subtopology_id_k11._write(out, False)
+                w_partitions_count_plus_one_k11 = len(a_partitions_k11) + 1
+                if 0 <= w_partitions_count_plus_one_k11 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k11]
+                else:
+                    _w_uv32(out, w_partitions_count_plus_one_k11)
+                if a_partitions_k11 is None:
+                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
+                for _x12 in a_partitions_k11:
+                    out += _S2.pack(_x12)
+                if a_tagged_fields_k11 is None:
+                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
+                if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k11
+                else:
+                    a_tagged_fields_k11._write(out, False)
+            else:
+                if _x10.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x10)
+                elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                    out += _x10
+                else:
+                    _x10._write(out, False)
         w_standby_tasks_pending_revocation_count_plus_one = len(a_standby_tasks_pending_revocation) + 1
         if 0 <= w_standby_tasks_pending_revocation_count_plus_one < 0x4000:
             out += _VT[w_standby_tasks_pending_revocation_count_plus_one]
@@ -5938,37 +5938,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             _w_uv32(out, w_standby_tasks_pending_revocation_count_plus_one)
         if a_standby_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation')
-        for _x9 in a_standby_tasks_pending_revocation:
-            if _x9.__class__ is tuple:
-                a_subtopology_id__k10, a_partitions__k10, a_tagged_fields__k10 = _x9
-                if a_subtopology_id__k10 is None:
+        for _x13 in a_standby_tasks_pending_revocation:
+            if _x13.__class__ is tuple:
+                a_subtopology_id_k14, a_partitions_k14, a_tagged_fields_k14 = _x13
+                if a_subtopology_id_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k10, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k10
+                if isinstance(a_subtopology_id_k14, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k14
                 else:
-                    a_subtopology_id__k10._write(out, False)
-                w_partitions_count_plus_one__k10 = len(a_partitions__k10) + 1
-                if 0 <= w_partitions_count_plus_one__k10 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k10]
+                    a_subtopology_id_k14._write(out, False)
+                w_partitions_count_plus_one_k14 = len(a_partitions_k14) + 1
+                if 0 <= w_partitions_count_plus_one_k14 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k14]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k10)
-                if a_partitions__k10 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k14)
+                if a_partitions_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k10 in a_partitions__k10:
-                    out += _S2.pack(_x1__k10)
-                if a_tagged_fields__k10 is None:
+                for _x15 in a_partitions_k14:
+                    out += _S2.pack(_x15)
+                if a_tagged_fields_k14 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k10, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k10
+                if isinstance(a_tagged_fields_k14, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k14
                 else:
-                    a_tagged_fields__k10._write(out, False)
+                    a_tagged_fields_k14._write(out, False)
             else:
-                if _x9.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x9)
-                elif isinstance(_x9, (bytes, bytearray, memoryview)):
-                    out += _x9
+                if _x13.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x13)
+                elif isinstance(_x13, (bytes, bytearray, memoryview)):
+                    out += _x13
                 else:
-                    _x9._write(out, False)
+                    _x13._write(out, False)
         w_warmup_tasks_pending_revocation_count_plus_one = len(a_warmup_tasks_pending_revocation) + 1
         if 0 <= w_warmup_tasks_pending_revocation_count_plus_one < 0x4000:
             out += _VT[w_warmup_tasks_pending_revocation_count_plus_one]
@@ -5976,37 +5976,37 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
             _w_uv32(out, w_warmup_tasks_pending_revocation_count_plus_one)
         if a_warmup_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation')
-        for _x11 in a_warmup_tasks_pending_revocation:
-            if _x11.__class__ is tuple:
-                a_subtopology_id__k12, a_partitions__k12, a_tagged_fields__k12 = _x11
-                if a_subtopology_id__k12 is None:
+        for _x16 in a_warmup_tasks_pending_revocation:
+            if _x16.__class__ is tuple:
+                a_subtopology_id_k17, a_partitions_k17, a_tagged_fields_k17 = _x16
+                if a_subtopology_id_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id__k12, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k12
+                if isinstance(a_subtopology_id_k17, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k17
                 else:
-                    a_subtopology_id__k12._write(out, False)
-                w_partitions_count_plus_one__k12 = len(a_partitions__k12) + 1
-                if 0 <= w_partitions_count_plus_one__k12 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one__k12]
+                    a_subtopology_id_k17._write(out, False)
+                w_partitions_count_plus_one_k17 = len(a_partitions_k17) + 1
+                if 0 <= w_partitions_count_plus_one_k17 < 0x4000:
+                    out += _VT[w_partitions_count_plus_one_k17]
                 else:
-                    _w_uv32(out, w_partitions_count_plus_one__k12)
-                if a_partitions__k12 is None:
+                    _w_uv32(out, w_partitions_count_plus_one_k17)
+                if a_partitions_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x1__k12 in a_partitions__k12:
-                    out += _S2.pack(_x1__k12)
-                if a_tagged_fields__k12 is None:
+                for _x18 in a_partitions_k17:
+                    out += _S2.pack(_x18)
+                if a_tagged_fields_k17 is None:
                     raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields__k12, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k12
+                if isinstance(a_tagged_fields_k17, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k17
                 else:
-                    a_tagged_fields__k12._write(out, False)
+                    a_tagged_fields_k17._write(out, False)
             else:
-                if _x11.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x11)
-                elif isinstance(_x11, (bytes, bytearray, memoryview)):
-                    out += _x11
+                if _x16.__class__ is tuple:
+                    GroupRecords_TaskIds._pack(out, *_x16)
+                elif isinstance(_x16, (bytes, bytearray, memoryview)):
+                    out += _x16
                 else:
-                    _x11._write(out, False)
+                    _x16._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
@@ -6415,13 +6415,13 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
             _ap2 = f_topic_configs.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_TopicConfig)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_key__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.key = f_key__r5
-                f_value__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.value = f_value__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1._parent_ref = _ref(self)
+                f_key_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.key = f_key_r5
+                f_value_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.value = f_value_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.topic_configs = f_topic_configs
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -6452,25 +6452,25 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
         for _x1 in w_topic_configs:
             if _x1.__class__ is tuple:
-                a_key__k2, a_value__k2, a_tagged_fields__k2 = _x1
-                if a_key__k2 is None:
+                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
+                if a_key_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                if isinstance(a_key__k2, (bytes, bytearray, memoryview)):
-                    out += a_key__k2
+                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
+                    out += a_key_k2
                 else:
-                    a_key__k2._write(out, False)
-                if a_value__k2 is None:
+                    a_key_k2._write(out, False)
+                if a_value_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                if isinstance(a_value__k2, (bytes, bytearray, memoryview)):
-                    out += a_value__k2
+                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
+                    out += a_value_k2
                 else:
-                    a_value__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_value_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicConfig._pack(out, *_x1)
@@ -6506,25 +6506,25 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
         for _x1 in a_topic_configs:
             if _x1.__class__ is tuple:
-                a_key__k2, a_value__k2, a_tagged_fields__k2 = _x1
-                if a_key__k2 is None:
+                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
+                if a_key_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                if isinstance(a_key__k2, (bytes, bytearray, memoryview)):
-                    out += a_key__k2
+                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
+                    out += a_key_k2
                 else:
-                    a_key__k2._write(out, False)
-                if a_value__k2 is None:
+                    a_key_k2._write(out, False)
+                if a_value_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                if isinstance(a_value__k2, (bytes, bytearray, memoryview)):
-                    out += a_value__k2
+                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
+                    out += a_value_k2
                 else:
-                    a_value__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_value_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_TopicConfig._pack(out, *_x1)
@@ -6964,48 +6964,48 @@ class GroupRecords_Subtopology(_Node):
             _ap12 = f_state_changelog_topics.append
             for _ in range(_c13):
                 _v11 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                _v11._parent_ref = None if self is None else _ref(self)
+                _v11._parent_ref = _ref(self)
                 _v11._pins = 0
-                f_name__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
-                _v11.name = f_name__r15
+                f_name_r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
+                _v11.name = f_name_r15
                 if end - pos < 6:
                     raise _truncated(pos, end, _T22)
-                f_partitions__r15, f_replication_factor__r15 = _S8.unpack_from(buf, pos)
+                f_partitions_r15, f_replication_factor_r15 = _S8.unpack_from(buf, pos)
                 pos += 6
-                _v11.partitions = f_partitions__r15
-                _v11.replication_factor = f_replication_factor__r15
+                _v11.partitions = f_partitions_r15
+                _v11.replication_factor = f_replication_factor_r15
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                f_topic_configs_count_plus_one__r15 = buf[pos]
-                if f_topic_configs_count_plus_one__r15 < 0x80:
+                f_topic_configs_count_plus_one_r15 = buf[pos]
+                if f_topic_configs_count_plus_one_r15 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r15 := buf[pos + 1]) < 0x80:
-                    f_topic_configs_count_plus_one__r15 = (f_topic_configs_count_plus_one__r15 & 0x7F) | (_b1__r15 << 7)
+                elif pos + 1 < end and (_b1_r15 := buf[pos + 1]) < 0x80:
+                    f_topic_configs_count_plus_one_r15 = (f_topic_configs_count_plus_one_r15 & 0x7F) | (_b1_r15 << 7)
                     pos += 2
                 else:
-                    f_topic_configs_count_plus_one__r15, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                _v11._topic_configs_count_plus_one = f_topic_configs_count_plus_one__r15
-                f_topic_configs__r15 = []
-                _c3__r15 = (f_topic_configs_count_plus_one__r15 - 1)
-                if _c3__r15:
-                    if _c3__r15 < 0:
-                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c3__r15}")
-                    if _c3__r15 > (end - pos) // 3 or _c3__r15 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c3__r15, end - pos)
-                    _ap2__r15 = f_topic_configs__r15.append
-                    for ___r15 in range(_c3__r15):
-                        _v1__r15 = _new(GroupRecords_TopicConfig)
-                        _v1__r15._parent_ref = None if _v11 is None else _ref(_v11)
-                        f_key__r5__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r15)
-                        _v1__r15.key = f_key__r5__r15
-                        f_value__r5__r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r15)
-                        _v1__r15.value = f_value__r5__r15
-                        f_tagged_fields__r5__r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r15)
-                        _v1__r15.tagged_fields = f_tagged_fields__r5__r15
-                        _ap2__r15(_v1__r15)
-                _v11.topic_configs = f_topic_configs__r15
-                f_tagged_fields__r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
-                _v11.tagged_fields = f_tagged_fields__r15
+                    f_topic_configs_count_plus_one_r15, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
+                _v11._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r15
+                f_topic_configs_r15 = []
+                _c18 = (f_topic_configs_count_plus_one_r15 - 1)
+                if _c18:
+                    if _c18 < 0:
+                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c18}")
+                    if _c18 > (end - pos) // 3 or _c18 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c18, end - pos)
+                    _ap17 = f_topic_configs_r15.append
+                    for _ in range(_c18):
+                        _v16 = _new(GroupRecords_TopicConfig)
+                        _v16._parent_ref = _ref(_v11)
+                        f_key_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
+                        _v16.key = f_key_r20
+                        f_value_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
+                        _v16.value = f_value_r20
+                        f_tagged_fields_r20, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v16)
+                        _v16.tagged_fields = f_tagged_fields_r20
+                        _ap17(_v16)
+                _v11.topic_configs = f_topic_configs_r15
+                f_tagged_fields_r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
+                _v11.tagged_fields = f_tagged_fields_r15
                 _ap12(_v11)
         self.state_changelog_topics = f_state_changelog_topics
         if pos >= end:
@@ -7020,16 +7020,16 @@ class GroupRecords_Subtopology(_Node):
             f_repartition_sink_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
         self._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one
         f_repartition_sink_topics = []
-        _c18 = (f_repartition_sink_topics_count_plus_one - 1)
-        if _c18:
-            if _c18 < 0:
-                raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c18}")
-            if _c18 > end - pos or _c18 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c18, end - pos)
-            _ap17 = f_repartition_sink_topics.append
-            for _ in range(_c18):
-                _v16, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
-                _ap17(_v16)
+        _c23 = (f_repartition_sink_topics_count_plus_one - 1)
+        if _c23:
+            if _c23 < 0:
+                raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c23}")
+            if _c23 > end - pos or _c23 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c23, end - pos)
+            _ap22 = f_repartition_sink_topics.append
+            for _ in range(_c23):
+                _v21, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
+                _ap22(_v21)
         self.repartition_sink_topics = f_repartition_sink_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/repartition_source_topics_count_plus_one')
@@ -7043,58 +7043,58 @@ class GroupRecords_Subtopology(_Node):
             f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
         self._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one
         f_repartition_source_topics = []
-        _c23 = (f_repartition_source_topics_count_plus_one - 1)
-        if _c23:
-            if _c23 < 0:
-                raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c23}")
-            if _c23 > (end - pos) // 9 or _c23 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c23, end - pos)
-            _ap22 = f_repartition_source_topics.append
-            for _ in range(_c23):
-                _v21 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                _v21._parent_ref = None if self is None else _ref(self)
-                _v21._pins = 0
-                f_name__r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
-                _v21.name = f_name__r25
+        _c28 = (f_repartition_source_topics_count_plus_one - 1)
+        if _c28:
+            if _c28 < 0:
+                raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c28}")
+            if _c28 > (end - pos) // 9 or _c28 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c28, end - pos)
+            _ap27 = f_repartition_source_topics.append
+            for _ in range(_c28):
+                _v26 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
+                _v26._parent_ref = _ref(self)
+                _v26._pins = 0
+                f_name_r30, pos = KafkaTypes_CompactString._read(buf, pos, end, _v26)
+                _v26.name = f_name_r30
                 if end - pos < 6:
                     raise _truncated(pos, end, _T22)
-                f_partitions__r25, f_replication_factor__r25 = _S8.unpack_from(buf, pos)
+                f_partitions_r30, f_replication_factor_r30 = _S8.unpack_from(buf, pos)
                 pos += 6
-                _v21.partitions = f_partitions__r25
-                _v21.replication_factor = f_replication_factor__r25
+                _v26.partitions = f_partitions_r30
+                _v26.replication_factor = f_replication_factor_r30
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                f_topic_configs_count_plus_one__r25 = buf[pos]
-                if f_topic_configs_count_plus_one__r25 < 0x80:
+                f_topic_configs_count_plus_one_r30 = buf[pos]
+                if f_topic_configs_count_plus_one_r30 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r25 := buf[pos + 1]) < 0x80:
-                    f_topic_configs_count_plus_one__r25 = (f_topic_configs_count_plus_one__r25 & 0x7F) | (_b1__r25 << 7)
+                elif pos + 1 < end and (_b1_r30 := buf[pos + 1]) < 0x80:
+                    f_topic_configs_count_plus_one_r30 = (f_topic_configs_count_plus_one_r30 & 0x7F) | (_b1_r30 << 7)
                     pos += 2
                 else:
-                    f_topic_configs_count_plus_one__r25, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                _v21._topic_configs_count_plus_one = f_topic_configs_count_plus_one__r25
-                f_topic_configs__r25 = []
-                _c3__r25 = (f_topic_configs_count_plus_one__r25 - 1)
-                if _c3__r25:
-                    if _c3__r25 < 0:
-                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c3__r25}")
-                    if _c3__r25 > (end - pos) // 3 or _c3__r25 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c3__r25, end - pos)
-                    _ap2__r25 = f_topic_configs__r25.append
-                    for ___r25 in range(_c3__r25):
-                        _v1__r25 = _new(GroupRecords_TopicConfig)
-                        _v1__r25._parent_ref = None if _v21 is None else _ref(_v21)
-                        f_key__r5__r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r25)
-                        _v1__r25.key = f_key__r5__r25
-                        f_value__r5__r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r25)
-                        _v1__r25.value = f_value__r5__r25
-                        f_tagged_fields__r5__r25, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r25)
-                        _v1__r25.tagged_fields = f_tagged_fields__r5__r25
-                        _ap2__r25(_v1__r25)
-                _v21.topic_configs = f_topic_configs__r25
-                f_tagged_fields__r25, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v21)
-                _v21.tagged_fields = f_tagged_fields__r25
-                _ap22(_v21)
+                    f_topic_configs_count_plus_one_r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
+                _v26._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r30
+                f_topic_configs_r30 = []
+                _c33 = (f_topic_configs_count_plus_one_r30 - 1)
+                if _c33:
+                    if _c33 < 0:
+                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c33}")
+                    if _c33 > (end - pos) // 3 or _c33 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c33, end - pos)
+                    _ap32 = f_topic_configs_r30.append
+                    for _ in range(_c33):
+                        _v31 = _new(GroupRecords_TopicConfig)
+                        _v31._parent_ref = _ref(_v26)
+                        f_key_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
+                        _v31.key = f_key_r35
+                        f_value_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
+                        _v31.value = f_value_r35
+                        f_tagged_fields_r35, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v31)
+                        _v31.tagged_fields = f_tagged_fields_r35
+                        _ap32(_v31)
+                _v26.topic_configs = f_topic_configs_r30
+                f_tagged_fields_r30, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v26)
+                _v26.tagged_fields = f_tagged_fields_r30
+                _ap27(_v26)
         self.repartition_source_topics = f_repartition_source_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/copartition_groups_count_plus_one')
@@ -7108,98 +7108,98 @@ class GroupRecords_Subtopology(_Node):
             f_copartition_groups_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
         self._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one
         f_copartition_groups = []
-        _c28 = (f_copartition_groups_count_plus_one - 1)
-        if _c28:
-            if _c28 < 0:
-                raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c28}")
-            if _c28 > (end - pos) // 4 or _c28 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c28, end - pos)
-            _ap27 = f_copartition_groups.append
-            for _ in range(_c28):
-                _v26 = _new(GroupRecords_CopartitionGroup)
-                _v26._parent_ref = None if self is None else _ref(self)
-                _v26._pins = 0
+        _c38 = (f_copartition_groups_count_plus_one - 1)
+        if _c38:
+            if _c38 < 0:
+                raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c38}")
+            if _c38 > (end - pos) // 4 or _c38 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c38, end - pos)
+            _ap37 = f_copartition_groups.append
+            for _ in range(_c38):
+                _v36 = _new(GroupRecords_CopartitionGroup)
+                _v36._parent_ref = _ref(self)
+                _v36._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
-                f_source_topics_count_plus_one__r30 = buf[pos]
-                if f_source_topics_count_plus_one__r30 < 0x80:
+                f_source_topics_count_plus_one_r40 = buf[pos]
+                if f_source_topics_count_plus_one_r40 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r30 := buf[pos + 1]) < 0x80:
-                    f_source_topics_count_plus_one__r30 = (f_source_topics_count_plus_one__r30 & 0x7F) | (_b1__r30 << 7)
+                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
+                    f_source_topics_count_plus_one_r40 = (f_source_topics_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
                     pos += 2
                 else:
-                    f_source_topics_count_plus_one__r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
-                _v26._source_topics_count_plus_one = f_source_topics_count_plus_one__r30
-                f_source_topics__r30 = []
-                _c3__r30 = (f_source_topics_count_plus_one__r30 - 1)
-                if _c3__r30:
-                    if _c3__r30 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c3__r30}")
-                    if _c3__r30 > (end - pos) // 2 or _c3__r30 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/source_topics', _c3__r30, end - pos)
-                    _ap2__r30 = f_source_topics__r30.append
-                    for ___r30 in range(_c3__r30):
+                    f_source_topics_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
+                _v36._source_topics_count_plus_one = f_source_topics_count_plus_one_r40
+                f_source_topics_r40 = []
+                _c43 = (f_source_topics_count_plus_one_r40 - 1)
+                if _c43:
+                    if _c43 < 0:
+                        raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c43}")
+                    if _c43 > (end - pos) // 2 or _c43 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/copartition_group/source_topics', _c43, end - pos)
+                    _ap42 = f_source_topics_r40.append
+                    for _ in range(_c43):
                         if end - pos < 2:
                             raise _short(pos, end, 2, 'group_records/copartition_group/source_topics')
-                        _v1__r30, = _S0.unpack_from(buf, pos)
+                        _v41, = _S0.unpack_from(buf, pos)
                         pos += 2
-                        _ap2__r30(_v1__r30)
-                _v26.source_topics = f_source_topics__r30
+                        _ap42(_v41)
+                _v36.source_topics = f_source_topics_r40
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                f_source_topic_regex_count_plus_one__r30 = buf[pos]
-                if f_source_topic_regex_count_plus_one__r30 < 0x80:
+                f_source_topic_regex_count_plus_one_r40 = buf[pos]
+                if f_source_topic_regex_count_plus_one_r40 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r30 := buf[pos + 1]) < 0x80:
-                    f_source_topic_regex_count_plus_one__r30 = (f_source_topic_regex_count_plus_one__r30 & 0x7F) | (_b1__r30 << 7)
+                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
+                    f_source_topic_regex_count_plus_one_r40 = (f_source_topic_regex_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
                     pos += 2
                 else:
-                    f_source_topic_regex_count_plus_one__r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                _v26._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one__r30
-                f_source_topic_regex__r30 = []
-                _c7__r30 = (f_source_topic_regex_count_plus_one__r30 - 1)
-                if _c7__r30:
-                    if _c7__r30 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c7__r30}")
-                    if _c7__r30 > (end - pos) // 2 or _c7__r30 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c7__r30, end - pos)
-                    _ap6__r30 = f_source_topic_regex__r30.append
-                    for ___r30 in range(_c7__r30):
+                    f_source_topic_regex_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
+                _v36._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r40
+                f_source_topic_regex_r40 = []
+                _c47 = (f_source_topic_regex_count_plus_one_r40 - 1)
+                if _c47:
+                    if _c47 < 0:
+                        raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c47}")
+                    if _c47 > (end - pos) // 2 or _c47 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c47, end - pos)
+                    _ap46 = f_source_topic_regex_r40.append
+                    for _ in range(_c47):
                         if end - pos < 2:
                             raise _short(pos, end, 2, 'group_records/copartition_group/source_topic_regex')
-                        _v5__r30, = _S0.unpack_from(buf, pos)
+                        _v45, = _S0.unpack_from(buf, pos)
                         pos += 2
-                        _ap6__r30(_v5__r30)
-                _v26.source_topic_regex = f_source_topic_regex__r30
+                        _ap46(_v45)
+                _v36.source_topic_regex = f_source_topic_regex_r40
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                f_repartition_source_topics_count_plus_one__r30 = buf[pos]
-                if f_repartition_source_topics_count_plus_one__r30 < 0x80:
+                f_repartition_source_topics_count_plus_one_r40 = buf[pos]
+                if f_repartition_source_topics_count_plus_one_r40 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r30 := buf[pos + 1]) < 0x80:
-                    f_repartition_source_topics_count_plus_one__r30 = (f_repartition_source_topics_count_plus_one__r30 & 0x7F) | (_b1__r30 << 7)
+                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
+                    f_repartition_source_topics_count_plus_one_r40 = (f_repartition_source_topics_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
                     pos += 2
                 else:
-                    f_repartition_source_topics_count_plus_one__r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                _v26._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one__r30
-                f_repartition_source_topics__r30 = []
-                _c11__r30 = (f_repartition_source_topics_count_plus_one__r30 - 1)
-                if _c11__r30:
-                    if _c11__r30 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c11__r30}")
-                    if _c11__r30 > (end - pos) // 2 or _c11__r30 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c11__r30, end - pos)
-                    _ap10__r30 = f_repartition_source_topics__r30.append
-                    for ___r30 in range(_c11__r30):
+                    f_repartition_source_topics_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
+                _v36._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r40
+                f_repartition_source_topics_r40 = []
+                _c51 = (f_repartition_source_topics_count_plus_one_r40 - 1)
+                if _c51:
+                    if _c51 < 0:
+                        raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c51}")
+                    if _c51 > (end - pos) // 2 or _c51 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c51, end - pos)
+                    _ap50 = f_repartition_source_topics_r40.append
+                    for _ in range(_c51):
                         if end - pos < 2:
                             raise _short(pos, end, 2, 'group_records/copartition_group/repartition_source_topics')
-                        _v9__r30, = _S0.unpack_from(buf, pos)
+                        _v49, = _S0.unpack_from(buf, pos)
                         pos += 2
-                        _ap10__r30(_v9__r30)
-                _v26.repartition_source_topics = f_repartition_source_topics__r30
-                f_tagged_fields__r30, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v26)
-                _v26.tagged_fields = f_tagged_fields__r30
-                _ap27(_v26)
+                        _ap50(_v49)
+                _v36.repartition_source_topics = f_repartition_source_topics_r40
+                f_tagged_fields_r40, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v36)
+                _v36.tagged_fields = f_tagged_fields_r40
+                _ap37(_v36)
         self.copartition_groups = f_copartition_groups
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -7256,55 +7256,55 @@ class GroupRecords_Subtopology(_Node):
             raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
         for _x3 in w_state_changelog_topics:
             if _x3.__class__ is tuple:
-                a_name__k4, a_partitions__k4, a_replication_factor__k4, a_topic_configs__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_partitions_k4, a_replication_factor_k4, a_topic_configs_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                w_topic_configs_count_plus_one__k4 = len(a_topic_configs__k4) + 1
-                out += _S8.pack(a_partitions__k4, a_replication_factor__k4)
-                if 0 <= w_topic_configs_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one__k4]
+                    a_name_k4._write(out, False)
+                w_topic_configs_count_plus_one_k4 = len(a_topic_configs_k4) + 1
+                out += _S8.pack(a_partitions_k4, a_replication_factor_k4)
+                if 0 <= w_topic_configs_count_plus_one_k4 < 0x4000:
+                    out += _VT[w_topic_configs_count_plus_one_k4]
                 else:
-                    _w_uv32(out, w_topic_configs_count_plus_one__k4)
-                if a_topic_configs__k4 is None:
+                    _w_uv32(out, w_topic_configs_count_plus_one_k4)
+                if a_topic_configs_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x1__k4 in a_topic_configs__k4:
-                    if _x1__k4.__class__ is tuple:
-                        a_key__k2__k4, a_value__k2__k4, a_tagged_fields__k2__k4 = _x1__k4
-                        if a_key__k2__k4 is None:
+                for _x5 in a_topic_configs_k4:
+                    if _x5.__class__ is tuple:
+                        a_key_k6, a_value_k6, a_tagged_fields_k6 = _x5
+                        if a_key_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_key__k2__k4
+                        if isinstance(a_key_k6, (bytes, bytearray, memoryview)):
+                            out += a_key_k6
                         else:
-                            a_key__k2__k4._write(out, False)
-                        if a_value__k2__k4 is None:
+                            a_key_k6._write(out, False)
+                        if a_value_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_value__k2__k4
+                        if isinstance(a_value_k6, (bytes, bytearray, memoryview)):
+                            out += a_value_k6
                         else:
-                            a_value__k2__k4._write(out, False)
-                        if a_tagged_fields__k2__k4 is None:
+                            a_value_k6._write(out, False)
+                        if a_tagged_fields_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k4
+                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k6
                         else:
-                            a_tagged_fields__k2__k4._write(out, False)
+                            a_tagged_fields_k6._write(out, False)
                     else:
-                        if _x1__k4.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x1__k4)
-                        elif isinstance(_x1__k4, (bytes, bytearray, memoryview)):
-                            out += _x1__k4
+                        if _x5.__class__ is tuple:
+                            GroupRecords_TopicConfig._pack(out, *_x5)
+                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
+                            out += _x5
                         else:
-                            _x1__k4._write(out, False)
-                if a_tagged_fields__k4 is None:
+                            _x5._write(out, False)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3)
@@ -7322,11 +7322,11 @@ class GroupRecords_Subtopology(_Node):
         w_repartition_sink_topics = self.repartition_sink_topics
         if w_repartition_sink_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-        for _x5 in w_repartition_sink_topics:
-            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                out += _x5
+        for _x7 in w_repartition_sink_topics:
+            if isinstance(_x7, (bytes, bytearray, memoryview)):
+                out += _x7
             else:
-                _x5._write(out, keep)
+                _x7._write(out, keep)
         w_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 16 else len(self.repartition_source_topics) + 1
         if keep:
             self._repartition_source_topics_count_plus_one = w_repartition_source_topics_count_plus_one
@@ -7337,64 +7337,64 @@ class GroupRecords_Subtopology(_Node):
         w_repartition_source_topics = self.repartition_source_topics
         if w_repartition_source_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-        for _x6 in w_repartition_source_topics:
-            if _x6.__class__ is tuple:
-                a_name__k7, a_partitions__k7, a_replication_factor__k7, a_topic_configs__k7, a_tagged_fields__k7 = _x6
-                if a_name__k7 is None:
+        for _x8 in w_repartition_source_topics:
+            if _x8.__class__ is tuple:
+                a_name_k9, a_partitions_k9, a_replication_factor_k9, a_topic_configs_k9, a_tagged_fields_k9 = _x8
+                if a_name_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name__k7, (bytes, bytearray, memoryview)):
-                    out += a_name__k7
+                if isinstance(a_name_k9, (bytes, bytearray, memoryview)):
+                    out += a_name_k9
                 else:
-                    a_name__k7._write(out, False)
-                w_topic_configs_count_plus_one__k7 = len(a_topic_configs__k7) + 1
-                out += _S8.pack(a_partitions__k7, a_replication_factor__k7)
-                if 0 <= w_topic_configs_count_plus_one__k7 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one__k7]
+                    a_name_k9._write(out, False)
+                w_topic_configs_count_plus_one_k9 = len(a_topic_configs_k9) + 1
+                out += _S8.pack(a_partitions_k9, a_replication_factor_k9)
+                if 0 <= w_topic_configs_count_plus_one_k9 < 0x4000:
+                    out += _VT[w_topic_configs_count_plus_one_k9]
                 else:
-                    _w_uv32(out, w_topic_configs_count_plus_one__k7)
-                if a_topic_configs__k7 is None:
+                    _w_uv32(out, w_topic_configs_count_plus_one_k9)
+                if a_topic_configs_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x1__k7 in a_topic_configs__k7:
-                    if _x1__k7.__class__ is tuple:
-                        a_key__k2__k7, a_value__k2__k7, a_tagged_fields__k2__k7 = _x1__k7
-                        if a_key__k2__k7 is None:
+                for _x10 in a_topic_configs_k9:
+                    if _x10.__class__ is tuple:
+                        a_key_k11, a_value_k11, a_tagged_fields_k11 = _x10
+                        if a_key_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_key__k2__k7
+                        if isinstance(a_key_k11, (bytes, bytearray, memoryview)):
+                            out += a_key_k11
                         else:
-                            a_key__k2__k7._write(out, False)
-                        if a_value__k2__k7 is None:
+                            a_key_k11._write(out, False)
+                        if a_value_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_value__k2__k7
+                        if isinstance(a_value_k11, (bytes, bytearray, memoryview)):
+                            out += a_value_k11
                         else:
-                            a_value__k2__k7._write(out, False)
-                        if a_tagged_fields__k2__k7 is None:
+                            a_value_k11._write(out, False)
+                        if a_tagged_fields_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k7
+                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k11
                         else:
-                            a_tagged_fields__k2__k7._write(out, False)
+                            a_tagged_fields_k11._write(out, False)
                     else:
-                        if _x1__k7.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x1__k7)
-                        elif isinstance(_x1__k7, (bytes, bytearray, memoryview)):
-                            out += _x1__k7
+                        if _x10.__class__ is tuple:
+                            GroupRecords_TopicConfig._pack(out, *_x10)
+                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                            out += _x10
                         else:
-                            _x1__k7._write(out, False)
-                if a_tagged_fields__k7 is None:
+                            _x10._write(out, False)
+                if a_tagged_fields_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k7, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k7
+                if isinstance(a_tagged_fields_k9, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k9
                 else:
-                    a_tagged_fields__k7._write(out, False)
+                    a_tagged_fields_k9._write(out, False)
             else:
-                if _x6.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x6)
-                elif isinstance(_x6, (bytes, bytearray, memoryview)):
-                    out += _x6
+                if _x8.__class__ is tuple:
+                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x8)
+                elif isinstance(_x8, (bytes, bytearray, memoryview)):
+                    out += _x8
                 else:
-                    _x6._write(out, keep)
+                    _x8._write(out, keep)
         w_copartition_groups_count_plus_one = self._copartition_groups_count_plus_one if self._pins & 32 else len(self.copartition_groups) + 1
         if keep:
             self._copartition_groups_count_plus_one = w_copartition_groups_count_plus_one
@@ -7405,49 +7405,49 @@ class GroupRecords_Subtopology(_Node):
         w_copartition_groups = self.copartition_groups
         if w_copartition_groups is None:
             raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-        for _x8 in w_copartition_groups:
-            if _x8.__class__ is tuple:
-                a_source_topics__k9, a_source_topic_regex__k9, a_repartition_source_topics__k9, a_tagged_fields__k9 = _x8
-                w_source_topics_count_plus_one__k9 = len(a_source_topics__k9) + 1
-                if 0 <= w_source_topics_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one__k9]
+        for _x12 in w_copartition_groups:
+            if _x12.__class__ is tuple:
+                a_source_topics_k13, a_source_topic_regex_k13, a_repartition_source_topics_k13, a_tagged_fields_k13 = _x12
+                w_source_topics_count_plus_one_k13 = len(a_source_topics_k13) + 1
+                if 0 <= w_source_topics_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_source_topics_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_source_topics_count_plus_one__k9)
-                if a_source_topics__k9 is None:
+                    _w_uv32(out, w_source_topics_count_plus_one_k13)
+                if a_source_topics_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                for _x1__k9 in a_source_topics__k9:
-                    out += _S0.pack(_x1__k9)
-                w_source_topic_regex_count_plus_one__k9 = len(a_source_topic_regex__k9) + 1
-                if 0 <= w_source_topic_regex_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one__k9]
+                for _x14 in a_source_topics_k13:
+                    out += _S0.pack(_x14)
+                w_source_topic_regex_count_plus_one_k13 = len(a_source_topic_regex_k13) + 1
+                if 0 <= w_source_topic_regex_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_source_topic_regex_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one__k9)
-                if a_source_topic_regex__k9 is None:
+                    _w_uv32(out, w_source_topic_regex_count_plus_one_k13)
+                if a_source_topic_regex_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                for _x2__k9 in a_source_topic_regex__k9:
-                    out += _S0.pack(_x2__k9)
-                w_repartition_source_topics_count_plus_one__k9 = len(a_repartition_source_topics__k9) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one__k9]
+                for _x15 in a_source_topic_regex_k13:
+                    out += _S0.pack(_x15)
+                w_repartition_source_topics_count_plus_one_k13 = len(a_repartition_source_topics_k13) + 1
+                if 0 <= w_repartition_source_topics_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_repartition_source_topics_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one__k9)
-                if a_repartition_source_topics__k9 is None:
+                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k13)
+                if a_repartition_source_topics_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                for _x3__k9 in a_repartition_source_topics__k9:
-                    out += _S0.pack(_x3__k9)
-                if a_tagged_fields__k9 is None:
+                for _x16 in a_repartition_source_topics_k13:
+                    out += _S0.pack(_x16)
+                if a_tagged_fields_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                if isinstance(a_tagged_fields__k9, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k9
+                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k13
                 else:
-                    a_tagged_fields__k9._write(out, False)
+                    a_tagged_fields_k13._write(out, False)
             else:
-                if _x8.__class__ is tuple:
-                    GroupRecords_CopartitionGroup._pack(out, *_x8)
-                elif isinstance(_x8, (bytes, bytearray, memoryview)):
-                    out += _x8
+                if _x12.__class__ is tuple:
+                    GroupRecords_CopartitionGroup._pack(out, *_x12)
+                elif isinstance(_x12, (bytes, bytearray, memoryview)):
+                    out += _x12
                 else:
-                    _x8._write(out, keep)
+                    _x12._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
@@ -7499,55 +7499,55 @@ class GroupRecords_Subtopology(_Node):
             raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
         for _x3 in a_state_changelog_topics:
             if _x3.__class__ is tuple:
-                a_name__k4, a_partitions__k4, a_replication_factor__k4, a_topic_configs__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_partitions_k4, a_replication_factor_k4, a_topic_configs_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                w_topic_configs_count_plus_one__k4 = len(a_topic_configs__k4) + 1
-                out += _S8.pack(a_partitions__k4, a_replication_factor__k4)
-                if 0 <= w_topic_configs_count_plus_one__k4 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one__k4]
+                    a_name_k4._write(out, False)
+                w_topic_configs_count_plus_one_k4 = len(a_topic_configs_k4) + 1
+                out += _S8.pack(a_partitions_k4, a_replication_factor_k4)
+                if 0 <= w_topic_configs_count_plus_one_k4 < 0x4000:
+                    out += _VT[w_topic_configs_count_plus_one_k4]
                 else:
-                    _w_uv32(out, w_topic_configs_count_plus_one__k4)
-                if a_topic_configs__k4 is None:
+                    _w_uv32(out, w_topic_configs_count_plus_one_k4)
+                if a_topic_configs_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x1__k4 in a_topic_configs__k4:
-                    if _x1__k4.__class__ is tuple:
-                        a_key__k2__k4, a_value__k2__k4, a_tagged_fields__k2__k4 = _x1__k4
-                        if a_key__k2__k4 is None:
+                for _x5 in a_topic_configs_k4:
+                    if _x5.__class__ is tuple:
+                        a_key_k6, a_value_k6, a_tagged_fields_k6 = _x5
+                        if a_key_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_key__k2__k4
+                        if isinstance(a_key_k6, (bytes, bytearray, memoryview)):
+                            out += a_key_k6
                         else:
-                            a_key__k2__k4._write(out, False)
-                        if a_value__k2__k4 is None:
+                            a_key_k6._write(out, False)
+                        if a_value_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_value__k2__k4
+                        if isinstance(a_value_k6, (bytes, bytearray, memoryview)):
+                            out += a_value_k6
                         else:
-                            a_value__k2__k4._write(out, False)
-                        if a_tagged_fields__k2__k4 is None:
+                            a_value_k6._write(out, False)
+                        if a_tagged_fields_k6 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k4
+                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k6
                         else:
-                            a_tagged_fields__k2__k4._write(out, False)
+                            a_tagged_fields_k6._write(out, False)
                     else:
-                        if _x1__k4.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x1__k4)
-                        elif isinstance(_x1__k4, (bytes, bytearray, memoryview)):
-                            out += _x1__k4
+                        if _x5.__class__ is tuple:
+                            GroupRecords_TopicConfig._pack(out, *_x5)
+                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
+                            out += _x5
                         else:
-                            _x1__k4._write(out, False)
-                if a_tagged_fields__k4 is None:
+                            _x5._write(out, False)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3)
@@ -7562,11 +7562,11 @@ class GroupRecords_Subtopology(_Node):
             _w_uv32(out, w_repartition_sink_topics_count_plus_one)
         if a_repartition_sink_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-        for _x5 in a_repartition_sink_topics:
-            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                out += _x5
+        for _x7 in a_repartition_sink_topics:
+            if isinstance(_x7, (bytes, bytearray, memoryview)):
+                out += _x7
             else:
-                _x5._write(out, False)
+                _x7._write(out, False)
         w_repartition_source_topics_count_plus_one = len(a_repartition_source_topics) + 1
         if 0 <= w_repartition_source_topics_count_plus_one < 0x4000:
             out += _VT[w_repartition_source_topics_count_plus_one]
@@ -7574,64 +7574,64 @@ class GroupRecords_Subtopology(_Node):
             _w_uv32(out, w_repartition_source_topics_count_plus_one)
         if a_repartition_source_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-        for _x6 in a_repartition_source_topics:
-            if _x6.__class__ is tuple:
-                a_name__k7, a_partitions__k7, a_replication_factor__k7, a_topic_configs__k7, a_tagged_fields__k7 = _x6
-                if a_name__k7 is None:
+        for _x8 in a_repartition_source_topics:
+            if _x8.__class__ is tuple:
+                a_name_k9, a_partitions_k9, a_replication_factor_k9, a_topic_configs_k9, a_tagged_fields_k9 = _x8
+                if a_name_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name__k7, (bytes, bytearray, memoryview)):
-                    out += a_name__k7
+                if isinstance(a_name_k9, (bytes, bytearray, memoryview)):
+                    out += a_name_k9
                 else:
-                    a_name__k7._write(out, False)
-                w_topic_configs_count_plus_one__k7 = len(a_topic_configs__k7) + 1
-                out += _S8.pack(a_partitions__k7, a_replication_factor__k7)
-                if 0 <= w_topic_configs_count_plus_one__k7 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one__k7]
+                    a_name_k9._write(out, False)
+                w_topic_configs_count_plus_one_k9 = len(a_topic_configs_k9) + 1
+                out += _S8.pack(a_partitions_k9, a_replication_factor_k9)
+                if 0 <= w_topic_configs_count_plus_one_k9 < 0x4000:
+                    out += _VT[w_topic_configs_count_plus_one_k9]
                 else:
-                    _w_uv32(out, w_topic_configs_count_plus_one__k7)
-                if a_topic_configs__k7 is None:
+                    _w_uv32(out, w_topic_configs_count_plus_one_k9)
+                if a_topic_configs_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x1__k7 in a_topic_configs__k7:
-                    if _x1__k7.__class__ is tuple:
-                        a_key__k2__k7, a_value__k2__k7, a_tagged_fields__k2__k7 = _x1__k7
-                        if a_key__k2__k7 is None:
+                for _x10 in a_topic_configs_k9:
+                    if _x10.__class__ is tuple:
+                        a_key_k11, a_value_k11, a_tagged_fields_k11 = _x10
+                        if a_key_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_key__k2__k7
+                        if isinstance(a_key_k11, (bytes, bytearray, memoryview)):
+                            out += a_key_k11
                         else:
-                            a_key__k2__k7._write(out, False)
-                        if a_value__k2__k7 is None:
+                            a_key_k11._write(out, False)
+                        if a_value_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_value__k2__k7
+                        if isinstance(a_value_k11, (bytes, bytearray, memoryview)):
+                            out += a_value_k11
                         else:
-                            a_value__k2__k7._write(out, False)
-                        if a_tagged_fields__k2__k7 is None:
+                            a_value_k11._write(out, False)
+                        if a_tagged_fields_k11 is None:
                             raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields__k2__k7, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k2__k7
+                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k11
                         else:
-                            a_tagged_fields__k2__k7._write(out, False)
+                            a_tagged_fields_k11._write(out, False)
                     else:
-                        if _x1__k7.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x1__k7)
-                        elif isinstance(_x1__k7, (bytes, bytearray, memoryview)):
-                            out += _x1__k7
+                        if _x10.__class__ is tuple:
+                            GroupRecords_TopicConfig._pack(out, *_x10)
+                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                            out += _x10
                         else:
-                            _x1__k7._write(out, False)
-                if a_tagged_fields__k7 is None:
+                            _x10._write(out, False)
+                if a_tagged_fields_k9 is None:
                     raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields__k7, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k7
+                if isinstance(a_tagged_fields_k9, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k9
                 else:
-                    a_tagged_fields__k7._write(out, False)
+                    a_tagged_fields_k9._write(out, False)
             else:
-                if _x6.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x6)
-                elif isinstance(_x6, (bytes, bytearray, memoryview)):
-                    out += _x6
+                if _x8.__class__ is tuple:
+                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x8)
+                elif isinstance(_x8, (bytes, bytearray, memoryview)):
+                    out += _x8
                 else:
-                    _x6._write(out, False)
+                    _x8._write(out, False)
         w_copartition_groups_count_plus_one = len(a_copartition_groups) + 1
         if 0 <= w_copartition_groups_count_plus_one < 0x4000:
             out += _VT[w_copartition_groups_count_plus_one]
@@ -7639,49 +7639,49 @@ class GroupRecords_Subtopology(_Node):
             _w_uv32(out, w_copartition_groups_count_plus_one)
         if a_copartition_groups is None:
             raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-        for _x8 in a_copartition_groups:
-            if _x8.__class__ is tuple:
-                a_source_topics__k9, a_source_topic_regex__k9, a_repartition_source_topics__k9, a_tagged_fields__k9 = _x8
-                w_source_topics_count_plus_one__k9 = len(a_source_topics__k9) + 1
-                if 0 <= w_source_topics_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one__k9]
+        for _x12 in a_copartition_groups:
+            if _x12.__class__ is tuple:
+                a_source_topics_k13, a_source_topic_regex_k13, a_repartition_source_topics_k13, a_tagged_fields_k13 = _x12
+                w_source_topics_count_plus_one_k13 = len(a_source_topics_k13) + 1
+                if 0 <= w_source_topics_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_source_topics_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_source_topics_count_plus_one__k9)
-                if a_source_topics__k9 is None:
+                    _w_uv32(out, w_source_topics_count_plus_one_k13)
+                if a_source_topics_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                for _x1__k9 in a_source_topics__k9:
-                    out += _S0.pack(_x1__k9)
-                w_source_topic_regex_count_plus_one__k9 = len(a_source_topic_regex__k9) + 1
-                if 0 <= w_source_topic_regex_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one__k9]
+                for _x14 in a_source_topics_k13:
+                    out += _S0.pack(_x14)
+                w_source_topic_regex_count_plus_one_k13 = len(a_source_topic_regex_k13) + 1
+                if 0 <= w_source_topic_regex_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_source_topic_regex_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one__k9)
-                if a_source_topic_regex__k9 is None:
+                    _w_uv32(out, w_source_topic_regex_count_plus_one_k13)
+                if a_source_topic_regex_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                for _x2__k9 in a_source_topic_regex__k9:
-                    out += _S0.pack(_x2__k9)
-                w_repartition_source_topics_count_plus_one__k9 = len(a_repartition_source_topics__k9) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one__k9 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one__k9]
+                for _x15 in a_source_topic_regex_k13:
+                    out += _S0.pack(_x15)
+                w_repartition_source_topics_count_plus_one_k13 = len(a_repartition_source_topics_k13) + 1
+                if 0 <= w_repartition_source_topics_count_plus_one_k13 < 0x4000:
+                    out += _VT[w_repartition_source_topics_count_plus_one_k13]
                 else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one__k9)
-                if a_repartition_source_topics__k9 is None:
+                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k13)
+                if a_repartition_source_topics_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                for _x3__k9 in a_repartition_source_topics__k9:
-                    out += _S0.pack(_x3__k9)
-                if a_tagged_fields__k9 is None:
+                for _x16 in a_repartition_source_topics_k13:
+                    out += _S0.pack(_x16)
+                if a_tagged_fields_k13 is None:
                     raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                if isinstance(a_tagged_fields__k9, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k9
+                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k13
                 else:
-                    a_tagged_fields__k9._write(out, False)
+                    a_tagged_fields_k13._write(out, False)
             else:
-                if _x8.__class__ is tuple:
-                    GroupRecords_CopartitionGroup._pack(out, *_x8)
-                elif isinstance(_x8, (bytes, bytearray, memoryview)):
-                    out += _x8
+                if _x12.__class__ is tuple:
+                    GroupRecords_CopartitionGroup._pack(out, *_x12)
+                elif isinstance(_x12, (bytes, bytearray, memoryview)):
+                    out += _x12
                 else:
-                    _x8._write(out, False)
+                    _x12._write(out, False)
         if a_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
         if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
@@ -7854,316 +7854,316 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
             _ap2 = f_subtopologies.append
             for _ in range(_c3):
                 _v1 = _new(GroupRecords_Subtopology)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
-                f_subtopology_id__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id__r5
+                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.subtopology_id = f_subtopology_id_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/source_topics_count_plus_one')
-                f_source_topics_count_plus_one__r5 = buf[pos]
-                if f_source_topics_count_plus_one__r5 < 0x80:
+                f_source_topics_count_plus_one_r5 = buf[pos]
+                if f_source_topics_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_source_topics_count_plus_one__r5 = (f_source_topics_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_source_topics_count_plus_one_r5 = (f_source_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_source_topics_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
-                _v1._source_topics_count_plus_one = f_source_topics_count_plus_one__r5
-                f_source_topics__r5 = []
-                _c3__r5 = (f_source_topics_count_plus_one__r5 - 1)
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/source_topics', f"negative count {_c3__r5}")
-                    if _c3__r5 > end - pos or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/source_topics', _c3__r5, end - pos)
-                    _ap2__r5 = f_source_topics__r5.append
-                    for ___r5 in range(_c3__r5):
-                        _v1__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap2__r5(_v1__r5)
-                _v1.source_topics = f_source_topics__r5
+                    f_source_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
+                _v1._source_topics_count_plus_one = f_source_topics_count_plus_one_r5
+                f_source_topics_r5 = []
+                _c8 = (f_source_topics_count_plus_one_r5 - 1)
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/source_topics', f"negative count {_c8}")
+                    if _c8 > end - pos or _c8 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/source_topics', _c8, end - pos)
+                    _ap7 = f_source_topics_r5.append
+                    for _ in range(_c8):
+                        _v6, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                        _ap7(_v6)
+                _v1.source_topics = f_source_topics_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/source_topic_regex_count_plus_one')
-                f_source_topic_regex_count_plus_one__r5 = buf[pos]
-                if f_source_topic_regex_count_plus_one__r5 < 0x80:
+                f_source_topic_regex_count_plus_one_r5 = buf[pos]
+                if f_source_topic_regex_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_source_topic_regex_count_plus_one__r5 = (f_source_topic_regex_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_source_topic_regex_count_plus_one_r5 = (f_source_topic_regex_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_source_topic_regex_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
-                _v1._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one__r5
-                f_source_topic_regex__r5 = []
-                _c8__r5 = (f_source_topic_regex_count_plus_one__r5 - 1)
-                if _c8__r5:
-                    if _c8__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/source_topic_regex', f"negative count {_c8__r5}")
-                    if _c8__r5 > end - pos or _c8__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/source_topic_regex', _c8__r5, end - pos)
-                    _ap7__r5 = f_source_topic_regex__r5.append
-                    for ___r5 in range(_c8__r5):
-                        _v6__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap7__r5(_v6__r5)
-                _v1.source_topic_regex = f_source_topic_regex__r5
+                    f_source_topic_regex_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
+                _v1._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r5
+                f_source_topic_regex_r5 = []
+                _c13 = (f_source_topic_regex_count_plus_one_r5 - 1)
+                if _c13:
+                    if _c13 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/source_topic_regex', f"negative count {_c13}")
+                    if _c13 > end - pos or _c13 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/source_topic_regex', _c13, end - pos)
+                    _ap12 = f_source_topic_regex_r5.append
+                    for _ in range(_c13):
+                        _v11, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                        _ap12(_v11)
+                _v1.source_topic_regex = f_source_topic_regex_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/state_changelog_topics_count_plus_one')
-                f_state_changelog_topics_count_plus_one__r5 = buf[pos]
-                if f_state_changelog_topics_count_plus_one__r5 < 0x80:
+                f_state_changelog_topics_count_plus_one_r5 = buf[pos]
+                if f_state_changelog_topics_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_state_changelog_topics_count_plus_one__r5 = (f_state_changelog_topics_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_state_changelog_topics_count_plus_one_r5 = (f_state_changelog_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_state_changelog_topics_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
-                _v1._state_changelog_topics_count_plus_one = f_state_changelog_topics_count_plus_one__r5
-                f_state_changelog_topics__r5 = []
-                _c13__r5 = (f_state_changelog_topics_count_plus_one__r5 - 1)
-                if _c13__r5:
-                    if _c13__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/state_changelog_topics', f"negative count {_c13__r5}")
-                    if _c13__r5 > (end - pos) // 9 or _c13__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/state_changelog_topics', _c13__r5, end - pos)
-                    _ap12__r5 = f_state_changelog_topics__r5.append
-                    for ___r5 in range(_c13__r5):
-                        _v11__r5 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                        _v11__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        _v11__r5._pins = 0
-                        f_name__r15__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11__r5)
-                        _v11__r5.name = f_name__r15__r5
+                    f_state_changelog_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
+                _v1._state_changelog_topics_count_plus_one = f_state_changelog_topics_count_plus_one_r5
+                f_state_changelog_topics_r5 = []
+                _c18 = (f_state_changelog_topics_count_plus_one_r5 - 1)
+                if _c18:
+                    if _c18 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/state_changelog_topics', f"negative count {_c18}")
+                    if _c18 > (end - pos) // 9 or _c18 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/state_changelog_topics', _c18, end - pos)
+                    _ap17 = f_state_changelog_topics_r5.append
+                    for _ in range(_c18):
+                        _v16 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
+                        _v16._parent_ref = _ref(_v1)
+                        _v16._pins = 0
+                        f_name_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
+                        _v16.name = f_name_r20
                         if end - pos < 6:
                             raise _truncated(pos, end, _T22)
-                        f_partitions__r15__r5, f_replication_factor__r15__r5 = _S8.unpack_from(buf, pos)
+                        f_partitions_r20, f_replication_factor_r20 = _S8.unpack_from(buf, pos)
                         pos += 6
-                        _v11__r5.partitions = f_partitions__r15__r5
-                        _v11__r5.replication_factor = f_replication_factor__r15__r5
+                        _v16.partitions = f_partitions_r20
+                        _v16.replication_factor = f_replication_factor_r20
                         if pos >= end:
                             raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        f_topic_configs_count_plus_one__r15__r5 = buf[pos]
-                        if f_topic_configs_count_plus_one__r15__r5 < 0x80:
+                        f_topic_configs_count_plus_one_r20 = buf[pos]
+                        if f_topic_configs_count_plus_one_r20 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r15__r5 := buf[pos + 1]) < 0x80:
-                            f_topic_configs_count_plus_one__r15__r5 = (f_topic_configs_count_plus_one__r15__r5 & 0x7F) | (_b1__r15__r5 << 7)
+                        elif pos + 1 < end and (_b1_r20 := buf[pos + 1]) < 0x80:
+                            f_topic_configs_count_plus_one_r20 = (f_topic_configs_count_plus_one_r20 & 0x7F) | (_b1_r20 << 7)
                             pos += 2
                         else:
-                            f_topic_configs_count_plus_one__r15__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        _v11__r5._topic_configs_count_plus_one = f_topic_configs_count_plus_one__r15__r5
-                        f_topic_configs__r15__r5 = []
-                        _c3__r15__r5 = (f_topic_configs_count_plus_one__r15__r5 - 1)
-                        if _c3__r15__r5:
-                            if _c3__r15__r5 < 0:
-                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c3__r15__r5}")
-                            if _c3__r15__r5 > (end - pos) // 3 or _c3__r15__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c3__r15__r5, end - pos)
-                            _ap2__r15__r5 = f_topic_configs__r15__r5.append
-                            for ___r15__r5 in range(_c3__r15__r5):
-                                _v1__r15__r5 = _new(GroupRecords_TopicConfig)
-                                _v1__r15__r5._parent_ref = None if _v11__r5 is None else _ref(_v11__r5)
-                                f_key__r5__r15__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r15__r5)
-                                _v1__r15__r5.key = f_key__r5__r15__r5
-                                f_value__r5__r15__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r15__r5)
-                                _v1__r15__r5.value = f_value__r5__r15__r5
-                                f_tagged_fields__r5__r15__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r15__r5)
-                                _v1__r15__r5.tagged_fields = f_tagged_fields__r5__r15__r5
-                                _ap2__r15__r5(_v1__r15__r5)
-                        _v11__r5.topic_configs = f_topic_configs__r15__r5
-                        f_tagged_fields__r15__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11__r5)
-                        _v11__r5.tagged_fields = f_tagged_fields__r15__r5
-                        _ap12__r5(_v11__r5)
-                _v1.state_changelog_topics = f_state_changelog_topics__r5
+                            f_topic_configs_count_plus_one_r20, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
+                        _v16._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r20
+                        f_topic_configs_r20 = []
+                        _c23 = (f_topic_configs_count_plus_one_r20 - 1)
+                        if _c23:
+                            if _c23 < 0:
+                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c23}")
+                            if _c23 > (end - pos) // 3 or _c23 > _LIMITS.max_items:
+                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c23, end - pos)
+                            _ap22 = f_topic_configs_r20.append
+                            for _ in range(_c23):
+                                _v21 = _new(GroupRecords_TopicConfig)
+                                _v21._parent_ref = _ref(_v16)
+                                f_key_r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
+                                _v21.key = f_key_r25
+                                f_value_r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
+                                _v21.value = f_value_r25
+                                f_tagged_fields_r25, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v21)
+                                _v21.tagged_fields = f_tagged_fields_r25
+                                _ap22(_v21)
+                        _v16.topic_configs = f_topic_configs_r20
+                        f_tagged_fields_r20, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v16)
+                        _v16.tagged_fields = f_tagged_fields_r20
+                        _ap17(_v16)
+                _v1.state_changelog_topics = f_state_changelog_topics_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
-                f_repartition_sink_topics_count_plus_one__r5 = buf[pos]
-                if f_repartition_sink_topics_count_plus_one__r5 < 0x80:
+                f_repartition_sink_topics_count_plus_one_r5 = buf[pos]
+                if f_repartition_sink_topics_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_repartition_sink_topics_count_plus_one__r5 = (f_repartition_sink_topics_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_repartition_sink_topics_count_plus_one_r5 = (f_repartition_sink_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_repartition_sink_topics_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
-                _v1._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one__r5
-                f_repartition_sink_topics__r5 = []
-                _c18__r5 = (f_repartition_sink_topics_count_plus_one__r5 - 1)
-                if _c18__r5:
-                    if _c18__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c18__r5}")
-                    if _c18__r5 > end - pos or _c18__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c18__r5, end - pos)
-                    _ap17__r5 = f_repartition_sink_topics__r5.append
-                    for ___r5 in range(_c18__r5):
-                        _v16__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap17__r5(_v16__r5)
-                _v1.repartition_sink_topics = f_repartition_sink_topics__r5
+                    f_repartition_sink_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
+                _v1._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one_r5
+                f_repartition_sink_topics_r5 = []
+                _c28 = (f_repartition_sink_topics_count_plus_one_r5 - 1)
+                if _c28:
+                    if _c28 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c28}")
+                    if _c28 > end - pos or _c28 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c28, end - pos)
+                    _ap27 = f_repartition_sink_topics_r5.append
+                    for _ in range(_c28):
+                        _v26, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                        _ap27(_v26)
+                _v1.repartition_sink_topics = f_repartition_sink_topics_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/repartition_source_topics_count_plus_one')
-                f_repartition_source_topics_count_plus_one__r5 = buf[pos]
-                if f_repartition_source_topics_count_plus_one__r5 < 0x80:
+                f_repartition_source_topics_count_plus_one_r5 = buf[pos]
+                if f_repartition_source_topics_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_repartition_source_topics_count_plus_one__r5 = (f_repartition_source_topics_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_repartition_source_topics_count_plus_one_r5 = (f_repartition_source_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_repartition_source_topics_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
-                _v1._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one__r5
-                f_repartition_source_topics__r5 = []
-                _c23__r5 = (f_repartition_source_topics_count_plus_one__r5 - 1)
-                if _c23__r5:
-                    if _c23__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c23__r5}")
-                    if _c23__r5 > (end - pos) // 9 or _c23__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c23__r5, end - pos)
-                    _ap22__r5 = f_repartition_source_topics__r5.append
-                    for ___r5 in range(_c23__r5):
-                        _v21__r5 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                        _v21__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        _v21__r5._pins = 0
-                        f_name__r25__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21__r5)
-                        _v21__r5.name = f_name__r25__r5
+                    f_repartition_source_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
+                _v1._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r5
+                f_repartition_source_topics_r5 = []
+                _c33 = (f_repartition_source_topics_count_plus_one_r5 - 1)
+                if _c33:
+                    if _c33 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c33}")
+                    if _c33 > (end - pos) // 9 or _c33 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c33, end - pos)
+                    _ap32 = f_repartition_source_topics_r5.append
+                    for _ in range(_c33):
+                        _v31 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
+                        _v31._parent_ref = _ref(_v1)
+                        _v31._pins = 0
+                        f_name_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
+                        _v31.name = f_name_r35
                         if end - pos < 6:
                             raise _truncated(pos, end, _T22)
-                        f_partitions__r25__r5, f_replication_factor__r25__r5 = _S8.unpack_from(buf, pos)
+                        f_partitions_r35, f_replication_factor_r35 = _S8.unpack_from(buf, pos)
                         pos += 6
-                        _v21__r5.partitions = f_partitions__r25__r5
-                        _v21__r5.replication_factor = f_replication_factor__r25__r5
+                        _v31.partitions = f_partitions_r35
+                        _v31.replication_factor = f_replication_factor_r35
                         if pos >= end:
                             raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        f_topic_configs_count_plus_one__r25__r5 = buf[pos]
-                        if f_topic_configs_count_plus_one__r25__r5 < 0x80:
+                        f_topic_configs_count_plus_one_r35 = buf[pos]
+                        if f_topic_configs_count_plus_one_r35 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r25__r5 := buf[pos + 1]) < 0x80:
-                            f_topic_configs_count_plus_one__r25__r5 = (f_topic_configs_count_plus_one__r25__r5 & 0x7F) | (_b1__r25__r5 << 7)
+                        elif pos + 1 < end and (_b1_r35 := buf[pos + 1]) < 0x80:
+                            f_topic_configs_count_plus_one_r35 = (f_topic_configs_count_plus_one_r35 & 0x7F) | (_b1_r35 << 7)
                             pos += 2
                         else:
-                            f_topic_configs_count_plus_one__r25__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        _v21__r5._topic_configs_count_plus_one = f_topic_configs_count_plus_one__r25__r5
-                        f_topic_configs__r25__r5 = []
-                        _c3__r25__r5 = (f_topic_configs_count_plus_one__r25__r5 - 1)
-                        if _c3__r25__r5:
-                            if _c3__r25__r5 < 0:
-                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c3__r25__r5}")
-                            if _c3__r25__r5 > (end - pos) // 3 or _c3__r25__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c3__r25__r5, end - pos)
-                            _ap2__r25__r5 = f_topic_configs__r25__r5.append
-                            for ___r25__r5 in range(_c3__r25__r5):
-                                _v1__r25__r5 = _new(GroupRecords_TopicConfig)
-                                _v1__r25__r5._parent_ref = None if _v21__r5 is None else _ref(_v21__r5)
-                                f_key__r5__r25__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r25__r5)
-                                _v1__r25__r5.key = f_key__r5__r25__r5
-                                f_value__r5__r25__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1__r25__r5)
-                                _v1__r25__r5.value = f_value__r5__r25__r5
-                                f_tagged_fields__r5__r25__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1__r25__r5)
-                                _v1__r25__r5.tagged_fields = f_tagged_fields__r5__r25__r5
-                                _ap2__r25__r5(_v1__r25__r5)
-                        _v21__r5.topic_configs = f_topic_configs__r25__r5
-                        f_tagged_fields__r25__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v21__r5)
-                        _v21__r5.tagged_fields = f_tagged_fields__r25__r5
-                        _ap22__r5(_v21__r5)
-                _v1.repartition_source_topics = f_repartition_source_topics__r5
+                            f_topic_configs_count_plus_one_r35, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
+                        _v31._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r35
+                        f_topic_configs_r35 = []
+                        _c38 = (f_topic_configs_count_plus_one_r35 - 1)
+                        if _c38:
+                            if _c38 < 0:
+                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c38}")
+                            if _c38 > (end - pos) // 3 or _c38 > _LIMITS.max_items:
+                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c38, end - pos)
+                            _ap37 = f_topic_configs_r35.append
+                            for _ in range(_c38):
+                                _v36 = _new(GroupRecords_TopicConfig)
+                                _v36._parent_ref = _ref(_v31)
+                                f_key_r40, pos = KafkaTypes_CompactString._read(buf, pos, end, _v36)
+                                _v36.key = f_key_r40
+                                f_value_r40, pos = KafkaTypes_CompactString._read(buf, pos, end, _v36)
+                                _v36.value = f_value_r40
+                                f_tagged_fields_r40, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v36)
+                                _v36.tagged_fields = f_tagged_fields_r40
+                                _ap37(_v36)
+                        _v31.topic_configs = f_topic_configs_r35
+                        f_tagged_fields_r35, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v31)
+                        _v31.tagged_fields = f_tagged_fields_r35
+                        _ap32(_v31)
+                _v1.repartition_source_topics = f_repartition_source_topics_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'group_records/subtopology/copartition_groups_count_plus_one')
-                f_copartition_groups_count_plus_one__r5 = buf[pos]
-                if f_copartition_groups_count_plus_one__r5 < 0x80:
+                f_copartition_groups_count_plus_one_r5 = buf[pos]
+                if f_copartition_groups_count_plus_one_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_copartition_groups_count_plus_one__r5 = (f_copartition_groups_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_copartition_groups_count_plus_one_r5 = (f_copartition_groups_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_copartition_groups_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
-                _v1._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one__r5
-                f_copartition_groups__r5 = []
-                _c28__r5 = (f_copartition_groups_count_plus_one__r5 - 1)
-                if _c28__r5:
-                    if _c28__r5 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c28__r5}")
-                    if _c28__r5 > (end - pos) // 4 or _c28__r5 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c28__r5, end - pos)
-                    _ap27__r5 = f_copartition_groups__r5.append
-                    for ___r5 in range(_c28__r5):
-                        _v26__r5 = _new(GroupRecords_CopartitionGroup)
-                        _v26__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        _v26__r5._pins = 0
+                    f_copartition_groups_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
+                _v1._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one_r5
+                f_copartition_groups_r5 = []
+                _c43 = (f_copartition_groups_count_plus_one_r5 - 1)
+                if _c43:
+                    if _c43 < 0:
+                        raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c43}")
+                    if _c43 > (end - pos) // 4 or _c43 > _LIMITS.max_items:
+                        raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c43, end - pos)
+                    _ap42 = f_copartition_groups_r5.append
+                    for _ in range(_c43):
+                        _v41 = _new(GroupRecords_CopartitionGroup)
+                        _v41._parent_ref = _ref(_v1)
+                        _v41._pins = 0
                         if pos >= end:
                             raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
-                        f_source_topics_count_plus_one__r30__r5 = buf[pos]
-                        if f_source_topics_count_plus_one__r30__r5 < 0x80:
+                        f_source_topics_count_plus_one_r45 = buf[pos]
+                        if f_source_topics_count_plus_one_r45 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r30__r5 := buf[pos + 1]) < 0x80:
-                            f_source_topics_count_plus_one__r30__r5 = (f_source_topics_count_plus_one__r30__r5 & 0x7F) | (_b1__r30__r5 << 7)
+                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
+                            f_source_topics_count_plus_one_r45 = (f_source_topics_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
                             pos += 2
                         else:
-                            f_source_topics_count_plus_one__r30__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
-                        _v26__r5._source_topics_count_plus_one = f_source_topics_count_plus_one__r30__r5
-                        f_source_topics__r30__r5 = []
-                        _c3__r30__r5 = (f_source_topics_count_plus_one__r30__r5 - 1)
-                        if _c3__r30__r5:
-                            if _c3__r30__r5 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c3__r30__r5}")
-                            if _c3__r30__r5 > (end - pos) // 2 or _c3__r30__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/source_topics', _c3__r30__r5, end - pos)
-                            _ap2__r30__r5 = f_source_topics__r30__r5.append
-                            for ___r30__r5 in range(_c3__r30__r5):
+                            f_source_topics_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
+                        _v41._source_topics_count_plus_one = f_source_topics_count_plus_one_r45
+                        f_source_topics_r45 = []
+                        _c48 = (f_source_topics_count_plus_one_r45 - 1)
+                        if _c48:
+                            if _c48 < 0:
+                                raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c48}")
+                            if _c48 > (end - pos) // 2 or _c48 > _LIMITS.max_items:
+                                raise _too_many(pos, 'group_records/copartition_group/source_topics', _c48, end - pos)
+                            _ap47 = f_source_topics_r45.append
+                            for _ in range(_c48):
                                 if end - pos < 2:
                                     raise _short(pos, end, 2, 'group_records/copartition_group/source_topics')
-                                _v1__r30__r5, = _S0.unpack_from(buf, pos)
+                                _v46, = _S0.unpack_from(buf, pos)
                                 pos += 2
-                                _ap2__r30__r5(_v1__r30__r5)
-                        _v26__r5.source_topics = f_source_topics__r30__r5
+                                _ap47(_v46)
+                        _v41.source_topics = f_source_topics_r45
                         if pos >= end:
                             raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                        f_source_topic_regex_count_plus_one__r30__r5 = buf[pos]
-                        if f_source_topic_regex_count_plus_one__r30__r5 < 0x80:
+                        f_source_topic_regex_count_plus_one_r45 = buf[pos]
+                        if f_source_topic_regex_count_plus_one_r45 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r30__r5 := buf[pos + 1]) < 0x80:
-                            f_source_topic_regex_count_plus_one__r30__r5 = (f_source_topic_regex_count_plus_one__r30__r5 & 0x7F) | (_b1__r30__r5 << 7)
+                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
+                            f_source_topic_regex_count_plus_one_r45 = (f_source_topic_regex_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
                             pos += 2
                         else:
-                            f_source_topic_regex_count_plus_one__r30__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                        _v26__r5._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one__r30__r5
-                        f_source_topic_regex__r30__r5 = []
-                        _c7__r30__r5 = (f_source_topic_regex_count_plus_one__r30__r5 - 1)
-                        if _c7__r30__r5:
-                            if _c7__r30__r5 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c7__r30__r5}")
-                            if _c7__r30__r5 > (end - pos) // 2 or _c7__r30__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c7__r30__r5, end - pos)
-                            _ap6__r30__r5 = f_source_topic_regex__r30__r5.append
-                            for ___r30__r5 in range(_c7__r30__r5):
+                            f_source_topic_regex_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
+                        _v41._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r45
+                        f_source_topic_regex_r45 = []
+                        _c52 = (f_source_topic_regex_count_plus_one_r45 - 1)
+                        if _c52:
+                            if _c52 < 0:
+                                raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c52}")
+                            if _c52 > (end - pos) // 2 or _c52 > _LIMITS.max_items:
+                                raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c52, end - pos)
+                            _ap51 = f_source_topic_regex_r45.append
+                            for _ in range(_c52):
                                 if end - pos < 2:
                                     raise _short(pos, end, 2, 'group_records/copartition_group/source_topic_regex')
-                                _v5__r30__r5, = _S0.unpack_from(buf, pos)
+                                _v50, = _S0.unpack_from(buf, pos)
                                 pos += 2
-                                _ap6__r30__r5(_v5__r30__r5)
-                        _v26__r5.source_topic_regex = f_source_topic_regex__r30__r5
+                                _ap51(_v50)
+                        _v41.source_topic_regex = f_source_topic_regex_r45
                         if pos >= end:
                             raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                        f_repartition_source_topics_count_plus_one__r30__r5 = buf[pos]
-                        if f_repartition_source_topics_count_plus_one__r30__r5 < 0x80:
+                        f_repartition_source_topics_count_plus_one_r45 = buf[pos]
+                        if f_repartition_source_topics_count_plus_one_r45 < 0x80:
                             pos += 1
-                        elif pos + 1 < end and (_b1__r30__r5 := buf[pos + 1]) < 0x80:
-                            f_repartition_source_topics_count_plus_one__r30__r5 = (f_repartition_source_topics_count_plus_one__r30__r5 & 0x7F) | (_b1__r30__r5 << 7)
+                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
+                            f_repartition_source_topics_count_plus_one_r45 = (f_repartition_source_topics_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
                             pos += 2
                         else:
-                            f_repartition_source_topics_count_plus_one__r30__r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                        _v26__r5._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one__r30__r5
-                        f_repartition_source_topics__r30__r5 = []
-                        _c11__r30__r5 = (f_repartition_source_topics_count_plus_one__r30__r5 - 1)
-                        if _c11__r30__r5:
-                            if _c11__r30__r5 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c11__r30__r5}")
-                            if _c11__r30__r5 > (end - pos) // 2 or _c11__r30__r5 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c11__r30__r5, end - pos)
-                            _ap10__r30__r5 = f_repartition_source_topics__r30__r5.append
-                            for ___r30__r5 in range(_c11__r30__r5):
+                            f_repartition_source_topics_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
+                        _v41._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r45
+                        f_repartition_source_topics_r45 = []
+                        _c56 = (f_repartition_source_topics_count_plus_one_r45 - 1)
+                        if _c56:
+                            if _c56 < 0:
+                                raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c56}")
+                            if _c56 > (end - pos) // 2 or _c56 > _LIMITS.max_items:
+                                raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c56, end - pos)
+                            _ap55 = f_repartition_source_topics_r45.append
+                            for _ in range(_c56):
                                 if end - pos < 2:
                                     raise _short(pos, end, 2, 'group_records/copartition_group/repartition_source_topics')
-                                _v9__r30__r5, = _S0.unpack_from(buf, pos)
+                                _v54, = _S0.unpack_from(buf, pos)
                                 pos += 2
-                                _ap10__r30__r5(_v9__r30__r5)
-                        _v26__r5.repartition_source_topics = f_repartition_source_topics__r30__r5
-                        f_tagged_fields__r30__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v26__r5)
-                        _v26__r5.tagged_fields = f_tagged_fields__r30__r5
-                        _ap27__r5(_v26__r5)
-                _v1.copartition_groups = f_copartition_groups__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                                _ap55(_v54)
+                        _v41.repartition_source_topics = f_repartition_source_topics_r45
+                        f_tagged_fields_r45, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v41)
+                        _v41.tagged_fields = f_tagged_fields_r45
+                        _ap42(_v41)
+                _v1.copartition_groups = f_copartition_groups_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.subtopologies = f_subtopologies
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -8186,235 +8186,235 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/subtopologies')
         for _x1 in w_subtopologies:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_source_topics__k2, a_source_topic_regex__k2, a_state_changelog_topics__k2, a_repartition_sink_topics__k2, a_repartition_source_topics__k2, a_copartition_groups__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_source_topics_k2, a_source_topic_regex_k2, a_state_changelog_topics_k2, a_repartition_sink_topics_k2, a_repartition_source_topics_k2, a_copartition_groups_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_source_topics_count_plus_one__k2 = len(a_source_topics__k2) + 1
-                if 0 <= w_source_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_source_topics_count_plus_one_k2 = len(a_source_topics_k2) + 1
+                if 0 <= w_source_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_source_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_source_topics_count_plus_one__k2)
-                if a_source_topics__k2 is None:
+                    _w_uv32(out, w_source_topics_count_plus_one_k2)
+                if a_source_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
-                for _x1__k2 in a_source_topics__k2:
-                    if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                        out += _x1__k2
+                for _x3 in a_source_topics_k2:
+                    if isinstance(_x3, (bytes, bytearray, memoryview)):
+                        out += _x3
                     else:
-                        _x1__k2._write(out, False)
-                w_source_topic_regex_count_plus_one__k2 = len(a_source_topic_regex__k2) + 1
-                if 0 <= w_source_topic_regex_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one__k2]
+                        _x3._write(out, False)
+                w_source_topic_regex_count_plus_one_k2 = len(a_source_topic_regex_k2) + 1
+                if 0 <= w_source_topic_regex_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_source_topic_regex_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one__k2)
-                if a_source_topic_regex__k2 is None:
+                    _w_uv32(out, w_source_topic_regex_count_plus_one_k2)
+                if a_source_topic_regex_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
-                for _x2__k2 in a_source_topic_regex__k2:
-                    if isinstance(_x2__k2, (bytes, bytearray, memoryview)):
-                        out += _x2__k2
+                for _x4 in a_source_topic_regex_k2:
+                    if isinstance(_x4, (bytes, bytearray, memoryview)):
+                        out += _x4
                     else:
-                        _x2__k2._write(out, False)
-                w_state_changelog_topics_count_plus_one__k2 = len(a_state_changelog_topics__k2) + 1
-                if 0 <= w_state_changelog_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_state_changelog_topics_count_plus_one__k2]
+                        _x4._write(out, False)
+                w_state_changelog_topics_count_plus_one_k2 = len(a_state_changelog_topics_k2) + 1
+                if 0 <= w_state_changelog_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_state_changelog_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_state_changelog_topics_count_plus_one__k2)
-                if a_state_changelog_topics__k2 is None:
+                    _w_uv32(out, w_state_changelog_topics_count_plus_one_k2)
+                if a_state_changelog_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
-                for _x3__k2 in a_state_changelog_topics__k2:
-                    if _x3__k2.__class__ is tuple:
-                        a_name__k4__k2, a_partitions__k4__k2, a_replication_factor__k4__k2, a_topic_configs__k4__k2, a_tagged_fields__k4__k2 = _x3__k2
-                        if a_name__k4__k2 is None:
+                for _x5 in a_state_changelog_topics_k2:
+                    if _x5.__class__ is tuple:
+                        a_name_k6, a_partitions_k6, a_replication_factor_k6, a_topic_configs_k6, a_tagged_fields_k6 = _x5
+                        if a_name_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name__k4__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k4__k2
+                        if isinstance(a_name_k6, (bytes, bytearray, memoryview)):
+                            out += a_name_k6
                         else:
-                            a_name__k4__k2._write(out, False)
-                        w_topic_configs_count_plus_one__k4__k2 = len(a_topic_configs__k4__k2) + 1
-                        out += _S8.pack(a_partitions__k4__k2, a_replication_factor__k4__k2)
-                        if 0 <= w_topic_configs_count_plus_one__k4__k2 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one__k4__k2]
+                            a_name_k6._write(out, False)
+                        w_topic_configs_count_plus_one_k6 = len(a_topic_configs_k6) + 1
+                        out += _S8.pack(a_partitions_k6, a_replication_factor_k6)
+                        if 0 <= w_topic_configs_count_plus_one_k6 < 0x4000:
+                            out += _VT[w_topic_configs_count_plus_one_k6]
                         else:
-                            _w_uv32(out, w_topic_configs_count_plus_one__k4__k2)
-                        if a_topic_configs__k4__k2 is None:
+                            _w_uv32(out, w_topic_configs_count_plus_one_k6)
+                        if a_topic_configs_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x1__k4__k2 in a_topic_configs__k4__k2:
-                            if _x1__k4__k2.__class__ is tuple:
-                                a_key__k2__k4__k2, a_value__k2__k4__k2, a_tagged_fields__k2__k4__k2 = _x1__k4__k2
-                                if a_key__k2__k4__k2 is None:
+                        for _x7 in a_topic_configs_k6:
+                            if _x7.__class__ is tuple:
+                                a_key_k8, a_value_k8, a_tagged_fields_k8 = _x7
+                                if a_key_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_key__k2__k4__k2
+                                if isinstance(a_key_k8, (bytes, bytearray, memoryview)):
+                                    out += a_key_k8
                                 else:
-                                    a_key__k2__k4__k2._write(out, False)
-                                if a_value__k2__k4__k2 is None:
+                                    a_key_k8._write(out, False)
+                                if a_value_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_value__k2__k4__k2
+                                if isinstance(a_value_k8, (bytes, bytearray, memoryview)):
+                                    out += a_value_k8
                                 else:
-                                    a_value__k2__k4__k2._write(out, False)
-                                if a_tagged_fields__k2__k4__k2 is None:
+                                    a_value_k8._write(out, False)
+                                if a_tagged_fields_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields__k2__k4__k2
+                                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                                    out += a_tagged_fields_k8
                                 else:
-                                    a_tagged_fields__k2__k4__k2._write(out, False)
+                                    a_tagged_fields_k8._write(out, False)
                             else:
-                                if _x1__k4__k2.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x1__k4__k2)
-                                elif isinstance(_x1__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += _x1__k4__k2
+                                if _x7.__class__ is tuple:
+                                    GroupRecords_TopicConfig._pack(out, *_x7)
+                                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                                    out += _x7
                                 else:
-                                    _x1__k4__k2._write(out, False)
-                        if a_tagged_fields__k4__k2 is None:
+                                    _x7._write(out, False)
+                        if a_tagged_fields_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields__k4__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k4__k2
+                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k6
                         else:
-                            a_tagged_fields__k4__k2._write(out, False)
+                            a_tagged_fields_k6._write(out, False)
                     else:
-                        if _x3__k2.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3__k2)
-                        elif isinstance(_x3__k2, (bytes, bytearray, memoryview)):
-                            out += _x3__k2
+                        if _x5.__class__ is tuple:
+                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x5)
+                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
+                            out += _x5
                         else:
-                            _x3__k2._write(out, False)
-                w_repartition_sink_topics_count_plus_one__k2 = len(a_repartition_sink_topics__k2) + 1
-                if 0 <= w_repartition_sink_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_repartition_sink_topics_count_plus_one__k2]
+                            _x5._write(out, False)
+                w_repartition_sink_topics_count_plus_one_k2 = len(a_repartition_sink_topics_k2) + 1
+                if 0 <= w_repartition_sink_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_repartition_sink_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_repartition_sink_topics_count_plus_one__k2)
-                if a_repartition_sink_topics__k2 is None:
+                    _w_uv32(out, w_repartition_sink_topics_count_plus_one_k2)
+                if a_repartition_sink_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-                for _x5__k2 in a_repartition_sink_topics__k2:
-                    if isinstance(_x5__k2, (bytes, bytearray, memoryview)):
-                        out += _x5__k2
+                for _x9 in a_repartition_sink_topics_k2:
+                    if isinstance(_x9, (bytes, bytearray, memoryview)):
+                        out += _x9
                     else:
-                        _x5__k2._write(out, False)
-                w_repartition_source_topics_count_plus_one__k2 = len(a_repartition_source_topics__k2) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one__k2]
+                        _x9._write(out, False)
+                w_repartition_source_topics_count_plus_one_k2 = len(a_repartition_source_topics_k2) + 1
+                if 0 <= w_repartition_source_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_repartition_source_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one__k2)
-                if a_repartition_source_topics__k2 is None:
+                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k2)
+                if a_repartition_source_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-                for _x6__k2 in a_repartition_source_topics__k2:
-                    if _x6__k2.__class__ is tuple:
-                        a_name__k7__k2, a_partitions__k7__k2, a_replication_factor__k7__k2, a_topic_configs__k7__k2, a_tagged_fields__k7__k2 = _x6__k2
-                        if a_name__k7__k2 is None:
+                for _x10 in a_repartition_source_topics_k2:
+                    if _x10.__class__ is tuple:
+                        a_name_k11, a_partitions_k11, a_replication_factor_k11, a_topic_configs_k11, a_tagged_fields_k11 = _x10
+                        if a_name_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name__k7__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k7__k2
+                        if isinstance(a_name_k11, (bytes, bytearray, memoryview)):
+                            out += a_name_k11
                         else:
-                            a_name__k7__k2._write(out, False)
-                        w_topic_configs_count_plus_one__k7__k2 = len(a_topic_configs__k7__k2) + 1
-                        out += _S8.pack(a_partitions__k7__k2, a_replication_factor__k7__k2)
-                        if 0 <= w_topic_configs_count_plus_one__k7__k2 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one__k7__k2]
+                            a_name_k11._write(out, False)
+                        w_topic_configs_count_plus_one_k11 = len(a_topic_configs_k11) + 1
+                        out += _S8.pack(a_partitions_k11, a_replication_factor_k11)
+                        if 0 <= w_topic_configs_count_plus_one_k11 < 0x4000:
+                            out += _VT[w_topic_configs_count_plus_one_k11]
                         else:
-                            _w_uv32(out, w_topic_configs_count_plus_one__k7__k2)
-                        if a_topic_configs__k7__k2 is None:
+                            _w_uv32(out, w_topic_configs_count_plus_one_k11)
+                        if a_topic_configs_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x1__k7__k2 in a_topic_configs__k7__k2:
-                            if _x1__k7__k2.__class__ is tuple:
-                                a_key__k2__k7__k2, a_value__k2__k7__k2, a_tagged_fields__k2__k7__k2 = _x1__k7__k2
-                                if a_key__k2__k7__k2 is None:
+                        for _x12 in a_topic_configs_k11:
+                            if _x12.__class__ is tuple:
+                                a_key_k13, a_value_k13, a_tagged_fields_k13 = _x12
+                                if a_key_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_key__k2__k7__k2
+                                if isinstance(a_key_k13, (bytes, bytearray, memoryview)):
+                                    out += a_key_k13
                                 else:
-                                    a_key__k2__k7__k2._write(out, False)
-                                if a_value__k2__k7__k2 is None:
+                                    a_key_k13._write(out, False)
+                                if a_value_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_value__k2__k7__k2
+                                if isinstance(a_value_k13, (bytes, bytearray, memoryview)):
+                                    out += a_value_k13
                                 else:
-                                    a_value__k2__k7__k2._write(out, False)
-                                if a_tagged_fields__k2__k7__k2 is None:
+                                    a_value_k13._write(out, False)
+                                if a_tagged_fields_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields__k2__k7__k2
+                                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
+                                    out += a_tagged_fields_k13
                                 else:
-                                    a_tagged_fields__k2__k7__k2._write(out, False)
+                                    a_tagged_fields_k13._write(out, False)
                             else:
-                                if _x1__k7__k2.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x1__k7__k2)
-                                elif isinstance(_x1__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += _x1__k7__k2
+                                if _x12.__class__ is tuple:
+                                    GroupRecords_TopicConfig._pack(out, *_x12)
+                                elif isinstance(_x12, (bytes, bytearray, memoryview)):
+                                    out += _x12
                                 else:
-                                    _x1__k7__k2._write(out, False)
-                        if a_tagged_fields__k7__k2 is None:
+                                    _x12._write(out, False)
+                        if a_tagged_fields_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields__k7__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k7__k2
+                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k11
                         else:
-                            a_tagged_fields__k7__k2._write(out, False)
+                            a_tagged_fields_k11._write(out, False)
                     else:
-                        if _x6__k2.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x6__k2)
-                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
-                            out += _x6__k2
+                        if _x10.__class__ is tuple:
+                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x10)
+                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                            out += _x10
                         else:
-                            _x6__k2._write(out, False)
-                w_copartition_groups_count_plus_one__k2 = len(a_copartition_groups__k2) + 1
-                if 0 <= w_copartition_groups_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_copartition_groups_count_plus_one__k2]
+                            _x10._write(out, False)
+                w_copartition_groups_count_plus_one_k2 = len(a_copartition_groups_k2) + 1
+                if 0 <= w_copartition_groups_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_copartition_groups_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_copartition_groups_count_plus_one__k2)
-                if a_copartition_groups__k2 is None:
+                    _w_uv32(out, w_copartition_groups_count_plus_one_k2)
+                if a_copartition_groups_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-                for _x8__k2 in a_copartition_groups__k2:
-                    if _x8__k2.__class__ is tuple:
-                        a_source_topics__k9__k2, a_source_topic_regex__k9__k2, a_repartition_source_topics__k9__k2, a_tagged_fields__k9__k2 = _x8__k2
-                        w_source_topics_count_plus_one__k9__k2 = len(a_source_topics__k9__k2) + 1
-                        if 0 <= w_source_topics_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_source_topics_count_plus_one__k9__k2]
+                for _x14 in a_copartition_groups_k2:
+                    if _x14.__class__ is tuple:
+                        a_source_topics_k15, a_source_topic_regex_k15, a_repartition_source_topics_k15, a_tagged_fields_k15 = _x14
+                        w_source_topics_count_plus_one_k15 = len(a_source_topics_k15) + 1
+                        if 0 <= w_source_topics_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_source_topics_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_source_topics_count_plus_one__k9__k2)
-                        if a_source_topics__k9__k2 is None:
+                            _w_uv32(out, w_source_topics_count_plus_one_k15)
+                        if a_source_topics_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                        for _x1__k9__k2 in a_source_topics__k9__k2:
-                            out += _S0.pack(_x1__k9__k2)
-                        w_source_topic_regex_count_plus_one__k9__k2 = len(a_source_topic_regex__k9__k2) + 1
-                        if 0 <= w_source_topic_regex_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_source_topic_regex_count_plus_one__k9__k2]
+                        for _x16 in a_source_topics_k15:
+                            out += _S0.pack(_x16)
+                        w_source_topic_regex_count_plus_one_k15 = len(a_source_topic_regex_k15) + 1
+                        if 0 <= w_source_topic_regex_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_source_topic_regex_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_source_topic_regex_count_plus_one__k9__k2)
-                        if a_source_topic_regex__k9__k2 is None:
+                            _w_uv32(out, w_source_topic_regex_count_plus_one_k15)
+                        if a_source_topic_regex_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                        for _x2__k9__k2 in a_source_topic_regex__k9__k2:
-                            out += _S0.pack(_x2__k9__k2)
-                        w_repartition_source_topics_count_plus_one__k9__k2 = len(a_repartition_source_topics__k9__k2) + 1
-                        if 0 <= w_repartition_source_topics_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_repartition_source_topics_count_plus_one__k9__k2]
+                        for _x17 in a_source_topic_regex_k15:
+                            out += _S0.pack(_x17)
+                        w_repartition_source_topics_count_plus_one_k15 = len(a_repartition_source_topics_k15) + 1
+                        if 0 <= w_repartition_source_topics_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_repartition_source_topics_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_repartition_source_topics_count_plus_one__k9__k2)
-                        if a_repartition_source_topics__k9__k2 is None:
+                            _w_uv32(out, w_repartition_source_topics_count_plus_one_k15)
+                        if a_repartition_source_topics_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                        for _x3__k9__k2 in a_repartition_source_topics__k9__k2:
-                            out += _S0.pack(_x3__k9__k2)
-                        if a_tagged_fields__k9__k2 is None:
+                        for _x18 in a_repartition_source_topics_k15:
+                            out += _S0.pack(_x18)
+                        if a_tagged_fields_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                        if isinstance(a_tagged_fields__k9__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k9__k2
+                        if isinstance(a_tagged_fields_k15, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k15
                         else:
-                            a_tagged_fields__k9__k2._write(out, False)
+                            a_tagged_fields_k15._write(out, False)
                     else:
-                        if _x8__k2.__class__ is tuple:
-                            GroupRecords_CopartitionGroup._pack(out, *_x8__k2)
-                        elif isinstance(_x8__k2, (bytes, bytearray, memoryview)):
-                            out += _x8__k2
+                        if _x14.__class__ is tuple:
+                            GroupRecords_CopartitionGroup._pack(out, *_x14)
+                        elif isinstance(_x14, (bytes, bytearray, memoryview)):
+                            out += _x14
                         else:
-                            _x8__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                            _x14._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_Subtopology._pack(out, *_x1)
@@ -8444,235 +8444,235 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
             raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/subtopologies')
         for _x1 in a_subtopologies:
             if _x1.__class__ is tuple:
-                a_subtopology_id__k2, a_source_topics__k2, a_source_topic_regex__k2, a_state_changelog_topics__k2, a_repartition_sink_topics__k2, a_repartition_source_topics__k2, a_copartition_groups__k2, a_tagged_fields__k2 = _x1
-                if a_subtopology_id__k2 is None:
+                a_subtopology_id_k2, a_source_topics_k2, a_source_topic_regex_k2, a_state_changelog_topics_k2, a_repartition_sink_topics_k2, a_repartition_source_topics_k2, a_copartition_groups_k2, a_tagged_fields_k2 = _x1
+                if a_subtopology_id_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-                if isinstance(a_subtopology_id__k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id__k2
+                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
+                    out += a_subtopology_id_k2
                 else:
-                    a_subtopology_id__k2._write(out, False)
-                w_source_topics_count_plus_one__k2 = len(a_source_topics__k2) + 1
-                if 0 <= w_source_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one__k2]
+                    a_subtopology_id_k2._write(out, False)
+                w_source_topics_count_plus_one_k2 = len(a_source_topics_k2) + 1
+                if 0 <= w_source_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_source_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_source_topics_count_plus_one__k2)
-                if a_source_topics__k2 is None:
+                    _w_uv32(out, w_source_topics_count_plus_one_k2)
+                if a_source_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
-                for _x1__k2 in a_source_topics__k2:
-                    if isinstance(_x1__k2, (bytes, bytearray, memoryview)):
-                        out += _x1__k2
+                for _x3 in a_source_topics_k2:
+                    if isinstance(_x3, (bytes, bytearray, memoryview)):
+                        out += _x3
                     else:
-                        _x1__k2._write(out, False)
-                w_source_topic_regex_count_plus_one__k2 = len(a_source_topic_regex__k2) + 1
-                if 0 <= w_source_topic_regex_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one__k2]
+                        _x3._write(out, False)
+                w_source_topic_regex_count_plus_one_k2 = len(a_source_topic_regex_k2) + 1
+                if 0 <= w_source_topic_regex_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_source_topic_regex_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one__k2)
-                if a_source_topic_regex__k2 is None:
+                    _w_uv32(out, w_source_topic_regex_count_plus_one_k2)
+                if a_source_topic_regex_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
-                for _x2__k2 in a_source_topic_regex__k2:
-                    if isinstance(_x2__k2, (bytes, bytearray, memoryview)):
-                        out += _x2__k2
+                for _x4 in a_source_topic_regex_k2:
+                    if isinstance(_x4, (bytes, bytearray, memoryview)):
+                        out += _x4
                     else:
-                        _x2__k2._write(out, False)
-                w_state_changelog_topics_count_plus_one__k2 = len(a_state_changelog_topics__k2) + 1
-                if 0 <= w_state_changelog_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_state_changelog_topics_count_plus_one__k2]
+                        _x4._write(out, False)
+                w_state_changelog_topics_count_plus_one_k2 = len(a_state_changelog_topics_k2) + 1
+                if 0 <= w_state_changelog_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_state_changelog_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_state_changelog_topics_count_plus_one__k2)
-                if a_state_changelog_topics__k2 is None:
+                    _w_uv32(out, w_state_changelog_topics_count_plus_one_k2)
+                if a_state_changelog_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
-                for _x3__k2 in a_state_changelog_topics__k2:
-                    if _x3__k2.__class__ is tuple:
-                        a_name__k4__k2, a_partitions__k4__k2, a_replication_factor__k4__k2, a_topic_configs__k4__k2, a_tagged_fields__k4__k2 = _x3__k2
-                        if a_name__k4__k2 is None:
+                for _x5 in a_state_changelog_topics_k2:
+                    if _x5.__class__ is tuple:
+                        a_name_k6, a_partitions_k6, a_replication_factor_k6, a_topic_configs_k6, a_tagged_fields_k6 = _x5
+                        if a_name_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name__k4__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k4__k2
+                        if isinstance(a_name_k6, (bytes, bytearray, memoryview)):
+                            out += a_name_k6
                         else:
-                            a_name__k4__k2._write(out, False)
-                        w_topic_configs_count_plus_one__k4__k2 = len(a_topic_configs__k4__k2) + 1
-                        out += _S8.pack(a_partitions__k4__k2, a_replication_factor__k4__k2)
-                        if 0 <= w_topic_configs_count_plus_one__k4__k2 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one__k4__k2]
+                            a_name_k6._write(out, False)
+                        w_topic_configs_count_plus_one_k6 = len(a_topic_configs_k6) + 1
+                        out += _S8.pack(a_partitions_k6, a_replication_factor_k6)
+                        if 0 <= w_topic_configs_count_plus_one_k6 < 0x4000:
+                            out += _VT[w_topic_configs_count_plus_one_k6]
                         else:
-                            _w_uv32(out, w_topic_configs_count_plus_one__k4__k2)
-                        if a_topic_configs__k4__k2 is None:
+                            _w_uv32(out, w_topic_configs_count_plus_one_k6)
+                        if a_topic_configs_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x1__k4__k2 in a_topic_configs__k4__k2:
-                            if _x1__k4__k2.__class__ is tuple:
-                                a_key__k2__k4__k2, a_value__k2__k4__k2, a_tagged_fields__k2__k4__k2 = _x1__k4__k2
-                                if a_key__k2__k4__k2 is None:
+                        for _x7 in a_topic_configs_k6:
+                            if _x7.__class__ is tuple:
+                                a_key_k8, a_value_k8, a_tagged_fields_k8 = _x7
+                                if a_key_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_key__k2__k4__k2
+                                if isinstance(a_key_k8, (bytes, bytearray, memoryview)):
+                                    out += a_key_k8
                                 else:
-                                    a_key__k2__k4__k2._write(out, False)
-                                if a_value__k2__k4__k2 is None:
+                                    a_key_k8._write(out, False)
+                                if a_value_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_value__k2__k4__k2
+                                if isinstance(a_value_k8, (bytes, bytearray, memoryview)):
+                                    out += a_value_k8
                                 else:
-                                    a_value__k2__k4__k2._write(out, False)
-                                if a_tagged_fields__k2__k4__k2 is None:
+                                    a_value_k8._write(out, False)
+                                if a_tagged_fields_k8 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields__k2__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields__k2__k4__k2
+                                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
+                                    out += a_tagged_fields_k8
                                 else:
-                                    a_tagged_fields__k2__k4__k2._write(out, False)
+                                    a_tagged_fields_k8._write(out, False)
                             else:
-                                if _x1__k4__k2.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x1__k4__k2)
-                                elif isinstance(_x1__k4__k2, (bytes, bytearray, memoryview)):
-                                    out += _x1__k4__k2
+                                if _x7.__class__ is tuple:
+                                    GroupRecords_TopicConfig._pack(out, *_x7)
+                                elif isinstance(_x7, (bytes, bytearray, memoryview)):
+                                    out += _x7
                                 else:
-                                    _x1__k4__k2._write(out, False)
-                        if a_tagged_fields__k4__k2 is None:
+                                    _x7._write(out, False)
+                        if a_tagged_fields_k6 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields__k4__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k4__k2
+                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k6
                         else:
-                            a_tagged_fields__k4__k2._write(out, False)
+                            a_tagged_fields_k6._write(out, False)
                     else:
-                        if _x3__k2.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3__k2)
-                        elif isinstance(_x3__k2, (bytes, bytearray, memoryview)):
-                            out += _x3__k2
+                        if _x5.__class__ is tuple:
+                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x5)
+                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
+                            out += _x5
                         else:
-                            _x3__k2._write(out, False)
-                w_repartition_sink_topics_count_plus_one__k2 = len(a_repartition_sink_topics__k2) + 1
-                if 0 <= w_repartition_sink_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_repartition_sink_topics_count_plus_one__k2]
+                            _x5._write(out, False)
+                w_repartition_sink_topics_count_plus_one_k2 = len(a_repartition_sink_topics_k2) + 1
+                if 0 <= w_repartition_sink_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_repartition_sink_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_repartition_sink_topics_count_plus_one__k2)
-                if a_repartition_sink_topics__k2 is None:
+                    _w_uv32(out, w_repartition_sink_topics_count_plus_one_k2)
+                if a_repartition_sink_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-                for _x5__k2 in a_repartition_sink_topics__k2:
-                    if isinstance(_x5__k2, (bytes, bytearray, memoryview)):
-                        out += _x5__k2
+                for _x9 in a_repartition_sink_topics_k2:
+                    if isinstance(_x9, (bytes, bytearray, memoryview)):
+                        out += _x9
                     else:
-                        _x5__k2._write(out, False)
-                w_repartition_source_topics_count_plus_one__k2 = len(a_repartition_source_topics__k2) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one__k2]
+                        _x9._write(out, False)
+                w_repartition_source_topics_count_plus_one_k2 = len(a_repartition_source_topics_k2) + 1
+                if 0 <= w_repartition_source_topics_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_repartition_source_topics_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one__k2)
-                if a_repartition_source_topics__k2 is None:
+                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k2)
+                if a_repartition_source_topics_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-                for _x6__k2 in a_repartition_source_topics__k2:
-                    if _x6__k2.__class__ is tuple:
-                        a_name__k7__k2, a_partitions__k7__k2, a_replication_factor__k7__k2, a_topic_configs__k7__k2, a_tagged_fields__k7__k2 = _x6__k2
-                        if a_name__k7__k2 is None:
+                for _x10 in a_repartition_source_topics_k2:
+                    if _x10.__class__ is tuple:
+                        a_name_k11, a_partitions_k11, a_replication_factor_k11, a_topic_configs_k11, a_tagged_fields_k11 = _x10
+                        if a_name_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name__k7__k2, (bytes, bytearray, memoryview)):
-                            out += a_name__k7__k2
+                        if isinstance(a_name_k11, (bytes, bytearray, memoryview)):
+                            out += a_name_k11
                         else:
-                            a_name__k7__k2._write(out, False)
-                        w_topic_configs_count_plus_one__k7__k2 = len(a_topic_configs__k7__k2) + 1
-                        out += _S8.pack(a_partitions__k7__k2, a_replication_factor__k7__k2)
-                        if 0 <= w_topic_configs_count_plus_one__k7__k2 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one__k7__k2]
+                            a_name_k11._write(out, False)
+                        w_topic_configs_count_plus_one_k11 = len(a_topic_configs_k11) + 1
+                        out += _S8.pack(a_partitions_k11, a_replication_factor_k11)
+                        if 0 <= w_topic_configs_count_plus_one_k11 < 0x4000:
+                            out += _VT[w_topic_configs_count_plus_one_k11]
                         else:
-                            _w_uv32(out, w_topic_configs_count_plus_one__k7__k2)
-                        if a_topic_configs__k7__k2 is None:
+                            _w_uv32(out, w_topic_configs_count_plus_one_k11)
+                        if a_topic_configs_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x1__k7__k2 in a_topic_configs__k7__k2:
-                            if _x1__k7__k2.__class__ is tuple:
-                                a_key__k2__k7__k2, a_value__k2__k7__k2, a_tagged_fields__k2__k7__k2 = _x1__k7__k2
-                                if a_key__k2__k7__k2 is None:
+                        for _x12 in a_topic_configs_k11:
+                            if _x12.__class__ is tuple:
+                                a_key_k13, a_value_k13, a_tagged_fields_k13 = _x12
+                                if a_key_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_key__k2__k7__k2
+                                if isinstance(a_key_k13, (bytes, bytearray, memoryview)):
+                                    out += a_key_k13
                                 else:
-                                    a_key__k2__k7__k2._write(out, False)
-                                if a_value__k2__k7__k2 is None:
+                                    a_key_k13._write(out, False)
+                                if a_value_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_value__k2__k7__k2
+                                if isinstance(a_value_k13, (bytes, bytearray, memoryview)):
+                                    out += a_value_k13
                                 else:
-                                    a_value__k2__k7__k2._write(out, False)
-                                if a_tagged_fields__k2__k7__k2 is None:
+                                    a_value_k13._write(out, False)
+                                if a_tagged_fields_k13 is None:
                                     raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields__k2__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields__k2__k7__k2
+                                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
+                                    out += a_tagged_fields_k13
                                 else:
-                                    a_tagged_fields__k2__k7__k2._write(out, False)
+                                    a_tagged_fields_k13._write(out, False)
                             else:
-                                if _x1__k7__k2.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x1__k7__k2)
-                                elif isinstance(_x1__k7__k2, (bytes, bytearray, memoryview)):
-                                    out += _x1__k7__k2
+                                if _x12.__class__ is tuple:
+                                    GroupRecords_TopicConfig._pack(out, *_x12)
+                                elif isinstance(_x12, (bytes, bytearray, memoryview)):
+                                    out += _x12
                                 else:
-                                    _x1__k7__k2._write(out, False)
-                        if a_tagged_fields__k7__k2 is None:
+                                    _x12._write(out, False)
+                        if a_tagged_fields_k11 is None:
                             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields__k7__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k7__k2
+                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k11
                         else:
-                            a_tagged_fields__k7__k2._write(out, False)
+                            a_tagged_fields_k11._write(out, False)
                     else:
-                        if _x6__k2.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x6__k2)
-                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
-                            out += _x6__k2
+                        if _x10.__class__ is tuple:
+                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x10)
+                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
+                            out += _x10
                         else:
-                            _x6__k2._write(out, False)
-                w_copartition_groups_count_plus_one__k2 = len(a_copartition_groups__k2) + 1
-                if 0 <= w_copartition_groups_count_plus_one__k2 < 0x4000:
-                    out += _VT[w_copartition_groups_count_plus_one__k2]
+                            _x10._write(out, False)
+                w_copartition_groups_count_plus_one_k2 = len(a_copartition_groups_k2) + 1
+                if 0 <= w_copartition_groups_count_plus_one_k2 < 0x4000:
+                    out += _VT[w_copartition_groups_count_plus_one_k2]
                 else:
-                    _w_uv32(out, w_copartition_groups_count_plus_one__k2)
-                if a_copartition_groups__k2 is None:
+                    _w_uv32(out, w_copartition_groups_count_plus_one_k2)
+                if a_copartition_groups_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-                for _x8__k2 in a_copartition_groups__k2:
-                    if _x8__k2.__class__ is tuple:
-                        a_source_topics__k9__k2, a_source_topic_regex__k9__k2, a_repartition_source_topics__k9__k2, a_tagged_fields__k9__k2 = _x8__k2
-                        w_source_topics_count_plus_one__k9__k2 = len(a_source_topics__k9__k2) + 1
-                        if 0 <= w_source_topics_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_source_topics_count_plus_one__k9__k2]
+                for _x14 in a_copartition_groups_k2:
+                    if _x14.__class__ is tuple:
+                        a_source_topics_k15, a_source_topic_regex_k15, a_repartition_source_topics_k15, a_tagged_fields_k15 = _x14
+                        w_source_topics_count_plus_one_k15 = len(a_source_topics_k15) + 1
+                        if 0 <= w_source_topics_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_source_topics_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_source_topics_count_plus_one__k9__k2)
-                        if a_source_topics__k9__k2 is None:
+                            _w_uv32(out, w_source_topics_count_plus_one_k15)
+                        if a_source_topics_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                        for _x1__k9__k2 in a_source_topics__k9__k2:
-                            out += _S0.pack(_x1__k9__k2)
-                        w_source_topic_regex_count_plus_one__k9__k2 = len(a_source_topic_regex__k9__k2) + 1
-                        if 0 <= w_source_topic_regex_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_source_topic_regex_count_plus_one__k9__k2]
+                        for _x16 in a_source_topics_k15:
+                            out += _S0.pack(_x16)
+                        w_source_topic_regex_count_plus_one_k15 = len(a_source_topic_regex_k15) + 1
+                        if 0 <= w_source_topic_regex_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_source_topic_regex_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_source_topic_regex_count_plus_one__k9__k2)
-                        if a_source_topic_regex__k9__k2 is None:
+                            _w_uv32(out, w_source_topic_regex_count_plus_one_k15)
+                        if a_source_topic_regex_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                        for _x2__k9__k2 in a_source_topic_regex__k9__k2:
-                            out += _S0.pack(_x2__k9__k2)
-                        w_repartition_source_topics_count_plus_one__k9__k2 = len(a_repartition_source_topics__k9__k2) + 1
-                        if 0 <= w_repartition_source_topics_count_plus_one__k9__k2 < 0x4000:
-                            out += _VT[w_repartition_source_topics_count_plus_one__k9__k2]
+                        for _x17 in a_source_topic_regex_k15:
+                            out += _S0.pack(_x17)
+                        w_repartition_source_topics_count_plus_one_k15 = len(a_repartition_source_topics_k15) + 1
+                        if 0 <= w_repartition_source_topics_count_plus_one_k15 < 0x4000:
+                            out += _VT[w_repartition_source_topics_count_plus_one_k15]
                         else:
-                            _w_uv32(out, w_repartition_source_topics_count_plus_one__k9__k2)
-                        if a_repartition_source_topics__k9__k2 is None:
+                            _w_uv32(out, w_repartition_source_topics_count_plus_one_k15)
+                        if a_repartition_source_topics_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                        for _x3__k9__k2 in a_repartition_source_topics__k9__k2:
-                            out += _S0.pack(_x3__k9__k2)
-                        if a_tagged_fields__k9__k2 is None:
+                        for _x18 in a_repartition_source_topics_k15:
+                            out += _S0.pack(_x18)
+                        if a_tagged_fields_k15 is None:
                             raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                        if isinstance(a_tagged_fields__k9__k2, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields__k9__k2
+                        if isinstance(a_tagged_fields_k15, (bytes, bytearray, memoryview)):
+                            out += a_tagged_fields_k15
                         else:
-                            a_tagged_fields__k9__k2._write(out, False)
+                            a_tagged_fields_k15._write(out, False)
                     else:
-                        if _x8__k2.__class__ is tuple:
-                            GroupRecords_CopartitionGroup._pack(out, *_x8__k2)
-                        elif isinstance(_x8__k2, (bytes, bytearray, memoryview)):
-                            out += _x8__k2
+                        if _x14.__class__ is tuple:
+                            GroupRecords_CopartitionGroup._pack(out, *_x14)
+                        elif isinstance(_x14, (bytes, bytearray, memoryview)):
+                            out += _x14
                         else:
-                            _x8__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                            _x14._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     GroupRecords_Subtopology._pack(out, *_x1)

@@ -869,35 +869,35 @@ class KafkaTypes_TaggedFields(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(KafkaTypes_TaggedField)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'kafka_types/tagged_field/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
-                _v1._data_length = f_data_length__r5
-                if not 0 <= f_data_length__r5 <= end - pos:
-                    raise _bad_size(pos, end, f_data_length__r5, 'kafka_types/tagged_field/data')
-                f_data__r5 = buf[pos:pos + f_data_length__r5]
-                pos += f_data_length__r5
-                _v1.data = f_data__r5
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
+                _v1._data_length = f_data_length_r5
+                if not 0 <= f_data_length_r5 <= end - pos:
+                    raise _bad_size(pos, end, f_data_length_r5, 'kafka_types/tagged_field/data')
+                f_data_r5 = buf[pos:pos + f_data_length_r5]
+                pos += f_data_length_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -916,21 +916,21 @@ class KafkaTypes_TaggedFields(_Node):
             raise _EncodeError('is not set', 'kafka_types/tagged_fields/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
                     raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
-                w_data_length__k2 = len(a_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(a_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += a_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += a_data_k2
             else:
                 if _x1.__class__ is tuple:
                     KafkaTypes_TaggedField._pack(out, *_x1)
@@ -952,21 +952,21 @@ class KafkaTypes_TaggedFields(_Node):
             raise _EncodeError('is not set', 'kafka_types/tagged_fields/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
                     raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
-                w_data_length__k2 = len(a_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(a_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += a_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += a_data_k2
             else:
                 if _x1.__class__ is tuple:
                     KafkaTypes_TaggedField._pack(out, *_x1)

@@ -611,28 +611,28 @@ class LegacyLogEntry_MessageSet(_Node):
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(LegacyLogEntry)
-            _v1._parent_ref = None if self is None else _ref(self)
+            _v1._parent_ref = _ref(self)
             _v1._pins = 0
             if end - pos < 12:
                 raise _truncated(pos, end, _T0)
-            f_offset__r4, f_message_size__r4 = _S0.unpack_from(buf, pos)
+            f_offset_r4, f_message_size_r4 = _S0.unpack_from(buf, pos)
             pos += 12
-            _v1.offset = f_offset__r4
-            if f_message_size__r4 < 14:
-                raise _invalid(pos - 4, 'legacy_log_entry/message_size', f"value {f_message_size__r4} must be at least {14}")
-            _v1._message_size = f_message_size__r4
-            _n__r4 = f_message_size__r4
-            if _n__r4 < 0:
-                raise _invalid(pos, 'legacy_log_entry/message', f"negative size {_n__r4}")
-            if _n__r4 > end - pos:
-                raise _short(pos, end, _n__r4, 'legacy_log_entry/message')
-            _e__r4 = pos + _n__r4
-            _q1__r4 = pos
-            f_message__r4, _q1__r4 = LegacyLogEntry_LegacyMessage._read(buf, _q1__r4, _e__r4, _v1)
-            if _q1__r4 != _e__r4:
-                raise _invalid(_q1__r4, 'legacy_log_entry/message', f"{_e__r4 - _q1__r4} bytes left unread at the end of the field")
-            pos = _e__r4
-            _v1.message = f_message__r4
+            _v1.offset = f_offset_r4
+            if f_message_size_r4 < 14:
+                raise _invalid(pos - 4, 'legacy_log_entry/message_size', f"value {f_message_size_r4} must be at least {14}")
+            _v1._message_size = f_message_size_r4
+            _n_r4 = f_message_size_r4
+            if _n_r4 < 0:
+                raise _invalid(pos, 'legacy_log_entry/message', f"negative size {_n_r4}")
+            if _n_r4 > end - pos:
+                raise _short(pos, end, _n_r4, 'legacy_log_entry/message')
+            _e_r4 = pos + _n_r4
+            _q5 = pos
+            f_message_r4, _q5 = LegacyLogEntry_LegacyMessage._read(buf, _q5, _e_r4, _v1)
+            if _q5 != _e_r4:
+                raise _invalid(_q5, 'legacy_log_entry/message', f"{_e_r4 - _q5} bytes left unread at the end of the field")
+            pos = _e_r4
+            _v1.message = f_message_r4
             _ap2(_v1)
         self.entries = f_entries
         return self, pos
@@ -644,25 +644,25 @@ class LegacyLogEntry_MessageSet(_Node):
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
         for _x1 in w_entries:
             if _x1.__class__ is tuple:
-                a_offset__k2, a_message__k2 = _x1
-                if a_offset__k2 is None:
-                    a_offset__k2 = 0
-                if a_message__k2 is None:
-                    _b_message__k2 = None
+                a_offset_k2, a_message_k2 = _x1
+                if a_offset_k2 is None:
+                    a_offset_k2 = 0
+                if a_message_k2 is None:
+                    _b_message_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if a_message__k2.__class__ is tuple:
-                        LegacyLogEntry_LegacyMessage._pack(_t1__k2, *a_message__k2)
-                    elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_message__k2
+                    _t3 = bytearray()
+                    if a_message_k2.__class__ is tuple:
+                        LegacyLogEntry_LegacyMessage._pack(_t3, *a_message_k2)
+                    elif isinstance(a_message_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_message_k2
                     else:
-                        a_message__k2._write(_t1__k2, False)
-                    _b_message__k2 = bytes(_t1__k2)
-                if _b_message__k2 is None:
+                        a_message_k2._write(_t3, False)
+                    _b_message_k2 = bytes(_t3)
+                if _b_message_k2 is None:
                     raise _EncodeError('is not set', 'legacy_log_entry/message')
-                w_message_size__k2 = len(_b_message__k2)
-                out += _S0.pack(a_offset__k2, w_message_size__k2)
-                out += _b_message__k2
+                w_message_size_k2 = len(_b_message_k2)
+                out += _S0.pack(a_offset_k2, w_message_size_k2)
+                out += _b_message_k2
             else:
                 if _x1.__class__ is tuple:
                     LegacyLogEntry._pack(out, *_x1)
@@ -679,25 +679,25 @@ class LegacyLogEntry_MessageSet(_Node):
             raise _EncodeError('is not set', 'legacy_log_entry/message_set/entries')
         for _x1 in a_entries:
             if _x1.__class__ is tuple:
-                a_offset__k2, a_message__k2 = _x1
-                if a_offset__k2 is None:
-                    a_offset__k2 = 0
-                if a_message__k2 is None:
-                    _b_message__k2 = None
+                a_offset_k2, a_message_k2 = _x1
+                if a_offset_k2 is None:
+                    a_offset_k2 = 0
+                if a_message_k2 is None:
+                    _b_message_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if a_message__k2.__class__ is tuple:
-                        LegacyLogEntry_LegacyMessage._pack(_t1__k2, *a_message__k2)
-                    elif isinstance(a_message__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_message__k2
+                    _t3 = bytearray()
+                    if a_message_k2.__class__ is tuple:
+                        LegacyLogEntry_LegacyMessage._pack(_t3, *a_message_k2)
+                    elif isinstance(a_message_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_message_k2
                     else:
-                        a_message__k2._write(_t1__k2, False)
-                    _b_message__k2 = bytes(_t1__k2)
-                if _b_message__k2 is None:
+                        a_message_k2._write(_t3, False)
+                    _b_message_k2 = bytes(_t3)
+                if _b_message_k2 is None:
                     raise _EncodeError('is not set', 'legacy_log_entry/message')
-                w_message_size__k2 = len(_b_message__k2)
-                out += _S0.pack(a_offset__k2, w_message_size__k2)
-                out += _b_message__k2
+                w_message_size_k2 = len(_b_message_k2)
+                out += _S0.pack(a_offset_k2, w_message_size_k2)
+                out += _b_message_k2
             else:
                 if _x1.__class__ is tuple:
                     LegacyLogEntry._pack(out, *_x1)

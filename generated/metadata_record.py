@@ -722,19 +722,19 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             _ap2 = f_end_points.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T0)
-                f_port__r5, f_security_protocol__r5 = _S0.unpack_from(buf, pos)
+                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
                 pos += 4
-                _v1.port = f_port__r5
-                _v1.security_protocol = f_security_protocol__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                _v1.security_protocol = f_security_protocol_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
@@ -758,17 +758,17 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             _ap7 = f_features.append
             for _ in range(_c8):
                 _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = None if self is None else _ref(self)
-                f_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name__r10
+                _v6._parent_ref = _ref(self)
+                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                _v6.name = f_name_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T1)
-                f_min_supported_version__r10, f_max_supported_version__r10 = _S1.unpack_from(buf, pos)
+                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6.min_supported_version = f_min_supported_version__r10
-                _v6.max_supported_version = f_max_supported_version__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.min_supported_version = f_min_supported_version_r10
+                _v6.max_supported_version = f_max_supported_version_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -806,26 +806,26 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/end_points')
         for _x1 in w_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -845,20 +845,20 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/features')
         for _x3 in w_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -905,26 +905,26 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/end_points')
         for _x1 in a_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -941,20 +941,20 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/features')
         for _x3 in a_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -1119,19 +1119,19 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             _ap2 = f_end_points.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T0)
-                f_port__r5, f_security_protocol__r5 = _S0.unpack_from(buf, pos)
+                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
                 pos += 4
-                _v1.port = f_port__r5
-                _v1.security_protocol = f_security_protocol__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                _v1.security_protocol = f_security_protocol_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
@@ -1155,17 +1155,17 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             _ap7 = f_features.append
             for _ in range(_c8):
                 _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = None if self is None else _ref(self)
-                f_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name__r10
+                _v6._parent_ref = _ref(self)
+                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                _v6.name = f_name_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T1)
-                f_min_supported_version__r10, f_max_supported_version__r10 = _S1.unpack_from(buf, pos)
+                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6.min_supported_version = f_min_supported_version__r10
-                _v6.max_supported_version = f_max_supported_version__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.min_supported_version = f_min_supported_version_r10
+                _v6.max_supported_version = f_max_supported_version_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -1204,26 +1204,26 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/end_points')
         for _x1 in w_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -1243,20 +1243,20 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/features')
         for _x3 in w_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -1302,26 +1302,26 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/end_points')
         for _x1 in a_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -1338,20 +1338,20 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/features')
         for _x3 in a_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -1520,19 +1520,19 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             _ap2 = f_end_points.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T0)
-                f_port__r5, f_security_protocol__r5 = _S0.unpack_from(buf, pos)
+                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
                 pos += 4
-                _v1.port = f_port__r5
-                _v1.security_protocol = f_security_protocol__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                _v1.security_protocol = f_security_protocol_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
@@ -1556,17 +1556,17 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             _ap7 = f_features.append
             for _ in range(_c8):
                 _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = None if self is None else _ref(self)
-                f_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name__r10
+                _v6._parent_ref = _ref(self)
+                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                _v6.name = f_name_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T1)
-                f_min_supported_version__r10, f_max_supported_version__r10 = _S1.unpack_from(buf, pos)
+                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6.min_supported_version = f_min_supported_version__r10
-                _v6.max_supported_version = f_max_supported_version__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.min_supported_version = f_min_supported_version_r10
+                _v6.max_supported_version = f_max_supported_version_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -1606,26 +1606,26 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/end_points')
         for _x1 in w_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -1645,20 +1645,20 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/features')
         for _x3 in w_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -1704,26 +1704,26 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/end_points')
         for _x1 in a_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -1740,20 +1740,20 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/features')
         for _x3 in a_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -2029,44 +2029,44 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_RegisterBrokerRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/register_broker_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/register_broker_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactUuidArray._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/register_broker_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/register_broker_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactUuidArray._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -2085,30 +2085,30 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_RegisterBrokerRecordTag._pack(out, *_x1)
@@ -2130,30 +2130,30 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_RegisterBrokerRecordTag._pack(out, *_x1)
@@ -2286,19 +2286,19 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             _ap2 = f_end_points.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T0)
-                f_port__r5, f_security_protocol__r5 = _S0.unpack_from(buf, pos)
+                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
                 pos += 4
-                _v1.port = f_port__r5
-                _v1.security_protocol = f_security_protocol__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                _v1.security_protocol = f_security_protocol_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
@@ -2322,17 +2322,17 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             _ap7 = f_features.append
             for _ in range(_c8):
                 _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = None if self is None else _ref(self)
-                f_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name__r10
+                _v6._parent_ref = _ref(self)
+                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                _v6.name = f_name_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T1)
-                f_min_supported_version__r10, f_max_supported_version__r10 = _S1.unpack_from(buf, pos)
+                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6.min_supported_version = f_min_supported_version__r10
-                _v6.max_supported_version = f_max_supported_version__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.min_supported_version = f_min_supported_version_r10
+                _v6.max_supported_version = f_max_supported_version_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -2372,26 +2372,26 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/end_points')
         for _x1 in w_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -2411,20 +2411,20 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/features')
         for _x3 in w_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -2472,26 +2472,26 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/end_points')
         for _x1 in a_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerEndpoint._pack(out, *_x1)
@@ -2508,20 +2508,20 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/features')
         for _x3 in a_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_BrokerFeature._pack(out, *_x3)
@@ -2972,44 +2972,44 @@ class MetadataRecord_PartitionRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_PartitionRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/partition_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedInt8._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/partition_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -3028,30 +3028,30 @@ class MetadataRecord_PartitionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionRecordTag._pack(out, *_x1)
@@ -3073,30 +3073,30 @@ class MetadataRecord_PartitionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionRecordTag._pack(out, *_x1)
@@ -4206,50 +4206,50 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_PartitionRecordTagV2)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_record_tag_v2/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/partition_record_tag_v2/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedInt8._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_CompactInt32Array._read(buf, _q3__r5, _e__r5, _v1)
-                elif _on1__r5 == 2:
-                    _q4__r5 = pos
-                    f_data__r5, _q4__r5 = KafkaTypes_CompactInt32Array._read(buf, _q4__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_record_tag_v2/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/partition_record_tag_v2/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_CompactInt32Array._read(buf, _q8, _e_r5, _v1)
+                elif _on6 == 2:
+                    _q9 = pos
+                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -4268,30 +4268,30 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags_v2/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionRecordTagV2._pack(out, *_x1)
@@ -4313,30 +4313,30 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags_v2/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionRecordTagV2._pack(out, *_x1)
@@ -5194,59 +5194,59 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_PartitionChangeRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/partition_change_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactInt32Array._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_TaggedInt32._read(buf, _q3__r5, _e__r5, _v1)
-                elif _on1__r5 == 2:
-                    _q4__r5 = pos
-                    f_data__r5, _q4__r5 = KafkaTypes_CompactInt32Array._read(buf, _q4__r5, _e__r5, _v1)
-                elif _on1__r5 == 3:
-                    _q5__r5 = pos
-                    f_data__r5, _q5__r5 = KafkaTypes_CompactInt32Array._read(buf, _q5__r5, _e__r5, _v1)
-                elif _on1__r5 == 4:
-                    _q6__r5 = pos
-                    f_data__r5, _q6__r5 = KafkaTypes_CompactInt32Array._read(buf, _q6__r5, _e__r5, _v1)
-                elif _on1__r5 == 5:
-                    _q7__r5 = pos
-                    f_data__r5, _q7__r5 = KafkaTypes_TaggedInt8._read(buf, _q7__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_change_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
+                elif _on6 == 2:
+                    _q9 = pos
+                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
+                elif _on6 == 3:
+                    _q10 = pos
+                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
+                elif _on6 == 4:
+                    _q11 = pos
+                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
+                elif _on6 == 5:
+                    _q12 = pos
+                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -5265,30 +5265,30 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTag._pack(out, *_x1)
@@ -5310,30 +5310,30 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTag._pack(out, *_x1)
@@ -5689,62 +5689,62 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_PartitionChangeRecordTagV1)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v1/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/partition_change_record_tag_v1/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactInt32Array._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_TaggedInt32._read(buf, _q3__r5, _e__r5, _v1)
-                elif _on1__r5 == 2:
-                    _q4__r5 = pos
-                    f_data__r5, _q4__r5 = KafkaTypes_CompactInt32Array._read(buf, _q4__r5, _e__r5, _v1)
-                elif _on1__r5 == 3:
-                    _q5__r5 = pos
-                    f_data__r5, _q5__r5 = KafkaTypes_CompactInt32Array._read(buf, _q5__r5, _e__r5, _v1)
-                elif _on1__r5 == 4:
-                    _q6__r5 = pos
-                    f_data__r5, _q6__r5 = KafkaTypes_CompactInt32Array._read(buf, _q6__r5, _e__r5, _v1)
-                elif _on1__r5 == 5:
-                    _q7__r5 = pos
-                    f_data__r5, _q7__r5 = KafkaTypes_TaggedInt8._read(buf, _q7__r5, _e__r5, _v1)
-                elif _on1__r5 == 8:
-                    _q8__r5 = pos
-                    f_data__r5, _q8__r5 = KafkaTypes_CompactUuidArray._read(buf, _q8__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v1/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag_v1/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
+                elif _on6 == 2:
+                    _q9 = pos
+                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
+                elif _on6 == 3:
+                    _q10 = pos
+                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
+                elif _on6 == 4:
+                    _q11 = pos
+                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
+                elif _on6 == 5:
+                    _q12 = pos
+                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
+                elif _on6 == 8:
+                    _q13 = pos
+                    f_data_r5, _q13 = KafkaTypes_CompactUuidArray._read(buf, _q13, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -5763,30 +5763,30 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v1/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTagV1._pack(out, *_x1)
@@ -5808,30 +5808,30 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v1/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTagV1._pack(out, *_x1)
@@ -6195,68 +6195,68 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_PartitionChangeRecordTagV2)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v2/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/partition_change_record_tag_v2/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactInt32Array._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_TaggedInt32._read(buf, _q3__r5, _e__r5, _v1)
-                elif _on1__r5 == 2:
-                    _q4__r5 = pos
-                    f_data__r5, _q4__r5 = KafkaTypes_CompactInt32Array._read(buf, _q4__r5, _e__r5, _v1)
-                elif _on1__r5 == 3:
-                    _q5__r5 = pos
-                    f_data__r5, _q5__r5 = KafkaTypes_CompactInt32Array._read(buf, _q5__r5, _e__r5, _v1)
-                elif _on1__r5 == 4:
-                    _q6__r5 = pos
-                    f_data__r5, _q6__r5 = KafkaTypes_CompactInt32Array._read(buf, _q6__r5, _e__r5, _v1)
-                elif _on1__r5 == 5:
-                    _q7__r5 = pos
-                    f_data__r5, _q7__r5 = KafkaTypes_TaggedInt8._read(buf, _q7__r5, _e__r5, _v1)
-                elif _on1__r5 == 6:
-                    _q8__r5 = pos
-                    f_data__r5, _q8__r5 = KafkaTypes_CompactInt32Array._read(buf, _q8__r5, _e__r5, _v1)
-                elif _on1__r5 == 7:
-                    _q9__r5 = pos
-                    f_data__r5, _q9__r5 = KafkaTypes_CompactInt32Array._read(buf, _q9__r5, _e__r5, _v1)
-                elif _on1__r5 == 8:
-                    _q10__r5 = pos
-                    f_data__r5, _q10__r5 = KafkaTypes_CompactUuidArray._read(buf, _q10__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v2/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag_v2/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
+                elif _on6 == 2:
+                    _q9 = pos
+                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
+                elif _on6 == 3:
+                    _q10 = pos
+                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
+                elif _on6 == 4:
+                    _q11 = pos
+                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
+                elif _on6 == 5:
+                    _q12 = pos
+                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
+                elif _on6 == 6:
+                    _q13 = pos
+                    f_data_r5, _q13 = KafkaTypes_CompactInt32Array._read(buf, _q13, _e_r5, _v1)
+                elif _on6 == 7:
+                    _q14 = pos
+                    f_data_r5, _q14 = KafkaTypes_CompactInt32Array._read(buf, _q14, _e_r5, _v1)
+                elif _on6 == 8:
+                    _q15 = pos
+                    f_data_r5, _q15 = KafkaTypes_CompactUuidArray._read(buf, _q15, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -6275,30 +6275,30 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v2/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTagV2._pack(out, *_x1)
@@ -6320,30 +6320,30 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v2/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_PartitionChangeRecordTagV2._pack(out, *_x1)
@@ -7315,13 +7315,13 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
             _ap2 = f_entity.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_EntityData)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_entity_type__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.entity_type = f_entity_type__r5
-                f_entity_name__r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
-                _v1.entity_name = f_entity_name__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1._parent_ref = _ref(self)
+                f_entity_type_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.entity_type = f_entity_type_r5
+                f_entity_name_r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
+                _v1.entity_name = f_entity_name_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.entity = f_entity
         f_key, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
@@ -7350,25 +7350,25 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/entity')
         for _x1 in w_entity:
             if _x1.__class__ is tuple:
-                a_entity_type__k2, a_entity_name__k2, a_tagged_fields__k2 = _x1
-                if a_entity_type__k2 is None:
+                a_entity_type_k2, a_entity_name_k2, a_tagged_fields_k2 = _x1
+                if a_entity_type_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-                if isinstance(a_entity_type__k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_type__k2
+                if isinstance(a_entity_type_k2, (bytes, bytearray, memoryview)):
+                    out += a_entity_type_k2
                 else:
-                    a_entity_type__k2._write(out, False)
-                if a_entity_name__k2 is None:
+                    a_entity_type_k2._write(out, False)
+                if a_entity_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-                if isinstance(a_entity_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_name__k2
+                if isinstance(a_entity_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_entity_name_k2
                 else:
-                    a_entity_name__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_entity_name_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_EntityData._pack(out, *_x1)
@@ -7407,25 +7407,25 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/entity')
         for _x1 in a_entity:
             if _x1.__class__ is tuple:
-                a_entity_type__k2, a_entity_name__k2, a_tagged_fields__k2 = _x1
-                if a_entity_type__k2 is None:
+                a_entity_type_k2, a_entity_name_k2, a_tagged_fields_k2 = _x1
+                if a_entity_type_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-                if isinstance(a_entity_type__k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_type__k2
+                if isinstance(a_entity_type_k2, (bytes, bytearray, memoryview)):
+                    out += a_entity_type_k2
                 else:
-                    a_entity_type__k2._write(out, False)
-                if a_entity_name__k2 is None:
+                    a_entity_type_k2._write(out, False)
+                if a_entity_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-                if isinstance(a_entity_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_name__k2
+                if isinstance(a_entity_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_entity_name_k2
                 else:
-                    a_entity_name__k2._write(out, False)
-                if a_tagged_fields__k2 is None:
+                    a_entity_name_k2._write(out, False)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_EntityData._pack(out, *_x1)
@@ -7763,44 +7763,44 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/broker_registration_change_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedInt8._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -7819,30 +7819,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTag._pack(out, *_x1)
@@ -7864,30 +7864,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTag._pack(out, *_x1)
@@ -8209,47 +8209,47 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTagV1)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v1/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/broker_registration_change_record_tag_v1/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedInt8._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_TaggedInt8._read(buf, _q3__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v1/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag_v1/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_TaggedInt8._read(buf, _q8, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -8268,30 +8268,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v1/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTagV1._pack(out, *_x1)
@@ -8313,30 +8313,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v1/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTagV1._pack(out, *_x1)
@@ -8665,50 +8665,50 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTagV2)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v2/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/broker_registration_change_record_tag_v2/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedInt8._read(buf, _q2__r5, _e__r5, _v1)
-                elif _on1__r5 == 1:
-                    _q3__r5 = pos
-                    f_data__r5, _q3__r5 = KafkaTypes_TaggedInt8._read(buf, _q3__r5, _e__r5, _v1)
-                elif _on1__r5 == 2:
-                    _q4__r5 = pos
-                    f_data__r5, _q4__r5 = KafkaTypes_CompactUuidArray._read(buf, _q4__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v2/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag_v2/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
+                elif _on6 == 1:
+                    _q8 = pos
+                    f_data_r5, _q8 = KafkaTypes_TaggedInt8._read(buf, _q8, _e_r5, _v1)
+                elif _on6 == 2:
+                    _q9 = pos
+                    f_data_r5, _q9 = KafkaTypes_CompactUuidArray._read(buf, _q9, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -8727,30 +8727,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v2/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTagV2._pack(out, *_x1)
@@ -8772,30 +8772,30 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v2/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BrokerRegistrationChangeRecordTagV2._pack(out, *_x1)
@@ -9610,44 +9610,44 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_BeginTransactionRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/begin_transaction_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/begin_transaction_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactNullableString._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/begin_transaction_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/begin_transaction_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactNullableString._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -9666,30 +9666,30 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BeginTransactionRecordTag._pack(out, *_x1)
@@ -9711,30 +9711,30 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_BeginTransactionRecordTag._pack(out, *_x1)
@@ -10090,44 +10090,44 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_AbortTransactionRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'metadata_record/abort_transaction_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'metadata_record/abort_transaction_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_CompactNullableString._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'metadata_record/abort_transaction_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'metadata_record/abort_transaction_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_CompactNullableString._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -10146,30 +10146,30 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_AbortTransactionRecordTag._pack(out, *_x1)
@@ -10191,30 +10191,30 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
             raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_AbortTransactionRecordTag._pack(out, *_x1)
@@ -10672,19 +10672,19 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             _ap2 = f_end_points.append
             for _ in range(_c3):
                 _v1 = _new(MetadataRecord_ControllerEndpoint)
-                _v1._parent_ref = None if self is None else _ref(self)
-                f_name__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name__r5
-                f_host__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host__r5
+                _v1._parent_ref = _ref(self)
+                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.name = f_name_r5
+                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                _v1.host = f_host_r5
                 if end - pos < 4:
                     raise _truncated(pos, end, _T41)
-                f_port__r5, f_security_protocol__r5 = _S0.unpack_from(buf, pos)
+                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
                 pos += 4
-                _v1.port = f_port__r5
-                _v1.security_protocol = f_security_protocol__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.port = f_port_r5
+                _v1.security_protocol = f_security_protocol_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
@@ -10708,17 +10708,17 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             _ap7 = f_features.append
             for _ in range(_c8):
                 _v6 = _new(MetadataRecord_ControllerFeature)
-                _v6._parent_ref = None if self is None else _ref(self)
-                f_name__r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name__r10
+                _v6._parent_ref = _ref(self)
+                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
+                _v6.name = f_name_r10
                 if end - pos < 4:
                     raise _truncated(pos, end, _T42)
-                f_min_supported_version__r10, f_max_supported_version__r10 = _S1.unpack_from(buf, pos)
+                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
                 pos += 4
-                _v6.min_supported_version = f_min_supported_version__r10
-                _v6.max_supported_version = f_max_supported_version__r10
-                f_tagged_fields__r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields__r10
+                _v6.min_supported_version = f_min_supported_version_r10
+                _v6.max_supported_version = f_max_supported_version_r10
+                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
+                _v6.tagged_fields = f_tagged_fields_r10
                 _ap7(_v6)
         self.features = f_features
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -10751,26 +10751,26 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/end_points')
         for _x1 in w_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_ControllerEndpoint._pack(out, *_x1)
@@ -10790,20 +10790,20 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/features')
         for _x3 in w_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_ControllerFeature._pack(out, *_x3)
@@ -10841,26 +10841,26 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/end_points')
         for _x1 in a_end_points:
             if _x1.__class__ is tuple:
-                a_name__k2, a_host__k2, a_port__k2, a_security_protocol__k2, a_tagged_fields__k2 = _x1
-                if a_name__k2 is None:
+                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
+                if a_name_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-                if isinstance(a_name__k2, (bytes, bytearray, memoryview)):
-                    out += a_name__k2
+                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
+                    out += a_name_k2
                 else:
-                    a_name__k2._write(out, False)
-                if a_host__k2 is None:
+                    a_name_k2._write(out, False)
+                if a_host_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-                if isinstance(a_host__k2, (bytes, bytearray, memoryview)):
-                    out += a_host__k2
+                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
+                    out += a_host_k2
                 else:
-                    a_host__k2._write(out, False)
-                out += _S0.pack(a_port__k2, a_security_protocol__k2)
-                if a_tagged_fields__k2 is None:
+                    a_host_k2._write(out, False)
+                out += _S0.pack(a_port_k2, a_security_protocol_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     MetadataRecord_ControllerEndpoint._pack(out, *_x1)
@@ -10877,20 +10877,20 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/features')
         for _x3 in a_features:
             if _x3.__class__ is tuple:
-                a_name__k4, a_min_supported_version__k4, a_max_supported_version__k4, a_tagged_fields__k4 = _x3
-                if a_name__k4 is None:
+                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
+                if a_name_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-                if isinstance(a_name__k4, (bytes, bytearray, memoryview)):
-                    out += a_name__k4
+                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
+                    out += a_name_k4
                 else:
-                    a_name__k4._write(out, False)
-                out += _S1.pack(a_min_supported_version__k4, a_max_supported_version__k4)
-                if a_tagged_fields__k4 is None:
+                    a_name_k4._write(out, False)
+                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
+                if a_tagged_fields_k4 is None:
                     raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-                if isinstance(a_tagged_fields__k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k4
+                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k4
                 else:
-                    a_tagged_fields__k4._write(out, False)
+                    a_tagged_fields_k4._write(out, False)
             else:
                 if _x3.__class__ is tuple:
                     MetadataRecord_ControllerFeature._pack(out, *_x3)

@@ -46,13 +46,13 @@ class OffsetIndex(_Node):
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(OffsetIndex_Entry)
-            _v1._parent_ref = None if self is None else _ref(self)
+            _v1._parent_ref = _ref(self)
             if end - pos < 8:
                 raise _truncated(pos, end, _T0)
-            f_relative_offset__r4, f_position__r4 = _S0.unpack_from(buf, pos)
+            f_relative_offset_r4, f_position_r4 = _S0.unpack_from(buf, pos)
             pos += 8
-            _v1.relative_offset = f_relative_offset__r4
-            _v1.position = f_position__r4
+            _v1.relative_offset = f_relative_offset_r4
+            _v1.position = f_position_r4
             _ap2(_v1)
         self.entries = f_entries
         return self, pos
@@ -64,8 +64,8 @@ class OffsetIndex(_Node):
             raise _EncodeError('is not set', 'offset_index/entries')
         for _x1 in w_entries:
             if _x1.__class__ is tuple:
-                a_relative_offset__k2, a_position__k2 = _x1
-                out += _S0.pack(a_relative_offset__k2, a_position__k2)
+                a_relative_offset_k2, a_position_k2 = _x1
+                out += _S0.pack(a_relative_offset_k2, a_position_k2)
             else:
                 if _x1.__class__ is tuple:
                     OffsetIndex_Entry._pack(out, *_x1)
@@ -82,8 +82,8 @@ class OffsetIndex(_Node):
             raise _EncodeError('is not set', 'offset_index/entries')
         for _x1 in a_entries:
             if _x1.__class__ is tuple:
-                a_relative_offset__k2, a_position__k2 = _x1
-                out += _S0.pack(a_relative_offset__k2, a_position__k2)
+                a_relative_offset_k2, a_position_k2 = _x1
+                out += _S0.pack(a_relative_offset_k2, a_position_k2)
             else:
                 if _x1.__class__ is tuple:
                     OffsetIndex_Entry._pack(out, *_x1)

@@ -87,19 +87,19 @@ class ProducerSnapshot(_Node):
             _ap2 = f_producers.append
             for _ in range(_c3):
                 _v1 = _new(ProducerSnapshot_ProducerEntry)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 46:
                     raise _truncated(pos, end, _T1)
-                f_producer_id__r5, f_producer_epoch__r5, f_last_sequence__r5, f_last_offset__r5, f_offset_delta__r5, f_timestamp__r5, f_coordinator_epoch__r5, f_current_txn_first_offset__r5 = _S1.unpack_from(buf, pos)
+                f_producer_id_r5, f_producer_epoch_r5, f_last_sequence_r5, f_last_offset_r5, f_offset_delta_r5, f_timestamp_r5, f_coordinator_epoch_r5, f_current_txn_first_offset_r5 = _S1.unpack_from(buf, pos)
                 pos += 46
-                _v1.producer_id = f_producer_id__r5
-                _v1.producer_epoch = f_producer_epoch__r5
-                _v1.last_sequence = f_last_sequence__r5
-                _v1.last_offset = f_last_offset__r5
-                _v1.offset_delta = f_offset_delta__r5
-                _v1.timestamp = f_timestamp__r5
-                _v1.coordinator_epoch = f_coordinator_epoch__r5
-                _v1.current_txn_first_offset = f_current_txn_first_offset__r5
+                _v1.producer_id = f_producer_id_r5
+                _v1.producer_epoch = f_producer_epoch_r5
+                _v1.last_sequence = f_last_sequence_r5
+                _v1.last_offset = f_last_offset_r5
+                _v1.offset_delta = f_offset_delta_r5
+                _v1.timestamp = f_timestamp_r5
+                _v1.coordinator_epoch = f_coordinator_epoch_r5
+                _v1.current_txn_first_offset = f_current_txn_first_offset_r5
                 _ap2(_v1)
         self.producers = f_producers
         self._crc_computed = (buf, _m_producer_count, pos)
@@ -124,8 +124,8 @@ class ProducerSnapshot(_Node):
             raise _EncodeError('is not set', 'producer_snapshot/producers')
         for _x1 in w_producers:
             if _x1.__class__ is tuple:
-                a_producer_id__k2, a_producer_epoch__k2, a_last_sequence__k2, a_last_offset__k2, a_offset_delta__k2, a_timestamp__k2, a_coordinator_epoch__k2, a_current_txn_first_offset__k2 = _x1
-                out += _S1.pack(a_producer_id__k2, a_producer_epoch__k2, a_last_sequence__k2, a_last_offset__k2, a_offset_delta__k2, a_timestamp__k2, a_coordinator_epoch__k2, a_current_txn_first_offset__k2)
+                a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2 = _x1
+                out += _S1.pack(a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2)
             else:
                 if _x1.__class__ is tuple:
                     ProducerSnapshot_ProducerEntry._pack(out, *_x1)
@@ -157,8 +157,8 @@ class ProducerSnapshot(_Node):
             raise _EncodeError('is not set', 'producer_snapshot/producers')
         for _x1 in a_producers:
             if _x1.__class__ is tuple:
-                a_producer_id__k2, a_producer_epoch__k2, a_last_sequence__k2, a_last_offset__k2, a_offset_delta__k2, a_timestamp__k2, a_coordinator_epoch__k2, a_current_txn_first_offset__k2 = _x1
-                out += _S1.pack(a_producer_id__k2, a_producer_epoch__k2, a_last_sequence__k2, a_last_offset__k2, a_offset_delta__k2, a_timestamp__k2, a_coordinator_epoch__k2, a_current_txn_first_offset__k2)
+                a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2 = _x1
+                out += _S1.pack(a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2)
             else:
                 if _x1.__class__ is tuple:
                     ProducerSnapshot_ProducerEntry._pack(out, *_x1)

@@ -567,173 +567,173 @@ class RecordBatch_Records(_Node):
             _ap2 = f_items.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Record)
-                _v1._parent_ref = None if self is None else _ref(self)
-                _start__r5 = pos
+                _v1._parent_ref = _ref(self)
+                _start_r5 = pos
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/length')
-                f_length__r5 = buf[pos]
-                if f_length__r5 < 0x80:
-                    f_length__r5 = _ZZ[f_length__r5]
+                f_length_r5 = buf[pos]
+                if f_length_r5 < 0x80:
+                    f_length_r5 = _ZZ[f_length_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_length__r5 = _ZZ[(f_length__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_length_r5 = _ZZ[(f_length_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/length')
-                    f_length__r5 = (f_length__r5 >> 1) ^ -(f_length__r5 & 1)
-                _v1._length = f_length__r5
+                    f_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/length')
+                    f_length_r5 = (f_length_r5 >> 1) ^ -(f_length_r5 & 1)
+                _v1._length = f_length_r5
                 if pos >= end:
                     raise _truncated(pos, end, _T1)
-                _m_attributes__r5 = pos
-                f_attributes__r5 = buf[pos]
-                if f_attributes__r5 > 127:
-                    f_attributes__r5 -= 256
+                _m_attributes_r5 = pos
+                f_attributes_r5 = buf[pos]
+                if f_attributes_r5 > 127:
+                    f_attributes_r5 -= 256
                 pos += 1
-                _v1.attributes = f_attributes__r5
+                _v1.attributes = f_attributes_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/timestamp_delta')
-                f_timestamp_delta__r5 = buf[pos]
-                if f_timestamp_delta__r5 < 0x80:
-                    f_timestamp_delta__r5 = _ZZ[f_timestamp_delta__r5]
+                f_timestamp_delta_r5 = buf[pos]
+                if f_timestamp_delta_r5 < 0x80:
+                    f_timestamp_delta_r5 = _ZZ[f_timestamp_delta_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_timestamp_delta__r5 = _ZZ[(f_timestamp_delta__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_timestamp_delta_r5 = _ZZ[(f_timestamp_delta_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_timestamp_delta__r5, pos = _read_uvarint(buf, pos, end, 10, 'record_batch/record/timestamp_delta')
-                    f_timestamp_delta__r5 = (f_timestamp_delta__r5 >> 1) ^ -(f_timestamp_delta__r5 & 1)
-                _v1.timestamp_delta = f_timestamp_delta__r5
+                    f_timestamp_delta_r5, pos = _read_uvarint(buf, pos, end, 10, 'record_batch/record/timestamp_delta')
+                    f_timestamp_delta_r5 = (f_timestamp_delta_r5 >> 1) ^ -(f_timestamp_delta_r5 & 1)
+                _v1.timestamp_delta = f_timestamp_delta_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/offset_delta')
-                f_offset_delta__r5 = buf[pos]
-                if f_offset_delta__r5 < 0x80:
-                    f_offset_delta__r5 = _ZZ[f_offset_delta__r5]
+                f_offset_delta_r5 = buf[pos]
+                if f_offset_delta_r5 < 0x80:
+                    f_offset_delta_r5 = _ZZ[f_offset_delta_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_offset_delta__r5 = _ZZ[(f_offset_delta__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_offset_delta_r5 = _ZZ[(f_offset_delta_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_offset_delta__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/offset_delta')
-                    f_offset_delta__r5 = (f_offset_delta__r5 >> 1) ^ -(f_offset_delta__r5 & 1)
-                _v1.offset_delta = f_offset_delta__r5
+                    f_offset_delta_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/offset_delta')
+                    f_offset_delta_r5 = (f_offset_delta_r5 >> 1) ^ -(f_offset_delta_r5 & 1)
+                _v1.offset_delta = f_offset_delta_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/key_length')
-                f_key_length__r5 = buf[pos]
-                if f_key_length__r5 < 0x80:
-                    f_key_length__r5 = _ZZ[f_key_length__r5]
+                f_key_length_r5 = buf[pos]
+                if f_key_length_r5 < 0x80:
+                    f_key_length_r5 = _ZZ[f_key_length_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_key_length__r5 = _ZZ[(f_key_length__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_key_length_r5 = _ZZ[(f_key_length_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_key_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/key_length')
-                    f_key_length__r5 = (f_key_length__r5 >> 1) ^ -(f_key_length__r5 & 1)
-                _v1._key_length = f_key_length__r5
-                if (f_key_length__r5 >= 0):
-                    if f_key_length__r5 > end - pos:
-                        raise _bad_size(pos, end, f_key_length__r5, 'record_batch/record/key')
-                    f_key__r5 = buf[pos:pos + f_key_length__r5]
-                    pos += f_key_length__r5
+                    f_key_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/key_length')
+                    f_key_length_r5 = (f_key_length_r5 >> 1) ^ -(f_key_length_r5 & 1)
+                _v1._key_length = f_key_length_r5
+                if (f_key_length_r5 >= 0):
+                    if f_key_length_r5 > end - pos:
+                        raise _bad_size(pos, end, f_key_length_r5, 'record_batch/record/key')
+                    f_key_r5 = buf[pos:pos + f_key_length_r5]
+                    pos += f_key_length_r5
                 else:
-                    f_key__r5 = None
-                _v1.key = f_key__r5
+                    f_key_r5 = None
+                _v1.key = f_key_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/value_length')
-                f_value_length__r5 = buf[pos]
-                if f_value_length__r5 < 0x80:
-                    f_value_length__r5 = _ZZ[f_value_length__r5]
+                f_value_length_r5 = buf[pos]
+                if f_value_length_r5 < 0x80:
+                    f_value_length_r5 = _ZZ[f_value_length_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_value_length__r5 = _ZZ[(f_value_length__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_value_length_r5 = _ZZ[(f_value_length_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_value_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/value_length')
-                    f_value_length__r5 = (f_value_length__r5 >> 1) ^ -(f_value_length__r5 & 1)
-                _v1._value_length = f_value_length__r5
-                if (f_value_length__r5 >= 0):
-                    if f_value_length__r5 > end - pos:
-                        raise _bad_size(pos, end, f_value_length__r5, 'record_batch/record/value')
-                    f_value__r5 = buf[pos:pos + f_value_length__r5]
-                    pos += f_value_length__r5
+                    f_value_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/value_length')
+                    f_value_length_r5 = (f_value_length_r5 >> 1) ^ -(f_value_length_r5 & 1)
+                _v1._value_length = f_value_length_r5
+                if (f_value_length_r5 >= 0):
+                    if f_value_length_r5 > end - pos:
+                        raise _bad_size(pos, end, f_value_length_r5, 'record_batch/record/value')
+                    f_value_r5 = buf[pos:pos + f_value_length_r5]
+                    pos += f_value_length_r5
                 else:
-                    f_value__r5 = None
-                _v1.value = f_value__r5
-                _m_headers_count__r5 = pos
+                    f_value_r5 = None
+                _v1.value = f_value_r5
+                _m_headers_count_r5 = pos
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/record/headers_count')
-                f_headers_count__r5 = buf[pos]
-                if f_headers_count__r5 < 0x80:
-                    f_headers_count__r5 = _ZZ[f_headers_count__r5]
+                f_headers_count_r5 = buf[pos]
+                if f_headers_count_r5 < 0x80:
+                    f_headers_count_r5 = _ZZ[f_headers_count_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_headers_count__r5 = _ZZ[(f_headers_count__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_headers_count_r5 = _ZZ[(f_headers_count_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_headers_count__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/headers_count')
-                    f_headers_count__r5 = (f_headers_count__r5 >> 1) ^ -(f_headers_count__r5 & 1)
-                _v1._headers_count = f_headers_count__r5
-                f_headers__r5 = []
-                _c3__r5 = f_headers_count__r5
-                if _c3__r5:
-                    if _c3__r5 < 0:
-                        raise _invalid(_m_headers_count__r5, 'record_batch/record/headers', f"negative count {_c3__r5}")
-                    if _c3__r5 > (end - pos) // 2 or _c3__r5 > _LIMITS.max_items:
-                        raise _too_many(_m_headers_count__r5, 'record_batch/record/headers', _c3__r5, end - pos)
-                    _ap2__r5 = f_headers__r5.append
-                    for ___r5 in range(_c3__r5):
-                        _v1__r5 = _new(RecordBatch_Header)
-                        _v1__r5._parent_ref = None if _v1 is None else _ref(_v1)
-                        _v1__r5._pins = 0
+                    f_headers_count_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/record/headers_count')
+                    f_headers_count_r5 = (f_headers_count_r5 >> 1) ^ -(f_headers_count_r5 & 1)
+                _v1._headers_count = f_headers_count_r5
+                f_headers_r5 = []
+                _c8 = f_headers_count_r5
+                if _c8:
+                    if _c8 < 0:
+                        raise _invalid(_m_headers_count_r5, 'record_batch/record/headers', f"negative count {_c8}")
+                    if _c8 > (end - pos) // 2 or _c8 > _LIMITS.max_items:
+                        raise _too_many(_m_headers_count_r5, 'record_batch/record/headers', _c8, end - pos)
+                    _ap7 = f_headers_r5.append
+                    for _ in range(_c8):
+                        _v6 = _new(RecordBatch_Header)
+                        _v6._parent_ref = _ref(_v1)
+                        _v6._pins = 0
                         if pos >= end:
                             raise _short(pos, end, 1, 'record_batch/header/key_length')
-                        f_key_length__r5__r5 = buf[pos]
-                        if f_key_length__r5__r5 < 0x80:
-                            f_key_length__r5__r5 = _ZZ[f_key_length__r5__r5]
+                        f_key_length_r10 = buf[pos]
+                        if f_key_length_r10 < 0x80:
+                            f_key_length_r10 = _ZZ[f_key_length_r10]
                             pos += 1
-                        elif pos + 1 < end and (_b1__r5__r5 := buf[pos + 1]) < 0x80:
-                            f_key_length__r5__r5 = _ZZ[(f_key_length__r5__r5 & 0x7F) | (_b1__r5__r5 << 7)]
+                        elif pos + 1 < end and (_b1_r10 := buf[pos + 1]) < 0x80:
+                            f_key_length_r10 = _ZZ[(f_key_length_r10 & 0x7F) | (_b1_r10 << 7)]
                             pos += 2
                         else:
-                            f_key_length__r5__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
-                            f_key_length__r5__r5 = (f_key_length__r5__r5 >> 1) ^ -(f_key_length__r5__r5 & 1)
-                        _v1__r5._key_length = f_key_length__r5__r5
-                        if not 0 <= f_key_length__r5__r5 <= end - pos:
-                            raise _bad_size(pos, end, f_key_length__r5__r5, 'record_batch/header/key')
-                        f_key__r5__r5 = str(buf[pos:pos + f_key_length__r5__r5], 'UTF-8', 'surrogateescape')
-                        pos += f_key_length__r5__r5
-                        _v1__r5.key = f_key__r5__r5
+                            f_key_length_r10, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
+                            f_key_length_r10 = (f_key_length_r10 >> 1) ^ -(f_key_length_r10 & 1)
+                        _v6._key_length = f_key_length_r10
+                        if not 0 <= f_key_length_r10 <= end - pos:
+                            raise _bad_size(pos, end, f_key_length_r10, 'record_batch/header/key')
+                        f_key_r10 = str(buf[pos:pos + f_key_length_r10], 'UTF-8', 'surrogateescape')
+                        pos += f_key_length_r10
+                        _v6.key = f_key_r10
                         if pos >= end:
                             raise _short(pos, end, 1, 'record_batch/header/value_length')
-                        f_value_length__r5__r5 = buf[pos]
-                        if f_value_length__r5__r5 < 0x80:
-                            f_value_length__r5__r5 = _ZZ[f_value_length__r5__r5]
+                        f_value_length_r10 = buf[pos]
+                        if f_value_length_r10 < 0x80:
+                            f_value_length_r10 = _ZZ[f_value_length_r10]
                             pos += 1
-                        elif pos + 1 < end and (_b1__r5__r5 := buf[pos + 1]) < 0x80:
-                            f_value_length__r5__r5 = _ZZ[(f_value_length__r5__r5 & 0x7F) | (_b1__r5__r5 << 7)]
+                        elif pos + 1 < end and (_b1_r10 := buf[pos + 1]) < 0x80:
+                            f_value_length_r10 = _ZZ[(f_value_length_r10 & 0x7F) | (_b1_r10 << 7)]
                             pos += 2
                         else:
-                            f_value_length__r5__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
-                            f_value_length__r5__r5 = (f_value_length__r5__r5 >> 1) ^ -(f_value_length__r5__r5 & 1)
-                        _v1__r5._value_length = f_value_length__r5__r5
-                        if (f_value_length__r5__r5 >= 0):
-                            if f_value_length__r5__r5 > end - pos:
-                                raise _bad_size(pos, end, f_value_length__r5__r5, 'record_batch/header/value')
-                            f_value__r5__r5 = buf[pos:pos + f_value_length__r5__r5]
-                            pos += f_value_length__r5__r5
+                            f_value_length_r10, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
+                            f_value_length_r10 = (f_value_length_r10 >> 1) ^ -(f_value_length_r10 & 1)
+                        _v6._value_length = f_value_length_r10
+                        if (f_value_length_r10 >= 0):
+                            if f_value_length_r10 > end - pos:
+                                raise _bad_size(pos, end, f_value_length_r10, 'record_batch/header/value')
+                            f_value_r10 = buf[pos:pos + f_value_length_r10]
+                            pos += f_value_length_r10
                         else:
-                            f_value__r5__r5 = None
-                        _v1__r5.value = f_value__r5__r5
-                        _ap2__r5(_v1__r5)
-                _v1.headers = f_headers__r5
-                if pos - _m_attributes__r5 != f_length__r5:
-                    raise _invalid(_start__r5, 'record_batch/record/length', f"says {f_length__r5} bytes follow from 'attributes', but {pos - _m_attributes__r5} were read")
+                            f_value_r10 = None
+                        _v6.value = f_value_r10
+                        _ap7(_v6)
+                _v1.headers = f_headers_r5
+                if pos - _m_attributes_r5 != f_length_r5:
+                    raise _invalid(_start_r5, 'record_batch/record/length', f"says {f_length_r5} bytes follow from 'attributes', but {pos - _m_attributes_r5} were read")
                 try:
-                    _v1.offset = (_parent.base_offset + f_offset_delta__r5)
+                    _v1.offset = (_parent.base_offset + f_offset_delta_r5)
                 except AttributeError:
                     _v1.offset = None
                 try:
-                    _v1.timestamp = (_parent.max_timestamp if ((((_parent.attributes >> 3) & 1)) == 1) else (_parent.base_timestamp + f_timestamp_delta__r5))
+                    _v1.timestamp = (_parent.max_timestamp if ((((_parent.attributes >> 3) & 1)) == 1) else (_parent.base_timestamp + f_timestamp_delta_r5))
                 except AttributeError:
                     _v1.timestamp = None
                 _ap2(_v1)
@@ -747,87 +747,87 @@ class RecordBatch_Records(_Node):
             raise _EncodeError('is not set', 'record_batch/records/items')
         for _x1 in w_items:
             if _x1.__class__ is tuple:
-                a_attributes__k2, a_timestamp_delta__k2, a_offset_delta__k2, a_key__k2, a_value__k2, a_headers__k2 = _x1
-                _at_length__k2 = len(out)
+                a_attributes_k2, a_timestamp_delta_k2, a_offset_delta_k2, a_key_k2, a_value_k2, a_headers_k2 = _x1
+                _at_length_k2 = len(out)
                 out += b"\0\0"
-                if a_attributes__k2 is None:
-                    a_attributes__k2 = 0
-                if a_timestamp_delta__k2 is None:
-                    a_timestamp_delta__k2 = 0
-                if not -128 <= a_attributes__k2 <= 127:
-                    raise _EncodeError(f'{a_attributes__k2} does not fit in s1', 'record_batch/record/attributes')
-                out.append(a_attributes__k2 & 0xFF)
-                _u1__k2 = (a_timestamp_delta__k2 << 1) ^ (a_timestamp_delta__k2 >> 63)
-                if _u1__k2 < 0x4000:
-                    out += _VT[_u1__k2]
+                if a_attributes_k2 is None:
+                    a_attributes_k2 = 0
+                if a_timestamp_delta_k2 is None:
+                    a_timestamp_delta_k2 = 0
+                if not -128 <= a_attributes_k2 <= 127:
+                    raise _EncodeError(f'{a_attributes_k2} does not fit in s1', 'record_batch/record/attributes')
+                out.append(a_attributes_k2 & 0xFF)
+                _u3 = (a_timestamp_delta_k2 << 1) ^ (a_timestamp_delta_k2 >> 63)
+                if _u3 < 0x4000:
+                    out += _VT[_u3]
                 else:
-                    _w_zz64(out, a_timestamp_delta__k2)
-                if a_offset_delta__k2 is None:
+                    _w_zz64(out, a_timestamp_delta_k2)
+                if a_offset_delta_k2 is None:
                     raise _EncodeError('is not set', 'record_batch/record/offset_delta')
-                _u2__k2 = (a_offset_delta__k2 << 1) ^ (a_offset_delta__k2 >> 31)
-                if _u2__k2 < 0x4000:
-                    out += _VT[_u2__k2]
+                _u4 = (a_offset_delta_k2 << 1) ^ (a_offset_delta_k2 >> 31)
+                if _u4 < 0x4000:
+                    out += _VT[_u4]
                 else:
-                    _w_zz32(out, a_offset_delta__k2)
-                w_key_length__k2 = (len(a_key__k2) if a_key__k2 is not None else -1)
-                _u3__k2 = (w_key_length__k2 << 1) ^ (w_key_length__k2 >> 31)
-                if _u3__k2 < 0x4000:
-                    out += _VT[_u3__k2]
+                    _w_zz32(out, a_offset_delta_k2)
+                w_key_length_k2 = (len(a_key_k2) if a_key_k2 is not None else -1)
+                _u5 = (w_key_length_k2 << 1) ^ (w_key_length_k2 >> 31)
+                if _u5 < 0x4000:
+                    out += _VT[_u5]
                 else:
-                    _w_zz32(out, w_key_length__k2)
-                if (w_key_length__k2 >= 0):
-                    out += a_key__k2
-                w_value_length__k2 = (len(a_value__k2) if a_value__k2 is not None else -1)
-                _u4__k2 = (w_value_length__k2 << 1) ^ (w_value_length__k2 >> 31)
-                if _u4__k2 < 0x4000:
-                    out += _VT[_u4__k2]
+                    _w_zz32(out, w_key_length_k2)
+                if (w_key_length_k2 >= 0):
+                    out += a_key_k2
+                w_value_length_k2 = (len(a_value_k2) if a_value_k2 is not None else -1)
+                _u6 = (w_value_length_k2 << 1) ^ (w_value_length_k2 >> 31)
+                if _u6 < 0x4000:
+                    out += _VT[_u6]
                 else:
-                    _w_zz32(out, w_value_length__k2)
-                if (w_value_length__k2 >= 0):
-                    out += a_value__k2
-                w_headers_count__k2 = len(a_headers__k2)
-                _u5__k2 = (w_headers_count__k2 << 1) ^ (w_headers_count__k2 >> 31)
-                if _u5__k2 < 0x4000:
-                    out += _VT[_u5__k2]
+                    _w_zz32(out, w_value_length_k2)
+                if (w_value_length_k2 >= 0):
+                    out += a_value_k2
+                w_headers_count_k2 = len(a_headers_k2)
+                _u7 = (w_headers_count_k2 << 1) ^ (w_headers_count_k2 >> 31)
+                if _u7 < 0x4000:
+                    out += _VT[_u7]
                 else:
-                    _w_zz32(out, w_headers_count__k2)
-                if a_headers__k2 is None:
+                    _w_zz32(out, w_headers_count_k2)
+                if a_headers_k2 is None:
                     raise _EncodeError('is not set', 'record_batch/record/headers')
-                for _x6__k2 in a_headers__k2:
-                    if _x6__k2.__class__ is tuple:
-                        a_key__k7__k2, a_value__k7__k2 = _x6__k2
-                        _b_key__k7__k2 = None if a_key__k7__k2 is None else a_key__k7__k2.encode('UTF-8', 'surrogateescape')
-                        if _b_key__k7__k2 is None:
+                for _x8 in a_headers_k2:
+                    if _x8.__class__ is tuple:
+                        a_key_k9, a_value_k9 = _x8
+                        _b_key_k9 = None if a_key_k9 is None else a_key_k9.encode('UTF-8', 'surrogateescape')
+                        if _b_key_k9 is None:
                             raise _EncodeError('is not set', 'record_batch/header/key')
-                        w_key_length__k7__k2 = len(_b_key__k7__k2)
-                        _u1__k7__k2 = (w_key_length__k7__k2 << 1) ^ (w_key_length__k7__k2 >> 31)
-                        if _u1__k7__k2 < 0x4000:
-                            out += _VT[_u1__k7__k2]
+                        w_key_length_k9 = len(_b_key_k9)
+                        _u10 = (w_key_length_k9 << 1) ^ (w_key_length_k9 >> 31)
+                        if _u10 < 0x4000:
+                            out += _VT[_u10]
                         else:
-                            _w_zz32(out, w_key_length__k7__k2)
-                        out += _b_key__k7__k2
-                        w_value_length__k7__k2 = (len(a_value__k7__k2) if a_value__k7__k2 is not None else -1)
-                        _u2__k7__k2 = (w_value_length__k7__k2 << 1) ^ (w_value_length__k7__k2 >> 31)
-                        if _u2__k7__k2 < 0x4000:
-                            out += _VT[_u2__k7__k2]
+                            _w_zz32(out, w_key_length_k9)
+                        out += _b_key_k9
+                        w_value_length_k9 = (len(a_value_k9) if a_value_k9 is not None else -1)
+                        _u11 = (w_value_length_k9 << 1) ^ (w_value_length_k9 >> 31)
+                        if _u11 < 0x4000:
+                            out += _VT[_u11]
                         else:
-                            _w_zz32(out, w_value_length__k7__k2)
-                        if (w_value_length__k7__k2 >= 0):
-                            out += a_value__k7__k2
+                            _w_zz32(out, w_value_length_k9)
+                        if (w_value_length_k9 >= 0):
+                            out += a_value_k9
                     else:
-                        if _x6__k2.__class__ is tuple:
-                            RecordBatch_Header._pack(out, *_x6__k2)
-                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
-                            out += _x6__k2
+                        if _x8.__class__ is tuple:
+                            RecordBatch_Header._pack(out, *_x8)
+                        elif isinstance(_x8, (bytes, bytearray, memoryview)):
+                            out += _x8
                         else:
-                            _x6__k2._write(out, False)
-                w_length__k2 = len(out) - _at_length__k2 - 2
-                _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
-                if 0x80 <= _u8__k2 < 0x4000:
-                    out[_at_length__k2] = (_u8__k2 & 0x7F) | 0x80
-                    out[_at_length__k2 + 1] = _u8__k2 >> 7
+                            _x8._write(out, False)
+                w_length_k2 = len(out) - _at_length_k2 - 2
+                _u12 = (w_length_k2 << 1) ^ (w_length_k2 >> 31)
+                if 0x80 <= _u12 < 0x4000:
+                    out[_at_length_k2] = (_u12 & 0x7F) | 0x80
+                    out[_at_length_k2 + 1] = _u12 >> 7
                 else:
-                    out[_at_length__k2:_at_length__k2 + 2] = _VT[_u8__k2] if _u8__k2 < 0x4000 else _enc_zz32(w_length__k2)
+                    out[_at_length_k2:_at_length_k2 + 2] = _VT[_u12] if _u12 < 0x4000 else _enc_zz32(w_length_k2)
             else:
                 if _x1.__class__ is tuple:
                     RecordBatch_Record._pack(out, *_x1)
@@ -844,87 +844,87 @@ class RecordBatch_Records(_Node):
             raise _EncodeError('is not set', 'record_batch/records/items')
         for _x1 in a_items:
             if _x1.__class__ is tuple:
-                a_attributes__k2, a_timestamp_delta__k2, a_offset_delta__k2, a_key__k2, a_value__k2, a_headers__k2 = _x1
-                _at_length__k2 = len(out)
+                a_attributes_k2, a_timestamp_delta_k2, a_offset_delta_k2, a_key_k2, a_value_k2, a_headers_k2 = _x1
+                _at_length_k2 = len(out)
                 out += b"\0\0"
-                if a_attributes__k2 is None:
-                    a_attributes__k2 = 0
-                if a_timestamp_delta__k2 is None:
-                    a_timestamp_delta__k2 = 0
-                if not -128 <= a_attributes__k2 <= 127:
-                    raise _EncodeError(f'{a_attributes__k2} does not fit in s1', 'record_batch/record/attributes')
-                out.append(a_attributes__k2 & 0xFF)
-                _u1__k2 = (a_timestamp_delta__k2 << 1) ^ (a_timestamp_delta__k2 >> 63)
-                if _u1__k2 < 0x4000:
-                    out += _VT[_u1__k2]
+                if a_attributes_k2 is None:
+                    a_attributes_k2 = 0
+                if a_timestamp_delta_k2 is None:
+                    a_timestamp_delta_k2 = 0
+                if not -128 <= a_attributes_k2 <= 127:
+                    raise _EncodeError(f'{a_attributes_k2} does not fit in s1', 'record_batch/record/attributes')
+                out.append(a_attributes_k2 & 0xFF)
+                _u3 = (a_timestamp_delta_k2 << 1) ^ (a_timestamp_delta_k2 >> 63)
+                if _u3 < 0x4000:
+                    out += _VT[_u3]
                 else:
-                    _w_zz64(out, a_timestamp_delta__k2)
-                if a_offset_delta__k2 is None:
+                    _w_zz64(out, a_timestamp_delta_k2)
+                if a_offset_delta_k2 is None:
                     raise _EncodeError('is not set', 'record_batch/record/offset_delta')
-                _u2__k2 = (a_offset_delta__k2 << 1) ^ (a_offset_delta__k2 >> 31)
-                if _u2__k2 < 0x4000:
-                    out += _VT[_u2__k2]
+                _u4 = (a_offset_delta_k2 << 1) ^ (a_offset_delta_k2 >> 31)
+                if _u4 < 0x4000:
+                    out += _VT[_u4]
                 else:
-                    _w_zz32(out, a_offset_delta__k2)
-                w_key_length__k2 = (len(a_key__k2) if a_key__k2 is not None else -1)
-                _u3__k2 = (w_key_length__k2 << 1) ^ (w_key_length__k2 >> 31)
-                if _u3__k2 < 0x4000:
-                    out += _VT[_u3__k2]
+                    _w_zz32(out, a_offset_delta_k2)
+                w_key_length_k2 = (len(a_key_k2) if a_key_k2 is not None else -1)
+                _u5 = (w_key_length_k2 << 1) ^ (w_key_length_k2 >> 31)
+                if _u5 < 0x4000:
+                    out += _VT[_u5]
                 else:
-                    _w_zz32(out, w_key_length__k2)
-                if (w_key_length__k2 >= 0):
-                    out += a_key__k2
-                w_value_length__k2 = (len(a_value__k2) if a_value__k2 is not None else -1)
-                _u4__k2 = (w_value_length__k2 << 1) ^ (w_value_length__k2 >> 31)
-                if _u4__k2 < 0x4000:
-                    out += _VT[_u4__k2]
+                    _w_zz32(out, w_key_length_k2)
+                if (w_key_length_k2 >= 0):
+                    out += a_key_k2
+                w_value_length_k2 = (len(a_value_k2) if a_value_k2 is not None else -1)
+                _u6 = (w_value_length_k2 << 1) ^ (w_value_length_k2 >> 31)
+                if _u6 < 0x4000:
+                    out += _VT[_u6]
                 else:
-                    _w_zz32(out, w_value_length__k2)
-                if (w_value_length__k2 >= 0):
-                    out += a_value__k2
-                w_headers_count__k2 = len(a_headers__k2)
-                _u5__k2 = (w_headers_count__k2 << 1) ^ (w_headers_count__k2 >> 31)
-                if _u5__k2 < 0x4000:
-                    out += _VT[_u5__k2]
+                    _w_zz32(out, w_value_length_k2)
+                if (w_value_length_k2 >= 0):
+                    out += a_value_k2
+                w_headers_count_k2 = len(a_headers_k2)
+                _u7 = (w_headers_count_k2 << 1) ^ (w_headers_count_k2 >> 31)
+                if _u7 < 0x4000:
+                    out += _VT[_u7]
                 else:
-                    _w_zz32(out, w_headers_count__k2)
-                if a_headers__k2 is None:
+                    _w_zz32(out, w_headers_count_k2)
+                if a_headers_k2 is None:
                     raise _EncodeError('is not set', 'record_batch/record/headers')
-                for _x6__k2 in a_headers__k2:
-                    if _x6__k2.__class__ is tuple:
-                        a_key__k7__k2, a_value__k7__k2 = _x6__k2
-                        _b_key__k7__k2 = None if a_key__k7__k2 is None else a_key__k7__k2.encode('UTF-8', 'surrogateescape')
-                        if _b_key__k7__k2 is None:
+                for _x8 in a_headers_k2:
+                    if _x8.__class__ is tuple:
+                        a_key_k9, a_value_k9 = _x8
+                        _b_key_k9 = None if a_key_k9 is None else a_key_k9.encode('UTF-8', 'surrogateescape')
+                        if _b_key_k9 is None:
                             raise _EncodeError('is not set', 'record_batch/header/key')
-                        w_key_length__k7__k2 = len(_b_key__k7__k2)
-                        _u1__k7__k2 = (w_key_length__k7__k2 << 1) ^ (w_key_length__k7__k2 >> 31)
-                        if _u1__k7__k2 < 0x4000:
-                            out += _VT[_u1__k7__k2]
+                        w_key_length_k9 = len(_b_key_k9)
+                        _u10 = (w_key_length_k9 << 1) ^ (w_key_length_k9 >> 31)
+                        if _u10 < 0x4000:
+                            out += _VT[_u10]
                         else:
-                            _w_zz32(out, w_key_length__k7__k2)
-                        out += _b_key__k7__k2
-                        w_value_length__k7__k2 = (len(a_value__k7__k2) if a_value__k7__k2 is not None else -1)
-                        _u2__k7__k2 = (w_value_length__k7__k2 << 1) ^ (w_value_length__k7__k2 >> 31)
-                        if _u2__k7__k2 < 0x4000:
-                            out += _VT[_u2__k7__k2]
+                            _w_zz32(out, w_key_length_k9)
+                        out += _b_key_k9
+                        w_value_length_k9 = (len(a_value_k9) if a_value_k9 is not None else -1)
+                        _u11 = (w_value_length_k9 << 1) ^ (w_value_length_k9 >> 31)
+                        if _u11 < 0x4000:
+                            out += _VT[_u11]
                         else:
-                            _w_zz32(out, w_value_length__k7__k2)
-                        if (w_value_length__k7__k2 >= 0):
-                            out += a_value__k7__k2
+                            _w_zz32(out, w_value_length_k9)
+                        if (w_value_length_k9 >= 0):
+                            out += a_value_k9
                     else:
-                        if _x6__k2.__class__ is tuple:
-                            RecordBatch_Header._pack(out, *_x6__k2)
-                        elif isinstance(_x6__k2, (bytes, bytearray, memoryview)):
-                            out += _x6__k2
+                        if _x8.__class__ is tuple:
+                            RecordBatch_Header._pack(out, *_x8)
+                        elif isinstance(_x8, (bytes, bytearray, memoryview)):
+                            out += _x8
                         else:
-                            _x6__k2._write(out, False)
-                w_length__k2 = len(out) - _at_length__k2 - 2
-                _u8__k2 = (w_length__k2 << 1) ^ (w_length__k2 >> 31)
-                if 0x80 <= _u8__k2 < 0x4000:
-                    out[_at_length__k2] = (_u8__k2 & 0x7F) | 0x80
-                    out[_at_length__k2 + 1] = _u8__k2 >> 7
+                            _x8._write(out, False)
+                w_length_k2 = len(out) - _at_length_k2 - 2
+                _u12 = (w_length_k2 << 1) ^ (w_length_k2 >> 31)
+                if 0x80 <= _u12 < 0x4000:
+                    out[_at_length_k2] = (_u12 & 0x7F) | 0x80
+                    out[_at_length_k2 + 1] = _u12 >> 7
                 else:
-                    out[_at_length__k2:_at_length__k2 + 2] = _VT[_u8__k2] if _u8__k2 < 0x4000 else _enc_zz32(w_length__k2)
+                    out[_at_length_k2:_at_length_k2 + 2] = _VT[_u12] if _u12 < 0x4000 else _enc_zz32(w_length_k2)
             else:
                 if _x1.__class__ is tuple:
                     RecordBatch_Record._pack(out, *_x1)
@@ -1112,47 +1112,47 @@ class RecordBatch_Record(_Node):
             _ap2 = f_headers.append
             for _ in range(_c3):
                 _v1 = _new(RecordBatch_Header)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/header/key_length')
-                f_key_length__r5 = buf[pos]
-                if f_key_length__r5 < 0x80:
-                    f_key_length__r5 = _ZZ[f_key_length__r5]
+                f_key_length_r5 = buf[pos]
+                if f_key_length_r5 < 0x80:
+                    f_key_length_r5 = _ZZ[f_key_length_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_key_length__r5 = _ZZ[(f_key_length__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_key_length_r5 = _ZZ[(f_key_length_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_key_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
-                    f_key_length__r5 = (f_key_length__r5 >> 1) ^ -(f_key_length__r5 & 1)
-                _v1._key_length = f_key_length__r5
-                if not 0 <= f_key_length__r5 <= end - pos:
-                    raise _bad_size(pos, end, f_key_length__r5, 'record_batch/header/key')
-                f_key__r5 = str(buf[pos:pos + f_key_length__r5], 'UTF-8', 'surrogateescape')
-                pos += f_key_length__r5
-                _v1.key = f_key__r5
+                    f_key_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/key_length')
+                    f_key_length_r5 = (f_key_length_r5 >> 1) ^ -(f_key_length_r5 & 1)
+                _v1._key_length = f_key_length_r5
+                if not 0 <= f_key_length_r5 <= end - pos:
+                    raise _bad_size(pos, end, f_key_length_r5, 'record_batch/header/key')
+                f_key_r5 = str(buf[pos:pos + f_key_length_r5], 'UTF-8', 'surrogateescape')
+                pos += f_key_length_r5
+                _v1.key = f_key_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'record_batch/header/value_length')
-                f_value_length__r5 = buf[pos]
-                if f_value_length__r5 < 0x80:
-                    f_value_length__r5 = _ZZ[f_value_length__r5]
+                f_value_length_r5 = buf[pos]
+                if f_value_length_r5 < 0x80:
+                    f_value_length_r5 = _ZZ[f_value_length_r5]
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_value_length__r5 = _ZZ[(f_value_length__r5 & 0x7F) | (_b1__r5 << 7)]
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_value_length_r5 = _ZZ[(f_value_length_r5 & 0x7F) | (_b1_r5 << 7)]
                     pos += 2
                 else:
-                    f_value_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
-                    f_value_length__r5 = (f_value_length__r5 >> 1) ^ -(f_value_length__r5 & 1)
-                _v1._value_length = f_value_length__r5
-                if (f_value_length__r5 >= 0):
-                    if f_value_length__r5 > end - pos:
-                        raise _bad_size(pos, end, f_value_length__r5, 'record_batch/header/value')
-                    f_value__r5 = buf[pos:pos + f_value_length__r5]
-                    pos += f_value_length__r5
+                    f_value_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'record_batch/header/value_length')
+                    f_value_length_r5 = (f_value_length_r5 >> 1) ^ -(f_value_length_r5 & 1)
+                _v1._value_length = f_value_length_r5
+                if (f_value_length_r5 >= 0):
+                    if f_value_length_r5 > end - pos:
+                        raise _bad_size(pos, end, f_value_length_r5, 'record_batch/header/value')
+                    f_value_r5 = buf[pos:pos + f_value_length_r5]
+                    pos += f_value_length_r5
                 else:
-                    f_value__r5 = None
-                _v1.value = f_value__r5
+                    f_value_r5 = None
+                _v1.value = f_value_r5
                 _ap2(_v1)
         self.headers = f_headers
         if pos - _m_attributes != f_length:
@@ -1232,25 +1232,25 @@ class RecordBatch_Record(_Node):
             raise _EncodeError('is not set', 'record_batch/record/headers')
         for _x6 in w_headers:
             if _x6.__class__ is tuple:
-                a_key__k7, a_value__k7 = _x6
-                _b_key__k7 = None if a_key__k7 is None else a_key__k7.encode('UTF-8', 'surrogateescape')
-                if _b_key__k7 is None:
+                a_key_k7, a_value_k7 = _x6
+                _b_key_k7 = None if a_key_k7 is None else a_key_k7.encode('UTF-8', 'surrogateescape')
+                if _b_key_k7 is None:
                     raise _EncodeError('is not set', 'record_batch/header/key')
-                w_key_length__k7 = len(_b_key__k7)
-                _u1__k7 = (w_key_length__k7 << 1) ^ (w_key_length__k7 >> 31)
-                if _u1__k7 < 0x4000:
-                    out += _VT[_u1__k7]
+                w_key_length_k7 = len(_b_key_k7)
+                _u8 = (w_key_length_k7 << 1) ^ (w_key_length_k7 >> 31)
+                if _u8 < 0x4000:
+                    out += _VT[_u8]
                 else:
-                    _w_zz32(out, w_key_length__k7)
-                out += _b_key__k7
-                w_value_length__k7 = (len(a_value__k7) if a_value__k7 is not None else -1)
-                _u2__k7 = (w_value_length__k7 << 1) ^ (w_value_length__k7 >> 31)
-                if _u2__k7 < 0x4000:
-                    out += _VT[_u2__k7]
+                    _w_zz32(out, w_key_length_k7)
+                out += _b_key_k7
+                w_value_length_k7 = (len(a_value_k7) if a_value_k7 is not None else -1)
+                _u9 = (w_value_length_k7 << 1) ^ (w_value_length_k7 >> 31)
+                if _u9 < 0x4000:
+                    out += _VT[_u9]
                 else:
-                    _w_zz32(out, w_value_length__k7)
-                if (w_value_length__k7 >= 0):
-                    out += a_value__k7
+                    _w_zz32(out, w_value_length_k7)
+                if (w_value_length_k7 >= 0):
+                    out += a_value_k7
             else:
                 if _x6.__class__ is tuple:
                     RecordBatch_Header._pack(out, *_x6)
@@ -1261,12 +1261,12 @@ class RecordBatch_Record(_Node):
         w_length = self._length if self._pins & 1 else len(out) - _at_length - 2
         if keep:
             self._length = w_length
-        _u8 = (w_length << 1) ^ (w_length >> 31)
-        if 0x80 <= _u8 < 0x4000:
-            out[_at_length] = (_u8 & 0x7F) | 0x80
-            out[_at_length + 1] = _u8 >> 7
+        _u10 = (w_length << 1) ^ (w_length >> 31)
+        if 0x80 <= _u10 < 0x4000:
+            out[_at_length] = (_u10 & 0x7F) | 0x80
+            out[_at_length + 1] = _u10 >> 7
         else:
-            out[_at_length:_at_length + 2] = _VT[_u8] if _u8 < 0x4000 else _enc_zz32(w_length)
+            out[_at_length:_at_length + 2] = _VT[_u10] if _u10 < 0x4000 else _enc_zz32(w_length)
 
     @staticmethod
     def _columns(u8, pos, end):
@@ -1378,25 +1378,25 @@ class RecordBatch_Record(_Node):
             raise _EncodeError('is not set', 'record_batch/record/headers')
         for _x6 in a_headers:
             if _x6.__class__ is tuple:
-                a_key__k7, a_value__k7 = _x6
-                _b_key__k7 = None if a_key__k7 is None else a_key__k7.encode('UTF-8', 'surrogateescape')
-                if _b_key__k7 is None:
+                a_key_k7, a_value_k7 = _x6
+                _b_key_k7 = None if a_key_k7 is None else a_key_k7.encode('UTF-8', 'surrogateescape')
+                if _b_key_k7 is None:
                     raise _EncodeError('is not set', 'record_batch/header/key')
-                w_key_length__k7 = len(_b_key__k7)
-                _u1__k7 = (w_key_length__k7 << 1) ^ (w_key_length__k7 >> 31)
-                if _u1__k7 < 0x4000:
-                    out += _VT[_u1__k7]
+                w_key_length_k7 = len(_b_key_k7)
+                _u8 = (w_key_length_k7 << 1) ^ (w_key_length_k7 >> 31)
+                if _u8 < 0x4000:
+                    out += _VT[_u8]
                 else:
-                    _w_zz32(out, w_key_length__k7)
-                out += _b_key__k7
-                w_value_length__k7 = (len(a_value__k7) if a_value__k7 is not None else -1)
-                _u2__k7 = (w_value_length__k7 << 1) ^ (w_value_length__k7 >> 31)
-                if _u2__k7 < 0x4000:
-                    out += _VT[_u2__k7]
+                    _w_zz32(out, w_key_length_k7)
+                out += _b_key_k7
+                w_value_length_k7 = (len(a_value_k7) if a_value_k7 is not None else -1)
+                _u9 = (w_value_length_k7 << 1) ^ (w_value_length_k7 >> 31)
+                if _u9 < 0x4000:
+                    out += _VT[_u9]
                 else:
-                    _w_zz32(out, w_value_length__k7)
-                if (w_value_length__k7 >= 0):
-                    out += a_value__k7
+                    _w_zz32(out, w_value_length_k7)
+                if (w_value_length_k7 >= 0):
+                    out += a_value_k7
             else:
                 if _x6.__class__ is tuple:
                     RecordBatch_Header._pack(out, *_x6)
@@ -1405,12 +1405,12 @@ class RecordBatch_Record(_Node):
                 else:
                     _x6._write(out, False)
         w_length = len(out) - _at_length - 2
-        _u8 = (w_length << 1) ^ (w_length >> 31)
-        if 0x80 <= _u8 < 0x4000:
-            out[_at_length] = (_u8 & 0x7F) | 0x80
-            out[_at_length + 1] = _u8 >> 7
+        _u10 = (w_length << 1) ^ (w_length >> 31)
+        if 0x80 <= _u10 < 0x4000:
+            out[_at_length] = (_u10 & 0x7F) | 0x80
+            out[_at_length + 1] = _u10 >> 7
         else:
-            out[_at_length:_at_length + 2] = _VT[_u8] if _u8 < 0x4000 else _enc_zz32(w_length)
+            out[_at_length:_at_length + 2] = _VT[_u10] if _u10 < 0x4000 else _enc_zz32(w_length)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -705,44 +705,44 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedBool._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedBool._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -761,30 +761,30 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._pack(out, *_x1)
@@ -806,30 +806,30 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._pack(out, *_x1)
@@ -956,15 +956,15 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
             _ap2 = f_segment_leader_epochs.append
             for _ in range(_c3):
                 _v1 = _new(RemoteLogMetadata_SegmentLeaderEpochEntry)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 12:
                     raise _truncated(pos, end, _T1)
-                f_leader_epoch__r5, f_offset__r5 = _S1.unpack_from(buf, pos)
+                f_leader_epoch_r5, f_offset_r5 = _S1.unpack_from(buf, pos)
                 pos += 12
-                _v1.leader_epoch = f_leader_epoch__r5
-                _v1.offset = f_offset__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.leader_epoch = f_leader_epoch_r5
+                _v1.offset = f_offset_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.segment_leader_epochs = f_segment_leader_epochs
         if end - pos < 4:
@@ -1014,14 +1014,14 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
             if _x1.__class__ is tuple:
-                a_leader_epoch__k2, a_offset__k2, a_tagged_fields__k2 = _x1
-                out += _S1.pack(a_leader_epoch__k2, a_offset__k2)
-                if a_tagged_fields__k2 is None:
+                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
+                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
@@ -1074,14 +1074,14 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs')
         for _x1 in a_segment_leader_epochs:
             if _x1.__class__ is tuple:
-                a_leader_epoch__k2, a_offset__k2, a_tagged_fields__k2 = _x1
-                out += _S1.pack(a_leader_epoch__k2, a_offset__k2)
-                if a_tagged_fields__k2 is None:
+                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
+                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
@@ -1587,44 +1587,44 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
             _ap2 = f_fields.append
             for _ in range(_c3):
                 _v1 = _new(RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 _v1._pins = 0
                 if pos >= end:
                     raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                f_tag__r5 = buf[pos]
-                if f_tag__r5 < 0x80:
+                f_tag_r5 = buf[pos]
+                if f_tag_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_tag__r5 = (f_tag__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_tag__r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                _v1.tag = f_tag__r5
+                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
+                _v1.tag = f_tag_r5
                 if pos >= end:
                     raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
-                f_data_length__r5 = buf[pos]
-                if f_data_length__r5 < 0x80:
+                f_data_length_r5 = buf[pos]
+                if f_data_length_r5 < 0x80:
                     pos += 1
-                elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                    f_data_length__r5 = (f_data_length__r5 & 0x7F) | (_b1__r5 << 7)
+                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
                     pos += 2
                 else:
-                    f_data_length__r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
-                _v1._data_length = f_data_length__r5
-                _n__r5 = f_data_length__r5
-                if _n__r5 < 0:
-                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data', f"negative size {_n__r5}")
-                if _n__r5 > end - pos:
-                    raise _short(pos, end, _n__r5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                _e__r5 = pos + _n__r5
-                _on1__r5 = f_tag__r5
-                if _on1__r5 == 0:
-                    _q2__r5 = pos
-                    f_data__r5, _q2__r5 = KafkaTypes_TaggedBool._read(buf, _q2__r5, _e__r5, _v1)
+                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
+                _v1._data_length = f_data_length_r5
+                _n_r5 = f_data_length_r5
+                if _n_r5 < 0:
+                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data', f"negative size {_n_r5}")
+                if _n_r5 > end - pos:
+                    raise _short(pos, end, _n_r5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
+                _e_r5 = pos + _n_r5
+                _on6 = f_tag_r5
+                if _on6 == 0:
+                    _q7 = pos
+                    f_data_r5, _q7 = KafkaTypes_TaggedBool._read(buf, _q7, _e_r5, _v1)
                 else:
-                    f_data__r5 = buf[pos:_e__r5]
-                pos = _e__r5
-                _v1.data = f_data__r5
+                    f_data_r5 = buf[pos:_e_r5]
+                pos = _e_r5
+                _v1.data = f_data_r5
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -1643,30 +1643,30 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
         for _x1 in w_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._pack(out, *_x1)
@@ -1688,30 +1688,30 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
         for _x1 in a_fields:
             if _x1.__class__ is tuple:
-                a_tag__k2, a_data__k2 = _x1
-                if a_tag__k2 is None:
+                a_tag_k2, a_data_k2 = _x1
+                if a_tag_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                if 0 <= a_tag__k2 < 0x4000:
-                    out += _VT[a_tag__k2]
+                if 0 <= a_tag_k2 < 0x4000:
+                    out += _VT[a_tag_k2]
                 else:
-                    _w_uv32(out, a_tag__k2)
-                if a_data__k2 is None:
-                    _b_data__k2 = None
+                    _w_uv32(out, a_tag_k2)
+                if a_data_k2 is None:
+                    _b_data_k2 = None
                 else:
-                    _t1__k2 = bytearray()
-                    if isinstance(a_data__k2, (bytes, bytearray, memoryview)):
-                        _t1__k2 += a_data__k2
+                    _t3 = bytearray()
+                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
+                        _t3 += a_data_k2
                     else:
-                        a_data__k2._write(_t1__k2, False)
-                    _b_data__k2 = bytes(_t1__k2)
-                if _b_data__k2 is None:
+                        a_data_k2._write(_t3, False)
+                    _b_data_k2 = bytes(_t3)
+                if _b_data_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                w_data_length__k2 = len(_b_data__k2)
-                if 0 <= w_data_length__k2 < 0x4000:
-                    out += _VT[w_data_length__k2]
+                w_data_length_k2 = len(_b_data_k2)
+                if 0 <= w_data_length_k2 < 0x4000:
+                    out += _VT[w_data_length_k2]
                 else:
-                    _w_uv32(out, w_data_length__k2)
-                out += _b_data__k2
+                    _w_uv32(out, w_data_length_k2)
+                out += _b_data_k2
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._pack(out, *_x1)
@@ -1841,15 +1841,15 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
             _ap2 = f_segment_leader_epochs.append
             for _ in range(_c3):
                 _v1 = _new(RemoteLogMetadata_SegmentLeaderEpochEntry)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 12:
                     raise _truncated(pos, end, _T1)
-                f_leader_epoch__r5, f_offset__r5 = _S1.unpack_from(buf, pos)
+                f_leader_epoch_r5, f_offset_r5 = _S1.unpack_from(buf, pos)
                 pos += 12
-                _v1.leader_epoch = f_leader_epoch__r5
-                _v1.offset = f_offset__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.leader_epoch = f_leader_epoch_r5
+                _v1.offset = f_offset_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.segment_leader_epochs = f_segment_leader_epochs
         if end - pos < 4:
@@ -1896,14 +1896,14 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
             if _x1.__class__ is tuple:
-                a_leader_epoch__k2, a_offset__k2, a_tagged_fields__k2 = _x1
-                out += _S1.pack(a_leader_epoch__k2, a_offset__k2)
-                if a_tagged_fields__k2 is None:
+                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
+                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
@@ -1953,14 +1953,14 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs')
         for _x1 in a_segment_leader_epochs:
             if _x1.__class__ is tuple:
-                a_leader_epoch__k2, a_offset__k2, a_tagged_fields__k2 = _x1
-                out += _S1.pack(a_leader_epoch__k2, a_offset__k2)
-                if a_tagged_fields__k2 is None:
+                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
+                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)

@@ -383,17 +383,17 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
             _ap2 = f_state_batches.append
             for _ in range(_c3):
                 _v1 = _new(ShareGroupState_StateBatch)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 19:
                     raise _truncated(pos, end, _T2)
-                f_first_offset__r5, f_last_offset__r5, f_delivery_state__r5, f_delivery_count__r5 = _S2.unpack_from(buf, pos)
+                f_first_offset_r5, f_last_offset_r5, f_delivery_state_r5, f_delivery_count_r5 = _S2.unpack_from(buf, pos)
                 pos += 19
-                _v1.first_offset = f_first_offset__r5
-                _v1.last_offset = f_last_offset__r5
-                _v1.delivery_state = f_delivery_state__r5
-                _v1.delivery_count = f_delivery_count__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.first_offset = f_first_offset_r5
+                _v1.last_offset = f_last_offset_r5
+                _v1.delivery_state = f_delivery_state_r5
+                _v1.delivery_count = f_delivery_count_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.state_batches = f_state_batches
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -421,14 +421,14 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
             raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/state_batches')
         for _x1 in w_state_batches:
             if _x1.__class__ is tuple:
-                a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2)
-                if a_tagged_fields__k2 is None:
+                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ShareGroupState_StateBatch._pack(out, *_x1)
@@ -458,14 +458,14 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
             raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/state_batches')
         for _x1 in a_state_batches:
             if _x1.__class__ is tuple:
-                a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2)
-                if a_tagged_fields__k2 is None:
+                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ShareGroupState_StateBatch._pack(out, *_x1)
@@ -743,17 +743,17 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
             _ap2 = f_state_batches.append
             for _ in range(_c3):
                 _v1 = _new(ShareGroupState_StateBatch)
-                _v1._parent_ref = None if self is None else _ref(self)
+                _v1._parent_ref = _ref(self)
                 if end - pos < 19:
                     raise _truncated(pos, end, _T2)
-                f_first_offset__r5, f_last_offset__r5, f_delivery_state__r5, f_delivery_count__r5 = _S2.unpack_from(buf, pos)
+                f_first_offset_r5, f_last_offset_r5, f_delivery_state_r5, f_delivery_count_r5 = _S2.unpack_from(buf, pos)
                 pos += 19
-                _v1.first_offset = f_first_offset__r5
-                _v1.last_offset = f_last_offset__r5
-                _v1.delivery_state = f_delivery_state__r5
-                _v1.delivery_count = f_delivery_count__r5
-                f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields__r5
+                _v1.first_offset = f_first_offset_r5
+                _v1.last_offset = f_last_offset_r5
+                _v1.delivery_state = f_delivery_state_r5
+                _v1.delivery_count = f_delivery_count_r5
+                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                _v1.tagged_fields = f_tagged_fields_r5
                 _ap2(_v1)
         self.state_batches = f_state_batches
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -778,14 +778,14 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
             raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/state_batches')
         for _x1 in w_state_batches:
             if _x1.__class__ is tuple:
-                a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2)
-                if a_tagged_fields__k2 is None:
+                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ShareGroupState_StateBatch._pack(out, *_x1)
@@ -815,14 +815,14 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
             raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/state_batches')
         for _x1 in a_state_batches:
             if _x1.__class__ is tuple:
-                a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2, a_tagged_fields__k2 = _x1
-                out += _S2.pack(a_first_offset__k2, a_last_offset__k2, a_delivery_state__k2, a_delivery_count__k2)
-                if a_tagged_fields__k2 is None:
+                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
+                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
+                if a_tagged_fields_k2 is None:
                     raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields__k2
+                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                    out += a_tagged_fields_k2
                 else:
-                    a_tagged_fields__k2._write(out, False)
+                    a_tagged_fields_k2._write(out, False)
             else:
                 if _x1.__class__ is tuple:
                     ShareGroupState_StateBatch._pack(out, *_x1)

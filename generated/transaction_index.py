@@ -48,16 +48,16 @@ class TransactionIndex(_Node):
         _ap2 = f_entries.append
         while pos < end:
             _v1 = _new(TransactionIndex_AbortedTxn)
-            _v1._parent_ref = None if self is None else _ref(self)
+            _v1._parent_ref = _ref(self)
             if end - pos < 34:
                 raise _truncated(pos, end, _T0)
-            f_version__r4, f_producer_id__r4, f_first_offset__r4, f_last_offset__r4, f_last_stable_offset__r4 = _S0.unpack_from(buf, pos)
+            f_version_r4, f_producer_id_r4, f_first_offset_r4, f_last_offset_r4, f_last_stable_offset_r4 = _S0.unpack_from(buf, pos)
             pos += 34
-            _v1.version = f_version__r4
-            _v1.producer_id = f_producer_id__r4
-            _v1.first_offset = f_first_offset__r4
-            _v1.last_offset = f_last_offset__r4
-            _v1.last_stable_offset = f_last_stable_offset__r4
+            _v1.version = f_version_r4
+            _v1.producer_id = f_producer_id_r4
+            _v1.first_offset = f_first_offset_r4
+            _v1.last_offset = f_last_offset_r4
+            _v1.last_stable_offset = f_last_stable_offset_r4
             _ap2(_v1)
         self.entries = f_entries
         return self, pos
@@ -69,10 +69,10 @@ class TransactionIndex(_Node):
             raise _EncodeError('is not set', 'transaction_index/entries')
         for _x1 in w_entries:
             if _x1.__class__ is tuple:
-                a_version__k2, a_producer_id__k2, a_first_offset__k2, a_last_offset__k2, a_last_stable_offset__k2 = _x1
-                if a_version__k2 is None:
-                    a_version__k2 = 0
-                out += _S0.pack(a_version__k2, a_producer_id__k2, a_first_offset__k2, a_last_offset__k2, a_last_stable_offset__k2)
+                a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2 = _x1
+                if a_version_k2 is None:
+                    a_version_k2 = 0
+                out += _S0.pack(a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2)
             else:
                 if _x1.__class__ is tuple:
                     TransactionIndex_AbortedTxn._pack(out, *_x1)
@@ -89,10 +89,10 @@ class TransactionIndex(_Node):
             raise _EncodeError('is not set', 'transaction_index/entries')
         for _x1 in a_entries:
             if _x1.__class__ is tuple:
-                a_version__k2, a_producer_id__k2, a_first_offset__k2, a_last_offset__k2, a_last_stable_offset__k2 = _x1
-                if a_version__k2 is None:
-                    a_version__k2 = 0
-                out += _S0.pack(a_version__k2, a_producer_id__k2, a_first_offset__k2, a_last_offset__k2, a_last_stable_offset__k2)
+                a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2 = _x1
+                if a_version_k2 is None:
+                    a_version_k2 = 0
+                out += _S0.pack(a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2)
             else:
                 if _x1.__class__ is tuple:
                     TransactionIndex_AbortedTxn._pack(out, *_x1)

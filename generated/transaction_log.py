@@ -278,31 +278,31 @@ class TransactionLog_ValueV0(_Node):
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV0)
-                    _v1._parent_ref = None if self is None else _ref(self)
+                    _v1._parent_ref = _ref(self)
                     _v1._pins = 0
-                    f_topic__r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                    _v1.topic = f_topic__r5
+                    f_topic_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
+                    _v1.topic = f_topic_r5
                     if end - pos < 4:
                         raise _truncated(pos, end, _T3)
-                    _m_partition_ids_count__r5 = pos
-                    f_partition_ids_count__r5, = _S2.unpack_from(buf, pos)
+                    _m_partition_ids_count_r5 = pos
+                    f_partition_ids_count_r5, = _S2.unpack_from(buf, pos)
                     pos += 4
-                    _v1._partition_ids_count = f_partition_ids_count__r5
-                    f_partition_ids__r5 = []
-                    _c3__r5 = f_partition_ids_count__r5
-                    if _c3__r5:
-                        if _c3__r5 < 0:
-                            raise _invalid(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c3__r5}")
-                        if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                            raise _too_many(_m_partition_ids_count__r5, 'transaction_log/partitions_v0/partition_ids', _c3__r5, end - pos)
-                        _ap2__r5 = f_partition_ids__r5.append
-                        for ___r5 in range(_c3__r5):
+                    _v1._partition_ids_count = f_partition_ids_count_r5
+                    f_partition_ids_r5 = []
+                    _c8 = f_partition_ids_count_r5
+                    if _c8:
+                        if _c8 < 0:
+                            raise _invalid(_m_partition_ids_count_r5, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c8}")
+                        if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                            raise _too_many(_m_partition_ids_count_r5, 'transaction_log/partitions_v0/partition_ids', _c8, end - pos)
+                        _ap7 = f_partition_ids_r5.append
+                        for _ in range(_c8):
                             if end - pos < 4:
                                 raise _short(pos, end, 4, 'transaction_log/partitions_v0/partition_ids')
-                            _v1__r5, = _S2.unpack_from(buf, pos)
+                            _v6, = _S2.unpack_from(buf, pos)
                             pos += 4
-                            _ap2__r5(_v1__r5)
-                    _v1.partition_ids = f_partition_ids__r5
+                            _ap7(_v6)
+                    _v1.partition_ids = f_partition_ids_r5
                     _ap2(_v1)
         else:
             f_transaction_partitions = None
@@ -331,19 +331,19 @@ class TransactionLog_ValueV0(_Node):
                 raise _EncodeError('is not set', 'transaction_log/value_v0/transaction_partitions')
             for _x1 in w_transaction_partitions:
                 if _x1.__class__ is tuple:
-                    a_topic__k2, a_partition_ids__k2 = _x1
-                    if a_topic__k2 is None:
+                    a_topic_k2, a_partition_ids_k2 = _x1
+                    if a_topic_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
-                    if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                        out += a_topic__k2
+                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                        out += a_topic_k2
                     else:
-                        a_topic__k2._write(out, False)
-                    w_partition_ids_count__k2 = len(a_partition_ids__k2)
-                    out += _S2.pack(w_partition_ids_count__k2)
-                    if a_partition_ids__k2 is None:
+                        a_topic_k2._write(out, False)
+                    w_partition_ids_count_k2 = len(a_partition_ids_k2)
+                    out += _S2.pack(w_partition_ids_count_k2)
+                    if a_partition_ids_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
-                    for _x1__k2 in a_partition_ids__k2:
-                        out += _S2.pack(_x1__k2)
+                    for _x3 in a_partition_ids_k2:
+                        out += _S2.pack(_x3)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV0._pack(out, *_x1)
@@ -366,19 +366,19 @@ class TransactionLog_ValueV0(_Node):
                 raise _EncodeError('is not set', 'transaction_log/value_v0/transaction_partitions')
             for _x1 in a_transaction_partitions:
                 if _x1.__class__ is tuple:
-                    a_topic__k2, a_partition_ids__k2 = _x1
-                    if a_topic__k2 is None:
+                    a_topic_k2, a_partition_ids_k2 = _x1
+                    if a_topic_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
-                    if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                        out += a_topic__k2
+                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                        out += a_topic_k2
                     else:
-                        a_topic__k2._write(out, False)
-                    w_partition_ids_count__k2 = len(a_partition_ids__k2)
-                    out += _S2.pack(w_partition_ids_count__k2)
-                    if a_partition_ids__k2 is None:
+                        a_topic_k2._write(out, False)
+                    w_partition_ids_count_k2 = len(a_partition_ids_k2)
+                    out += _S2.pack(w_partition_ids_count_k2)
+                    if a_partition_ids_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
-                    for _x1__k2 in a_partition_ids__k2:
-                        out += _S2.pack(_x1__k2)
+                    for _x3 in a_partition_ids_k2:
+                        out += _S2.pack(_x3)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV0._pack(out, *_x1)
@@ -614,38 +614,38 @@ class TransactionLog_ValueV1(_Node):
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
                     _v1 = _new(TransactionLog_PartitionsV1)
-                    _v1._parent_ref = None if self is None else _ref(self)
+                    _v1._parent_ref = _ref(self)
                     _v1._pins = 0
-                    f_topic__r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                    _v1.topic = f_topic__r5
+                    f_topic_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
+                    _v1.topic = f_topic_r5
                     if pos >= end:
                         raise _short(pos, end, 1, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
-                    f_partition_ids_count_plus_one__r5 = buf[pos]
-                    if f_partition_ids_count_plus_one__r5 < 0x80:
+                    f_partition_ids_count_plus_one_r5 = buf[pos]
+                    if f_partition_ids_count_plus_one_r5 < 0x80:
                         pos += 1
-                    elif pos + 1 < end and (_b1__r5 := buf[pos + 1]) < 0x80:
-                        f_partition_ids_count_plus_one__r5 = (f_partition_ids_count_plus_one__r5 & 0x7F) | (_b1__r5 << 7)
+                    elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
+                        f_partition_ids_count_plus_one_r5 = (f_partition_ids_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
                         pos += 2
                     else:
-                        f_partition_ids_count_plus_one__r5, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
-                    _v1._partition_ids_count_plus_one = f_partition_ids_count_plus_one__r5
-                    f_partition_ids__r5 = []
-                    _c3__r5 = (f_partition_ids_count_plus_one__r5 - 1)
-                    if _c3__r5:
-                        if _c3__r5 < 0:
-                            raise _invalid(pos, 'transaction_log/partitions_v1/partition_ids', f"negative count {_c3__r5}")
-                        if _c3__r5 > (end - pos) // 4 or _c3__r5 > _LIMITS.max_items:
-                            raise _too_many(pos, 'transaction_log/partitions_v1/partition_ids', _c3__r5, end - pos)
-                        _ap2__r5 = f_partition_ids__r5.append
-                        for ___r5 in range(_c3__r5):
+                        f_partition_ids_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
+                    _v1._partition_ids_count_plus_one = f_partition_ids_count_plus_one_r5
+                    f_partition_ids_r5 = []
+                    _c8 = (f_partition_ids_count_plus_one_r5 - 1)
+                    if _c8:
+                        if _c8 < 0:
+                            raise _invalid(pos, 'transaction_log/partitions_v1/partition_ids', f"negative count {_c8}")
+                        if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
+                            raise _too_many(pos, 'transaction_log/partitions_v1/partition_ids', _c8, end - pos)
+                        _ap7 = f_partition_ids_r5.append
+                        for _ in range(_c8):
                             if end - pos < 4:
                                 raise _short(pos, end, 4, 'transaction_log/partitions_v1/partition_ids')
-                            _v1__r5, = _S2.unpack_from(buf, pos)
+                            _v6, = _S2.unpack_from(buf, pos)
                             pos += 4
-                            _ap2__r5(_v1__r5)
-                    _v1.partition_ids = f_partition_ids__r5
-                    f_tagged_fields__r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                    _v1.tagged_fields = f_tagged_fields__r5
+                            _ap7(_v6)
+                    _v1.partition_ids = f_partition_ids_r5
+                    f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
+                    _v1.tagged_fields = f_tagged_fields_r5
                     _ap2(_v1)
         else:
             f_transaction_partitions = None
@@ -680,28 +680,28 @@ class TransactionLog_ValueV1(_Node):
                 raise _EncodeError('is not set', 'transaction_log/value_v1/transaction_partitions')
             for _x1 in w_transaction_partitions:
                 if _x1.__class__ is tuple:
-                    a_topic__k2, a_partition_ids__k2, a_tagged_fields__k2 = _x1
-                    if a_topic__k2 is None:
+                    a_topic_k2, a_partition_ids_k2, a_tagged_fields_k2 = _x1
+                    if a_topic_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
-                    if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                        out += a_topic__k2
+                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                        out += a_topic_k2
                     else:
-                        a_topic__k2._write(out, False)
-                    w_partition_ids_count_plus_one__k2 = len(a_partition_ids__k2) + 1
-                    if 0 <= w_partition_ids_count_plus_one__k2 < 0x4000:
-                        out += _VT[w_partition_ids_count_plus_one__k2]
+                        a_topic_k2._write(out, False)
+                    w_partition_ids_count_plus_one_k2 = len(a_partition_ids_k2) + 1
+                    if 0 <= w_partition_ids_count_plus_one_k2 < 0x4000:
+                        out += _VT[w_partition_ids_count_plus_one_k2]
                     else:
-                        _w_uv32(out, w_partition_ids_count_plus_one__k2)
-                    if a_partition_ids__k2 is None:
+                        _w_uv32(out, w_partition_ids_count_plus_one_k2)
+                    if a_partition_ids_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
-                    for _x1__k2 in a_partition_ids__k2:
-                        out += _S2.pack(_x1__k2)
-                    if a_tagged_fields__k2 is None:
+                    for _x3 in a_partition_ids_k2:
+                        out += _S2.pack(_x3)
+                    if a_tagged_fields_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')
-                    if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                        out += a_tagged_fields__k2
+                    if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                        out += a_tagged_fields_k2
                     else:
-                        a_tagged_fields__k2._write(out, False)
+                        a_tagged_fields_k2._write(out, False)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV1._pack(out, *_x1)
@@ -735,28 +735,28 @@ class TransactionLog_ValueV1(_Node):
                 raise _EncodeError('is not set', 'transaction_log/value_v1/transaction_partitions')
             for _x1 in a_transaction_partitions:
                 if _x1.__class__ is tuple:
-                    a_topic__k2, a_partition_ids__k2, a_tagged_fields__k2 = _x1
-                    if a_topic__k2 is None:
+                    a_topic_k2, a_partition_ids_k2, a_tagged_fields_k2 = _x1
+                    if a_topic_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
-                    if isinstance(a_topic__k2, (bytes, bytearray, memoryview)):
-                        out += a_topic__k2
+                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
+                        out += a_topic_k2
                     else:
-                        a_topic__k2._write(out, False)
-                    w_partition_ids_count_plus_one__k2 = len(a_partition_ids__k2) + 1
-                    if 0 <= w_partition_ids_count_plus_one__k2 < 0x4000:
-                        out += _VT[w_partition_ids_count_plus_one__k2]
+                        a_topic_k2._write(out, False)
+                    w_partition_ids_count_plus_one_k2 = len(a_partition_ids_k2) + 1
+                    if 0 <= w_partition_ids_count_plus_one_k2 < 0x4000:
+                        out += _VT[w_partition_ids_count_plus_one_k2]
                     else:
-                        _w_uv32(out, w_partition_ids_count_plus_one__k2)
-                    if a_partition_ids__k2 is None:
+                        _w_uv32(out, w_partition_ids_count_plus_one_k2)
+                    if a_partition_ids_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
-                    for _x1__k2 in a_partition_ids__k2:
-                        out += _S2.pack(_x1__k2)
-                    if a_tagged_fields__k2 is None:
+                    for _x3 in a_partition_ids_k2:
+                        out += _S2.pack(_x3)
+                    if a_tagged_fields_k2 is None:
                         raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')
-                    if isinstance(a_tagged_fields__k2, (bytes, bytearray, memoryview)):
-                        out += a_tagged_fields__k2
+                    if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
+                        out += a_tagged_fields_k2
                     else:
-                        a_tagged_fields__k2._write(out, False)
+                        a_tagged_fields_k2._write(out, False)
                 else:
                     if _x1.__class__ is tuple:
                         TransactionLog_PartitionsV1._pack(out, *_x1)

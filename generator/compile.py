@@ -7,6 +7,7 @@ from . import GENERATOR_VERSION
 from .build import Builder
 from .passes import run as run_passes
 from .cython import CythonPlanner, source_sha256
+from .ir import IR
 from .plans.module import ModulePlanner
 from .problems import CompileFailed, Problems
 from .program import Program
@@ -54,11 +55,12 @@ def compile_program(schema_dir: Path) -> tuple[Program, dict[str, str]]:
     outputs: dict[str, str] = {}
     if not problems:
         env = environment()
+        ir = IR(program)  # each type's facts, made once and shared by every module and backend
         modules = []
         for sid, schema in sorted(program.schemas.items()):
             if schema.root.intrinsic:
                 continue  # implemented by the runtime; nothing to generate
-            planner = ModulePlanner(program, schema, problems)
+            planner = ModulePlanner(program, schema, problems, ir)
             plan = planner.plan()
             compiled = CythonPlanner(planner, schema).module()
             if compiled is not None:  # the Python module uses it only if built from this text

@@ -13,58 +13,20 @@ from __future__ import annotations
 import hashlib
 
 from .plans.lines import Code
-from .model import PRIMITIVES, Attr, DeriveKind, RefKind, Schema, TypeSpec
-from .plans.module import parent_chain
-from .plans.read import VARINT_MAX, is_simple_prim, runs, valid_checks
+from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
+from .ir import FixedRun, parent_chain
+from .plans.read import valid_checks
 from .pyexpr import Scope, storage
 
 INT_PRIMS = {"u1", "u2", "u4", "s1", "s2", "s4", "s8"}  # held in a C int64 (u8 stays a Python int)
 C_SIGNED = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
 
 
-def shape_problem(program, spec: TypeSpec) -> tuple[object, str] | None:
-    """The first field (or eager instance) of a hot type that compiled code does not read, with
-    why: checked by a pass, so that one run reports it beside every other problem."""
-    for attr in spec.seq:
-        why = _field_problem(program, attr)
-        if why is not None:
-            return attr.loc, f"type {spec.name!r} is -hot, but {why}"
-    for inst in spec.instances:
-        if inst.eager and program.enum_of.get(inst) is not None:
-            return inst.loc, f"type {spec.name!r} is -hot, but eager instance {inst.id!r} has an enum"
-    return None
-
-
-def _field_problem(program, attr: Attr) -> str | None:
-    ref = attr.type
-    target = program.resolved.get(ref) if ref.kind == RefKind.USER else None
-    if program.enum_of.get(attr) is not None:
-        return f"field {attr.id!r} has an enum"
-    if attr.contents is not None:
-        return f"field {attr.id!r} has fixed contents"
-    if attr.lazy:
-        return None  # its bytes are kept whatever they hold
-    if attr.process is not None:
-        return f"field {attr.id!r} is processed ({attr.process.name}) and not lazy"
-    if attr.repeat:
-        if target is None or target.intrinsic or attr.size is not None or attr.size_eos:
-            return f"repeated field {attr.id!r} is not a repeat of a struct type"
-        if attr.repeat == "until":
-            return f"field {attr.id!r} repeats until a condition"
-        return None
-    if ref.kind == RefKind.PRIM:
-        return f"field {attr.id!r} is a float" if ref.prim.startswith("f") else None
-    if target is not None and target.intrinsic and (attr.size is not None or attr.size_eos):
-        return f"varint field {attr.id!r} is sized"
-    if ref.kind == RefKind.SWITCH:
-        return f"field {attr.id!r} switches between types"
-    return None
-
-
 class CythonPlanner:
     def __init__(self, ctx, schema: Schema):
-        self.ctx = ctx  # the Python backend's ModulePlanner: translator, names, type facts
+        self.ctx = ctx  # the Python backend's ModulePlanner: translator, names
         self.program = ctx.program
+        self.ir = ctx.ir
         self.schema = schema
         self.hot = [s for s in self.program.walk(schema.root) if s.hot]
         self.offsets: dict[tuple[str, str], str] = {}  # (class, slot) -> C variable
@@ -84,8 +46,9 @@ class CythonPlanner:
     def depth(self, spec: TypeSpec, seen: frozenset = frozenset()) -> int:
         """How many enclosing objects reading `spec` passes along: at least its parent (for
         `_parent`), and as many as its fields, eager instances and hot children refer to."""
-        depth = max([1, self.ctx.parent_depth(spec)] + [parent_chain(i.value) for i in spec.instances if i.eager])
-        for child in self.ctx.child_types(spec):
+        facts = self.ir[spec]
+        depth = max([1, facts.parent_depth] + [parent_chain(i.value) for i in facts.eager])
+        for child in facts.children:
             if child.hot and child not in seen:
                 depth = max(depth, self.depth(child, seen | {spec}) - 1)
         return depth
@@ -148,7 +111,7 @@ class CythonPlanner:
         children's included: the entry point checks their classes, since a slot is found by
         its offset in the expected class."""
         out = set(self.slots_read.get(spec, ()))
-        for child in self.ctx.child_types(spec):
+        for child in self.ir[spec].children:
             if child.hot and child not in seen:
                 out |= {k - 1 for k in self.slot_read_ancestors(child, seen | {spec}) if k > 1}
         return out
@@ -197,22 +160,24 @@ class CythonPlanner:
                       ancestor_field=lambda obj, owner, attr: self.ancestor_field(spec, specs, obj, owner, attr))
         body("self = alloc(C_" + name + ")")
         body(f"put(self, {self.offset(spec, '_parent_ref')}, up)")
-        if self.ctx.needs_pos(spec):
+        facts = self.ir[spec]
+        if facts.needs_pos:
             body(f"put(self, {self.offset(spec, '_pos')}, start)")
-        if self.ctx.has_pins(spec):
+        if facts.pinned:
             body(f"put(self, {self.offset(spec, '_pins')}, 0)")
-        marks = self.marks(spec)
-        for group in runs(spec.seq):
-            if is_simple_prim(group[0]):
-                self.fixed_run(body, spec, group, scope, marks)
+        marks = facts.span_starts  # a bad count is the Python reader's to report
+        for op in facts.ops:
+            if isinstance(op, FixedRun):
+                self.fixed_run(body, spec, [f.attr for f in op.fields], scope, marks)
+                group = op.fields
             else:
-                attr = group[0]
-                if attr.id in marks:
-                    self.local(f"m_{attr.id}", "Py_ssize_t")
-                    body(f"m_{attr.id} = pos")
-                self.field(body, spec, attr, scope)
-            for attr in group:
-                scope.locals[attr.id] = f"f_{attr.id}"
+                if op.field.id in marks:
+                    self.local(f"m_{op.field.id}", "Py_ssize_t")
+                    body(f"m_{op.field.id} = pos")
+                self.field(body, spec, op.field.attr, scope)
+                group = (op.field,)
+            for f in group:
+                scope.locals[f.id] = f"f_{f.id}"
         for attr in spec.seq:
             d = attr.derive
             if d is not None and d.kind == DeriveKind.LENGTH_FROM:
@@ -242,15 +207,6 @@ class CythonPlanner:
 
     def local(self, var: str, ctype: str) -> None:
         self.locals.setdefault(var, ctype)
-
-    def marks(self, spec: TypeSpec) -> set[str]:
-        out = set()
-        for a in spec.seq:
-            if a.checksum:
-                out.add(a.checksum.from_field)
-            if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM:
-                out.add(a.derive.target)
-        return out
 
     def ancestor_field(self, spec: TypeSpec, specs: dict, obj: str, owner: TypeSpec, attr: Attr) -> str | None:
         """A field of an enclosing object read straight from its slot (its class is checked on
@@ -406,7 +362,7 @@ class CythonPlanner:
         self.local("item", "object")
         if attr.repeat == "expr":
             c(f"count = {self.ctx.tr.translate(attr.repeat_expr, scope, attr.loc)}")
-            least = max(1, self.ctx.min_size(attr))
+            least = max(1, self.ir.min_size(attr))
             with c.block(f"if count < 0 or count > (end - pos) // {least} or count > MAX_ITEMS:"):
                 c("return None")
             c(f"{var} = hidden_list(count)")

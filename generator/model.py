@@ -21,6 +21,10 @@ INTRINSICS = {  # -intrinsic name -> runtime reader/writer family, used for inli
     "zigzag64": "zigzag64",
     "uvarint32": "uvarint32",
 }
+# Facts the generated code and the runtime share (a test holds them equal to the runtime's):
+# the longest encoding of each varint, and the values the runtime's varint tables hold.
+VARINT_MAX = {"zigzag32": 5, "zigzag64": 10, "uvarint32": 5}
+VARINT_TABLE_LIMIT = 0x4000
 
 
 @dataclass(frozen=True, eq=False)

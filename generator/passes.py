@@ -4,6 +4,7 @@ from __future__ import annotations
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
 from .pyexpr import Scope, T, Translator
+from .shapes import columnar_problems, hot_problem
 
 CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
 # names of the generated classes' own members, which a field or instance would hide
@@ -198,21 +199,17 @@ def expressions(program: Program, problems) -> None:
 
 
 def columnar(program: Program, problems) -> None:
-    """A `-columnar` type must be readable field by field across instances (see plan_columns)."""
-    from types import SimpleNamespace
-
-    from .plans.columns import ColumnPlanner
+    """A `-columnar` type must be readable field by field across instances (see shapes.py)."""
     for spec in program.all_types():
         if spec.columnar:
-            for loc, message in ColumnPlanner(SimpleNamespace(program=program), spec).problems():
+            for loc, message in columnar_problems(program, spec):
                 problems.add(loc, message)
 
 
 def hot(program: Program, problems) -> None:
-    """A `-hot` type must be made of what the compiled backend reads (see cython.py)."""
-    from .cython import shape_problem
+    """A `-hot` type must be made of what the compiled backend reads (see shapes.py)."""
     for spec in program.all_types():
-        if spec.hot and (found := shape_problem(program, spec)) is not None:
+        if spec.hot and (found := hot_problem(program, spec)) is not None:
             problems.add(*found)
 
 

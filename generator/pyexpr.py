@@ -56,6 +56,7 @@ class Scope:
 
 
 OBJECT, IO_START = "object", "io start"
+ENCLOSING = "enclosing"  # `_parent` or `_root`: the code needs the objects around its own
 
 
 MAX_INLINE_DEPTH = 4
@@ -218,6 +219,7 @@ class Translator:
     def _name(self, e: ex.Name, scope: Scope, loc):
         n = e.name
         if n == "_parent":
+            scope.uses.add(ENCLOSING)
             parent = self.program.parent_type(scope.spec)
             if scope.ancestors:
                 return scope.ancestors[0], T("user", parent) if parent else ANY
@@ -225,7 +227,7 @@ class Translator:
                 scope.uses.add(OBJECT)
             return scope.parent or f"{scope.obj}._parent", T("user", parent) if parent else ANY
         if n == "_root":
-            scope.uses.add(OBJECT)
+            scope.uses |= {OBJECT, ENCLOSING}
             return f"{scope.obj}._root", ANY
         if n == "_":
             if scope.underscore is None:
@@ -259,6 +261,7 @@ class Translator:
         base, bt = self._tr(e.obj, scope, loc)
         name = e.name
         if name == "_parent":
+            scope.uses.add(ENCLOSING)
             parent = self.program.parent_type(bt.spec) if bt.kind == "user" else None
             up = scope.ancestors.index(base) + 1 if base in scope.ancestors else 0
             if 0 < up < len(scope.ancestors):

@@ -4,12 +4,12 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+from .imports import ImportList
 from .lines import Code, Constants
 from ..model import Attr, EnumSpec, RefKind, Schema, TypeSpec
-from ..expr import Attribute, Expr, Name
-from .inline import inline_pack, inline_read
+from ..ir import IR
 from .columns import ColumnPlanner
-from .read import ReadPlanner
+from .read import Frame, ReadPlanner
 from .write import WritePlanner
 from ..program import Program, camel
 from ..pyexpr import OBJECT, Scope, Translator, storage
@@ -55,6 +55,7 @@ class ClassPlan:
     starts_body: list[str] | None = None
     spans: list[str] = field(default_factory=list)  # slots holding (buffer, start, end) of bytes read
     parent: str | None = None  # the enclosing type whose fields reading this one takes, if any
+    layout: tuple[tuple[str, int, int], ...] = ()  # (field, offset, width) of the fixed-width prefix
 
 
 @dataclass
@@ -78,16 +79,19 @@ class ModulePlan:
     classes: list[ClassPlan]
     imports: list[tuple[str, str]]  # (module, class) of imported schemas
     exports: list[str]
+    runtime_names: frozenset[str]  # the runtime's names its code uses
     columnar: bool = False
     compiled: tuple[str, str] | None = None  # (module, sha256 of its .pyx) of the -hot types' readers
 
 
 class ModulePlanner:
-    def __init__(self, program: Program, schema: Schema, problems):
+    def __init__(self, program: Program, schema: Schema, problems, ir: IR):
         self.program = program
+        self.ir = ir
         self.schema = schema
         self.tr = Translator(program, problems)
         self.consts = Constants()
+        self.rt = ImportList()  # the runtime names the module's code uses, recorded as it is planned
         self.imports: set[tuple[str, str]] = set()  # (module, class) of other schemas' types
         self._packs: dict[TypeSpec, list[str] | None] = {}
         self._reads: dict[TypeSpec, list[str]] = {}
@@ -95,12 +99,7 @@ class ModulePlanner:
 
     # -- shared services for the read/write planners ---------------------------------------
     def field_path(self, spec: TypeSpec, attr: Attr) -> str:
-        names = []
-        node: TypeSpec | None = spec
-        while node is not None:
-            names.append(node.name)
-            node = self.program.lexical_parent.get(node)
-        return "/".join(reversed(names)) + "/" + attr.id
+        return self.ir.field_path(spec, attr)
 
     def class_ref(self, spec: TypeSpec) -> str:
         owner = self.program.schema_of[spec]
@@ -110,7 +109,7 @@ class ModulePlanner:
         return name
 
     def checksum_fn(self, algorithm: str) -> str:
-        return CHECKSUM_FUNCTIONS[algorithm]
+        return self.rt(CHECKSUM_FUNCTIONS[algorithm])
 
     def pack_body(self, spec: TypeSpec) -> list[str] | None:
         """The body of `_pack`, or None where writing needs the object (its parent, instances...)."""
@@ -124,103 +123,36 @@ class ModulePlanner:
 
     def read_body(self, spec: TypeSpec) -> list[str]:
         if spec not in self._reads:
-            self._reads[spec] = ReadPlanner(self, spec).plan()
+            self._inlining.add(spec)
+            try:
+                self._reads[spec] = ReadPlanner(self, spec).plan()
+            finally:
+                self._inlining.discard(spec)
         return self._reads[spec]
 
-    def inlined_read(self, spec: TypeSpec, item: str, parent: str, suffix: str) -> list[str] | None:
-        """The read body of `spec` to paste into a loop, or None where a call must stay."""
+    def spliced_read(self, spec: TypeSpec, frame: Frame, counter) -> list[str] | None:
+        """The read body of `spec` planned to stand in an enclosing reader's loop, or None where a
+        call must stay (a varint, a type of another module, a type inside itself)."""
         if spec.intrinsic or spec in self._inlining or self.program.schema_of[spec] is not self.schema:
             return None
         self._inlining.add(spec)
         try:
-            body = self.read_body(spec)
+            return ReadPlanner(self, spec, frame, counter).plan()
         finally:
             self._inlining.discard(spec)
-        try:
-            return inline_read(body, item, parent, self.class_ref(spec), suffix)
-        except ValueError:
-            return None
 
-    def inlined_pack(self, spec: TypeSpec, values: str, suffix: str) -> list[str] | None:
-        body = self.pack_body(spec)
-        if body is None or spec in self._inlining:
+    def spliced_pack(self, spec: TypeSpec, values: str, suffix: str, counter) -> list[str] | None:
+        """The `_pack` body of `spec` planned to stand in a writer's loop, its arguments unpacked
+        from the tuple `values`; None where a call must stay."""
+        if self.pack_body(spec) is None or spec in self._inlining:
             return None
-        params = WritePlanner(self, spec, pack=True).pack_params()
-        return inline_pack(body, params, values, suffix)
+        writer = WritePlanner(self, spec, pack=True, suffix=suffix, counter=counter)
+        lines = writer.plan_write()
+        params = writer.pack_params()
+        return [f"{', '.join(params)}{',' if len(params) == 1 else ''} = {values}"] + lines
 
     def packable(self, spec: TypeSpec) -> bool:
         return self.pack_body(spec) is not None
-
-    def needs_pos(self, spec: TypeSpec) -> bool:
-        return any(a.checksum or a.lazy for a in spec.seq)
-
-    def pinned(self, spec: TypeSpec) -> list[Attr]:
-        return [a for a in spec.seq if a.derive or a.checksum]
-
-    def has_pins(self, spec: TypeSpec) -> bool:
-        return bool(self.pinned(spec))
-
-    def pin_bit(self, spec: TypeSpec, attr: Attr) -> int:
-        return 1 << self.pinned(spec).index(attr)
-
-    def min_size(self, attr: Attr) -> int:
-        """A lower bound on one element's encoded size, to reject absurd counts early."""
-        return self._ref_min(attr.type, set())
-
-    def _ref_min(self, ref, seen) -> int:
-        from ..model import PRIMITIVES
-        if ref.kind == RefKind.PRIM:
-            return PRIMITIVES[ref.prim][1]
-        if ref.kind == RefKind.USER:
-            spec = self.program.resolved[ref]
-            if spec.intrinsic:
-                return 1
-            if spec in seen:
-                return 0
-            seen = seen | {spec}
-            total = 0
-            for a in spec.seq:
-                if a.if_ is None and not a.repeat and a.size is None and not a.size_eos:
-                    total += self._ref_min(a.type, seen)
-            return total
-        return 0
-
-    def parent_depth(self, spec: TypeSpec, seen=None) -> int:
-        """How many levels of enclosing objects reading `spec` takes fields of (`_parent`, and
-        `_parent._parent` from the types it reads), for standalone reads to refuse with a message."""
-        seen = seen or set()
-        if spec in seen:
-            return 0
-        seen.add(spec)
-        depth = 0
-        for a in spec.seq:
-            exprs = [a.size, a.if_, a.repeat_expr, a.repeat_until, a.type.switch_on]
-            if a.valid is not None:
-                exprs += [a.valid.eq, a.valid.min, a.valid.max, *a.valid.any_of]
-            if a.process is not None:
-                exprs += list(a.process.args)
-            depth = max([depth] + [parent_chain(e) for e in exprs if e is not None])
-        for child in self.child_types(spec):
-            depth = max(depth, self.parent_depth(child, seen) - 1)
-        return depth
-
-    def has_checksums(self, spec: TypeSpec, seen=None) -> bool:
-        seen = seen or set()
-        if spec in seen:
-            return False
-        seen.add(spec)
-        if any(a.checksum for a in spec.seq):
-            return True
-        return any(self.has_checksums(t, seen) for t in self.child_types(spec, eager_only=True))
-
-    def child_types(self, spec: TypeSpec, eager_only: bool = False):
-        for a in spec.seq:
-            if eager_only and a.lazy:
-                continue
-            for ref in [a.type] + [t for _, t in a.type.cases]:
-                t = self.program.resolved.get(ref)
-                if t is not None and not t.intrinsic:
-                    yield t
 
     # -- planning -------------------------------------------------------------------------
     def plan(self) -> ModulePlan:
@@ -235,7 +167,7 @@ class ModulePlanner:
             self.schema.file, self.schema.source_sha256, self.schema.title or self.schema.id,
             root_name, [(n, f) for f, n in self.consts.structs.items()],
             [(n, t) for t, n in self.consts.tables.items()], enums, classes,
-            sorted(self.imports), [root_name], any(c.columns_body for c in classes))
+            sorted(self.imports), [root_name], frozenset(self.rt.used), any(c.columns_body for c in classes))
 
     def enum_plan(self, enum: EnumSpec, owner: TypeSpec) -> EnumPlan:
         return EnumPlan(self.program.enum_py_name(enum),
@@ -247,9 +179,10 @@ class ModulePlanner:
         name = self.program.py_name(spec)
         seq = spec.seq
         slots = []
-        if self.needs_pos(spec):
+        facts = self.ir[spec]
+        if facts.needs_pos:
             slots.append("_pos")
-        if self.has_pins(spec):
+        if facts.pinned:
             slots.append("_pins")
         slots += [i.id for i in spec.instances if i.eager]
         for a in seq:
@@ -258,12 +191,12 @@ class ModulePlanner:
                 slots.append(f"_{a.id}_raw")
             if a.checksum:
                 slots.append(f"_{a.id}_computed")
-        init_body = ["self._parent_ref = None if _parent is None else _ref(_parent)"]
+        init_body = [f"self._parent_ref = None if _parent is None else {self.rt('_ref')}(_parent)"]
         init_body += [f"self.{i.id} = None" for i in spec.instances if i.eager]
-        if self.needs_pos(spec):
+        if facts.needs_pos:
             init_body.append("self._pos = None")
-        if self.has_pins(spec):
-            pins = " | ".join(f"({self.pin_bit(spec, a)} if {a.id} is not None else 0)" for a in self.pinned(spec))
+        if facts.pinned:
+            pins = " | ".join(f"({f.pin_bit} if {f.id} is not None else 0)" for f in facts.pinned)
             init_body.append(f"self._pins = {pins}")
         for a in seq:
             if a.repeat and a.if_ is None:  # an unset repeated field is empty, unless it may be absent
@@ -287,7 +220,7 @@ class ModulePlanner:
             doc=(spec.doc or spec.name).strip(), slots=slots,
             init_params=[a.id for a in seq], init_body=init_body,
             read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
-            verify_body=self.verify(spec) if self.has_checksums(spec) else None,
+            verify_body=self.verify(spec) if facts.has_checksums else None,
             pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
             props=props, loaders=loaders, raw_loaders=raw_loaders,
             eq_fields=[a.id for a in seq if not (a.derive or a.checksum)],
@@ -300,10 +233,11 @@ class ModulePlanner:
             hints={a.id: self.hint(a) for a in seq},
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
+            layout=facts.layout,
             **self.columnar(spec))
 
     def parent_name(self, spec: TypeSpec) -> str | None:
-        if not self.parent_depth(spec):
+        if not self.ir[spec].parent_depth:
             return None
         parent = self.program.lexical_parent.get(spec)
         return ".".join(self.program.class_path(parent)) if parent is not None else "enclosing type"
@@ -351,15 +285,14 @@ class ModulePlanner:
         for a in spec.seq:
             doc = (a.doc or "").strip()
             if a.derive or a.checksum:
-                bit = self.pin_bit(spec, a)
-                what = "Computed on write unless set (pinned)."  # derived value and checksum alike
-                out.append(Prop(a.id, f"{doc}\n\n{what}".strip(), [f"return self._{a.id}"], [
+                bit = self.ir[spec].field(a.id).pin_bit
+                out.append(Prop(a.id, f"{doc}\n\nComputed on write unless set (pinned).".strip(), [f"return self._{a.id}"], [
                     f"self._{a.id} = value",
                     f"self._pins = (self._pins | {bit}) if value is not None else (self._pins & ~{bit})"]))
             elif a.lazy:
                 out.append(Prop(a.id, doc, [
                     f"value = self._{a.id}",
-                    "if value is _LAZY:",
+                    f"if value is {self.rt('_LAZY')}:",
                     f"    value = self._{a.id} = self._load_{a.id}()",
                     "return value"], [f"self._{a.id} = value", f"self._{a.id}_raw = None"]))
             if a.checksum:
@@ -372,7 +305,7 @@ class ModulePlanner:
                 continue  # a plain attribute, set while reading
             value = self.tr.translate(inst.value, Scope(spec, obj="self"), inst.loc)
             if inst in self.program.enum_of:
-                value = f"_enum_value({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"
+                value = f"{self.rt('_enum_value')}({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"
             out.append(Prop(inst.id, (inst.doc or "").strip(), [f"return {value}"]))
         return out
 
@@ -382,8 +315,8 @@ class ModulePlanner:
         c(f"buf, pos, _e = self._{attr.id}_raw")
         scope = Scope(spec, obj="self")
         planner.region(c, attr, "value", scope, "buf", "pos", "_e")
-        with c.block("if isinstance(buf, _MUTABLE):"):
-            c("value = _detached(value)")
+        with c.block(f"if isinstance(buf, {self.rt('_MUTABLE')}):"):
+            c(f"value = {self.rt('_detached')}(value)")
         c("return value")
         return c.lines
 
@@ -411,13 +344,13 @@ class ModulePlanner:
             return c.lines
         scope = Scope(spec, obj="self")
         args = ", ".join(self.tr.translate(a, scope, p.loc) for a in p.args)
-        c(f"_p = _processor({p.name!r}{', ' if args else ''}{args})")
+        c(f"_p = {self.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
         with c.block("if _p.identity:"):
             c("return memoryview(buf)[pos:_e]")
         with c.block("try:"):
             c("return _p.decode(buf[pos:_e])")
-        with c.block("except _DecodeError as _err:"):
-            c(f"raise _in_processed(_err, pos, {self.field_path(spec, attr)!r}, {p.name!r})")
+        with c.block(f"except {self.rt('_DecodeError')} as _err:"):
+            c(f"raise {self.rt('_in_processed')}(_err, pos, {self.field_path(spec, attr)!r}, {p.name!r})")
         return c.lines
 
     def verify(self, spec: TypeSpec) -> list[str]:
@@ -426,14 +359,14 @@ class ModulePlanner:
             if a.checksum:
                 path = self.field_path(spec, a)
                 with c.block(f"if self._{a.id}_computed is not None and self._load_{a.id}_checksum() != self._{a.id}:"):
-                    c(f"raise _ChecksumError(f\"stored {a.id} = {{self._{a.id}}}, computed {a.id} = "
+                    c(f"raise {self.rt('_ChecksumError')}(f\"stored {a.id} = {{self._{a.id}}}, computed {a.id} = "
                       f"{{self._{a.id}_computed}}\", self._pos, {path!r}, stored=self._{a.id}, "
                       f"computed=self._{a.id}_computed)")
         for a in spec.seq:
             if a.lazy:
                 continue
             kids = [self.program.resolved.get(r) for r in [a.type] + [t for _, t in a.type.cases]]
-            if not any(k is not None and not k.intrinsic and self.has_checksums(k) for k in kids):
+            if not any(k is not None and not k.intrinsic and self.ir[k].has_checksums for k in kids):
                 continue
             v = f"self.{storage(a)}"
             if a.repeat:
@@ -447,28 +380,3 @@ class ModulePlanner:
                     c(f"{v}._verify()")
         return c.lines or ["pass"]
 
-
-def parent_chain(e: Expr) -> int:
-    """The longest chain `_parent._parent...` in an expression."""
-    best = 0
-
-    def chain(node) -> int:
-        if isinstance(node, Name):
-            return 1 if node.name == "_parent" else 0
-        if isinstance(node, Attribute) and node.name == "_parent":
-            inner = chain(node.obj)
-            return inner + 1 if inner else 0
-        if isinstance(node, Attribute):
-            return chain(node.obj)
-        return 0
-
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        best = max(best, chain(node))
-        for value in vars(node).values():
-            if isinstance(value, Expr):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                stack += [v for v in value if isinstance(v, Expr)]
-    return best

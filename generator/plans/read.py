@@ -5,159 +5,150 @@ one-byte fast path; every length is checked against the bytes left before it is 
 """
 from __future__ import annotations
 
-from kafkacodec.runtime.varint import MAX_VARINT_BYTES, MAX_VARLONG_BYTES
+import dataclasses
+import itertools
+from dataclasses import dataclass
 
 from .lines import Code
-from ..expr import Attribute, Name
-from ..model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from ..pyexpr import IO_START, Scope, storage
-
-VARINT_MAX = {"zigzag32": MAX_VARINT_BYTES, "zigzag64": MAX_VARLONG_BYTES, "uvarint32": MAX_VARINT_BYTES}
-
-
-def is_simple_prim(attr: Attr) -> bool:
-    return (attr.type.kind == RefKind.PRIM and not attr.repeat and attr.if_ is None and attr.process is None
-            and attr.size is None and not attr.size_eos)
+from ..expr import Binary, Expr, Int
+from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
+from ..ir import FixedRun
+from ..pyexpr import ENCLOSING, IO_START, Scope, storage
 
 
-def runs(seq) -> list[list[Attr]]:
-    """Group consecutive fixed-width fields of one endianness; other fields stand alone."""
-    groups: list[list[Attr]] = []
-    for attr in seq:
-        if (is_simple_prim(attr) and groups and is_simple_prim(groups[-1][-1])
-                and groups[-1][-1].type.endian == attr.type.endian):
-            groups[-1].append(attr)
-        else:
-            groups.append([attr])
-    return groups
+@dataclass(frozen=True)
+class Frame:
+    """Where a read body stands: in its type's own `_read` (the defaults), or spliced into the
+    loop of an enclosing type's reader, saving a call per element. A spliced body reads into
+    `obj`, is of class `cls`, names its locals with `suffix`, and knows the enclosing objects
+    as locals of the reader it stands in (`chain`, nearest first); `buf`, `pos` and `end` are
+    shared, since the element advances its parent's position."""
+    obj: str = "self"
+    cls: str = "cls"
+    suffix: str = ""
+    chain: tuple[str, ...] = ("_parent",)
+
+    @property
+    def spliced(self) -> bool:
+        return self.obj != "self"
 
 
 class ReadPlanner:
-    def __init__(self, ctx, spec: TypeSpec):
+    def __init__(self, ctx, spec: TypeSpec, frame: Frame = Frame(), counter=None):
         self.ctx = ctx  # the ModulePlanner: program, translator, constants, naming
         self.spec = spec
-        self.tmp = 0
+        self.f = frame
+        self.counter = counter if counter is not None else itertools.count(1)  # shared by spliced bodies
 
     def new(self, prefix: str) -> str:
-        self.tmp += 1
-        return f"_{prefix}{self.tmp}"
+        return f"_{prefix}{next(self.counter)}"
+
+    def v(self, name: str) -> str:
+        """A local of this body, named apart from those of the bodies spliced beside it."""
+        return name + self.f.suffix
 
     def path(self, attr: Attr) -> str:
         return self.ctx.field_path(self.spec, attr)
 
-    def marks(self) -> set[str]:
-        """Fields whose start position later code needs (checksum and length-from spans, and the
-        counts of repeats, where a bad count is reported)."""
-        out = set()
-        for a in self.spec.seq:
-            if a.checksum:
-                out.add(a.checksum.from_field)
-            if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM:
-                out.add(a.derive.target)
-            if (source := self.count_field(a)) is not None:
-                out.add(source)
-        return out
-
-    def count_field(self, attr: Attr) -> str | None:
-        """The sibling field a repeat takes its count from, if its count is just that field."""
-        e = attr.repeat_expr
-        if attr.repeat == "expr" and isinstance(e, Name) and e.name in {a.id for a in self.spec.seq}:
-            return e.name
-        if attr.repeat == "expr" and isinstance(e, Attribute) and e.name == "value" and isinstance(e.obj, Name) \
-                and e.obj.name in {a.id for a in self.spec.seq}:
-            return e.obj.name  # an intrinsic varint's value
-        return None
+    def scope(self) -> Scope:
+        f = self.f
+        return Scope(self.spec, obj=f.obj, parent=f.chain[0], io=("pos", self.v("_start"), "end"),
+                     ancestors=f.chain if f.spliced else ())
 
     # -- the method ----------------------------------------------------------------------
     def plan(self) -> list[str]:
+        """The body: a whole `_read`, or the lines spliced in a loop (without its return)."""
         c = Code()
-        spec = self.spec
-        scope = Scope(spec, obj="self", parent="_parent", io=("pos", "_start", "end"))
-        marks = self.marks()
-        c("self = _new(cls)")
-        c("self._parent_ref = None if _parent is None else _ref(_parent)")
+        spec, obj = self.spec, self.f.obj
+        scope = self.scope()
+        facts = self.ctx.ir[spec]
+        marks = facts.read_marks
+        c(f"{obj} = _new({self.f.cls})")
+        parent = self.f.chain[0]
+        c(f"{obj}._parent_ref = " + (f"{self.ctx.rt('_ref')}({parent})" if self.f.spliced else
+                                     f"None if {parent} is None else {self.ctx.rt('_ref')}({parent})"))
         start_at = len(c.lines)
-        if self.ctx.needs_pos(spec):
-            c("self._pos = pos")
-        if self.ctx.has_pins(spec):
-            c("self._pins = 0")
-        for group in runs(spec.seq):
-            if is_simple_prim(group[0]):
-                self.run(c, group, scope, marks)
+        if facts.needs_pos:
+            c(f"{obj}._pos = pos")
+        if facts.pinned:
+            c(f"{obj}._pins = 0")
+        for op in facts.ops:
+            if isinstance(op, FixedRun):
+                self.run(c, op, scope, marks)
+                group = op.fields
             else:
-                attr = group[0]
-                if attr.id in marks:
-                    c(f"_m_{attr.id} = pos")
-                self.field(c, attr, scope)
-            for attr in group:
-                scope.locals[attr.id] = f"f_{attr.id}"
+                if op.field.id in marks:
+                    c(f"{self.v('_m_' + op.field.id)} = pos")
+                self.field(c, op.field.attr, scope)
+                group = (op.field,)
+            for f in group:
+                scope.locals[f.id] = self.v(f"f_{f.id}")
         for attr in spec.seq:
             d = attr.derive
             if d is not None and d.kind == DeriveKind.LENGTH_FROM:
                 scope.uses.add(IO_START)
-                with c.block(f"if pos - _m_{d.target} != f_{attr.id}:"):
-                    c(f"raise _invalid(_start, {self.path(attr)!r}, f\"says {{f_{attr.id}}} bytes follow "
-                      f"from {d.target!r}, but {{pos - _m_{d.target}}} were read\")")
+                mark, value = self.v(f"_m_{d.target}"), self.v(f"f_{attr.id}")
+                with c.block(f"if pos - {mark} != {value}:"):
+                    c(f"raise {self.ctx.rt('_invalid')}({self.v('_start')}, {self.path(attr)!r}, f\"says {{{value}}} "
+                      f"bytes follow from {d.target!r}, but {{pos - {mark}}} were read\")")
             if attr.checksum is not None:  # the span: computed when first asked for
-                c(f"self._{attr.id}_computed = (buf, _m_{attr.checksum.from_field}, pos)")
+                c(f"{obj}._{attr.id}_computed = (buf, {self.v('_m_' + attr.checksum.from_field)}, pos)")
         for inst in spec.instances:
             if inst.eager:  # computed once, from the fields just read
-                value = self.ctx.tr.translate(inst.value, scope, inst.loc)
+                own = dataclasses.replace(scope, uses=set())
+                value = self.ctx.tr.translate(inst.value, own, inst.loc)
+                scope.uses |= own.uses
                 enum = self.ctx.program.enum_of.get(inst)
                 if enum is not None:
-                    value = f"_enum_value({self.ctx.program.enum_py_name(enum)}, {value})"
-                if "_parent" in value or "_root" in value:
-                    # read on its own, without the parents it refers to: no value
+                    value = f"{self.ctx.rt('_enum_value')}({self.ctx.program.enum_py_name(enum)}, {value})"
+                if ENCLOSING in own.uses:
+                    # read on its own, without the objects it refers to: no value
                     with c.block("try:"):
-                        c(f"self.{inst.id} = {value}")
+                        c(f"{obj}.{inst.id} = {value}")
                     with c.block("except AttributeError:"):
-                        c(f"self.{inst.id} = None")
+                        c(f"{obj}.{inst.id} = None")
                 else:
-                    c(f"self.{inst.id} = {value}")
-        c("return self, pos")
+                    c(f"{obj}.{inst.id} = {value}")
+        if not self.f.spliced:
+            c("return self, pos")
         if IO_START in scope.uses:  # only where _io or an error needs it
-            c.lines.insert(start_at, "_start = pos")
+            c.lines.insert(start_at, f"{self.v('_start')} = pos")
         return c.lines
 
-    def run(self, c: Code, group: list[Attr], scope: Scope, marks: set[str]) -> None:
-        fmt = ">" if group[0].type.endian == "be" else "<"
-        offsets, width = [], 0
-        for attr in group:
-            offsets.append(width)
-            width += PRIMITIVES[attr.type.prim][1]
-        fmt += "".join(PRIMITIVES[a.type.prim][0] for a in group)
-        s = self.ctx.consts.struct(fmt)
+    def run(self, c: Code, run: FixedRun, scope: Scope, marks: frozenset[str]) -> None:
+        group, offsets, width = [f.attr for f in run.fields], run.offsets, run.width
+        s = self.ctx.consts.struct(run.fmt)
         table = self.ctx.consts.table(
-            "(" + "".join(f"({o}, {PRIMITIVES[a.type.prim][1]}, {self.path(a)!r}), "
-                          for o, a in zip(offsets, group)) + ")")
+            "(" + "".join(f"({o}, {f.width}, {f.path!r}), " for o, f in zip(offsets, run.fields)) + ")")
         c("if pos >= end:" if width == 1 else f"if end - pos < {width}:")
-        c(f"    raise _truncated(pos, end, {table})")
+        c(f"    raise {self.ctx.rt('_truncated')}(pos, end, {table})")
         for o, attr in zip(offsets, group):
             if attr.id in marks:
-                c(f"_m_{attr.id} = pos + {o}" if o else f"_m_{attr.id} = pos")
-        names = ", ".join(f"f_{a.id}" for a in group)
+                c(f"{self.v('_m_' + attr.id)} = pos + {o}" if o else f"{self.v('_m_' + attr.id)} = pos")
+        names = ", ".join(self.v(f"f_{a.id}") for a in group)
         if width == 1:  # one byte: indexing beats a struct call
             c(f"{names} = buf[pos]")
-            if PRIMITIVES[group[0].type.prim][2]:
+            if run.fields[0].signed:
                 with c.block(f"if {names} > 127:"):
                     c(f"{names} -= 256")
         else:
             c(f"{names}{',' if len(group) == 1 else ''} = {s}.unpack_from(buf, pos)")
         c(f"pos += {width}")
         for o, attr in zip(offsets, group):
-            self.valid(c, attr, f"f_{attr.id}", f"pos - {width - o}", scope)
-            self.enum(c, attr, f"f_{attr.id}")
-            c(f"self.{storage(attr)} = f_{attr.id}")
+            var = self.v(f"f_{attr.id}")
+            self.valid(c, attr, var, f"pos - {width - o}", scope)
+            self.enum(c, attr, var)
+            c(f"{self.f.obj}.{storage(attr)} = {var}")
 
     # -- one field ------------------------------------------------------------------------
     def field(self, c: Code, attr: Attr, scope: Scope) -> None:
-        var = f"f_{attr.id}"
+        var, obj = self.v(f"f_{attr.id}"), self.f.obj
         if attr.lazy:  # keep where the bytes are; decode on first access
             lazy = Code(c.level + (1 if attr.if_ is not None else 0))
             self.sized_bounds(lazy, attr, scope, "buf", "pos", "end")
-            lazy(f"self._{attr.id}_raw = (buf, pos, _e)")
-            lazy(f"{var} = _LAZY")
-            lazy("pos = _e")
+            lazy(f"{obj}._{attr.id}_raw = (buf, pos, {self.v('_e')})")
+            lazy(f"{var} = {self.ctx.rt('_LAZY')}")
+            lazy(f"pos = {self.v('_e')}")
             if attr.if_ is not None:
                 c(f"if {self.ctx.tr.translate(attr.if_, scope, attr.loc)}:")
                 c.lines += lazy.lines
@@ -165,7 +156,7 @@ class ReadPlanner:
                     c(f"{var} = None")
             else:
                 c.lines += lazy.lines
-            c(f"self._{attr.id} = {var}")
+            c(f"{obj}._{attr.id} = {var}")
             return
         if attr.if_ is not None:
             cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
@@ -177,13 +168,13 @@ class ReadPlanner:
             self.repeated(c, attr, var, scope)
         if not attr.repeat:
             self.enum(c, attr, var)
-        c(f"self.{storage(attr)} = {var}")
+        c(f"{obj}.{storage(attr)} = {var}")
 
     def enum(self, c: Code, attr: Attr, var: str) -> None:
         """Fields with `enum:` hold the enum member (or the plain number when it is unnamed)."""
         enum = self.ctx.program.enum_of.get(attr)
         if enum is not None:
-            c(f"{var} = _enum_value({self.ctx.program.enum_py_name(enum)}, {var})")
+            c(f"{var} = {self.ctx.rt('_enum_value')}({self.ctx.program.enum_py_name(enum)}, {var})")
 
     def repeated(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         path = self.path(attr)
@@ -200,14 +191,14 @@ class ReadPlanner:
             # an empty repeat (the common case for headers) costs one comparison
             c.lines.append("    " * c.level + f"if {count}:")
             c.level += 1
-            source = self.count_field(attr)
-            at = "pos" if source is None else f"_m_{source}"  # a bad count is the count field's fault
+            source = self.ctx.ir[self.spec].field(attr.id).count_source
+            at = "pos" if source is None else self.v(f"_m_{source}")  # a bad count is the count field's fault
             with c.block(f"if {count} < 0:"):
-                c(f"raise _invalid({at}, {path!r}, f\"negative count {{{count}}}\")")
-            least = max(1, self.ctx.min_size(attr))
+                c(f"raise {self.ctx.rt('_invalid')}({at}, {path!r}, f\"negative count {{{count}}}\")")
+            least = max(1, self.ctx.ir.min_size(attr))
             room = f"(end - pos) // {least}" if least > 1 else "end - pos"
-            with c.block(f"if {count} > {room} or {count} > _LIMITS.max_items:"):
-                c(f"raise _too_many({at}, {path!r}, {count}, end - pos)")
+            with c.block(f"if {count} > {room} or {count} > {self.ctx.rt('_LIMITS')}.max_items:"):
+                c(f"raise {self.ctx.rt('_too_many')}({at}, {path!r}, {count}, end - pos)")
             loop = f"for _ in range({count}):"
         elif attr.repeat == "eos":
             loop = "while pos < end:"
@@ -219,18 +210,18 @@ class ReadPlanner:
         c(f"{append} = {var}.append")
         with c.block(loop):
             target = self.ctx.program.resolved.get(attr.type) if attr.type.kind == RefKind.USER else None
-            inlined = None
+            spliced = None
             if target is not None and attr.size is None and not attr.size_eos and not attr.process:
-                inlined = self.ctx.inlined_read(target, item, "self", self.new("_r"))
-            if inlined is not None:
-                c.lines += ["    " * c.level + line for line in inlined]
+                frame = Frame(item, self.ctx.class_ref(target), self.new("r"), (self.f.obj,) + self.f.chain)
+                spliced = self.ctx.spliced_read(target, frame, self.counter)
+            if spliced is not None:
+                c.lines += ["    " * c.level + line for line in spliced]
             else:
                 self.single(c, attr, item, scope)
             c(f"{append}({item})")
             if attr.repeat == "until":
                 elem = self.ctx.tr.attr_type(attr).elem
-                inner = Scope(scope.spec, scope.obj, dict(scope.locals), (item, elem), index, scope.io, scope.parent,
-                              scope.uses)
+                inner = dataclasses.replace(scope, locals=dict(scope.locals), underscore=(item, elem), index=index)
                 cond = self.ctx.tr.translate(attr.repeat_until, inner, attr.loc)
                 with c.block(f"if {cond}:"):
                     c("break")
@@ -243,14 +234,16 @@ class ReadPlanner:
         if (attr.size is not None and attr.type.kind in (RefKind.BYTES, RefKind.STR) and attr.process is None
                 and attr.contents is None):
             size = self.ctx.tr.translate(attr.size, scope, attr.loc)
-            if not size.isidentifier():
-                c(f"_n = {size}")
-                size = "_n"
+            if size not in scope.locals.values():  # a local this reader bound holds it already
+                c(f"{self.v('_n')} = {size}")
+                size = self.v("_n")
             # a field read only `if: n >= 0` needs no lower bound on its size n
-            guarded = attr.if_ is not None and self.ctx.tr.translate(attr.if_, scope, attr.loc) == f"({size} >= 0)"
+            e = attr.if_
+            guarded = (isinstance(e, Binary) and e.op == ">=" and isinstance(e.right, Int) and e.right.value == 0
+                       and same_expr(e.left, attr.size))
             bound = f"{size} > end - pos" if guarded else f"not 0 <= {size} <= end - pos"
             with c.block(f"if {bound}:"):
-                c(f"raise _bad_size(pos, end, {size}, {self.path(attr)!r})")
+                c(f"raise {self.ctx.rt('_bad_size')}(pos, end, {size}, {self.path(attr)!r})")
             piece = f"buf[pos:pos + {size}]"
             if attr.type.kind == RefKind.STR:  # str(), not .decode(): a memoryview has no decode
                 piece = f"str({piece}, {attr.type.encoding!r}, 'surrogateescape')"
@@ -259,22 +252,22 @@ class ReadPlanner:
             return
         if attr.size is not None or attr.size_eos:
             self.sized_bounds(c, attr, scope, "buf", "pos", "end")
-            self.region(c, attr, var, scope, "buf", "pos", "_e")
-            c("pos = _e")
+            self.region(c, attr, var, scope, "buf", "pos", self.v("_e"))
+            c(f"pos = {self.v('_e')}")
             return
         self.unsized(c, attr.type, var, "buf", "pos", "end", self.path(attr))
 
     def sized_bounds(self, c: Code, attr: Attr, scope: Scope, buf: str, pos: str, end: str) -> None:
-        path = self.path(attr)
+        path, n, e = self.path(attr), self.v("_n"), self.v("_e")
         if attr.size_eos:
-            c(f"_e = {end}")
+            c(f"{e} = {end}")
             return
-        c(f"_n = {self.ctx.tr.translate(attr.size, scope, attr.loc)}")
-        with c.block("if _n < 0:"):
-            c(f"raise _invalid({pos}, {path!r}, f\"negative size {{_n}}\")")
-        with c.block(f"if _n > {end} - {pos}:"):
-            c(f"raise _short({pos}, {end}, _n, {path!r})")
-        c(f"_e = {pos} + _n")
+        c(f"{n} = {self.ctx.tr.translate(attr.size, scope, attr.loc)}")
+        with c.block(f"if {n} < 0:"):
+            c(f"raise {self.ctx.rt('_invalid')}({pos}, {path!r}, f\"negative size {{{n}}}\")")
+        with c.block(f"if {n} > {end} - {pos}:"):
+            c(f"raise {self.ctx.rt('_short')}({pos}, {end}, {n}, {path!r})")
+        c(f"{e} = {pos} + {n}")
 
     def region(self, c: Code, attr: Attr, var: str, scope: Scope, buf: str, start: str, end: str) -> None:
         """Decode the bytes [start, end) of `buf` as the field's type, through its processor."""
@@ -285,7 +278,7 @@ class ReadPlanner:
             return
         args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
         proc = self.new("p")
-        c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
+        c(f"{proc} = {self.ctx.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
         with c.block(f"if {proc}.identity:"):
             self.typed_region(c, attr, attr.type, var, scope, buf, start, end)
         with c.block("else:"):
@@ -293,8 +286,8 @@ class ReadPlanner:
             with c.block("try:"):
                 c(f"{data} = {proc}.decode({buf}[{start}:{end}])")
                 self.typed_region(c, attr, attr.type, var, scope, data, "0", f"len({data})")
-            with c.block("except _DecodeError as _err:"):
-                c(f"raise _in_processed(_err, {start}, {path!r}, {p.name!r})")
+            with c.block(f"except {self.ctx.rt('_DecodeError')} as {self.v('_err')}:"):
+                c(f"raise {self.ctx.rt('_in_processed')}({self.v('_err')}, {start}, {path!r}, {p.name!r})")
 
     def typed_region(self, c: Code, attr: Attr, ref: TypeRef, var: str, scope: Scope,
                      buf: str, start: str, end: str) -> None:
@@ -303,7 +296,7 @@ class ReadPlanner:
             c(f"{var} = {buf}[{start}:{end}]")
             if attr.contents is not None:
                 with c.block(f"if {var} != {attr.contents!r}:"):
-                    c(f"raise _invalid({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
+                    c(f"raise {self.ctx.rt('_invalid')}({start}, {path!r}, f\"expected {attr.contents!r}, found {{{var}!r}}\")")
         elif ref.kind == RefKind.STR:
             c(f"{var} = str({buf}[{start}:{end}], {ref.encoding!r}, 'surrogateescape')")
         elif ref.kind == RefKind.SWITCH:
@@ -316,19 +309,19 @@ class ReadPlanner:
             self.unsized(c, ref, var, buf, q, end, path)
             if attr.require_eos:
                 with c.block(f"if {q} != {end}:"):
-                    c(f"raise _invalid({q}, {path!r}, f\"{{{end} - {q}}} bytes left unread at the end of the field\")")
+                    c(f"raise {self.ctx.rt('_invalid')}({q}, {path!r}, f\"{{{end} - {q}}} bytes left unread at the end of the field\")")
 
     def unsized(self, c: Code, ref: TypeRef, var: str, buf: str, pos: str, end: str, path: str) -> None:
         if ref.kind == RefKind.PRIM:
             code, width, _ = PRIMITIVES[ref.prim]
             if code == "B":
                 with c.block(f"if {pos} >= {end}:"):
-                    c(f"raise _short({pos}, {end}, 1, {path!r})")
+                    c(f"raise {self.ctx.rt('_short')}({pos}, {end}, 1, {path!r})")
                 c(f"{var} = {buf}[{pos}]")
             else:
                 s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + code)
                 with c.block(f"if {end} - {pos} < {width}:"):
-                    c(f"raise _short({pos}, {end}, {width}, {path!r})")
+                    c(f"raise {self.ctx.rt('_short')}({pos}, {end}, {width}, {path!r})")
                 c(f"{var}, = {s}.unpack_from({buf}, {pos})")
             c(f"{pos} += {width}")
             return
@@ -337,10 +330,10 @@ class ReadPlanner:
             if target.intrinsic:
                 self.varint(c, target.intrinsic, var, buf, pos, end, path)
             else:
-                c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, self)")
+                c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, {self.f.obj})")
             return
         if ref.kind == RefKind.SWITCH:
-            self.switch(c, ref, Scope(self.spec, obj="self"),
+            self.switch(c, ref, Scope(self.spec, obj=self.f.obj),
                         lambda case: self.unsized(c, case, var, buf, pos, end, path), lambda: c(f"{var} = None"))
             return
         raise AssertionError(f"unsized {ref.kind.value}")  # passes reject bytes/str without size
@@ -363,19 +356,20 @@ class ReadPlanner:
     def varint(self, c: Code, kind: str, var: str, buf: str, pos: str, end: str, path: str) -> None:
         zigzag = kind.startswith("zigzag")
         with c.block(f"if {pos} >= {end}:"):
-            c(f"raise _short({pos}, {end}, 1, {path!r})")
+            c(f"raise {self.ctx.rt('_short')}({pos}, {end}, 1, {path!r})")
         c(f"{var} = {buf}[{pos}]")
         # one- and two-byte varints (lengths and deltas up to 8191) inline, zigzag by table
         with c.block(f"if {var} < 0x80:"):
             if zigzag:
-                c(f"{var} = _ZZ[{var}]")
+                c(f"{var} = {self.ctx.rt('_ZZ')}[{var}]")
             c(f"{pos} += 1")
-        with c.block(f"elif {pos} + 1 < {end} and (_b1 := {buf}[{pos} + 1]) < 0x80:"):
-            u = f"({var} & 0x7F) | (_b1 << 7)"
-            c(f"{var} = _ZZ[{u}]" if zigzag else f"{var} = {u}")
+        b1 = self.v("_b1")
+        with c.block(f"elif {pos} + 1 < {end} and ({b1} := {buf}[{pos} + 1]) < 0x80:"):
+            u = f"({var} & 0x7F) | ({b1} << 7)"
+            c(f"{var} = {self.ctx.rt('_ZZ')}[{u}]" if zigzag else f"{var} = {u}")
             c(f"{pos} += 2")
         with c.block("else:"):
-            c(f"{var}, {pos} = _read_uvarint({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
+            c(f"{var}, {pos} = {self.ctx.rt('_read_uvarint')}({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
             if zigzag:
                 c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
 
@@ -385,7 +379,7 @@ class ReadPlanner:
         path = self.path(attr)
         for cond, says in valid_checks(self.ctx.tr, attr.valid, var, scope):
             with c.block(f"if {cond}:"):
-                c(f"raise _invalid({pos}, {path!r}, f\"value {{{var}}} {says}\")")
+                c(f"raise {self.ctx.rt('_invalid')}({pos}, {path!r}, f\"value {{{var}}} {says}\")")
 
 
 def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
@@ -405,3 +399,22 @@ def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
         options = ", ".join(tr.translate(e, scope, v.loc) for e in v.any_of)
         checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
     return checks
+
+
+def same_expr(a: Expr, b: Expr) -> bool:
+    """Whether two expressions are the same tree (wherever they were written)."""
+    if type(a) is not type(b):
+        return False
+    for name, x in vars(a).items():
+        y = getattr(b, name)
+        if name == "pos":
+            continue
+        if isinstance(x, Expr):
+            if not same_expr(x, y):
+                return False
+        elif isinstance(x, tuple):
+            if len(x) != len(y) or not all(same_expr(p, q) if isinstance(p, Expr) else p == q for p, q in zip(x, y)):
+                return False
+        elif x != y:
+            return False
+    return True

@@ -8,14 +8,13 @@ when the length needs another size; a length-of serialises its target before the
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
-from kafkacodec.runtime.varint import TABLE_LIMIT
-
 from .lines import Code
-from ..expr import names_in
-from ..model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from .read import is_simple_prim
+from ..expr import Int, names_in
+from ..model import PRIMITIVES, VARINT_TABLE_LIMIT, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
+from ..ir import ValueKind
 from ..pyexpr import Scope, access
 
 
@@ -39,36 +38,44 @@ class WritePlanner:
     """With pack=True, plans the static `_pack(out, <fields>)`: values come from arguments,
     derived fields are always computed and nothing is stored back on an object."""
 
-    def __init__(self, ctx, spec: TypeSpec, pack: bool = False):
+    def __init__(self, ctx, spec: TypeSpec, pack: bool = False, suffix: str = "", counter=None):
         self.ctx = ctx
+        self.suffix = suffix  # of every local, when the body is spliced into a loop beside others
+        self.counter = counter if counter is not None else itertools.count(1)  # shared by spliced bodies
         self.spec = spec
         self.pack = pack
+        self.facts = ctx.ir[spec]
         self.ids = [a.id for a in spec.seq]
         self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == DeriveKind.LENGTH_OF}
         self.encoded: dict[str, str] = {}  # length-of target -> local holding its bytes
-        self.n = 0
         # whether nested objects keep what they computed: `keep` in _write, never in _pack or size()
         self.keep = "False" if pack else "keep"
 
     def new(self, prefix: str) -> str:
-        self.n += 1
-        return f"_{prefix}{self.n}"
+        return f"_{prefix}{next(self.counter)}"
+
+    def v(self, name: str) -> str:
+        return name + self.suffix
+
+    def arg(self, attr: Attr) -> str:
+        """The argument of `_pack` holding a field's value."""
+        return self.v(f"a_{attr.id}")
 
     def path(self, attr: Attr) -> str:
         return self.ctx.field_path(self.spec, attr)
 
     def bit(self, attr: Attr) -> int:
-        return self.ctx.pin_bit(self.spec, attr)
+        return self.facts.field(attr.id).pin_bit
 
     def w(self, attr: Attr) -> str:
         """The local holding the value written for `attr`; in _pack, plain fields use their argument."""
         if self.pack and not (attr.derive or attr.checksum):
-            return f"a_{attr.id}"
-        return f"w_{attr.id}"
+            return self.arg(attr)
+        return self.v(f"w_{attr.id}")
 
     def src(self, attr: Attr) -> str:
         """Where a field's value comes from: the object, or the argument of `_pack`."""
-        return f"a_{attr.id}" if self.pack else f"self.{access(attr)}"
+        return self.arg(attr) if self.pack else f"self.{access(attr)}"
 
     def derived(self, attr: Attr, computed: str) -> str:
         return computed if self.pack else f"self._{attr.id} if self._pins & {self.bit(attr)} else {computed}"
@@ -85,21 +92,18 @@ class WritePlanner:
         return f"self._{attr.id}_raw" if attr.lazy and not self.pack else None
 
     def pack_params(self) -> list[str]:
-        return [f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)]
+        return [self.arg(a) for a in self.spec.seq if not (a.derive or a.checksum)]
 
     def is_varint(self, attr: Attr) -> bool:
-        ref = attr.type
-        return ref.kind == RefKind.USER and bool(self.ctx.program.resolved[ref].intrinsic)
+        return self.facts.field(attr.id).value == ValueKind.VARINT
 
     # -- _write ---------------------------------------------------------------------------
     def plan_write(self) -> list[str]:
         c = Code()
         scope = self.scope = Scope(self.spec, obj="self")
         if self.pack:  # every field is an argument; computed values replace them as they come
-            scope.locals = {a.id: f"a_{a.id}" for a in self.spec.seq if not (a.derive or a.checksum)}
-        marks = {a.checksum.from_field for a in self.spec.seq if a.checksum}
-        marks |= {a.derive.target for a in self.spec.seq
-                  if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM and not self.is_varint(a)}
+            scope.locals = {a.id: self.arg(a) for a in self.spec.seq if not (a.derive or a.checksum)}
+        marks = self.facts.write_marks
         varint_spans: list[Attr] = []
         pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
 
@@ -112,39 +116,40 @@ class WritePlanner:
             offset = 0
             for a in pending:
                 if a.id in marks:
-                    c(f"_m_{a.id} = len(out) + {offset}" if offset else f"_m_{a.id} = len(out)")
+                    c(f"{self.v('_m_' + a.id)} = len(out)" + (f" + {offset}" if offset else ""))
                 if self.placeholder(a):
-                    c(f"_at_{a.id} = len(out) + {offset}" if offset else f"_at_{a.id} = len(out)")
+                    c(f"{self.v('_at_' + a.id)} = len(out)" + (f" + {offset}" if offset else ""))
                 offset += PRIMITIVES[a.type.prim][1]
             if offset == 1:  # one byte: an append beats a struct call
                 a = pending[0]
                 low, high = (-128, 127) if PRIMITIVES[a.type.prim][2] else (0, 255)
                 with c.block(f"if not {low} <= {self.w(a)} <= {high}:"):
-                    c(f"raise _EncodeError(f'{{{self.w(a)}}} does not fit in {a.type.prim}', {self.path(a)!r})")
+                    c(f"raise {self.ctx.rt('_EncodeError')}(f'{{{self.w(a)}}} does not fit in {a.type.prim}', {self.path(a)!r})")
                 c(f"out.append({self.w(a)} & 0xFF)")
             else:
                 c(f"out += {s}.pack({', '.join(self.w(a) for a in pending)})")
             pending.clear()
 
-        for attr in self.spec.seq:
+        for f in self.facts.fields:
+            attr = f.attr
             self.value(c, attr, scope)
             if attr.id not in self.length_of and not self.placeholder(attr):
                 scope.locals[attr.id] = self.w(attr)
-            if is_simple_prim(attr) and (not pending or pending[-1].type.endian == attr.type.endian):
+            if f.fixed and (not pending or pending[-1].type.endian == attr.type.endian):
                 pending.append(attr)
                 continue
             flush()
-            if is_simple_prim(attr):
+            if f.fixed:
                 pending.append(attr)
                 continue
             if attr.derive is not None and attr.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(attr):
                 # two bytes reserved (lengths up to 8191); the real encoding is spliced in later
-                c(f"_at_{attr.id} = len(out)")
+                c(f"{self.v('_at_' + attr.id)} = len(out)")
                 c('out += b"\\0\\0"')
                 varint_spans.append(attr)
                 continue
             if attr.id in marks:
-                c(f"_m_{attr.id} = len(out)")
+                c(f"{self.v('_m_' + attr.id)} = len(out)")
             self.emit(c, attr, scope)
         flush()
         self.patches(c, varint_spans)
@@ -175,7 +180,7 @@ class WritePlanner:
                 self.encoded[target.id] = b
                 if d.if_absent is None:  # required: refuse None, then the length is plain
                     with c.block(f"if {b} is None:"):
-                        c(f"raise _EncodeError('is not set', {self.path(target)!r})")
+                        c(f"raise {self.ctx.rt('_EncodeError')}('is not set', {self.path(target)!r})")
                     computed = f"len({b}){plus}"
                 else:
                     computed = f"(len({b}){plus} if {b} is not None else {d.if_absent!r})"
@@ -198,10 +203,10 @@ class WritePlanner:
     def serialise(self, c: Code, attr: Attr, scope: Scope) -> str:
         """Name of the bytes of a length-of target (None when the field is absent)."""
         src = self.src(attr)
-        var = f"_b_{attr.id}"
+        var = self.v(f"_b_{attr.id}")
         if attr.type.kind == RefKind.BYTES and attr.process is None:
-            if src.isidentifier():
-                return src  # already a local: no copy
+            if self.pack:
+                return src  # already a local (the argument): no copy
             c(f"{var} = {src}")
             return var
         if attr.type.kind == RefKind.STR and attr.process is None:
@@ -226,13 +231,13 @@ class WritePlanner:
         args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
         proc = self.new("p")
         scratch = self.new("r")
-        c(f"{proc} = _processor({p.name!r}{', ' if args else ''}{args})")
+        c(f"{proc} = {self.ctx.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
         with c.block(f"if {proc}.identity:"):  # no transformation: no scratch copy either
             self.typed(c, attr, attr.type, value, out)
         with c.block("else:"):
             c(f"{scratch} = bytearray()")
             self.typed(c, attr, attr.type, value, scratch)
-            c(f"{out} += {proc}.encode({scratch})" if raw is None else f"{out} += _reencoded({proc}, {scratch}, {raw})")
+            c(f"{out} += {proc}.encode({scratch})" if raw is None else f"{out} += {self.ctx.rt('_reencoded')}({proc}, {scratch}, {raw})")
 
     def typed(self, c: Code, attr: Attr, ref: TypeRef, value: str, out: str) -> None:
         if ref.kind == RefKind.BYTES:
@@ -263,16 +268,16 @@ class WritePlanner:
                 return
             if target.intrinsic:
                 fns = INTRINSICS[target.intrinsic]
-                fn, bits = fns.write, fns.sign_bits
+                fn, bits = self.ctx.rt(fns.write), fns.sign_bits
                 if bits is None:
                     u = value
-                    cond = f"0 <= {u} < {TABLE_LIMIT:#x}"
+                    cond = f"0 <= {u} < {VARINT_TABLE_LIMIT:#x}"
                 else:  # a zigzag value is never negative, so one bound suffices
                     u = self.new("u")
                     c(f"{u} = ({value} << 1) ^ ({value} >> {bits})")
-                    cond = f"{u} < {TABLE_LIMIT:#x}"
+                    cond = f"{u} < {VARINT_TABLE_LIMIT:#x}"
                 with c.block(f"if {cond}:"):
-                    c(f"{out} += _VT[{u}]")
+                    c(f"{out} += {self.ctx.rt('_VT')}[{u}]")
                 with c.block("else:"):  # longer values, with the range checks
                     c(f"{fn}({out}, {value})")
             else:
@@ -289,7 +294,7 @@ class WritePlanner:
             target = self.ctx.program.resolved.get(attr.type)
             if attr.process is None and target is not None and self.ctx.packable(target):
                 # tuples are the fast path: the element's packer inlined, or hoisted out of the loop
-                inlined = self.ctx.inlined_pack(target, item, self.new("_k"))
+                inlined = self.ctx.spliced_pack(target, item, self.new("k"), self.counter)
                 if inlined is None:
                     packer = self.new("pk")
                     body(f"{packer} = {self.ctx.class_ref(target)}._pack")
@@ -305,10 +310,9 @@ class WritePlanner:
                 with body.block(f"for {item} in {w}:"):
                     self.payload(body, attr, item, "out", scope)
         else:
-            if attr.derive is None and attr.type.kind == RefKind.BYTES and attr.size is not None \
-                    and attr.size.__class__.__name__ == "Int":
+            if attr.derive is None and attr.type.kind == RefKind.BYTES and isinstance(attr.size, Int):
                 with body.block(f"if len({w}) != {attr.size.value}:"):
-                    body(f"raise _EncodeError(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
+                    body(f"raise {self.ctx.rt('_EncodeError')}(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
             self.payload(body, attr, w, "out", scope, self.raw(attr))
         if attr.if_ is not None:
             cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
@@ -323,50 +327,53 @@ class WritePlanner:
         if attr.id in self.length_of or attr.derive or attr.default is not None or attr.contents is not None:
             return  # computed, defaulted or fixed: never None here
         with c.block(f"if {w} is None:"):
-            c(f"raise _EncodeError('is not set', {path!r})")
+            c(f"raise {self.ctx.rt('_EncodeError')}('is not set', {path!r})")
 
     def patches(self, c: Code, varint_spans: list[Attr]) -> None:
+        v = self.v
         for attr in self.spec.seq:
             d = attr.derive
             if d is not None and d.kind == DeriveKind.LENGTH_FROM and not self.is_varint(attr):
                 s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
-                c(f"w_{attr.id} = {self.derived(attr, f'len(out) - _m_{d.target}')}")
-                self.store(c, attr, f"w_{attr.id}")
-                c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
+                w, mark = v(f"w_{attr.id}"), v(f"_m_{d.target}")
+                c(f"{w} = {self.derived(attr, f'len(out) - {mark}')}")
+                self.store(c, attr, w)
+                c(f"{s}.pack_into(out, {v('_at_' + attr.id)}, {w})")
         for attr in self.spec.seq:
             if attr.checksum is None:
                 continue
             fn = self.ctx.checksum_fn(attr.checksum.algorithm)
             s = self.ctx.consts.struct((">" if attr.type.endian == "be" else "<") + PRIMITIVES[attr.type.prim][0])
+            w, mv, mark = v(f"w_{attr.id}"), v("_mv"), v(f"_m_{attr.checksum.from_field}")
             if self.pack:
-                with c.block("with memoryview(out) as _mv:"):
-                    c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
+                with c.block(f"with memoryview(out) as {mv}:"):
+                    c(f"{w} = {fn}({mv}[{mark}:])")
             else:
                 with c.block("if self._pins & %d:" % self.bit(attr)):
-                    c(f"w_{attr.id} = self._{attr.id}")
+                    c(f"{w} = self._{attr.id}")
                 with c.block("else:"):
-                    with c.block("with memoryview(out) as _mv:"):
-                        c(f"w_{attr.id} = {fn}(_mv[_m_{attr.checksum.from_field}:])")
-            self.store(c, attr, f"w_{attr.id}")
-            c(f"{s}.pack_into(out, _at_{attr.id}, w_{attr.id})")
+                    with c.block(f"with memoryview(out) as {mv}:"):
+                        c(f"{w} = {fn}({mv}[{mark}:])")
+            self.store(c, attr, w)
+            c(f"{s}.pack_into(out, {v('_at_' + attr.id)}, {w})")
         for attr in reversed(varint_spans):
-            at = f"_at_{attr.id}"
-            c(f"w_{attr.id} = {self.derived(attr, f'len(out) - {at} - 2')}")
-            self.store(c, attr, f"w_{attr.id}")
+            at, w = v(f"_at_{attr.id}"), v(f"w_{attr.id}")
+            c(f"{w} = {self.derived(attr, f'len(out) - {at} - 2')}")
+            self.store(c, attr, w)
             fns = INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic]
-            fn, bits = fns.encode, fns.sign_bits
+            fn, bits = self.ctx.rt(fns.encode), fns.sign_bits
             if bits is None:
-                u = f"w_{attr.id}"
-                cond = f"0 <= {u} < {TABLE_LIMIT:#x}"
+                u = w
+                cond = f"0 <= {u} < {VARINT_TABLE_LIMIT:#x}"
             else:
                 u = self.new("u")
-                c(f"{u} = (w_{attr.id} << 1) ^ (w_{attr.id} >> {bits})")
-                cond = f"{u} < {TABLE_LIMIT:#x}"
-            with c.block(f"if 0x80 <= {u} < {TABLE_LIMIT:#x}:"):  # two bytes, as reserved
+                c(f"{u} = ({w} << 1) ^ ({w} >> {bits})")
+                cond = f"{u} < {VARINT_TABLE_LIMIT:#x}"
+            with c.block(f"if 0x80 <= {u} < {VARINT_TABLE_LIMIT:#x}:"):  # two bytes, as reserved
                 c(f"out[{at}] = ({u} & 0x7F) | 0x80")
                 c(f"out[{at} + 1] = {u} >> 7")
             with c.block("else:"):  # slice assignment moves the span to fit the encoding
-                c(f"out[{at}:{at} + 2] = _VT[{u}] if {cond} else {fn}(w_{attr.id})")
+                c(f"out[{at}:{at} + 2] = {self.ctx.rt('_VT')}[{u}] if {cond} else {fn}({w})")
 
     # -- size -----------------------------------------------------------------------------
     def plan_size(self) -> list[str]:
@@ -421,7 +428,7 @@ class WritePlanner:
                 span = " + ".join(f"z_{a.id}" for a in self.spec.seq[start:]
                                   if not (a.derive and a.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(a)))
                 c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else ({span})")
-                c(f"z_{attr.id} = {INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic].size}(d_{attr.id})")
+                c(f"z_{attr.id} = {self.ctx.rt(INTRINSICS[self.ctx.program.resolved[attr.type].intrinsic].size)}(d_{attr.id})")
         total = " + ".join(f"z_{a.id}" for a in self.spec.seq) or "0"
         c(f"return {total}")
         return c.lines
@@ -464,5 +471,5 @@ class WritePlanner:
             return f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) else {value}.size())"
         target = self.ctx.program.resolved[ref]
         if target.intrinsic:
-            return f"{INTRINSICS[target.intrinsic].size}({value})"
+            return f"{self.ctx.rt(INTRINSICS[target.intrinsic].size)}({value})"
         return f"{value}.size()"
