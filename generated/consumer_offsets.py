@@ -113,6 +113,8 @@ class ConsumerOffsets(_Node):
 
     __slots__ = ("version", "key", )
     _schema_path = "ConsumerOffsets"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "key", )
     _repr_fields = ("version", "key", )
     _dict_fields = ("version", "key", )
@@ -394,6 +396,8 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/OffsetCommitValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -483,6 +487,8 @@ class ConsumerOffsets_OffsetCommitValueV0(_Node):
 
     __slots__ = ("offset", "metadata", "commit_timestamp", )
     _schema_path = "ConsumerOffsets/OffsetCommitValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"offset": (0, 8)}
     _eq_fields = ("offset", "metadata", "commit_timestamp", )
     _repr_fields = ("offset", "metadata", "commit_timestamp", )
     _dict_fields = ("offset", "metadata", "commit_timestamp", )
@@ -565,6 +571,8 @@ class ConsumerOffsets_OffsetCommitValueV1(_Node):
 
     __slots__ = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
     _schema_path = "ConsumerOffsets/OffsetCommitValueV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"offset": (0, 8)}
     _eq_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
     _repr_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
     _dict_fields = ("offset", "metadata", "commit_timestamp", "expire_timestamp", )
@@ -651,6 +659,8 @@ class ConsumerOffsets_OffsetCommitValueV3(_Node):
 
     __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
     _schema_path = "ConsumerOffsets/OffsetCommitValueV3"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"offset": (0, 8), "leader_epoch": (8, 4)}
     _eq_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
     _repr_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
     _dict_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", )
@@ -739,6 +749,8 @@ class ConsumerOffsets_OffsetCommitValueV4(_Node):
 
     __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
     _schema_path = "ConsumerOffsets/OffsetCommitValueV4"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"offset": (0, 8), "leader_epoch": (8, 4)}
     _eq_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
     _repr_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
     _dict_fields = ("offset", "leader_epoch", "metadata", "commit_timestamp", "tagged_fields", )
@@ -838,6 +850,8 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/GroupMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3093,6 +3107,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3168,6 +3184,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0(_Node):
 
     __slots__ = ("epoch", "tagged_fields", )
     _schema_path = "ConsumerOffsets/ConsumerGroupMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"epoch": (0, 4)}
     _eq_fields = ("epoch", "tagged_fields", )
     _repr_fields = ("epoch", "tagged_fields", )
     _dict_fields = ("epoch", "tagged_fields", )
@@ -3236,6 +3254,8 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupPartitionMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3897,6 +3917,8 @@ class ConsumerOffsets_PartitionRacks(_Node):
 
     __slots__ = ("_pins", "partition", "_racks_count_plus_one", "racks", "tagged_fields", )
     _schema_path = "ConsumerOffsets/PartitionRacks"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition": (0, 4)}
     _eq_fields = ("partition", "racks", "tagged_fields", )
     _repr_fields = ("partition", "racks_count_plus_one", "racks", "tagged_fields", )
     _dict_fields = ("partition", "racks_count_plus_one", "racks", "tagged_fields", )
@@ -4035,6 +4057,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupMemberMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -4367,6 +4391,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -4442,6 +4468,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0(_Node):
 
     __slots__ = ("assignment_epoch", "tagged_fields", )
     _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"assignment_epoch": (0, 4)}
     _eq_fields = ("assignment_epoch", "tagged_fields", )
     _repr_fields = ("assignment_epoch", "tagged_fields", )
     _dict_fields = ("assignment_epoch", "tagged_fields", )
@@ -4510,6 +4538,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupTargetAssignmentMemberValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -4949,6 +4979,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -5036,6 +5068,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
 
     __slots__ = ("_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "_partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
     _schema_path = "ConsumerOffsets/ConsumerGroupCurrentMemberAssignmentValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"member_epoch": (0, 4), "previous_member_epoch": (4, 4), "state": (8, 1)}
     _eq_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions", "partitions_pending_revocation", "tagged_fields", )
     _repr_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
     _dict_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )

@@ -53,6 +53,8 @@ class ConsumerProtocol(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ConsumerProtocol"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -139,6 +141,8 @@ class ConsumerProtocol_SubscriptionV0(_Node):
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", )
     _schema_path = "ConsumerProtocol/SubscriptionV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"topics_count": (0, 4)}
     _eq_fields = ("topics", "user_data", )
     _repr_fields = ("topics_count", "topics", "user_data", )
     _dict_fields = ("topics_count", "topics", "user_data", )
@@ -261,6 +265,8 @@ class ConsumerProtocol_SubscriptionV1(_Node):
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
     _schema_path = "ConsumerProtocol/SubscriptionV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"topics_count": (0, 4)}
     _eq_fields = ("topics", "user_data", "owned_partitions", )
     _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", )
     _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", )
@@ -500,6 +506,8 @@ class ConsumerProtocol_SubscriptionV2(_Node):
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
     _schema_path = "ConsumerProtocol/SubscriptionV2"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"topics_count": (0, 4)}
     _eq_fields = ("topics", "user_data", "owned_partitions", "generation_id", )
     _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", )
     _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", )
@@ -751,6 +759,8 @@ class ConsumerProtocol_SubscriptionV3(_Node):
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
     _schema_path = "ConsumerProtocol/SubscriptionV3"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"topics_count": (0, 4)}
     _eq_fields = ("topics", "user_data", "owned_partitions", "generation_id", "rack_id", )
     _repr_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
     _dict_fields = ("topics_count", "topics", "user_data", "owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
@@ -1013,6 +1023,8 @@ class ConsumerProtocol_Assignment(_Node):
 
     __slots__ = ("_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
     _schema_path = "ConsumerProtocol/Assignment"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "assigned_partitions_count": (2, 4)}
     _eq_fields = ("version", "assigned_partitions", "user_data", )
     _repr_fields = ("version", "assigned_partitions_count", "assigned_partitions", "user_data", )
     _dict_fields = ("version", "assigned_partitions_count", "assigned_partitions", "user_data", )

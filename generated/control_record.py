@@ -74,6 +74,8 @@ class ControlRecord(_Node):
 
     __slots__ = ("version", "type", )
     _schema_path = "ControlRecord"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "type": (2, 2)}
     _eq_fields = ("version", "type", )
     _repr_fields = ("version", "type", )
     _dict_fields = ("version", "type", )
@@ -138,6 +140,8 @@ class ControlRecord_EndTransactionMarker(_Node):
 
     __slots__ = ("version", "coordinator_epoch", )
     _schema_path = "ControlRecord/EndTransactionMarker"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "coordinator_epoch": (2, 4)}
     _eq_fields = ("version", "coordinator_epoch", )
     _repr_fields = ("version", "coordinator_epoch", )
     _dict_fields = ("version", "coordinator_epoch", )
@@ -211,6 +215,8 @@ class ControlRecord_LeaderChangeMessage(_Node):
 
     __slots__ = ("_pins", "version", "leader_id", "_voters_count_plus_one", "voters", "_granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
     _schema_path = "ControlRecord/LeaderChangeMessage"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "leader_id": (2, 4)}
     _eq_fields = ("version", "leader_id", "voters", "granting_voters", "tagged_fields", )
     _repr_fields = ("version", "leader_id", "voters_count_plus_one", "voters", "granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
     _dict_fields = ("version", "leader_id", "voters_count_plus_one", "voters", "granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
@@ -491,6 +497,8 @@ class ControlRecord_Voter(_Node):
 
     __slots__ = ("voter_id", "tagged_fields", )
     _schema_path = "ControlRecord/Voter"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"voter_id": (0, 4)}
     _eq_fields = ("voter_id", "tagged_fields", )
     _repr_fields = ("voter_id", "tagged_fields", )
     _dict_fields = ("voter_id", "tagged_fields", )
@@ -561,6 +569,8 @@ class ControlRecord_SnapshotHeaderRecord(_Node):
 
     __slots__ = ("version", "last_contained_log_timestamp", "tagged_fields", )
     _schema_path = "ControlRecord/SnapshotHeaderRecord"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "last_contained_log_timestamp": (2, 8)}
     _eq_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
     _repr_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
     _dict_fields = ("version", "last_contained_log_timestamp", "tagged_fields", )
@@ -639,6 +649,8 @@ class ControlRecord_SnapshotFooterRecord(_Node):
 
     __slots__ = ("version", "tagged_fields", )
     _schema_path = "ControlRecord/SnapshotFooterRecord"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "tagged_fields", )
     _repr_fields = ("version", "tagged_fields", )
     _dict_fields = ("version", "tagged_fields", )
@@ -715,6 +727,8 @@ class ControlRecord_KraftVersionRecord(_Node):
 
     __slots__ = ("version", "kraft_version", "tagged_fields", )
     _schema_path = "ControlRecord/KraftVersionRecord"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "kraft_version": (2, 2)}
     _eq_fields = ("version", "kraft_version", "tagged_fields", )
     _repr_fields = ("version", "kraft_version", "tagged_fields", )
     _dict_fields = ("version", "kraft_version", "tagged_fields", )
@@ -797,6 +811,8 @@ class ControlRecord_VotersRecord(_Node):
 
     __slots__ = ("_pins", "version", "_voters_count_plus_one", "voters", "tagged_fields", )
     _schema_path = "ControlRecord/VotersRecord"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "voters", "tagged_fields", )
     _repr_fields = ("version", "voters_count_plus_one", "voters", "tagged_fields", )
     _dict_fields = ("version", "voters_count_plus_one", "voters", "tagged_fields", )
@@ -1123,6 +1139,8 @@ class ControlRecord_VoterEntry(_Node):
 
     __slots__ = ("_pins", "voter_id", "voter_directory_id", "_endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
     _schema_path = "ControlRecord/VoterEntry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"voter_id": (0, 4)}
     _eq_fields = ("voter_id", "voter_directory_id", "endpoints", "kraft_version_feature", "tagged_fields", )
     _repr_fields = ("voter_id", "voter_directory_id", "endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
     _dict_fields = ("voter_id", "voter_directory_id", "endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
@@ -1469,6 +1487,8 @@ class ControlRecord_KraftVersionFeature(_Node):
 
     __slots__ = ("min_supported_version", "max_supported_version", "tagged_fields", )
     _schema_path = "ControlRecord/KraftVersionFeature"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"min_supported_version": (0, 2), "max_supported_version": (2, 2)}
     _eq_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )
     _repr_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )
     _dict_fields = ("min_supported_version", "max_supported_version", "tagged_fields", )

@@ -384,6 +384,8 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupMemberMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -518,6 +520,8 @@ class GroupRecords_ShareGroupMetadataValueV0(_Node):
 
     __slots__ = ("epoch", "metadata_hash", "tagged_fields", )
     _schema_path = "GroupRecords/ShareGroupMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"epoch": (0, 4), "metadata_hash": (4, 8)}
     _eq_fields = ("epoch", "metadata_hash", "tagged_fields", )
     _repr_fields = ("epoch", "metadata_hash", "tagged_fields", )
     _dict_fields = ("epoch", "metadata_hash", "tagged_fields", )
@@ -590,6 +594,8 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -721,6 +727,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValueV0(_Node):
 
     __slots__ = ("assignment_epoch", "tagged_fields", )
     _schema_path = "GroupRecords/ShareGroupTargetAssignmentMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"assignment_epoch": (0, 4)}
     _eq_fields = ("assignment_epoch", "tagged_fields", )
     _repr_fields = ("assignment_epoch", "tagged_fields", )
     _dict_fields = ("assignment_epoch", "tagged_fields", )
@@ -789,6 +797,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupTargetAssignmentMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -1303,6 +1313,8 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupTargetAssignmentMemberValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -1611,6 +1623,8 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
 
     __slots__ = ("_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "tagged_fields", )
     _schema_path = "GroupRecords/ShareGroupCurrentMemberAssignmentValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"member_epoch": (0, 4), "previous_member_epoch": (4, 4), "state": (8, 1)}
     _eq_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions", "tagged_fields", )
     _repr_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "tagged_fields", )
     _dict_fields = ("member_epoch", "previous_member_epoch", "state", "assigned_partitions_count_plus_one", "assigned_partitions", "tagged_fields", )
@@ -1843,6 +1857,8 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupCurrentMemberAssignmentValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -2766,6 +2782,8 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ShareGroupStatePartitionMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3064,6 +3082,8 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/ConsumerGroupRegularExpressionValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3198,6 +3218,8 @@ class GroupRecords_StreamsGroupMetadataValueV0(_Node):
 
     __slots__ = ("epoch", "metadata_hash", "tagged_fields", )
     _schema_path = "GroupRecords/StreamsGroupMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"epoch": (0, 4), "metadata_hash": (4, 8)}
     _eq_fields = ("epoch", "metadata_hash", "tagged_fields", )
     _repr_fields = ("epoch", "metadata_hash", "tagged_fields", )
     _dict_fields = ("epoch", "metadata_hash", "tagged_fields", )
@@ -3270,6 +3292,8 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -3944,6 +3968,8 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupMemberMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -4075,6 +4101,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValueV0(_Node):
 
     __slots__ = ("assignment_epoch", "tagged_fields", )
     _schema_path = "GroupRecords/StreamsGroupTargetAssignmentMetadataValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"assignment_epoch": (0, 4)}
     _eq_fields = ("assignment_epoch", "tagged_fields", )
     _repr_fields = ("assignment_epoch", "tagged_fields", )
     _dict_fields = ("assignment_epoch", "tagged_fields", )
@@ -4143,6 +4171,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupTargetAssignmentMetadataValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -4965,6 +4995,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupTargetAssignmentMemberValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -5144,6 +5176,8 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
 
     __slots__ = ("_pins", "member_epoch", "previous_member_epoch", "state", "_active_tasks_count_plus_one", "active_tasks", "_standby_tasks_count_plus_one", "standby_tasks", "_warmup_tasks_count_plus_one", "warmup_tasks", "_active_tasks_pending_revocation_count_plus_one", "active_tasks_pending_revocation", "_standby_tasks_pending_revocation_count_plus_one", "standby_tasks_pending_revocation", "_warmup_tasks_pending_revocation_count_plus_one", "warmup_tasks_pending_revocation", "tagged_fields", )
     _schema_path = "GroupRecords/StreamsGroupCurrentMemberAssignmentValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"member_epoch": (0, 4), "previous_member_epoch": (4, 4), "state": (8, 1)}
     _eq_fields = ("member_epoch", "previous_member_epoch", "state", "active_tasks", "standby_tasks", "warmup_tasks", "active_tasks_pending_revocation", "standby_tasks_pending_revocation", "warmup_tasks_pending_revocation", "tagged_fields", )
     _repr_fields = ("member_epoch", "previous_member_epoch", "state", "active_tasks_count_plus_one", "active_tasks", "standby_tasks_count_plus_one", "standby_tasks", "warmup_tasks_count_plus_one", "warmup_tasks", "active_tasks_pending_revocation_count_plus_one", "active_tasks_pending_revocation", "standby_tasks_pending_revocation_count_plus_one", "standby_tasks_pending_revocation", "warmup_tasks_pending_revocation_count_plus_one", "warmup_tasks_pending_revocation", "tagged_fields", )
     _dict_fields = ("member_epoch", "previous_member_epoch", "state", "active_tasks_count_plus_one", "active_tasks", "standby_tasks_count_plus_one", "standby_tasks", "warmup_tasks_count_plus_one", "warmup_tasks", "active_tasks_pending_revocation_count_plus_one", "active_tasks_pending_revocation", "standby_tasks_pending_revocation_count_plus_one", "standby_tasks_pending_revocation", "warmup_tasks_pending_revocation_count_plus_one", "warmup_tasks_pending_revocation", "tagged_fields", )
@@ -6134,6 +6168,8 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupCurrentMemberAssignmentValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -7811,6 +7847,8 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
 
     __slots__ = ("_pins", "epoch", "_subtopologies_count_plus_one", "subtopologies", "tagged_fields", )
     _schema_path = "GroupRecords/StreamsGroupTopologyValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"epoch": (0, 4)}
     _eq_fields = ("epoch", "subtopologies", "tagged_fields", )
     _repr_fields = ("epoch", "subtopologies_count_plus_one", "subtopologies", "tagged_fields", )
     _dict_fields = ("epoch", "subtopologies_count_plus_one", "subtopologies", "tagged_fields", )
@@ -8725,6 +8763,8 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "GroupRecords/StreamsGroupTopologyValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )

@@ -88,6 +88,8 @@ class KafkaTypes_String(_Node):
 
     __slots__ = ("_pins", "_length", "value", )
     _schema_path = "KafkaTypes/String"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"length": (0, 2)}
     _eq_fields = ("value", )
     _repr_fields = ("length", "value", )
     _dict_fields = ("length", "value", )
@@ -176,6 +178,8 @@ class KafkaTypes_NullableString(_Node):
 
     __slots__ = ("_pins", "_length", "value", )
     _schema_path = "KafkaTypes/NullableString"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"length": (0, 2)}
     _eq_fields = ("value", )
     _repr_fields = ("length", "value", )
     _dict_fields = ("length", "value", )
@@ -462,6 +466,8 @@ class KafkaTypes_Bytes(_Node):
 
     __slots__ = ("_pins", "_length", "value", )
     _schema_path = "KafkaTypes/Bytes"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"length": (0, 4)}
     _eq_fields = ("value", )
     _repr_fields = ("length", "value", )
     _dict_fields = ("length", "value", )
@@ -548,6 +554,8 @@ class KafkaTypes_NullableBytes(_Node):
 
     __slots__ = ("_pins", "_length", "value", )
     _schema_path = "KafkaTypes/NullableBytes"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"length": (0, 4)}
     _eq_fields = ("value", )
     _repr_fields = ("length", "value", )
     _dict_fields = ("length", "value", )
@@ -1134,6 +1142,8 @@ class KafkaTypes_TaggedInt8(_Node):
 
     __slots__ = ("value", )
     _schema_path = "KafkaTypes/TaggedInt8"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"value": (0, 1)}
     _eq_fields = ("value", )
     _repr_fields = ("value", )
     _dict_fields = ("value", )
@@ -1189,6 +1199,8 @@ class KafkaTypes_TaggedBool(_Node):
 
     __slots__ = ("value", )
     _schema_path = "KafkaTypes/TaggedBool"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"value": (0, 1)}
     _eq_fields = ("value", )
     _repr_fields = ("value", )
     _dict_fields = ("value", )
@@ -1242,6 +1254,8 @@ class KafkaTypes_TaggedInt32(_Node):
 
     __slots__ = ("value", )
     _schema_path = "KafkaTypes/TaggedInt32"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"value": (0, 4)}
     _eq_fields = ("value", )
     _repr_fields = ("value", )
     _dict_fields = ("value", )

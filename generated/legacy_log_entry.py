@@ -78,6 +78,8 @@ class LegacyLogEntry(_Node):
 
     __slots__ = ("_pins", "offset", "_message_size", "message", )
     _schema_path = "LegacyLogEntry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"offset": (0, 8), "message_size": (8, 4)}
     _eq_fields = ("offset", "message", )
     _repr_fields = ("offset", "message_size", "message", )
     _dict_fields = ("offset", "message_size", "message", )
@@ -226,6 +228,8 @@ class LegacyLogEntry_LegacyMessage(_Node):
     __slots__ = ("_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "_value", "_value_raw", )
     _spans = ("_value_raw", "_crc_computed", )
     _schema_path = "LegacyLogEntry/LegacyMessage"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"crc": (0, 4), "magic": (4, 1), "attributes": (5, 1)}
     _eq_fields = ("magic", "attributes", "timestamp", "key", "value", )
     _repr_fields = ("crc", "magic", "attributes", "timestamp", "key_length", "key", "value_length", "value", )
     _dict_fields = ("crc", "magic", "attributes", "timestamp", "key_length", "key", "value_length", "value", "compression", "timestamp_type", )

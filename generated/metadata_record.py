@@ -662,6 +662,8 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
 
     __slots__ = ("_pins", "broker_id", "incarnation_id", "broker_epoch", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "rack", "fenced", "tagged_fields", )
     _schema_path = "MetadataRecord/RegisterBrokerRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4)}
     _eq_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "tagged_fields", )
     _repr_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "tagged_fields", )
     _dict_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "tagged_fields", )
@@ -1058,6 +1060,8 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
 
     __slots__ = ("_pins", "broker_id", "incarnation_id", "broker_epoch", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _schema_path = "MetadataRecord/RegisterBrokerRecordV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4)}
     _eq_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _repr_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _dict_fields = ("broker_id", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
@@ -1457,6 +1461,8 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
 
     __slots__ = ("_pins", "broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _schema_path = "MetadataRecord/RegisterBrokerRecordV2"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "is_migrating_zk_broker": (4, 1)}
     _eq_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _repr_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _dict_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
@@ -2223,6 +2229,8 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
 
     __slots__ = ("_pins", "broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _schema_path = "MetadataRecord/RegisterBrokerRecordV3"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "is_migrating_zk_broker": (4, 1)}
     _eq_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _repr_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
     _dict_fields = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
@@ -2608,6 +2616,8 @@ class MetadataRecord_UnregisterBrokerRecordV0(_Node):
 
     __slots__ = ("broker_id", "broker_epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/UnregisterBrokerRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "broker_epoch": (4, 8)}
     _eq_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _repr_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _dict_fields = ("broker_id", "broker_epoch", "tagged_fields", )
@@ -3166,6 +3176,8 @@ class MetadataRecord_PartitionRecordV0(_Node):
 
     __slots__ = ("_pins", "partition_id", "topic_id", "_replicas_count_plus_one", "replicas", "_isr_count_plus_one", "isr", "_removing_replicas_count_plus_one", "removing_replicas", "_adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "replicas", "isr", "removing_replicas", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "tagged_fields", )
@@ -3567,6 +3579,8 @@ class MetadataRecord_PartitionRecordV1(_Node):
 
     __slots__ = ("_pins", "partition_id", "topic_id", "_replicas_count_plus_one", "replicas", "_isr_count_plus_one", "isr", "_removing_replicas_count_plus_one", "removing_replicas", "_adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "_directories_count_plus_one", "directories", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionRecordV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "replicas", "isr", "removing_replicas", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories_count_plus_one", "directories", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories_count_plus_one", "directories", "tagged_fields", )
@@ -4412,6 +4426,8 @@ class MetadataRecord_PartitionRecordV2(_Node):
 
     __slots__ = ("_pins", "partition_id", "topic_id", "_replicas_count_plus_one", "replicas", "_isr_count_plus_one", "isr", "_removing_replicas_count_plus_one", "removing_replicas", "_adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "_directories_count_plus_one", "directories", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionRecordV2"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "replicas", "isr", "removing_replicas", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories_count_plus_one", "directories", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "replicas_count_plus_one", "replicas", "isr_count_plus_one", "isr", "removing_replicas_count_plus_one", "removing_replicas", "adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "directories_count_plus_one", "directories", "tagged_fields", )
@@ -4856,6 +4872,8 @@ class MetadataRecord_ConfigRecordV0(_Node):
 
     __slots__ = ("resource_type", "resource_name", "name", "value", "tagged_fields", )
     _schema_path = "MetadataRecord/ConfigRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"resource_type": (0, 1)}
     _eq_fields = ("resource_type", "resource_name", "name", "value", "tagged_fields", )
     _repr_fields = ("resource_type", "resource_name", "name", "value", "tagged_fields", )
     _dict_fields = ("resource_type", "resource_name", "name", "value", "tagged_fields", )
@@ -5381,6 +5399,8 @@ class MetadataRecord_PartitionChangeRecordV0(_Node):
 
     __slots__ = ("partition_id", "topic_id", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionChangeRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "tagged_fields", )
@@ -5879,6 +5899,8 @@ class MetadataRecord_PartitionChangeRecordV1(_Node):
 
     __slots__ = ("partition_id", "topic_id", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionChangeRecordV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "tagged_fields", )
@@ -6392,6 +6414,8 @@ class MetadataRecord_PartitionChangeRecordV2(_Node):
 
     __slots__ = ("partition_id", "topic_id", "tagged_fields", )
     _schema_path = "MetadataRecord/PartitionChangeRecordV2"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"partition_id": (0, 4)}
     _eq_fields = ("partition_id", "topic_id", "tagged_fields", )
     _repr_fields = ("partition_id", "topic_id", "tagged_fields", )
     _dict_fields = ("partition_id", "topic_id", "tagged_fields", )
@@ -6486,6 +6510,8 @@ class MetadataRecord_FenceBrokerRecordV0(_Node):
 
     __slots__ = ("id", "epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/FenceBrokerRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"id": (0, 4), "epoch": (4, 8)}
     _eq_fields = ("id", "epoch", "tagged_fields", )
     _repr_fields = ("id", "epoch", "tagged_fields", )
     _dict_fields = ("id", "epoch", "tagged_fields", )
@@ -6561,6 +6587,8 @@ class MetadataRecord_UnfenceBrokerRecordV0(_Node):
 
     __slots__ = ("id", "epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/UnfenceBrokerRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"id": (0, 4), "epoch": (4, 8)}
     _eq_fields = ("id", "epoch", "tagged_fields", )
     _repr_fields = ("id", "epoch", "tagged_fields", )
     _dict_fields = ("id", "epoch", "tagged_fields", )
@@ -7493,6 +7521,8 @@ class MetadataRecord_ProducerIdsRecordV0(_Node):
 
     __slots__ = ("broker_id", "broker_epoch", "next_producer_id", "tagged_fields", )
     _schema_path = "MetadataRecord/ProducerIdsRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "broker_epoch": (4, 8), "next_producer_id": (12, 8)}
     _eq_fields = ("broker_id", "broker_epoch", "next_producer_id", "tagged_fields", )
     _repr_fields = ("broker_id", "broker_epoch", "next_producer_id", "tagged_fields", )
     _dict_fields = ("broker_id", "broker_epoch", "next_producer_id", "tagged_fields", )
@@ -7935,6 +7965,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV0(_Node):
 
     __slots__ = ("broker_id", "broker_epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/BrokerRegistrationChangeRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "broker_epoch": (4, 8)}
     _eq_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _repr_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _dict_fields = ("broker_id", "broker_epoch", "tagged_fields", )
@@ -8386,6 +8418,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV1(_Node):
 
     __slots__ = ("broker_id", "broker_epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/BrokerRegistrationChangeRecordV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "broker_epoch": (4, 8)}
     _eq_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _repr_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _dict_fields = ("broker_id", "broker_epoch", "tagged_fields", )
@@ -8845,6 +8879,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV2(_Node):
 
     __slots__ = ("broker_id", "broker_epoch", "tagged_fields", )
     _schema_path = "MetadataRecord/BrokerRegistrationChangeRecordV2"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"broker_id": (0, 4), "broker_epoch": (4, 8)}
     _eq_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _repr_fields = ("broker_id", "broker_epoch", "tagged_fields", )
     _dict_fields = ("broker_id", "broker_epoch", "tagged_fields", )
@@ -9249,6 +9285,8 @@ class MetadataRecord_ZkMigrationStateRecordV0(_Node):
 
     __slots__ = ("zk_migration_state", "tagged_fields", )
     _schema_path = "MetadataRecord/ZkMigrationStateRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"zk_migration_state": (0, 1)}
     _eq_fields = ("zk_migration_state", "tagged_fields", )
     _repr_fields = ("zk_migration_state", "tagged_fields", )
     _dict_fields = ("zk_migration_state", "tagged_fields", )
@@ -10614,6 +10652,8 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
 
     __slots__ = ("_pins", "controller_id", "incarnation_id", "zk_migration_ready", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "tagged_fields", )
     _schema_path = "MetadataRecord/RegisterControllerRecordV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"controller_id": (0, 4)}
     _eq_fields = ("controller_id", "incarnation_id", "zk_migration_ready", "end_points", "features", "tagged_fields", )
     _repr_fields = ("controller_id", "incarnation_id", "zk_migration_ready", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "tagged_fields", )
     _dict_fields = ("controller_id", "incarnation_id", "zk_migration_ready", "end_points_count_plus_one", "end_points", "features_count_plus_one", "features", "tagged_fields", )

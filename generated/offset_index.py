@@ -113,6 +113,8 @@ class OffsetIndex_Entry(_Node):
 
     __slots__ = ("relative_offset", "position", )
     _schema_path = "OffsetIndex/Entry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"relative_offset": (0, 4), "position": (4, 4)}
     _eq_fields = ("relative_offset", "position", )
     _repr_fields = ("relative_offset", "position", )
     _dict_fields = ("relative_offset", "position", )

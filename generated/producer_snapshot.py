@@ -47,6 +47,8 @@ class ProducerSnapshot(_Node):
     __slots__ = ("_pos", "_pins", "version", "_crc", "_crc_computed", "_producer_count", "producers", )
     _spans = ("_crc_computed", )
     _schema_path = "ProducerSnapshot"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2), "crc": (2, 4), "producer_count": (6, 4)}
     _eq_fields = ("version", "producers", )
     _repr_fields = ("version", "crc", "producer_count", "producers", )
     _dict_fields = ("version", "crc", "producer_count", "producers", )
@@ -253,6 +255,17 @@ class ProducerSnapshot_ProducerEntry(_Node):
 
     __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
     _schema_path = "ProducerSnapshot/ProducerEntry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "producer_id": (0, 8),
+        "producer_epoch": (8, 2),
+        "last_sequence": (10, 4),
+        "last_offset": (14, 8),
+        "offset_delta": (22, 4),
+        "timestamp": (26, 8),
+        "coordinator_epoch": (34, 4),
+        "current_txn_first_offset": (38, 8),
+    }
     _eq_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
     _repr_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
     _dict_fields = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )

@@ -129,6 +129,22 @@ class RecordBatch(_Node):
     __slots__ = ("_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
     _spans = ("_records_raw", "_crc_computed", )
     _schema_path = "RecordBatch"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "base_offset": (0, 8),
+        "batch_length": (8, 4),
+        "partition_leader_epoch": (12, 4),
+        "magic": (16, 1),
+        "crc": (17, 4),
+        "attributes": (21, 2),
+        "last_offset_delta": (23, 4),
+        "base_timestamp": (27, 8),
+        "max_timestamp": (35, 8),
+        "producer_id": (43, 8),
+        "producer_epoch": (51, 2),
+        "base_sequence": (53, 4),
+        "records_count": (57, 4),
+    }
     _eq_fields = ("base_offset", "partition_leader_epoch", "magic", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records", )
     _repr_fields = ("base_offset", "batch_length", "partition_leader_epoch", "magic", "crc", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records_count", "records", )
     _dict_fields = ("base_offset", "batch_length", "partition_leader_epoch", "magic", "crc", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "records_count", "records", "compression", "timestamp_type", "is_transactional", "is_control", "has_delete_horizon", "last_offset", )

@@ -441,6 +441,8 @@ class RemoteLogMetadata_SegmentLeaderEpochEntry(_Node):
 
     __slots__ = ("leader_epoch", "offset", "tagged_fields", )
     _schema_path = "RemoteLogMetadata/SegmentLeaderEpochEntry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"leader_epoch": (0, 4), "offset": (4, 8)}
     _eq_fields = ("leader_epoch", "offset", "tagged_fields", )
     _repr_fields = ("leader_epoch", "offset", "tagged_fields", )
     _dict_fields = ("leader_epoch", "offset", "tagged_fields", )

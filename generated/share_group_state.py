@@ -60,6 +60,8 @@ class ShareGroupState(_Node):
 
     __slots__ = ("type", "key", )
     _schema_path = "ShareGroupState"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"type": (0, 2)}
     _eq_fields = ("type", "key", )
     _repr_fields = ("type", "key", )
     _dict_fields = ("type", "key", )
@@ -233,6 +235,13 @@ class ShareGroupState_StateBatch(_Node):
 
     __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "tagged_fields", )
     _schema_path = "ShareGroupState/StateBatch"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "first_offset": (0, 8),
+        "last_offset": (8, 8),
+        "delivery_state": (16, 1),
+        "delivery_count": (17, 2),
+    }
     _eq_fields = ("first_offset", "last_offset", "delivery_state", "delivery_count", "tagged_fields", )
     _repr_fields = ("first_offset", "last_offset", "delivery_state", "delivery_count", "tagged_fields", )
     _dict_fields = ("first_offset", "last_offset", "delivery_state", "delivery_count", "tagged_fields", )
@@ -330,6 +339,15 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
 
     __slots__ = ("_pins", "snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "create_timestamp", "write_timestamp", "_state_batches_count_plus_one", "state_batches", "tagged_fields", )
     _schema_path = "ShareGroupState/ShareSnapshotValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "snapshot_epoch": (0, 4),
+        "state_epoch": (4, 4),
+        "leader_epoch": (8, 4),
+        "start_offset": (12, 8),
+        "create_timestamp": (20, 8),
+        "write_timestamp": (28, 8),
+    }
     _eq_fields = ("snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "create_timestamp", "write_timestamp", "state_batches", "tagged_fields", )
     _repr_fields = ("snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "create_timestamp", "write_timestamp", "state_batches_count_plus_one", "state_batches", "tagged_fields", )
     _dict_fields = ("snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "create_timestamp", "write_timestamp", "state_batches_count_plus_one", "state_batches", "tagged_fields", )
@@ -523,6 +541,8 @@ class ShareGroupState_ShareSnapshotValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ShareGroupState/ShareSnapshotValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -696,6 +716,8 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
 
     __slots__ = ("_pins", "snapshot_epoch", "leader_epoch", "start_offset", "_state_batches_count_plus_one", "state_batches", "tagged_fields", )
     _schema_path = "ShareGroupState/ShareUpdateValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"snapshot_epoch": (0, 4), "leader_epoch": (4, 4), "start_offset": (8, 8)}
     _eq_fields = ("snapshot_epoch", "leader_epoch", "start_offset", "state_batches", "tagged_fields", )
     _repr_fields = ("snapshot_epoch", "leader_epoch", "start_offset", "state_batches_count_plus_one", "state_batches", "tagged_fields", )
     _dict_fields = ("snapshot_epoch", "leader_epoch", "start_offset", "state_batches_count_plus_one", "state_batches", "tagged_fields", )
@@ -877,6 +899,8 @@ class ShareGroupState_ShareUpdateValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "ShareGroupState/ShareUpdateValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )

@@ -113,6 +113,8 @@ class TimeIndex_Entry(_Node):
 
     __slots__ = ("timestamp", "relative_offset", )
     _schema_path = "TimeIndex/Entry"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"timestamp": (0, 8), "relative_offset": (8, 4)}
     _eq_fields = ("timestamp", "relative_offset", )
     _repr_fields = ("timestamp", "relative_offset", )
     _dict_fields = ("timestamp", "relative_offset", )

@@ -130,6 +130,14 @@ class TransactionIndex_AbortedTxn(_Node):
 
     __slots__ = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
     _schema_path = "TransactionIndex/AbortedTxn"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "version": (0, 2),
+        "producer_id": (2, 8),
+        "first_offset": (10, 8),
+        "last_offset": (18, 8),
+        "last_stable_offset": (26, 8),
+    }
     _eq_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
     _repr_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
     _dict_fields = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )

@@ -70,6 +70,8 @@ class TransactionLog(_Node):
 
     __slots__ = ("version", "transactional_id", )
     _schema_path = "TransactionLog"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "transactional_id", )
     _repr_fields = ("version", "transactional_id", )
     _dict_fields = ("version", "transactional_id", )
@@ -144,6 +146,8 @@ class TransactionLog_TransactionLogValue(_Node):
 
     __slots__ = ("version", "body", )
     _schema_path = "TransactionLog/TransactionLogValue"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {"version": (0, 2)}
     _eq_fields = ("version", "body", )
     _repr_fields = ("version", "body", )
     _dict_fields = ("version", "body", )
@@ -235,6 +239,14 @@ class TransactionLog_ValueV0(_Node):
 
     __slots__ = ("_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
     _schema_path = "TransactionLog/ValueV0"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "producer_id": (0, 8),
+        "producer_epoch": (8, 2),
+        "transaction_timeout_ms": (10, 4),
+        "transaction_status": (14, 1),
+        "partitions_count": (15, 4),
+    }
     _eq_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
     _repr_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
     _dict_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", )
@@ -561,6 +573,13 @@ class TransactionLog_ValueV1(_Node):
 
     __slots__ = ("_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
     _schema_path = "TransactionLog/ValueV1"
+    # the fields at fixed places from the start: name -> (offset, width in bytes)
+    LAYOUT = {
+        "producer_id": (0, 8),
+        "producer_epoch": (8, 2),
+        "transaction_timeout_ms": (10, 4),
+        "transaction_status": (14, 1),
+    }
     _eq_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
     _repr_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
     _dict_fields = ("producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )

@@ -1,13 +1,18 @@
-"""The typed IR and the house rules of the generator: facts computed once per type, constants
-shared with the runtime held equal to it, and no emitter reading back the text it wrote."""
+"""The typed IR and the house rules of the generator: facts computed once per type and emitted as
+generated facts (the fixed layout, checked here against real bytes), constants shared with the
+runtime held equal to it, and no emitter reading back the text it wrote."""
 import ast
+import struct
 
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.generator.compile import load_program
 from kafkacodec.generator.ir import IR, FixedRun, Single, SpanKind, ValueKind
 from kafkacodec.generator.model import VARINT_MAX, VARINT_TABLE_LIMIT
 from kafkacodec.generator.passes import run as run_passes
 from kafkacodec.generator.problems import Problems
 from kafkacodec.runtime import varint
+from kafkacodec.storage.samples.broker import write_sample
 from tests.support import ROOT
 
 GENERATOR = ROOT / "generator"
@@ -47,6 +52,40 @@ def test_a_record_batch_s_facts():
     assert record.field("key_length").value is ValueKind.VARINT
     assert record.field("length").value is ValueKind.VARINT and record.spans[0].varint_prefix
     assert record.write_marks == set()  # a varint prefix's span is measured from its reserved bytes
+
+
+def _unsigned(data: bytes, offset: int, width: int) -> int:
+    return int.from_bytes(data[offset:offset + width], "big")
+
+
+def test_the_generated_layout_finds_each_field_in_real_bytes(tmp_path):
+    write_sample(tmp_path)
+    checked = 0
+    for log in sorted(tmp_path.rglob("*.log")):
+        data = log.read_bytes()
+        if len(data) < 61 or data[16] != 2:
+            continue  # empty, or a log of magic 0 and 1 messages
+        pos = 0
+        while pos < len(data):
+            batch, end = RecordBatch._read(data, pos, len(data))
+            for name, (offset, width) in RecordBatch.LAYOUT.items():
+                assert _unsigned(data, pos + offset, width) == getattr(batch, name) % (1 << (8 * width)), name
+            pos, checked = end, checked + 1
+    assert checked > 10
+    assert RecordBatch.LAYOUT["records_count"] == (57, 4)  # the records follow at 61
+
+
+def test_a_legacy_message_s_layout_in_real_bytes():
+    entry = LegacyLogEntry(offset=7, message=LegacyLogEntry.LegacyMessage(
+        magic=1, attributes=0, timestamp=1_700_000_000_000, key=b"k", value=b"v"))
+    data = bytes(entry.to_bytes())
+    read = LegacyLogEntry.from_bytes(data)
+    for name, (offset, width) in LegacyLogEntry.LAYOUT.items():
+        assert _unsigned(data, offset, width) == getattr(read, name) % (1 << (8 * width))
+    at = LegacyLogEntry.LAYOUT["message_size"][0] + 4
+    for name, (offset, width) in LegacyLogEntry.LegacyMessage.LAYOUT.items():
+        assert _unsigned(data, at + offset, width) == getattr(read.message, name) % (1 << (8 * width))
+    assert struct.unpack_from(">b", data, at + LegacyLogEntry.LegacyMessage.LAYOUT["magic"][0]) == (1,)
 
 
 def _imports(path):
