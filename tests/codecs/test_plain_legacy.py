@@ -1,8 +1,9 @@
 """The readers of plain v0/v1 messages straight into records (the compiled kernels in
 runtime/_facade.pyx and their Python twins in codec/plain_legacy.py: runs of plain entries,
 and a compressed wrapper's inner messages) against the facade's reading through the generated
-entry objects, on the same bytes, valid and mutated: the same batches, records and errors
-(class, position, path, message), with CRCs checked or not."""
+entry objects, on the same bytes, valid and mutated, under each backend
+(tests/support/roundtrip.py): the same batches, records and errors (class, position, path,
+message), with CRCs checked or not."""
 import random
 import struct
 import zlib
@@ -10,6 +11,7 @@ import zlib
 import pytest
 
 from tests.support import damage
+from tests.support.roundtrip import alike, kernel_alike, patched
 
 from kafkacodec.codec import plain_legacy, records
 from kafkacodec import read_batches, write_batch
@@ -17,8 +19,6 @@ from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 from kafkacodec.runtime.limits import LIMITS
-
-built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 
 
 def outcome(buf, verify: bool):
@@ -38,27 +38,19 @@ def outcome(buf, verify: bool):
     return out
 
 
-def generated_outcome(buf, verify: bool, monkeypatch):
-    with monkeypatch.context() as m:
-        m.setattr(records, "_plain_entries", None)
-        m.setattr(records, "_wrapped_records", None)
-        return outcome(buf, verify)
+# the ways of reading plain v0/v1 messages, beside the backend's own (the kernels, or the twins)
+READERS = {
+    "the generated reader": lambda: patched(records, _plain_entries=None, _wrapped_records=None),
+    "the Python twins": lambda: patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
+                                        _wrapped_records=plain_legacy.legacy_wrapped_records),
+}
 
 
-def twin_outcome(buf, verify: bool, monkeypatch):
-    with monkeypatch.context() as m:
-        m.setattr(records, "_plain_entries", plain_legacy.legacy_plain_entries)
-        m.setattr(records, "_wrapped_records", plain_legacy.legacy_wrapped_records)
-        return outcome(buf, verify)
-
-
-def alike(buf, verify: bool, monkeypatch) -> list:
-    """The outcome of the readers in place (the kernels when built), after checking that the
-    Python twins and the generated reader give the same."""
-    found = outcome(buf, verify)
-    assert found == generated_outcome(buf, verify, monkeypatch)
-    assert found == twin_outcome(buf, verify, monkeypatch)
-    return found
+def read_alike(buf, verify: bool, backend: str) -> list:
+    """The outcome of the readers of `backend` (the kernels when compiled, else the Python twins),
+    after checking that the generated reader and the twins give the same under it."""
+    ways = READERS if backend == "compiled" else {"the generated reader": READERS["the generated reader"]}
+    return alike(lambda: outcome(buf, verify), backend, ways=ways)
 
 
 def segment(rng: random.Random) -> bytes:
@@ -99,41 +91,40 @@ def mutated(rng: random.Random, seg: bytes) -> bytes:
 
 
 @pytest.mark.parametrize("seed", range(25))
-def test_segments_read_alike_valid_and_mutated(seed, monkeypatch):
+def test_segments_read_alike_valid_and_mutated(seed, backend):
     rng = random.Random(seed)
     seg = segment(rng)
     for verify in (True, False):
-        fast = alike(seg, verify, monkeypatch)
-        assert fast[-1][0] + fast[-1][1] == len(seg) and len(fast) % 2 == 0
+        got = read_alike(seg, verify, backend)
+        assert got[-1][0] + got[-1][1] == len(seg) and len(got) % 2 == 0
     for _ in range(60):
         bad = mutated(rng, seg)
         if rng.random() < 0.5:  # damage past the CRCs too
             bad = damage.with_valid_crcs(bad)
         for verify in (True, False):
-            alike(bad, verify, monkeypatch)
+            read_alike(bad, verify, backend)
 
 
 @pytest.mark.parametrize("name, entry, error", list(damage.damaged_legacy_entries()))
-def test_damaged_wrappers_give_the_generated_readers_error(name, entry, error, monkeypatch):
+def test_damaged_wrappers_give_the_generated_readers_error(name, entry, error, backend):
     seg = damage.legacy_entry(0, b"k", b"v") + entry
-    for verify in (True, False):
-        alike(seg, verify, monkeypatch)
-    assert outcome(seg, True)[-1][0] == error
+    got = {verify: read_alike(seg, verify, backend) for verify in (True, False)}
+    assert got[True][-1][0] == error
 
 
 @pytest.mark.parametrize("magic", [0, 1])
-def test_wrappers_with_unusual_inner_offsets_read_alike(magic, monkeypatch):
+def test_wrappers_with_unusual_inner_offsets_read_alike(magic, backend):
     """Inner offsets that are negative, out of order or past the last one, under a wrapper at an
     offset and at offset 0, read as Kafka reads them."""
     for offsets in ([0, 1, 2], [-3, 0, 1], [2, 0, 1], [0, 5, 1], [0, 1, 1 << 62], [-(1 << 63), 0, 0]):
         inner = b"".join(damage.legacy_entry(o, b"k", b"v%d" % o, magic=magic) for o in offsets)
         for wrapper_offset in (0, 10, 1 << 62):
             seg = damage.legacy_wrapper(inner, magic=magic, offset=wrapper_offset)
-            alike(seg, True, monkeypatch)
+            read_alike(seg, True, backend)
 
 
 @pytest.mark.parametrize("magic", [0, 1])
-def test_sizes_and_lengths_off_by_a_little_read_alike(magic, monkeypatch):
+def test_sizes_and_lengths_off_by_a_little_read_alike(magic, backend):
     """A message size, key length or value length a few bytes off, the CRC valid over whatever
     the size covers: a message ending before or after its value, a field running past it."""
     entry = damage.legacy_entry(3, b"key", b"value", magic=magic)
@@ -147,11 +138,11 @@ def test_sizes_and_lengths_off_by_a_little_read_alike(magic, monkeypatch):
             seg = damage.with_valid_crc(bytes(bad[:damage.LOG_OVERHEAD + max(size, 0)]))
             seg += damage.legacy_entry(4, b"k", b"v", magic=magic)
             for verify in (True, False):
-                alike(seg, verify, monkeypatch)
+                read_alike(seg, verify, backend)
     for size in range(14, 20):  # too small for the fields, at the end of the buffer
         seg = damage.with_valid_crc(struct.pack(">qi", 3, size) + entry[12:12 + size])
         for verify in (True, False):
-            alike(seg, verify, monkeypatch)
+            read_alike(seg, verify, backend)
 
 
 def test_valid_entries_are_read_without_entry_objects(monkeypatch):
@@ -188,28 +179,31 @@ def test_a_plain_batch_reads_its_entry_as_the_python_reader_does():
         assert batch.crc_valid is (data == seg) and (batch.magic, batch.base_offset) == (1, 5)
 
 
-def test_runs_are_bounded():
+def test_runs_are_bounded(backend):
     """A reader of plain entries makes at most `max_entries` batches a call: reading a large
     segment holds no more than one run at a time."""
     seg = write_batch([{"value": b"x"}] * 50, magic=1)
-    for read in (records._plain_entries, plain_legacy.legacy_plain_entries):
-        made, pos = read(seg, 0, len(seg), True, LIMITS.max_batch_bytes, 7)
-        assert len(made) == 7 and pos == made[-1].position + made[-1].size
-        assert [r.offset for b in made for r in b] == list(range(7))
+
+    def run():  # the backend's reader of runs: the kernel, or its Python twin
+        made, pos = records._plain_entries(seg, 0, len(seg), True, LIMITS.max_batch_bytes, 7)
+        return pos, [(b.position, b.size) for b in made], [r.offset for b in made for r in b]
+    pos, spans, offsets = alike(run, backend)
+    assert len(spans) == 7 and pos == spans[-1][0] + spans[-1][1]
+    assert offsets == list(range(7))
 
 
-def test_entries_larger_than_the_limit_are_refused_alike(monkeypatch):
+def test_entries_larger_than_the_limit_are_refused_alike(monkeypatch, backend):
     seg = write_batch([{"value": b"x" * 100}] * 3, magic=1)
     monkeypatch.setattr(LIMITS, "max_batch_bytes", 50)
-    assert alike(seg, True, monkeypatch)[-1][0] == "LimitExceededError"
+    assert read_alike(seg, True, backend)[-1][0] == "LimitExceededError"
 
 
-@built
-def test_the_crc_of_the_kernel_is_zlibs():
+def test_the_crc_of_the_kernel_is_zlibs(backend):
     rng = random.Random(1)
-    for n in list(range(40)) + [rng.randrange(40, 5000) for _ in range(40)]:
-        data = rng.randbytes(n)
-        assert kernels.facade.crc32(data) == zlib.crc32(data)
+    known = [("nothing", (b"",), 0), ("CRC-32's check value", (b"123456789",), 0xCBF43926)]
+    calls = known + [(f"{n} random bytes", (rng.randbytes(n),))
+                     for n in list(range(40)) + [rng.randrange(40, 5000) for _ in range(40)]]
+    kernel_alike(zlib.crc32, kernels.facade and kernels.facade.crc32, calls, backend)
 
 
 @pytest.mark.parametrize("magic", [0, 1])
