@@ -2,9 +2,10 @@
 computation under a backend and check that the other gives the same value, the same bytes, or
 the same error (class, byte position, path and message).
 
-- `using(backend)`: "compiled" is the process as loaded; "pure" swaps every compiled path back to
-  its Python one for the duration (the generated readers, the columnar kernels, and the facade's
-  readers and writers bound in codec.records and pipeline.sink_columns).
+- `using(backend)`: "compiled" is the process as loaded; "pure" swaps the compiled paths back to
+  their Python ones for the duration (the generated readers, the columnar kernels, and the
+  facade's readers and writers bound in codec.records and pipeline.sink_columns; only the
+  iterator of a plain batch's one record stays, see compiled_bindings and test_kernels).
 - `alike(compute, backend)`: compute()'s outcome under `backend`; under "compiled" the pure
   backend must give the same (or any other `ways` of computing it given).
 - `check_table(cls, table, backend)`: parse, check, build back and size a table of `Sample`s of
@@ -69,7 +70,7 @@ def using(backend: str):
     with ExitStack() as stack:
         stack.enter_context(compiled.pure())
         stack.enter_context(patched(kernels, compiled=None, facade=None))
-        # what codec.records binds at import when the facade is built, as it binds it without
+        # the facade's readers and writers codec.records binds at import: what it binds without
         stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
                                     _wrapped_records=plain_legacy.legacy_wrapped_records,
                                     _v2_records=None, _legacy_entries=None))
@@ -167,6 +168,7 @@ class Sample(NamedTuple):
 
 
 def resolve(obj, path: str):
+    """What `path` (see Sample.fields) holds in `obj`."""
     for part in path.split("."):
         if part.endswith("()"):
             obj = getattr(obj, part[:-2])()
