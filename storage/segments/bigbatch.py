@@ -14,9 +14,13 @@ import crc32c
 from kafkacodec.runtime.errors import ChecksumError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.support import short
 
-V2_HEADER = 61  # a v2 batch's header, up to its records
-_V2 = struct.Struct(">qiibIhiqqqhii")  # the header's fields, in order
-_LEGACY = struct.Struct(">qiIbB")  # offset, size, crc, magic, attributes
+from .places import (LEGACY, LEGACY_CRC_AT, LEGACY_CRC_FROM, LEGACY_HEADER, MAGIC_AT, V2, V2_CRC_FROM, V2_HEADER,
+                     layout_struct)
+
+# the header fields the checks need, each read at its place in the schema's layout
+_V2 = layout_struct(V2, {"base_offset": "q", "magic": "b", "crc": "I", "last_offset_delta": "i",
+                         "max_timestamp": "q"})
+_LEGACY = layout_struct(LEGACY, {"offset": "q", "crc": "I", "magic": "b", "attributes": "B"})
 _INT32, _INT64 = struct.Struct(">i"), struct.Struct(">q")
 
 Read = Callable[[int, int], bytes]  # (position, n) -> up to n bytes of the file at position
@@ -43,15 +47,15 @@ def check_large_batch(read: Read, pos: int, size: int, verify: bool, chunk_bytes
     """(magic, last offset, largest timestamp) of the batch of `size` bytes (offset and size
     fields included, checked by the framing already) at `pos`, the CRC computed `chunk_bytes` at a
     time; a DecodeError where it is invalid."""
-    magic = _exactly(read, pos + 16, 1, pos, size)[0]
+    magic = _exactly(read, pos + MAGIC_AT, 1, pos, size)[0]
     if magic < 2:
         return _legacy(read, pos, size, verify, chunk_bytes)
-    (base_offset, _, _, signed_magic, stored, _, last_delta, _, max_timestamp, *_) = _V2.unpack(
+    base_offset, signed_magic, stored, last_delta, max_timestamp = _V2.unpack_from(
         _exactly(read, pos, V2_HEADER, pos, size))
     if signed_magic != 2:
-        raise InvalidValueError(f"value {signed_magic} must be 2", pos + 16, "record_batch/magic")
+        raise InvalidValueError(f"value {signed_magic} must be 2", pos + MAGIC_AT, "record_batch/magic")
     if verify:
-        computed = _crc(read, pos + 21, pos + size, crc32c.crc32c, pos, size, chunk_bytes)
+        computed = _crc(read, pos + V2_CRC_FROM, pos + size, crc32c.crc32c, pos, size, chunk_bytes)
         if computed != stored:
             raise ChecksumError(f"stored crc = {stored}, computed crc = {computed}", pos, "record_batch/crc",
                                 stored=stored, computed=computed)
@@ -61,11 +65,11 @@ def check_large_batch(read: Read, pos: int, size: int, verify: bool, chunk_bytes
 def _legacy(read: Read, pos: int, size: int, verify: bool, chunk_bytes: int) -> tuple[int, int, int]:
     """A v0/v1 entry: offset, size, then the message: crc, magic, attributes, [timestamp], key
     length and key, value length and value, which must end where the size says."""
-    offset, _, stored, magic, _ = _LEGACY.unpack(_exactly(read, pos, _LEGACY.size, pos, size))
+    offset, stored, magic, _ = _LEGACY.unpack_from(_exactly(read, pos, LEGACY_HEADER, pos, size))
     path = "legacy_log_entry/legacy_message"
     if magic not in (0, 1):
-        raise InvalidValueError(f"value {magic} must be one of (0, 1)", pos + 16, f"{path}/magic")
-    at, end = pos + _LEGACY.size, pos + size
+        raise InvalidValueError(f"value {magic} must be one of (0, 1)", pos + MAGIC_AT, f"{path}/magic")
+    at, end = pos + LEGACY_HEADER, pos + size
     timestamp = -1
     if magic == 1:  # the entry is larger than a window: the fixed fields are there
         timestamp, = _INT64.unpack(_exactly(read, at, 8, pos, size))
@@ -81,8 +85,8 @@ def _legacy(read: Read, pos: int, size: int, verify: bool, chunk_bytes: int) -> 
     if at != end:
         raise InvalidValueError(f"{end - at} bytes left unread at the end of the field", at, "legacy_log_entry/message")
     if verify:
-        computed = _crc(read, pos + 16, end, zlib.crc32, pos, size, chunk_bytes)
+        computed = _crc(read, pos + LEGACY_CRC_FROM, end, zlib.crc32, pos, size, chunk_bytes)
         if computed != stored:
-            raise ChecksumError(f"stored crc = {stored}, computed crc = {computed}", pos + 12, f"{path}/crc",
+            raise ChecksumError(f"stored crc = {stored}, computed crc = {computed}", pos + LEGACY_CRC_AT, f"{path}/crc",
                                 stored=stored, computed=computed)
     return magic, offset, -1 if magic == 0 else timestamp

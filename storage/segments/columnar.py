@@ -25,15 +25,13 @@ from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedE
 from kafkacodec.runtime.limits import LIMITS
 from kafkacodec.runtime.vectors import position_type
 
+from .places import LOG_OVERHEAD, MAGIC_AT, V2_HEADER
 from .scan import file_frames
 from ..diskio.windowed import WindowedFile
 
 Record = RecordBatch.Record
-MAGIC_OFFSET = 16
 COMPRESSION = 0x07
 LOG_APPEND_TIME = 0x08
-LOG_OVERHEAD = 12  # base offset and batch length, before what batch_length counts
-RECORDS_OFFSET = 61  # the v2 batch header: records start this far into a batch
 # records read together by Record._columns: as many as keep their bytes within a few MiB, so that
 # the passes over them after the first find them in cache
 CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
@@ -84,9 +82,9 @@ def segment_columns(path, verify: bool = True, group_bytes: int = 8 << 20) -> It
         pieces, size, end = [], 0, 0  # (window, start in it, size) of each batch of the group
         try:
             for buf, at, pos, n in file_frames(f):
-                if buf[at + MAGIC_OFFSET] < 2:
-                    raise InvalidValueError(f"magic {buf[at + MAGIC_OFFSET]} entry: the columnar reader reads "
-                                            "v2 batches only", pos + MAGIC_OFFSET, "log")
+                if buf[at + MAGIC_AT] < 2:
+                    raise InvalidValueError(f"magic {buf[at + MAGIC_AT]} entry: the columnar reader reads "
+                                            "v2 batches only", pos + MAGIC_AT, "log")
                 pieces.append((buf, at, n))
                 size, end = size + n, pos + n
                 if size >= group_bytes:
@@ -131,9 +129,9 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
     # in place where the records sections are uncompressed and follow one another in the buffer
     data = buf
-    starts = np.asarray(positions, np.int64) + RECORDS_OFFSET
+    starts = np.asarray(positions, np.int64) + V2_HEADER
     ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
-        RECORDS_OFFSET - LOG_OVERHEAD)
+        V2_HEADER - LOG_OVERHEAD)
     if any(b.attributes & COMPRESSION for b in batches) or (starts[1:] < ends[:-1]).any():
         return batch_columns(batches)
     return _decode(data, starts, ends, batches, counts)

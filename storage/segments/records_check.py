@@ -16,7 +16,8 @@ import numpy as np
 from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 
-from .columnar import RECORDS_OFFSET, batch_columns
+from .columnar import batch_columns
+from .places import V2_HEADER
 from .scan import BatchInfo
 
 # batches decoded together: enough to amortise a columnar pass, few enough to stay in cache (and,
@@ -96,7 +97,7 @@ def placed(err: DecodeError, b: BatchInfo, path) -> DecodeError:
     the message says so and the batch's own position stands."""
     compressed = int(b.entry.attributes & 0x07) if b.magic >= 2 else int(b.entry.message.compression)
     if b.magic >= 2 and not compressed and err.position is not None:
-        err.position += b.position + RECORDS_OFFSET
+        err.position += b.position + V2_HEADER
     else:
         where = f" (byte {err.position} of its decompressed records)" if err.position is not None else ""
         err.message = f"batch at byte {b.position}{where}: {err.message}"

@@ -22,13 +22,13 @@ from functools import lru_cache
 import crc32c
 import numpy as np
 
-from .scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD, batch_at
+from .places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY_CRC_AT, LEGACY_CRC_FROM, LOG_OVERHEAD, MAGIC_AT, SIZE_AT,
+                     V2_CRC_AT, V2_CRC_FROM, V2_MIN_SIZE)
+from .scan import MIN_RECORD_OVERHEAD, batch_at
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.limits import LIMITS
 
 CRC32C_POLY, CRC32_POLY = 0x82F63B78, 0xEDB88320  # reflected, as the registers hold them
-V2_MIN_SIZE = 49  # a v2 batch's length field is at least its fixed header after the field
-V2_CRC_FROM, LEGACY_CRC_FROM = 21, 16  # where each checksum's coverage starts in a batch
 WINDOW = 1 << 20  # candidate starts examined together
 
 
@@ -104,10 +104,11 @@ def _candidates(u8: np.ndarray, end: int, max_size: int) -> tuple[np.ndarray, np
     pos = np.arange(0, max(len(u8) - HEADER_SIZE_UP_TO_MAGIC, 0), dtype=np.int64)
     if not len(pos):
         return pos, pos
-    size = ((u8[pos + 8].astype(np.int64) << 24) | (u8[pos + 9].astype(np.int64) << 16)
-            | (u8[pos + 10].astype(np.int64) << 8) | u8[pos + 11].astype(np.int64))
+    at = pos + SIZE_AT
+    size = ((u8[at].astype(np.int64) << 24) | (u8[at + 1].astype(np.int64) << 16)
+            | (u8[at + 2].astype(np.int64) << 8) | u8[at + 3].astype(np.int64))
     size = np.where(size >= 1 << 31, size - (1 << 32), size)
-    magic = u8[pos + 16]
+    magic = u8[pos + MAGIC_AT]
     ok = (magic <= 2) & (size >= MIN_RECORD_OVERHEAD) & (size <= max_size) & (pos + LOG_OVERHEAD + size <= end)
     ok &= (magic < 2) | (size >= V2_MIN_SIZE)
     return pos[ok], size[ok]
@@ -118,10 +119,10 @@ def _matching(data, pos: np.ndarray, size: np.ndarray) -> np.ndarray:
     matching checksum."""
     u8 = np.frombuffer(data, np.uint8)
     stop = pos + LOG_OVERHEAD + size
-    v2 = u8[pos + 16] == 2
+    v2 = u8[pos + MAGIC_AT] == 2
     good = np.zeros(len(pos), bool)
-    for sel, cover, update, poly, crc_at in ((v2, V2_CRC_FROM, crc32c.crc32c, CRC32C_POLY, 17),
-                                             (~v2, LEGACY_CRC_FROM, zlib.crc32, CRC32_POLY, 12)):
+    for sel, cover, update, poly, crc_at in ((v2, V2_CRC_FROM, crc32c.crc32c, CRC32C_POLY, V2_CRC_AT),
+                                             (~v2, LEGACY_CRC_FROM, zlib.crc32, CRC32_POLY, LEGACY_CRC_AT)):
         if sel.any():
             p = pos[sel]
             stored = ((u8[p + crc_at].astype(np.uint32) << 24) | (u8[p + crc_at + 1].astype(np.uint32) << 16)

@@ -16,11 +16,10 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 
 from .bigbatch import check_large_batch
+from .places import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from ..diskio.safeio import read_whole
 from ..diskio.windowed import WindowedFile
 
-LOG_OVERHEAD = 12  # offset and size fields in front of every batch or entry
-HEADER_SIZE_UP_TO_MAGIC = 17
 MIN_RECORD_OVERHEAD = 14  # the smallest legacy message; smaller sizes are corrupt
 
 
@@ -59,7 +58,7 @@ def frame_size(buf, pos: int, end: int) -> int:
     size field, checked as FileLogInputStream checks it: at least the minimum, within `end`."""
     if end - pos < LOG_OVERHEAD:
         raise TruncatedError(f"{end - pos} bytes left, too few for a batch's offset and size", pos, "log")
-    return checked_size(int.from_bytes(buf[pos + 8:pos + 12], "big", signed=True), pos, end - pos)
+    return checked_size(int.from_bytes(buf[pos + SIZE_AT:pos + LOG_OVERHEAD], "big", signed=True), pos, end - pos)
 
 
 def checked_size(size: int, pos: int, left: int) -> int:
@@ -67,7 +66,7 @@ def checked_size(size: int, pos: int, left: int) -> int:
     the end of the file; raises as FileLogInputStream refuses it."""
     if size < MIN_RECORD_OVERHEAD:
         raise InvalidValueError(f"found record size {size} smaller than minimum record overhead "
-                                f"({MIN_RECORD_OVERHEAD})", pos + 8, "log/size")
+                                f"({MIN_RECORD_OVERHEAD})", pos + SIZE_AT, "log/size")
     if LOG_OVERHEAD + size > left:
         raise TruncatedError(f"batch of {LOG_OVERHEAD + size} bytes extends past the end of the file "
                              f"({left} bytes left)", pos, "log")
@@ -89,7 +88,7 @@ def batch_at(buf, pos: int, end: int, verify: bool = True, origin: int = 0) -> B
     only with `verify`); `buf` starts at file position `origin`, which the batch's position
     includes (errors raised are positioned in `buf`)."""
     stop = pos + frame_size(buf, pos, end)
-    magic = buf[pos + 16]
+    magic = buf[pos + MAGIC_AT]
     if magic < 2:
         entry, _ = LegacyLogEntry.read(buf, pos, stop, verify=verify)
         m = entry.message
@@ -148,7 +147,7 @@ def file_frames(f: WindowedFile, start: int = 0, header: int = LOG_OVERHEAD) -> 
                 continue
             raise TruncatedError(f"{left} bytes at the end are too few for a batch header" if header > LOG_OVERHEAD
                                  else f"{left} bytes left, too few for a batch's offset and size", pos, "log")
-        size = int.from_bytes(buf[at + 8:at + 12], "big", signed=True) + LOG_OVERHEAD
+        size = int.from_bytes(buf[at + SIZE_AT:at + LOG_OVERHEAD], "big", signed=True) + LOG_OVERHEAD
         if MIN_RECORD_OVERHEAD + LOG_OVERHEAD <= size <= left:
             yield buf, at, pos, size
             pos += size
@@ -192,7 +191,8 @@ def _file_items(f: WindowedFile, pos: int, verify: bool, max_loaded: int | None)
             try:
                 info = batch_at(buf, at, end, verify, base)
             except DecodeError as err:  # positioned in the window
-                if final or at + LOG_OVERHEAD + int.from_bytes(buf[at + 8:at + 12], "big", signed=True) <= end:
+                size = int.from_bytes(buf[at + SIZE_AT:at + LOG_OVERHEAD], "big", signed=True)
+                if final or at + LOG_OVERHEAD + size <= end:
                     yield err.with_context(offset=base)  # not for want of the rest of the window
                     return
                 break
@@ -206,7 +206,8 @@ def _file_items(f: WindowedFile, pos: int, verify: bool, max_loaded: int | None)
         if end - at <= HEADER_SIZE_UP_TO_MAGIC:
             continue  # the next window starts with this batch's header
         try:
-            size = checked_size(int.from_bytes(buf[at + 8:at + 12], "big", signed=True), pos, f.size - pos)
+            size = int.from_bytes(buf[at + SIZE_AT:at + LOG_OVERHEAD], "big", signed=True)
+            size = checked_size(size, pos, f.size - pos)
             if max_loaded is None or size <= max_loaded:
                 need = size  # the next window holds the batch whole
                 continue
