@@ -18,10 +18,20 @@ from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueE
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS
 
-MAGIC_OFFSET = 16
-CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
+# header places from the schemas: the magic byte, the size field, a legacy entry's offset
+MAGIC_OFFSET, _ = RecordBatch.LAYOUT["magic"]
+_SIZE_AT, _SIZE_WIDTH = RecordBatch.LAYOUT["batch_length"]
+_SIZE_END = _SIZE_AT + _SIZE_WIDTH
+_ENTRY_OFFSET_AT, _ENTRY_OFFSET_WIDTH = LegacyLogEntry.LAYOUT["offset"]
+# codec names are the schema's enum members' names (plain ints, as the writer packs them)
+CODECS = {codec.name: int(codec) for codec in RecordBatch.CompressionType}
 CODEC_NAMES = {v: k for k, v in CODECS.items()}
-TIMESTAMP_TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
+# Kafka's names of the timestamp types, which its tools and JSON print: the schema's members are
+# snake_case, and the one magic 0 has is named by Kafka apart, so each member gets its name here
+_KIND = LegacyLogEntry.TimestampType  # the legacy enum holds all three; v2's lacks magic 0's
+TIMESTAMP_TYPES = {int(kind): name for kind, name in ((_KIND.no_timestamp, "NoTimestampType"),
+                                                      (_KIND.create_time, "CreateTime"),
+                                                      (_KIND.log_append_time, "LogAppendTime"))}
 
 Header = RecordBatch.Header
 PLAIN_RUN = 256  # plain legacy entries read by one call of the compiled kernel (bounds memory)
@@ -136,7 +146,8 @@ class PlainLegacyBatch(Batch):
 
     @property
     def base_offset(self) -> int:
-        return int.from_bytes(self._buffer[self._at:self._at + 8], "big", signed=True)
+        at = self._at + _ENTRY_OFFSET_AT
+        return int.from_bytes(self._buffer[at:at + _ENTRY_OFFSET_WIDTH], "big", signed=True)
 
     last_offset = base_offset
 
@@ -246,10 +257,11 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
                 continue
         if end - pos < MAGIC_OFFSET + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
-        size = int.from_bytes(buffer[pos + 8:pos + 12], "big", signed=True)
+        size = int.from_bytes(buffer[pos + _SIZE_AT:pos + _SIZE_END], "big", signed=True)
         if size > LIMITS.max_batch_bytes:
             raise LimitExceededError(f"batch of {size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
-                                     "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + 8, "log/size")
+                                     "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + _SIZE_AT,
+                                     "log/size")
         magic = buffer[pos + MAGIC_OFFSET]
         if magic == 2:
             entry, nxt = RecordBatch.read(buffer, pos, end, verify)
