@@ -8,7 +8,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_RECORD_OVERHEAD
+from ..segments.places import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SIZE_AT
+from ..segments.scan import MIN_RECORD_OVERHEAD
 from .record_text import utf8
 
 INT32_MAX = 2 ** 31 - 1
@@ -109,7 +110,7 @@ def kafka_frame(head: bytes, at: int, pos: int, end: int, shown: str) -> int | N
     fewer left, or a batch that does not fit), a Crash on a size below 14."""
     if end - pos <= HEADER_SIZE_UP_TO_MAGIC:
         return None
-    size = struct.unpack_from(">i", head, at + 8)[0]
+    size = struct.unpack_from(">i", head, at + SIZE_AT)[0]
     if size < MIN_RECORD_OVERHEAD:
         raise Crash(f"{shown}: byte {pos}: batch size {size} is smaller than the minimum record overhead "
                     f"({MIN_RECORD_OVERHEAD})")

@@ -18,12 +18,13 @@ from .record_text import decoded, keyed
 from .remote_log_metadata import remote_log_json
 
 Decoder = Callable[[object], tuple[str | None, str | None]]  # record -> (key text, payload text)
+_CONTROL = ControlRecord.ControlType
 # control record type -> (the label Kafka 4.1's tool prints before the value's JSON, its class)
-KRAFT_CONTROL_LABELS = {2: ("LeaderChange:", ControlRecord.LeaderChangeMessage),
-                        3: ("SnapshotHeader", ControlRecord.SnapshotHeaderRecord),
-                        4: ("SnapshotFooter", ControlRecord.SnapshotFooterRecord),
-                        5: ("KRaftVersion", ControlRecord.KraftVersionRecord),
-                        6: ("KRaftVoters", ControlRecord.VotersRecord)}
+KRAFT_CONTROL_LABELS = {_CONTROL.leader_change: ("LeaderChange:", ControlRecord.LeaderChangeMessage),
+                        _CONTROL.snapshot_header: ("SnapshotHeader", ControlRecord.SnapshotHeaderRecord),
+                        _CONTROL.snapshot_footer: ("SnapshotFooter", ControlRecord.SnapshotFooterRecord),
+                        _CONTROL.kraft_version: ("KRaftVersion", ControlRecord.KraftVersionRecord),
+                        _CONTROL.kraft_voters: ("KRaftVoters", ControlRecord.VotersRecord)}
 ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
@@ -36,7 +37,7 @@ def kraft_control_json(kind: int, value: bytes) -> tuple[str, str | None]:
         obj = message_json(cls.from_bytes(value))
     except DecodeError:
         return label, None
-    if kind == 2 and obj.get("version", 0) >= 1:
+    if kind == _CONTROL.leader_change and obj.get("version", 0) >= 1:
         for voter in obj.get("voters", []) + obj.get("grantingVoters", []):
             voter["voterDirectoryId"] = ZERO_UUID
     return label, jackson(obj)
@@ -55,7 +56,10 @@ def share_group_state(record) -> tuple[str | None, str | None]:
 
 
 # TransactionLogValue's fields in Kafka's order; the tagged ones (version 1) by tag, written
-# only when not their default, as Kafka's JSON converters write them
+# only when not their default, as Kafka's JSON converters write them. The schema's fields are
+# named by their attributes (a test holds them to the generated TransactionLog.ValueV1); the
+# tagged ones are stated here because the schema leaves them encoded in `tagged_fields`, with no
+# tag, type, default or place in Kafka's order to take them from
 TXN_FIELDS = (("producerId", "producer_id"), ("previousProducerId", 0), ("nextProducerId", 1),
               ("producerEpoch", "producer_epoch"), ("nextProducerEpoch", 3),
               ("transactionTimeoutMs", "transaction_timeout_ms"), ("transactionStatus", "transaction_status"),

@@ -13,13 +13,24 @@ from pathlib import Path
 from typing import Iterator
 
 from kafkacodec.codec.records import read_batches
+from kafkacodec.generated.offset_index import OffsetIndex
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.runtime.errors import DecodeError
 
 from ..indexes import index
 from .common import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
 from ..diskio.safeio import open_regular, read_at
+from ..segments.places import MAGIC_AT, V2_HEADER, layout_struct
 
-OFFSET_SLOT, TIME_SLOT = 8, 12
+# an index slot's fields at their places in the schemas: (relative offset, position) and
+# (timestamp, relative offset)
+OFFSET_ENTRY = layout_struct(OffsetIndex.Entry.LAYOUT, {"relative_offset": "i", "position": "i"})
+TIME_ENTRY = layout_struct(TimeIndex.Entry.LAYOUT, {"timestamp": "q", "relative_offset": "i"})
+OFFSET_SLOT, TIME_SLOT = OFFSET_ENTRY.size, TIME_ENTRY.size
+# a batch's first offset and its last offset delta, read from its header
+_BASE_OFFSET = layout_struct(RecordBatch.LAYOUT, {"base_offset": "q"})
+_LAST_DELTA = layout_struct(RecordBatch.LAYOUT, {"last_offset_delta": "i"})
 WARM_BYTES = 8192  # AbstractIndex's warm section: the newest entries, searched first
 
 
@@ -37,16 +48,16 @@ class _Log:
     def header(self, pos: int, end: int) -> tuple[int, int] | None:
         """(last offset, size) of the batch at `pos` if it lies whole before `end`, as Kafka's
         reader gives it; None when none does."""
-        head = read_at(self.file, pos, max(0, min(end - pos, 61)), self.shown)
+        head = read_at(self.file, pos, max(0, min(end - pos, V2_HEADER)), self.shown)
         size = kafka_frame(head, 0, pos, end, self.shown)
         if size is None:
             return None
-        base = struct.unpack_from(">q", head, 0)[0]
-        if head[16] < 2:
+        base = _BASE_OFFSET.unpack_from(head)[0]
+        if head[MAGIC_AT] < 2:
             return base, size
-        if len(head) < 27:
+        if len(head) < _LAST_DELTA.size:
             raise Crash(f"{self.shown}: byte {pos}: the batch is too short for its last offset delta")
-        return base + struct.unpack_from(">i", head, 23)[0], size
+        return base + _LAST_DELTA.unpack_from(head)[0], size
 
     def batch_at(self, pos: int, window: int) -> int:
         """The last offset of the batch at `pos`, read within `window` bytes (--max-message-size)."""
@@ -87,24 +98,24 @@ class _Slots:
     (searches): a preallocated 1 GiB index costs the slots actually read, not its size."""
     CHUNK = 64 << 10
 
-    def __init__(self, path: Path, width: int, fmt: str, shown: str):
+    def __init__(self, path: Path, entry: struct.Struct, shown: str):
         if not path.exists():
             raise Crash(f"{path}: no such index file (Kafka's tool would create it empty and fail)")
         self.file = _open(path)
         self.size = self.file.seek(0, 2)
-        self.width, self.fmt, self.shown, self.n = width, fmt, shown, self.size // width
+        self.entry, self.width, self.shown, self.n = entry, entry.size, shown, self.size // entry.size
 
     def close(self) -> None:
         self.file.close()
 
     def slot(self, i: int) -> tuple[int, int]:
-        return struct.unpack(self.fmt, read_at(self.file, i * self.width, self.width, self.shown))
+        return self.entry.unpack(read_at(self.file, i * self.width, self.width, self.shown))
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         per = self.CHUNK // self.width
         for first in range(0, self.n, per):
             chunk = read_at(self.file, first * self.width, min(per, self.n - first) * self.width, self.shown)
-            yield from struct.iter_unpack(self.fmt, chunk)
+            yield from self.entry.iter_unpack(chunk)
 
 
 class _NoSlots:
@@ -149,7 +160,7 @@ def dump_offset_index(path: Path, shown: str, opts: Options, reports: Reports, d
     log = _log_of(log_path, shown, damage)
     slots = None
     try:
-        slots = _Slots(path, OFFSET_SLOT, ">ii", shown)
+        slots = _Slots(path, OFFSET_ENTRY, shown)
         if slots.n == 0:
             yield "out", f"{shown} is empty."
             return
@@ -159,7 +170,7 @@ def dump_offset_index(path: Path, shown: str, opts: Options, reports: Reports, d
                 raise Crash(f"{absolute(shown)}: corrupt index: the last offset {last} is less than the base "
                             f"offset {base}")
             if slots.size % OFFSET_SLOT:
-                raise Crash(f"{absolute(shown)}: corrupt index: {slots.size} bytes is not a multiple of 8")
+                raise Crash(f"{absolute(shown)}: corrupt index: {slots.size} bytes is not a multiple of {OFFSET_SLOT}")
             yield "out", f"{shown} passed sanity check."
             return
         key = absolute(shown)
@@ -210,8 +221,8 @@ def dump_time_index(path: Path, shown: str, opts: Options, reports: Reports, dam
     try:
         offsets_path = path.with_name(path.name.split(".")[0] + ".index")
         offsets = _NoSlots() if isinstance(log, _NoLog) or (damage is not None and not offsets_path.exists()) \
-            else _Slots(offsets_path, OFFSET_SLOT, ">ii", shown)
-        slots = _Slots(path, TIME_SLOT, ">qi", shown)
+            else _Slots(offsets_path, OFFSET_ENTRY, shown)
+        slots = _Slots(path, TIME_ENTRY, shown)
         if opts.index_sanity_check:
             if slots.n:
                 first_ts, (last_ts, last_rel) = slots.slot(0)[0], slots.slot(slots.n - 1)
@@ -222,7 +233,8 @@ def dump_time_index(path: Path, shown: str, opts: Options, reports: Reports, dam
                     raise Crash(f"{absolute(shown)}: corrupt time index: the last offset {base + last_rel} is less "
                                 f"than the base offset {base}")
             if slots.size % TIME_SLOT:
-                raise Crash(f"{absolute(shown)}: corrupt time index: {slots.size} bytes is not a multiple of 12")
+                raise Crash(f"{absolute(shown)}: corrupt time index: {slots.size} bytes is not a multiple of "
+                            f"{TIME_SLOT}")
             yield "out", f"{shown} passed sanity check."
             return
         key, previous = absolute(shown), -1

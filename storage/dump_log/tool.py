@@ -20,8 +20,10 @@ from typing import Callable, Iterator
 
 import crc32c
 
-from kafkacodec.codec.records import CODEC_NAMES, Batch, read_batches
+from kafkacodec.codec.records import CODEC_NAMES, TIMESTAMP_TYPES, Batch, read_batches
+from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
+from kafkacodec.generated.transaction_index import TransactionIndex
 from kafkacodec.runtime.errors import DecodeError, LimitExceededError
 
 from . import decoders
@@ -31,10 +33,22 @@ from .index_listing import dump_offset_index, dump_time_index
 from .record_text import DecoderFailure
 from ..state.producers import decrement_sequence, increment_sequence, read_snapshot
 from ..segments.resync import find_resume
-from ..segments.scan import HEADER_SIZE_UP_TO_MAGIC, iter_file_batches
+from ..segments.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY, LEGACY_CRC_FROM, LEGACY_HEADER, MAGIC_AT, V2,
+                               V2_CRC_FROM, V2_HEADER, layout_end, layout_struct)
+from ..segments.scan import iter_file_batches
 from ..diskio.windowed import WindowedFile
 
-V2_HEADER = 61
+# the header fields a batch's line shows, read at their places in the schemas
+_V2_LINE = layout_struct(V2, {"base_offset": "q", "partition_leader_epoch": "i", "crc": "I", "attributes": "h",
+                              "last_offset_delta": "i", "base_timestamp": "q", "max_timestamp": "q",
+                              "producer_id": "q", "producer_epoch": "h", "base_sequence": "i",
+                              "records_count": "i"})
+_LEGACY_LINE = layout_struct(LEGACY, {"offset": "q", "crc": "I", "attributes": "B"})
+_LEGACY_TIMESTAMP = struct.Struct(">q")  # after the fixed fields, in a magic 1 message
+# a control record's key, and a transaction marker's value
+_CONTROL_KEY = layout_struct(ControlRecord.LAYOUT, {"version": "h", "type": "h"})
+_MARKER = layout_struct(ControlRecord.EndTransactionMarker.LAYOUT, {"version": "h", "coordinator_epoch": "i"})
+_ABORT, _COMMIT = ControlRecord.ControlType.abort, ControlRecord.ControlType.commit
 
 
 def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None" = None) -> Iterator[Line]:
@@ -186,7 +200,7 @@ def _batch(path: Path, view: bytes, pos: int, shown_at: int, opts: Options, repo
            damage: Damage | None, shown: str) -> Iterator[Line]:
     line = batch_line(view, shown_at, shown, pos)
     yield "out", line
-    if damage is not None and (line.endswith("isvalid: false") or view[16] > 2):  # Kafka lists magic 3+ as v2
+    if damage is not None and (line.endswith("isvalid: false") or view[MAGIC_AT] > 2):  # Kafka lists magic 3+ as v2
         damage.report(damage.why(path, pos, pos + len(view), shown))
     if not opts.deep:
         return
@@ -205,10 +219,6 @@ def _batch(path: Path, view: bytes, pos: int, shown_at: int, opts: Options, repo
         state["last"] = offset
 
 
-def _u(data: bytes, fmt: str, at: int):
-    return struct.unpack_from(fmt, data, at)[0]
-
-
 def _bool(value: bool) -> str:
     return "true" if value else "false"
 
@@ -222,29 +232,29 @@ def _codec(attributes: int, shown: str, pos: int) -> str:
 
 def batch_line(b: bytes, position: int, shown: str, at: int) -> str:
     """The line for the batch in `b` (its bytes, prefix included), from its header alone."""
-    magic = b[16]
+    magic = b[MAGIC_AT]
     if magic >= 2:
         if len(b) < V2_HEADER:
             raise Crash(f"{shown}: byte {at}: a {len(b)}-byte batch is shorter than a v2 batch header ({V2_HEADER})")
-        base, crc, attrs = _u(b, ">q", 0), _u(b, ">I", 17), _u(b, ">h", 21)
-        delta, base_ts, max_ts = _u(b, ">i", 23), _u(b, ">q", 27), _u(b, ">q", 35)
-        pid, epoch, base_seq, count = _u(b, ">q", 43), _u(b, ">h", 51), _u(b, ">i", 53), _u(b, ">i", 57)
+        base, leader_epoch, crc, attrs, delta, base_ts, max_ts, pid, epoch, base_seq, count = _V2_LINE.unpack_from(b)
         last_seq = -1 if base_seq == -1 else increment_sequence(base_seq, delta)
         horizon = f"OptionalLong[{base_ts}]" if attrs & 0x40 else "OptionalLong.empty"
         return (f"baseOffset: {base} lastOffset: {base + delta} count: {count} baseSequence: {base_seq} "
                 f"lastSequence: {last_seq} producerId: {pid} producerEpoch: {epoch} "
-                f"partitionLeaderEpoch: {_u(b, '>i', 12)} isTransactional: {_bool(attrs & 0x10)} "
+                f"partitionLeaderEpoch: {leader_epoch} isTransactional: {_bool(attrs & 0x10)} "
                 f"isControl: {_bool(attrs & 0x20)} deleteHorizonMs: {horizon} position: {position} "
                 f"{'LogAppendTime' if attrs & 0x08 else 'CreateTime'}: {max_ts} size: {len(b)} magic: {magic} "
                 f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} "
-                f"isvalid: {_bool(crc32c.crc32c(b[21:]) == crc)}")
+                f"isvalid: {_bool(crc32c.crc32c(b[V2_CRC_FROM:]) == crc)}")
     # a legacy entry: offset, size, then the message: crc, magic, attributes, timestamp (magic 1)
-    attrs, crc = b[17], _u(b, ">I", 12)
+    offset, crc, attrs = _LEGACY_LINE.unpack_from(b)
     ts_type, ts = "NoTimestampType", -1
     if magic == 1:  # the 14 bytes a size must have hold the timestamp
-        ts_type, ts = ("LogAppendTime" if attrs & 0x08 else "CreateTime"), _u(b, ">q", 18)
-    return (f"offset: {_u(b, '>q', 0)} position: {position} {ts_type}: {ts} size: {len(b)} magic: {magic} "
-            f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} isvalid: {_bool(zlib.crc32(b[16:]) == crc)}")
+        ts_type = "LogAppendTime" if attrs & 0x08 else "CreateTime"
+        ts = _LEGACY_TIMESTAMP.unpack_from(b, LEGACY_HEADER)[0]
+    return (f"offset: {offset} position: {position} {ts_type}: {ts} size: {len(b)} magic: {magic} "
+            f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} "
+            f"isvalid: {_bool(zlib.crc32(b[LEGACY_CRC_FROM:]) == crc)}")
 
 
 def record_lines(b: bytes, opts: Options, shown: str, at: int) -> tuple[list[str], list[int]]:
@@ -265,9 +275,7 @@ def _record_line(batch: Batch, record, i: int, opts: Options, shown: str) -> str
     control = not batch.is_legacy and e.is_control
     line, prefix = "", "| "
     if not opts.skip_metadata:
-        ts_type = ("LogAppendTime" if e.timestamp_type == 1 else "CreateTime") if not batch.is_legacy else \
-            ("NoTimestampType" if e.message.magic == 0 else "LogAppendTime" if e.message.attributes & 0x08
-             else "CreateTime")
+        ts_type = TIMESTAMP_TYPES[int(e.timestamp_type if not batch.is_legacy else e.message.timestamp_type)]
         line = (f"| offset: {record.offset} {ts_type}: {record.timestamp} "
                 f"keySize: {-1 if record.key is None else len(record.key)} "
                 f"valueSize: {-1 if record.value is None else len(record.value)}")
@@ -298,19 +306,19 @@ def control_suffix(record, shown: str) -> str:
     """What Kafka 4.1's tool appends to a control record's line; malformed ones end its run."""
     key, value = record.key, record.value
     where = f"{shown}: control record at offset {record.offset}"
-    if key is None or len(key) < 4:
-        raise Crash(f"{where}: its key has {0 if key is None else len(key)} bytes, fewer than 4")
-    version, kind = struct.unpack_from(">hh", key, 0)
+    if key is None or len(key) < _CONTROL_KEY.size:
+        raise Crash(f"{where}: its key has {0 if key is None else len(key)} bytes, fewer than {_CONTROL_KEY.size}")
+    version, kind = _CONTROL_KEY.unpack_from(key)
     if version < 0:
         raise Crash(f"{where}: invalid key version {version}")
-    if kind in (0, 1):
-        if value is None or len(value) < 6:
-            raise Crash(f"{where}: a transaction marker's value needs 6 bytes, it has "
+    if kind in (_ABORT, _COMMIT):
+        if value is None or len(value) < _MARKER.size:
+            raise Crash(f"{where}: a transaction marker's value needs {_MARKER.size} bytes, it has "
                         f"{0 if value is None else len(value)}")
-        marker_version, epoch = struct.unpack_from(">hi", value, 0)
+        marker_version, epoch = _MARKER.unpack_from(value)
         if marker_version < 0:
             raise Crash(f"{where}: invalid transaction marker version {marker_version}")
-        return f" endTxnMarker: {'ABORT' if kind == 0 else 'COMMIT'} coordinatorEpoch: {epoch}"
+        return f" endTxnMarker: {'ABORT' if kind == _ABORT else 'COMMIT'} coordinatorEpoch: {epoch}"
     if kind in decoders.KRAFT_CONTROL_LABELS:
         label, text = decoders.kraft_control_json(kind, bytes(value or b""))
         if text is None:
@@ -319,7 +327,10 @@ def control_suffix(record, shown: str) -> str:
     return f" controlType: UNKNOWN({kind})"
 
 
-TXN_ENTRY = 34
+# an aborted transaction's fields at their places; Kafka reads only the version's first byte
+_TXN = layout_struct(TransactionIndex.AbortedTxn.LAYOUT, {"version": "b", "producer_id": "q", "first_offset": "q",
+                                                          "last_offset": "q", "last_stable_offset": "q"})
+TXN_ENTRY = layout_end(TransactionIndex.AbortedTxn.LAYOUT)
 CHUNK_ENTRIES = 4096  # entries read at once: memory stays small whatever the file's size
 
 
@@ -338,13 +349,17 @@ def dump_txn_index(path: Path, shown: str) -> Iterator[Line]:
         return  # Kafka's TransactionIndex treats a missing file as empty
     with _opened(path, shown) as f:
         for at, e in _txn_entries(f):  # every version is checked before any entry is printed, as in Kafka
-            if struct.unpack_from(">b", e, 0)[0] > 0:  # Kafka reads the version's first byte
+            version = _TXN.unpack_from(e)[0]
+            if version > 0:
                 raise Crash(f"{shown}: byte {at}: unexpected aborted transaction version "
-                            f"{struct.unpack_from('>b', e, 0)[0]}, current version is 0")
+                            f"{version}, current version is 0")
         for _, e in _txn_entries(f):
-            version, pid, first, last, lso = struct.unpack_from(">bxqqqq", e, 0)
+            version, pid, first, last, lso = _TXN.unpack_from(e)
             yield "out", (f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
                           f"lastStableOffset: {lso}")
+
+
+_SNAPSHOT_CRC_FROM, _ = ProducerSnapshot.LAYOUT["producer_count"]  # the CRC covers the file from there on
 
 
 def dump_producer_snapshot(path: Path, shown: str, damage: "Damage | None" = None) -> Iterator[Line]:
@@ -373,7 +388,7 @@ def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
     except DecodeError as err:
         yield "err", f"Snapshot failed schema validation: {err.message}"
         return
-    computed = crc32c.crc32c(data[6:])  # from the producer count on
+    computed = crc32c.crc32c(data[_SNAPSHOT_CRC_FROM:])
     if computed != snap.crc:
         yield "err", f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {snap.crc}. Computed crc: {computed}"
         return
