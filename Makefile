@@ -50,7 +50,7 @@ check: install
 	$(KC) generate --check
 
 # what the compiled modules replace: read again in pure Python by make test
-PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_columns.py tests/codecs/test_kernels.py tests/storage/test_verify_deep.py tests/pipeline/test_pipeline_decode.py \
+PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py tests/codecs/test_kernels.py tests/storage/test_verify_deep.py tests/pipeline/test_pipeline_decode.py \
 	tests/codecs/test_damage_valid_crc.py tests/codecs/test_decoded_objects.py tests/codecs/test_generated_api.py \
 	tests/cross/test_cross_kafka_python.py tests/cross/test_cross_kafkajs.py tests/cross/test_cross_librdkafka.py \
 	tests/codecs/test_damaged_input.py tests/storage/test_damaged_corpus.py tests/codecs/test_properties.py tests/storage/test_file_reading.py \

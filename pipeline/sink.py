@@ -29,7 +29,7 @@ from kafkacodec.storage.change.lock import LogDirBusy, holding
 from kafkacodec.storage.change.replace import Publication
 from kafkacodec.storage.change.writer import DEFAULT_SEGMENT_BYTES, PartitionWriter
 
-from .sink_columns import RowsError, batches, partitions
+from .sink_rows import RowsError, batches, partitions
 from .sink_merge import move_segments
 from .sink_offsets import Piece, assign, rebuild_producer_files, renumber
 from .sink_transactions import left_open

@@ -56,7 +56,7 @@ def test_the_pure_backend_runs_no_compiled_code():
     the pure backend, but the iterator of a plain batch's one record (its Python version is
     replaced when codec.records is imported, and gives the same)."""
     import kafkacodec.cli  # noqa: F401 - every layer that binds kernels, loaded
-    import kafkacodec.pipeline.sink_columns  # noqa: F401
+    import kafkacodec.pipeline.sink_rows  # noqa: F401
     import kafkacodec.storage.segments.columnar  # noqa: F401
     with using("pure"):
         held = compiled_bindings()
@@ -202,7 +202,7 @@ def test_records_sections_from_columns_equal_the_generated_writers(backend, seed
     import random
 
     from kafkacodec.codec.records import _v2_records_section
-    from kafkacodec.pipeline.sink_columns import column_arrays
+    from kafkacodec.pipeline.sink_rows import column_arrays
 
     rng = random.Random(seed)
     n = rng.randrange(1, 300)
@@ -238,7 +238,7 @@ def test_records_sections_from_columns_equal_the_generated_writers(backend, seed
 
 @pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writer():
-    from kafkacodec.pipeline.sink_columns import column_arrays
+    from kafkacodec.pipeline.sink_rows import column_arrays
 
     def arrays(offsets, headers=None):
         n = len(offsets)

@@ -4,7 +4,7 @@ the same error (class, byte position, path and message).
 
 - `using(backend)`: "compiled" is the process as loaded; "pure" swaps the compiled paths back to
   their Python ones for the duration (the generated readers, the columnar kernels, and the
-  facade's readers and writers bound in codec.records and pipeline.sink_columns; only the
+  facade's readers and writers bound in codec.records and pipeline.sink_rows; only the
   iterator of a plain batch's one record stays, see compiled_bindings and test_kernels).
 - `alike(compute, backend)`: compute()'s outcome under `backend`; under "compiled" the pure
   backend must give the same (or any other `ways` of computing it given).
@@ -74,7 +74,7 @@ def using(backend: str):
         stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
                                     _wrapped_records=plain_legacy.legacy_wrapped_records,
                                     _v2_records=None, _legacy_entries=None))
-        sink = sys.modules.get("kafkacodec.pipeline.sink_columns")  # imported only with pyarrow
+        sink = sys.modules.get("kafkacodec.pipeline.sink_rows")  # imported only with pyarrow
         if sink is not None:
             stack.enter_context(patched(sink, _of_columns=None))
         yield
