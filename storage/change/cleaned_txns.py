@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from kafkacodec.generated.record_batch import RecordBatch
 
-from ..state.producers import ABORT, COMMIT
+from ..state.control_rules import ControlType, read_key
 
 
 @dataclass
@@ -47,11 +47,11 @@ class CleanedTransactions:
         if not e.records.items:
             return True
         kind = _control_type(e.records.items[0].key)
-        if kind == ABORT:
+        if kind == ControlType.abort:
             aborted = self._ongoing(e.producer_id, e.base_offset)
             self._ongoing_aborted.pop(e.producer_id, None)
             return aborted is None or not aborted.walked
-        if kind == COMMIT:
+        if kind == ControlType.commit:
             walked = e.producer_id in self._ongoing_committed
             self._ongoing_committed.discard(e.producer_id)
             return not walked
@@ -77,7 +77,8 @@ class CleanedTransactions:
 
 
 def _control_type(key: bytes | None) -> int | None:
-    """The type of a control record's key (version, type: two int16), None when unreadable."""
-    if key is None or len(key) < 4 or int.from_bytes(key[:2], "big", signed=True) < 0:
+    """The type of a control record's key, None when Kafka cannot read it."""
+    if key is None:
         return None
-    return int.from_bytes(key[2:4], "big", signed=True)
+    fields, refused = read_key(bytes(key))
+    return None if refused is not None else fields[1]

@@ -18,6 +18,7 @@ from kafkacodec.codec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batche
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError, LimitExceededError
 
 from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
+from ..state.control_rules import MARKER_TYPES, read_key, read_marker_value
 from .jsonl_check import INT32_MAX, JsonInputError, show, complete_batch
 from ..segments.records_check import Decoded, decoded_records
 from ..segments.scan import scan_bytes
@@ -35,12 +36,14 @@ def _unb64(text: str | None) -> bytes | None:
 
 def _control(key: bytes | None, value: bytes | None) -> dict | None:
     """The control record key (version, type) and, for transaction markers, the coordinator epoch."""
-    if key is None or len(key) < 4:
+    fields = None if key is None else read_key(bytes(key))[0]
+    if fields is None:
         return None
-    version, kind = int.from_bytes(key[:2], "big", signed=True), int.from_bytes(key[2:4], "big", signed=True)
+    version, kind = fields
     out: dict[str, Any] = {"type": CONTROL_TYPE_NAMES.get(kind, "UNKNOWN"), "version": version}
-    if kind in (0, 1) and value is not None and len(value) >= 6:
-        out["coordinatorEpoch"] = int.from_bytes(value[2:6], "big", signed=True)
+    marker = read_marker_value(bytes(value))[0] if kind in MARKER_TYPES and value is not None else None
+    if marker is not None:
+        out["coordinatorEpoch"] = marker[1]
     return out
 
 

@@ -18,13 +18,11 @@ import binascii
 import json
 from typing import Any, Callable
 
-from ..state.control_rules import (KEY_SIZE, MARKER_VALUE_SIZE, coordinator_epoch, key_fields, key_problem,
-                                   marker_value_problem)
+from ..state.control_rules import (MARKER_TYPES, MARKER_VALUE_SIZE, key_bytes, marker_value_bytes, read_key,
+                                   read_marker_value)
 from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
 
 TYPE_IDS = {name: kind for kind, name in CONTROL_TYPE_NAMES.items()}
-ABORT, COMMIT = TYPE_IDS["ABORT"], TYPE_IDS["COMMIT"]
-MARKERS = (ABORT, COMMIT)
 INT16_MAX, INT32_MIN, INT32_MAX = 2 ** 15 - 1, -2 ** 31, 2 ** 31 - 1
 
 Bad = Callable[[str, str], Any]  # (field, why): reports a problem
@@ -44,7 +42,7 @@ def check_control_records(given: list, records: list, producer: Any, bad: Bad) -
         if type(src) is not dict or type(out) is not dict:
             continue  # reported already
         kind = _record(src, out, f"records[{i}].", bad)
-        if i == 0 and type(producer) is int and producer >= 0 and kind is not None and kind not in MARKERS:
+        if i == 0 and type(producer) is int and producer >= 0 and kind is not None and kind not in MARKER_TYPES:
             bad(f"records[{i}].key", f"type {kind} ({CONTROL_TYPE_NAMES.get(kind, 'UNKNOWN')}), but the first record "
                                      f"of producer {producer}'s control batch is read as a transaction marker (ABORT "
                                      "or COMMIT) by a broker's recovery, which any other type stops")
@@ -65,7 +63,7 @@ def _record(src: dict, out: dict, where: str, bad: Bad) -> int | None:
         control = None
     wanted = _wanted(control, src.get("key") is not None, where, bad) if control is not None else None
     if src.get("key") is None and wanted is not None and wanted[0] is not None:
-        out["key"] = _b64(wanted[1].to_bytes(2, "big", signed=True) + wanted[0].to_bytes(2, "big", signed=True))
+        out["key"] = _b64(key_bytes(wanted[0], wanted[1]))
     if out.get("key") is not None and _bytes(out["key"]) is None:
         return None  # not base64: reported as such
     key = _bytes(out.get("key"))
@@ -73,18 +71,19 @@ def _record(src: dict, out: dict, where: str, bad: Bad) -> int | None:
         bad(where + "key", "null, but a control record's key is its version and type (4 bytes; Kafka's reader fails "
                            "on a null one): give the key, or control with its type")
         return None
-    if (why := key_problem(key)) is not None:
+    fields, why = read_key(key)
+    if why is not None:
         bad(where + "key", why)
-    if len(key) < KEY_SIZE:
+    if fields is None:
         return None
-    version, kind = key_fields(key)
+    version, kind = fields
     if wanted is not None and src.get("key") is not None:
         if (wanted[0] if wanted[0] is not None else "UNKNOWN") != (kind if kind in CONTROL_TYPE_NAMES else "UNKNOWN"):
             bad(where + "control.type", f"{control.get('type')}, but the key's type is {kind} "
                                         f"({CONTROL_TYPE_NAMES.get(kind, 'UNKNOWN')})")
         if "version" in control and wanted[1] != version:
             bad(where + "control.version", f"{wanted[1]}, but the key's version is {version}")
-    if kind in MARKERS:
+    if kind in MARKER_TYPES:
         _marker_value(src, out, control, where, bad)
     return kind
 
@@ -111,7 +110,7 @@ def _marker_value(src: dict, out: dict, control: dict | None, where: str, bad: B
         bad(where + "control.coordinatorEpoch", f"{_show(epoch)} is not a 32-bit integer")
         return
     if src.get("value") is None and epoch is not None:
-        out["value"] = _b64((0).to_bytes(2, "big") + epoch.to_bytes(4, "big", signed=True))
+        out["value"] = _b64(marker_value_bytes(epoch))
     if out.get("value") is not None and _bytes(out["value"]) is None:
         return  # not base64: reported as such
     value = _bytes(out.get("value"))
@@ -119,11 +118,12 @@ def _marker_value(src: dict, out: dict, control: dict | None, where: str, bad: B
         bad(where + "value", "null, but a transaction marker's value holds its version and coordinator epoch "
                              f"({MARKER_VALUE_SIZE} bytes): give the value, or control.coordinatorEpoch")
         return
-    if (why := marker_value_problem(value)) is not None:
+    fields, why = read_marker_value(value)
+    if why is not None:
         bad(where + "value", why)
-    if len(value) < MARKER_VALUE_SIZE:
+    if fields is None:
         return
-    given_epoch = coordinator_epoch(value)
+    given_epoch = fields[1]
     if epoch is not None and src.get("value") is not None and epoch != given_epoch:
         bad(where + "control.coordinatorEpoch", f"{epoch}, but the value's coordinator epoch is {given_epoch}")
 

@@ -20,7 +20,7 @@ from ..segments.scan import iter_file_batches
 from ..indexes.txnindex import AbortedTxn
 
 NO_PRODUCER_ID = -1
-ABORT, COMMIT = 0, 1
+ABORT, COMMIT = control_rules.MARKER_TYPES
 INT32_MAX = 2 ** 31 - 1
 SNAPSHOT_HEADER, SNAPSHOT_ENTRY = 10, 46  # version, CRC and count; one producer
 
@@ -85,16 +85,17 @@ def marker_of(batch: RecordBatch) -> Marker | None:
         field = "key" if r.key is None else "value"
         raise InvalidValueError(f"null control record {field}: a broker's recovery stops on it", None,
                                 f"record_batch/records/{field}")
-    key, value = bytes(r.key), bytes(r.value)
-    if (why := control_rules.key_problem(key)) is not None:
+    key_fields, why = control_rules.read_key(bytes(r.key))
+    if why is not None:
         raise MarkerRefused(f"control record key: {why}{CUT}", None, "record_batch/records/key")
-    kind = control_rules.key_fields(key)[1]
-    if kind not in (ABORT, COMMIT):
+    kind = key_fields[1]
+    if kind not in control_rules.MARKER_TYPES:
         raise InvalidValueError(f"control record type {kind} in a producer's batch is not a transaction marker",
                                 None, "record_batch/records/key")
-    if (why := control_rules.marker_value_problem(value)) is not None:
+    value_fields, why = control_rules.read_marker_value(bytes(r.value))
+    if why is not None:
         raise MarkerRefused(f"end transaction marker value: {why}{CUT}", None, "record_batch/records/value")
-    return Marker(kind, control_rules.coordinator_epoch(value), r.timestamp)
+    return Marker(kind, value_fields[1], r.timestamp)
 
 
 def check_marker(batch) -> None:
