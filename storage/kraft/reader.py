@@ -6,7 +6,6 @@ SnapshotHeader to its SnapshotFooter. The reader decodes a whole batch before ha
 on, so a record it cannot decode stops every broker and controller before that batch."""
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -14,22 +13,23 @@ from typing import Iterator
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError
 
-from kafkacodec.codec.kafka_json import message_json
+from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES, message_json
 
 from ..layout.logdir import Segment
+from ..state.control_rules import KEY_SIZE, ControlType, read_key
 from .records import MetadataParseError, plain, read_record, record_json
 from ..segments.reader import Damage, segment_batches
 
 TOPIC = "__cluster_metadata"
-LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, VOTERS = 2, 3, 4, 5, 6
+LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, VOTERS = (
+    ControlType.leader_change, ControlType.snapshot_header, ControlType.snapshot_footer, ControlType.kraft_version,
+    ControlType.kraft_voters)
 CONTROL_CLASSES = {LEADER_CHANGE: ControlRecord.LeaderChangeMessage,
                    SNAPSHOT_HEADER: ControlRecord.SnapshotHeaderRecord,
                    SNAPSHOT_FOOTER: ControlRecord.SnapshotFooterRecord,
                    KRAFT_VERSION: ControlRecord.KraftVersionRecord,
                    VOTERS: ControlRecord.VotersRecord}
-CONTROL_NAMES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
-                 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}  # Kafka's ControlRecordType; any other is UNKNOWN
-CONTROL_FLAG = 0x20
+CONTROL_NAMES = CONTROL_TYPE_NAMES  # Kafka's ControlRecordType; any other is UNKNOWN
 
 
 class MetadataLogProblem(KafkaCodecError):
@@ -72,10 +72,11 @@ def _control_problem(key: bytes | None, value: bytes | None) -> tuple[int | None
         return None, "Missing value in the record when a value was expected"
     if not value:
         return None, "Got an unexpected empty value in the record"
-    if len(key) < 4:
-        return None, ("Invalid value size found for end control record key. Must have at least 4 bytes, but found "
-                      f"only {len(key)}")
-    version, kind = struct.unpack_from(">hh", key)
+    fields = read_key(key)[0]
+    if fields is None:
+        return None, ("Invalid value size found for end control record key. Must have at least "
+                      f"{KEY_SIZE} bytes, but found only {len(key)}")
+    version, kind = fields
     if version < 0:
         return None, f"Invalid version found for control record: {version}. May indicate data corruption"
     if kind not in CONTROL_CLASSES:
@@ -145,7 +146,7 @@ def file_batches(seg: Segment) -> Iterator[FileBatch]:
             raise MetadataLogProblem(f"{seg.log}: byte {batch.position}: a magic {batch.magic} log entry, where "
                                      "Kafka's metadata reader takes only v2 record batches (it stops here)")
         entry = batch.entry
-        control = bool(entry.attributes & CONTROL_FLAG)
+        control = entry.is_control
         try:
             records = list(batch)
         except DecodeError as err:  # damage under a valid CRC
