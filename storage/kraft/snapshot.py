@@ -3,20 +3,21 @@ at its newest version), and a `.checkpoint` file holding them between a Snapshot
 SnapshotFooter, its batches numbered from offset 0 at the snapshot's epoch."""
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 from kafkacodec.codec.records import Record, write_batch
+from kafkacodec.generated.control_record import ControlRecord
+from kafkacodec.generated.kafka_types import KafkaTypes
 
 from ..diskio.durable import write_atomically
 from .image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
-from .pack import BY_NAME, pack, uvarint
+from .pack import BY_NAME, pack
 from .records import TYPES
 from ..layout.names import KRAFT_SNAPSHOT
+from ..state.control_rules import ControlType, key_bytes
 
 CONFIG_IDS = {name: number for number, name in CONFIG_TYPES.items()}
 MECHANISM_IDS = {name: number for number, name in SCRAM_MECHANISMS.items()}
-SNAPSHOT_HEADER, SNAPSHOT_FOOTER = 3, 4
 RECORDS_PER_BATCH = 100
 
 
@@ -54,20 +55,31 @@ def image_records(image: Image) -> list[dict]:
 
 
 def _control(kind: int, value: bytes, offset: int, time: int, epoch: int) -> bytes:
-    record = Record(key=struct.pack(">hh", 0, kind), value=value, timestamp=time, offset=offset)
+    record = Record(key=key_bytes(kind), value=value, timestamp=time, offset=offset)
     return write_batch([record], base_offset=offset, partition_leader_epoch=epoch, is_control=True)
+
+
+def header_value(time: int) -> bytes:
+    """A SnapshotHeaderRecord at version 0, as Kafka writes it: the snapshot's last append time."""
+    return ControlRecord.SnapshotHeaderRecord(version=0, last_contained_log_timestamp=time,
+                                              tagged_fields=KafkaTypes.TaggedFields(fields=[])).to_bytes()
+
+
+def footer_value() -> bytes:
+    """A SnapshotFooterRecord at version 0, as Kafka writes it."""
+    return ControlRecord.SnapshotFooterRecord(version=0, tagged_fields=KafkaTypes.TaggedFields(fields=[])).to_bytes()
 
 
 def snapshot_bytes(records: list[dict], epoch: int, time: int) -> bytes:
     """A snapshot file's bytes: header, the records in batches, footer."""
-    out = [_control(SNAPSHOT_HEADER, struct.pack(">hq", 0, time) + uvarint(0), 0, time, epoch)]
+    out = [_control(ControlType.snapshot_header, header_value(time), 0, time, epoch)]
     offset = 1
     for start in range(0, len(records), RECORDS_PER_BATCH):
         chunk = [Record(value=pack(r), timestamp=time, offset=offset + i)
                  for i, r in enumerate(records[start:start + RECORDS_PER_BATCH])]
         out.append(write_batch(chunk, base_offset=offset, partition_leader_epoch=epoch))
         offset += len(chunk)
-    out.append(_control(SNAPSHOT_FOOTER, struct.pack(">h", 0) + uvarint(0), offset, time, epoch))
+    out.append(_control(ControlType.snapshot_footer, footer_value(), offset, time, epoch))
     return b"".join(out)
 
 

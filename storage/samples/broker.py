@@ -28,6 +28,7 @@ from kafkacodec.generated.transaction_log import TransactionLog
 from ..layout import textfiles
 from kafkacodec.codec.internal_topics import offset_commit_key, offset_commit_record
 from ..change.writer import PartitionWriter
+from ..state.control_rules import ControlType, key_bytes, marker_value_bytes
 
 T0 = 1_600_000_000_000
 SEGMENT_BYTES = 16 * 1024
@@ -44,8 +45,7 @@ def _events(start: int, n: int, headers: bool = False, size: int = 60):
 
 def _marker(kind: int, timestamp: int, coordinator_epoch: int = 0) -> list[dict]:
     """A transaction marker: control key (version 0, type) and EndTransactionMarker value."""
-    return [{"key": b"\x00\x00" + kind.to_bytes(2, "big"),
-             "value": b"\x00\x00" + coordinator_epoch.to_bytes(4, "big"), "timestamp": timestamp}]
+    return [{"key": key_bytes(kind), "value": marker_value_bytes(coordinator_epoch), "timestamp": timestamp}]
 
 
 def _clicks_0(w: PartitionWriter) -> None:
@@ -89,16 +89,16 @@ def _payments_0(w: PartitionWriter) -> None:
         data(1000, 5, codec="lz4")  # idempotent, not transactional
     data(2000, 4, 3, True)
     data(2000, 4, 3, True)
-    end(2000, 1, 3)  # COMMIT
+    end(2000, ControlType.commit, 3)
     data(3000, 3, 1, True, "gzip")  # opens a transaction that outlives the next abort
     data(2000, 4, 3, True, "zstd")
     data(1000, 5, codec="snappy")
-    end(2000, 0, 3)  # ABORT while 3000's transaction is open: the last stable offset stays behind
+    end(2000, ControlType.abort, 3)  # while 3000's transaction is open: the last stable offset stays behind
     data(3000, 3, 1, True)
-    end(3000, 1, 1)  # COMMIT
+    end(3000, ControlType.commit, 1)
     seqs[2000] = 0  # a new producer epoch starts its sequences again
     data(2000, 6, 4, True, "lz4")
-    end(2000, 0, 4)  # ABORT with nothing else open
+    end(2000, ControlType.abort, 4)  # with nothing else open
     data(3000, 2, 1, True)  # still open when the log ends
     data(1000, 3)
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
 from pathlib import Path
 
 from kafkacodec.codec.records import Record
+from kafkacodec.generated.control_record import ControlRecord
+from kafkacodec.generated.kafka_types import KafkaTypes
 
 from ..kraft.image import Image
 from ..kraft.records import TYPES
-from ..kraft.pack import pack, uvarint
+from ..kraft.pack import pack
 from ..kraft.snapshot import write_snapshot
 from ..change.writer import PartitionWriter
+from ..state.control_rules import ControlType, key_bytes
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000
@@ -123,8 +125,11 @@ EPOCH = 1
 
 
 def _leader_change(leader: int) -> bytes:
-    voters = uvarint(2) + struct.pack(">i", leader) + uvarint(0)
-    return struct.pack(">hi", 0, leader) + voters + voters + uvarint(0)
+    """A LeaderChangeMessage at version 0: `leader` elected as the quorum's only voter, by itself."""
+    def voters():
+        return [ControlRecord.Voter(voter_id=leader, tagged_fields=KafkaTypes.TaggedFields(fields=[]))]
+    return ControlRecord.LeaderChangeMessage(version=0, leader_id=leader, voters=voters(), granting_voters=voters(),
+                                             tagged_fields=KafkaTypes.TaggedFields(fields=[])).to_bytes()
 
 
 def write_metadata_sample(root: str | Path) -> Path:
@@ -132,7 +137,7 @@ def write_metadata_sample(root: str | Path) -> Path:
     part_dir = Path(root) / "__cluster_metadata-0"
     image = Image()
     with PartitionWriter(part_dir, segment_bytes=SEGMENT_BYTES) as w:
-        w.append([Record(key=struct.pack(">hh", 0, 2), value=_leader_change(CONTROLLER), timestamp=T0)],
+        w.append([Record(key=key_bytes(ControlType.leader_change), value=_leader_change(CONTROLLER), timestamp=T0)],
                  partition_leader_epoch=EPOCH, is_control=True)
         for minutes, records in BEFORE_SNAPSHOT:
             w.append([Record(value=pack(r), timestamp=T0 + minutes * MINUTE) for r in records],
