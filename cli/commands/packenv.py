@@ -12,7 +12,6 @@ cluster, which docs/recipes/spark-cluster.sh runs.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import io
 import json
@@ -140,17 +139,19 @@ def add_installed(contents: Contents, dist: metadata.Distribution) -> None:
             contents.add(f.as_posix(), path)
 
 
-def _built_from_source_beside(name: str, path: Path) -> bool:
-    """Whether the compiled module `name` (at `path`) was built from the .pyx beside it, which
+def _built_from_source_beside(name: str) -> bool:
+    """Whether the compiled module `name` was built from the .pyx beside it, which
     it names by hash: one that was not would be used where no .pyx is beside it, as in the archive."""
-    pyx = path.with_name(name.rpartition(".")[2] + ".pyx")
-    if not pyx.exists():
+    from kafkacodec.runtime.compiled import sha256_beside  # the loader's own rule of freshness
+
+    want = sha256_beside(name)
+    if want is None:
         return True
     try:
         module = importlib.import_module(name)
     except ImportError:
         return False
-    return getattr(module, "SOURCE_SHA256", None) == hashlib.sha256(pyx.read_bytes()).hexdigest()
+    return getattr(module, "SOURCE_SHA256", None) == want
 
 
 def add_editable(contents: Contents, dist: metadata.Distribution, source: Path) -> None:
@@ -170,7 +171,7 @@ def add_editable(contents: Contents, dist: metadata.Distribution, source: Path) 
                 contents.add(f"{into}/{path.name}", path)
             elif _is_extension(path.name):
                 name = f"{package}.{path.name.split('.')[0]}"
-                if _built_from_source_beside(name, path):
+                if _built_from_source_beside(name):
                     contents.add(f"{into}/{path.name}", path)
                 else:
                     contents.stale.append(name)

@@ -118,3 +118,13 @@ def test_pure_mode_in_the_environment_loads_neither_kind():
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.split() == ["None", "None", "None", "[]"], out.stderr
+
+
+def test_pack_env_takes_a_compiled_module_by_the_loader_s_rule(package):
+    """pack-env ships a checkout's compiled module only when the loader would use it there."""
+    from kafkacodec.cli.commands.packenv import _built_from_source_beside
+
+    current, stale, wheel = (package(digest(b"a"), b"a"), package(digest(b"a"), b"b"), package(digest(b"a"), None))
+    assert _built_from_source_beside(current) is True
+    assert _built_from_source_beside(stale) is False
+    assert _built_from_source_beside(wheel) is True
