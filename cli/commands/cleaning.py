@@ -219,12 +219,8 @@ class _Job:
         kept = sorted((tp, offset) for tp, offset in entries.items() if f"{tp[0]}-{tp[1]}" in present)
         if CLEANER_CHECKPOINT in files:  # the source's copy, staged for a target without one: this takes its place
             files.remove(CLEANER_CHECKPOINT)
-        try:
-            write_checkpoint(pub.files / CLEANER_CHECKPOINT, [[topic, partition, offset]
-                                                              for (topic, partition), offset in kept])
-        except OSError as err:
-            from kafkacodec.storage.diskio.safeio import os_problem
-            raise os_problem(pub.files / CLEANER_CHECKPOINT, err) from None
+        write_checkpoint(pub.files / CLEANER_CHECKPOINT, [[topic, partition, offset]  # a FileProblem on failure
+                                                          for (topic, partition), offset in kept])
         return [CLEANER_CHECKPOINT]
 
     def _retain(self, part, due, pub, changed: list[str]) -> None:

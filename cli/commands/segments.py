@@ -62,7 +62,6 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     from kafkacodec.storage.diskio.durable import write_files_atomically
     from kafkacodec.storage.exchange.jsonl import JsonInputError, check_index_range, segment_from_json
     from kafkacodec.storage.layout.names import first_offset_of, offset_from_name
-    from kafkacodec.storage.diskio.safeio import os_problem
     from kafkacodec.storage.segments.scan import scan_bytes
     from kafkacodec.storage.change.segment_files import replace_segment
 
@@ -101,10 +100,7 @@ def write(out: Path, force: bool, with_index: bool, recompute: bool, accept_dama
     if with_index or out.suffix == ".log":  # a segment: its indexes go with it
         removed = replace_segment(out, indexes, segment.data)
     else:
-        try:
-            write_files_atomically({out: segment.data})
-        except OSError as err:
-            raise os_problem(out, err) from None
+        write_files_atomically({out: segment.data})  # its failure is a FileProblem naming the file
         removed = []
     for path in removed:
         click.echo(f"note: removed {path}, which indexed the segment replaced (--index writes new ones)", err=True)
@@ -159,15 +155,11 @@ def convert(src: Path, out: Path, magic: int, compression: str | None, force: bo
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    """The file written whole (files.write_atomically, which removes its temporary file on any
+    """The file written whole (durable.write_atomically, which removes its temporary file on any
     failure); a failure to write (a read-only file system, no space left) is a FileProblem naming the file."""
     from kafkacodec.storage.diskio.durable import write_atomically
-    from kafkacodec.storage.diskio.safeio import os_problem
 
-    try:
-        write_atomically(path, data)
-    except OSError as err:
-        raise os_problem(path, err) from None
+    write_atomically(path, data)
 
 
 @click.command()

@@ -21,6 +21,8 @@ from . import journal
 from ..diskio.durable import TMP_SUFFIX, fsync_dir, fsync_tree, remove_tree, rename_durably, unlink_durably
 from .journal import JournalProblem, Pending
 from ..diskio.safeio import FileProblem, os_problem
+from ..audit.verify import verify_partition
+from ..layout.logdir import open_partition
 
 STAGING_NAME = ".kafkacodec-clean"
 LEGACY_OLD_SUFFIX = ".kafkacodec-old"  # a partition moved aside by versions without a journal
@@ -307,8 +309,6 @@ def clear_leftovers(root: Path, dry_run: bool) -> list[str]:
 
 def _reads_whole(partition: Path) -> bool:
     """Every batch and record of the partition directory reads and its indexes agree (deep verify)."""
-    from ..layout.logdir import open_partition
-    from ..audit.verify import verify_partition
     try:
         return all(report.ok for report in verify_partition(open_partition(partition)))
     except (KafkaCodecError, OSError):

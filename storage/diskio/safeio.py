@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
 from pathlib import Path
 from typing import BinaryIO
@@ -38,7 +39,6 @@ def os_problem(path: str | Path, err: OSError) -> FileProblem:
 def copy_file(src: Path, dst: Path) -> None:
     """shutil.copy2, its failure a FileProblem naming the file at fault: the copy when the
     writing fails (a full or read-only disk), the source when the reading does."""
-    import shutil
     try:
         shutil.copy2(src, dst)
     except OSError as err:

@@ -5,6 +5,7 @@ numbers), and a FileProblem for a file that is not a small regular file."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,8 +174,6 @@ QUORUM_STATE_FIELDS = {
 def read_quorum_state(path: str | Path) -> dict:
     """A KRaft voter's `quorum-state`: its first line, a JSON object with `data_version` 0 or 1
     and the election state of that version (the leader and epoch it knows, whom it voted for)."""
-    import json
-
     line = _read_lines(path)[0]
     try:
         state = json.loads(line)
