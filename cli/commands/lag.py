@@ -99,7 +99,7 @@ class _LogEnds:
         self.found: dict[tuple[str, int], int | None] = {}
 
     def __call__(self, topic: str, partition: int) -> int | None:
-        from kafkacodec.storage.audit.positions import log_end_offset
+        from kafkacodec.storage.segments.reader import log_end_offset
 
         key = (topic, partition)
         if key not in self.found:

@@ -13,7 +13,7 @@ from kafkacodec.runtime.errors import DecodeError
 from ..dump_log.record_text import utf8
 from ..layout.logdir import Partition
 from ..indexes.lookup import find_offset, find_timestamp
-from ..segments.reader import Damage, segment_batches
+from ..segments.reader import Damage, log_end_offset, segment_batches
 from ..segments.scan import iter_file_batches
 from ..layout.textfiles import read_offset_checkpoint
 from .times import iso_millis
@@ -148,19 +148,6 @@ def records_with_key(part: Partition, key: bytes, advance: Callable[[int], None]
                 if record.key is not None and bytes(record.key) == key:
                     yield _hit(part, seg.log, item, record)
         advance(seg.log.stat().st_size)
-
-
-def log_end_offset(part: Partition) -> int | None:
-    """The offset after the last valid batch (after damage: where recovery would end the log)."""
-    for seg in reversed(part.segments):
-        last = None
-        for item in iter_file_batches(seg.log):  # CRCs checked: the end recovery would keep
-            if isinstance(item, DecodeError):
-                break
-            last = item.last_offset
-        if last is not None:
-            return last + 1
-    return part.segments[-1].base_offset if part.segments else None
 
 
 def log_start_offset(part: Partition, root: Path) -> int | None:

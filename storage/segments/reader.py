@@ -10,7 +10,7 @@ from kafkacodec.runtime.errors import DecodeError
 
 from ..layout.logdir import Partition, Segment
 from .resync import next_valid_batch
-from .scan import file_frames
+from .scan import file_frames, iter_file_batches
 from ..diskio.windowed import WindowedFile
 
 OnDamage = Callable[["Damage"], None]
@@ -100,3 +100,16 @@ def partition_records(part: Partition, verify: bool = True, on_damage: OnDamage 
             continue
         for record in records:
             yield batch, record
+
+
+def log_end_offset(part: Partition) -> int | None:
+    """The offset after the last valid batch (after damage: where recovery would end the log)."""
+    for seg in reversed(part.segments):
+        last = None
+        for item in iter_file_batches(seg.log):  # CRCs checked: the end recovery would keep
+            if isinstance(item, DecodeError):
+                break
+            last = item.last_offset
+        if last is not None:
+            return last + 1
+    return part.segments[-1].base_offset if part.segments else None

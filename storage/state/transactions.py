@@ -9,7 +9,7 @@ from typing import Iterator
 from kafkacodec.runtime.errors import DecodeError
 
 from ..layout.logdir import Partition
-from ..audit.positions import log_end_offset
+from ..segments.reader import log_end_offset
 from .producers import ProducerState, state_at
 from ..segments.reader import OnDamage, partition_batches
 from ..diskio.safeio import check_regular

@@ -26,10 +26,7 @@ UNPLACED = {
     "kafkacodec.formatdocs": "format documentation the command line writes from the generator's model",
 }
 # upward imports known and not yet moved down: (importer, imported) -> why it is still there
-KNOWN = {
-    ("kafkacodec.storage.state.transactions", "kafkacodec.storage.audit.positions"):
-        "log_end_offset, which the read-committed view needs, still lives with audit's position lookups",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _within(name: str, prefix: str) -> bool:
