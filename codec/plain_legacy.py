@@ -8,9 +8,23 @@ from __future__ import annotations
 import struct
 import zlib
 
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from .attribute_bits import COMPRESSION, TIMESTAMP_TYPE_AT
+
 _HEAD = struct.Struct(">qiIBB")  # offset, message size, crc, magic, attributes
 _INT32 = struct.Struct(">i")
 _TIMESTAMP_KEY_LENGTH = struct.Struct(">qi")
+# places from the schema's LAYOUTs: an entry's size field and its end, where the message starts;
+# in the message, where its CRC starts counting and where its fixed fields end
+_SIZE_AT, _ = LegacyLogEntry.LAYOUT["message_size"]
+_OVERHEAD = max(at + width for at, width in LegacyLogEntry.LAYOUT.values())
+_CRC_FROM, _ = LegacyLogEntry.LegacyMessage.LAYOUT["magic"]
+_FIXED = max(at + width for at, width in LegacyLogEntry.LegacyMessage.LAYOUT.values())
+_MIN_MESSAGE = LegacyLogEntry.LegacyMessage(magic=0).size()  # magic 0, null key and value: Kafka's least size
+_MIN_ENTRY = _OVERHEAD + _MIN_MESSAGE
+_V0_KEY_AT, _V1_KEY_AT = _FIXED + _INT32.size, _FIXED + _TIMESTAMP_KEY_LENGTH.size  # after the key's length
+if _HEAD.size != _OVERHEAD + _FIXED:
+    raise ImportError("the legacy entry's leading fields are not those _HEAD reads")
 _batch_cls = _record_cls = None
 
 
@@ -23,20 +37,20 @@ def bind_facade(batch_cls: type, record_cls: type) -> None:
 def _plain_entry(buf: bytes, pos: int, end: int, verify: bool):
     """(end, offset, magic, attributes, timestamp, key, value) of the log entry at `pos` holding
     one uncompressed v0/v1 message; None for anything else."""
-    if end - pos < 12 + 14:
+    if end - pos < _MIN_ENTRY:
         return None
     offset, size, crc, magic, attributes = _HEAD.unpack_from(buf, pos)
-    if size < 14 or size > end - pos - 12 or magic > 1 or attributes & 0x07:
+    if size < _MIN_MESSAGE or size > end - pos - _OVERHEAD or magic > 1 or attributes & COMPRESSION:
         return None
-    start, stop = pos + 12, pos + 12 + size
+    start, stop = pos + _OVERHEAD, pos + _OVERHEAD + size
     if magic:
-        if size < 18:
+        if size < _V1_KEY_AT:
             return None
-        timestamp, key_length = _TIMESTAMP_KEY_LENGTH.unpack_from(buf, start + 6)
-        q = start + 18
+        timestamp, key_length = _TIMESTAMP_KEY_LENGTH.unpack_from(buf, start + _FIXED)
+        q = start + _V1_KEY_AT
     else:
-        key_length, = _INT32.unpack_from(buf, start + 6)
-        timestamp, q = -1, start + 10
+        key_length, = _INT32.unpack_from(buf, start + _FIXED)
+        timestamp, q = -1, start + _V0_KEY_AT
     if key_length >= 0:
         if key_length > stop - q:
             return None
@@ -50,7 +64,7 @@ def _plain_entry(buf: bytes, pos: int, end: int, verify: bool):
     q += 4
     if (q + value_length if value_length >= 0 else q) != stop:  # the value ends the message
         return None
-    if verify and zlib.crc32(buf[start + 4:stop]) != crc:
+    if verify and zlib.crc32(buf[start + _CRC_FROM:stop]) != crc:
         return None
     return stop, offset, magic, attributes, timestamp, key, buf[q:stop] if value_length >= 0 else None
 
@@ -60,7 +74,7 @@ def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch
     out = []
     new_batch, new_record = _batch_cls.__new__, _record_cls
     while pos < end and len(out) < max_entries:
-        if end - pos >= 12 and _INT32.unpack_from(buf, pos + 8)[0] > max_batch_bytes:
+        if end - pos >= _OVERHEAD and _INT32.unpack_from(buf, pos + _SIZE_AT)[0] > max_batch_bytes:
             break
         found = _plain_entry(buf, pos, end, verify)
         if found is None:
@@ -69,7 +83,8 @@ def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch
         batch = new_batch(_batch_cls)
         batch._entry, batch.position, batch.size, batch.verify = None, pos, after - pos, verify
         batch._buffer, batch._at = buf, pos
-        batch._record = new_record(key, value, timestamp, offset, [], (attributes >> 3) & 1 if magic else -1)
+        batch._record = new_record(key, value, timestamp, offset, [],
+                                   (attributes >> TIMESTAMP_TYPE_AT) & 1 if magic else -1)
         out.append(batch)
         pos = after
     return out, pos
@@ -97,6 +112,6 @@ def legacy_wrapped_records(data, wrapper_offset: int, wrapper_magic: int, append
     if log_append:
         return [new_record(key, value, append_time, base + offset, [], 1)
                 for _, offset, _, _, _, key, value in found]
-    return [new_record(key, value, timestamp, base + offset, [], (attributes >> 3) & 1) if magic
+    return [new_record(key, value, timestamp, base + offset, [], (attributes >> TIMESTAMP_TYPE_AT) & 1) if magic
             else new_record(key, value, -1, base + offset, [], -1)
             for _, offset, magic, attributes, timestamp, key, value in found]

@@ -13,6 +13,7 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from . import plain_legacy
+from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
                                        TruncatedError)
@@ -187,13 +188,14 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
     consumer that checks CRCs (the wrapper's CRC covers only the compressed bytes)."""
     m = entry.message
     attributes = m.attributes
-    if not attributes & 0x07:  # an ordinary message (the common case, read with plain field access)
+    if not attributes & COMPRESSION:  # an ordinary message (the common case, read with plain field access)
         if m.magic == 0:
             return [Record(m.key, m.value, -1, entry.offset, [], -1)]
-        return [Record(m.key, m.value, m.timestamp, entry.offset, [], (attributes >> 3) & 1)]
-    log_append = m.magic >= 1 and (attributes >> 3) & 1 == 1
+        return [Record(m.key, m.value, m.timestamp, entry.offset, [], (attributes >> TIMESTAMP_TYPE_AT) & 1)]
+    log_append = m.magic >= 1 and (attributes >> TIMESTAMP_TYPE_AT) & 1 == 1
     # a wrapper read from bytes, its value not null (built objects have no value_length until written)
-    if _wrapped_records is not None and 1 <= attributes & 0x07 <= 3 and (m.value_length or -1) >= 0:
+    if _wrapped_records is not None and CODECS["gzip"] <= attributes & COMPRESSION <= CODECS["lz4"] \
+            and (m.value_length or -1) >= 0:
         try:
             data = m.value_bytes()  # decompressed
         except DecodeError:
@@ -228,14 +230,14 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
                                 f"{im._load_crc_checksum()}", None, "legacy_log_entry/message/value",
                                 stored=im.crc, computed=im._load_crc_checksum())
         inner_attributes = im.attributes
-        if inner_attributes & 0x07:
+        if inner_attributes & COMPRESSION:
             raise InvalidValueError("inner messages must not be compressed", None, "legacy_log_entry/message")
         if log_append:
             ts, tt = m.timestamp, 1
         elif im.magic == 0:
             ts, tt = -1, -1
         else:
-            ts, tt = im.timestamp, (inner_attributes >> 3) & 1
+            ts, tt = im.timestamp, (inner_attributes >> TIMESTAMP_TYPE_AT) & 1
         out.append(Record(im.key, im.value, ts, base + e.offset, [], tt))
     return out
 
@@ -312,7 +314,8 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
         raise ValueError("a v2 batch written by a producer holds at least one record")
     if append_time and log_append_time is not None:
         max_ts = log_append_time
-    attrs = codec | (0x08 if append_time else 0) | (0x10 if is_transactional else 0) | (0x20 if is_control else 0)
+    attrs = (codec | (LOG_APPEND_TIME if append_time else 0) | (TRANSACTIONAL if is_transactional else 0)
+             | (CONTROL if is_control else 0))
     batch = RecordBatch(
         base_offset=first, partition_leader_epoch=partition_leader_epoch, attributes=attrs,
         last_offset_delta=last - first, base_timestamp=base_ts, max_timestamp=max_ts,
@@ -352,7 +355,7 @@ def _v2_records_section(records: Iterable, base_offset: int):
 
 def _write_legacy(records, base_offset, magic, codec, append_time, log_append_time) -> bytes:
     """Entry after entry, or one compressed wrapper around them."""
-    ts_attr = 0x08 if (append_time and magic == 1) else 0
+    ts_attr = LOG_APPEND_TIME if (append_time and magic == 1) else 0
     fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
     found = None
     if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:

@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import crc32c
 
+from kafkacodec.codec.attribute_bits import COMPRESSION, CONTROL, DELETE_HORIZON, LOG_APPEND_TIME, TRANSACTIONAL
 from kafkacodec.codec.records import CODEC_NAMES, TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
@@ -224,7 +225,7 @@ def _bool(value: bool) -> str:
 
 
 def _codec(attributes: int, shown: str, pos: int) -> str:
-    codec = attributes & 0x07
+    codec = attributes & COMPRESSION
     if codec not in CODEC_NAMES:
         raise Crash(f"{shown}: byte {pos}: unknown compression type id {codec}")
     return CODEC_NAMES[codec]
@@ -238,19 +239,19 @@ def batch_line(b: bytes, position: int, shown: str, at: int) -> str:
             raise Crash(f"{shown}: byte {at}: a {len(b)}-byte batch is shorter than a v2 batch header ({V2_HEADER})")
         base, leader_epoch, crc, attrs, delta, base_ts, max_ts, pid, epoch, base_seq, count = _V2_LINE.unpack_from(b)
         last_seq = -1 if base_seq == -1 else increment_sequence(base_seq, delta)
-        horizon = f"OptionalLong[{base_ts}]" if attrs & 0x40 else "OptionalLong.empty"
+        horizon = f"OptionalLong[{base_ts}]" if attrs & DELETE_HORIZON else "OptionalLong.empty"
         return (f"baseOffset: {base} lastOffset: {base + delta} count: {count} baseSequence: {base_seq} "
                 f"lastSequence: {last_seq} producerId: {pid} producerEpoch: {epoch} "
-                f"partitionLeaderEpoch: {leader_epoch} isTransactional: {_bool(attrs & 0x10)} "
-                f"isControl: {_bool(attrs & 0x20)} deleteHorizonMs: {horizon} position: {position} "
-                f"{'LogAppendTime' if attrs & 0x08 else 'CreateTime'}: {max_ts} size: {len(b)} magic: {magic} "
-                f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} "
+                f"partitionLeaderEpoch: {leader_epoch} isTransactional: {_bool(attrs & TRANSACTIONAL)} "
+                f"isControl: {_bool(attrs & CONTROL)} deleteHorizonMs: {horizon} position: {position} "
+                f"{'LogAppendTime' if attrs & LOG_APPEND_TIME else 'CreateTime'}: {max_ts} size: {len(b)} "
+                f"magic: {magic} compresscodec: {_codec(attrs, shown, at)} crc: {crc} "
                 f"isvalid: {_bool(crc32c.crc32c(b[V2_CRC_FROM:]) == crc)}")
     # a legacy entry: offset, size, then the message: crc, magic, attributes, timestamp (magic 1)
     offset, crc, attrs = _LEGACY_LINE.unpack_from(b)
     ts_type, ts = "NoTimestampType", -1
     if magic == 1:  # the 14 bytes a size must have hold the timestamp
-        ts_type = "LogAppendTime" if attrs & 0x08 else "CreateTime"
+        ts_type = "LogAppendTime" if attrs & LOG_APPEND_TIME else "CreateTime"
         ts = _LEGACY_TIMESTAMP.unpack_from(b, LEGACY_HEADER)[0]
     return (f"offset: {offset} position: {position} {ts_type}: {ts} size: {len(b)} magic: {magic} "
             f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} "

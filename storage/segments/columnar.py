@@ -19,6 +19,7 @@ try:  # Arrow only for the arrays handed out; decoding by columns (deep verify) 
 except ImportError:  # pragma: no cover - the [columnar] extra is not installed
     pa = None
 
+from kafkacodec.codec.attribute_bits import COMPRESSION, LOG_APPEND_TIME
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
@@ -30,8 +31,6 @@ from .scan import file_frames
 from ..diskio.windowed import WindowedFile
 
 Record = RecordBatch.Record
-COMPRESSION = 0x07
-LOG_APPEND_TIME = 0x08
 # records read together by Record._columns: as many as keep their bytes within a few MiB, so that
 # the passes over them after the first find them in cache
 CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kafkacodec.codec.attribute_bits import COMPRESSION
 from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 
@@ -95,7 +96,7 @@ def placed(err: DecodeError, b: BatchInfo, path) -> DecodeError:
     """The error of a batch's records, placed in the file. Positions in an uncompressed v2 batch's
     records become file positions; in a compressed batch they are in its decompressed records, so
     the message says so and the batch's own position stands."""
-    compressed = int(b.entry.attributes & 0x07) if b.magic >= 2 else int(b.entry.message.compression)
+    compressed = int(b.entry.attributes & COMPRESSION) if b.magic >= 2 else int(b.entry.message.compression)
     if b.magic >= 2 and not compressed and err.position is not None:
         err.position += b.position + V2_HEADER
     else:

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import crc32c
 import pytest
+from kafka.record.default_records import DefaultRecordBase
+from kafka.record.legacy_records import LegacyRecordBase
 
+from kafkacodec.codec import attribute_bits as bits
 from kafkacodec.codec import records
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
@@ -25,8 +28,9 @@ V2_LAYOUT = RecordBatch.LAYOUT
 ENTRY_LAYOUT = LegacyLogEntry.LAYOUT
 MESSAGE_LAYOUT = LegacyLogEntry.LegacyMessage.LAYOUT
 # the modules that read raw header bytes with places derived from the LAYOUTs
-MODULES = ["codec/records.py", *(f"storage/{layer}/{p.name}" for layer in ("segments", "dump_log")
-                                 for p in sorted((ROOT / "storage" / layer).glob("*.py")))]
+MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py",
+           *(f"storage/{layer}/{p.name}" for layer in ("segments", "dump_log")
+             for p in sorted((ROOT / "storage" / layer).glob("*.py")))]
 
 
 def _end(layout):
@@ -75,6 +79,39 @@ def test_codec_and_timestamp_type_numbers_are_the_enums():
                                        kinds.log_append_time.value: "LogAppendTime"}
     assert all(type(k) is int for k in records.TIMESTAMP_TYPES)
     assert {m.value for m in RecordBatch.TimestampType} <= set(records.TIMESTAMP_TYPES)
+
+
+def test_attribute_bits_are_kafkas():
+    """The masks found by asking the generated classes are Kafka's: kafka-python's for v2 batches
+    and legacy messages, and RecordBatch.java's DELETE_HORIZON_FLAG_MASK, which kafka-python lacks."""
+    v2, legacy = DefaultRecordBase, LegacyRecordBase
+    assert (bits.COMPRESSION, bits.LOG_APPEND_TIME, bits.TRANSACTIONAL, bits.CONTROL) == (
+        v2.CODEC_MASK, v2.TIMESTAMP_TYPE_MASK, v2.TRANSACTIONAL_MASK, v2.CONTROL_MASK)
+    assert (bits.COMPRESSION, bits.LOG_APPEND_TIME) == (legacy.CODEC_MASK, legacy.TIMESTAMP_TYPE_MASK)
+    assert (bits.COMPRESSION, bits.LOG_APPEND_TIME, bits.TRANSACTIONAL, bits.CONTROL, bits.DELETE_HORIZON) == (
+        0x07, 0x08, 0x10, 0x20, 0x40)
+    assert 1 << bits.TIMESTAMP_TYPE_AT == bits.LOG_APPEND_TIME
+
+
+def test_attribute_bits_read_real_batches_as_the_generated_readers(sample):
+    """On every batch of the sample, the masks applied to the raw attributes give what the
+    generated instances give (codec, timestamp type, transactional, control, delete horizon)."""
+    seen = set()
+    for path in _segments(sample):
+        for batch in records.read_batches(path.read_bytes()):
+            e = batch.entry.message if batch.is_legacy else batch.entry
+            a = e.attributes
+            assert a & bits.COMPRESSION == int(e.compression)
+            if not batch.is_legacy:
+                assert (a >> bits.TIMESTAMP_TYPE_AT) & 1 == int(e.timestamp_type)
+                assert (bool(a & bits.TRANSACTIONAL), bool(a & bits.CONTROL), bool(a & bits.DELETE_HORIZON)) == (
+                    e.is_transactional, e.is_control, e.has_delete_horizon)
+                seen.update(name for name, on in (("transactional", e.is_transactional), ("control", e.is_control),
+                                                  ("append", int(e.timestamp_type) == 1)) if on)
+            elif e.magic == 1:
+                assert (a >> bits.TIMESTAMP_TYPE_AT) & 1 == int(e.timestamp_type)
+            seen.add(int(e.compression))
+    assert {"transactional", "control", 1, 2, 3, 4} <= seen
 
 
 def test_kraft_control_types_are_the_enum():
@@ -163,6 +200,53 @@ def test_the_scan_finds_restated_offsets():
 @pytest.mark.parametrize("module", MODULES)
 def test_no_module_restates_a_header_offset(module):
     assert restated_offsets((ROOT / module).read_text()) == []
+
+
+# the attribute masks, and the words a name given one would hold
+MASKS = {bits.COMPRESSION, bits.LOG_APPEND_TIME, bits.TRANSACTIONAL, bits.CONTROL, bits.DELETE_HORIZON}
+MASK_WORDS = ("ATTR", "CODEC", "COMPRESSION", "TIMESTAMP", "APPEND", "TRANSACTIONAL", "CONTROL", "HORIZON", "MASK")
+
+
+def restated_attribute_bits(source: str) -> list[tuple[int, int]]:
+    """(line, number) of each attribute bit written out: a mask tested or set (`a & 0x20`,
+    `codec | 0x10`, `0x08 if t else 0`), the timestamp type's bit shifted down
+    (`(a >> 3) & 1`), or a mask given to a module-level name that says what it is."""
+    found = set()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if _number(side) in MASKS:
+                    found.add((side.lineno, side.value))
+                elif _number(side) == 1 and isinstance(other, ast.BinOp) and isinstance(other.op, ast.RShift) \
+                        and _number(other.right) == bits.TIMESTAMP_TYPE_AT:
+                    found.add((other.right.lineno, other.right.value))
+        elif isinstance(node, ast.IfExp) and _number(node.body) in MASKS and _number(node.orelse) == 0:
+            found.add((node.body.lineno, node.body.value))
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names = [t for target in node.targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            found.update((v.lineno, v.value) for n, v in zip(names, values) if isinstance(n, ast.Name)
+                         and _number(v) in MASKS and any(w in n.id.upper() for w in MASK_WORDS))
+    return sorted(found)
+
+
+def test_the_scan_finds_restated_attribute_bits():
+    """The scan below flags the forms these modules once used, and leaves other bit arithmetic alone."""
+    old = ("COMPRESSION = 0x07\nLOG_APPEND_TIME = 0x08\n"
+           "def f(attrs, codec, t, m):\n"
+           "    control = bool(attrs & 0x20)\n"
+           "    a = codec | (0x08 if t else 0) | (0x10 if m else 0)\n"
+           "    return (attrs >> 3) & 1, 0x40 & attrs\n")
+    assert restated_attribute_bits(old) == [(1, 7), (2, 8), (4, 32), (5, 8), (5, 16), (6, 3), (6, 64)]
+    assert restated_attribute_bits("x = (b & 0x7f) | (c << 7)\ny = (v >> 1) ^ -(v & 1)\nCHUNK = 16\n"
+                                   "z = (n >> 4) & 0x0f\nw = 8 if s else 1\n") == []
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_module_restates_an_attribute_bit(module):
+    assert restated_attribute_bits((ROOT / module).read_text()) == []
 
 
 def _segments(root: Path):
