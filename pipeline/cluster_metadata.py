@@ -14,10 +14,12 @@ import tempfile
 import pyarrow.fs as pafs
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from kafkacodec.codec.attribute_bits import CONTROL
 from kafkacodec.codec.records import read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.layout import names
 from kafkacodec.codec.kafka_json import CONTROL_TYPE_NAMES
+from kafkacodec.storage.state.control_rules import read_key
 from kafkacodec.storage.kraft.replay import TOPIC, Point, event_of, open_metadata_log, replay
 from kafkacodec.storage.kraft.view import config_shown
 
@@ -110,12 +112,12 @@ class RecordsReader(DataSourceReader):
 
     @staticmethod
     def _row(path: str, snapshot_end: int | None, rec, entry) -> list:
-        control = bool(entry.attributes & 0x20)
+        control = bool(entry.attributes & CONTROL)
         event = event_of(rec, entry.partition_leader_epoch, control)
         kind = version = data = None
         if control:
-            key = bytes(rec.key or b"")
-            number = int.from_bytes(key[2:4], "big", signed=True) if len(key) >= 4 else None
+            fields, _ = read_key(bytes(rec.key or b""))  # a key Kafka refuses still names its type when whole
+            number = None if fields is None else fields[1]
             kind = CONTROL_TYPE_NAMES.get(number, f"UNKNOWN({number})")
             data = None if event.control is None else json.dumps(event.control[1])
         elif event.record is not None:

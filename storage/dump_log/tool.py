@@ -12,7 +12,6 @@ Lines come as (stream, text) pairs: "out" for stdout, "err" for stderr.
 """
 from __future__ import annotations
 
-import struct
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +21,6 @@ import crc32c
 
 from kafkacodec.codec.attribute_bits import COMPRESSION, CONTROL, DELETE_HORIZON, LOG_APPEND_TIME, TRANSACTIONAL
 from kafkacodec.codec.records import CODEC_NAMES, TIMESTAMP_TYPES, Batch, read_batches
-from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.producer_snapshot import ProducerSnapshot
 from kafkacodec.generated.transaction_index import TransactionIndex
 from kafkacodec.runtime.errors import DecodeError, LimitExceededError
@@ -32,9 +30,10 @@ from .common import (INT32_MAX, Crash, Line, Options, Reports, absolute, int_opt
                      java_path, kafka_frame, size_option)
 from .index_listing import dump_offset_index, dump_time_index
 from .record_text import DecoderFailure
+from ..state.control_rules import KEY_SIZE, MARKER_TYPES, MARKER_VALUE_SIZE, ControlType, read_key, read_marker_value
 from ..state.producers import decrement_sequence, increment_sequence, read_snapshot
 from ..segments.resync import find_resume
-from ..segments.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY, LEGACY_CRC_FROM, LEGACY_HEADER, MAGIC_AT, V2,
+from ..segments.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY, LEGACY_CRC_FROM, LEGACY_TIMESTAMP, MAGIC_AT, V2,
                                V2_CRC_FROM, V2_HEADER, layout_end, layout_struct)
 from ..segments.scan import iter_file_batches
 from ..diskio.windowed import WindowedFile
@@ -45,11 +44,7 @@ _V2_LINE = layout_struct(V2, {"base_offset": "q", "partition_leader_epoch": "i",
                               "producer_id": "q", "producer_epoch": "h", "base_sequence": "i",
                               "records_count": "i"})
 _LEGACY_LINE = layout_struct(LEGACY, {"offset": "q", "crc": "I", "attributes": "B"})
-_LEGACY_TIMESTAMP = struct.Struct(">q")  # after the fixed fields, in a magic 1 message
-# a control record's key, and a transaction marker's value
-_CONTROL_KEY = layout_struct(ControlRecord.LAYOUT, {"version": "h", "type": "h"})
-_MARKER = layout_struct(ControlRecord.EndTransactionMarker.LAYOUT, {"version": "h", "coordinator_epoch": "i"})
-_ABORT, _COMMIT = ControlRecord.ControlType.abort, ControlRecord.ControlType.commit
+_LEGACY_TIMESTAMP = layout_struct(LEGACY_TIMESTAMP, {"timestamp": "q"})  # after the fixed fields, in magic 1
 
 
 def dump_file(arg: str, opts: Options, reports: Reports, damage: "Damage | None" = None) -> Iterator[Line]:
@@ -252,7 +247,7 @@ def batch_line(b: bytes, position: int, shown: str, at: int) -> str:
     ts_type, ts = "NoTimestampType", -1
     if magic == 1:  # the 14 bytes a size must have hold the timestamp
         ts_type = "LogAppendTime" if attrs & LOG_APPEND_TIME else "CreateTime"
-        ts = _LEGACY_TIMESTAMP.unpack_from(b, LEGACY_HEADER)[0]
+        ts = _LEGACY_TIMESTAMP.unpack_from(b)[0]
     return (f"offset: {offset} position: {position} {ts_type}: {ts} size: {len(b)} magic: {magic} "
             f"compresscodec: {_codec(attrs, shown, at)} crc: {crc} "
             f"isvalid: {_bool(zlib.crc32(b[LEGACY_CRC_FROM:]) == crc)}")
@@ -307,19 +302,21 @@ def control_suffix(record, shown: str) -> str:
     """What Kafka 4.1's tool appends to a control record's line; malformed ones end its run."""
     key, value = record.key, record.value
     where = f"{shown}: control record at offset {record.offset}"
-    if key is None or len(key) < _CONTROL_KEY.size:
-        raise Crash(f"{where}: its key has {0 if key is None else len(key)} bytes, fewer than {_CONTROL_KEY.size}")
-    version, kind = _CONTROL_KEY.unpack_from(key)
+    fields = None if key is None else read_key(bytes(key))[0]
+    if fields is None:
+        raise Crash(f"{where}: its key has {0 if key is None else len(key)} bytes, fewer than {KEY_SIZE}")
+    version, kind = fields
     if version < 0:
         raise Crash(f"{where}: invalid key version {version}")
-    if kind in (_ABORT, _COMMIT):
-        if value is None or len(value) < _MARKER.size:
-            raise Crash(f"{where}: a transaction marker's value needs {_MARKER.size} bytes, it has "
+    if kind in MARKER_TYPES:
+        fields = None if value is None else read_marker_value(bytes(value))[0]
+        if fields is None:
+            raise Crash(f"{where}: a transaction marker's value needs {MARKER_VALUE_SIZE} bytes, it has "
                         f"{0 if value is None else len(value)}")
-        marker_version, epoch = _MARKER.unpack_from(value)
+        marker_version, epoch = fields
         if marker_version < 0:
             raise Crash(f"{where}: invalid transaction marker version {marker_version}")
-        return f" endTxnMarker: {'ABORT' if kind == _ABORT else 'COMMIT'} coordinatorEpoch: {epoch}"
+        return f" endTxnMarker: {ControlType(kind).name.upper()} coordinatorEpoch: {epoch}"
     if kind in decoders.KRAFT_CONTROL_LABELS:
         label, text = decoders.kraft_control_json(kind, bytes(value or b""))
         if text is None:
@@ -361,6 +358,7 @@ def dump_txn_index(path: Path, shown: str) -> Iterator[Line]:
 
 
 _SNAPSHOT_CRC_FROM, _ = ProducerSnapshot.LAYOUT["producer_count"]  # the CRC covers the file from there on
+_SNAPSHOT_VERSION = layout_struct(ProducerSnapshot.LAYOUT, {"version": "h"})
 
 
 def dump_producer_snapshot(path: Path, shown: str, damage: "Damage | None" = None) -> Iterator[Line]:
@@ -380,9 +378,9 @@ def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
         raise Crash(str(err)) from None
     except OSError as err:
         raise Crash(f"{shown}: {err.strerror or err}") from None
-    if len(data) >= 2 and struct.unpack_from(">h", data, 0)[0] != 1:
+    if len(data) >= _SNAPSHOT_VERSION.size and _SNAPSHOT_VERSION.unpack_from(data)[0] != 1:
         yield "err", ("Snapshot failed schema validation: Snapshot contained an unknown file version "
-                      f"{struct.unpack_from('>h', data, 0)[0]}")
+                      f"{_SNAPSHOT_VERSION.unpack_from(data)[0]}")
         return
     try:
         snap = ProducerSnapshot.from_bytes(data, verify=False)

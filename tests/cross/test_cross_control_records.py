@@ -22,6 +22,8 @@ from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.kafka_types import KafkaTypes
 from kafkacodec.storage.change.cleaned_txns import CleanedTransactions
+from kafkacodec.storage.dump_log.common import Crash
+from kafkacodec.storage.dump_log.tool import control_suffix
 from kafkacodec.storage.exchange.jsonl import to_json
 from kafkacodec.storage.exchange.jsonl_control import check_control_records
 from kafkacodec.storage.kraft.reader import event_of
@@ -113,6 +115,30 @@ def test_dump_json_names_a_markers_fields_kafka_refuses_as_before():
     for key, value, control in cases:
         (batch,) = read_batches(control_batch(key, value))
         assert to_json(batch)["records"][0]["control"] == control, key
+
+
+def test_kafka_dump_log_reads_a_control_records_key_and_marker_as_the_generated_classes():
+    """kafka-dump-log's suffix of a control record names the marker the generated classes read, a
+    key or marker value of a later version or with bytes after its fields as Kafka reads them, and
+    ends its run on one it cannot read, in the words it used before."""
+    shown = {(b"\x00\x00\x00\x01", b"\x00\x00\x00\x00\x00\x05"): " endTxnMarker: COMMIT coordinatorEpoch: 5",
+             (b"\x00\x03\x00\x00\x09", b"\x00\x01\xff\xff\xff\xfb\x09"): " endTxnMarker: ABORT coordinatorEpoch: -5",
+             (b"\x00\x00\x00\x63", b""): " controlType: UNKNOWN(99)",
+             (b"\x00\x00\xff\xfe", None): " controlType: UNKNOWN(-2)"}
+    crashes = {(None, None): "its key has 0 bytes, fewer than 4",
+               (b"\x00\x00\x00", b""): "its key has 3 bytes, fewer than 4",
+               (b"\xff\xfe\x00\x01", b""): "invalid key version -2",
+               (b"\x00\x00\x00\x00", None): "a transaction marker's value needs 6 bytes, it has 0",
+               (b"\x00\x00\x00\x01", b"\x00\x00\x00\x00\x00"): "a transaction marker's value needs 6 bytes, it has 5",
+               (b"\x00\x00\x00\x01", b"\x80\x00\x00\x00\x00\x04"): "invalid transaction marker version -32768"}
+    for (key, value), suffix in shown.items():
+        (batch,) = read_batches(control_batch(key, value))
+        assert control_suffix(next(iter(batch)), "f") == suffix, key
+    for (key, value), why in crashes.items():
+        (batch,) = read_batches(control_batch(key, value))
+        with pytest.raises(Crash) as err:
+            control_suffix(next(iter(batch)), "f")
+        assert str(err.value) == f"f: control record at offset 1: {why}", key
 
 
 REFUSED = [  # (key, value, what `write` says of the line's field, what a recovery's producer state says)
@@ -214,7 +240,8 @@ def test_the_kraft_reader_refuses_a_control_key_in_kafkas_words():
 
 CHANGED = ["storage/state/control_rules.py", "storage/state/producers.py", "storage/exchange/jsonl.py",
            "storage/exchange/jsonl_control.py", "storage/kraft/reader.py", "storage/kraft/snapshot.py",
-           "storage/samples/broker.py", "storage/samples/controller.py", "storage/change/cleaned_txns.py"]
+           "storage/samples/broker.py", "storage/samples/controller.py", "storage/change/cleaned_txns.py",
+           "storage/dump_log/tool.py", "pipeline/cluster_metadata.py"]
 # modules of the log layer that handle control records without reading or building their bytes
 NEIGHBOURS = ["storage/exchange/jsonl_check.py", "storage/state/transactions.py", "storage/kraft/replay.py",
               "storage/kraft/view.py", "storage/kraft/image.py", "storage/change/writer.py",
