@@ -12,6 +12,7 @@ from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.segments.columnar import read_columns
 from kafkacodec.storage.state.producers import last_sequence
+from kafkacodec.storage.segments.places import MAGIC_AT
 from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import ColumnBuilder, batch_from_columns
@@ -147,7 +148,7 @@ def decode_slice(buf, spec: Slice, segment_name: str | None = None, base_pos: in
             damaged(err, at)
             break  # the framing is lost: nothing after it can be found, as in recovery
         pos = at + size
-        if buf[at + 16] < 2:
+        if buf[at + MAGIC_AT] < 2:
             by_records(at, size)
         else:
             try:

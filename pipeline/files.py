@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pyarrow.fs as pafs
 
 from kafkacodec.storage.layout import names
+from kafkacodec.storage.segments.places import SIZE_AT
 from kafkacodec.storage.segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
 
 log = logging.getLogger("kafkacodec.pipeline")
@@ -306,7 +307,7 @@ def _frame(data, at: int) -> int | None:
     """The size of the batch at `at` from its size field, None when it is no possible size."""
     if at + LOG_OVERHEAD > len(data):
         return None
-    size = int.from_bytes(data[at + 8:at + 12], "big", signed=True)
+    size = int.from_bytes(data[at + SIZE_AT:at + LOG_OVERHEAD], "big", signed=True)
     return LOG_OVERHEAD + size if size >= MIN_RECORD_OVERHEAD else None  # as frame_size refuses it
 
 

@@ -15,6 +15,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.codec.records import CODEC_NAMES
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.state.producers import last_sequence
+from kafkacodec.storage.segments.places import MAGIC_AT
 from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import arrow_schema
@@ -59,7 +60,7 @@ def header_rows(buf, spec: Slice, names: tuple[str, ...], segment: str, base_pos
         at = pos
         try:
             size = frame_size(buf, at, end)
-            if buf[at + 16] < 2:
+            if buf[at + MAGIC_AT] < 2:
                 raise DecodeError("a legacy entry")  # its records hold the offsets
             e, _ = RecordBatch.read(buf, at, at + size, verify=spec.options.verify_crc)
         except DecodeError:  # damage (or a legacy entry): found and handled as a full read does

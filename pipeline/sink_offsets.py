@@ -17,10 +17,13 @@ from kafkacodec.storage.layout import names
 from kafkacodec.storage.layout.logdir import open_partition
 from kafkacodec.storage.state.producers import ProducerState, snapshot_path
 from kafkacodec.storage.diskio.safeio import os_problem
-from kafkacodec.storage.segments.scan import LOG_OVERHEAD, iter_file_batches
+from kafkacodec.storage.segments.places import LOG_OVERHEAD, MAGIC_AT, V2, layout_struct
+from kafkacodec.storage.segments.scan import iter_file_batches
 from kafkacodec.storage.indexes.txnindex import encode_txn_index
 
-MAGIC_AT = 16  # a batch's magic byte, after base offset, length and partition leader epoch
+# a batch's header up to its magic byte, and its base offset, read and written at their places
+_HEAD = layout_struct(V2, {"base_offset": "q", "batch_length": "i", "magic": "B"})
+_BASE_OFFSET = layout_struct(V2, {"base_offset": "q"})
 
 
 @dataclass
@@ -77,12 +80,12 @@ def _shift_batches(log: Path, shift: int) -> None:
     try:
         size, pos = os.fstat(fd).st_size, 0
         while pos < size:
-            head = os.pread(fd, MAGIC_AT + 1, pos)
-            if len(head) < MAGIC_AT + 1 or head[MAGIC_AT] < 2:
+            head = os.pread(fd, _HEAD.size, pos)
+            if len(head) < _HEAD.size or head[MAGIC_AT] < 2:
                 raise DecodeError("not a v2 batch, whose offsets the commit could assign", pos, "batch", str(log))
-            base = int.from_bytes(head[:8], "big", signed=True)
-            os.pwrite(fd, (base + shift).to_bytes(8, "big", signed=True), pos)
-            pos += LOG_OVERHEAD + int.from_bytes(head[8:12], "big", signed=True)
+            base, length, _ = _HEAD.unpack(head)
+            os.pwrite(fd, _BASE_OFFSET.pack(base + shift), pos)
+            pos += LOG_OVERHEAD + length
     except OSError as err:
         raise os_problem(log, err) from None
     finally:

@@ -12,6 +12,7 @@ from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, TruncatedError
 from kafkacodec.storage.audit import verify
 from kafkacodec.codec.internal_topics import CONSUMER_OFFSETS_TOPIC, committed_offsets
+from kafkacodec.storage.segments.places import SIZE_AT
 from kafkacodec.storage.segments.scan import (HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult,
                                               batch_at)
 
@@ -39,7 +40,7 @@ def scan_segment(uri: str, seg: SegmentFiles) -> tuple[ScanResult, int, int | No
                 if left <= HEADER_SIZE_UP_TO_MAGIC:
                     raise TruncatedError(f"{left} bytes at the end are too few for a batch header", 0, "log")
                 head = read_at(f, LOG_OVERHEAD, pos)
-                size = LOG_OVERHEAD + int.from_bytes(head[8:12], "big", signed=True)
+                size = LOG_OVERHEAD + int.from_bytes(head[SIZE_AT:LOG_OVERHEAD], "big", signed=True)
                 # a size below the minimum or past the end is batch_at's to report
                 data = read_at(f, min(size, left), pos) if size > HEADER_SIZE_UP_TO_MAGIC else head
                 info = batch_at(data, 0, len(data))

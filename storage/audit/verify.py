@@ -23,6 +23,7 @@ from ..layout.logdir import Partition, Segment
 from ..layout.names import kraft_snapshot_id
 from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
 from ..state.producers import ProducerState, check_marker, read_snapshot, state_at
+from ..segments.places import SIZE_AT
 from ..segments.resync import find_resume
 from ..segments.records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
 from ..diskio.safeio import FileProblem, open_regular, read_at
@@ -374,7 +375,7 @@ def too_large(item: BatchInfo, path: Path) -> LimitExceededError:
     """Why the readers refuse a batch over LIMITS.max_batch_bytes (kafkacodec.codec.records.read_batches)."""
     return LimitExceededError(f"batch of {item.size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
                               "(--max-batch-bytes; kafkacodec.runtime.limits.LIMITS.max_batch_bytes)",
-                              item.position + 8, "log/size", str(path))
+                              item.position + SIZE_AT, "log/size", str(path))
 
 
 @dataclass(frozen=True)

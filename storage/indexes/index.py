@@ -13,9 +13,10 @@ from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.runtime.errors import InvalidValueError, TruncatedError
 
 from ..diskio.safeio import open_regular, read_at
+from ..segments.places import layout_end
 from ..segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD, BatchInfo
 
-OFFSET_ENTRY, TIME_ENTRY = 8, 12
+OFFSET_ENTRY, TIME_ENTRY = layout_end(OffsetIndex.Entry.LAYOUT), layout_end(TimeIndex.Entry.LAYOUT)  # bytes a slot
 INDEX_INTERVAL_BYTES = 4096  # index.interval.bytes default
 NO_TIMESTAMP = -1
 CHUNK_ENTRIES = 8192  # entries decoded at a time by the streaming readers

@@ -16,11 +16,13 @@ from kafkacodec.codec import records
 from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.offset_index import OffsetIndex
+from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.generated.transaction_index import TransactionIndex
 from kafkacodec.generated.transaction_log import TransactionLog
 from kafkacodec.storage.dump_log import decoders, index_listing, tool
 from kafkacodec.storage.dump_log.common import Options, Reports
+from kafkacodec.storage.indexes import index
 from kafkacodec.storage.segments import bigbatch, columnar, places, resync, scan
 from tests.support import ROOT
 
@@ -30,7 +32,10 @@ MESSAGE_LAYOUT = LegacyLogEntry.LegacyMessage.LAYOUT
 # the modules that read raw header bytes with places derived from the LAYOUTs
 MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py",
            *(f"storage/{layer}/{p.name}" for layer in ("segments", "dump_log")
-             for p in sorted((ROOT / "storage" / layer).glob("*.py")))]
+             for p in sorted((ROOT / "storage" / layer).glob("*.py"))),
+           "storage/audit/verify.py", "storage/indexes/index.py",
+           *(f"pipeline/{name}.py" for name in ("decode", "headers", "tables", "files", "sink_offsets",
+                                                 "cluster_metadata"))]
 
 
 def _end(layout):
@@ -58,6 +63,9 @@ def test_places_are_the_layouts():
     assert (resync.V2_MIN_SIZE, resync.V2_CRC_FROM, resync.LEGACY_CRC_FROM) == (
         places.V2_MIN_SIZE, places.V2_CRC_FROM, places.LEGACY_CRC_FROM)
     assert tool.TXN_ENTRY == _end(TransactionIndex.AbortedTxn.LAYOUT)
+    assert (index.OFFSET_ENTRY, index.TIME_ENTRY) == (_end(OffsetIndex.Entry.LAYOUT), _end(TimeIndex.Entry.LAYOUT))
+    assert index.OFFSET_ENTRY == len(OffsetIndex.Entry(relative_offset=0, position=0).to_bytes())
+    assert index.TIME_ENTRY == len(TimeIndex.Entry(timestamp=0, relative_offset=0).to_bytes())
 
 
 def test_layout_struct_reads_fields_at_their_places():
