@@ -220,17 +220,6 @@ class ConsumerOffsets(_Node):
             w_key._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_key, ) -> None:
-        """Encode from field values (version, key) without an object."""
-        out += _S0.pack(a_version)
-        if a_key is None:
-            raise _EncodeError('is not set', 'consumer_offsets/key')
-        if isinstance(a_key, (bytes, bytearray, memoryview)):
-            out += a_key
-        else:
-            a_key._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -300,23 +289,6 @@ class ConsumerOffsets_OffsetCommitKey(_Node):
         out += _S1.pack(w_partition)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_group, a_topic, a_partition, ) -> None:
-        """Encode from field values (group, topic, partition) without an object."""
-        if a_group is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/group')
-        if isinstance(a_group, (bytes, bytearray, memoryview)):
-            out += a_group
-        else:
-            a_group._write(out, False)
-        if a_topic is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/topic')
-        if isinstance(a_topic, (bytes, bytearray, memoryview)):
-            out += a_topic
-        else:
-            a_topic._write(out, False)
-        out += _S1.pack(a_partition)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_group = self.group.size()
@@ -364,16 +336,6 @@ class ConsumerOffsets_GroupMetadataKey(_Node):
         else:
             w_group._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group, ) -> None:
-        """Encode from field values (group) without an object."""
-        if a_group is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_key/group')
-        if isinstance(a_group, (bytes, bytearray, memoryview)):
-            out += a_group
-        else:
-            a_group._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -452,17 +414,6 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -531,18 +482,6 @@ class ConsumerOffsets_OffsetCommitValueV0(_Node):
         w_commit_timestamp = self.commit_timestamp
         out += _S2.pack(w_commit_timestamp)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_offset, a_metadata, a_commit_timestamp, ) -> None:
-        """Encode from field values (offset, metadata, commit_timestamp) without an object."""
-        out += _S2.pack(a_offset)
-        if a_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v0/metadata')
-        if isinstance(a_metadata, (bytes, bytearray, memoryview)):
-            out += a_metadata
-        else:
-            a_metadata._write(out, False)
-        out += _S2.pack(a_commit_timestamp)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -619,18 +558,6 @@ class ConsumerOffsets_OffsetCommitValueV1(_Node):
         out += _S3.pack(w_commit_timestamp, w_expire_timestamp)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_offset, a_metadata, a_commit_timestamp, a_expire_timestamp, ) -> None:
-        """Encode from field values (offset, metadata, commit_timestamp, expire_timestamp) without an object."""
-        out += _S2.pack(a_offset)
-        if a_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v1/metadata')
-        if isinstance(a_metadata, (bytes, bytearray, memoryview)):
-            out += a_metadata
-        else:
-            a_metadata._write(out, False)
-        out += _S3.pack(a_commit_timestamp, a_expire_timestamp)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -706,18 +633,6 @@ class ConsumerOffsets_OffsetCommitValueV3(_Node):
         w_commit_timestamp = self.commit_timestamp
         out += _S2.pack(w_commit_timestamp)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_offset, a_leader_epoch, a_metadata, a_commit_timestamp, ) -> None:
-        """Encode from field values (offset, leader_epoch, metadata, commit_timestamp) without an object."""
-        out += _S4.pack(a_offset, a_leader_epoch)
-        if a_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v3/metadata')
-        if isinstance(a_metadata, (bytes, bytearray, memoryview)):
-            out += a_metadata
-        else:
-            a_metadata._write(out, False)
-        out += _S2.pack(a_commit_timestamp)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -807,24 +722,6 @@ class ConsumerOffsets_OffsetCommitValueV4(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_offset, a_leader_epoch, a_metadata, a_commit_timestamp, a_tagged_fields, ) -> None:
-        """Encode from field values (offset, leader_epoch, metadata, commit_timestamp, tagged_fields) without an object."""
-        out += _S4.pack(a_offset, a_leader_epoch)
-        if a_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v4/metadata')
-        if isinstance(a_metadata, (bytes, bytearray, memoryview)):
-            out += a_metadata
-        else:
-            a_metadata._write(out, False)
-        out += _S2.pack(a_commit_timestamp)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v4/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_offset = 8
@@ -905,17 +802,6 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1047,115 +933,11 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/members')
         for _x1 in w_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S1.pack(a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_protocol_type, a_generation, a_protocol, a_leader, a_members, ) -> None:
-        """Encode from field values (protocol_type, generation, protocol, leader, members) without an object."""
-        if a_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/protocol_type')
-        if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
-            out += a_protocol_type
-        else:
-            a_protocol_type._write(out, False)
-        out += _S1.pack(a_generation)
-        if a_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/protocol')
-        if isinstance(a_protocol, (bytes, bytearray, memoryview)):
-            out += a_protocol
-        else:
-            a_protocol._write(out, False)
-        if a_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/leader')
-        if isinstance(a_leader, (bytes, bytearray, memoryview)):
-            out += a_leader
-        else:
-            a_leader._write(out, False)
-        w_members_count = len(a_members)
-        out += _S1.pack(w_members_count)
-        if a_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/members')
-        for _x1 in a_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S1.pack(a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV0._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1305,115 +1087,11 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/members')
         for _x1 in w_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_protocol_type, a_generation, a_protocol, a_leader, a_members, ) -> None:
-        """Encode from field values (protocol_type, generation, protocol, leader, members) without an object."""
-        if a_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/protocol_type')
-        if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
-            out += a_protocol_type
-        else:
-            a_protocol_type._write(out, False)
-        out += _S1.pack(a_generation)
-        if a_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/protocol')
-        if isinstance(a_protocol, (bytes, bytearray, memoryview)):
-            out += a_protocol
-        else:
-            a_protocol._write(out, False)
-        if a_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/leader')
-        if isinstance(a_leader, (bytes, bytearray, memoryview)):
-            out += a_leader
-        else:
-            a_leader._write(out, False)
-        w_members_count = len(a_members)
-        out += _S1.pack(w_members_count)
-        if a_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/members')
-        for _x1 in a_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1568,115 +1246,11 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/members')
         for _x1 in w_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_protocol_type, a_generation, a_protocol, a_leader, a_current_state_timestamp, a_members, ) -> None:
-        """Encode from field values (protocol_type, generation, protocol, leader, current_state_timestamp, members) without an object."""
-        if a_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/protocol_type')
-        if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
-            out += a_protocol_type
-        else:
-            a_protocol_type._write(out, False)
-        out += _S1.pack(a_generation)
-        if a_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/protocol')
-        if isinstance(a_protocol, (bytes, bytearray, memoryview)):
-            out += a_protocol
-        else:
-            a_protocol._write(out, False)
-        if a_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/leader')
-        if isinstance(a_leader, (bytes, bytearray, memoryview)):
-            out += a_leader
-        else:
-            a_leader._write(out, False)
-        w_members_count = len(a_members)
-        out += _S4.pack(a_current_state_timestamp, w_members_count)
-        if a_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/members')
-        for _x1 in a_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1834,127 +1408,11 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/members')
         for _x1 in w_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_group_instance_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
-                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id_k2
-                else:
-                    a_group_instance_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_protocol_type, a_generation, a_protocol, a_leader, a_current_state_timestamp, a_members, ) -> None:
-        """Encode from field values (protocol_type, generation, protocol, leader, current_state_timestamp, members) without an object."""
-        if a_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/protocol_type')
-        if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
-            out += a_protocol_type
-        else:
-            a_protocol_type._write(out, False)
-        out += _S1.pack(a_generation)
-        if a_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/protocol')
-        if isinstance(a_protocol, (bytes, bytearray, memoryview)):
-            out += a_protocol
-        else:
-            a_protocol._write(out, False)
-        if a_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/leader')
-        if isinstance(a_leader, (bytes, bytearray, memoryview)):
-            out += a_leader
-        else:
-            a_leader._write(out, False)
-        w_members_count = len(a_members)
-        out += _S4.pack(a_current_state_timestamp, w_members_count)
-        if a_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/members')
-        for _x1 in a_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_group_instance_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
-                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id_k2
-                else:
-                    a_group_instance_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV3._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2132,58 +1590,10 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/members')
         for _x1 in w_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2, a_tagged_fields_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_group_instance_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
-                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id_k2
-                else:
-                    a_group_instance_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/tagged_fields')
@@ -2192,96 +1602,6 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_protocol_type, a_generation, a_protocol, a_leader, a_current_state_timestamp, a_members, a_tagged_fields, ) -> None:
-        """Encode from field values (protocol_type, generation, protocol, leader, current_state_timestamp, members, tagged_fields) without an object."""
-        if a_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/protocol_type')
-        if isinstance(a_protocol_type, (bytes, bytearray, memoryview)):
-            out += a_protocol_type
-        else:
-            a_protocol_type._write(out, False)
-        out += _S1.pack(a_generation)
-        if a_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/protocol')
-        if isinstance(a_protocol, (bytes, bytearray, memoryview)):
-            out += a_protocol
-        else:
-            a_protocol._write(out, False)
-        if a_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/leader')
-        if isinstance(a_leader, (bytes, bytearray, memoryview)):
-            out += a_leader
-        else:
-            a_leader._write(out, False)
-        w_members_count_plus_one = len(a_members) + 1
-        out += _S2.pack(a_current_state_timestamp)
-        if 0 <= w_members_count_plus_one < 0x4000:
-            out += _VT[w_members_count_plus_one]
-        else:
-            _w_uv32(out, w_members_count_plus_one)
-        if a_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/members')
-        for _x1 in a_members:
-            if _x1.__class__ is tuple:
-                a_member_id_k2, a_group_instance_id_k2, a_client_id_k2, a_client_host_k2, a_rebalance_timeout_k2, a_session_timeout_k2, a_subscription_k2, a_assignment_k2, a_tagged_fields_k2 = _x1
-                if a_member_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
-                if isinstance(a_member_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_member_id_k2
-                else:
-                    a_member_id_k2._write(out, False)
-                if a_group_instance_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
-                if isinstance(a_group_instance_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_group_instance_id_k2
-                else:
-                    a_group_instance_id_k2._write(out, False)
-                if a_client_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
-                if isinstance(a_client_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_id_k2
-                else:
-                    a_client_id_k2._write(out, False)
-                if a_client_host_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
-                if isinstance(a_client_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_client_host_k2
-                else:
-                    a_client_host_k2._write(out, False)
-                out += _S5.pack(a_rebalance_timeout_k2, a_session_timeout_k2)
-                if a_subscription_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
-                if isinstance(a_subscription_k2, (bytes, bytearray, memoryview)):
-                    out += a_subscription_k2
-                else:
-                    a_subscription_k2._write(out, False)
-                if a_assignment_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
-                if isinstance(a_assignment_k2, (bytes, bytearray, memoryview)):
-                    out += a_assignment_k2
-                else:
-                    a_assignment_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_MemberMetadataV4._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2408,41 +1728,6 @@ class ConsumerOffsets_MemberMetadataV0(_Node):
             w_assignment._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_member_id, a_client_id, a_client_host, a_session_timeout, a_subscription, a_assignment, ) -> None:
-        """Encode from field values (member_id, client_id, client_host, session_timeout, subscription, assignment) without an object."""
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        out += _S1.pack(a_session_timeout)
-        if a_subscription is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
-        if isinstance(a_subscription, (bytes, bytearray, memoryview)):
-            out += a_subscription
-        else:
-            a_subscription._write(out, False)
-        if a_assignment is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/assignment')
-        if isinstance(a_assignment, (bytes, bytearray, memoryview)):
-            out += a_assignment
-        else:
-            a_assignment._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -2556,41 +1841,6 @@ class ConsumerOffsets_MemberMetadataV1(_Node):
         else:
             w_assignment._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_member_id, a_client_id, a_client_host, a_rebalance_timeout, a_session_timeout, a_subscription, a_assignment, ) -> None:
-        """Encode from field values (member_id, client_id, client_host, rebalance_timeout, session_timeout, subscription, assignment) without an object."""
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        out += _S5.pack(a_rebalance_timeout, a_session_timeout)
-        if a_subscription is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
-        if isinstance(a_subscription, (bytes, bytearray, memoryview)):
-            out += a_subscription
-        else:
-            a_subscription._write(out, False)
-        if a_assignment is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/assignment')
-        if isinstance(a_assignment, (bytes, bytearray, memoryview)):
-            out += a_assignment
-        else:
-            a_assignment._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2718,47 +1968,6 @@ class ConsumerOffsets_MemberMetadataV3(_Node):
         else:
             w_assignment._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_member_id, a_group_instance_id, a_client_id, a_client_host, a_rebalance_timeout, a_session_timeout, a_subscription, a_assignment, ) -> None:
-        """Encode from field values (member_id, group_instance_id, client_id, client_host, rebalance_timeout, session_timeout, subscription, assignment) without an object."""
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
-        if a_group_instance_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/group_instance_id')
-        if isinstance(a_group_instance_id, (bytes, bytearray, memoryview)):
-            out += a_group_instance_id
-        else:
-            a_group_instance_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        out += _S5.pack(a_rebalance_timeout, a_session_timeout)
-        if a_subscription is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
-        if isinstance(a_subscription, (bytes, bytearray, memoryview)):
-            out += a_subscription
-        else:
-            a_subscription._write(out, False)
-        if a_assignment is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/assignment')
-        if isinstance(a_assignment, (bytes, bytearray, memoryview)):
-            out += a_assignment
-        else:
-            a_assignment._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2900,53 +2109,6 @@ class ConsumerOffsets_MemberMetadataV4(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_member_id, a_group_instance_id, a_client_id, a_client_host, a_rebalance_timeout, a_session_timeout, a_subscription, a_assignment, a_tagged_fields, ) -> None:
-        """Encode from field values (member_id, group_instance_id, client_id, client_host, rebalance_timeout, session_timeout, subscription, assignment, tagged_fields) without an object."""
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
-        if a_group_instance_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/group_instance_id')
-        if isinstance(a_group_instance_id, (bytes, bytearray, memoryview)):
-            out += a_group_instance_id
-        else:
-            a_group_instance_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        out += _S5.pack(a_rebalance_timeout, a_session_timeout)
-        if a_subscription is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
-        if isinstance(a_subscription, (bytes, bytearray, memoryview)):
-            out += a_subscription
-        else:
-            a_subscription._write(out, False)
-        if a_assignment is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/assignment')
-        if isinstance(a_assignment, (bytes, bytearray, memoryview)):
-            out += a_assignment
-        else:
-            a_assignment._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_member_id = self.member_id.size()
@@ -3000,16 +2162,6 @@ class ConsumerOffsets_GroupKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3068,22 +2220,6 @@ class ConsumerOffsets_MemberKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3151,17 +2287,6 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -3220,17 +2345,6 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (epoch, tagged_fields) without an object."""
-        out += _S1.pack(a_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3297,17 +2411,6 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3461,69 +2564,10 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
         if w_topics is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics')
         for _x1 in w_topics:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_topic_name_k2, a_num_partitions_k2, a_partition_metadata_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_metadata/topic_id')
-                out += a_topic_id_k2
-                if a_topic_name_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k2
-                else:
-                    a_topic_name_k2._write(out, False)
-                w_partition_metadata_count_plus_one_k2 = len(a_partition_metadata_k2) + 1
-                out += _S1.pack(a_num_partitions_k2)
-                if 0 <= w_partition_metadata_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partition_metadata_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partition_metadata_count_plus_one_k2)
-                if a_partition_metadata_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
-                for _x3 in a_partition_metadata_k2:
-                    if _x3.__class__ is tuple:
-                        a_partition_k4, a_racks_k4, a_tagged_fields_k4 = _x3
-                        w_racks_count_plus_one_k4 = len(a_racks_k4) + 1
-                        out += _S1.pack(a_partition_k4)
-                        if 0 <= w_racks_count_plus_one_k4 < 0x4000:
-                            out += _VT[w_racks_count_plus_one_k4]
-                        else:
-                            _w_uv32(out, w_racks_count_plus_one_k4)
-                        if a_racks_k4 is None:
-                            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                        for _x5 in a_racks_k4:
-                            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                                out += _x5
-                            else:
-                                _x5._write(out, False)
-                        if a_tagged_fields_k4 is None:
-                            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k4
-                        else:
-                            a_tagged_fields_k4._write(out, False)
-                    else:
-                        if _x3.__class__ is tuple:
-                            ConsumerOffsets_PartitionRacks._pack(out, *_x3)
-                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                            out += _x3
-                        else:
-                            _x3._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicMetadata._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/tagged_fields')
@@ -3532,87 +2576,6 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_tagged_fields, ) -> None:
-        """Encode from field values (topics, tagged_fields) without an object."""
-        w_topics_count_plus_one = len(a_topics) + 1
-        if 0 <= w_topics_count_plus_one < 0x4000:
-            out += _VT[w_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_topics_count_plus_one)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics')
-        for _x1 in a_topics:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_topic_name_k2, a_num_partitions_k2, a_partition_metadata_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_metadata/topic_id')
-                out += a_topic_id_k2
-                if a_topic_name_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k2
-                else:
-                    a_topic_name_k2._write(out, False)
-                w_partition_metadata_count_plus_one_k2 = len(a_partition_metadata_k2) + 1
-                out += _S1.pack(a_num_partitions_k2)
-                if 0 <= w_partition_metadata_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partition_metadata_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partition_metadata_count_plus_one_k2)
-                if a_partition_metadata_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
-                for _x3 in a_partition_metadata_k2:
-                    if _x3.__class__ is tuple:
-                        a_partition_k4, a_racks_k4, a_tagged_fields_k4 = _x3
-                        w_racks_count_plus_one_k4 = len(a_racks_k4) + 1
-                        out += _S1.pack(a_partition_k4)
-                        if 0 <= w_racks_count_plus_one_k4 < 0x4000:
-                            out += _VT[w_racks_count_plus_one_k4]
-                        else:
-                            _w_uv32(out, w_racks_count_plus_one_k4)
-                        if a_racks_k4 is None:
-                            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                        for _x5 in a_racks_k4:
-                            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                                out += _x5
-                            else:
-                                _x5._write(out, False)
-                        if a_tagged_fields_k4 is None:
-                            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k4
-                        else:
-                            a_tagged_fields_k4._write(out, False)
-                    else:
-                        if _x3.__class__ is tuple:
-                            ConsumerOffsets_PartitionRacks._pack(out, *_x3)
-                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                            out += _x3
-                        else:
-                            _x3._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicMetadata._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3778,34 +2741,10 @@ class ConsumerOffsets_TopicMetadata(_Node):
         if w_partition_metadata is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
         for _x1 in w_partition_metadata:
-            if _x1.__class__ is tuple:
-                a_partition_k2, a_racks_k2, a_tagged_fields_k2 = _x1
-                w_racks_count_plus_one_k2 = len(a_racks_k2) + 1
-                out += _S1.pack(a_partition_k2)
-                if 0 <= w_racks_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_racks_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_racks_count_plus_one_k2)
-                if a_racks_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                for _x3 in a_racks_k2:
-                    if isinstance(_x3, (bytes, bytearray, memoryview)):
-                        out += _x3
-                    else:
-                        _x3._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_PartitionRacks._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
@@ -3814,64 +2753,6 @@ class ConsumerOffsets_TopicMetadata(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_topic_name, a_num_partitions, a_partition_metadata, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, topic_name, num_partitions, partition_metadata, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'consumer_offsets/topic_metadata/topic_id')
-        out += a_topic_id
-        if a_topic_name is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-        if isinstance(a_topic_name, (bytes, bytearray, memoryview)):
-            out += a_topic_name
-        else:
-            a_topic_name._write(out, False)
-        w_partition_metadata_count_plus_one = len(a_partition_metadata) + 1
-        out += _S1.pack(a_num_partitions)
-        if 0 <= w_partition_metadata_count_plus_one < 0x4000:
-            out += _VT[w_partition_metadata_count_plus_one]
-        else:
-            _w_uv32(out, w_partition_metadata_count_plus_one)
-        if a_partition_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
-        for _x1 in a_partition_metadata:
-            if _x1.__class__ is tuple:
-                a_partition_k2, a_racks_k2, a_tagged_fields_k2 = _x1
-                w_racks_count_plus_one_k2 = len(a_racks_k2) + 1
-                out += _S1.pack(a_partition_k2)
-                if 0 <= w_racks_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_racks_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_racks_count_plus_one_k2)
-                if a_racks_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-                for _x3 in a_racks_k2:
-                    if isinstance(_x3, (bytes, bytearray, memoryview)):
-                        out += _x3
-                    else:
-                        _x3._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_PartitionRacks._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3996,29 +2877,6 @@ class ConsumerOffsets_PartitionRacks(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_partition, a_racks, a_tagged_fields, ) -> None:
-        """Encode from field values (partition, racks, tagged_fields) without an object."""
-        w_racks_count_plus_one = len(a_racks) + 1
-        out += _S1.pack(a_partition)
-        if 0 <= w_racks_count_plus_one < 0x4000:
-            out += _VT[w_racks_count_plus_one]
-        else:
-            _w_uv32(out, w_racks_count_plus_one)
-        if a_racks is None:
-            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/racks')
-        for _x1 in a_racks:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/partition_racks/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_racks_count_plus_one = self._racks_count_plus_one if self._pins & 1 else len(self.racks) + 1
@@ -4100,17 +2958,6 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4288,65 +3135,6 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_instance_id, a_rack_id, a_client_id, a_client_host, a_subscribed_topic_names, a_subscribed_topic_regex, a_rebalance_timeout_ms, a_server_assignor, a_tagged_fields, ) -> None:
-        """Encode from field values (instance_id, rack_id, client_id, client_host, subscribed_topic_names, subscribed_topic_regex, rebalance_timeout_ms, server_assignor, tagged_fields) without an object."""
-        if a_instance_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/instance_id')
-        if isinstance(a_instance_id, (bytes, bytearray, memoryview)):
-            out += a_instance_id
-        else:
-            a_instance_id._write(out, False)
-        if a_rack_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/rack_id')
-        if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
-            out += a_rack_id
-        else:
-            a_rack_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        w_subscribed_topic_names_count_plus_one = len(a_subscribed_topic_names) + 1
-        if 0 <= w_subscribed_topic_names_count_plus_one < 0x4000:
-            out += _VT[w_subscribed_topic_names_count_plus_one]
-        else:
-            _w_uv32(out, w_subscribed_topic_names_count_plus_one)
-        if a_subscribed_topic_names is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names')
-        for _x1 in a_subscribed_topic_names:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_subscribed_topic_regex is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_regex')
-        if isinstance(a_subscribed_topic_regex, (bytes, bytearray, memoryview)):
-            out += a_subscribed_topic_regex
-        else:
-            a_subscribed_topic_regex._write(out, False)
-        out += _S1.pack(a_rebalance_timeout_ms)
-        if a_server_assignor is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/server_assignor')
-        if isinstance(a_server_assignor, (bytes, bytearray, memoryview)):
-            out += a_server_assignor
-        else:
-            a_server_assignor._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
@@ -4435,17 +3223,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -4504,17 +3281,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_assignment_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (assignment_epoch, tagged_fields) without an object."""
-        out += _S1.pack(a_assignment_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4581,17 +3347,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4709,35 +3464,10 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
         if w_topic_partitions is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in w_topic_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/tagged_fields')
@@ -4746,53 +3476,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_partitions, tagged_fields) without an object."""
-        w_topic_partitions_count_plus_one = len(a_topic_partitions) + 1
-        if 0 <= w_topic_partitions_count_plus_one < 0x4000:
-            out += _VT[w_topic_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_topic_partitions_count_plus_one)
-        if a_topic_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions')
-        for _x1 in a_topic_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4917,30 +3600,6 @@ class ConsumerOffsets_TopicPartitions(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, partitions, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'consumer_offsets/topic_partitions/topic_id')
-        out += a_topic_id
-        w_partitions_count_plus_one = len(a_partitions) + 1
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-        for _x1 in a_partitions:
-            out += _S1.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
@@ -5022,17 +3681,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5237,35 +3885,10 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         if w_assigned_partitions is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_partitions_pending_revocation_count_plus_one = self._partitions_pending_revocation_count_plus_one if self._pins & 2 else len(self.partitions_pending_revocation) + 1
         if keep:
             self._partitions_pending_revocation_count_plus_one = w_partitions_pending_revocation_count_plus_one
@@ -5276,36 +3899,11 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         w_partitions_pending_revocation = self.partitions_pending_revocation
         if w_partitions_pending_revocation is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation')
-        for _x4 in w_partitions_pending_revocation:
-            if _x4.__class__ is tuple:
-                a_topic_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_topic_id_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k5) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k5
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S1.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
+        for _x2 in w_partitions_pending_revocation:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x4.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, keep)
+                _x2._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
@@ -5314,91 +3912,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_member_epoch, a_previous_member_epoch, a_state, a_assigned_partitions, a_partitions_pending_revocation, a_tagged_fields, ) -> None:
-        """Encode from field values (member_epoch, previous_member_epoch, state, assigned_partitions, partitions_pending_revocation, tagged_fields) without an object."""
-        w_assigned_partitions_count_plus_one = len(a_assigned_partitions) + 1
-        out += _S6.pack(a_member_epoch, a_previous_member_epoch, a_state)
-        if 0 <= w_assigned_partitions_count_plus_one < 0x4000:
-            out += _VT[w_assigned_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_assigned_partitions_count_plus_one)
-        if a_assigned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions')
-        for _x1 in a_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_partitions_pending_revocation_count_plus_one = len(a_partitions_pending_revocation) + 1
-        if 0 <= w_partitions_pending_revocation_count_plus_one < 0x4000:
-            out += _VT[w_partitions_pending_revocation_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_pending_revocation_count_plus_one)
-        if a_partitions_pending_revocation is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation')
-        for _x4 in a_partitions_pending_revocation:
-            if _x4.__class__ is tuple:
-                a_topic_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_topic_id_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
-                if len(a_topic_id_k5) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'consumer_offsets/topic_partitions/topic_id')
-                out += a_topic_id_k5
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S1.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
-            else:
-                if _x4.__class__ is tuple:
-                    ConsumerOffsets_TopicPartitions._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

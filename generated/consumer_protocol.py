@@ -106,17 +106,6 @@ class ConsumerProtocol(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'consumer_protocol/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -203,25 +192,6 @@ class ConsumerProtocol_SubscriptionV0(_Node):
         else:
             w_user_data._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_user_data, ) -> None:
-        """Encode from field values (topics, user_data) without an object."""
-        w_topics_count = len(a_topics)
-        out += _S1.pack(w_topics_count)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/topics')
-        for _x1 in a_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
-        if isinstance(a_user_data, (bytes, bytearray, memoryview)):
-            out += a_user_data
-        else:
-            a_user_data._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -379,73 +349,11 @@ class ConsumerProtocol_SubscriptionV1(_Node):
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
         for _x2 in w_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, keep)
+                _x2._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_user_data, a_owned_partitions, ) -> None:
-        """Encode from field values (topics, user_data, owned_partitions) without an object."""
-        w_topics_count = len(a_topics)
-        out += _S1.pack(w_topics_count)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/topics')
-        for _x1 in a_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
-        if isinstance(a_user_data, (bytes, bytearray, memoryview)):
-            out += a_user_data
-        else:
-            a_user_data._write(out, False)
-        w_owned_partitions_count = len(a_owned_partitions)
-        out += _S1.pack(w_owned_partitions_count)
-        if a_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
-        for _x2 in a_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
-            else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -626,76 +534,13 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
         for _x2 in w_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, keep)
+                _x2._write(out, keep)
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_user_data, a_owned_partitions, a_generation_id, ) -> None:
-        """Encode from field values (topics, user_data, owned_partitions, generation_id) without an object."""
-        w_topics_count = len(a_topics)
-        out += _S1.pack(w_topics_count)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/topics')
-        for _x1 in a_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
-        if isinstance(a_user_data, (bytes, bytearray, memoryview)):
-            out += a_user_data
-        else:
-            a_user_data._write(out, False)
-        w_owned_partitions_count = len(a_owned_partitions)
-        out += _S1.pack(w_owned_partitions_count)
-        if a_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
-        for _x2 in a_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
-            else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, False)
-        out += _S1.pack(a_generation_id)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -882,27 +727,10 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
         for _x2 in w_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, keep)
+                _x2._write(out, keep)
         w_generation_id = self.generation_id
         w_rack_id = self.rack_id
         out += _S1.pack(w_generation_id)
@@ -913,58 +741,6 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         else:
             w_rack_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_user_data, a_owned_partitions, a_generation_id, a_rack_id, ) -> None:
-        """Encode from field values (topics, user_data, owned_partitions, generation_id, rack_id) without an object."""
-        w_topics_count = len(a_topics)
-        out += _S1.pack(w_topics_count)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/topics')
-        for _x1 in a_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
-        if isinstance(a_user_data, (bytes, bytearray, memoryview)):
-            out += a_user_data
-        else:
-            a_user_data._write(out, False)
-        w_owned_partitions_count = len(a_owned_partitions)
-        out += _S1.pack(w_owned_partitions_count)
-        if a_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
-        for _x2 in a_owned_partitions:
-            if _x2.__class__ is tuple:
-                a_topic_k3, a_partitions_k3 = _x2
-                if a_topic_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k3, (bytes, bytearray, memoryview)):
-                    out += a_topic_k3
-                else:
-                    a_topic_k3._write(out, False)
-                w_partitions_count_k3 = len(a_partitions_k3)
-                out += _S1.pack(w_partitions_count_k3)
-                if a_partitions_k3 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x4 in a_partitions_k3:
-                    out += _S1.pack(_x4)
-            else:
-                if _x2.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x2)
-                elif isinstance(_x2, (bytes, bytearray, memoryview)):
-                    out += _x2
-                else:
-                    _x2._write(out, False)
-        out += _S1.pack(a_generation_id)
-        if a_rack_id is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/rack_id')
-        if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
-            out += a_rack_id
-        else:
-            a_rack_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1101,27 +877,10 @@ class ConsumerProtocol_Assignment(_Node):
         if w_assigned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_k2, a_partitions_k2 = _x1
-                if a_topic_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_k2
-                else:
-                    a_topic_k2._write(out, False)
-                w_partitions_count_k2 = len(a_partitions_k2)
-                out += _S1.pack(w_partitions_count_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_user_data = self.user_data
         if w_user_data is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
@@ -1130,42 +889,6 @@ class ConsumerProtocol_Assignment(_Node):
         else:
             w_user_data._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_assigned_partitions, a_user_data, ) -> None:
-        """Encode from field values (version, assigned_partitions, user_data) without an object."""
-        w_assigned_partitions_count = len(a_assigned_partitions)
-        out += _S2.pack(a_version, w_assigned_partitions_count)
-        if a_assigned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
-        for _x1 in a_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_k2, a_partitions_k2 = _x1
-                if a_topic_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-                if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_k2
-                else:
-                    a_topic_k2._write(out, False)
-                w_partitions_count_k2 = len(a_partitions_k2)
-                out += _S1.pack(w_partitions_count_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S1.pack(_x3)
-            else:
-                if _x1.__class__ is tuple:
-                    ConsumerProtocol_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
-        if isinstance(a_user_data, (bytes, bytearray, memoryview)):
-            out += a_user_data
-        else:
-            a_user_data._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1266,22 +989,6 @@ class ConsumerProtocol_TopicPartitions(_Node):
         for _x1 in w_partitions:
             out += _S1.pack(_x1)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic, a_partitions, ) -> None:
-        """Encode from field values (topic, partitions) without an object."""
-        if a_topic is None:
-            raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-        if isinstance(a_topic, (bytes, bytearray, memoryview)):
-            out += a_topic
-        else:
-            a_topic._write(out, False)
-        w_partitions_count = len(a_partitions)
-        out += _S1.pack(w_partitions_count)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
-        for _x1 in a_partitions:
-            out += _S1.pack(_x1)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

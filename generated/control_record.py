@@ -111,13 +111,6 @@ class ControlRecord(_Node):
         out += _S0.pack(w_version, w_type)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_type, ) -> None:
-        """Encode from field values (version, type) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S0.pack(a_version, a_type)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -175,13 +168,6 @@ class ControlRecord_EndTransactionMarker(_Node):
         w_coordinator_epoch = self.coordinator_epoch
         out += _S1.pack(w_version, w_coordinator_epoch)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_coordinator_epoch, ) -> None:
-        """Encode from field values (version, coordinator_epoch) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S1.pack(a_version, a_coordinator_epoch)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -329,22 +315,10 @@ class ControlRecord_LeaderChangeMessage(_Node):
         if w_voters is None:
             raise _EncodeError('is not set', 'control_record/leader_change_message/voters')
         for _x1 in w_voters:
-            if _x1.__class__ is tuple:
-                a_voter_id_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_voter_id_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_Voter._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_granting_voters_count_plus_one = self._granting_voters_count_plus_one if self._pins & 2 else len(self.granting_voters) + 1
         if keep:
             self._granting_voters_count_plus_one = w_granting_voters_count_plus_one
@@ -355,23 +329,11 @@ class ControlRecord_LeaderChangeMessage(_Node):
         w_granting_voters = self.granting_voters
         if w_granting_voters is None:
             raise _EncodeError('is not set', 'control_record/leader_change_message/granting_voters')
-        for _x3 in w_granting_voters:
-            if _x3.__class__ is tuple:
-                a_voter_id_k4, a_tagged_fields_k4 = _x3
-                out += _S2.pack(a_voter_id_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_granting_voters:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    ControlRecord_Voter._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/leader_change_message/tagged_fields')
@@ -380,67 +342,6 @@ class ControlRecord_LeaderChangeMessage(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_leader_id, a_voters, a_granting_voters, a_tagged_fields, ) -> None:
-        """Encode from field values (version, leader_id, voters, granting_voters, tagged_fields) without an object."""
-        if a_version is None:
-            a_version = 0
-        w_voters_count_plus_one = len(a_voters) + 1
-        out += _S1.pack(a_version, a_leader_id)
-        if 0 <= w_voters_count_plus_one < 0x4000:
-            out += _VT[w_voters_count_plus_one]
-        else:
-            _w_uv32(out, w_voters_count_plus_one)
-        if a_voters is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/voters')
-        for _x1 in a_voters:
-            if _x1.__class__ is tuple:
-                a_voter_id_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_voter_id_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_Voter._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_granting_voters_count_plus_one = len(a_granting_voters) + 1
-        if 0 <= w_granting_voters_count_plus_one < 0x4000:
-            out += _VT[w_granting_voters_count_plus_one]
-        else:
-            _w_uv32(out, w_granting_voters_count_plus_one)
-        if a_granting_voters is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/granting_voters')
-        for _x3 in a_granting_voters:
-            if _x3.__class__ is tuple:
-                a_voter_id_k4, a_tagged_fields_k4 = _x3
-                out += _S2.pack(a_voter_id_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    ControlRecord_Voter._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -534,17 +435,6 @@ class ControlRecord_Voter(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_voter_id, a_tagged_fields, ) -> None:
-        """Encode from field values (voter_id, tagged_fields) without an object."""
-        out += _S2.pack(a_voter_id)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_voter_id = 4
@@ -613,19 +503,6 @@ class ControlRecord_SnapshotHeaderRecord(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_last_contained_log_timestamp, a_tagged_fields, ) -> None:
-        """Encode from field values (version, last_contained_log_timestamp, tagged_fields) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S3.pack(a_version, a_last_contained_log_timestamp)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/snapshot_header_record/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -689,19 +566,6 @@ class ControlRecord_SnapshotFooterRecord(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_tagged_fields, ) -> None:
-        """Encode from field values (version, tagged_fields) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S4.pack(a_version)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/snapshot_footer_record/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -770,19 +634,6 @@ class ControlRecord_KraftVersionRecord(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_kraft_version, a_tagged_fields, ) -> None:
-        """Encode from field values (version, kraft_version, tagged_fields) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S0.pack(a_version, a_kraft_version)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/kraft_version_record/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -933,71 +784,10 @@ class ControlRecord_VotersRecord(_Node):
         if w_voters is None:
             raise _EncodeError('is not set', 'control_record/voters_record/voters')
         for _x1 in w_voters:
-            if _x1.__class__ is tuple:
-                a_voter_id_k2, a_voter_directory_id_k2, a_endpoints_k2, a_kraft_version_feature_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_voter_id_k2)
-                if a_voter_directory_id_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
-                if len(a_voter_directory_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id_k2)}', 'control_record/voter_entry/voter_directory_id')
-                out += a_voter_directory_id_k2
-                w_endpoints_count_plus_one_k2 = len(a_endpoints_k2) + 1
-                if 0 <= w_endpoints_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_endpoints_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_endpoints_count_plus_one_k2)
-                if a_endpoints_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
-                for _x3 in a_endpoints_k2:
-                    if _x3.__class__ is tuple:
-                        a_name_k4, a_host_k4, a_port_k4, a_tagged_fields_k4 = _x3
-                        if a_name_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/name')
-                        if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                            out += a_name_k4
-                        else:
-                            a_name_k4._write(out, False)
-                        if a_host_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/host')
-                        if isinstance(a_host_k4, (bytes, bytearray, memoryview)):
-                            out += a_host_k4
-                        else:
-                            a_host_k4._write(out, False)
-                        out += _S5.pack(a_port_k4)
-                        if a_tagged_fields_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k4
-                        else:
-                            a_tagged_fields_k4._write(out, False)
-                    else:
-                        if _x3.__class__ is tuple:
-                            ControlRecord_Endpoint._pack(out, *_x3)
-                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                            out += _x3
-                        else:
-                            _x3._write(out, False)
-                if a_kraft_version_feature_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-                if a_kraft_version_feature_k2.__class__ is tuple:
-                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature_k2)
-                elif isinstance(a_kraft_version_feature_k2, (bytes, bytearray, memoryview)):
-                    out += a_kraft_version_feature_k2
-                else:
-                    a_kraft_version_feature_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_VoterEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voters_record/tagged_fields')
@@ -1006,92 +796,6 @@ class ControlRecord_VotersRecord(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_voters, a_tagged_fields, ) -> None:
-        """Encode from field values (version, voters, tagged_fields) without an object."""
-        if a_version is None:
-            a_version = 0
-        w_voters_count_plus_one = len(a_voters) + 1
-        out += _S4.pack(a_version)
-        if 0 <= w_voters_count_plus_one < 0x4000:
-            out += _VT[w_voters_count_plus_one]
-        else:
-            _w_uv32(out, w_voters_count_plus_one)
-        if a_voters is None:
-            raise _EncodeError('is not set', 'control_record/voters_record/voters')
-        for _x1 in a_voters:
-            if _x1.__class__ is tuple:
-                a_voter_id_k2, a_voter_directory_id_k2, a_endpoints_k2, a_kraft_version_feature_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_voter_id_k2)
-                if a_voter_directory_id_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
-                if len(a_voter_directory_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id_k2)}', 'control_record/voter_entry/voter_directory_id')
-                out += a_voter_directory_id_k2
-                w_endpoints_count_plus_one_k2 = len(a_endpoints_k2) + 1
-                if 0 <= w_endpoints_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_endpoints_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_endpoints_count_plus_one_k2)
-                if a_endpoints_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
-                for _x3 in a_endpoints_k2:
-                    if _x3.__class__ is tuple:
-                        a_name_k4, a_host_k4, a_port_k4, a_tagged_fields_k4 = _x3
-                        if a_name_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/name')
-                        if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                            out += a_name_k4
-                        else:
-                            a_name_k4._write(out, False)
-                        if a_host_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/host')
-                        if isinstance(a_host_k4, (bytes, bytearray, memoryview)):
-                            out += a_host_k4
-                        else:
-                            a_host_k4._write(out, False)
-                        out += _S5.pack(a_port_k4)
-                        if a_tagged_fields_k4 is None:
-                            raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                        if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k4
-                        else:
-                            a_tagged_fields_k4._write(out, False)
-                    else:
-                        if _x3.__class__ is tuple:
-                            ControlRecord_Endpoint._pack(out, *_x3)
-                        elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                            out += _x3
-                        else:
-                            _x3._write(out, False)
-                if a_kraft_version_feature_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-                if a_kraft_version_feature_k2.__class__ is tuple:
-                    ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature_k2)
-                elif isinstance(a_kraft_version_feature_k2, (bytes, bytearray, memoryview)):
-                    out += a_kraft_version_feature_k2
-                else:
-                    a_kraft_version_feature_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_VoterEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voters_record/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1233,40 +937,14 @@ class ControlRecord_VoterEntry(_Node):
         if w_endpoints is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
         for _x1 in w_endpoints:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S5.pack(a_port_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_Endpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_kraft_version_feature = self.kraft_version_feature
         if w_kraft_version_feature is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-        if w_kraft_version_feature.__class__ is tuple:
-            ControlRecord_KraftVersionFeature._pack(out, *w_kraft_version_feature)
-        elif isinstance(w_kraft_version_feature, (bytes, bytearray, memoryview)):
+        if isinstance(w_kraft_version_feature, (bytes, bytearray, memoryview)):
             out += w_kraft_version_feature
         else:
             w_kraft_version_feature._write(out, keep)
@@ -1278,66 +956,6 @@ class ControlRecord_VoterEntry(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_voter_id, a_voter_directory_id, a_endpoints, a_kraft_version_feature, a_tagged_fields, ) -> None:
-        """Encode from field values (voter_id, voter_directory_id, endpoints, kraft_version_feature, tagged_fields) without an object."""
-        out += _S2.pack(a_voter_id)
-        if a_voter_directory_id is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
-        if len(a_voter_directory_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_voter_directory_id)}', 'control_record/voter_entry/voter_directory_id')
-        out += a_voter_directory_id
-        w_endpoints_count_plus_one = len(a_endpoints) + 1
-        if 0 <= w_endpoints_count_plus_one < 0x4000:
-            out += _VT[w_endpoints_count_plus_one]
-        else:
-            _w_uv32(out, w_endpoints_count_plus_one)
-        if a_endpoints is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
-        for _x1 in a_endpoints:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S5.pack(a_port_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ControlRecord_Endpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_kraft_version_feature is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-        if a_kraft_version_feature.__class__ is tuple:
-            ControlRecord_KraftVersionFeature._pack(out, *a_kraft_version_feature)
-        elif isinstance(a_kraft_version_feature, (bytes, bytearray, memoryview)):
-            out += a_kraft_version_feature
-        else:
-            a_kraft_version_feature._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1438,29 +1056,6 @@ class ControlRecord_Endpoint(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_host, a_port, a_tagged_fields, ) -> None:
-        """Encode from field values (name, host, port, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_host is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/host')
-        if isinstance(a_host, (bytes, bytearray, memoryview)):
-            out += a_host
-        else:
-            a_host._write(out, False)
-        out += _S5.pack(a_port)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -1526,17 +1121,6 @@ class ControlRecord_KraftVersionFeature(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_min_supported_version, a_max_supported_version, a_tagged_fields, ) -> None:
-        """Encode from field values (min_supported_version, max_supported_version, tagged_fields) without an object."""
-        out += _S0.pack(a_min_supported_version, a_max_supported_version)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/kraft_version_feature/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

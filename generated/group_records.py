@@ -97,11 +97,6 @@ class GroupRecords(_Node):
         pass
 
 
-    @staticmethod
-    def _pack(out: bytearray, ) -> None:
-        """Encode from field values () without an object."""
-        pass
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
@@ -158,22 +153,6 @@ class GroupRecords_ShareGroupMemberMetadataKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -304,46 +283,6 @@ class GroupRecords_ShareGroupMemberMetadataValueV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_rack_id, a_client_id, a_client_host, a_subscribed_topic_names, a_tagged_fields, ) -> None:
-        """Encode from field values (rack_id, client_id, client_host, subscribed_topic_names, tagged_fields) without an object."""
-        if a_rack_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_v0/rack_id')
-        if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
-            out += a_rack_id
-        else:
-            a_rack_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_v0/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_v0/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        w_subscribed_topic_names_count_plus_one = len(a_subscribed_topic_names) + 1
-        if 0 <= w_subscribed_topic_names_count_plus_one < 0x4000:
-            out += _VT[w_subscribed_topic_names_count_plus_one]
-        else:
-            _w_uv32(out, w_subscribed_topic_names_count_plus_one)
-        if a_subscribed_topic_names is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_v0/subscribed_topic_names')
-        for _x1 in a_subscribed_topic_names:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
@@ -428,17 +367,6 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -485,16 +413,6 @@ class GroupRecords_ShareGroupMetadataKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -559,17 +477,6 @@ class GroupRecords_ShareGroupMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_epoch, a_metadata_hash, a_tagged_fields, ) -> None:
-        """Encode from field values (epoch, metadathash, tagged_fields) without an object."""
-        out += _S1.pack(a_epoch, a_metadata_hash)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -638,17 +545,6 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -695,16 +591,6 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -763,17 +649,6 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_assignment_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (assignment_epoch, tagged_fields) without an object."""
-        out += _S2.pack(a_assignment_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -841,17 +716,6 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -910,22 +774,6 @@ class GroupRecords_ShareGroupTargetAssignmentMemberKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1034,30 +882,6 @@ class GroupRecords_TopicPartition(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, partitions, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'group_records/topic_partition/topic_id')
-        out += a_topic_id
-        w_partitions_count_plus_one = len(a_partitions) + 1
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
-        for _x1 in a_partitions:
-            out += _S2.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1191,35 +1015,10 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
         if w_topic_partitions is None:
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/topic_partitions')
         for _x1 in w_topic_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partition/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartition._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/tagged_fields')
@@ -1228,53 +1027,6 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_partitions, tagged_fields) without an object."""
-        w_topic_partitions_count_plus_one = len(a_topic_partitions) + 1
-        if 0 <= w_topic_partitions_count_plus_one < 0x4000:
-            out += _VT[w_topic_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_topic_partitions_count_plus_one)
-        if a_topic_partitions is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/topic_partitions')
-        for _x1 in a_topic_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partition/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartition._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1357,17 +1109,6 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -1426,22 +1167,6 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1550,30 +1275,6 @@ class GroupRecords_TopicPartitions(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, partitions, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'group_records/topic_partitions/topic_id')
-        out += a_topic_id
-        w_partitions_count_plus_one = len(a_partitions) + 1
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
-        for _x1 in a_partitions:
-            out += _S2.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1731,35 +1432,10 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
         if w_assigned_partitions is None:
             raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/tagged_fields')
@@ -1768,54 +1444,6 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_member_epoch, a_previous_member_epoch, a_state, a_assigned_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (member_epoch, previous_member_epoch, state, assigned_partitions, tagged_fields) without an object."""
-        w_assigned_partitions_count_plus_one = len(a_assigned_partitions) + 1
-        out += _S3.pack(a_member_epoch, a_previous_member_epoch, a_state)
-        if 0 <= w_assigned_partitions_count_plus_one < 0x4000:
-            out += _VT[w_assigned_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_assigned_partitions_count_plus_one)
-        if a_assigned_partitions is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions')
-        for _x1 in a_assigned_partitions:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions/topic_id')
-                out += a_topic_id_k2
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartitions._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1901,17 +1529,6 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -1958,16 +1575,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2088,36 +1695,6 @@ class GroupRecords_TopicPartitionsInfo(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_topic_name, a_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, topic_name, partitions, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'group_records/topic_partitions_info/topic_id')
-        out += a_topic_id
-        if a_topic_name is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-        if isinstance(a_topic_name, (bytes, bytearray, memoryview)):
-            out += a_topic_name
-        else:
-            a_topic_name._write(out, False)
-        w_partitions_count_plus_one = len(a_partitions) + 1
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-        for _x1 in a_partitions:
-            out += _S2.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
@@ -2208,27 +1785,6 @@ class GroupRecords_TopicInfo(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_topic_name, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, topic_name, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'group_records/topic_info/topic_id')
-        out += a_topic_id
-        if a_topic_name is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-        if isinstance(a_topic_name, (bytes, bytearray, memoryview)):
-            out += a_topic_name
-        else:
-            a_topic_name._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2456,41 +2012,10 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         if w_initializing_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics')
         for _x1 in w_initializing_topics:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_topic_name_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id_k2
-                if a_topic_name_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k2
-                else:
-                    a_topic_name_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_initialized_topics_count_plus_one = self._initialized_topics_count_plus_one if self._pins & 2 else len(self.initialized_topics) + 1
         if keep:
             self._initialized_topics_count_plus_one = w_initialized_topics_count_plus_one
@@ -2501,42 +2026,11 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         w_initialized_topics = self.initialized_topics
         if w_initialized_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics')
-        for _x4 in w_initialized_topics:
-            if _x4.__class__ is tuple:
-                a_topic_id_k5, a_topic_name_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_topic_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id_k5) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id_k5
-                if a_topic_name_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name_k5, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k5
-                else:
-                    a_topic_name_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
+        for _x2 in w_initialized_topics:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, keep)
+                _x2._write(out, keep)
         w_deleting_topics_count_plus_one = self._deleting_topics_count_plus_one if self._pins & 4 else len(self.deleting_topics) + 1
         if keep:
             self._deleting_topics_count_plus_one = w_deleting_topics_count_plus_one
@@ -2547,33 +2041,11 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         w_deleting_topics = self.deleting_topics
         if w_deleting_topics is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics')
-        for _x7 in w_deleting_topics:
-            if _x7.__class__ is tuple:
-                a_topic_id_k8, a_topic_name_k8, a_tagged_fields_k8 = _x7
-                if a_topic_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
-                if len(a_topic_id_k8) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k8)}', 'group_records/topic_info/topic_id')
-                out += a_topic_id_k8
-                if a_topic_name_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-                if isinstance(a_topic_name_k8, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k8
-                else:
-                    a_topic_name_k8._write(out, False)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
+        for _x3 in w_deleting_topics:
+            if isinstance(_x3, (bytes, bytearray, memoryview)):
+                out += _x3
             else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TopicInfo._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, keep)
+                _x3._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/tagged_fields')
@@ -2582,136 +2054,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_initializing_topics, a_initialized_topics, a_deleting_topics, a_tagged_fields, ) -> None:
-        """Encode from field values (initializing_topics, initialized_topics, deleting_topics, tagged_fields) without an object."""
-        w_initializing_topics_count_plus_one = len(a_initializing_topics) + 1
-        if 0 <= w_initializing_topics_count_plus_one < 0x4000:
-            out += _VT[w_initializing_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_initializing_topics_count_plus_one)
-        if a_initializing_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics')
-        for _x1 in a_initializing_topics:
-            if _x1.__class__ is tuple:
-                a_topic_id_k2, a_topic_name_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_topic_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id_k2) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k2)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id_k2
-                if a_topic_name_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k2
-                else:
-                    a_topic_name_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_initialized_topics_count_plus_one = len(a_initialized_topics) + 1
-        if 0 <= w_initialized_topics_count_plus_one < 0x4000:
-            out += _VT[w_initialized_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_initialized_topics_count_plus_one)
-        if a_initialized_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics')
-        for _x4 in a_initialized_topics:
-            if _x4.__class__ is tuple:
-                a_topic_id_k5, a_topic_name_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_topic_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
-                if len(a_topic_id_k5) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k5)}', 'group_records/topic_partitions_info/topic_id')
-                out += a_topic_id_k5
-                if a_topic_name_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-                if isinstance(a_topic_name_k5, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k5
-                else:
-                    a_topic_name_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
-            else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TopicPartitionsInfo._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, False)
-        w_deleting_topics_count_plus_one = len(a_deleting_topics) + 1
-        if 0 <= w_deleting_topics_count_plus_one < 0x4000:
-            out += _VT[w_deleting_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_deleting_topics_count_plus_one)
-        if a_deleting_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics')
-        for _x7 in a_deleting_topics:
-            if _x7.__class__ is tuple:
-                a_topic_id_k8, a_topic_name_k8, a_tagged_fields_k8 = _x7
-                if a_topic_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
-                if len(a_topic_id_k8) != 16:
-                    raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id_k8)}', 'group_records/topic_info/topic_id')
-                out += a_topic_id_k8
-                if a_topic_name_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-                if isinstance(a_topic_name_k8, (bytes, bytearray, memoryview)):
-                    out += a_topic_name_k8
-                else:
-                    a_topic_name_k8._write(out, False)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
-            else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TopicInfo._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2826,17 +2168,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -2895,22 +2226,6 @@ class GroupRecords_ConsumerGroupRegularExpressionKey(_Node):
         else:
             w_regular_expression._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_regular_expression, ) -> None:
-        """Encode from field values (group_id, regular_expression) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_regular_expression is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_key/regular_expression')
-        if isinstance(a_regular_expression, (bytes, bytearray, memoryview)):
-            out += a_regular_expression
-        else:
-            a_regular_expression._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3020,29 +2335,6 @@ class GroupRecords_ConsumerGroupRegularExpressionValueV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_topics, a_version, a_timestamp, a_tagged_fields, ) -> None:
-        """Encode from field values (topics, version, timestamp, tagged_fields) without an object."""
-        w_topics_count_plus_one = len(a_topics) + 1
-        if 0 <= w_topics_count_plus_one < 0x4000:
-            out += _VT[w_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_topics_count_plus_one)
-        if a_topics is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value_v0/topics')
-        for _x1 in a_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        out += _S4.pack(a_version, a_timestamp)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
@@ -3126,17 +2418,6 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -3183,16 +2464,6 @@ class GroupRecords_StreamsGroupMetadataKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3257,17 +2528,6 @@ class GroupRecords_StreamsGroupMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_epoch, a_metadata_hash, a_tagged_fields, ) -> None:
-        """Encode from field values (epoch, metadathash, tagged_fields) without an object."""
-        out += _S1.pack(a_epoch, a_metadata_hash)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3336,17 +2596,6 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -3405,22 +2654,6 @@ class GroupRecords_StreamsGroupMemberMetadataKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3490,23 +2723,6 @@ class GroupRecords_Endpoint(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_host, a_port, a_tagged_fields, ) -> None:
-        """Encode from field values (host, port, tagged_fields) without an object."""
-        if a_host is None:
-            raise _EncodeError('is not set', 'group_records/endpoint/host')
-        if isinstance(a_host, (bytes, bytearray, memoryview)):
-            out += a_host
-        else:
-            a_host._write(out, False)
-        out += _S5.pack(a_port)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/endpoint/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3579,28 +2795,6 @@ class GroupRecords_KeyValue(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_key, a_value, a_tagged_fields, ) -> None:
-        """Encode from field values (key, value, tagged_fields) without an object."""
-        if a_key is None:
-            raise _EncodeError('is not set', 'group_records/key_value/key')
-        if isinstance(a_key, (bytes, bytearray, memoryview)):
-            out += a_key
-        else:
-            a_key._write(out, False)
-        if a_value is None:
-            raise _EncodeError('is not set', 'group_records/key_value/value')
-        if isinstance(a_value, (bytes, bytearray, memoryview)):
-            out += a_value
-        else:
-            a_value._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3781,9 +2975,7 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
         if (w_user_endpoint_present >= 0):
             if w_user_endpoint is None:
                 raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/user_endpoint')
-            if w_user_endpoint.__class__ is tuple:
-                GroupRecords_Endpoint._pack(out, *w_user_endpoint)
-            elif isinstance(w_user_endpoint, (bytes, bytearray, memoryview)):
+            if isinstance(w_user_endpoint, (bytes, bytearray, memoryview)):
                 out += w_user_endpoint
             else:
                 w_user_endpoint._write(out, keep)
@@ -3798,33 +2990,10 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
         if w_client_tags is None:
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_tags')
         for _x1 in w_client_tags:
-            if _x1.__class__ is tuple:
-                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
-                if a_key_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/key')
-                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
-                    out += a_key_k2
-                else:
-                    a_key_k2._write(out, False)
-                if a_value_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/value')
-                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
-                    out += a_value_k2
-                else:
-                    a_value_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_KeyValue._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/tagged_fields')
@@ -3833,94 +3002,6 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_instance_id, a_rack_id, a_client_id, a_client_host, a_rebalance_timeout_ms, a_topology_epoch, a_process_id, a_user_endpoint_present, a_user_endpoint, a_client_tags, a_tagged_fields, ) -> None:
-        """Encode from field values (instance_id, rack_id, client_id, client_host, rebalance_timeout_ms, topology_epoch, process_id, user_endpoint_present, user_endpoint, client_tags, tagged_fields) without an object."""
-        if a_instance_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/instance_id')
-        if isinstance(a_instance_id, (bytes, bytearray, memoryview)):
-            out += a_instance_id
-        else:
-            a_instance_id._write(out, False)
-        if a_rack_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/rack_id')
-        if isinstance(a_rack_id, (bytes, bytearray, memoryview)):
-            out += a_rack_id
-        else:
-            a_rack_id._write(out, False)
-        if a_client_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_id')
-        if isinstance(a_client_id, (bytes, bytearray, memoryview)):
-            out += a_client_id
-        else:
-            a_client_id._write(out, False)
-        if a_client_host is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_host')
-        if isinstance(a_client_host, (bytes, bytearray, memoryview)):
-            out += a_client_host
-        else:
-            a_client_host._write(out, False)
-        out += _S6.pack(a_rebalance_timeout_ms, a_topology_epoch)
-        if a_process_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/process_id')
-        if isinstance(a_process_id, (bytes, bytearray, memoryview)):
-            out += a_process_id
-        else:
-            a_process_id._write(out, False)
-        if not -128 <= a_user_endpoint_present <= 127:
-            raise _EncodeError(f'{a_user_endpoint_present} does not fit in s1', 'group_records/streams_group_member_metadata_value_v0/user_endpoint_present')
-        out.append(a_user_endpoint_present & 0xFF)
-        if (a_user_endpoint_present >= 0):
-            if a_user_endpoint is None:
-                raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/user_endpoint')
-            if a_user_endpoint.__class__ is tuple:
-                GroupRecords_Endpoint._pack(out, *a_user_endpoint)
-            elif isinstance(a_user_endpoint, (bytes, bytearray, memoryview)):
-                out += a_user_endpoint
-            else:
-                a_user_endpoint._write(out, False)
-        w_client_tags_count_plus_one = len(a_client_tags) + 1
-        if 0 <= w_client_tags_count_plus_one < 0x4000:
-            out += _VT[w_client_tags_count_plus_one]
-        else:
-            _w_uv32(out, w_client_tags_count_plus_one)
-        if a_client_tags is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/client_tags')
-        for _x1 in a_client_tags:
-            if _x1.__class__ is tuple:
-                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
-                if a_key_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/key')
-                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
-                    out += a_key_k2
-                else:
-                    a_key_k2._write(out, False)
-                if a_value_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/value')
-                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
-                    out += a_value_k2
-                else:
-                    a_value_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_KeyValue._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4012,17 +3093,6 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -4069,16 +3139,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4137,17 +3197,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_assignment_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (assignment_epoch, tagged_fields) without an object."""
-        out += _S2.pack(a_assignment_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4215,17 +3264,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -4284,22 +3322,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4405,31 +3427,6 @@ class GroupRecords_TaskIds(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_subtopology_id, a_partitions, a_tagged_fields, ) -> None:
-        """Encode from field values (subtopology_id, partitions, tagged_fields) without an object."""
-        if a_subtopology_id is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-        if isinstance(a_subtopology_id, (bytes, bytearray, memoryview)):
-            out += a_subtopology_id
-        else:
-            a_subtopology_id._write(out, False)
-        w_partitions_count_plus_one = len(a_partitions) + 1
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if a_partitions is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-        for _x1 in a_partitions:
-            out += _S2.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4681,36 +3678,10 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         if w_active_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/active_tasks')
         for _x1 in w_active_tasks:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
         if keep:
             self._standby_tasks_count_plus_one = w_standby_tasks_count_plus_one
@@ -4721,37 +3692,11 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         w_standby_tasks = self.standby_tasks
         if w_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks')
-        for _x4 in w_standby_tasks:
-            if _x4.__class__ is tuple:
-                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_subtopology_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k5
-                else:
-                    a_subtopology_id_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
+        for _x2 in w_standby_tasks:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, keep)
+                _x2._write(out, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -4762,37 +3707,11 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         w_warmup_tasks = self.warmup_tasks
         if w_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks')
-        for _x7 in w_warmup_tasks:
-            if _x7.__class__ is tuple:
-                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
-                if a_subtopology_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k8
-                else:
-                    a_subtopology_id_k8._write(out, False)
-                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
-                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k8]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k8)
-                if a_partitions_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x9 in a_partitions_k8:
-                    out += _S2.pack(_x9)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
+        for _x3 in w_warmup_tasks:
+            if isinstance(_x3, (bytes, bytearray, memoryview)):
+                out += _x3
             else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, keep)
+                _x3._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/tagged_fields')
@@ -4801,130 +3720,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_active_tasks, a_standby_tasks, a_warmup_tasks, a_tagged_fields, ) -> None:
-        """Encode from field values (active_tasks, standby_tasks, warmup_tasks, tagged_fields) without an object."""
-        w_active_tasks_count_plus_one = len(a_active_tasks) + 1
-        if 0 <= w_active_tasks_count_plus_one < 0x4000:
-            out += _VT[w_active_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_active_tasks_count_plus_one)
-        if a_active_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/active_tasks')
-        for _x1 in a_active_tasks:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_standby_tasks_count_plus_one = len(a_standby_tasks) + 1
-        if 0 <= w_standby_tasks_count_plus_one < 0x4000:
-            out += _VT[w_standby_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_standby_tasks_count_plus_one)
-        if a_standby_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks')
-        for _x4 in a_standby_tasks:
-            if _x4.__class__ is tuple:
-                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_subtopology_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k5
-                else:
-                    a_subtopology_id_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
-            else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, False)
-        w_warmup_tasks_count_plus_one = len(a_warmup_tasks) + 1
-        if 0 <= w_warmup_tasks_count_plus_one < 0x4000:
-            out += _VT[w_warmup_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_warmup_tasks_count_plus_one)
-        if a_warmup_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks')
-        for _x7 in a_warmup_tasks:
-            if _x7.__class__ is tuple:
-                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
-                if a_subtopology_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k8
-                else:
-                    a_subtopology_id_k8._write(out, False)
-                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
-                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k8]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k8)
-                if a_partitions_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x9 in a_partitions_k8:
-                    out += _S2.pack(_x9)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
-            else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5039,17 +3834,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -5108,22 +3892,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentKey(_Node):
         else:
             w_member_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_member_id, ) -> None:
-        """Encode from field values (group_id, member_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_key/member_id')
-        if isinstance(a_member_id, (bytes, bytearray, memoryview)):
-            out += a_member_id
-        else:
-            a_member_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5565,36 +4333,10 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         if w_active_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks')
         for _x1 in w_active_tasks:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
         if keep:
             self._standby_tasks_count_plus_one = w_standby_tasks_count_plus_one
@@ -5605,37 +4347,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_standby_tasks = self.standby_tasks
         if w_standby_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks')
-        for _x4 in w_standby_tasks:
-            if _x4.__class__ is tuple:
-                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_subtopology_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k5
-                else:
-                    a_subtopology_id_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
+        for _x2 in w_standby_tasks:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, keep)
+                _x2._write(out, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -5646,37 +4362,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_warmup_tasks = self.warmup_tasks
         if w_warmup_tasks is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks')
-        for _x7 in w_warmup_tasks:
-            if _x7.__class__ is tuple:
-                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
-                if a_subtopology_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k8
-                else:
-                    a_subtopology_id_k8._write(out, False)
-                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
-                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k8]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k8)
-                if a_partitions_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x9 in a_partitions_k8:
-                    out += _S2.pack(_x9)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
+        for _x3 in w_warmup_tasks:
+            if isinstance(_x3, (bytes, bytearray, memoryview)):
+                out += _x3
             else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, keep)
+                _x3._write(out, keep)
         w_active_tasks_pending_revocation_count_plus_one = self._active_tasks_pending_revocation_count_plus_one if self._pins & 8 else len(self.active_tasks_pending_revocation) + 1
         if keep:
             self._active_tasks_pending_revocation_count_plus_one = w_active_tasks_pending_revocation_count_plus_one
@@ -5687,37 +4377,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_active_tasks_pending_revocation = self.active_tasks_pending_revocation
         if w_active_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation')
-        for _x10 in w_active_tasks_pending_revocation:
-            if _x10.__class__ is tuple:
-                a_subtopology_id_k11, a_partitions_k11, a_tagged_fields_k11 = _x10
-                if a_subtopology_id_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k11, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k11
-                else:
-                    a_subtopology_id_k11._write(out, False)
-                w_partitions_count_plus_one_k11 = len(a_partitions_k11) + 1
-                if 0 <= w_partitions_count_plus_one_k11 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k11]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k11)
-                if a_partitions_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x12 in a_partitions_k11:
-                    out += _S2.pack(_x12)
-                if a_tagged_fields_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k11
-                else:
-                    a_tagged_fields_k11._write(out, False)
+        for _x4 in w_active_tasks_pending_revocation:
+            if isinstance(_x4, (bytes, bytearray, memoryview)):
+                out += _x4
             else:
-                if _x10.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x10)
-                elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                    out += _x10
-                else:
-                    _x10._write(out, keep)
+                _x4._write(out, keep)
         w_standby_tasks_pending_revocation_count_plus_one = self._standby_tasks_pending_revocation_count_plus_one if self._pins & 16 else len(self.standby_tasks_pending_revocation) + 1
         if keep:
             self._standby_tasks_pending_revocation_count_plus_one = w_standby_tasks_pending_revocation_count_plus_one
@@ -5728,37 +4392,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_standby_tasks_pending_revocation = self.standby_tasks_pending_revocation
         if w_standby_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation')
-        for _x13 in w_standby_tasks_pending_revocation:
-            if _x13.__class__ is tuple:
-                a_subtopology_id_k14, a_partitions_k14, a_tagged_fields_k14 = _x13
-                if a_subtopology_id_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k14, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k14
-                else:
-                    a_subtopology_id_k14._write(out, False)
-                w_partitions_count_plus_one_k14 = len(a_partitions_k14) + 1
-                if 0 <= w_partitions_count_plus_one_k14 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k14]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k14)
-                if a_partitions_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x15 in a_partitions_k14:
-                    out += _S2.pack(_x15)
-                if a_tagged_fields_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k14, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k14
-                else:
-                    a_tagged_fields_k14._write(out, False)
+        for _x5 in w_standby_tasks_pending_revocation:
+            if isinstance(_x5, (bytes, bytearray, memoryview)):
+                out += _x5
             else:
-                if _x13.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x13)
-                elif isinstance(_x13, (bytes, bytearray, memoryview)):
-                    out += _x13
-                else:
-                    _x13._write(out, keep)
+                _x5._write(out, keep)
         w_warmup_tasks_pending_revocation_count_plus_one = self._warmup_tasks_pending_revocation_count_plus_one if self._pins & 32 else len(self.warmup_tasks_pending_revocation) + 1
         if keep:
             self._warmup_tasks_pending_revocation_count_plus_one = w_warmup_tasks_pending_revocation_count_plus_one
@@ -5769,37 +4407,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_warmup_tasks_pending_revocation = self.warmup_tasks_pending_revocation
         if w_warmup_tasks_pending_revocation is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation')
-        for _x16 in w_warmup_tasks_pending_revocation:
-            if _x16.__class__ is tuple:
-                a_subtopology_id_k17, a_partitions_k17, a_tagged_fields_k17 = _x16
-                if a_subtopology_id_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k17, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k17
-                else:
-                    a_subtopology_id_k17._write(out, False)
-                w_partitions_count_plus_one_k17 = len(a_partitions_k17) + 1
-                if 0 <= w_partitions_count_plus_one_k17 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k17]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k17)
-                if a_partitions_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x18 in a_partitions_k17:
-                    out += _S2.pack(_x18)
-                if a_tagged_fields_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k17, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k17
-                else:
-                    a_tagged_fields_k17._write(out, False)
+        for _x6 in w_warmup_tasks_pending_revocation:
+            if isinstance(_x6, (bytes, bytearray, memoryview)):
+                out += _x6
             else:
-                if _x16.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x16)
-                elif isinstance(_x16, (bytes, bytearray, memoryview)):
-                    out += _x16
-                else:
-                    _x16._write(out, keep)
+                _x6._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/tagged_fields')
@@ -5808,245 +4420,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_member_epoch, a_previous_member_epoch, a_state, a_active_tasks, a_standby_tasks, a_warmup_tasks, a_active_tasks_pending_revocation, a_standby_tasks_pending_revocation, a_warmup_tasks_pending_revocation, a_tagged_fields, ) -> None:
-        """Encode from field values (member_epoch, previous_member_epoch, state, active_tasks, standby_tasks, warmup_tasks, active_tasks_pending_revocation, standby_tasks_pending_revocation, warmup_tasks_pending_revocation, tagged_fields) without an object."""
-        w_active_tasks_count_plus_one = len(a_active_tasks) + 1
-        out += _S3.pack(a_member_epoch, a_previous_member_epoch, a_state)
-        if 0 <= w_active_tasks_count_plus_one < 0x4000:
-            out += _VT[w_active_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_active_tasks_count_plus_one)
-        if a_active_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks')
-        for _x1 in a_active_tasks:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_partitions_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_partitions_count_plus_one_k2 = len(a_partitions_k2) + 1
-                if 0 <= w_partitions_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k2)
-                if a_partitions_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x3 in a_partitions_k2:
-                    out += _S2.pack(_x3)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_standby_tasks_count_plus_one = len(a_standby_tasks) + 1
-        if 0 <= w_standby_tasks_count_plus_one < 0x4000:
-            out += _VT[w_standby_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_standby_tasks_count_plus_one)
-        if a_standby_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks')
-        for _x4 in a_standby_tasks:
-            if _x4.__class__ is tuple:
-                a_subtopology_id_k5, a_partitions_k5, a_tagged_fields_k5 = _x4
-                if a_subtopology_id_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k5, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k5
-                else:
-                    a_subtopology_id_k5._write(out, False)
-                w_partitions_count_plus_one_k5 = len(a_partitions_k5) + 1
-                if 0 <= w_partitions_count_plus_one_k5 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k5]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k5)
-                if a_partitions_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x6 in a_partitions_k5:
-                    out += _S2.pack(_x6)
-                if a_tagged_fields_k5 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k5, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k5
-                else:
-                    a_tagged_fields_k5._write(out, False)
-            else:
-                if _x4.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x4)
-                elif isinstance(_x4, (bytes, bytearray, memoryview)):
-                    out += _x4
-                else:
-                    _x4._write(out, False)
-        w_warmup_tasks_count_plus_one = len(a_warmup_tasks) + 1
-        if 0 <= w_warmup_tasks_count_plus_one < 0x4000:
-            out += _VT[w_warmup_tasks_count_plus_one]
-        else:
-            _w_uv32(out, w_warmup_tasks_count_plus_one)
-        if a_warmup_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks')
-        for _x7 in a_warmup_tasks:
-            if _x7.__class__ is tuple:
-                a_subtopology_id_k8, a_partitions_k8, a_tagged_fields_k8 = _x7
-                if a_subtopology_id_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k8, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k8
-                else:
-                    a_subtopology_id_k8._write(out, False)
-                w_partitions_count_plus_one_k8 = len(a_partitions_k8) + 1
-                if 0 <= w_partitions_count_plus_one_k8 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k8]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k8)
-                if a_partitions_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x9 in a_partitions_k8:
-                    out += _S2.pack(_x9)
-                if a_tagged_fields_k8 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k8
-                else:
-                    a_tagged_fields_k8._write(out, False)
-            else:
-                if _x7.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x7)
-                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                    out += _x7
-                else:
-                    _x7._write(out, False)
-        w_active_tasks_pending_revocation_count_plus_one = len(a_active_tasks_pending_revocation) + 1
-        if 0 <= w_active_tasks_pending_revocation_count_plus_one < 0x4000:
-            out += _VT[w_active_tasks_pending_revocation_count_plus_one]
-        else:
-            _w_uv32(out, w_active_tasks_pending_revocation_count_plus_one)
-        if a_active_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation')
-        for _x10 in a_active_tasks_pending_revocation:
-            if _x10.__class__ is tuple:
-                a_subtopology_id_k11, a_partitions_k11, a_tagged_fields_k11 = _x10
-                if a_subtopology_id_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k11, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k11
-                else:
-                    a_subtopology_id_k11._write(out, False)
-                w_partitions_count_plus_one_k11 = len(a_partitions_k11) + 1
-                if 0 <= w_partitions_count_plus_one_k11 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k11]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k11)
-                if a_partitions_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x12 in a_partitions_k11:
-                    out += _S2.pack(_x12)
-                if a_tagged_fields_k11 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k11
-                else:
-                    a_tagged_fields_k11._write(out, False)
-            else:
-                if _x10.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x10)
-                elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                    out += _x10
-                else:
-                    _x10._write(out, False)
-        w_standby_tasks_pending_revocation_count_plus_one = len(a_standby_tasks_pending_revocation) + 1
-        if 0 <= w_standby_tasks_pending_revocation_count_plus_one < 0x4000:
-            out += _VT[w_standby_tasks_pending_revocation_count_plus_one]
-        else:
-            _w_uv32(out, w_standby_tasks_pending_revocation_count_plus_one)
-        if a_standby_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation')
-        for _x13 in a_standby_tasks_pending_revocation:
-            if _x13.__class__ is tuple:
-                a_subtopology_id_k14, a_partitions_k14, a_tagged_fields_k14 = _x13
-                if a_subtopology_id_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k14, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k14
-                else:
-                    a_subtopology_id_k14._write(out, False)
-                w_partitions_count_plus_one_k14 = len(a_partitions_k14) + 1
-                if 0 <= w_partitions_count_plus_one_k14 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k14]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k14)
-                if a_partitions_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x15 in a_partitions_k14:
-                    out += _S2.pack(_x15)
-                if a_tagged_fields_k14 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k14, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k14
-                else:
-                    a_tagged_fields_k14._write(out, False)
-            else:
-                if _x13.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x13)
-                elif isinstance(_x13, (bytes, bytearray, memoryview)):
-                    out += _x13
-                else:
-                    _x13._write(out, False)
-        w_warmup_tasks_pending_revocation_count_plus_one = len(a_warmup_tasks_pending_revocation) + 1
-        if 0 <= w_warmup_tasks_pending_revocation_count_plus_one < 0x4000:
-            out += _VT[w_warmup_tasks_pending_revocation_count_plus_one]
-        else:
-            _w_uv32(out, w_warmup_tasks_pending_revocation_count_plus_one)
-        if a_warmup_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation')
-        for _x16 in a_warmup_tasks_pending_revocation:
-            if _x16.__class__ is tuple:
-                a_subtopology_id_k17, a_partitions_k17, a_tagged_fields_k17 = _x16
-                if a_subtopology_id_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-                if isinstance(a_subtopology_id_k17, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k17
-                else:
-                    a_subtopology_id_k17._write(out, False)
-                w_partitions_count_plus_one_k17 = len(a_partitions_k17) + 1
-                if 0 <= w_partitions_count_plus_one_k17 < 0x4000:
-                    out += _VT[w_partitions_count_plus_one_k17]
-                else:
-                    _w_uv32(out, w_partitions_count_plus_one_k17)
-                if a_partitions_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/partitions')
-                for _x18 in a_partitions_k17:
-                    out += _S2.pack(_x18)
-                if a_tagged_fields_k17 is None:
-                    raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-                if isinstance(a_tagged_fields_k17, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k17
-                else:
-                    a_tagged_fields_k17._write(out, False)
-            else:
-                if _x16.__class__ is tuple:
-                    GroupRecords_TaskIds._pack(out, *_x16)
-                elif isinstance(_x16, (bytes, bytearray, memoryview)):
-                    out += _x16
-                else:
-                    _x16._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6212,17 +4585,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -6269,16 +4631,6 @@ class GroupRecords_StreamsGroupTopologyKey(_Node):
         else:
             w_group_id._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, ) -> None:
-        """Encode from field values (group_id) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6349,28 +4701,6 @@ class GroupRecords_TopicConfig(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_key, a_value, a_tagged_fields, ) -> None:
-        """Encode from field values (key, value, tagged_fields) without an object."""
-        if a_key is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/key')
-        if isinstance(a_key, (bytes, bytearray, memoryview)):
-            out += a_key
-        else:
-            a_key._write(out, False)
-        if a_value is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/value')
-        if isinstance(a_value, (bytes, bytearray, memoryview)):
-            out += a_value
-        else:
-            a_value._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6487,33 +4817,10 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         if w_topic_configs is None:
             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
         for _x1 in w_topic_configs:
-            if _x1.__class__ is tuple:
-                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
-                if a_key_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
-                    out += a_key_k2
-                else:
-                    a_key_k2._write(out, False)
-                if a_value_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
-                    out += a_value_k2
-                else:
-                    a_value_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicConfig._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
@@ -6522,58 +4829,6 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_partitions, a_replication_factor, a_topic_configs, a_tagged_fields, ) -> None:
-        """Encode from field values (name, partitions, replication_factor, topic_configs, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        w_topic_configs_count_plus_one = len(a_topic_configs) + 1
-        out += _S8.pack(a_partitions, a_replication_factor)
-        if 0 <= w_topic_configs_count_plus_one < 0x4000:
-            out += _VT[w_topic_configs_count_plus_one]
-        else:
-            _w_uv32(out, w_topic_configs_count_plus_one)
-        if a_topic_configs is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-        for _x1 in a_topic_configs:
-            if _x1.__class__ is tuple:
-                a_key_k2, a_value_k2, a_tagged_fields_k2 = _x1
-                if a_key_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                if isinstance(a_key_k2, (bytes, bytearray, memoryview)):
-                    out += a_key_k2
-                else:
-                    a_key_k2._write(out, False)
-                if a_value_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                if isinstance(a_value_k2, (bytes, bytearray, memoryview)):
-                    out += a_value_k2
-                else:
-                    a_value_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_TopicConfig._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6773,43 +5028,6 @@ class GroupRecords_CopartitionGroup(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_source_topics, a_source_topic_regex, a_repartition_source_topics, a_tagged_fields, ) -> None:
-        """Encode from field values (source_topics, source_topic_regex, repartition_source_topics, tagged_fields) without an object."""
-        w_source_topics_count_plus_one = len(a_source_topics) + 1
-        if 0 <= w_source_topics_count_plus_one < 0x4000:
-            out += _VT[w_source_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_source_topics_count_plus_one)
-        if a_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-        for _x1 in a_source_topics:
-            out += _S0.pack(_x1)
-        w_source_topic_regex_count_plus_one = len(a_source_topic_regex) + 1
-        if 0 <= w_source_topic_regex_count_plus_one < 0x4000:
-            out += _VT[w_source_topic_regex_count_plus_one]
-        else:
-            _w_uv32(out, w_source_topic_regex_count_plus_one)
-        if a_source_topic_regex is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-        for _x2 in a_source_topic_regex:
-            out += _S0.pack(_x2)
-        w_repartition_source_topics_count_plus_one = len(a_repartition_source_topics) + 1
-        if 0 <= w_repartition_source_topics_count_plus_one < 0x4000:
-            out += _VT[w_repartition_source_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_repartition_source_topics_count_plus_one)
-        if a_repartition_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-        for _x3 in a_repartition_source_topics:
-            out += _S0.pack(_x3)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7291,63 +5509,10 @@ class GroupRecords_Subtopology(_Node):
         if w_state_changelog_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
         for _x3 in w_state_changelog_topics:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_partitions_k4, a_replication_factor_k4, a_topic_configs_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                w_topic_configs_count_plus_one_k4 = len(a_topic_configs_k4) + 1
-                out += _S8.pack(a_partitions_k4, a_replication_factor_k4)
-                if 0 <= w_topic_configs_count_plus_one_k4 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one_k4]
-                else:
-                    _w_uv32(out, w_topic_configs_count_plus_one_k4)
-                if a_topic_configs_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x5 in a_topic_configs_k4:
-                    if _x5.__class__ is tuple:
-                        a_key_k6, a_value_k6, a_tagged_fields_k6 = _x5
-                        if a_key_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key_k6, (bytes, bytearray, memoryview)):
-                            out += a_key_k6
-                        else:
-                            a_key_k6._write(out, False)
-                        if a_value_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value_k6, (bytes, bytearray, memoryview)):
-                            out += a_value_k6
-                        else:
-                            a_value_k6._write(out, False)
-                        if a_tagged_fields_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k6
-                        else:
-                            a_tagged_fields_k6._write(out, False)
-                    else:
-                        if _x5.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x5)
-                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                            out += _x5
-                        else:
-                            _x5._write(out, False)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+            if isinstance(_x3, (bytes, bytearray, memoryview)):
+                out += _x3
             else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x3._write(out, keep)
         w_repartition_sink_topics_count_plus_one = self._repartition_sink_topics_count_plus_one if self._pins & 8 else len(self.repartition_sink_topics) + 1
         if keep:
             self._repartition_sink_topics_count_plus_one = w_repartition_sink_topics_count_plus_one
@@ -7358,11 +5523,11 @@ class GroupRecords_Subtopology(_Node):
         w_repartition_sink_topics = self.repartition_sink_topics
         if w_repartition_sink_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-        for _x7 in w_repartition_sink_topics:
-            if isinstance(_x7, (bytes, bytearray, memoryview)):
-                out += _x7
+        for _x4 in w_repartition_sink_topics:
+            if isinstance(_x4, (bytes, bytearray, memoryview)):
+                out += _x4
             else:
-                _x7._write(out, keep)
+                _x4._write(out, keep)
         w_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 16 else len(self.repartition_source_topics) + 1
         if keep:
             self._repartition_source_topics_count_plus_one = w_repartition_source_topics_count_plus_one
@@ -7373,64 +5538,11 @@ class GroupRecords_Subtopology(_Node):
         w_repartition_source_topics = self.repartition_source_topics
         if w_repartition_source_topics is None:
             raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-        for _x8 in w_repartition_source_topics:
-            if _x8.__class__ is tuple:
-                a_name_k9, a_partitions_k9, a_replication_factor_k9, a_topic_configs_k9, a_tagged_fields_k9 = _x8
-                if a_name_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name_k9, (bytes, bytearray, memoryview)):
-                    out += a_name_k9
-                else:
-                    a_name_k9._write(out, False)
-                w_topic_configs_count_plus_one_k9 = len(a_topic_configs_k9) + 1
-                out += _S8.pack(a_partitions_k9, a_replication_factor_k9)
-                if 0 <= w_topic_configs_count_plus_one_k9 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one_k9]
-                else:
-                    _w_uv32(out, w_topic_configs_count_plus_one_k9)
-                if a_topic_configs_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x10 in a_topic_configs_k9:
-                    if _x10.__class__ is tuple:
-                        a_key_k11, a_value_k11, a_tagged_fields_k11 = _x10
-                        if a_key_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key_k11, (bytes, bytearray, memoryview)):
-                            out += a_key_k11
-                        else:
-                            a_key_k11._write(out, False)
-                        if a_value_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value_k11, (bytes, bytearray, memoryview)):
-                            out += a_value_k11
-                        else:
-                            a_value_k11._write(out, False)
-                        if a_tagged_fields_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k11
-                        else:
-                            a_tagged_fields_k11._write(out, False)
-                    else:
-                        if _x10.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x10)
-                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                            out += _x10
-                        else:
-                            _x10._write(out, False)
-                if a_tagged_fields_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k9, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k9
-                else:
-                    a_tagged_fields_k9._write(out, False)
+        for _x5 in w_repartition_source_topics:
+            if isinstance(_x5, (bytes, bytearray, memoryview)):
+                out += _x5
             else:
-                if _x8.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x8)
-                elif isinstance(_x8, (bytes, bytearray, memoryview)):
-                    out += _x8
-                else:
-                    _x8._write(out, keep)
+                _x5._write(out, keep)
         w_copartition_groups_count_plus_one = self._copartition_groups_count_plus_one if self._pins & 32 else len(self.copartition_groups) + 1
         if keep:
             self._copartition_groups_count_plus_one = w_copartition_groups_count_plus_one
@@ -7441,49 +5553,11 @@ class GroupRecords_Subtopology(_Node):
         w_copartition_groups = self.copartition_groups
         if w_copartition_groups is None:
             raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-        for _x12 in w_copartition_groups:
-            if _x12.__class__ is tuple:
-                a_source_topics_k13, a_source_topic_regex_k13, a_repartition_source_topics_k13, a_tagged_fields_k13 = _x12
-                w_source_topics_count_plus_one_k13 = len(a_source_topics_k13) + 1
-                if 0 <= w_source_topics_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_source_topics_count_plus_one_k13)
-                if a_source_topics_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                for _x14 in a_source_topics_k13:
-                    out += _S0.pack(_x14)
-                w_source_topic_regex_count_plus_one_k13 = len(a_source_topic_regex_k13) + 1
-                if 0 <= w_source_topic_regex_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one_k13)
-                if a_source_topic_regex_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                for _x15 in a_source_topic_regex_k13:
-                    out += _S0.pack(_x15)
-                w_repartition_source_topics_count_plus_one_k13 = len(a_repartition_source_topics_k13) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k13)
-                if a_repartition_source_topics_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                for _x16 in a_repartition_source_topics_k13:
-                    out += _S0.pack(_x16)
-                if a_tagged_fields_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k13
-                else:
-                    a_tagged_fields_k13._write(out, False)
+        for _x6 in w_copartition_groups:
+            if isinstance(_x6, (bytes, bytearray, memoryview)):
+                out += _x6
             else:
-                if _x12.__class__ is tuple:
-                    GroupRecords_CopartitionGroup._pack(out, *_x12)
-                elif isinstance(_x12, (bytes, bytearray, memoryview)):
-                    out += _x12
-                else:
-                    _x12._write(out, keep)
+                _x6._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
@@ -7492,238 +5566,6 @@ class GroupRecords_Subtopology(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_subtopology_id, a_source_topics, a_source_topic_regex, a_state_changelog_topics, a_repartition_sink_topics, a_repartition_source_topics, a_copartition_groups, a_tagged_fields, ) -> None:
-        """Encode from field values (subtopology_id, source_topics, source_topic_regex, state_changelog_topics, repartition_sink_topics, repartition_source_topics, copartition_groups, tagged_fields) without an object."""
-        if a_subtopology_id is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-        if isinstance(a_subtopology_id, (bytes, bytearray, memoryview)):
-            out += a_subtopology_id
-        else:
-            a_subtopology_id._write(out, False)
-        w_source_topics_count_plus_one = len(a_source_topics) + 1
-        if 0 <= w_source_topics_count_plus_one < 0x4000:
-            out += _VT[w_source_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_source_topics_count_plus_one)
-        if a_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
-        for _x1 in a_source_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        w_source_topic_regex_count_plus_one = len(a_source_topic_regex) + 1
-        if 0 <= w_source_topic_regex_count_plus_one < 0x4000:
-            out += _VT[w_source_topic_regex_count_plus_one]
-        else:
-            _w_uv32(out, w_source_topic_regex_count_plus_one)
-        if a_source_topic_regex is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
-        for _x2 in a_source_topic_regex:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, False)
-        w_state_changelog_topics_count_plus_one = len(a_state_changelog_topics) + 1
-        if 0 <= w_state_changelog_topics_count_plus_one < 0x4000:
-            out += _VT[w_state_changelog_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_state_changelog_topics_count_plus_one)
-        if a_state_changelog_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
-        for _x3 in a_state_changelog_topics:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_partitions_k4, a_replication_factor_k4, a_topic_configs_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                w_topic_configs_count_plus_one_k4 = len(a_topic_configs_k4) + 1
-                out += _S8.pack(a_partitions_k4, a_replication_factor_k4)
-                if 0 <= w_topic_configs_count_plus_one_k4 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one_k4]
-                else:
-                    _w_uv32(out, w_topic_configs_count_plus_one_k4)
-                if a_topic_configs_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x5 in a_topic_configs_k4:
-                    if _x5.__class__ is tuple:
-                        a_key_k6, a_value_k6, a_tagged_fields_k6 = _x5
-                        if a_key_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key_k6, (bytes, bytearray, memoryview)):
-                            out += a_key_k6
-                        else:
-                            a_key_k6._write(out, False)
-                        if a_value_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value_k6, (bytes, bytearray, memoryview)):
-                            out += a_value_k6
-                        else:
-                            a_value_k6._write(out, False)
-                        if a_tagged_fields_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k6
-                        else:
-                            a_tagged_fields_k6._write(out, False)
-                    else:
-                        if _x5.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x5)
-                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                            out += _x5
-                        else:
-                            _x5._write(out, False)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        w_repartition_sink_topics_count_plus_one = len(a_repartition_sink_topics) + 1
-        if 0 <= w_repartition_sink_topics_count_plus_one < 0x4000:
-            out += _VT[w_repartition_sink_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_repartition_sink_topics_count_plus_one)
-        if a_repartition_sink_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-        for _x7 in a_repartition_sink_topics:
-            if isinstance(_x7, (bytes, bytearray, memoryview)):
-                out += _x7
-            else:
-                _x7._write(out, False)
-        w_repartition_source_topics_count_plus_one = len(a_repartition_source_topics) + 1
-        if 0 <= w_repartition_source_topics_count_plus_one < 0x4000:
-            out += _VT[w_repartition_source_topics_count_plus_one]
-        else:
-            _w_uv32(out, w_repartition_source_topics_count_plus_one)
-        if a_repartition_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-        for _x8 in a_repartition_source_topics:
-            if _x8.__class__ is tuple:
-                a_name_k9, a_partitions_k9, a_replication_factor_k9, a_topic_configs_k9, a_tagged_fields_k9 = _x8
-                if a_name_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                if isinstance(a_name_k9, (bytes, bytearray, memoryview)):
-                    out += a_name_k9
-                else:
-                    a_name_k9._write(out, False)
-                w_topic_configs_count_plus_one_k9 = len(a_topic_configs_k9) + 1
-                out += _S8.pack(a_partitions_k9, a_replication_factor_k9)
-                if 0 <= w_topic_configs_count_plus_one_k9 < 0x4000:
-                    out += _VT[w_topic_configs_count_plus_one_k9]
-                else:
-                    _w_uv32(out, w_topic_configs_count_plus_one_k9)
-                if a_topic_configs_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                for _x10 in a_topic_configs_k9:
-                    if _x10.__class__ is tuple:
-                        a_key_k11, a_value_k11, a_tagged_fields_k11 = _x10
-                        if a_key_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/key')
-                        if isinstance(a_key_k11, (bytes, bytearray, memoryview)):
-                            out += a_key_k11
-                        else:
-                            a_key_k11._write(out, False)
-                        if a_value_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/value')
-                        if isinstance(a_value_k11, (bytes, bytearray, memoryview)):
-                            out += a_value_k11
-                        else:
-                            a_value_k11._write(out, False)
-                        if a_tagged_fields_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k11
-                        else:
-                            a_tagged_fields_k11._write(out, False)
-                    else:
-                        if _x10.__class__ is tuple:
-                            GroupRecords_TopicConfig._pack(out, *_x10)
-                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                            out += _x10
-                        else:
-                            _x10._write(out, False)
-                if a_tagged_fields_k9 is None:
-                    raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                if isinstance(a_tagged_fields_k9, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k9
-                else:
-                    a_tagged_fields_k9._write(out, False)
-            else:
-                if _x8.__class__ is tuple:
-                    GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x8)
-                elif isinstance(_x8, (bytes, bytearray, memoryview)):
-                    out += _x8
-                else:
-                    _x8._write(out, False)
-        w_copartition_groups_count_plus_one = len(a_copartition_groups) + 1
-        if 0 <= w_copartition_groups_count_plus_one < 0x4000:
-            out += _VT[w_copartition_groups_count_plus_one]
-        else:
-            _w_uv32(out, w_copartition_groups_count_plus_one)
-        if a_copartition_groups is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-        for _x12 in a_copartition_groups:
-            if _x12.__class__ is tuple:
-                a_source_topics_k13, a_source_topic_regex_k13, a_repartition_source_topics_k13, a_tagged_fields_k13 = _x12
-                w_source_topics_count_plus_one_k13 = len(a_source_topics_k13) + 1
-                if 0 <= w_source_topics_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_source_topics_count_plus_one_k13)
-                if a_source_topics_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                for _x14 in a_source_topics_k13:
-                    out += _S0.pack(_x14)
-                w_source_topic_regex_count_plus_one_k13 = len(a_source_topic_regex_k13) + 1
-                if 0 <= w_source_topic_regex_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one_k13)
-                if a_source_topic_regex_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                for _x15 in a_source_topic_regex_k13:
-                    out += _S0.pack(_x15)
-                w_repartition_source_topics_count_plus_one_k13 = len(a_repartition_source_topics_k13) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one_k13 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one_k13]
-                else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k13)
-                if a_repartition_source_topics_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                for _x16 in a_repartition_source_topics_k13:
-                    out += _S0.pack(_x16)
-                if a_tagged_fields_k13 is None:
-                    raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k13
-                else:
-                    a_tagged_fields_k13._write(out, False)
-            else:
-                if _x12.__class__ is tuple:
-                    GroupRecords_CopartitionGroup._pack(out, *_x12)
-                elif isinstance(_x12, (bytes, bytearray, memoryview)):
-                    out += _x12
-                else:
-                    _x12._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8223,243 +6065,10 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
         if w_subtopologies is None:
             raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/subtopologies')
         for _x1 in w_subtopologies:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_source_topics_k2, a_source_topic_regex_k2, a_state_changelog_topics_k2, a_repartition_sink_topics_k2, a_repartition_source_topics_k2, a_copartition_groups_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_source_topics_count_plus_one_k2 = len(a_source_topics_k2) + 1
-                if 0 <= w_source_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_source_topics_count_plus_one_k2)
-                if a_source_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
-                for _x3 in a_source_topics_k2:
-                    if isinstance(_x3, (bytes, bytearray, memoryview)):
-                        out += _x3
-                    else:
-                        _x3._write(out, False)
-                w_source_topic_regex_count_plus_one_k2 = len(a_source_topic_regex_k2) + 1
-                if 0 <= w_source_topic_regex_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one_k2)
-                if a_source_topic_regex_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
-                for _x4 in a_source_topic_regex_k2:
-                    if isinstance(_x4, (bytes, bytearray, memoryview)):
-                        out += _x4
-                    else:
-                        _x4._write(out, False)
-                w_state_changelog_topics_count_plus_one_k2 = len(a_state_changelog_topics_k2) + 1
-                if 0 <= w_state_changelog_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_state_changelog_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_state_changelog_topics_count_plus_one_k2)
-                if a_state_changelog_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
-                for _x5 in a_state_changelog_topics_k2:
-                    if _x5.__class__ is tuple:
-                        a_name_k6, a_partitions_k6, a_replication_factor_k6, a_topic_configs_k6, a_tagged_fields_k6 = _x5
-                        if a_name_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name_k6, (bytes, bytearray, memoryview)):
-                            out += a_name_k6
-                        else:
-                            a_name_k6._write(out, False)
-                        w_topic_configs_count_plus_one_k6 = len(a_topic_configs_k6) + 1
-                        out += _S8.pack(a_partitions_k6, a_replication_factor_k6)
-                        if 0 <= w_topic_configs_count_plus_one_k6 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one_k6]
-                        else:
-                            _w_uv32(out, w_topic_configs_count_plus_one_k6)
-                        if a_topic_configs_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x7 in a_topic_configs_k6:
-                            if _x7.__class__ is tuple:
-                                a_key_k8, a_value_k8, a_tagged_fields_k8 = _x7
-                                if a_key_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key_k8, (bytes, bytearray, memoryview)):
-                                    out += a_key_k8
-                                else:
-                                    a_key_k8._write(out, False)
-                                if a_value_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value_k8, (bytes, bytearray, memoryview)):
-                                    out += a_value_k8
-                                else:
-                                    a_value_k8._write(out, False)
-                                if a_tagged_fields_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields_k8
-                                else:
-                                    a_tagged_fields_k8._write(out, False)
-                            else:
-                                if _x7.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x7)
-                                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                                    out += _x7
-                                else:
-                                    _x7._write(out, False)
-                        if a_tagged_fields_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k6
-                        else:
-                            a_tagged_fields_k6._write(out, False)
-                    else:
-                        if _x5.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x5)
-                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                            out += _x5
-                        else:
-                            _x5._write(out, False)
-                w_repartition_sink_topics_count_plus_one_k2 = len(a_repartition_sink_topics_k2) + 1
-                if 0 <= w_repartition_sink_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_repartition_sink_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_repartition_sink_topics_count_plus_one_k2)
-                if a_repartition_sink_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-                for _x9 in a_repartition_sink_topics_k2:
-                    if isinstance(_x9, (bytes, bytearray, memoryview)):
-                        out += _x9
-                    else:
-                        _x9._write(out, False)
-                w_repartition_source_topics_count_plus_one_k2 = len(a_repartition_source_topics_k2) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k2)
-                if a_repartition_source_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-                for _x10 in a_repartition_source_topics_k2:
-                    if _x10.__class__ is tuple:
-                        a_name_k11, a_partitions_k11, a_replication_factor_k11, a_topic_configs_k11, a_tagged_fields_k11 = _x10
-                        if a_name_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name_k11, (bytes, bytearray, memoryview)):
-                            out += a_name_k11
-                        else:
-                            a_name_k11._write(out, False)
-                        w_topic_configs_count_plus_one_k11 = len(a_topic_configs_k11) + 1
-                        out += _S8.pack(a_partitions_k11, a_replication_factor_k11)
-                        if 0 <= w_topic_configs_count_plus_one_k11 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one_k11]
-                        else:
-                            _w_uv32(out, w_topic_configs_count_plus_one_k11)
-                        if a_topic_configs_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x12 in a_topic_configs_k11:
-                            if _x12.__class__ is tuple:
-                                a_key_k13, a_value_k13, a_tagged_fields_k13 = _x12
-                                if a_key_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key_k13, (bytes, bytearray, memoryview)):
-                                    out += a_key_k13
-                                else:
-                                    a_key_k13._write(out, False)
-                                if a_value_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value_k13, (bytes, bytearray, memoryview)):
-                                    out += a_value_k13
-                                else:
-                                    a_value_k13._write(out, False)
-                                if a_tagged_fields_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields_k13
-                                else:
-                                    a_tagged_fields_k13._write(out, False)
-                            else:
-                                if _x12.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x12)
-                                elif isinstance(_x12, (bytes, bytearray, memoryview)):
-                                    out += _x12
-                                else:
-                                    _x12._write(out, False)
-                        if a_tagged_fields_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k11
-                        else:
-                            a_tagged_fields_k11._write(out, False)
-                    else:
-                        if _x10.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x10)
-                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                            out += _x10
-                        else:
-                            _x10._write(out, False)
-                w_copartition_groups_count_plus_one_k2 = len(a_copartition_groups_k2) + 1
-                if 0 <= w_copartition_groups_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_copartition_groups_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_copartition_groups_count_plus_one_k2)
-                if a_copartition_groups_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-                for _x14 in a_copartition_groups_k2:
-                    if _x14.__class__ is tuple:
-                        a_source_topics_k15, a_source_topic_regex_k15, a_repartition_source_topics_k15, a_tagged_fields_k15 = _x14
-                        w_source_topics_count_plus_one_k15 = len(a_source_topics_k15) + 1
-                        if 0 <= w_source_topics_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_source_topics_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_source_topics_count_plus_one_k15)
-                        if a_source_topics_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                        for _x16 in a_source_topics_k15:
-                            out += _S0.pack(_x16)
-                        w_source_topic_regex_count_plus_one_k15 = len(a_source_topic_regex_k15) + 1
-                        if 0 <= w_source_topic_regex_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_source_topic_regex_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_source_topic_regex_count_plus_one_k15)
-                        if a_source_topic_regex_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                        for _x17 in a_source_topic_regex_k15:
-                            out += _S0.pack(_x17)
-                        w_repartition_source_topics_count_plus_one_k15 = len(a_repartition_source_topics_k15) + 1
-                        if 0 <= w_repartition_source_topics_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_repartition_source_topics_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_repartition_source_topics_count_plus_one_k15)
-                        if a_repartition_source_topics_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                        for _x18 in a_repartition_source_topics_k15:
-                            out += _S0.pack(_x18)
-                        if a_tagged_fields_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                        if isinstance(a_tagged_fields_k15, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k15
-                        else:
-                            a_tagged_fields_k15._write(out, False)
-                    else:
-                        if _x14.__class__ is tuple:
-                            GroupRecords_CopartitionGroup._pack(out, *_x14)
-                        elif isinstance(_x14, (bytes, bytearray, memoryview)):
-                            out += _x14
-                        else:
-                            _x14._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_Subtopology._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/tagged_fields')
@@ -8468,262 +6077,6 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_epoch, a_subtopologies, a_tagged_fields, ) -> None:
-        """Encode from field values (epoch, subtopologies, tagged_fields) without an object."""
-        w_subtopologies_count_plus_one = len(a_subtopologies) + 1
-        out += _S2.pack(a_epoch)
-        if 0 <= w_subtopologies_count_plus_one < 0x4000:
-            out += _VT[w_subtopologies_count_plus_one]
-        else:
-            _w_uv32(out, w_subtopologies_count_plus_one)
-        if a_subtopologies is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/subtopologies')
-        for _x1 in a_subtopologies:
-            if _x1.__class__ is tuple:
-                a_subtopology_id_k2, a_source_topics_k2, a_source_topic_regex_k2, a_state_changelog_topics_k2, a_repartition_sink_topics_k2, a_repartition_source_topics_k2, a_copartition_groups_k2, a_tagged_fields_k2 = _x1
-                if a_subtopology_id_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-                if isinstance(a_subtopology_id_k2, (bytes, bytearray, memoryview)):
-                    out += a_subtopology_id_k2
-                else:
-                    a_subtopology_id_k2._write(out, False)
-                w_source_topics_count_plus_one_k2 = len(a_source_topics_k2) + 1
-                if 0 <= w_source_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_source_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_source_topics_count_plus_one_k2)
-                if a_source_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
-                for _x3 in a_source_topics_k2:
-                    if isinstance(_x3, (bytes, bytearray, memoryview)):
-                        out += _x3
-                    else:
-                        _x3._write(out, False)
-                w_source_topic_regex_count_plus_one_k2 = len(a_source_topic_regex_k2) + 1
-                if 0 <= w_source_topic_regex_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_source_topic_regex_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_source_topic_regex_count_plus_one_k2)
-                if a_source_topic_regex_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
-                for _x4 in a_source_topic_regex_k2:
-                    if isinstance(_x4, (bytes, bytearray, memoryview)):
-                        out += _x4
-                    else:
-                        _x4._write(out, False)
-                w_state_changelog_topics_count_plus_one_k2 = len(a_state_changelog_topics_k2) + 1
-                if 0 <= w_state_changelog_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_state_changelog_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_state_changelog_topics_count_plus_one_k2)
-                if a_state_changelog_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
-                for _x5 in a_state_changelog_topics_k2:
-                    if _x5.__class__ is tuple:
-                        a_name_k6, a_partitions_k6, a_replication_factor_k6, a_topic_configs_k6, a_tagged_fields_k6 = _x5
-                        if a_name_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name_k6, (bytes, bytearray, memoryview)):
-                            out += a_name_k6
-                        else:
-                            a_name_k6._write(out, False)
-                        w_topic_configs_count_plus_one_k6 = len(a_topic_configs_k6) + 1
-                        out += _S8.pack(a_partitions_k6, a_replication_factor_k6)
-                        if 0 <= w_topic_configs_count_plus_one_k6 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one_k6]
-                        else:
-                            _w_uv32(out, w_topic_configs_count_plus_one_k6)
-                        if a_topic_configs_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x7 in a_topic_configs_k6:
-                            if _x7.__class__ is tuple:
-                                a_key_k8, a_value_k8, a_tagged_fields_k8 = _x7
-                                if a_key_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key_k8, (bytes, bytearray, memoryview)):
-                                    out += a_key_k8
-                                else:
-                                    a_key_k8._write(out, False)
-                                if a_value_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value_k8, (bytes, bytearray, memoryview)):
-                                    out += a_value_k8
-                                else:
-                                    a_value_k8._write(out, False)
-                                if a_tagged_fields_k8 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields_k8, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields_k8
-                                else:
-                                    a_tagged_fields_k8._write(out, False)
-                            else:
-                                if _x7.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x7)
-                                elif isinstance(_x7, (bytes, bytearray, memoryview)):
-                                    out += _x7
-                                else:
-                                    _x7._write(out, False)
-                        if a_tagged_fields_k6 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields_k6, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k6
-                        else:
-                            a_tagged_fields_k6._write(out, False)
-                    else:
-                        if _x5.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x5)
-                        elif isinstance(_x5, (bytes, bytearray, memoryview)):
-                            out += _x5
-                        else:
-                            _x5._write(out, False)
-                w_repartition_sink_topics_count_plus_one_k2 = len(a_repartition_sink_topics_k2) + 1
-                if 0 <= w_repartition_sink_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_repartition_sink_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_repartition_sink_topics_count_plus_one_k2)
-                if a_repartition_sink_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
-                for _x9 in a_repartition_sink_topics_k2:
-                    if isinstance(_x9, (bytes, bytearray, memoryview)):
-                        out += _x9
-                    else:
-                        _x9._write(out, False)
-                w_repartition_source_topics_count_plus_one_k2 = len(a_repartition_source_topics_k2) + 1
-                if 0 <= w_repartition_source_topics_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_repartition_source_topics_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_repartition_source_topics_count_plus_one_k2)
-                if a_repartition_source_topics_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
-                for _x10 in a_repartition_source_topics_k2:
-                    if _x10.__class__ is tuple:
-                        a_name_k11, a_partitions_k11, a_replication_factor_k11, a_topic_configs_k11, a_tagged_fields_k11 = _x10
-                        if a_name_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-                        if isinstance(a_name_k11, (bytes, bytearray, memoryview)):
-                            out += a_name_k11
-                        else:
-                            a_name_k11._write(out, False)
-                        w_topic_configs_count_plus_one_k11 = len(a_topic_configs_k11) + 1
-                        out += _S8.pack(a_partitions_k11, a_replication_factor_k11)
-                        if 0 <= w_topic_configs_count_plus_one_k11 < 0x4000:
-                            out += _VT[w_topic_configs_count_plus_one_k11]
-                        else:
-                            _w_uv32(out, w_topic_configs_count_plus_one_k11)
-                        if a_topic_configs_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
-                        for _x12 in a_topic_configs_k11:
-                            if _x12.__class__ is tuple:
-                                a_key_k13, a_value_k13, a_tagged_fields_k13 = _x12
-                                if a_key_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/key')
-                                if isinstance(a_key_k13, (bytes, bytearray, memoryview)):
-                                    out += a_key_k13
-                                else:
-                                    a_key_k13._write(out, False)
-                                if a_value_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/value')
-                                if isinstance(a_value_k13, (bytes, bytearray, memoryview)):
-                                    out += a_value_k13
-                                else:
-                                    a_value_k13._write(out, False)
-                                if a_tagged_fields_k13 is None:
-                                    raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-                                if isinstance(a_tagged_fields_k13, (bytes, bytearray, memoryview)):
-                                    out += a_tagged_fields_k13
-                                else:
-                                    a_tagged_fields_k13._write(out, False)
-                            else:
-                                if _x12.__class__ is tuple:
-                                    GroupRecords_TopicConfig._pack(out, *_x12)
-                                elif isinstance(_x12, (bytes, bytearray, memoryview)):
-                                    out += _x12
-                                else:
-                                    _x12._write(out, False)
-                        if a_tagged_fields_k11 is None:
-                            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-                        if isinstance(a_tagged_fields_k11, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k11
-                        else:
-                            a_tagged_fields_k11._write(out, False)
-                    else:
-                        if _x10.__class__ is tuple:
-                            GroupRecords_StreamsGroupTopologyTopicInfo._pack(out, *_x10)
-                        elif isinstance(_x10, (bytes, bytearray, memoryview)):
-                            out += _x10
-                        else:
-                            _x10._write(out, False)
-                w_copartition_groups_count_plus_one_k2 = len(a_copartition_groups_k2) + 1
-                if 0 <= w_copartition_groups_count_plus_one_k2 < 0x4000:
-                    out += _VT[w_copartition_groups_count_plus_one_k2]
-                else:
-                    _w_uv32(out, w_copartition_groups_count_plus_one_k2)
-                if a_copartition_groups_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
-                for _x14 in a_copartition_groups_k2:
-                    if _x14.__class__ is tuple:
-                        a_source_topics_k15, a_source_topic_regex_k15, a_repartition_source_topics_k15, a_tagged_fields_k15 = _x14
-                        w_source_topics_count_plus_one_k15 = len(a_source_topics_k15) + 1
-                        if 0 <= w_source_topics_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_source_topics_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_source_topics_count_plus_one_k15)
-                        if a_source_topics_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
-                        for _x16 in a_source_topics_k15:
-                            out += _S0.pack(_x16)
-                        w_source_topic_regex_count_plus_one_k15 = len(a_source_topic_regex_k15) + 1
-                        if 0 <= w_source_topic_regex_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_source_topic_regex_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_source_topic_regex_count_plus_one_k15)
-                        if a_source_topic_regex_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
-                        for _x17 in a_source_topic_regex_k15:
-                            out += _S0.pack(_x17)
-                        w_repartition_source_topics_count_plus_one_k15 = len(a_repartition_source_topics_k15) + 1
-                        if 0 <= w_repartition_source_topics_count_plus_one_k15 < 0x4000:
-                            out += _VT[w_repartition_source_topics_count_plus_one_k15]
-                        else:
-                            _w_uv32(out, w_repartition_source_topics_count_plus_one_k15)
-                        if a_repartition_source_topics_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
-                        for _x18 in a_repartition_source_topics_k15:
-                            out += _S0.pack(_x18)
-                        if a_tagged_fields_k15 is None:
-                            raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-                        if isinstance(a_tagged_fields_k15, (bytes, bytearray, memoryview)):
-                            out += a_tagged_fields_k15
-                        else:
-                            a_tagged_fields_k15._write(out, False)
-                    else:
-                        if _x14.__class__ is tuple:
-                            GroupRecords_CopartitionGroup._pack(out, *_x14)
-                        elif isinstance(_x14, (bytes, bytearray, memoryview)):
-                            out += _x14
-                        else:
-                            _x14._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    GroupRecords_Subtopology._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8806,17 +6159,6 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -63,11 +63,6 @@ class KafkaTypes(_Node):
         pass
 
 
-    @staticmethod
-    def _pack(out: bytearray, ) -> None:
-        """Encode from field values () without an object."""
-        pass
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
@@ -130,16 +125,6 @@ class KafkaTypes_String(_Node):
         out += _S0.pack(w_length)
         out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        _b_value = None if a_value is None else a_value.encode('UTF-8', 'surrogateescape')
-        if _b_value is None:
-            raise _EncodeError('is not set', 'kafka_types/string/value')
-        w_length = len(_b_value)
-        out += _S0.pack(w_length)
-        out += _b_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -220,15 +205,6 @@ class KafkaTypes_NullableString(_Node):
         if (w_length >= 0):
             out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        _b_value = None if a_value is None else a_value.encode('UTF-8', 'surrogateescape')
-        w_length = (len(_b_value) if _b_value is not None else -1)
-        out += _S0.pack(w_length)
-        if (w_length >= 0):
-            out += _b_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -315,19 +291,6 @@ class KafkaTypes_CompactString(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        _b_value = None if a_value is None else a_value.encode('UTF-8', 'surrogateescape')
-        if _b_value is None:
-            raise _EncodeError('is not set', 'kafka_types/compact_string/value')
-        w_length_plus_one = len(_b_value) + 1
-        if 0 <= w_length_plus_one < 0x4000:
-            out += _VT[w_length_plus_one]
-        else:
-            _w_uv32(out, w_length_plus_one)
-        out += _b_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -417,18 +380,6 @@ class KafkaTypes_CompactNullableString(_Node):
             out += _b_value
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        _b_value = None if a_value is None else a_value.encode('UTF-8', 'surrogateescape')
-        w_length_plus_one = (len(_b_value) + 1 if _b_value is not None else 0)
-        if 0 <= w_length_plus_one < 0x4000:
-            out += _VT[w_length_plus_one]
-        else:
-            _w_uv32(out, w_length_plus_one)
-        if (w_length_plus_one > 0):
-            out += _b_value
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
@@ -509,15 +460,6 @@ class KafkaTypes_Bytes(_Node):
         out += _b_value
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        if a_value is None:
-            raise _EncodeError('is not set', 'kafka_types/bytes/value')
-        w_length = len(a_value)
-        out += _S1.pack(w_length)
-        out += a_value
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = None if self.value is None else len(self.value)
@@ -596,14 +538,6 @@ class KafkaTypes_NullableBytes(_Node):
         if (w_length >= 0):
             out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        w_length = (len(a_value) if a_value is not None else -1)
-        out += _S1.pack(w_length)
-        if (w_length >= 0):
-            out += a_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -689,18 +623,6 @@ class KafkaTypes_CompactBytes(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        if a_value is None:
-            raise _EncodeError('is not set', 'kafka_types/compact_bytes/value')
-        w_length_plus_one = len(a_value) + 1
-        if 0 <= w_length_plus_one < 0x4000:
-            out += _VT[w_length_plus_one]
-        else:
-            _w_uv32(out, w_length_plus_one)
-        out += a_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -789,17 +711,6 @@ class KafkaTypes_CompactNullableBytes(_Node):
         if (w_length_plus_one > 0):
             out += _b_value
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        w_length_plus_one = (len(a_value) + 1 if a_value is not None else 0)
-        if 0 <= w_length_plus_one < 0x4000:
-            out += _VT[w_length_plus_one]
-        else:
-            _w_uv32(out, w_length_plus_one)
-        if (w_length_plus_one > 0):
-            out += a_value
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -923,65 +834,11 @@ class KafkaTypes_TaggedFields(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'kafka_types/tagged_fields/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
-                w_data_length_k2 = len(a_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += a_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    KafkaTypes_TaggedField._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_fields/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
-                w_data_length_k2 = len(a_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += a_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    KafkaTypes_TaggedField._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1088,24 +945,6 @@ class KafkaTypes_TaggedField(_Node):
         out += _b_data
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_field/data')
-        w_data_length = len(a_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += a_data
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_data = None if self.data is None else len(self.data)
@@ -1173,13 +1012,6 @@ class KafkaTypes_TaggedInt8(_Node):
         out.append(w_value & 0xFF)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        if not -128 <= a_value <= 127:
-            raise _EncodeError(f'{a_value} does not fit in s1', 'kafka_types/tagged_int8/value')
-        out.append(a_value & 0xFF)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 1
@@ -1228,13 +1060,6 @@ class KafkaTypes_TaggedBool(_Node):
         out.append(w_value & 0xFF)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        if not 0 <= a_value <= 255:
-            raise _EncodeError(f'{a_value} does not fit in u1', 'kafka_types/tagged_bool/value')
-        out.append(a_value & 0xFF)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 1
@@ -1280,11 +1105,6 @@ class KafkaTypes_TaggedInt32(_Node):
         w_value = self.value
         out += _S1.pack(w_value)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_value, ) -> None:
-        """Encode from field values (value) without an object."""
-        out += _S1.pack(a_value)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1369,20 +1189,6 @@ class KafkaTypes_CompactInt32Array(_Node):
             for _x1 in w_items:
                 out += _S1.pack(_x1)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_items, ) -> None:
-        """Encode from field values (items) without an object."""
-        w_count_plus_one = (len(a_items) + 1 if a_items is not None else 0)
-        if 0 <= w_count_plus_one < 0x4000:
-            out += _VT[w_count_plus_one]
-        else:
-            _w_uv32(out, w_count_plus_one)
-        if (w_count_plus_one > 0):
-            if a_items is None:
-                raise _EncodeError('is not set', 'kafka_types/compact_int32_array/items')
-            for _x1 in a_items:
-                out += _S1.pack(_x1)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1483,20 +1289,6 @@ class KafkaTypes_CompactUuidArray(_Node):
             for _x1 in w_items:
                 out += _x1
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_items, ) -> None:
-        """Encode from field values (items) without an object."""
-        w_count_plus_one = (len(a_items) + 1 if a_items is not None else 0)
-        if 0 <= w_count_plus_one < 0x4000:
-            out += _VT[w_count_plus_one]
-        else:
-            _w_uv32(out, w_count_plus_one)
-        if (w_count_plus_one > 0):
-            if a_items is None:
-                raise _EncodeError('is not set', 'kafka_types/compact_uuid_array/items')
-            for _x1 in a_items:
-                out += _x1
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

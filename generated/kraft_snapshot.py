@@ -73,17 +73,6 @@ class KraftSnapshot(_Node):
                 _x1._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_batches, ) -> None:
-        """Encode from field values (batches) without an object."""
-        if a_batches is None:
-            raise _EncodeError('is not set', 'kraft_snapshot/batches')
-        for _x1 in a_batches:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_batches = sum(_x.size() for _x in self.batches)

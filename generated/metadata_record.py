@@ -387,34 +387,6 @@ class MetadataRecord(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_frame_version, a_api_key, a_version, a_body, ) -> None:
-        """Encode from field values (frame_version, api_key, version, body) without an object."""
-        if a_frame_version is None:
-            raise _EncodeError('is not set', 'metadata_record/frame_version')
-        if 0 <= a_frame_version < 0x4000:
-            out += _VT[a_frame_version]
-        else:
-            _w_uv32(out, a_frame_version)
-        if a_api_key is None:
-            raise _EncodeError('is not set', 'metadata_record/api_key')
-        if 0 <= a_api_key < 0x4000:
-            out += _VT[a_api_key]
-        else:
-            _w_uv32(out, a_api_key)
-        if a_version is None:
-            raise _EncodeError('is not set', 'metadata_record/version')
-        if 0 <= a_version < 0x4000:
-            out += _VT[a_version]
-        else:
-            _w_uv32(out, a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'metadata_record/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_frame_version = _uv32_size(self.frame_version)
@@ -503,29 +475,6 @@ class MetadataRecord_BrokerEndpoint(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_host, a_port, a_security_protocol, a_tagged_fields, ) -> None:
-        """Encode from field values (name, host, port, security_protocol, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_host is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-        if isinstance(a_host, (bytes, bytearray, memoryview)):
-            out += a_host
-        else:
-            a_host._write(out, False)
-        out += _S0.pack(a_port, a_security_protocol)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -602,23 +551,6 @@ class MetadataRecord_BrokerFeature(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_min_supported_version, a_max_supported_version, a_tagged_fields, ) -> None:
-        """Encode from field values (name, min_supported_version, max_supported_version, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        out += _S1.pack(a_min_supported_version, a_max_supported_version)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -807,34 +739,10 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
         if w_end_points is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/end_points')
         for _x1 in w_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -845,29 +753,11 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
         w_features = self.features
         if w_features is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/features')
-        for _x3 in w_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_features:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_rack = self.rack
         if w_rack is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/rack')
@@ -887,98 +777,6 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_incarnation_id, a_broker_epoch, a_end_points, a_features, a_rack, a_fenced, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, incarnation_id, broker_epoch, end_points, features, rack, fenced, tagged_fields) without an object."""
-        out += _S2.pack(a_broker_id)
-        if a_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/incarnation_id')
-        if len(a_incarnation_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_incarnation_id)}', 'metadata_record/register_broker_record_v0/incarnation_id')
-        out += a_incarnation_id
-        w_end_points_count_plus_one = len(a_end_points) + 1
-        out += _S3.pack(a_broker_epoch)
-        if 0 <= w_end_points_count_plus_one < 0x4000:
-            out += _VT[w_end_points_count_plus_one]
-        else:
-            _w_uv32(out, w_end_points_count_plus_one)
-        if a_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/end_points')
-        for _x1 in a_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_features_count_plus_one = len(a_features) + 1
-        if 0 <= w_features_count_plus_one < 0x4000:
-            out += _VT[w_features_count_plus_one]
-        else:
-            _w_uv32(out, w_features_count_plus_one)
-        if a_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/features')
-        for _x3 in a_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_rack is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/rack')
-        if isinstance(a_rack, (bytes, bytearray, memoryview)):
-            out += a_rack
-        else:
-            a_rack._write(out, False)
-        if not 0 <= a_fenced <= 255:
-            raise _EncodeError(f'{a_fenced} does not fit in u1', 'metadata_record/register_broker_record_v0/fenced')
-        out.append(a_fenced & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1207,34 +1005,10 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
         if w_end_points is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/end_points')
         for _x1 in w_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -1245,29 +1019,11 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
         w_features = self.features
         if w_features is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/features')
-        for _x3 in w_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_features:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_rack = self.rack
         if w_rack is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/rack')
@@ -1286,96 +1042,6 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_incarnation_id, a_broker_epoch, a_end_points, a_features, a_rack, a_fenced, a_in_controlled_shutdown, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, incarnation_id, broker_epoch, end_points, features, rack, fenced, in_controlled_shutdown, tagged_fields) without an object."""
-        out += _S2.pack(a_broker_id)
-        if a_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/incarnation_id')
-        if len(a_incarnation_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_incarnation_id)}', 'metadata_record/register_broker_record_v1/incarnation_id')
-        out += a_incarnation_id
-        w_end_points_count_plus_one = len(a_end_points) + 1
-        out += _S3.pack(a_broker_epoch)
-        if 0 <= w_end_points_count_plus_one < 0x4000:
-            out += _VT[w_end_points_count_plus_one]
-        else:
-            _w_uv32(out, w_end_points_count_plus_one)
-        if a_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/end_points')
-        for _x1 in a_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_features_count_plus_one = len(a_features) + 1
-        if 0 <= w_features_count_plus_one < 0x4000:
-            out += _VT[w_features_count_plus_one]
-        else:
-            _w_uv32(out, w_features_count_plus_one)
-        if a_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/features')
-        for _x3 in a_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_rack is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/rack')
-        if isinstance(a_rack, (bytes, bytearray, memoryview)):
-            out += a_rack
-        else:
-            a_rack._write(out, False)
-        out += _S5.pack(a_fenced, a_in_controlled_shutdown)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1611,34 +1277,10 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
         if w_end_points is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/end_points')
         for _x1 in w_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -1649,29 +1291,11 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
         w_features = self.features
         if w_features is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/features')
-        for _x3 in w_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_features:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_rack = self.rack
         if w_rack is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/rack')
@@ -1690,96 +1314,6 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_is_migrating_zk_broker, a_incarnation_id, a_broker_epoch, a_end_points, a_features, a_rack, a_fenced, a_in_controlled_shutdown, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, is_migrating_zk_broker, incarnation_id, broker_epoch, end_points, features, rack, fenced, in_controlled_shutdown, tagged_fields) without an object."""
-        out += _S6.pack(a_broker_id, a_is_migrating_zk_broker)
-        if a_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/incarnation_id')
-        if len(a_incarnation_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_incarnation_id)}', 'metadata_record/register_broker_record_v2/incarnation_id')
-        out += a_incarnation_id
-        w_end_points_count_plus_one = len(a_end_points) + 1
-        out += _S3.pack(a_broker_epoch)
-        if 0 <= w_end_points_count_plus_one < 0x4000:
-            out += _VT[w_end_points_count_plus_one]
-        else:
-            _w_uv32(out, w_end_points_count_plus_one)
-        if a_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/end_points')
-        for _x1 in a_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_features_count_plus_one = len(a_features) + 1
-        if 0 <= w_features_count_plus_one < 0x4000:
-            out += _VT[w_features_count_plus_one]
-        else:
-            _w_uv32(out, w_features_count_plus_one)
-        if a_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/features')
-        for _x3 in a_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_rack is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/rack')
-        if isinstance(a_rack, (bytes, bytearray, memoryview)):
-            out += a_rack
-        else:
-            a_rack._write(out, False)
-        out += _S5.pack(a_fenced, a_in_controlled_shutdown)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1929,33 +1463,6 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
         out += _b_data
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         if self.data is None:
@@ -2090,83 +1597,11 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_RegisterBrokerRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_RegisterBrokerRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2379,34 +1814,10 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
         if w_end_points is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/end_points')
         for _x1 in w_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -2417,29 +1828,11 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
         w_features = self.features
         if w_features is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/features')
-        for _x3 in w_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_features:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_rack = self.rack
         if w_rack is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/rack')
@@ -2453,105 +1846,11 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
         out += _S5.pack(w_fenced, w_in_controlled_shutdown)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_RegisterBrokerRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_is_migrating_zk_broker, a_incarnation_id, a_broker_epoch, a_end_points, a_features, a_rack, a_fenced, a_in_controlled_shutdown, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, is_migrating_zk_broker, incarnation_id, broker_epoch, end_points, features, rack, fenced, in_controlled_shutdown, tagged_fields) without an object."""
-        out += _S6.pack(a_broker_id, a_is_migrating_zk_broker)
-        if a_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/incarnation_id')
-        if len(a_incarnation_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_incarnation_id)}', 'metadata_record/register_broker_record_v3/incarnation_id')
-        out += a_incarnation_id
-        w_end_points_count_plus_one = len(a_end_points) + 1
-        out += _S3.pack(a_broker_epoch)
-        if 0 <= w_end_points_count_plus_one < 0x4000:
-            out += _VT[w_end_points_count_plus_one]
-        else:
-            _w_uv32(out, w_end_points_count_plus_one)
-        if a_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/end_points')
-        for _x1 in a_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_features_count_plus_one = len(a_features) + 1
-        if 0 <= w_features_count_plus_one < 0x4000:
-            out += _VT[w_features_count_plus_one]
-        else:
-            _w_uv32(out, w_features_count_plus_one)
-        if a_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/features')
-        for _x3 in a_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_BrokerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_rack is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/rack')
-        if isinstance(a_rack, (bytes, bytearray, memoryview)):
-            out += a_rack
-        else:
-            a_rack._write(out, False)
-        out += _S5.pack(a_fenced, a_in_controlled_shutdown)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_RegisterBrokerRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2656,17 +1955,6 @@ class MetadataRecord_UnregisterBrokerRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_broker_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, broker_epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_broker_id, a_broker_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/unregister_broker_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_broker_id = 4
@@ -2742,27 +2030,6 @@ class MetadataRecord_TopicRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_topic_id, a_tagged_fields, ) -> None:
-        """Encode from field values (name, topic_id, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record_v0/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record_v0/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/topic_record_v0/topic_id')
-        out += a_topic_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -2875,33 +2142,6 @@ class MetadataRecord_PartitionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3037,83 +2277,11 @@ class MetadataRecord_PartitionRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3396,68 +2564,11 @@ class MetadataRecord_PartitionRecordV0(_Node):
         out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_replicas, a_isr, a_removing_replicas, a_adding_replicas, a_leader, a_leader_epoch, a_partition_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, replicas, isr, removing_replicas, adding_replicas, leader, leader_epoch, partition_epoch, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_record_v0/topic_id')
-        out += a_topic_id
-        w_replicas_count_plus_one = len(a_replicas) + 1
-        if 0 <= w_replicas_count_plus_one < 0x4000:
-            out += _VT[w_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_replicas_count_plus_one)
-        if a_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/replicas')
-        for _x1 in a_replicas:
-            out += _S2.pack(_x1)
-        w_isr_count_plus_one = len(a_isr) + 1
-        if 0 <= w_isr_count_plus_one < 0x4000:
-            out += _VT[w_isr_count_plus_one]
-        else:
-            _w_uv32(out, w_isr_count_plus_one)
-        if a_isr is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/isr')
-        for _x2 in a_isr:
-            out += _S2.pack(_x2)
-        w_removing_replicas_count_plus_one = len(a_removing_replicas) + 1
-        if 0 <= w_removing_replicas_count_plus_one < 0x4000:
-            out += _VT[w_removing_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_removing_replicas_count_plus_one)
-        if a_removing_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/removing_replicas')
-        for _x3 in a_removing_replicas:
-            out += _S2.pack(_x3)
-        w_adding_replicas_count_plus_one = len(a_adding_replicas) + 1
-        if 0 <= w_adding_replicas_count_plus_one < 0x4000:
-            out += _VT[w_adding_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_adding_replicas_count_plus_one)
-        if a_adding_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/adding_replicas')
-        for _x4 in a_adding_replicas:
-            out += _S2.pack(_x4)
-        out += _S8.pack(a_leader, a_leader_epoch, a_partition_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -3840,77 +2951,11 @@ class MetadataRecord_PartitionRecordV1(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v1/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_replicas, a_isr, a_removing_replicas, a_adding_replicas, a_leader, a_leader_epoch, a_partition_epoch, a_directories, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, replicas, isr, removing_replicas, adding_replicas, leader, leader_epoch, partition_epoch, directories, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_record_v1/topic_id')
-        out += a_topic_id
-        w_replicas_count_plus_one = len(a_replicas) + 1
-        if 0 <= w_replicas_count_plus_one < 0x4000:
-            out += _VT[w_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_replicas_count_plus_one)
-        if a_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/replicas')
-        for _x1 in a_replicas:
-            out += _S2.pack(_x1)
-        w_isr_count_plus_one = len(a_isr) + 1
-        if 0 <= w_isr_count_plus_one < 0x4000:
-            out += _VT[w_isr_count_plus_one]
-        else:
-            _w_uv32(out, w_isr_count_plus_one)
-        if a_isr is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/isr')
-        for _x2 in a_isr:
-            out += _S2.pack(_x2)
-        w_removing_replicas_count_plus_one = len(a_removing_replicas) + 1
-        if 0 <= w_removing_replicas_count_plus_one < 0x4000:
-            out += _VT[w_removing_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_removing_replicas_count_plus_one)
-        if a_removing_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/removing_replicas')
-        for _x3 in a_removing_replicas:
-            out += _S2.pack(_x3)
-        w_adding_replicas_count_plus_one = len(a_adding_replicas) + 1
-        if 0 <= w_adding_replicas_count_plus_one < 0x4000:
-            out += _VT[w_adding_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_adding_replicas_count_plus_one)
-        if a_adding_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/adding_replicas')
-        for _x4 in a_adding_replicas:
-            out += _S2.pack(_x4)
-        w_directories_count_plus_one = len(a_directories) + 1
-        out += _S8.pack(a_leader, a_leader_epoch, a_partition_epoch)
-        if 0 <= w_directories_count_plus_one < 0x4000:
-            out += _VT[w_directories_count_plus_one]
-        else:
-            _w_uv32(out, w_directories_count_plus_one)
-        if a_directories is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/directories')
-        for _x5 in a_directories:
-            out += _x5
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v1/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4114,33 +3159,6 @@ class MetadataRecord_PartitionRecordTagV2(_Node):
         out += _b_data
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         if self.data is None:
@@ -4281,83 +3299,11 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_tags_v2/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tags_v2/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4687,77 +3633,11 @@ class MetadataRecord_PartitionRecordV2(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v2/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTagsV2._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_replicas, a_isr, a_removing_replicas, a_adding_replicas, a_leader, a_leader_epoch, a_partition_epoch, a_directories, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, replicas, isr, removing_replicas, adding_replicas, leader, leader_epoch, partition_epoch, directories, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_record_v2/topic_id')
-        out += a_topic_id
-        w_replicas_count_plus_one = len(a_replicas) + 1
-        if 0 <= w_replicas_count_plus_one < 0x4000:
-            out += _VT[w_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_replicas_count_plus_one)
-        if a_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/replicas')
-        for _x1 in a_replicas:
-            out += _S2.pack(_x1)
-        w_isr_count_plus_one = len(a_isr) + 1
-        if 0 <= w_isr_count_plus_one < 0x4000:
-            out += _VT[w_isr_count_plus_one]
-        else:
-            _w_uv32(out, w_isr_count_plus_one)
-        if a_isr is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/isr')
-        for _x2 in a_isr:
-            out += _S2.pack(_x2)
-        w_removing_replicas_count_plus_one = len(a_removing_replicas) + 1
-        if 0 <= w_removing_replicas_count_plus_one < 0x4000:
-            out += _VT[w_removing_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_removing_replicas_count_plus_one)
-        if a_removing_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/removing_replicas')
-        for _x3 in a_removing_replicas:
-            out += _S2.pack(_x3)
-        w_adding_replicas_count_plus_one = len(a_adding_replicas) + 1
-        if 0 <= w_adding_replicas_count_plus_one < 0x4000:
-            out += _VT[w_adding_replicas_count_plus_one]
-        else:
-            _w_uv32(out, w_adding_replicas_count_plus_one)
-        if a_adding_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/adding_replicas')
-        for _x4 in a_adding_replicas:
-            out += _S2.pack(_x4)
-        w_directories_count_plus_one = len(a_directories) + 1
-        out += _S8.pack(a_leader, a_leader_epoch, a_partition_epoch)
-        if 0 <= w_directories_count_plus_one < 0x4000:
-            out += _VT[w_directories_count_plus_one]
-        else:
-            _w_uv32(out, w_directories_count_plus_one)
-        if a_directories is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/directories')
-        for _x5 in a_directories:
-            out += _x5
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_v2/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionRecordTagsV2._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -4943,37 +3823,6 @@ class MetadataRecord_ConfigRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_resource_type, a_resource_name, a_name, a_value, a_tagged_fields, ) -> None:
-        """Encode from field values (resource_type, resource_name, name, value, tagged_fields) without an object."""
-        if not -128 <= a_resource_type <= 127:
-            raise _EncodeError(f'{a_resource_type} does not fit in s1', 'metadata_record/config_record_v0/resource_type')
-        out.append(a_resource_type & 0xFF)
-        if a_resource_name is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record_v0/resource_name')
-        if isinstance(a_resource_name, (bytes, bytearray, memoryview)):
-            out += a_resource_name
-        else:
-            a_resource_name._write(out, False)
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record_v0/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_value is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record_v0/value')
-        if isinstance(a_value, (bytes, bytearray, memoryview)):
-            out += a_value
-        else:
-            a_value._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_resource_type = 1
@@ -5104,33 +3953,6 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5282,83 +4104,11 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5443,31 +4193,11 @@ class MetadataRecord_PartitionChangeRecordV0(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v0/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_change_record_v0/topic_id')
-        out += a_topic_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5601,33 +4331,6 @@ class MetadataRecord_PartitionChangeRecordTagV1(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5782,83 +4485,11 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v1/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTagV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v1/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v1/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTagV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -5943,31 +4574,11 @@ class MetadataRecord_PartitionChangeRecordV1(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v1/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTagsV1._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v1/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_change_record_v1/topic_id')
-        out += a_topic_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v1/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTagsV1._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6108,33 +4719,6 @@ class MetadataRecord_PartitionChangeRecordTagV2(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6296,83 +4880,11 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v2/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags_v2/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_PartitionChangeRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6458,31 +4970,11 @@ class MetadataRecord_PartitionChangeRecordV2(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v2/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTagsV2._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_partition_id, a_topic_id, a_tagged_fields, ) -> None:
-        """Encode from field values (partition_id, topic_id, tagged_fields) without an object."""
-        out += _S2.pack(a_partition_id)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v2/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/partition_change_record_v2/topic_id')
-        out += a_topic_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_v2/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_PartitionChangeRecordTagsV2._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6550,17 +5042,6 @@ class MetadataRecord_FenceBrokerRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_id, a_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (id, epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_id, a_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/fence_broker_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_id = 4
@@ -6627,17 +5108,6 @@ class MetadataRecord_UnfenceBrokerRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_id, a_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (id, epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_id, a_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/unfence_broker_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_id = 4
@@ -6700,21 +5170,6 @@ class MetadataRecord_RemoveTopicRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id, tagged_fields) without an object."""
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_topic_record_v0/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'metadata_record/remove_topic_record_v0/topic_id')
-        out += a_topic_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_topic_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -6865,47 +5320,6 @@ class MetadataRecord_DelegationTokenRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_owner, a_requester, a_renewers, a_issue_timestamp, a_max_timestamp, a_expiration_timestamp, a_token_id, a_tagged_fields, ) -> None:
-        """Encode from field values (owner, requester, renewers, issue_timestamp, max_timestamp, expiration_timestamp, token_id, tagged_fields) without an object."""
-        if a_owner is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/owner')
-        if isinstance(a_owner, (bytes, bytearray, memoryview)):
-            out += a_owner
-        else:
-            a_owner._write(out, False)
-        if a_requester is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/requester')
-        if isinstance(a_requester, (bytes, bytearray, memoryview)):
-            out += a_requester
-        else:
-            a_requester._write(out, False)
-        w_renewers_count_plus_one = len(a_renewers) + 1
-        if 0 <= w_renewers_count_plus_one < 0x4000:
-            out += _VT[w_renewers_count_plus_one]
-        else:
-            _w_uv32(out, w_renewers_count_plus_one)
-        if a_renewers is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/renewers')
-        for _x1 in a_renewers:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, False)
-        out += _S10.pack(a_issue_timestamp, a_max_timestamp, a_expiration_timestamp)
-        if a_token_id is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/token_id')
-        if isinstance(a_token_id, (bytes, bytearray, memoryview)):
-            out += a_token_id
-        else:
-            a_token_id._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         d_renewers_count_plus_one = self._renewers_count_plus_one if self._pins & 1 else len(self.renewers) + 1
@@ -7046,44 +5460,6 @@ class MetadataRecord_UserScramCredentialRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_mechanism, a_salt, a_stored_key, a_server_key, a_iterations, a_tagged_fields, ) -> None:
-        """Encode from field values (name, mechanism, salt, stored_key, server_key, iterations, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if not -128 <= a_mechanism <= 127:
-            raise _EncodeError(f'{a_mechanism} does not fit in s1', 'metadata_record/user_scram_credential_record_v0/mechanism')
-        out.append(a_mechanism & 0xFF)
-        if a_salt is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/salt')
-        if isinstance(a_salt, (bytes, bytearray, memoryview)):
-            out += a_salt
-        else:
-            a_salt._write(out, False)
-        if a_stored_key is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/stored_key')
-        if isinstance(a_stored_key, (bytes, bytearray, memoryview)):
-            out += a_stored_key
-        else:
-            a_stored_key._write(out, False)
-        if a_server_key is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/server_key')
-        if isinstance(a_server_key, (bytes, bytearray, memoryview)):
-            out += a_server_key
-        else:
-            a_server_key._write(out, False)
-        out += _S2.pack(a_iterations)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -7160,23 +5536,6 @@ class MetadataRecord_FeatureLevelRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_feature_level, a_tagged_fields, ) -> None:
-        """Encode from field values (name, feature_level, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/feature_level_record_v0/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        out += _S11.pack(a_feature_level)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/feature_level_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -7248,28 +5607,6 @@ class MetadataRecord_EntityData(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_entity_type, a_entity_name, a_tagged_fields, ) -> None:
-        """Encode from field values (entity_type, entity_name, tagged_fields) without an object."""
-        if a_entity_type is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-        if isinstance(a_entity_type, (bytes, bytearray, memoryview)):
-            out += a_entity_type
-        else:
-            a_entity_type._write(out, False)
-        if a_entity_name is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-        if isinstance(a_entity_name, (bytes, bytearray, memoryview)):
-            out += a_entity_name
-        else:
-            a_entity_name._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7377,33 +5714,10 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
         if w_entity is None:
             raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/entity')
         for _x1 in w_entity:
-            if _x1.__class__ is tuple:
-                a_entity_type_k2, a_entity_name_k2, a_tagged_fields_k2 = _x1
-                if a_entity_type_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-                if isinstance(a_entity_type_k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_type_k2
-                else:
-                    a_entity_type_k2._write(out, False)
-                if a_entity_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-                if isinstance(a_entity_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_name_k2
-                else:
-                    a_entity_name_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_EntityData._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_key = self.key
         if w_key is None:
             raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/key')
@@ -7422,58 +5736,6 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_entity, a_key, a_value, a_remove, a_tagged_fields, ) -> None:
-        """Encode from field values (entity, key, value, remove, tagged_fields) without an object."""
-        w_entity_count_plus_one = len(a_entity) + 1
-        if 0 <= w_entity_count_plus_one < 0x4000:
-            out += _VT[w_entity_count_plus_one]
-        else:
-            _w_uv32(out, w_entity_count_plus_one)
-        if a_entity is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/entity')
-        for _x1 in a_entity:
-            if _x1.__class__ is tuple:
-                a_entity_type_k2, a_entity_name_k2, a_tagged_fields_k2 = _x1
-                if a_entity_type_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-                if isinstance(a_entity_type_k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_type_k2
-                else:
-                    a_entity_type_k2._write(out, False)
-                if a_entity_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-                if isinstance(a_entity_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_entity_name_k2
-                else:
-                    a_entity_name_k2._write(out, False)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_EntityData._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_key is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/key')
-        if isinstance(a_key, (bytes, bytearray, memoryview)):
-            out += a_key
-        else:
-            a_key._write(out, False)
-        out += _S12.pack(a_value, a_remove)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7563,17 +5825,6 @@ class MetadataRecord_ProducerIdsRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_broker_epoch, a_next_producer_id, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, broker_epoch, next_producer_id, tagged_fields) without an object."""
-        out += _S13.pack(a_broker_id, a_broker_epoch, a_next_producer_id)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/producer_ids_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7686,33 +5937,6 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7848,83 +6072,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -7999,26 +6151,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordV0(_Node):
         out += _S7.pack(w_broker_id, w_broker_epoch)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_broker_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, broker_epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_broker_id, a_broker_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8134,33 +6271,6 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagV1(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8299,83 +6409,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v1/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTagV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v1/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v1/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTagV1._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8452,26 +6490,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordV1(_Node):
         out += _S7.pack(w_broker_id, w_broker_epoch)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v1/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTagsV1._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_broker_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, broker_epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_broker_id, a_broker_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v1/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTagsV1._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8591,33 +6614,6 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagV2(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8760,83 +6756,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v2/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags_v2/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag_v2/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BrokerRegistrationChangeRecordTagV2._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -8913,26 +6837,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordV2(_Node):
         out += _S7.pack(w_broker_id, w_broker_epoch)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v2/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTagsV2._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_broker_id, a_broker_epoch, a_tagged_fields, ) -> None:
-        """Encode from field values (broker_id, broker_epoch, tagged_fields) without an object."""
-        out += _S7.pack(a_broker_id, a_broker_epoch)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v2/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_BrokerRegistrationChangeRecordTagsV2._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9080,46 +6989,6 @@ class MetadataRecord_AccessControlEntryRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_id, a_resource_type, a_resource_name, a_pattern_type, a_principal, a_host, a_operation, a_permission_type, a_tagged_fields, ) -> None:
-        """Encode from field values (id, resource_type, resource_name, pattern_type, principal, host, operation, permission_type, tagged_fields) without an object."""
-        if a_id is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/id')
-        if len(a_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_id)}', 'metadata_record/access_control_entry_record_v0/id')
-        out += a_id
-        if not -128 <= a_resource_type <= 127:
-            raise _EncodeError(f'{a_resource_type} does not fit in s1', 'metadata_record/access_control_entry_record_v0/resource_type')
-        out.append(a_resource_type & 0xFF)
-        if a_resource_name is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/resource_name')
-        if isinstance(a_resource_name, (bytes, bytearray, memoryview)):
-            out += a_resource_name
-        else:
-            a_resource_name._write(out, False)
-        if not -128 <= a_pattern_type <= 127:
-            raise _EncodeError(f'{a_pattern_type} does not fit in s1', 'metadata_record/access_control_entry_record_v0/pattern_type')
-        out.append(a_pattern_type & 0xFF)
-        if a_principal is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/principal')
-        if isinstance(a_principal, (bytes, bytearray, memoryview)):
-            out += a_principal
-        else:
-            a_principal._write(out, False)
-        if a_host is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/host')
-        if isinstance(a_host, (bytes, bytearray, memoryview)):
-            out += a_host
-        else:
-            a_host._write(out, False)
-        out += _S14.pack(a_operation, a_permission_type)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_id = len(self.id)
@@ -9189,21 +7058,6 @@ class MetadataRecord_RemoveAccessControlEntryRecordV0(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_id, a_tagged_fields, ) -> None:
-        """Encode from field values (id, tagged_fields) without an object."""
-        if a_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_access_control_entry_record_v0/id')
-        if len(a_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_id)}', 'metadata_record/remove_access_control_entry_record_v0/id')
-        out += a_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_access_control_entry_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_id = len(self.id)
@@ -9251,16 +7105,6 @@ class MetadataRecord_NoOpRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tagged_fields, ) -> None:
-        """Encode from field values (tagged_fields) without an object."""
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/no_op_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9325,19 +7169,6 @@ class MetadataRecord_ZkMigrationStateRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_zk_migration_state, a_tagged_fields, ) -> None:
-        """Encode from field values (zk_migration_state, tagged_fields) without an object."""
-        if not -128 <= a_zk_migration_state <= 127:
-            raise _EncodeError(f'{a_zk_migration_state} does not fit in s1', 'metadata_record/zk_migration_state_record_v0/zk_migration_state')
-        out.append(a_zk_migration_state & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/zk_migration_state_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9411,25 +7242,6 @@ class MetadataRecord_RemoveUserScramCredentialRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_mechanism, a_tagged_fields, ) -> None:
-        """Encode from field values (name, mechanism, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_user_scram_credential_record_v0/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if not -128 <= a_mechanism <= 127:
-            raise _EncodeError(f'{a_mechanism} does not fit in s1', 'metadata_record/remove_user_scram_credential_record_v0/mechanism')
-        out.append(a_mechanism & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_user_scram_credential_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9541,33 +7353,6 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9703,83 +7488,11 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BeginTransactionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_BeginTransactionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9837,25 +7550,11 @@ class MetadataRecord_BeginTransactionRecordV0(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_BeginTransactionRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tagged_fields, ) -> None:
-        """Encode from field values (tagged_fields) without an object."""
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_BeginTransactionRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -9902,16 +7601,6 @@ class MetadataRecord_EndTransactionRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tagged_fields, ) -> None:
-        """Encode from field values (tagged_fields) without an object."""
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/end_transaction_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10021,33 +7710,6 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10183,83 +7845,11 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_AbortTransactionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_AbortTransactionRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10317,25 +7907,11 @@ class MetadataRecord_AbortTransactionRecordV0(_Node):
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            MetadataRecord_AbortTransactionRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tagged_fields, ) -> None:
-        """Encode from field values (tagged_fields) without an object."""
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            MetadataRecord_AbortTransactionRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10394,22 +7970,6 @@ class MetadataRecord_RemoveDelegationTokenRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_token_id, a_tagged_fields, ) -> None:
-        """Encode from field values (token_id, tagged_fields) without an object."""
-        if a_token_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_delegation_token_record_v0/token_id')
-        if isinstance(a_token_id, (bytes, bytearray, memoryview)):
-            out += a_token_id
-        else:
-            a_token_id._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_delegation_token_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10497,29 +8057,6 @@ class MetadataRecord_ControllerEndpoint(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_host, a_port, a_security_protocol, a_tagged_fields, ) -> None:
-        """Encode from field values (name, host, port, security_protocol, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_host is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-        if isinstance(a_host, (bytes, bytearray, memoryview)):
-            out += a_host
-        else:
-            a_host._write(out, False)
-        out += _S0.pack(a_port, a_security_protocol)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -10596,23 +8133,6 @@ class MetadataRecord_ControllerFeature(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_min_supported_version, a_max_supported_version, a_tagged_fields, ) -> None:
-        """Encode from field values (name, min_supported_version, max_supported_version, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        out += _S1.pack(a_min_supported_version, a_max_supported_version)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -10790,34 +8310,10 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
         if w_end_points is None:
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/end_points')
         for _x1 in w_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_ControllerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -10828,29 +8324,11 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
         w_features = self.features
         if w_features is None:
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/features')
-        for _x3 in w_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
+        for _x2 in w_features:
+            if isinstance(_x2, (bytes, bytearray, memoryview)):
+                out += _x2
             else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_ControllerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, keep)
+                _x2._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/tagged_fields')
@@ -10859,91 +8337,6 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_controller_id, a_incarnation_id, a_zk_migration_ready, a_end_points, a_features, a_tagged_fields, ) -> None:
-        """Encode from field values (controller_id, incarnation_id, zk_migration_ready, end_points, features, tagged_fields) without an object."""
-        out += _S2.pack(a_controller_id)
-        if a_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/incarnation_id')
-        if len(a_incarnation_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_incarnation_id)}', 'metadata_record/register_controller_record_v0/incarnation_id')
-        out += a_incarnation_id
-        w_end_points_count_plus_one = len(a_end_points) + 1
-        if not 0 <= a_zk_migration_ready <= 255:
-            raise _EncodeError(f'{a_zk_migration_ready} does not fit in u1', 'metadata_record/register_controller_record_v0/zk_migration_ready')
-        out.append(a_zk_migration_ready & 0xFF)
-        if 0 <= w_end_points_count_plus_one < 0x4000:
-            out += _VT[w_end_points_count_plus_one]
-        else:
-            _w_uv32(out, w_end_points_count_plus_one)
-        if a_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/end_points')
-        for _x1 in a_end_points:
-            if _x1.__class__ is tuple:
-                a_name_k2, a_host_k2, a_port_k2, a_security_protocol_k2, a_tagged_fields_k2 = _x1
-                if a_name_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-                if isinstance(a_name_k2, (bytes, bytearray, memoryview)):
-                    out += a_name_k2
-                else:
-                    a_name_k2._write(out, False)
-                if a_host_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-                if isinstance(a_host_k2, (bytes, bytearray, memoryview)):
-                    out += a_host_k2
-                else:
-                    a_host_k2._write(out, False)
-                out += _S0.pack(a_port_k2, a_security_protocol_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    MetadataRecord_ControllerEndpoint._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        w_features_count_plus_one = len(a_features) + 1
-        if 0 <= w_features_count_plus_one < 0x4000:
-            out += _VT[w_features_count_plus_one]
-        else:
-            _w_uv32(out, w_features_count_plus_one)
-        if a_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/features')
-        for _x3 in a_features:
-            if _x3.__class__ is tuple:
-                a_name_k4, a_min_supported_version_k4, a_max_supported_version_k4, a_tagged_fields_k4 = _x3
-                if a_name_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-                if isinstance(a_name_k4, (bytes, bytearray, memoryview)):
-                    out += a_name_k4
-                else:
-                    a_name_k4._write(out, False)
-                out += _S1.pack(a_min_supported_version_k4, a_max_supported_version_k4)
-                if a_tagged_fields_k4 is None:
-                    raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-                if isinstance(a_tagged_fields_k4, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k4
-                else:
-                    a_tagged_fields_k4._write(out, False)
-            else:
-                if _x3.__class__ is tuple:
-                    MetadataRecord_ControllerFeature._pack(out, *_x3)
-                elif isinstance(_x3, (bytes, bytearray, memoryview)):
-                    out += _x3
-                else:
-                    _x3._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -11038,22 +8431,6 @@ class MetadataRecord_ClearElrRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_name, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_name, tagged_fields) without an object."""
-        if a_topic_name is None:
-            raise _EncodeError('is not set', 'metadata_record/clear_elr_record_v0/topic_name')
-        if isinstance(a_topic_name, (bytes, bytearray, memoryview)):
-            out += a_topic_name
-        else:
-            a_topic_name._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/clear_elr_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

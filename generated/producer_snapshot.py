@@ -125,16 +125,10 @@ class ProducerSnapshot(_Node):
         if w_producers is None:
             raise _EncodeError('is not set', 'producer_snapshot/producers')
         for _x1 in w_producers:
-            if _x1.__class__ is tuple:
-                a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2 = _x1
-                out += _S1.pack(a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ProducerSnapshot_ProducerEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         if self._pins & 1:
             w_crc = self._crc
         else:
@@ -144,33 +138,6 @@ class ProducerSnapshot(_Node):
             self._crc = w_crc
         _S2.pack_into(out, _at_crc, w_crc)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_producers, ) -> None:
-        """Encode from field values (version, producers) without an object."""
-        if a_version is None:
-            a_version = 1
-        w_crc = 0
-        w_producer_count = len(a_producers)
-        _at_crc = len(out) + 2
-        _m_producer_count = len(out) + 6
-        out += _S0.pack(a_version, w_crc, w_producer_count)
-        if a_producers is None:
-            raise _EncodeError('is not set', 'producer_snapshot/producers')
-        for _x1 in a_producers:
-            if _x1.__class__ is tuple:
-                a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2 = _x1
-                out += _S1.pack(a_producer_id_k2, a_producer_epoch_k2, a_last_sequence_k2, a_last_offset_k2, a_offset_delta_k2, a_timestamp_k2, a_coordinator_epoch_k2, a_current_txn_first_offset_k2)
-            else:
-                if _x1.__class__ is tuple:
-                    ProducerSnapshot_ProducerEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        with memoryview(out) as _mv:
-            w_crc = _crc32c(_mv[_m_producer_count:])
-        _S2.pack_into(out, _at_crc, w_crc)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -311,11 +278,6 @@ class ProducerSnapshot_ProducerEntry(_Node):
         w_current_txn_first_offset = self.current_txn_first_offset
         out += _S1.pack(w_producer_id, w_producer_epoch, w_last_sequence, w_last_offset, w_offset_delta, w_timestamp, w_coordinator_epoch, w_current_txn_first_offset)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_producer_id, a_producer_epoch, a_last_sequence, a_last_offset, a_offset_delta, a_timestamp, a_coordinator_epoch, a_current_txn_first_offset, ) -> None:
-        """Encode from field values (producer_id, producer_epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset) without an object."""
-        out += _S1.pack(a_producer_id, a_producer_epoch, a_last_sequence, a_last_offset, a_offset_delta, a_timestamp, a_coordinator_epoch, a_current_txn_first_offset)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

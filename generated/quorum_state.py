@@ -66,13 +66,6 @@ class QuorumState(_Node):
         out += w_state.encode('UTF-8', 'surrogateescape')
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_state, ) -> None:
-        """Encode from field values (state) without an object."""
-        if a_state is None:
-            raise _EncodeError('is not set', 'quorum_state/state')
-        out += a_state.encode('UTF-8', 'surrogateescape')
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_state = len(self.state.encode('UTF-8', 'surrogateescape'))

@@ -179,34 +179,6 @@ class RemoteLogMetadata(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_frame_version, a_api_key, a_version, a_body, ) -> None:
-        """Encode from field values (frame_version, api_key, version, body) without an object."""
-        if a_frame_version is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/frame_version')
-        if 0 <= a_frame_version < 0x4000:
-            out += _VT[a_frame_version]
-        else:
-            _w_uv32(out, a_frame_version)
-        if a_api_key is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/api_key')
-        if 0 <= a_api_key < 0x4000:
-            out += _VT[a_api_key]
-        else:
-            _w_uv32(out, a_api_key)
-        if a_version is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/version')
-        if 0 <= a_version < 0x4000:
-            out += _VT[a_version]
-        else:
-            _w_uv32(out, a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_frame_version = _uv32_size(self.frame_version)
@@ -293,28 +265,6 @@ class RemoteLogMetadata_TopicIdPartitionEntry(_Node):
             w_tagged_fields._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_name, a_id, a_partition, a_tagged_fields, ) -> None:
-        """Encode from field values (name, id, partition, tagged_fields) without an object."""
-        if a_name is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/name')
-        if isinstance(a_name, (bytes, bytearray, memoryview)):
-            out += a_name
-        else:
-            a_name._write(out, False)
-        if a_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/id')
-        if len(a_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_id)}', 'remote_log_metadata/topic_id_partition_entry/id')
-        out += a_id
-        out += _S0.pack(a_partition)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_name = self.name.size()
@@ -372,9 +322,7 @@ class RemoteLogMetadata_RemoteLogSegmentIdEntry(_Node):
         w_topic_id_partition = self.topic_id_partition
         if w_topic_id_partition is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/topic_id_partition')
-        if w_topic_id_partition.__class__ is tuple:
-            RemoteLogMetadata_TopicIdPartitionEntry._pack(out, *w_topic_id_partition)
-        elif isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
+        if isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
             out += w_topic_id_partition
         else:
             w_topic_id_partition._write(out, keep)
@@ -392,29 +340,6 @@ class RemoteLogMetadata_RemoteLogSegmentIdEntry(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id_partition, a_id, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id_partition, id, tagged_fields) without an object."""
-        if a_topic_id_partition is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/topic_id_partition')
-        if a_topic_id_partition.__class__ is tuple:
-            RemoteLogMetadata_TopicIdPartitionEntry._pack(out, *a_topic_id_partition)
-        elif isinstance(a_topic_id_partition, (bytes, bytearray, memoryview)):
-            out += a_topic_id_partition
-        else:
-            a_topic_id_partition._write(out, False)
-        if a_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/id')
-        if len(a_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_id)}', 'remote_log_metadata/remote_log_segment_id_entry/id')
-        out += a_id
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -480,17 +405,6 @@ class RemoteLogMetadata_SegmentLeaderEpochEntry(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_leader_epoch, a_offset, a_tagged_fields, ) -> None:
-        """Encode from field values (leader_epoch, offset, tagged_fields) without an object."""
-        out += _S1.pack(a_leader_epoch, a_offset)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -601,33 +515,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -762,83 +649,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -992,9 +807,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         w_remote_log_segment_id = self.remote_log_segment_id
         if w_remote_log_segment_id is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/remote_log_segment_id')
-        if w_remote_log_segment_id.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentIdEntry._pack(out, *w_remote_log_segment_id)
-        elif isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
+        if isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
             out += w_remote_log_segment_id
         else:
             w_remote_log_segment_id._write(out, keep)
@@ -1015,22 +828,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         if w_segment_leader_epochs is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
-            if _x1.__class__ is tuple:
-                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
-                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
         w_custom_metadata = self.custom_metadata
         out += _S0.pack(w_segment_size_in_bytes)
@@ -1047,68 +848,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         out.append(w_remote_log_segment_state & 0xFF)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_remote_log_segment_id, a_start_offset, a_end_offset, a_broker_id, a_max_timestamp_ms, a_event_timestamp_ms, a_segment_leader_epochs, a_segment_size_in_bytes, a_custom_metadata, a_remote_log_segment_state, a_tagged_fields, ) -> None:
-        """Encode from field values (remote_log_segment_id, start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms, segment_leader_epochs, segment_size_in_bytes, custom_metadata, remote_log_segment_state, tagged_fields) without an object."""
-        if a_remote_log_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/remote_log_segment_id')
-        if a_remote_log_segment_id.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentIdEntry._pack(out, *a_remote_log_segment_id)
-        elif isinstance(a_remote_log_segment_id, (bytes, bytearray, memoryview)):
-            out += a_remote_log_segment_id
-        else:
-            a_remote_log_segment_id._write(out, False)
-        w_segment_leader_epochs_count_plus_one = len(a_segment_leader_epochs) + 1
-        out += _S2.pack(a_start_offset, a_end_offset, a_broker_id, a_max_timestamp_ms, a_event_timestamp_ms)
-        if 0 <= w_segment_leader_epochs_count_plus_one < 0x4000:
-            out += _VT[w_segment_leader_epochs_count_plus_one]
-        else:
-            _w_uv32(out, w_segment_leader_epochs_count_plus_one)
-        if a_segment_leader_epochs is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs')
-        for _x1 in a_segment_leader_epochs:
-            if _x1.__class__ is tuple:
-                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
-                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        out += _S0.pack(a_segment_size_in_bytes)
-        if a_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/custom_metadata')
-        if isinstance(a_custom_metadata, (bytes, bytearray, memoryview)):
-            out += a_custom_metadata
-        else:
-            a_custom_metadata._write(out, False)
-        if not -128 <= a_remote_log_segment_state <= 127:
-            raise _EncodeError(f'{a_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_record_v0/remote_log_segment_state')
-        out.append(a_remote_log_segment_state & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1209,9 +953,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecordV0(_Node):
         w_remote_log_segment_id = self.remote_log_segment_id
         if w_remote_log_segment_id is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/remote_log_segment_id')
-        if w_remote_log_segment_id.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentIdEntry._pack(out, *w_remote_log_segment_id)
-        elif isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
+        if isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
             out += w_remote_log_segment_id
         else:
             w_remote_log_segment_id._write(out, keep)
@@ -1237,34 +979,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_remote_log_segment_id, a_broker_id, a_event_timestamp_ms, a_custom_metadata, a_remote_log_segment_state, a_tagged_fields, ) -> None:
-        """Encode from field values (remote_log_segment_id, broker_id, event_timestamp_ms, custom_metadata, remote_log_segment_state, tagged_fields) without an object."""
-        if a_remote_log_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/remote_log_segment_id')
-        if a_remote_log_segment_id.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentIdEntry._pack(out, *a_remote_log_segment_id)
-        elif isinstance(a_remote_log_segment_id, (bytes, bytearray, memoryview)):
-            out += a_remote_log_segment_id
-        else:
-            a_remote_log_segment_id._write(out, False)
-        out += _S1.pack(a_broker_id, a_event_timestamp_ms)
-        if a_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/custom_metadata')
-        if isinstance(a_custom_metadata, (bytes, bytearray, memoryview)):
-            out += a_custom_metadata
-        else:
-            a_custom_metadata._write(out, False)
-        if not -128 <= a_remote_log_segment_state <= 127:
-            raise _EncodeError(f'{a_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/remote_log_segment_state')
-        out.append(a_remote_log_segment_state & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1334,9 +1048,7 @@ class RemoteLogMetadata_RemotePartitionDeleteMetadataRecordV0(_Node):
         w_topic_id_partition = self.topic_id_partition
         if w_topic_id_partition is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record_v0/topic_id_partition')
-        if w_topic_id_partition.__class__ is tuple:
-            RemoteLogMetadata_TopicIdPartitionEntry._pack(out, *w_topic_id_partition)
-        elif isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
+        if isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
             out += w_topic_id_partition
         else:
             w_topic_id_partition._write(out, keep)
@@ -1352,25 +1064,6 @@ class RemoteLogMetadata_RemotePartitionDeleteMetadataRecordV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic_id_partition, a_broker_id, a_event_timestamp_ms, a_remote_partition_delete_state, a_tagged_fields, ) -> None:
-        """Encode from field values (topic_id_partition, broker_id, event_timestamp_ms, remote_partition_delete_state, tagged_fields) without an object."""
-        if a_topic_id_partition is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record_v0/topic_id_partition')
-        if a_topic_id_partition.__class__ is tuple:
-            RemoteLogMetadata_TopicIdPartitionEntry._pack(out, *a_topic_id_partition)
-        elif isinstance(a_topic_id_partition, (bytes, bytearray, memoryview)):
-            out += a_topic_id_partition
-        else:
-            a_topic_id_partition._write(out, False)
-        out += _S4.pack(a_broker_id, a_event_timestamp_ms, a_remote_partition_delete_state)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1483,33 +1176,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_tag, a_data, ) -> None:
-        """Encode from field values (tag, data) without an object."""
-        if a_tag is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-        if 0 <= a_tag < 0x4000:
-            out += _VT[a_tag]
-        else:
-            _w_uv32(out, a_tag)
-        if a_data is None:
-            _b_data = None
-        else:
-            _t1 = bytearray()
-            if isinstance(a_data, (bytes, bytearray, memoryview)):
-                _t1 += a_data
-            else:
-                a_data._write(_t1, False)
-            _b_data = bytes(_t1)
-        if _b_data is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-        w_data_length = len(_b_data)
-        if 0 <= w_data_length < 0x4000:
-            out += _VT[w_data_length]
-        else:
-            _w_uv32(out, w_data_length)
-        out += _b_data
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1644,83 +1310,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
         if w_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
         for _x1 in w_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_fields, ) -> None:
-        """Encode from field values (fields) without an object."""
-        w_count = len(a_fields)
-        if 0 <= w_count < 0x4000:
-            out += _VT[w_count]
-        else:
-            _w_uv32(out, w_count)
-        if a_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
-        for _x1 in a_fields:
-            if _x1.__class__ is tuple:
-                a_tag_k2, a_data_k2 = _x1
-                if a_tag_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                if 0 <= a_tag_k2 < 0x4000:
-                    out += _VT[a_tag_k2]
-                else:
-                    _w_uv32(out, a_tag_k2)
-                if a_data_k2 is None:
-                    _b_data_k2 = None
-                else:
-                    _t3 = bytearray()
-                    if isinstance(a_data_k2, (bytes, bytearray, memoryview)):
-                        _t3 += a_data_k2
-                    else:
-                        a_data_k2._write(_t3, False)
-                    _b_data_k2 = bytes(_t3)
-                if _b_data_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                w_data_length_k2 = len(_b_data_k2)
-                if 0 <= w_data_length_k2 < 0x4000:
-                    out += _VT[w_data_length_k2]
-                else:
-                    _w_uv32(out, w_data_length_k2)
-                out += _b_data_k2
-            else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -1897,22 +1491,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
         if w_segment_leader_epochs is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
-            if _x1.__class__ is tuple:
-                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
-                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
         w_custom_metadata = self.custom_metadata
         out += _S0.pack(w_segment_size_in_bytes)
@@ -1929,65 +1511,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
         out.append(w_remote_log_segment_state & 0xFF)
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/tagged_fields')
-        if w_tagged_fields.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags._pack(out, *w_tagged_fields)
-        elif isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
+        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
             out += w_tagged_fields
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_segment_id, a_start_offset, a_end_offset, a_broker_id, a_max_timestamp_ms, a_event_timestamp_ms, a_segment_leader_epochs, a_segment_size_in_bytes, a_custom_metadata, a_remote_log_segment_state, a_tagged_fields, ) -> None:
-        """Encode from field values (segment_id, start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms, segment_leader_epochs, segment_size_in_bytes, custom_metadata, remote_log_segment_state, tagged_fields) without an object."""
-        if a_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_id')
-        if len(a_segment_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_segment_id)}', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_id')
-        out += a_segment_id
-        w_segment_leader_epochs_count_plus_one = len(a_segment_leader_epochs) + 1
-        out += _S2.pack(a_start_offset, a_end_offset, a_broker_id, a_max_timestamp_ms, a_event_timestamp_ms)
-        if 0 <= w_segment_leader_epochs_count_plus_one < 0x4000:
-            out += _VT[w_segment_leader_epochs_count_plus_one]
-        else:
-            _w_uv32(out, w_segment_leader_epochs_count_plus_one)
-        if a_segment_leader_epochs is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs')
-        for _x1 in a_segment_leader_epochs:
-            if _x1.__class__ is tuple:
-                a_leader_epoch_k2, a_offset_k2, a_tagged_fields_k2 = _x1
-                out += _S1.pack(a_leader_epoch_k2, a_offset_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    RemoteLogMetadata_SegmentLeaderEpochEntry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        out += _S0.pack(a_segment_size_in_bytes)
-        if a_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/custom_metadata')
-        if isinstance(a_custom_metadata, (bytes, bytearray, memoryview)):
-            out += a_custom_metadata
-        else:
-            a_custom_metadata._write(out, False)
-        if not -128 <= a_remote_log_segment_state <= 127:
-            raise _EncodeError(f'{a_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/remote_log_segment_state')
-        out.append(a_remote_log_segment_state & 0xFF)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/tagged_fields')
-        if a_tagged_fields.__class__ is tuple:
-            RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags._pack(out, *a_tagged_fields)
-        elif isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -107,17 +107,6 @@ class ShareGroupState(_Node):
             w_key._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_type, a_key, ) -> None:
-        """Encode from field values (type, key) without an object."""
-        out += _S0.pack(a_type)
-        if a_key is None:
-            raise _EncodeError('is not set', 'share_group_state/key')
-        if isinstance(a_key, (bytes, bytearray, memoryview)):
-            out += a_key
-        else:
-            a_key._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_type = 2
@@ -189,22 +178,6 @@ class ShareGroupState_ShareSnapshotKey(_Node):
         w_partition = self.partition
         out += _S1.pack(w_partition)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_topic_id, a_partition, ) -> None:
-        """Encode from field values (group_id, topic_id, partition) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_key/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'share_group_state/share_snapshot_key/topic_id')
-        out += a_topic_id
-        out += _S1.pack(a_partition)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -285,17 +258,6 @@ class ShareGroupState_StateBatch(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_first_offset, a_last_offset, a_delivery_state, a_delivery_count, a_tagged_fields, ) -> None:
-        """Encode from field values (first_offset, last_offset, delivery_state, delivery_count, tagged_fields) without an object."""
-        out += _S2.pack(a_first_offset, a_last_offset, a_delivery_state, a_delivery_count)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -438,22 +400,10 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
         if w_state_batches is None:
             raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/state_batches')
         for _x1 in w_state_batches:
-            if _x1.__class__ is tuple:
-                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ShareGroupState_StateBatch._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/tagged_fields')
@@ -462,41 +412,6 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_snapshot_epoch, a_state_epoch, a_leader_epoch, a_start_offset, a_create_timestamp, a_write_timestamp, a_state_batches, a_tagged_fields, ) -> None:
-        """Encode from field values (snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp, state_batches, tagged_fields) without an object."""
-        w_state_batches_count_plus_one = len(a_state_batches) + 1
-        out += _S3.pack(a_snapshot_epoch, a_state_epoch, a_leader_epoch, a_start_offset, a_create_timestamp, a_write_timestamp)
-        if 0 <= w_state_batches_count_plus_one < 0x4000:
-            out += _VT[w_state_batches_count_plus_one]
-        else:
-            _w_uv32(out, w_state_batches_count_plus_one)
-        if a_state_batches is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/state_batches')
-        for _x1 in a_state_batches:
-            if _x1.__class__ is tuple:
-                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ShareGroupState_StateBatch._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -585,17 +500,6 @@ class ShareGroupState_ShareSnapshotValue(_Node):
             w_body._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -667,22 +571,6 @@ class ShareGroupState_ShareUpdateKey(_Node):
         w_partition = self.partition
         out += _S1.pack(w_partition)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_group_id, a_topic_id, a_partition, ) -> None:
-        """Encode from field values (group_id, topic_id, partition) without an object."""
-        if a_group_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_key/group_id')
-        if isinstance(a_group_id, (bytes, bytearray, memoryview)):
-            out += a_group_id
-        else:
-            a_group_id._write(out, False)
-        if a_topic_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_key/topic_id')
-        if len(a_topic_id) != 16:
-            raise _EncodeError(f'must be 16 bytes, not {len(a_topic_id)}', 'share_group_state/share_update_key/topic_id')
-        out += a_topic_id
-        out += _S1.pack(a_partition)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -799,22 +687,10 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
         if w_state_batches is None:
             raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/state_batches')
         for _x1 in w_state_batches:
-            if _x1.__class__ is tuple:
-                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    ShareGroupState_StateBatch._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/tagged_fields')
@@ -823,41 +699,6 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_snapshot_epoch, a_leader_epoch, a_start_offset, a_state_batches, a_tagged_fields, ) -> None:
-        """Encode from field values (snapshot_epoch, leader_epoch, start_offset, state_batches, tagged_fields) without an object."""
-        w_state_batches_count_plus_one = len(a_state_batches) + 1
-        out += _S4.pack(a_snapshot_epoch, a_leader_epoch, a_start_offset)
-        if 0 <= w_state_batches_count_plus_one < 0x4000:
-            out += _VT[w_state_batches_count_plus_one]
-        else:
-            _w_uv32(out, w_state_batches_count_plus_one)
-        if a_state_batches is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/state_batches')
-        for _x1 in a_state_batches:
-            if _x1.__class__ is tuple:
-                a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2, a_tagged_fields_k2 = _x1
-                out += _S2.pack(a_first_offset_k2, a_last_offset_k2, a_delivery_state_k2, a_delivery_count_k2)
-                if a_tagged_fields_k2 is None:
-                    raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-                if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                    out += a_tagged_fields_k2
-                else:
-                    a_tagged_fields_k2._write(out, False)
-            else:
-                if _x1.__class__ is tuple:
-                    ShareGroupState_StateBatch._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value_v0/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -942,17 +783,6 @@ class ShareGroupState_ShareUpdateValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -63,34 +63,11 @@ class TimeIndex(_Node):
         if w_entries is None:
             raise _EncodeError('is not set', 'time_index/entries')
         for _x1 in w_entries:
-            if _x1.__class__ is tuple:
-                a_timestamp_k2, a_relative_offset_k2 = _x1
-                out += _S0.pack(a_timestamp_k2, a_relative_offset_k2)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    TimeIndex_Entry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_entries, ) -> None:
-        """Encode from field values (entries) without an object."""
-        if a_entries is None:
-            raise _EncodeError('is not set', 'time_index/entries')
-        for _x1 in a_entries:
-            if _x1.__class__ is tuple:
-                a_timestamp_k2, a_relative_offset_k2 = _x1
-                out += _S0.pack(a_timestamp_k2, a_relative_offset_k2)
-            else:
-                if _x1.__class__ is tuple:
-                    TimeIndex_Entry._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -142,11 +119,6 @@ class TimeIndex_Entry(_Node):
         w_relative_offset = self.relative_offset
         out += _S0.pack(w_timestamp, w_relative_offset)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_timestamp, a_relative_offset, ) -> None:
-        """Encode from field values (timestamp, relative_offset) without an object."""
-        out += _S0.pack(a_timestamp, a_relative_offset)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -68,38 +68,11 @@ class TransactionIndex(_Node):
         if w_entries is None:
             raise _EncodeError('is not set', 'transaction_index/entries')
         for _x1 in w_entries:
-            if _x1.__class__ is tuple:
-                a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2 = _x1
-                if a_version_k2 is None:
-                    a_version_k2 = 0
-                out += _S0.pack(a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2)
+            if isinstance(_x1, (bytes, bytearray, memoryview)):
+                out += _x1
             else:
-                if _x1.__class__ is tuple:
-                    TransactionIndex_AbortedTxn._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep)
+                _x1._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_entries, ) -> None:
-        """Encode from field values (entries) without an object."""
-        if a_entries is None:
-            raise _EncodeError('is not set', 'transaction_index/entries')
-        for _x1 in a_entries:
-            if _x1.__class__ is tuple:
-                a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2 = _x1
-                if a_version_k2 is None:
-                    a_version_k2 = 0
-                out += _S0.pack(a_version_k2, a_producer_id_k2, a_first_offset_k2, a_last_offset_k2, a_last_stable_offset_k2)
-            else:
-                if _x1.__class__ is tuple:
-                    TransactionIndex_AbortedTxn._pack(out, *_x1)
-                elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -178,13 +151,6 @@ class TransactionIndex_AbortedTxn(_Node):
         w_last_stable_offset = self.last_stable_offset
         out += _S0.pack(w_version, w_producer_id, w_first_offset, w_last_offset, w_last_stable_offset)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_producer_id, a_first_offset, a_last_offset, a_last_stable_offset, ) -> None:
-        """Encode from field values (version, producer_id, first_offset, last_offset, last_stable_offset) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S0.pack(a_version, a_producer_id, a_first_offset, a_last_offset, a_last_stable_offset)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

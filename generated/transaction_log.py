@@ -111,19 +111,6 @@ class TransactionLog(_Node):
             w_transactional_id._write(out, keep)
 
 
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_transactional_id, ) -> None:
-        """Encode from field values (version, transactional_id) without an object."""
-        if a_version is None:
-            a_version = 0
-        out += _S0.pack(a_version)
-        if a_transactional_id is None:
-            raise _EncodeError('is not set', 'transaction_log/transactional_id')
-        if isinstance(a_transactional_id, (bytes, bytearray, memoryview)):
-            out += a_transactional_id
-        else:
-            a_transactional_id._write(out, False)
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -192,17 +179,6 @@ class TransactionLog_TransactionLogValue(_Node):
         else:
             w_body._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_version, a_body, ) -> None:
-        """Encode from field values (version, body) without an object."""
-        out += _S0.pack(a_version)
-        if a_body is None:
-            raise _EncodeError('is not set', 'transaction_log/transaction_log_value/body')
-        if isinstance(a_body, (bytes, bytearray, memoryview)):
-            out += a_body
-        else:
-            a_body._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -342,63 +318,14 @@ class TransactionLog_ValueV0(_Node):
             if w_transaction_partitions is None:
                 raise _EncodeError('is not set', 'transaction_log/value_v0/transaction_partitions')
             for _x1 in w_transaction_partitions:
-                if _x1.__class__ is tuple:
-                    a_topic_k2, a_partition_ids_k2 = _x1
-                    if a_topic_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
-                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                        out += a_topic_k2
-                    else:
-                        a_topic_k2._write(out, False)
-                    w_partition_ids_count_k2 = len(a_partition_ids_k2)
-                    out += _S2.pack(w_partition_ids_count_k2)
-                    if a_partition_ids_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
-                    for _x3 in a_partition_ids_k2:
-                        out += _S2.pack(_x3)
+                if isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
                 else:
-                    if _x1.__class__ is tuple:
-                        TransactionLog_PartitionsV0._pack(out, *_x1)
-                    elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                        out += _x1
-                    else:
-                        _x1._write(out, keep)
+                    _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
         out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_producer_id, a_producer_epoch, a_transaction_timeout_ms, a_transaction_status, a_transaction_partitions, a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms, ) -> None:
-        """Encode from field values (producer_id, producer_epoch, transaction_timeout_ms, transaction_status, transaction_partitions, transaction_last_update_timestamp_ms, transaction_start_timestamp_ms) without an object."""
-        w_partitions_count = (len(a_transaction_partitions) if a_transaction_partitions is not None else -1)
-        out += _S1.pack(a_producer_id, a_producer_epoch, a_transaction_timeout_ms, a_transaction_status, w_partitions_count)
-        if (w_partitions_count >= 0):
-            if a_transaction_partitions is None:
-                raise _EncodeError('is not set', 'transaction_log/value_v0/transaction_partitions')
-            for _x1 in a_transaction_partitions:
-                if _x1.__class__ is tuple:
-                    a_topic_k2, a_partition_ids_k2 = _x1
-                    if a_topic_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
-                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                        out += a_topic_k2
-                    else:
-                        a_topic_k2._write(out, False)
-                    w_partition_ids_count_k2 = len(a_partition_ids_k2)
-                    out += _S2.pack(w_partition_ids_count_k2)
-                    if a_partition_ids_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
-                    for _x3 in a_partition_ids_k2:
-                        out += _S2.pack(_x3)
-                else:
-                    if _x1.__class__ is tuple:
-                        TransactionLog_PartitionsV0._pack(out, *_x1)
-                    elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                        out += _x1
-                    else:
-                        _x1._write(out, False)
-        out += _S3.pack(a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -504,22 +431,6 @@ class TransactionLog_PartitionsV0(_Node):
         for _x1 in w_partition_ids:
             out += _S2.pack(_x1)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic, a_partition_ids, ) -> None:
-        """Encode from field values (topic, partition_ids) without an object."""
-        if a_topic is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_v0/topic')
-        if isinstance(a_topic, (bytes, bytearray, memoryview)):
-            out += a_topic
-        else:
-            a_topic._write(out, False)
-        w_partition_ids_count = len(a_partition_ids)
-        out += _S2.pack(w_partition_ids_count)
-        if a_partition_ids is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
-        for _x1 in a_partition_ids:
-            out += _S2.pack(_x1)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -698,36 +609,10 @@ class TransactionLog_ValueV1(_Node):
             if w_transaction_partitions is None:
                 raise _EncodeError('is not set', 'transaction_log/value_v1/transaction_partitions')
             for _x1 in w_transaction_partitions:
-                if _x1.__class__ is tuple:
-                    a_topic_k2, a_partition_ids_k2, a_tagged_fields_k2 = _x1
-                    if a_topic_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
-                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                        out += a_topic_k2
-                    else:
-                        a_topic_k2._write(out, False)
-                    w_partition_ids_count_plus_one_k2 = len(a_partition_ids_k2) + 1
-                    if 0 <= w_partition_ids_count_plus_one_k2 < 0x4000:
-                        out += _VT[w_partition_ids_count_plus_one_k2]
-                    else:
-                        _w_uv32(out, w_partition_ids_count_plus_one_k2)
-                    if a_partition_ids_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
-                    for _x3 in a_partition_ids_k2:
-                        out += _S2.pack(_x3)
-                    if a_tagged_fields_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')
-                    if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                        out += a_tagged_fields_k2
-                    else:
-                        a_tagged_fields_k2._write(out, False)
+                if isinstance(_x1, (bytes, bytearray, memoryview)):
+                    out += _x1
                 else:
-                    if _x1.__class__ is tuple:
-                        TransactionLog_PartitionsV1._pack(out, *_x1)
-                    elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                        out += _x1
-                    else:
-                        _x1._write(out, keep)
+                    _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
         w_tagged_fields = self.tagged_fields
@@ -739,57 +624,6 @@ class TransactionLog_ValueV1(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_producer_id, a_producer_epoch, a_transaction_timeout_ms, a_transaction_status, a_transaction_partitions, a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms, a_tagged_fields, ) -> None:
-        """Encode from field values (producer_id, producer_epoch, transaction_timeout_ms, transaction_status, transaction_partitions, transaction_last_update_timestamp_ms, transaction_start_timestamp_ms, tagged_fields) without an object."""
-        w_partitions_count_plus_one = (len(a_transaction_partitions) + 1 if a_transaction_partitions is not None else 0)
-        out += _S4.pack(a_producer_id, a_producer_epoch, a_transaction_timeout_ms, a_transaction_status)
-        if 0 <= w_partitions_count_plus_one < 0x4000:
-            out += _VT[w_partitions_count_plus_one]
-        else:
-            _w_uv32(out, w_partitions_count_plus_one)
-        if (w_partitions_count_plus_one > 0):
-            if a_transaction_partitions is None:
-                raise _EncodeError('is not set', 'transaction_log/value_v1/transaction_partitions')
-            for _x1 in a_transaction_partitions:
-                if _x1.__class__ is tuple:
-                    a_topic_k2, a_partition_ids_k2, a_tagged_fields_k2 = _x1
-                    if a_topic_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
-                    if isinstance(a_topic_k2, (bytes, bytearray, memoryview)):
-                        out += a_topic_k2
-                    else:
-                        a_topic_k2._write(out, False)
-                    w_partition_ids_count_plus_one_k2 = len(a_partition_ids_k2) + 1
-                    if 0 <= w_partition_ids_count_plus_one_k2 < 0x4000:
-                        out += _VT[w_partition_ids_count_plus_one_k2]
-                    else:
-                        _w_uv32(out, w_partition_ids_count_plus_one_k2)
-                    if a_partition_ids_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
-                    for _x3 in a_partition_ids_k2:
-                        out += _S2.pack(_x3)
-                    if a_tagged_fields_k2 is None:
-                        raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')
-                    if isinstance(a_tagged_fields_k2, (bytes, bytearray, memoryview)):
-                        out += a_tagged_fields_k2
-                    else:
-                        a_tagged_fields_k2._write(out, False)
-                else:
-                    if _x1.__class__ is tuple:
-                        TransactionLog_PartitionsV1._pack(out, *_x1)
-                    elif isinstance(_x1, (bytes, bytearray, memoryview)):
-                        out += _x1
-                    else:
-                        _x1._write(out, False)
-        out += _S3.pack(a_transaction_last_update_timestamp_ms, a_transaction_start_timestamp_ms)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'transaction_log/value_v1/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -916,31 +750,6 @@ class TransactionLog_PartitionsV1(_Node):
         else:
             w_tagged_fields._write(out, keep)
 
-
-    @staticmethod
-    def _pack(out: bytearray, a_topic, a_partition_ids, a_tagged_fields, ) -> None:
-        """Encode from field values (topic, partition_ids, tagged_fields) without an object."""
-        if a_topic is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_v1/topic')
-        if isinstance(a_topic, (bytes, bytearray, memoryview)):
-            out += a_topic
-        else:
-            a_topic._write(out, False)
-        w_partition_ids_count_plus_one = len(a_partition_ids) + 1
-        if 0 <= w_partition_ids_count_plus_one < 0x4000:
-            out += _VT[w_partition_ids_count_plus_one]
-        else:
-            _w_uv32(out, w_partition_ids_count_plus_one)
-        if a_partition_ids is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
-        for _x1 in a_partition_ids:
-            out += _S2.pack(_x1)
-        if a_tagged_fields is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')
-        if isinstance(a_tagged_fields, (bytes, bytearray, memoryview)):
-            out += a_tagged_fields
-        else:
-            a_tagged_fields._write(out, False)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

@@ -112,10 +112,12 @@ class ModulePlanner:
         return self.rt(CHECKSUM_FUNCTIONS[algorithm])
 
     def pack_body(self, spec: TypeSpec) -> list[str] | None:
-        """The body of `_pack`, or None where writing needs the object (its parent, instances...)."""
+        """The body of `_pack`, or None where writing needs the object (its parent, instances...).
+        Only hot types have one: they are the ones written in bulk from field values (records),
+        and a second writer for every other type would double the generated code for nothing."""
         if spec not in self._packs:
             self._packs[spec] = None  # a type nested in itself is written through _write
-            if self.program.schema_of[spec] is self.schema:
+            if spec.hot and self.program.schema_of[spec] is self.schema:
                 writer = WritePlanner(self, spec, pack=True)
                 lines = writer.plan_write()
                 self._packs[spec] = None if OBJECT in writer.scope.uses else lines
