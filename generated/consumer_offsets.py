@@ -210,8 +210,8 @@ class ConsumerOffsets(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_key = self.key
         out += _S0.pack(w_version)
+        w_key = self.key
         if w_key is None:
             raise _EncodeError('is not set', 'consumer_offsets/key')
         if isinstance(w_key, (bytes, bytearray, memoryview)):
@@ -404,8 +404,8 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -471,8 +471,8 @@ class ConsumerOffsets_OffsetCommitValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
-        w_metadata = self.metadata
         out += _S2.pack(w_offset)
+        w_metadata = self.metadata
         if w_metadata is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v0/metadata')
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
@@ -545,8 +545,8 @@ class ConsumerOffsets_OffsetCommitValueV1(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
-        w_metadata = self.metadata
         out += _S2.pack(w_offset)
+        w_metadata = self.metadata
         if w_metadata is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v1/metadata')
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
@@ -622,8 +622,8 @@ class ConsumerOffsets_OffsetCommitValueV3(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_leader_epoch = self.leader_epoch
-        w_metadata = self.metadata
         out += _S4.pack(w_offset, w_leader_epoch)
+        w_metadata = self.metadata
         if w_metadata is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v3/metadata')
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
@@ -703,8 +703,8 @@ class ConsumerOffsets_OffsetCommitValueV4(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_offset = self.offset
         w_leader_epoch = self.leader_epoch
-        w_metadata = self.metadata
         out += _S4.pack(w_offset, w_leader_epoch)
+        w_metadata = self.metadata
         if w_metadata is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v4/metadata')
         if isinstance(w_metadata, (bytes, bytearray, memoryview)):
@@ -712,8 +712,8 @@ class ConsumerOffsets_OffsetCommitValueV4(_Node):
         else:
             w_metadata._write(out, keep)
         w_commit_timestamp = self.commit_timestamp
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_commit_timestamp)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_v4/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -793,8 +793,8 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -910,8 +910,8 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
         else:
             w_protocol_type._write(out, keep)
         w_generation = self.generation
-        w_protocol = self.protocol
         out += _S1.pack(w_generation)
+        w_protocol = self.protocol
         if w_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/protocol')
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
@@ -928,8 +928,8 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
         if keep:
             self._members_count = w_members_count
-        w_members = self.members
         out += _S1.pack(w_members_count)
+        w_members = self.members
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v0/members')
         for _x1 in w_members:
@@ -1064,8 +1064,8 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
         else:
             w_protocol_type._write(out, keep)
         w_generation = self.generation
-        w_protocol = self.protocol
         out += _S1.pack(w_generation)
+        w_protocol = self.protocol
         if w_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/protocol')
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
@@ -1082,8 +1082,8 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
         if keep:
             self._members_count = w_members_count
-        w_members = self.members
         out += _S1.pack(w_members_count)
+        w_members = self.members
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v1/members')
         for _x1 in w_members:
@@ -1222,8 +1222,8 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
         else:
             w_protocol_type._write(out, keep)
         w_generation = self.generation
-        w_protocol = self.protocol
         out += _S1.pack(w_generation)
+        w_protocol = self.protocol
         if w_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/protocol')
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
@@ -1241,8 +1241,8 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
         if keep:
             self._members_count = w_members_count
-        w_members = self.members
         out += _S4.pack(w_current_state_timestamp, w_members_count)
+        w_members = self.members
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v2/members')
         for _x1 in w_members:
@@ -1384,8 +1384,8 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
         else:
             w_protocol_type._write(out, keep)
         w_generation = self.generation
-        w_protocol = self.protocol
         out += _S1.pack(w_generation)
+        w_protocol = self.protocol
         if w_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/protocol')
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
@@ -1403,8 +1403,8 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
         w_members_count = self._members_count if self._pins & 1 else len(self.members)
         if keep:
             self._members_count = w_members_count
-        w_members = self.members
         out += _S4.pack(w_current_state_timestamp, w_members_count)
+        w_members = self.members
         if w_members is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v3/members')
         for _x1 in w_members:
@@ -1562,8 +1562,8 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         else:
             w_protocol_type._write(out, keep)
         w_generation = self.generation
-        w_protocol = self.protocol
         out += _S1.pack(w_generation)
+        w_protocol = self.protocol
         if w_protocol is None:
             raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_v4/protocol')
         if isinstance(w_protocol, (bytes, bytearray, memoryview)):
@@ -1578,10 +1578,10 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         else:
             w_leader._write(out, keep)
         w_current_state_timestamp = self.current_state_timestamp
+        out += _S2.pack(w_current_state_timestamp)
         w_members_count_plus_one = self._members_count_plus_one if self._pins & 1 else len(self.members) + 1
         if keep:
             self._members_count_plus_one = w_members_count_plus_one
-        out += _S2.pack(w_current_state_timestamp)
         if 0 <= w_members_count_plus_one < 0x4000:
             out += _VT[w_members_count_plus_one]
         else:
@@ -1711,8 +1711,8 @@ class ConsumerOffsets_MemberMetadataV0(_Node):
         else:
             w_client_host._write(out, keep)
         w_session_timeout = self.session_timeout
-        w_subscription = self.subscription
         out += _S1.pack(w_session_timeout)
+        w_subscription = self.subscription
         if w_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v0/subscription')
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
@@ -1825,8 +1825,8 @@ class ConsumerOffsets_MemberMetadataV1(_Node):
             w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
-        w_subscription = self.subscription
         out += _S5.pack(w_rebalance_timeout, w_session_timeout)
+        w_subscription = self.subscription
         if w_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v1/subscription')
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
@@ -1952,8 +1952,8 @@ class ConsumerOffsets_MemberMetadataV3(_Node):
             w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
-        w_subscription = self.subscription
         out += _S5.pack(w_rebalance_timeout, w_session_timeout)
+        w_subscription = self.subscription
         if w_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v3/subscription')
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
@@ -2085,8 +2085,8 @@ class ConsumerOffsets_MemberMetadataV4(_Node):
             w_client_host._write(out, keep)
         w_rebalance_timeout = self.rebalance_timeout
         w_session_timeout = self.session_timeout
-        w_subscription = self.subscription
         out += _S5.pack(w_rebalance_timeout, w_session_timeout)
+        w_subscription = self.subscription
         if w_subscription is None:
             raise _EncodeError('is not set', 'consumer_offsets/member_metadata_v4/subscription')
         if isinstance(w_subscription, (bytes, bytearray, memoryview)):
@@ -2277,8 +2277,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2336,8 +2336,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_epoch = self.epoch
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2402,8 +2402,8 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2729,10 +2729,10 @@ class ConsumerOffsets_TopicMetadata(_Node):
         else:
             w_topic_name._write(out, keep)
         w_num_partitions = self.num_partitions
+        out += _S1.pack(w_num_partitions)
         w_partition_metadata_count_plus_one = self._partition_metadata_count_plus_one if self._pins & 1 else len(self.partition_metadata) + 1
         if keep:
             self._partition_metadata_count_plus_one = w_partition_metadata_count_plus_one
-        out += _S1.pack(w_num_partitions)
         if 0 <= w_partition_metadata_count_plus_one < 0x4000:
             out += _VT[w_partition_metadata_count_plus_one]
         else:
@@ -2852,10 +2852,10 @@ class ConsumerOffsets_PartitionRacks(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition = self.partition
+        out += _S1.pack(w_partition)
         w_racks_count_plus_one = self._racks_count_plus_one if self._pins & 1 else len(self.racks) + 1
         if keep:
             self._racks_count_plus_one = w_racks_count_plus_one
-        out += _S1.pack(w_partition)
         if 0 <= w_racks_count_plus_one < 0x4000:
             out += _VT[w_racks_count_plus_one]
         else:
@@ -2949,8 +2949,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3118,8 +3118,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0(_Node):
         else:
             w_subscribed_topic_regex._write(out, keep)
         w_rebalance_timeout_ms = self.rebalance_timeout_ms
-        w_server_assignor = self.server_assignor
         out += _S1.pack(w_rebalance_timeout_ms)
+        w_server_assignor = self.server_assignor
         if w_server_assignor is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_v0/server_assignor')
         if isinstance(w_server_assignor, (bytes, bytearray, memoryview)):
@@ -3213,8 +3213,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3272,8 +3272,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_assignment_epoch = self.assignment_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_assignment_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -3338,8 +3338,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3672,8 +3672,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3873,10 +3873,10 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
+        out += _S6.pack(w_member_epoch, w_previous_member_epoch, w_state)
         w_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
         if keep:
             self._assigned_partitions_count_plus_one = w_assigned_partitions_count_plus_one
-        out += _S6.pack(w_member_epoch, w_previous_member_epoch, w_state)
         if 0 <= w_assigned_partitions_count_plus_one < 0x4000:
             out += _VT[w_assigned_partitions_count_plus_one]
         else:

@@ -96,8 +96,8 @@ class ConsumerProtocol(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'consumer_protocol/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -175,8 +175,8 @@ class ConsumerProtocol_SubscriptionV0(_Node):
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
         if keep:
             self._topics_count = w_topics_count
-        w_topics = self.topics
         out += _S1.pack(w_topics_count)
+        w_topics = self.topics
         if w_topics is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/topics')
         for _x1 in w_topics:
@@ -325,8 +325,8 @@ class ConsumerProtocol_SubscriptionV1(_Node):
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
         if keep:
             self._topics_count = w_topics_count
-        w_topics = self.topics
         out += _S1.pack(w_topics_count)
+        w_topics = self.topics
         if w_topics is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/topics')
         for _x1 in w_topics:
@@ -344,8 +344,8 @@ class ConsumerProtocol_SubscriptionV1(_Node):
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
-        w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
+        w_owned_partitions = self.owned_partitions
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
         for _x2 in w_owned_partitions:
@@ -510,8 +510,8 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
         if keep:
             self._topics_count = w_topics_count
-        w_topics = self.topics
         out += _S1.pack(w_topics_count)
+        w_topics = self.topics
         if w_topics is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/topics')
         for _x1 in w_topics:
@@ -529,8 +529,8 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
-        w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
+        w_owned_partitions = self.owned_partitions
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
         for _x2 in w_owned_partitions:
@@ -703,8 +703,8 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         w_topics_count = self._topics_count if self._pins & 1 else len(self.topics)
         if keep:
             self._topics_count = w_topics_count
-        w_topics = self.topics
         out += _S1.pack(w_topics_count)
+        w_topics = self.topics
         if w_topics is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/topics')
         for _x1 in w_topics:
@@ -722,8 +722,8 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
-        w_owned_partitions = self.owned_partitions
         out += _S1.pack(w_owned_partitions_count)
+        w_owned_partitions = self.owned_partitions
         if w_owned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
         for _x2 in w_owned_partitions:
@@ -732,8 +732,8 @@ class ConsumerProtocol_SubscriptionV3(_Node):
             else:
                 _x2._write(out, keep)
         w_generation_id = self.generation_id
-        w_rack_id = self.rack_id
         out += _S1.pack(w_generation_id)
+        w_rack_id = self.rack_id
         if w_rack_id is None:
             raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/rack_id')
         if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
@@ -872,8 +872,8 @@ class ConsumerProtocol_Assignment(_Node):
         w_assigned_partitions_count = self._assigned_partitions_count if self._pins & 1 else len(self.assigned_partitions)
         if keep:
             self._assigned_partitions_count = w_assigned_partitions_count
-        w_assigned_partitions = self.assigned_partitions
         out += _S2.pack(w_version, w_assigned_partitions_count)
+        w_assigned_partitions = self.assigned_partitions
         if w_assigned_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
         for _x1 in w_assigned_partitions:
@@ -982,8 +982,8 @@ class ConsumerProtocol_TopicPartitions(_Node):
         w_partitions_count = self._partitions_count if self._pins & 1 else len(self.partitions)
         if keep:
             self._partitions_count = w_partitions_count
-        w_partitions = self.partitions
         out += _S1.pack(w_partitions_count)
+        w_partitions = self.partitions
         if w_partitions is None:
             raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
         for _x1 in w_partitions:

@@ -303,10 +303,10 @@ class ControlRecord_LeaderChangeMessage(_Node):
             if keep:
                 self.version = w_version
         w_leader_id = self.leader_id
+        out += _S1.pack(w_version, w_leader_id)
         w_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
         if keep:
             self._voters_count_plus_one = w_voters_count_plus_one
-        out += _S1.pack(w_version, w_leader_id)
         if 0 <= w_voters_count_plus_one < 0x4000:
             out += _VT[w_voters_count_plus_one]
         else:
@@ -425,8 +425,8 @@ class ControlRecord_Voter(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_voter_id = self.voter_id
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_voter_id)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -493,8 +493,8 @@ class ControlRecord_SnapshotHeaderRecord(_Node):
             if keep:
                 self.version = w_version
         w_last_contained_log_timestamp = self.last_contained_log_timestamp
-        w_tagged_fields = self.tagged_fields
         out += _S3.pack(w_version, w_last_contained_log_timestamp)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/snapshot_header_record/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -557,8 +557,8 @@ class ControlRecord_SnapshotFooterRecord(_Node):
             w_version = 0
             if keep:
                 self.version = w_version
-        w_tagged_fields = self.tagged_fields
         out += _S4.pack(w_version)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/snapshot_footer_record/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -625,8 +625,8 @@ class ControlRecord_KraftVersionRecord(_Node):
             if keep:
                 self.version = w_version
         w_kraft_version = self.kraft_version
-        w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_version, w_kraft_version)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/kraft_version_record/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -772,10 +772,10 @@ class ControlRecord_VotersRecord(_Node):
             w_version = 0
             if keep:
                 self.version = w_version
+        out += _S4.pack(w_version)
         w_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
         if keep:
             self._voters_count_plus_one = w_voters_count_plus_one
-        out += _S4.pack(w_version)
         if 0 <= w_voters_count_plus_one < 0x4000:
             out += _VT[w_voters_count_plus_one]
         else:
@@ -919,8 +919,8 @@ class ControlRecord_VoterEntry(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_voter_id = self.voter_id
-        w_voter_directory_id = self.voter_directory_id
         out += _S2.pack(w_voter_id)
+        w_voter_directory_id = self.voter_directory_id
         if w_voter_directory_id is None:
             raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
         if len(w_voter_directory_id) != 16:
@@ -1046,8 +1046,8 @@ class ControlRecord_Endpoint(_Node):
         else:
             w_host._write(out, keep)
         w_port = self.port
-        w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_port)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1112,8 +1112,8 @@ class ControlRecord_KraftVersionFeature(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
-        w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_min_supported_version, w_max_supported_version)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'control_record/kraft_version_feature/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):

@@ -357,8 +357,8 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -468,8 +468,8 @@ class GroupRecords_ShareGroupMetadataValueV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_epoch = self.epoch
         w_metadata_hash = self.metadata_hash
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_epoch, w_metadata_hash)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -535,8 +535,8 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -640,8 +640,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_assignment_epoch = self.assignment_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_assignment_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -706,8 +706,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -1099,8 +1099,8 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -1420,10 +1420,10 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
+        out += _S3.pack(w_member_epoch, w_previous_member_epoch, w_state)
         w_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
         if keep:
             self._assigned_partitions_count_plus_one = w_assigned_partitions_count_plus_one
-        out += _S3.pack(w_member_epoch, w_previous_member_epoch, w_state)
         if 0 <= w_assigned_partitions_count_plus_one < 0x4000:
             out += _VT[w_assigned_partitions_count_plus_one]
         else:
@@ -1519,8 +1519,8 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2158,8 +2158,8 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2325,8 +2325,8 @@ class GroupRecords_ConsumerGroupRegularExpressionValueV0(_Node):
                 _x1._write(out, keep)
         w_version = self.version
         w_timestamp = self.timestamp
-        w_tagged_fields = self.tagged_fields
         out += _S4.pack(w_version, w_timestamp)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2408,8 +2408,8 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2519,8 +2519,8 @@ class GroupRecords_StreamsGroupMetadataValueV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_epoch = self.epoch
         w_metadata_hash = self.metadata_hash
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_epoch, w_metadata_hash)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2586,8 +2586,8 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -2714,8 +2714,8 @@ class GroupRecords_Endpoint(_Node):
         else:
             w_host._write(out, keep)
         w_port = self.port
-        w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_port)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/endpoint/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2959,8 +2959,8 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
             w_client_host._write(out, keep)
         w_rebalance_timeout_ms = self.rebalance_timeout_ms
         w_topology_epoch = self.topology_epoch
-        w_process_id = self.process_id
         out += _S6.pack(w_rebalance_timeout_ms, w_topology_epoch)
+        w_process_id = self.process_id
         if w_process_id is None:
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/process_id')
         if isinstance(w_process_id, (bytes, bytearray, memoryview)):
@@ -2968,10 +2968,10 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
         else:
             w_process_id._write(out, keep)
         w_user_endpoint_present = self.user_endpoint_present
-        w_user_endpoint = self.user_endpoint
         if not -128 <= w_user_endpoint_present <= 127:
             raise _EncodeError(f'{w_user_endpoint_present} does not fit in s1', 'group_records/streams_group_member_metadata_value_v0/user_endpoint_present')
         out.append(w_user_endpoint_present & 0xFF)
+        w_user_endpoint = self.user_endpoint
         if (w_user_endpoint_present >= 0):
             if w_user_endpoint is None:
                 raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_v0/user_endpoint')
@@ -3083,8 +3083,8 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3188,8 +3188,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_assignment_epoch = self.assignment_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_assignment_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -3254,8 +3254,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -3824,8 +3824,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -4321,10 +4321,10 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
+        out += _S3.pack(w_member_epoch, w_previous_member_epoch, w_state)
         w_active_tasks_count_plus_one = self._active_tasks_count_plus_one if self._pins & 1 else len(self.active_tasks) + 1
         if keep:
             self._active_tasks_count_plus_one = w_active_tasks_count_plus_one
-        out += _S3.pack(w_member_epoch, w_previous_member_epoch, w_state)
         if 0 <= w_active_tasks_count_plus_one < 0x4000:
             out += _VT[w_active_tasks_count_plus_one]
         else:
@@ -4575,8 +4575,8 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -4805,10 +4805,10 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
             w_name._write(out, keep)
         w_partitions = self.partitions
         w_replication_factor = self.replication_factor
+        out += _S8.pack(w_partitions, w_replication_factor)
         w_topic_configs_count_plus_one = self._topic_configs_count_plus_one if self._pins & 1 else len(self.topic_configs) + 1
         if keep:
             self._topic_configs_count_plus_one = w_topic_configs_count_plus_one
-        out += _S8.pack(w_partitions, w_replication_factor)
         if 0 <= w_topic_configs_count_plus_one < 0x4000:
             out += _VT[w_topic_configs_count_plus_one]
         else:
@@ -6053,10 +6053,10 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_epoch = self.epoch
+        out += _S2.pack(w_epoch)
         w_subtopologies_count_plus_one = self._subtopologies_count_plus_one if self._pins & 1 else len(self.subtopologies) + 1
         if keep:
             self._subtopologies_count_plus_one = w_subtopologies_count_plus_one
-        out += _S2.pack(w_epoch)
         if 0 <= w_subtopologies_count_plus_one < 0x4000:
             out += _VT[w_subtopologies_count_plus_one]
         else:
@@ -6150,8 +6150,8 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'group_records/streams_group_topology_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):

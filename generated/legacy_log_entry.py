@@ -320,14 +320,14 @@ class LegacyLogEntry_LegacyMessage(_Node):
             w_attributes = 0
             if keep:
                 self.attributes = w_attributes
+        _at_crc = len(out)
+        _m_magic = len(out) + 4
+        out += _S1.pack(w_crc, w_magic, w_attributes)
         w_timestamp = self.timestamp
         if w_timestamp is None:
             w_timestamp = -1
             if keep and (w_magic >= 1):
                 self.timestamp = w_timestamp
-        _at_crc = len(out)
-        _m_magic = len(out) + 4
-        out += _S1.pack(w_crc, w_magic, w_attributes)
         if (w_magic >= 1):
             out += _S2.pack(w_timestamp)
         _b_key = self.key
@@ -379,11 +379,11 @@ class LegacyLogEntry_LegacyMessage(_Node):
             a_magic = 1
         if a_attributes is None:
             a_attributes = 0
-        if a_timestamp is None:
-            a_timestamp = -1
         _at_crc = len(out)
         _m_magic = len(out) + 4
         out += _S1.pack(w_crc, a_magic, a_attributes)
+        if a_timestamp is None:
+            a_timestamp = -1
         if (a_magic >= 1):
             out += _S2.pack(a_timestamp)
         w_key_length = (len(a_key) if a_key is not None else -1)

@@ -465,8 +465,8 @@ class MetadataRecord_BrokerEndpoint(_Node):
             w_host._write(out, keep)
         w_port = self.port
         w_security_protocol = self.security_protocol
-        w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_port, w_security_protocol)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -542,8 +542,8 @@ class MetadataRecord_BrokerFeature(_Node):
             w_name._write(out, keep)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_min_supported_version, w_max_supported_version)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -719,18 +719,18 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
-        w_incarnation_id = self.incarnation_id
         out += _S2.pack(w_broker_id)
+        w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_broker_record_v0/incarnation_id')
         out += w_incarnation_id
         w_broker_epoch = self.broker_epoch
+        out += _S3.pack(w_broker_epoch)
         w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
         if keep:
             self._end_points_count_plus_one = w_end_points_count_plus_one
-        out += _S3.pack(w_broker_epoch)
         if 0 <= w_end_points_count_plus_one < 0x4000:
             out += _VT[w_end_points_count_plus_one]
         else:
@@ -766,10 +766,10 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
         else:
             w_rack._write(out, keep)
         w_fenced = self.fenced
-        w_tagged_fields = self.tagged_fields
         if not 0 <= w_fenced <= 255:
             raise _EncodeError(f'{w_fenced} does not fit in u1', 'metadata_record/register_broker_record_v0/fenced')
         out.append(w_fenced & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -985,18 +985,18 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
-        w_incarnation_id = self.incarnation_id
         out += _S2.pack(w_broker_id)
+        w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_broker_record_v1/incarnation_id')
         out += w_incarnation_id
         w_broker_epoch = self.broker_epoch
+        out += _S3.pack(w_broker_epoch)
         w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
         if keep:
             self._end_points_count_plus_one = w_end_points_count_plus_one
-        out += _S3.pack(w_broker_epoch)
         if 0 <= w_end_points_count_plus_one < 0x4000:
             out += _VT[w_end_points_count_plus_one]
         else:
@@ -1033,8 +1033,8 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
             w_rack._write(out, keep)
         w_fenced = self.fenced
         w_in_controlled_shutdown = self.in_controlled_shutdown
-        w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_fenced, w_in_controlled_shutdown)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v1/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1257,18 +1257,18 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_is_migrating_zk_broker = self.is_migrating_zk_broker
-        w_incarnation_id = self.incarnation_id
         out += _S6.pack(w_broker_id, w_is_migrating_zk_broker)
+        w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_broker_record_v2/incarnation_id')
         out += w_incarnation_id
         w_broker_epoch = self.broker_epoch
+        out += _S3.pack(w_broker_epoch)
         w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
         if keep:
             self._end_points_count_plus_one = w_end_points_count_plus_one
-        out += _S3.pack(w_broker_epoch)
         if 0 <= w_end_points_count_plus_one < 0x4000:
             out += _VT[w_end_points_count_plus_one]
         else:
@@ -1305,8 +1305,8 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
             w_rack._write(out, keep)
         w_fenced = self.fenced
         w_in_controlled_shutdown = self.in_controlled_shutdown
-        w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_fenced, w_in_controlled_shutdown)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v2/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1794,18 +1794,18 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_is_migrating_zk_broker = self.is_migrating_zk_broker
-        w_incarnation_id = self.incarnation_id
         out += _S6.pack(w_broker_id, w_is_migrating_zk_broker)
+        w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_broker_record_v3/incarnation_id')
         out += w_incarnation_id
         w_broker_epoch = self.broker_epoch
+        out += _S3.pack(w_broker_epoch)
         w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
         if keep:
             self._end_points_count_plus_one = w_end_points_count_plus_one
-        out += _S3.pack(w_broker_epoch)
         if 0 <= w_end_points_count_plus_one < 0x4000:
             out += _VT[w_end_points_count_plus_one]
         else:
@@ -1842,8 +1842,8 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
             w_rack._write(out, keep)
         w_fenced = self.fenced
         w_in_controlled_shutdown = self.in_controlled_shutdown
-        w_tagged_fields = self.tagged_fields
         out += _S5.pack(w_fenced, w_in_controlled_shutdown)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_v3/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1945,8 +1945,8 @@ class MetadataRecord_UnregisterBrokerRecordV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_broker_id, w_broker_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/unregister_broker_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2502,8 +2502,8 @@ class MetadataRecord_PartitionRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v0/topic_id')
         if len(w_topic_id) != 16:
@@ -2560,8 +2560,8 @@ class MetadataRecord_PartitionRecordV0(_Node):
         w_leader = self.leader
         w_leader_epoch = self.leader_epoch
         w_partition_epoch = self.partition_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -2877,8 +2877,8 @@ class MetadataRecord_PartitionRecordV1(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v1/topic_id')
         if len(w_topic_id) != 16:
@@ -2935,10 +2935,10 @@ class MetadataRecord_PartitionRecordV1(_Node):
         w_leader = self.leader
         w_leader_epoch = self.leader_epoch
         w_partition_epoch = self.partition_epoch
+        out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
         w_directories_count_plus_one = self._directories_count_plus_one if self._pins & 16 else len(self.directories) + 1
         if keep:
             self._directories_count_plus_one = w_directories_count_plus_one
-        out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
         if 0 <= w_directories_count_plus_one < 0x4000:
             out += _VT[w_directories_count_plus_one]
         else:
@@ -3559,8 +3559,8 @@ class MetadataRecord_PartitionRecordV2(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_v2/topic_id')
         if len(w_topic_id) != 16:
@@ -3617,10 +3617,10 @@ class MetadataRecord_PartitionRecordV2(_Node):
         w_leader = self.leader
         w_leader_epoch = self.leader_epoch
         w_partition_epoch = self.partition_epoch
+        out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
         w_directories_count_plus_one = self._directories_count_plus_one if self._pins & 16 else len(self.directories) + 1
         if keep:
             self._directories_count_plus_one = w_directories_count_plus_one
-        out += _S8.pack(w_leader, w_leader_epoch, w_partition_epoch)
         if 0 <= w_directories_count_plus_one < 0x4000:
             out += _VT[w_directories_count_plus_one]
         else:
@@ -3790,10 +3790,10 @@ class MetadataRecord_ConfigRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_resource_type = self.resource_type
-        w_resource_name = self.resource_name
         if not -128 <= w_resource_type <= 127:
             raise _EncodeError(f'{w_resource_type} does not fit in s1', 'metadata_record/config_record_v0/resource_type')
         out.append(w_resource_type & 0xFF)
+        w_resource_name = self.resource_name
         if w_resource_name is None:
             raise _EncodeError('is not set', 'metadata_record/config_record_v0/resource_name')
         if isinstance(w_resource_name, (bytes, bytearray, memoryview)):
@@ -4183,8 +4183,8 @@ class MetadataRecord_PartitionChangeRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v0/topic_id')
         if len(w_topic_id) != 16:
@@ -4564,8 +4564,8 @@ class MetadataRecord_PartitionChangeRecordV1(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v1/topic_id')
         if len(w_topic_id) != 16:
@@ -4960,8 +4960,8 @@ class MetadataRecord_PartitionChangeRecordV2(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_partition_id = self.partition_id
-        w_topic_id = self.topic_id
         out += _S2.pack(w_partition_id)
+        w_topic_id = self.topic_id
         if w_topic_id is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_v2/topic_id')
         if len(w_topic_id) != 16:
@@ -5032,8 +5032,8 @@ class MetadataRecord_FenceBrokerRecordV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_id = self.id
         w_epoch = self.epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_id, w_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/fence_broker_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5098,8 +5098,8 @@ class MetadataRecord_UnfenceBrokerRecordV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_id = self.id
         w_epoch = self.epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_id, w_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/unfence_broker_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5303,8 +5303,8 @@ class MetadataRecord_DelegationTokenRecordV0(_Node):
         w_issue_timestamp = self.issue_timestamp
         w_max_timestamp = self.max_timestamp
         w_expiration_timestamp = self.expiration_timestamp
-        w_token_id = self.token_id
         out += _S10.pack(w_issue_timestamp, w_max_timestamp, w_expiration_timestamp)
+        w_token_id = self.token_id
         if w_token_id is None:
             raise _EncodeError('is not set', 'metadata_record/delegation_token_record_v0/token_id')
         if isinstance(w_token_id, (bytes, bytearray, memoryview)):
@@ -5425,10 +5425,10 @@ class MetadataRecord_UserScramCredentialRecordV0(_Node):
         else:
             w_name._write(out, keep)
         w_mechanism = self.mechanism
-        w_salt = self.salt
         if not -128 <= w_mechanism <= 127:
             raise _EncodeError(f'{w_mechanism} does not fit in s1', 'metadata_record/user_scram_credential_record_v0/mechanism')
         out.append(w_mechanism & 0xFF)
+        w_salt = self.salt
         if w_salt is None:
             raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/salt')
         if isinstance(w_salt, (bytes, bytearray, memoryview)):
@@ -5450,8 +5450,8 @@ class MetadataRecord_UserScramCredentialRecordV0(_Node):
         else:
             w_server_key._write(out, keep)
         w_iterations = self.iterations
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_iterations)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5526,8 +5526,8 @@ class MetadataRecord_FeatureLevelRecordV0(_Node):
         else:
             w_name._write(out, keep)
         w_feature_level = self.feature_level
-        w_tagged_fields = self.tagged_fields
         out += _S11.pack(w_feature_level)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/feature_level_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5727,8 +5727,8 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
             w_key._write(out, keep)
         w_value = self.value
         w_remove = self.remove
-        w_tagged_fields = self.tagged_fields
         out += _S12.pack(w_value, w_remove)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/client_quota_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -5816,8 +5816,8 @@ class MetadataRecord_ProducerIdsRecordV0(_Node):
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
         w_next_producer_id = self.next_producer_id
-        w_tagged_fields = self.tagged_fields
         out += _S13.pack(w_broker_id, w_broker_epoch, w_next_producer_id)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/producer_ids_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -6147,8 +6147,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV0(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_broker_id, w_broker_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -6486,8 +6486,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV1(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_broker_id, w_broker_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v1/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -6833,8 +6833,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordV2(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
-        w_tagged_fields = self.tagged_fields
         out += _S7.pack(w_broker_id, w_broker_epoch)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_v2/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -6949,10 +6949,10 @@ class MetadataRecord_AccessControlEntryRecordV0(_Node):
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'metadata_record/access_control_entry_record_v0/id')
         out += w_id
         w_resource_type = self.resource_type
-        w_resource_name = self.resource_name
         if not -128 <= w_resource_type <= 127:
             raise _EncodeError(f'{w_resource_type} does not fit in s1', 'metadata_record/access_control_entry_record_v0/resource_type')
         out.append(w_resource_type & 0xFF)
+        w_resource_name = self.resource_name
         if w_resource_name is None:
             raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/resource_name')
         if isinstance(w_resource_name, (bytes, bytearray, memoryview)):
@@ -6960,10 +6960,10 @@ class MetadataRecord_AccessControlEntryRecordV0(_Node):
         else:
             w_resource_name._write(out, keep)
         w_pattern_type = self.pattern_type
-        w_principal = self.principal
         if not -128 <= w_pattern_type <= 127:
             raise _EncodeError(f'{w_pattern_type} does not fit in s1', 'metadata_record/access_control_entry_record_v0/pattern_type')
         out.append(w_pattern_type & 0xFF)
+        w_principal = self.principal
         if w_principal is None:
             raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/principal')
         if isinstance(w_principal, (bytes, bytearray, memoryview)):
@@ -6979,8 +6979,8 @@ class MetadataRecord_AccessControlEntryRecordV0(_Node):
             w_host._write(out, keep)
         w_operation = self.operation
         w_permission_type = self.permission_type
-        w_tagged_fields = self.tagged_fields
         out += _S14.pack(w_operation, w_permission_type)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/access_control_entry_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -7158,10 +7158,10 @@ class MetadataRecord_ZkMigrationStateRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_zk_migration_state = self.zk_migration_state
-        w_tagged_fields = self.tagged_fields
         if not -128 <= w_zk_migration_state <= 127:
             raise _EncodeError(f'{w_zk_migration_state} does not fit in s1', 'metadata_record/zk_migration_state_record_v0/zk_migration_state')
         out.append(w_zk_migration_state & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/zk_migration_state_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -7231,10 +7231,10 @@ class MetadataRecord_RemoveUserScramCredentialRecordV0(_Node):
         else:
             w_name._write(out, keep)
         w_mechanism = self.mechanism
-        w_tagged_fields = self.tagged_fields
         if not -128 <= w_mechanism <= 127:
             raise _EncodeError(f'{w_mechanism} does not fit in s1', 'metadata_record/remove_user_scram_credential_record_v0/mechanism')
         out.append(w_mechanism & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/remove_user_scram_credential_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -8047,8 +8047,8 @@ class MetadataRecord_ControllerEndpoint(_Node):
             w_host._write(out, keep)
         w_port = self.port
         w_security_protocol = self.security_protocol
-        w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_port, w_security_protocol)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -8124,8 +8124,8 @@ class MetadataRecord_ControllerFeature(_Node):
             w_name._write(out, keep)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_min_supported_version, w_max_supported_version)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -8288,20 +8288,20 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_controller_id = self.controller_id
-        w_incarnation_id = self.incarnation_id
         out += _S2.pack(w_controller_id)
+        w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_controller_record_v0/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_controller_record_v0/incarnation_id')
         out += w_incarnation_id
         w_zk_migration_ready = self.zk_migration_ready
-        w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
-        if keep:
-            self._end_points_count_plus_one = w_end_points_count_plus_one
         if not 0 <= w_zk_migration_ready <= 255:
             raise _EncodeError(f'{w_zk_migration_ready} does not fit in u1', 'metadata_record/register_controller_record_v0/zk_migration_ready')
         out.append(w_zk_migration_ready & 0xFF)
+        w_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
+        if keep:
+            self._end_points_count_plus_one = w_end_points_count_plus_one
         if 0 <= w_end_points_count_plus_one < 0x4000:
             out += _VT[w_end_points_count_plus_one]
         else:

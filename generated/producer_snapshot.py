@@ -118,10 +118,10 @@ class ProducerSnapshot(_Node):
         w_producer_count = self._producer_count if self._pins & 2 else len(self.producers)
         if keep:
             self._producer_count = w_producer_count
-        w_producers = self.producers
         _at_crc = len(out) + 2
         _m_producer_count = len(out) + 6
         out += _S0.pack(w_version, w_crc, w_producer_count)
+        w_producers = self.producers
         if w_producers is None:
             raise _EncodeError('is not set', 'producer_snapshot/producers')
         for _x1 in w_producers:

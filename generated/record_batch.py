@@ -52,9 +52,9 @@ def _vectors():
 
 
 _S0 = Struct(">qiibIHiqqqhii")
-_S1 = Struct(">b")
-_S2 = Struct(">i")
-_S3 = Struct(">I")
+_S1 = Struct(">i")
+_S2 = Struct(">I")
+_S3 = Struct(">b")
 _T0 = ((0, 8, 'record_batch/base_offset'), (8, 4, 'record_batch/batch_length'), (12, 4, 'record_batch/partition_leader_epoch'), (16, 1, 'record_batch/magic'), (17, 4, 'record_batch/crc'), (21, 2, 'record_batch/attributes'), (23, 4, 'record_batch/last_offset_delta'), (27, 8, 'record_batch/base_timestamp'), (35, 8, 'record_batch/max_timestamp'), (43, 8, 'record_batch/producer_id'), (51, 2, 'record_batch/producer_epoch'), (53, 4, 'record_batch/base_sequence'), (57, 4, 'record_batch/records_count'), )
 _T1 = ((0, 1, 'record_batch/record/attributes'), )
 
@@ -272,12 +272,12 @@ class RecordBatch(_Node):
         w_records_count = self._records_count if self._pins & 4 else len(self.records.items)
         if keep:
             self._records_count = w_records_count
-        w_records = self.records
         _at_batch_length = len(out) + 8
         _m_partition_leader_epoch = len(out) + 12
         _at_crc = len(out) + 17
         _m_attributes = len(out) + 21
         out += _S0.pack(w_base_offset, w_batch_length, w_partition_leader_epoch, w_magic, w_crc, w_attributes, w_last_offset_delta, w_base_timestamp, w_max_timestamp, w_producer_id, w_producer_epoch, w_base_sequence, w_records_count)
+        w_records = self.records
         if w_records is None:
             raise _EncodeError('is not set', 'record_batch/records')
         _p1 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
@@ -300,7 +300,7 @@ class RecordBatch(_Node):
         w_batch_length = self._batch_length if self._pins & 1 else len(out) - _m_partition_leader_epoch
         if keep:
             self._batch_length = w_batch_length
-        _S2.pack_into(out, _at_batch_length, w_batch_length)
+        _S1.pack_into(out, _at_batch_length, w_batch_length)
         if self._pins & 2:
             w_crc = self._crc
         else:
@@ -308,7 +308,7 @@ class RecordBatch(_Node):
                 w_crc = _crc32c(_mv[_m_attributes:])
         if keep:
             self._crc = w_crc
-        _S3.pack_into(out, _at_crc, w_crc)
+        _S2.pack_into(out, _at_crc, w_crc)
 
 
     @staticmethod
@@ -362,10 +362,10 @@ class RecordBatch(_Node):
                 a_records._write(_r2, False)
             out += _p1.encode(_r2)
         w_batch_length = len(out) - _m_partition_leader_epoch
-        _S2.pack_into(out, _at_batch_length, w_batch_length)
+        _S1.pack_into(out, _at_batch_length, w_batch_length)
         with memoryview(out) as _mv:
             w_crc = _crc32c(_mv[_m_attributes:])
-        _S3.pack_into(out, _at_crc, w_crc)
+        _S2.pack_into(out, _at_crc, w_crc)
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
@@ -768,11 +768,11 @@ class RecordBatch_Records(_Node):
                 out += b"\0\0"
                 if a_attributes_k2 is None:
                     a_attributes_k2 = 0
-                if a_timestamp_delta_k2 is None:
-                    a_timestamp_delta_k2 = 0
                 if not -128 <= a_attributes_k2 <= 127:
                     raise _EncodeError(f'{a_attributes_k2} does not fit in s1', 'record_batch/record/attributes')
                 out.append(a_attributes_k2 & 0xFF)
+                if a_timestamp_delta_k2 is None:
+                    a_timestamp_delta_k2 = 0
                 _u3 = (a_timestamp_delta_k2 << 1) ^ (a_timestamp_delta_k2 >> 63)
                 if _u3 < 0x4000:
                     out += _VT[_u3]
@@ -865,11 +865,11 @@ class RecordBatch_Records(_Node):
                 out += b"\0\0"
                 if a_attributes_k2 is None:
                     a_attributes_k2 = 0
-                if a_timestamp_delta_k2 is None:
-                    a_timestamp_delta_k2 = 0
                 if not -128 <= a_attributes_k2 <= 127:
                     raise _EncodeError(f'{a_attributes_k2} does not fit in s1', 'record_batch/record/attributes')
                 out.append(a_attributes_k2 & 0xFF)
+                if a_timestamp_delta_k2 is None:
+                    a_timestamp_delta_k2 = 0
                 _u3 = (a_timestamp_delta_k2 << 1) ^ (a_timestamp_delta_k2 >> 63)
                 if _u3 < 0x4000:
                     out += _VT[_u3]
@@ -1192,14 +1192,14 @@ class RecordBatch_Record(_Node):
             w_attributes = 0
             if keep:
                 self.attributes = w_attributes
+        if not -128 <= w_attributes <= 127:
+            raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
+        out.append(w_attributes & 0xFF)
         w_timestamp_delta = self.timestamp_delta
         if w_timestamp_delta is None:
             w_timestamp_delta = 0
             if keep:
                 self.timestamp_delta = w_timestamp_delta
-        if not -128 <= w_attributes <= 127:
-            raise _EncodeError(f'{w_attributes} does not fit in s1', 'record_batch/record/attributes')
-        out.append(w_attributes & 0xFF)
         _u1 = (w_timestamp_delta << 1) ^ (w_timestamp_delta >> 63)
         if _u1 < 0x4000:
             out += _VT[_u1]
@@ -1351,11 +1351,11 @@ class RecordBatch_Record(_Node):
         out += b"\0\0"
         if a_attributes is None:
             a_attributes = 0
-        if a_timestamp_delta is None:
-            a_timestamp_delta = 0
         if not -128 <= a_attributes <= 127:
             raise _EncodeError(f'{a_attributes} does not fit in s1', 'record_batch/record/attributes')
         out.append(a_attributes & 0xFF)
+        if a_timestamp_delta is None:
+            a_timestamp_delta = 0
         _u1 = (a_timestamp_delta << 1) ^ (a_timestamp_delta >> 63)
         if _u1 < 0x4000:
             out += _VT[_u1]

@@ -255,8 +255,8 @@ class RemoteLogMetadata_TopicIdPartitionEntry(_Node):
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'remote_log_metadata/topic_id_partition_entry/id')
         out += w_id
         w_partition = self.partition
-        w_tagged_fields = self.tagged_fields
         out += _S0.pack(w_partition)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -396,8 +396,8 @@ class RemoteLogMetadata_SegmentLeaderEpochEntry(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         w_leader_epoch = self.leader_epoch
         w_offset = self.offset
-        w_tagged_fields = self.tagged_fields
         out += _S1.pack(w_leader_epoch, w_offset)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -816,10 +816,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         w_broker_id = self.broker_id
         w_max_timestamp_ms = self.max_timestamp_ms
         w_event_timestamp_ms = self.event_timestamp_ms
+        out += _S2.pack(w_start_offset, w_end_offset, w_broker_id, w_max_timestamp_ms, w_event_timestamp_ms)
         w_segment_leader_epochs_count_plus_one = self._segment_leader_epochs_count_plus_one if self._pins & 1 else len(self.segment_leader_epochs) + 1
         if keep:
             self._segment_leader_epochs_count_plus_one = w_segment_leader_epochs_count_plus_one
-        out += _S2.pack(w_start_offset, w_end_offset, w_broker_id, w_max_timestamp_ms, w_event_timestamp_ms)
         if 0 <= w_segment_leader_epochs_count_plus_one < 0x4000:
             out += _VT[w_segment_leader_epochs_count_plus_one]
         else:
@@ -833,8 +833,8 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
             else:
                 _x1._write(out, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
-        w_custom_metadata = self.custom_metadata
         out += _S0.pack(w_segment_size_in_bytes)
+        w_custom_metadata = self.custom_metadata
         if w_custom_metadata is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/custom_metadata')
         if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
@@ -842,10 +842,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         else:
             w_custom_metadata._write(out, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
-        w_tagged_fields = self.tagged_fields
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_record_v0/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -959,8 +959,8 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecordV0(_Node):
             w_remote_log_segment_id._write(out, keep)
         w_broker_id = self.broker_id
         w_event_timestamp_ms = self.event_timestamp_ms
-        w_custom_metadata = self.custom_metadata
         out += _S1.pack(w_broker_id, w_event_timestamp_ms)
+        w_custom_metadata = self.custom_metadata
         if w_custom_metadata is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/custom_metadata')
         if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
@@ -968,10 +968,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecordV0(_Node):
         else:
             w_custom_metadata._write(out, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
-        w_tagged_fields = self.tagged_fields
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1055,8 +1055,8 @@ class RemoteLogMetadata_RemotePartitionDeleteMetadataRecordV0(_Node):
         w_broker_id = self.broker_id
         w_event_timestamp_ms = self.event_timestamp_ms
         w_remote_partition_delete_state = self.remote_partition_delete_state
-        w_tagged_fields = self.tagged_fields
         out += _S4.pack(w_broker_id, w_event_timestamp_ms, w_remote_partition_delete_state)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -1479,10 +1479,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
         w_broker_id = self.broker_id
         w_max_timestamp_ms = self.max_timestamp_ms
         w_event_timestamp_ms = self.event_timestamp_ms
+        out += _S2.pack(w_start_offset, w_end_offset, w_broker_id, w_max_timestamp_ms, w_event_timestamp_ms)
         w_segment_leader_epochs_count_plus_one = self._segment_leader_epochs_count_plus_one if self._pins & 1 else len(self.segment_leader_epochs) + 1
         if keep:
             self._segment_leader_epochs_count_plus_one = w_segment_leader_epochs_count_plus_one
-        out += _S2.pack(w_start_offset, w_end_offset, w_broker_id, w_max_timestamp_ms, w_event_timestamp_ms)
         if 0 <= w_segment_leader_epochs_count_plus_one < 0x4000:
             out += _VT[w_segment_leader_epochs_count_plus_one]
         else:
@@ -1496,8 +1496,8 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
             else:
                 _x1._write(out, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
-        w_custom_metadata = self.custom_metadata
         out += _S0.pack(w_segment_size_in_bytes)
+        w_custom_metadata = self.custom_metadata
         if w_custom_metadata is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/custom_metadata')
         if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
@@ -1505,10 +1505,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
         else:
             w_custom_metadata._write(out, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
-        w_tagged_fields = self.tagged_fields
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):

@@ -97,8 +97,8 @@ class ShareGroupState(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_type = self.type
-        w_key = self.key
         out += _S0.pack(w_type)
+        w_key = self.key
         if w_key is None:
             raise _EncodeError('is not set', 'share_group_state/key')
         if isinstance(w_key, (bytes, bytearray, memoryview)):
@@ -249,8 +249,8 @@ class ShareGroupState_StateBatch(_Node):
         w_last_offset = self.last_offset
         w_delivery_state = self.delivery_state
         w_delivery_count = self.delivery_count
-        w_tagged_fields = self.tagged_fields
         out += _S2.pack(w_first_offset, w_last_offset, w_delivery_state, w_delivery_count)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
@@ -388,10 +388,10 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
         w_start_offset = self.start_offset
         w_create_timestamp = self.create_timestamp
         w_write_timestamp = self.write_timestamp
+        out += _S3.pack(w_snapshot_epoch, w_state_epoch, w_leader_epoch, w_start_offset, w_create_timestamp, w_write_timestamp)
         w_state_batches_count_plus_one = self._state_batches_count_plus_one if self._pins & 1 else len(self.state_batches) + 1
         if keep:
             self._state_batches_count_plus_one = w_state_batches_count_plus_one
-        out += _S3.pack(w_snapshot_epoch, w_state_epoch, w_leader_epoch, w_start_offset, w_create_timestamp, w_write_timestamp)
         if 0 <= w_state_batches_count_plus_one < 0x4000:
             out += _VT[w_state_batches_count_plus_one]
         else:
@@ -490,8 +490,8 @@ class ShareGroupState_ShareSnapshotValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'share_group_state/share_snapshot_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -675,10 +675,10 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
         w_snapshot_epoch = self.snapshot_epoch
         w_leader_epoch = self.leader_epoch
         w_start_offset = self.start_offset
+        out += _S4.pack(w_snapshot_epoch, w_leader_epoch, w_start_offset)
         w_state_batches_count_plus_one = self._state_batches_count_plus_one if self._pins & 1 else len(self.state_batches) + 1
         if keep:
             self._state_batches_count_plus_one = w_state_batches_count_plus_one
-        out += _S4.pack(w_snapshot_epoch, w_leader_epoch, w_start_offset)
         if 0 <= w_state_batches_count_plus_one < 0x4000:
             out += _VT[w_state_batches_count_plus_one]
         else:
@@ -774,8 +774,8 @@ class ShareGroupState_ShareUpdateValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'share_group_state/share_update_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):

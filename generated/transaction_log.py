@@ -101,8 +101,8 @@ class TransactionLog(_Node):
             w_version = 0
             if keep:
                 self.version = w_version
-        w_transactional_id = self.transactional_id
         out += _S0.pack(w_version)
+        w_transactional_id = self.transactional_id
         if w_transactional_id is None:
             raise _EncodeError('is not set', 'transaction_log/transactional_id')
         if isinstance(w_transactional_id, (bytes, bytearray, memoryview)):
@@ -170,8 +170,8 @@ class TransactionLog_TransactionLogValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_version = self.version
-        w_body = self.body
         out += _S0.pack(w_version)
+        w_body = self.body
         if w_body is None:
             raise _EncodeError('is not set', 'transaction_log/transaction_log_value/body')
         if isinstance(w_body, (bytes, bytearray, memoryview)):
@@ -312,8 +312,8 @@ class TransactionLog_ValueV0(_Node):
         w_partitions_count = self._partitions_count if self._pins & 1 else (len(self.transaction_partitions) if self.transaction_partitions is not None else -1)
         if keep:
             self._partitions_count = w_partitions_count
-        w_transaction_partitions = self.transaction_partitions
         out += _S1.pack(w_producer_id, w_producer_epoch, w_transaction_timeout_ms, w_transaction_status, w_partitions_count)
+        w_transaction_partitions = self.transaction_partitions
         if (w_partitions_count >= 0):
             if w_transaction_partitions is None:
                 raise _EncodeError('is not set', 'transaction_log/value_v0/transaction_partitions')
@@ -424,8 +424,8 @@ class TransactionLog_PartitionsV0(_Node):
         w_partition_ids_count = self._partition_ids_count if self._pins & 1 else len(self.partition_ids)
         if keep:
             self._partition_ids_count = w_partition_ids_count
-        w_partition_ids = self.partition_ids
         out += _S2.pack(w_partition_ids_count)
+        w_partition_ids = self.partition_ids
         if w_partition_ids is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
         for _x1 in w_partition_ids:
@@ -596,10 +596,10 @@ class TransactionLog_ValueV1(_Node):
         w_producer_epoch = self.producer_epoch
         w_transaction_timeout_ms = self.transaction_timeout_ms
         w_transaction_status = self.transaction_status
+        out += _S4.pack(w_producer_id, w_producer_epoch, w_transaction_timeout_ms, w_transaction_status)
         w_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else (len(self.transaction_partitions) + 1 if self.transaction_partitions is not None else 0)
         if keep:
             self._partitions_count_plus_one = w_partitions_count_plus_one
-        out += _S4.pack(w_producer_id, w_producer_epoch, w_transaction_timeout_ms, w_transaction_status)
         if 0 <= w_partitions_count_plus_one < 0x4000:
             out += _VT[w_partitions_count_plus_one]
         else:
@@ -615,8 +615,8 @@ class TransactionLog_ValueV1(_Node):
                     _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
-        w_tagged_fields = self.tagged_fields
         out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
+        w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'transaction_log/value_v1/tagged_fields')
         if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):

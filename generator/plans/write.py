@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .lines import Code
 from ..expr import Int, names_in
 from ..model import PRIMITIVES, VARINT_TABLE_LIMIT, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
-from ..ir import ValueKind
+from ..ir import FixedRun, ValueKind
 from ..pyexpr import Scope, access
 
 
@@ -105,43 +105,15 @@ class WritePlanner:
             scope.locals = {a.id: self.arg(a) for a in self.spec.seq if not (a.derive or a.checksum)}
         marks = self.facts.write_marks
         varint_spans: list[Attr] = []
-        pending: list[Attr] = []  # a run of fixed-width fields whose values are ready
-
-        def flush():
-            if not pending:
-                return
-            fmt = (">" if pending[0].type.endian == "be" else "<") + "".join(
-                PRIMITIVES[a.type.prim][0] for a in pending)
-            s = self.ctx.consts.struct(fmt)
-            offset = 0
-            for a in pending:
-                if a.id in marks:
-                    c(f"{self.v('_m_' + a.id)} = len(out)" + (f" + {offset}" if offset else ""))
-                if self.placeholder(a):
-                    c(f"{self.v('_at_' + a.id)} = len(out)" + (f" + {offset}" if offset else ""))
-                offset += PRIMITIVES[a.type.prim][1]
-            if offset == 1:  # one byte: an append beats a struct call
-                a = pending[0]
-                low, high = (-128, 127) if PRIMITIVES[a.type.prim][2] else (0, 255)
-                with c.block(f"if not {low} <= {self.w(a)} <= {high}:"):
-                    c(f"raise {self.ctx.rt('_EncodeError')}(f'{{{self.w(a)}}} does not fit in {a.type.prim}', {self.path(a)!r})")
-                c(f"out.append({self.w(a)} & 0xFF)")
-            else:
-                c(f"out += {s}.pack({', '.join(self.w(a) for a in pending)})")
-            pending.clear()
-
-        for f in self.facts.fields:
-            attr = f.attr
-            self.value(c, attr, scope)
-            if attr.id not in self.length_of and not self.placeholder(attr):
-                scope.locals[attr.id] = self.w(attr)
-            if f.fixed and (not pending or pending[-1].type.endian == attr.type.endian):
-                pending.append(attr)
+        for op in self.facts.ops:
+            for f in op.fields if isinstance(op, FixedRun) else (op.field,):
+                self.value(c, f.attr, scope)
+                if f.id not in self.length_of and not self.placeholder(f.attr):
+                    scope.locals[f.id] = self.w(f.attr)
+            if isinstance(op, FixedRun):
+                self.fixed_run(c, op, marks)
                 continue
-            flush()
-            if f.fixed:
-                pending.append(attr)
-                continue
+            attr = op.field.attr
             if attr.derive is not None and attr.derive.kind == DeriveKind.LENGTH_FROM and self.is_varint(attr):
                 # two bytes reserved (lengths up to 8191); the real encoding is spliced in later
                 c(f"{self.v('_at_' + attr.id)} = len(out)")
@@ -151,9 +123,26 @@ class WritePlanner:
             if attr.id in marks:
                 c(f"{self.v('_m_' + attr.id)} = len(out)")
             self.emit(c, attr, scope)
-        flush()
         self.patches(c, varint_spans)
         return c.lines or ["pass"]
+
+    def fixed_run(self, c: Code, run: FixedRun, marks: frozenset[str]) -> None:
+        """A run of fixed-width fields whose values are ready, as one struct (one byte: an append)."""
+        for f, offset in zip(run.fields, run.offsets):
+            at = "len(out)" + (f" + {offset}" if offset else "")
+            if f.id in marks:
+                c(f"{self.v('_m_' + f.id)} = {at}")
+            if self.placeholder(f.attr):
+                c(f"{self.v('_at_' + f.id)} = {at}")
+        if run.width == 1:  # one byte: an append beats a struct call
+            f = run.fields[0]
+            w = self.w(f.attr)
+            low, high = (-128, 127) if f.signed else (0, 255)
+            with c.block(f"if not {low} <= {w} <= {high}:"):
+                c(f"raise {self.ctx.rt('_EncodeError')}(f'{{{w}}} does not fit in {f.attr.type.prim}', {f.path!r})")
+            c(f"out.append({w} & 0xFF)")
+        else:
+            c(f"out += {self.ctx.consts.struct(run.fmt)}.pack({', '.join(self.w(f.attr) for f in run.fields)})")
 
     def placeholder(self, attr: Attr) -> bool:
         d = attr.derive
