@@ -57,6 +57,8 @@ from kafkacodec.codec.records import Record, write_batch
 from kafkacodec.runtime.errors import DecodeError
 
 from .cleaned_txns import CleanedTransactions
+from kafkacodec.codec.attribute_bits import COMPRESSION as CODEC_BITS, DELETE_HORIZON, LOG_APPEND_TIME
+
 from ..segments.guarded import SkippedBytes, partition_batches, read_segment, segment_batches
 from ..layout.logdir import Partition, Segment
 from ..state.producers import ProducerState, read_snapshot
@@ -66,9 +68,6 @@ from .staging import PartitionCopy, segment_files
 from ..layout.textfiles import read_offset_checkpoint
 from ..indexes.txnindex import AbortedTxn, read_txn_index
 
-DELETE_HORIZON = 0x40
-CODEC_BITS = 0x07
-LOG_APPEND_TIME = 0x08
 LONG_MAX = 2 ** 63 - 1
 MAX_TXN_INDEX_BYTES = 1 << 30  # 34-byte entries, one per aborted transaction of a segment
 
@@ -282,7 +281,7 @@ def _clean_legacy(b, latest: dict, deletes_stay: bool, report: CompactionReport)
     if not kept:
         return None
     m = b.entry.message
-    append_time = m.magic == 1 and (m.attributes >> 3) & 1
+    append_time = m.magic == 1 and bool(m.attributes & LOG_APPEND_TIME)
     return write_batch([Record(key=r.key, value=r.value, timestamp=r.timestamp, offset=r.offset) for r in kept],
                        magic=m.magic, compression=b.compression,
                        timestamp_type="LogAppendTime" if append_time else "CreateTime",

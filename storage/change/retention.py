@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkacodec.codec.attribute_bits import COMPRESSION
 from kafkacodec.codec.records import legacy_records
 from kafkacodec.runtime.errors import DecodeError
 
@@ -104,7 +105,7 @@ def facts_from(seg: Segment, size: int, batches) -> SegmentFacts:
         if info.magic >= 2:
             records += e.records_count
         else:
-            records += len(legacy_records(e)) if e.message.attributes & 0x07 else 1
+            records += len(legacy_records(e)) if e.message.attributes & COMPRESSION else 1
         next_offset = info.last_offset + 1
     return SegmentFacts(seg, size, largest_timestamp(seg), records, next_offset)
 

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.codec import attribute_bits as bits
 from kafkacodec.codec.records import CODECS, TIMESTAMP_TYPES, Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, KafkaCodecError, LimitExceededError
 
@@ -114,8 +115,9 @@ def _encode(obj: dict) -> bytes:
     ts_type = TIMESTAMP_TYPE_IDS[obj["timestampType"]]
     if magic >= 2:
         base, first_ts = obj["baseOffset"], obj["firstTimestamp"]
-        attrs = codec | (0x08 if ts_type == 1 else 0) | (0x10 if obj["isTransactional"] else 0) | \
-            (0x20 if obj["isControl"] else 0) | (0x40 if obj["deleteHorizonMs"] is not None else 0)
+        attrs = codec | (bits.LOG_APPEND_TIME if ts_type == 1 else 0) | \
+            (bits.TRANSACTIONAL if obj["isTransactional"] else 0) | (bits.CONTROL if obj["isControl"] else 0) | \
+            (bits.DELETE_HORIZON if obj["deleteHorizonMs"] is not None else 0)
         items = [RecordBatch.Record(
             offset_delta=r["offset"] - base, timestamp_delta=0 if ts_type == 1 else r["timestamp"] - first_ts,
             key=_unb64(r["key"]), value=_unb64(r["value"]),
@@ -125,7 +127,7 @@ def _encode(obj: dict) -> bytes:
             last_offset_delta=obj["lastOffset"] - base, base_timestamp=first_ts, max_timestamp=obj["maxTimestamp"],
             producer_id=obj["producerId"], producer_epoch=obj["producerEpoch"], base_sequence=obj["baseSequence"],
             records=RecordBatch.Records(items=items)).to_bytes()
-    attrs = (0x08 if (ts_type == 1 and magic == 1) else 0)
+    attrs = (bits.LOG_APPEND_TIME if (ts_type == 1 and magic == 1) else 0)
 
     def message(r, attributes, value):
         return LegacyLogEntry.LegacyMessage(magic=magic, attributes=attributes, key=_unb64(r["key"]), value=value,

@@ -35,7 +35,8 @@ MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py
              for p in sorted((ROOT / "storage" / layer).glob("*.py"))),
            "storage/audit/verify.py", "storage/indexes/index.py",
            *(f"pipeline/{name}.py" for name in ("decode", "headers", "tables", "files", "sink_offsets",
-                                                 "cluster_metadata"))]
+                                                 "cluster_metadata")),
+           "storage/exchange/jsonl.py", "storage/change/compaction.py", "storage/change/retention.py"]
 
 
 def _end(layout):
