@@ -1,9 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Compiled kernels of the facade (kafkacodec.records), built when a C compiler is present: plain
-v0/v1 messages read straight into records (their Python twins are in kafkacodec.plain_legacy),
-and v2 records sections (from records, or from columns as Arrow holds them) and v0/v1 entries
-written from records (else the generated writers write them). Each does only what is regular
-and leaves the rest to the Python code, which names what is wrong."""
+"""Compiled kernels of the facade (kafkacodec.codec.records), built when a C compiler is
+present: plain v0/v1 messages read straight into records (their Python twins are in
+kafkacodec.codec.plain_legacy), and v2 records sections (from records, or from columns as
+Arrow holds them) and v0/v1 entries written from records (else the generated writers write
+them). Each does only what is regular and leaves the rest to the Python code, which names what
+is wrong."""
 from cpython cimport array
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_1BYTE_DATA, PyUnicode_GET_LENGTH
@@ -185,7 +186,7 @@ def legacy_plain_entries(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify,
 def legacy_wrapped_records(const uint8_t[::1] data, int64_t wrapper_offset, int wrapper_magic,
                            int64_t append_time, bint log_append, bint verify):
     """The records of a compressed wrapper from its decompressed message set, with the offset
-    and timestamp rules of kafkacodec.records.legacy_records; None for anything irregular (no
+    and timestamp rules of kafkacodec.codec.records.legacy_records; None for anything irregular (no
     entries, one that is compressed or damaged, offsets that do not fit), which the Python
     reader then names."""
     if RECORD is None:
