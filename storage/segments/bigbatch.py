@@ -14,14 +14,15 @@ import crc32c
 from kafkacodec.runtime.errors import ChecksumError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.support import short
 
-from .places import (LEGACY, LEGACY_CRC_AT, LEGACY_CRC_FROM, LEGACY_HEADER, MAGIC_AT, V2, V2_CRC_FROM, V2_HEADER,
-                     layout_struct)
+from .places import (LEGACY, LEGACY_CRC_AT, LEGACY_CRC_FROM, LEGACY_HEADER, LEGACY_TIMESTAMP, MAGIC_AT, V2, V2_CRC_FROM,
+                     V2_HEADER, layout_struct)
 
 # the header fields the checks need, each read at its place in the schema's layout
 _V2 = layout_struct(V2, {"base_offset": "q", "magic": "b", "crc": "I", "last_offset_delta": "i",
                          "max_timestamp": "q"})
 _LEGACY = layout_struct(LEGACY, {"offset": "q", "crc": "I", "magic": "b", "attributes": "B"})
 _INT32, _INT64 = struct.Struct(">i"), struct.Struct(">q")
+_, _TIMESTAMP_WIDTH = LEGACY_TIMESTAMP["timestamp"]
 
 Read = Callable[[int, int], bytes]  # (position, n) -> up to n bytes of the file at position
 
@@ -72,8 +73,8 @@ def _legacy(read: Read, pos: int, size: int, verify: bool, chunk_bytes: int) -> 
     at, end = pos + LEGACY_HEADER, pos + size
     timestamp = -1
     if magic == 1:  # the entry is larger than a window: the fixed fields are there
-        timestamp, = _INT64.unpack(_exactly(read, at, 8, pos, size))
-        at += 8
+        timestamp, = _INT64.unpack(_exactly(read, at, _TIMESTAMP_WIDTH, pos, size))
+        at += _TIMESTAMP_WIDTH
     for name in ("key", "value"):
         if end - at < 4:
             raise TruncatedError(f"needs 4 bytes, {max(0, end - at)} left", at, f"{path}/{name}_length")

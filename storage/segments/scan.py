@@ -16,11 +16,11 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 
 from .bigbatch import check_large_batch
-from .places import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_AT, SIZE_AT
+from .places import HEADER_SIZE_UP_TO_MAGIC, LEGACY_MIN_MESSAGE, LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from ..diskio.safeio import read_whole
 from ..diskio.windowed import WindowedFile
 
-MIN_RECORD_OVERHEAD = 14  # the smallest legacy message; smaller sizes are corrupt
+MIN_RECORD_OVERHEAD = LEGACY_MIN_MESSAGE  # the smallest legacy message; smaller sizes are corrupt
 
 
 @dataclass(slots=True)

@@ -56,6 +56,10 @@ def test_places_are_the_layouts():
     assert places.LEGACY_CRC_FROM == entry_end + MESSAGE_LAYOUT["magic"][0]
     assert places.LEGACY_HEADER == entry_end + _end(MESSAGE_LAYOUT)
     assert places.LEGACY_TIMESTAMP == {"timestamp": (places.LEGACY_HEADER, 8)}  # magic 1's s8, after the LAYOUT
+    # the smallest message of each magic, as kafka-python's record code states them
+    from kafka.record.legacy_records import LegacyRecordBase
+    assert places.LEGACY_MIN_MESSAGE == LegacyRecordBase.RECORD_OVERHEAD_V0
+    assert places.LEGACY_MIN_MESSAGE + places.LEGACY_TIMESTAMP["timestamp"][1] == LegacyRecordBase.RECORD_OVERHEAD_V1
     # the modules that name these places hold the same values, not copies of their own
     assert records.MAGIC_OFFSET == columnar.MAGIC_AT == places.MAGIC_AT
     assert columnar.V2_HEADER == tool.V2_HEADER == places.V2_HEADER
