@@ -45,9 +45,10 @@ LEGACY = {**LegacyLogEntry.LAYOUT, **{name: (layout_end(LegacyLogEntry.LAYOUT) +
 LEGACY_CRC_AT, _ = LEGACY["crc"]
 LEGACY_CRC_FROM, _ = LEGACY["magic"]  # the CRC-32 covers the message from its magic on
 LEGACY_HEADER = layout_end(LEGACY)  # a magic 1 message's timestamp starts here
+LEGACY_MIN_MESSAGE = LegacyLogEntry.LegacyMessage(magic=0).size()  # magic 0, null key and value: Kafka's least size
 # that timestamp, the one field no LAYOUT holds (magic 0 lacks it): its width is what it adds to a message
-LEGACY_MIN_MESSAGE = LegacyLogEntry.LegacyMessage(magic=0).size()  # the smallest message: magic 0, null key and value
-LEGACY_TIMESTAMP = {"timestamp": (LEGACY_HEADER, LegacyLogEntry.LegacyMessage(magic=1).size() - LEGACY_MIN_MESSAGE)}
+LEGACY_TIMESTAMP = {"timestamp": (LEGACY_HEADER,
+                                  LegacyLogEntry.LegacyMessage(magic=1).size() - LEGACY_MIN_MESSAGE)}
 
 # the magic byte at one place in both formats is what tells them apart
 if LEGACY["magic"][0] != MAGIC_AT or LEGACY["message_size"] != V2["batch_length"]:

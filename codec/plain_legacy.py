@@ -10,20 +10,18 @@ import zlib
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from .attribute_bits import COMPRESSION, TIMESTAMP_TYPE_AT
+from .places import LEGACY_MIN_MESSAGE, LOG_OVERHEAD, SIZE_AT, layout_end
 
 _HEAD = struct.Struct(">qiIBB")  # offset, message size, crc, magic, attributes
 _INT32 = struct.Struct(">i")
 _TIMESTAMP_KEY_LENGTH = struct.Struct(">qi")
-# places from the schema's LAYOUTs: an entry's size field and its end, where the message starts;
-# in the message, where its CRC starts counting and where its fixed fields end
-_SIZE_AT, _ = LegacyLogEntry.LAYOUT["message_size"]
-_OVERHEAD = max(at + width for at, width in LegacyLogEntry.LAYOUT.values())
+# in the message (after the entry's LOG_OVERHEAD), where its CRC starts counting and where its
+# fixed fields end, from the schema's LAYOUT
 _CRC_FROM, _ = LegacyLogEntry.LegacyMessage.LAYOUT["magic"]
-_FIXED = max(at + width for at, width in LegacyLogEntry.LegacyMessage.LAYOUT.values())
-_MIN_MESSAGE = LegacyLogEntry.LegacyMessage(magic=0).size()  # magic 0, null key and value: Kafka's least size
-_MIN_ENTRY = _OVERHEAD + _MIN_MESSAGE
+_FIXED = layout_end(LegacyLogEntry.LegacyMessage.LAYOUT)
+_MIN_ENTRY = LOG_OVERHEAD + LEGACY_MIN_MESSAGE
 _V0_KEY_AT, _V1_KEY_AT = _FIXED + _INT32.size, _FIXED + _TIMESTAMP_KEY_LENGTH.size  # after the key's length
-if _HEAD.size != _OVERHEAD + _FIXED:
+if _HEAD.size != LOG_OVERHEAD + _FIXED:
     raise ImportError("the legacy entry's leading fields are not those _HEAD reads")
 _batch_cls = _record_cls = None
 
@@ -40,9 +38,9 @@ def _plain_entry(buf: bytes, pos: int, end: int, verify: bool):
     if end - pos < _MIN_ENTRY:
         return None
     offset, size, crc, magic, attributes = _HEAD.unpack_from(buf, pos)
-    if size < _MIN_MESSAGE or size > end - pos - _OVERHEAD or magic > 1 or attributes & COMPRESSION:
+    if size < LEGACY_MIN_MESSAGE or size > end - pos - LOG_OVERHEAD or magic > 1 or attributes & COMPRESSION:
         return None
-    start, stop = pos + _OVERHEAD, pos + _OVERHEAD + size
+    start, stop = pos + LOG_OVERHEAD, pos + LOG_OVERHEAD + size
     if magic:
         if size < _V1_KEY_AT:
             return None
@@ -74,7 +72,7 @@ def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch
     out = []
     new_batch, new_record = _batch_cls.__new__, _record_cls
     while pos < end and len(out) < max_entries:
-        if end - pos >= _OVERHEAD and _INT32.unpack_from(buf, pos + _SIZE_AT)[0] > max_batch_bytes:
+        if end - pos >= LOG_OVERHEAD and _INT32.unpack_from(buf, pos + SIZE_AT)[0] > max_batch_bytes:
             break
         found = _plain_entry(buf, pos, end, verify)
         if found is None:

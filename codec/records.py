@@ -13,16 +13,14 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from . import plain_legacy
+from .places import LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS
 
-# header places from the schemas: the magic byte, the size field, a legacy entry's offset
-MAGIC_OFFSET, _ = RecordBatch.LAYOUT["magic"]
-_SIZE_AT, _SIZE_WIDTH = RecordBatch.LAYOUT["batch_length"]
-_SIZE_END = _SIZE_AT + _SIZE_WIDTH
+MAGIC_OFFSET = MAGIC_AT  # the magic byte picks the format
 _ENTRY_OFFSET_AT, _ENTRY_OFFSET_WIDTH = LegacyLogEntry.LAYOUT["offset"]
 # codec names are the schema's enum members' names (plain ints, as the writer packs them)
 CODECS = {codec.name: int(codec) for codec in RecordBatch.CompressionType}
@@ -259,10 +257,10 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
                 continue
         if end - pos < MAGIC_OFFSET + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
-        size = int.from_bytes(buffer[pos + _SIZE_AT:pos + _SIZE_END], "big", signed=True)
+        size = int.from_bytes(buffer[pos + SIZE_AT:pos + LOG_OVERHEAD], "big", signed=True)
         if size > LIMITS.max_batch_bytes:
             raise LimitExceededError(f"batch of {size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
-                                     "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + _SIZE_AT,
+                                     "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + SIZE_AT,
                                      "log/size")
         magic = buffer[pos + MAGIC_OFFSET]
         if magic == 2:

@@ -12,7 +12,7 @@ from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.segments.columnar import read_columns
 from kafkacodec.storage.state.producers import last_sequence
-from kafkacodec.storage.segments.places import MAGIC_AT
+from kafkacodec.codec.places import MAGIC_AT
 from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import ColumnBuilder, batch_from_columns

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import pyarrow.fs as pafs
 
 from kafkacodec.storage.layout import names
-from kafkacodec.storage.segments.places import SIZE_AT
+from kafkacodec.codec.places import SIZE_AT
 from kafkacodec.storage.segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD
 
 log = logging.getLogger("kafkacodec.pipeline")

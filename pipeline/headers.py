@@ -15,7 +15,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.codec.records import CODEC_NAMES
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.storage.state.producers import last_sequence
-from kafkacodec.storage.segments.places import MAGIC_AT
+from kafkacodec.codec.places import MAGIC_AT
 from kafkacodec.storage.segments.scan import frame_size
 
 from .columns import arrow_schema

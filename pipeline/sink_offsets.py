@@ -17,7 +17,7 @@ from kafkacodec.storage.layout import names
 from kafkacodec.storage.layout.logdir import open_partition
 from kafkacodec.storage.state.producers import ProducerState, snapshot_path
 from kafkacodec.storage.diskio.safeio import os_problem
-from kafkacodec.storage.segments.places import LOG_OVERHEAD, MAGIC_AT, V2, layout_struct
+from kafkacodec.codec.places import LOG_OVERHEAD, MAGIC_AT, V2, layout_struct
 from kafkacodec.storage.segments.scan import iter_file_batches
 from kafkacodec.storage.indexes.txnindex import encode_txn_index
 

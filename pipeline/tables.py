@@ -12,7 +12,7 @@ from kafkacodec.codec.records import Batch, read_batches
 from kafkacodec.runtime.errors import DecodeError, TruncatedError
 from kafkacodec.storage.audit import verify
 from kafkacodec.codec.internal_topics import CONSUMER_OFFSETS_TOPIC, committed_offsets
-from kafkacodec.storage.segments.places import SIZE_AT
+from kafkacodec.codec.places import SIZE_AT
 from kafkacodec.storage.segments.scan import (HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, BatchInfo, ScanResult,
                                               batch_at)
 

@@ -23,7 +23,7 @@ from ..layout.logdir import Partition, Segment
 from ..layout.names import kraft_snapshot_id
 from .offset_gaps import first_offset, gap_problem, rewritten_by_cleaner, shows_compaction
 from ..state.producers import ProducerState, check_marker, read_snapshot, state_at
-from ..segments.places import SIZE_AT
+from kafkacodec.codec.places import SIZE_AT
 from ..segments.resync import find_resume
 from ..segments.records_check import GROUP_BATCHES, GROUP_BYTES, decoded_records, placed
 from ..diskio.safeio import FileProblem, open_regular, read_at

@@ -8,7 +8,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from ..segments.places import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SIZE_AT
+from kafkacodec.codec.places import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SIZE_AT
 from ..segments.scan import MIN_RECORD_OVERHEAD
 from .record_text import utf8
 

@@ -21,7 +21,7 @@ from kafkacodec.runtime.errors import DecodeError
 from ..indexes import index
 from .common import Crash, Line, Options, Reports, absolute, int_option, java_long, kafka_frame, size_option
 from ..diskio.safeio import open_regular, read_at
-from ..segments.places import MAGIC_AT, V2_HEADER, layout_struct
+from kafkacodec.codec.places import MAGIC_AT, V2_HEADER, layout_struct
 
 # an index slot's fields at their places in the schemas: (relative offset, position) and
 # (timestamp, relative offset)

@@ -33,8 +33,8 @@ from .record_text import DecoderFailure
 from ..state.control_rules import KEY_SIZE, MARKER_TYPES, MARKER_VALUE_SIZE, ControlType, read_key, read_marker_value
 from ..state.producers import decrement_sequence, increment_sequence, read_snapshot
 from ..segments.resync import find_resume
-from ..segments.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY, LEGACY_CRC_FROM, LEGACY_TIMESTAMP, MAGIC_AT, V2,
-                               V2_CRC_FROM, V2_HEADER, layout_end, layout_struct)
+from kafkacodec.codec.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY, LEGACY_CRC_FROM, LEGACY_TIMESTAMP,
+                                     MAGIC_AT, V2, V2_CRC_FROM, V2_HEADER, layout_end, layout_struct)
 from ..segments.scan import iter_file_batches
 from ..diskio.windowed import WindowedFile
 

@@ -13,7 +13,7 @@ from kafkacodec.generated.time_index import TimeIndex
 from kafkacodec.runtime.errors import InvalidValueError, TruncatedError
 
 from ..diskio.safeio import open_regular, read_at
-from ..segments.places import layout_end
+from kafkacodec.codec.places import layout_end
 from ..segments.scan import LOG_OVERHEAD, MIN_RECORD_OVERHEAD, BatchInfo
 
 OFFSET_ENTRY, TIME_ENTRY = layout_end(OffsetIndex.Entry.LAYOUT), layout_end(TimeIndex.Entry.LAYOUT)  # bytes a slot

@@ -14,8 +14,8 @@ import crc32c
 from kafkacodec.runtime.errors import ChecksumError, InvalidValueError, TruncatedError
 from kafkacodec.runtime.support import short
 
-from .places import (LEGACY, LEGACY_CRC_AT, LEGACY_CRC_FROM, LEGACY_HEADER, LEGACY_TIMESTAMP, MAGIC_AT, V2, V2_CRC_FROM,
-                     V2_HEADER, layout_struct)
+from kafkacodec.codec.places import (LEGACY, LEGACY_CRC_AT, LEGACY_CRC_FROM, LEGACY_HEADER, LEGACY_TIMESTAMP,
+                                     MAGIC_AT, V2, V2_CRC_FROM, V2_HEADER, layout_struct)
 
 # the header fields the checks need, each read at its place in the schema's layout
 _V2 = layout_struct(V2, {"base_offset": "q", "magic": "b", "crc": "I", "last_offset_delta": "i",

@@ -26,7 +26,7 @@ from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedE
 from kafkacodec.runtime.limits import LIMITS
 from kafkacodec.runtime.vectors import position_type
 
-from .places import LOG_OVERHEAD, MAGIC_AT, V2_HEADER
+from kafkacodec.codec.places import LOG_OVERHEAD, MAGIC_AT, V2_HEADER
 from .scan import file_frames
 from ..diskio.windowed import WindowedFile
 

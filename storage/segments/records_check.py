@@ -18,7 +18,7 @@ from kafkacodec.codec.records import Batch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, LimitExceededError
 
 from .columnar import batch_columns
-from .places import V2_HEADER
+from kafkacodec.codec.places import V2_HEADER
 from .scan import BatchInfo
 
 # batches decoded together: enough to amortise a columnar pass, few enough to stay in cache (and,

@@ -22,8 +22,8 @@ from functools import lru_cache
 import crc32c
 import numpy as np
 
-from .places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY_CRC_AT, LEGACY_CRC_FROM, LOG_OVERHEAD, MAGIC_AT, SIZE_AT,
-                     V2_CRC_AT, V2_CRC_FROM, V2_MIN_SIZE)
+from kafkacodec.codec.places import (HEADER_SIZE_UP_TO_MAGIC, LEGACY_CRC_AT, LEGACY_CRC_FROM, LOG_OVERHEAD,
+                                     MAGIC_AT, SIZE_AT, V2_CRC_AT, V2_CRC_FROM, V2_MIN_SIZE)
 from .scan import MIN_RECORD_OVERHEAD, batch_at
 from kafkacodec.runtime.errors import DecodeError
 from kafkacodec.runtime.limits import LIMITS

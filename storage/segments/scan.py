@@ -16,7 +16,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.errors import DecodeError, InvalidValueError, TruncatedError
 
 from .bigbatch import check_large_batch
-from .places import HEADER_SIZE_UP_TO_MAGIC, LEGACY_MIN_MESSAGE, LOG_OVERHEAD, MAGIC_AT, SIZE_AT
+from kafkacodec.codec.places import HEADER_SIZE_UP_TO_MAGIC, LEGACY_MIN_MESSAGE, LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from ..diskio.safeio import read_whole
 from ..diskio.windowed import WindowedFile
 

@@ -23,14 +23,15 @@ from kafkacodec.generated.transaction_log import TransactionLog
 from kafkacodec.storage.dump_log import decoders, index_listing, tool
 from kafkacodec.storage.dump_log.common import Options, Reports
 from kafkacodec.storage.indexes import index
-from kafkacodec.storage.segments import bigbatch, columnar, places, resync, scan
+from kafkacodec.codec import places
+from kafkacodec.storage.segments import bigbatch, columnar, resync, scan
 from tests.support import ROOT
 
 V2_LAYOUT = RecordBatch.LAYOUT
 ENTRY_LAYOUT = LegacyLogEntry.LAYOUT
 MESSAGE_LAYOUT = LegacyLogEntry.LegacyMessage.LAYOUT
 # the modules that read raw header bytes with places derived from the LAYOUTs
-MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py",
+MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py", "codec/places.py",
            *(f"storage/{layer}/{p.name}" for layer in ("segments", "dump_log")
              for p in sorted((ROOT / "storage" / layer).glob("*.py"))),
            "storage/audit/verify.py", "storage/indexes/index.py",
