@@ -362,7 +362,7 @@ class CythonPlanner:
         self.local("item", "object")
         if attr.repeat == "expr":
             c(f"count = {self.ctx.tr.translate(attr.repeat_expr, scope, attr.loc)}")
-            least = max(1, self.ir.min_size(attr))
+            least = max(1, self.ir[spec].field(attr.id).min_item_size)
             with c.block(f"if count < 0 or count > (end - pos) // {least} or count > MAX_ITEMS:"):
                 c("return None")
             c(f"{var} = hidden_list(count)")

@@ -41,7 +41,6 @@ class SpanKind(Enum):
 @dataclass(frozen=True, eq=False)
 class FieldIR:
     attr: Attr
-    index: int
     path: str  # schema path of the field, e.g. "record_batch/records_count", named in errors
     value: ValueKind
     width: int | None = None  # bytes of a fixed-width number
@@ -178,7 +177,7 @@ class IR:
 
     def min_type_size(self, spec: TypeSpec) -> int:
         """A lower bound on an instance's size: its fields always present once."""
-        return sum(self.min_size(a) for a in spec.seq if a.if_ is None and not a.repeat)
+        return sum(f.min_item_size for f in self[spec].fields if f.attr.if_ is None and not f.attr.repeat)
 
     # -- building -------------------------------------------------------------------------
     def _build(self, spec: TypeSpec) -> TypeIR:
@@ -186,7 +185,7 @@ class IR:
             return TypeIR(spec, TypeKind.INTRINSIC, (), (), (), (), (), (), False, 0, (), False)
         pinned_attrs = [a for a in spec.seq if a.derive or a.checksum]
         ids = {a.id for a in spec.seq}
-        fields = tuple(self._field(spec, i, a, ids, pinned_attrs) for i, a in enumerate(spec.seq))
+        fields = tuple(self._field(spec, a, ids, pinned_attrs) for a in spec.seq)
         ops = _ops(fields)
         by_id = {f.id: f for f in fields}
         spans = []
@@ -212,9 +211,9 @@ class IR:
         found = (self.program.resolved.get(r) for r in [attr.type] + [t for _, t in attr.type.cases])
         return [t for t in found if t is not None]
 
-    def _field(self, spec: TypeSpec, index: int, attr: Attr, ids: set[str], pinned: list[Attr]) -> FieldIR:
+    def _field(self, spec: TypeSpec, attr: Attr, ids: set[str], pinned: list[Attr]) -> FieldIR:
         ref = attr.type
-        common = dict(attr=attr, index=index, path=self.field_path(spec, attr),
+        common = dict(attr=attr, path=self.field_path(spec, attr),
                       enum=self.program.enum_of.get(attr),
                       pin_bit=(1 << pinned.index(attr)) if attr in pinned else None,
                       count_source=_count_source(attr, ids), min_item_size=self.min_size(attr))

@@ -63,7 +63,7 @@ class ColumnPlanner:
             else:
                 count = self.ref(attr.repeat_expr, earlier)
                 c(f"_items, cols[{name!r}], pos = _v.repeat({self.ctx.class_ref(target)}._columns, u8, pos, end, "
-                  f"cols[{count!r}], {max(1, self.ctx.ir.min_size(attr))}, {path!r}, _m_{count})")
+                  f"cols[{count!r}], {max(1, self.ctx.ir[self.spec].field(attr.id).min_item_size)}, {path!r}, _m_{count})")
                 with c.block("for _k, _col in _items.items():"):
                     c(f"cols[{name + '.'!r} + _k] = _col")
 

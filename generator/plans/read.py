@@ -195,7 +195,7 @@ class ReadPlanner:
             at = "pos" if source is None else self.v(f"_m_{source}")  # a bad count is the count field's fault
             with c.block(f"if {count} < 0:"):
                 c(f"raise {self.ctx.rt('_invalid')}({at}, {path!r}, f\"negative count {{{count}}}\")")
-            least = max(1, self.ctx.ir.min_size(attr))
+            least = max(1, self.ctx.ir[self.spec].field(attr.id).min_item_size)
             room = f"(end - pos) // {least}" if least > 1 else "end - pos"
             with c.block(f"if {count} > {room} or {count} > {self.ctx.rt('_LIMITS')}.max_items:"):
                 c(f"raise {self.ctx.rt('_too_many')}({at}, {path!r}, {count}, end - pos)")
