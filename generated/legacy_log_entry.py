@@ -728,4 +728,4 @@ LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "9836d02acf93bc89d0188549ebbc292aec091efd8f90d6286ac3f86c8424bb02", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "9a7b35cf0903385062b46a0748f9404c4ce0e806691c91ce3495afdac0a074ad", globals())

@@ -1692,4 +1692,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "f23b41235977e86e421d5cbfad07d14130476997f51a5127fd6508d67245acda", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "e49b14bed5455a826bc7d58f4e0655105edfa6996438fe04250942bab8f6eb41", globals())

@@ -130,6 +130,21 @@ class TypeIR:
         return self.span_starts | self.count_sources
 
     @property
+    def slots(self) -> tuple[str, ...]:
+        """The attributes an instance holds besides its parent, in the order every backend lays
+        them out: the read's start, the pins, eager instances, then each field's value (behind
+        a property when derived, a checksum or lazy), the bytes of a lazy field and the checksum
+        computed from the bytes read."""
+        slots = ["_pos"] if self.needs_pos else []
+        slots += ["_pins"] if self.pinned else []
+        slots += [i.id for i in self.eager]
+        for f in self.fields:
+            slots.append(f.attr.storage)
+            slots += [f"_{f.id}_raw"] if f.attr.lazy else []
+            slots += [f"_{f.id}_computed"] if f.attr.checksum else []
+        return tuple(slots)
+
+    @property
     def write_marks(self) -> frozenset[str]:
         """Fields whose start a writer keeps: span starts but those of varint prefixes, whose
         span is measured from the reserved bytes."""

@@ -133,6 +133,11 @@ class Attr:
     def at(self, key: str) -> Loc:
         return self.key_locs.get(key, self.loc)
 
+    @property
+    def storage(self) -> str:
+        """The attribute holding the value: derived, checksum and lazy fields sit behind properties."""
+        return f"_{self.id}" if (self.derive or self.checksum or self.lazy) else self.id
+
 
 @dataclass(frozen=True, eq=False)
 class Instance:

@@ -26,14 +26,9 @@ class T:
 INT, BOOL, ANY = T("int"), T("bool"), T("any")
 
 
-def storage(attr: Attr) -> str:
-    """Attribute name holding a field's value: derived and lazy fields sit behind properties."""
-    return f"_{attr.id}" if (attr.derive or attr.checksum or attr.lazy) else attr.id
-
-
 def access(attr: Attr) -> str:
     """Attribute name to use outside the reader: lazy fields load through their property."""
-    return attr.id if attr.lazy else storage(attr)
+    return attr.id if attr.lazy else attr.storage
 
 
 @dataclass

@@ -8,9 +8,10 @@ KAFKACODEC_PURE=1 in the environment:
   current when their SOURCE_SHA256 is the hash of the .pyx beside them; with no .pyx beside (an
   installed wheel, built with the package) any build is current;
 - the readers generated from the schemas (generated/_c_<schema>.pyx), current when their
-  SOURCE_SHA256 is the hash the generated module names. A compiled reader replaces the `_read` of
-  a type the schema marks `-hot`; it gives the same objects and, by handing bad input back to the
-  Python reader, the same errors.
+  SOURCE_SHA256 is the hash the generated module names. Each type the schema marks `-hot` is
+  then an extension type in place of its Python class, with the class's API (its methods, its
+  field names, pickles either backend reads), and a compiled reader that gives the same values
+  and, by handing bad input back to the Python reader, the same errors.
 """
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ import importlib
 import importlib.util
 import os
 from contextlib import contextmanager
+from typing import Callable, NamedTuple
 from pathlib import Path
 
+from .node import type_name
+
 WANTED = os.environ.get("KAFKACODEC_PURE") != "1"
-_SWAPS: list[tuple[type, object, object]] = []  # (class, compiled _read, Python _read)
 
 
 def load(name: str, sha256: str | None):
@@ -52,31 +55,77 @@ def sha256_beside(name: str) -> str | None:
     return hashlib.sha256(source.read_bytes()).hexdigest() if source.is_file() else None
 
 
+class Swap(NamedTuple):
+    """A hot class of a generated module, and the extension type in its place."""
+    pure: type
+    ext: type
+    compiled: object  # the compiled reader (a classmethod)
+    python: object  # the Python reader (the class's `_read`)
+    set_attr: Callable[[type, str, object], None]  # setattr refuses a static type's
+
+    def use(self, reader) -> None:
+        self.set_attr(self.ext, "_read", reader)
+
+
+_SWAPS: list[Swap] = []  # the hot types of every generated module attached
+
+
 def attach(name: str, sha256: str, namespace: dict) -> bool:
-    """Give the classes of a generated module (its `namespace`) their compiled readers."""
+    """Put the extension types of the compiled module `name` in place of the hot classes of the
+    generated module whose globals are `namespace`."""
     module = load(name, sha256)
     if module is None:
         return False
-    for cls, fast in module.install(namespace):
-        _SWAPS.append((cls, fast, cls.__dict__["_read"]))
-        cls._read = fast
+    _SWAPS.extend(install(module, namespace))
     return True
+
+
+def install(module, namespace: dict) -> list[Swap]:
+    """Put the extension types of the compiled `module` in place of the hot classes, wherever
+    the generated module (its globals, `namespace`) names them, each reading with its compiled
+    reader."""
+    swaps = [Swap(pure, ext, fast, pure.__dict__["_read"], module.set_attr)
+             for pure, ext, fast in module.install(namespace)]
+    types = {s.pure: s.ext for s in swaps}
+    for key, value in list(namespace.items()):
+        if not isinstance(value, type):
+            continue
+        if value in types:
+            namespace[key] = types[value]
+        elif value not in types.values():  # a class left in Python: its nested classes
+            for attr, inner in list(vars(value).items()):
+                if isinstance(inner, type) and inner in types:
+                    setattr(value, attr, types[inner])
+    namespace["_new"] = module.new  # the Python readers make extension types too
+    for swap in swaps:
+        swap.use(swap.compiled)
+    return swaps
+
+
+def set_type_attr(cls: type, name: str, value) -> None:
+    """setattr, also for the extension types in place of hot classes (static types, whose
+    attributes setattr refuses to set): to patch a method in a test, say."""
+    swap = next((s for s in _SWAPS if s.ext is cls), None)
+    if swap is None:
+        setattr(cls, name, value)
+    else:
+        swap.set_attr(cls, name, value)
 
 
 def compiled_types() -> list[str]:
     """The qualified names of the types read by compiled code now."""
-    return [cls.__qualname__ for cls, fast, _ in _SWAPS if cls.__dict__["_read"] is fast]
+    return [type_name(s.ext) for s in _SWAPS if s.ext.__dict__["_read"] is s.compiled]
 
 
 @contextmanager
 def pure():
     """The Python readers for the duration, then whichever were in place (not thread-safe: for
-    comparing the two)."""
-    before = [(cls, cls.__dict__["_read"]) for cls, _, _ in _SWAPS]
-    for cls, _, slow in _SWAPS:
-        cls._read = slow
+    comparing the two). The objects stay of the same types."""
+    before = [(s, s.ext.__dict__["_read"]) for s in _SWAPS]
+    for s in _SWAPS:
+        s.use(s.python)
     try:
         yield
     finally:
-        for cls, reader in before:
-            cls._read = reader
+        for s, reader in before:
+            s.use(reader)

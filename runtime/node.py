@@ -8,6 +8,7 @@ batch is gone has no `_parent` (None); its own fields were all decoded while the
 from __future__ import annotations
 
 import copy
+import importlib
 from struct import error as StructError
 from weakref import ref
 
@@ -20,10 +21,22 @@ def link(parent):
     return None if parent is None else ref(parent)
 
 
+def type_name(cls) -> str:
+    """A generated class's qualified name, the same whichever backend made it (an extension
+    type's own `__qualname__` is fixed by its C name, so it keeps the Python class's)."""
+    return cls.__dict__.get("_qualname") or cls.__qualname__
+
+
+def is_node(value) -> bool:
+    """Whether `value` is an object of a generated class, of either backend."""
+    return hasattr(value.__class__, "_eq_fields")
+
+
 class Node:
     """A value of a schema type, read from bytes or built from fields."""
 
     __slots__ = ("_parent_ref", "__weakref__")
+    _alloc = object.__new__  # an instance with no field set (extension types have their own)
     _spans: tuple[str, ...] = ()  # slots holding (buffer, start, end) of bytes not decoded yet
     _schema_path = ""
     _needs: str | None = None  # the enclosing type whose fields reading this type takes
@@ -51,7 +64,7 @@ class Node:
     def from_bytes(cls, data, verify: bool = True):
         """Decode `data`, which must hold exactly one object of this type."""
         if cls._needs is not None:
-            raise needs_parent(cls.__qualname__, cls._needs)
+            raise needs_parent(type_name(cls), cls._needs)
         if not isinstance(data, bytes):
             data = bytes(data)
         obj, pos = cls._read(data, 0, len(data), None)
@@ -66,7 +79,7 @@ class Node:
         """Decode one object at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
         (object, position after it). Byte fields are bytes whatever the buffer."""
         if cls._needs is not None:
-            raise needs_parent(cls.__qualname__, cls._needs)
+            raise needs_parent(type_name(cls), cls._needs)
         if end is None:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
@@ -100,7 +113,7 @@ class Node:
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{f}={short_repr(getattr(self, f))}" for f in self._repr_fields)
-        return f"{self.__class__.__qualname__}({shown})"
+        return f"{type_name(self.__class__)}({shown})"
 
     def to_dict(self) -> dict:
         """Fields and instances as plain Python values (nested objects as dicts)."""
@@ -108,7 +121,7 @@ class Node:
 
     def __copy__(self):
         """The same field values, the same parent."""
-        new = object.__new__(self.__class__)
+        new = self._alloc(self.__class__)
         new._parent_ref = self._parent_ref
         for name in self.__class__.__slots__:
             if hasattr(self, name):
@@ -119,7 +132,7 @@ class Node:
         """Fields not decoded yet stay so; the spans they will be decoded from share an immutable
         bytes buffer, and copy only their own part of any other. The copy's parent is the copy
         of this object's parent when that is being copied too, else the same parent."""
-        new = object.__new__(self.__class__)
+        new = self._alloc(self.__class__)
         memo[id(self)] = new
         parent = self._parent
         new._parent_ref = link(None if parent is None else memo.get(id(parent), parent))
@@ -133,6 +146,12 @@ class Node:
             else:
                 setattr(new, name, copy.deepcopy(value, memo))
         return new
+
+    def __reduce__(self):
+        """Pickled by the Python class's module and name, which give back the class of the
+        backend in use where it is unpickled."""
+        cls = self.__class__
+        return _unpickled, (cls.__dict__.get("_module") or cls.__module__, type_name(cls)), self.__getstate__()
 
     def __getstate__(self) -> dict:
         """The field values, and of each span only its own bytes (never the whole segment it was
@@ -148,8 +167,15 @@ class Node:
         for name, value in state.items():
             setattr(self, name, value)
             for child in value if value.__class__ is list else (value,):
-                if isinstance(child, Node):
+                if is_node(child):
                     child._parent_ref = here
+
+
+def _unpickled(module: str, qualname: str):
+    cls = importlib.import_module(module)
+    for name in qualname.split("."):
+        cls = getattr(cls, name)
+    return cls._alloc(cls)
 
 
 def _narrowed(span):

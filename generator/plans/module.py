@@ -12,7 +12,7 @@ from .columns import ColumnPlanner
 from .read import Frame, ReadPlanner
 from .write import WritePlanner
 from ..program import Program, camel
-from ..pyexpr import OBJECT, Scope, Translator, storage
+from ..pyexpr import OBJECT, Scope, Translator
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
 
@@ -180,19 +180,7 @@ class ModulePlanner:
     def class_plan(self, spec: TypeSpec) -> ClassPlan:
         name = self.program.py_name(spec)
         seq = spec.seq
-        slots = []
         facts = self.ir[spec]
-        if facts.needs_pos:
-            slots.append("_pos")
-        if facts.pinned:
-            slots.append("_pins")
-        slots += [i.id for i in spec.instances if i.eager]
-        for a in seq:
-            slots.append(storage(a))
-            if a.lazy:
-                slots.append(f"_{a.id}_raw")
-            if a.checksum:
-                slots.append(f"_{a.id}_computed")
         init_body = [f"self._parent_ref = None if _parent is None else {self.rt('_ref')}(_parent)"]
         init_body += [f"self.{i.id} = None" for i in spec.instances if i.eager]
         if facts.needs_pos:
@@ -202,9 +190,9 @@ class ModulePlanner:
             init_body.append(f"self._pins = {pins}")
         for a in seq:
             if a.repeat and a.if_ is None:  # an unset repeated field is empty, unless it may be absent
-                init_body.append(f"self.{storage(a)} = [] if {a.id} is None else {a.id}")
+                init_body.append(f"self.{a.storage} = [] if {a.id} is None else {a.id}")
             else:
-                init_body.append(f"self.{storage(a)} = {a.id}")
+                init_body.append(f"self.{a.storage} = {a.id}")
             if a.lazy:
                 init_body.append(f"self._{a.id}_raw = None")
             if a.checksum:
@@ -219,7 +207,7 @@ class ModulePlanner:
         writer_pack = WritePlanner(self, spec, pack=True)
         return ClassPlan(
             name=name, qualname=".".join(self.program.class_path(spec)),
-            doc=(spec.doc or spec.name).strip(), slots=slots,
+            doc=(spec.doc or spec.name).strip(), slots=list(facts.slots),
             init_params=[a.id for a in seq], init_body=init_body,
             read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
             verify_body=self.verify(spec) if facts.has_checksums else None,
@@ -370,7 +358,7 @@ class ModulePlanner:
             kids = [self.program.resolved.get(r) for r in [a.type] + [t for _, t in a.type.cases]]
             if not any(k is not None and not k.intrinsic and self.ir[k].has_checksums for k in kids):
                 continue
-            v = f"self.{storage(a)}"
+            v = f"self.{a.storage}"
             if a.repeat:
                 with c.block(f"for _x in {v} or ():"):
                     c("_x._verify()")

@@ -13,7 +13,7 @@ from .lines import Code
 from ..expr import Binary, Expr, Int
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
 from ..ir import FixedRun
-from ..pyexpr import ENCLOSING, IO_START, Scope, storage
+from ..pyexpr import ENCLOSING, IO_START, Scope
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class ReadPlanner:
             var = self.v(f"f_{attr.id}")
             self.valid(c, attr, var, f"pos - {width - o}", scope)
             self.enum(c, attr, var)
-            c(f"{self.f.obj}.{storage(attr)} = {var}")
+            c(f"{self.f.obj}.{attr.storage} = {var}")
 
     # -- one field ------------------------------------------------------------------------
     def field(self, c: Code, attr: Attr, scope: Scope) -> None:
@@ -168,7 +168,7 @@ class ReadPlanner:
             self.repeated(c, attr, var, scope)
         if not attr.repeat:
             self.enum(c, attr, var)
-        c(f"{obj}.{storage(attr)} = {var}")
+        c(f"{obj}.{attr.storage} = {var}")
 
     def enum(self, c: Code, attr: Attr, var: str) -> None:
         """Fields with `enum:` hold the enum member (or the plain number when it is unnamed)."""

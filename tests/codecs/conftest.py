@@ -6,6 +6,7 @@ import pytest
 pytest.register_assert_rewrite("tests.support.roundtrip")
 
 from tests.support.roundtrip import BACKENDS, missing_compiled  # noqa: E402
+from kafkacodec.runtime.compiled import set_type_attr  # noqa: E402
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -22,3 +23,17 @@ def backend(request) -> str:
         if missing:
             pytest.skip(f"the compiled backend is not built: {', '.join(missing)} not in use")
     return request.param
+
+
+@pytest.fixture
+def patch_type():
+    """monkeypatch.setattr for a generated class of either backend (an extension type in place of
+    a hot class refuses setattr): each attribute set is put back after the test."""
+    undo = []
+
+    def patch(cls, name, value):
+        undo.append((cls, name, cls.__dict__[name]))
+        set_type_attr(cls, name, value)
+    yield patch
+    for cls, name, value in reversed(undo):
+        set_type_attr(cls, name, value)

@@ -208,9 +208,9 @@ def test_valid_input_is_read_by_compiled_code_alone(module_name):
     import importlib
     generated = importlib.import_module(f"kafkacodec.generated.{module_name}")
     fast = importlib.import_module(f"kafkacodec.generated._c_{module_name}")
-    swaps = [(cls, reader, slow) for cls, reader, slow in compiled._SWAPS if cls.__module__ == generated.__name__]
+    swaps = [s for s in compiled._SWAPS if s.pure.__module__ == generated.__name__]
     rng = random.Random(3)
-    with python_readers_refused(fast, vars(generated), swaps):
+    with python_readers_refused(fast, swaps):
         for _ in range(10):
             seg = segment(rng) if module_name == "record_batch" else legacy_segment(rng, rng.choice([0, 1]))
             read = decoded if module_name == "record_batch" else decoded_legacy

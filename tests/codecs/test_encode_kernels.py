@@ -122,13 +122,13 @@ def test_random_legacy_records_encode_alike(seed, backend):
 
 
 @built
-def test_the_legacy_kernel_writes_records_alone(monkeypatch):
+def test_the_legacy_kernel_writes_records_alone(patch_type):
     """With the generated writer of entries failing the test, plain and compressed message sets
     still encode, and read back as written."""
     def refused(*args, **kwargs):
         raise AssertionError("left to the generated writer")
-    monkeypatch.setattr(records.LegacyLogEntry, "_pack", staticmethod(refused))
-    monkeypatch.setattr(records.LegacyLogEntry.MessageSet, "_write", refused)
+    patch_type(records.LegacyLogEntry, "_pack", staticmethod(refused))
+    patch_type(records.LegacyLogEntry.MessageSet, "_write", refused)
     for magic in (0, 1):
         for codec in ("none", "gzip"):
             recs = [Record(key=b"k%d" % i, value=None if i == 3 else b"v" * i, timestamp=1000 + i) for i in range(9)]

@@ -7,9 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from tests.support.roundtrip import Raised, alike, compiled_bindings, kernel_alike, using
+from tests.support.roundtrip import GENERATED_TWINS, Raised, alike, compiled_bindings, kernel_alike, using
 
 from kafkacodec.runtime import kernels
+from kafkacodec.runtime.compiled import compiled_types
 
 pa = pytest.importorskip("pyarrow")
 compiled = pytest.mark.skipif(kernels.compiled is None, reason="the compiled kernels are not built")
@@ -54,13 +55,16 @@ def test_make_test_runs_with_the_compiled_kernels():
 def test_the_pure_backend_runs_no_compiled_code():
     """Every function of a compiled module that a module of the package holds is swapped back by
     the pure backend, but the iterator of a plain batch's one record (its Python version is
-    replaced when codec.records is imported, and gives the same)."""
+    replaced when codec.records is imported, and gives the same) and the allocator of the
+    generated modules with extension types (which stay in place: their Python readers fill
+    them)."""
     import kafkacodec.cli  # noqa: F401 - every layer that binds kernels, loaded
     import kafkacodec.pipeline.sink_rows  # noqa: F401
     import kafkacodec.storage.segments.columnar  # noqa: F401
     with using("pure"):
         held = compiled_bindings()
     left = ["kafkacodec.codec.records.PlainLegacyBatch.__iter__"] if kernels.facade is not None else []
+    left += [f"{module}._new" for module in sorted(GENERATED_TWINS)] if compiled_types() else []
     assert held == left
 
 
@@ -173,13 +177,13 @@ def test_record_columns_in_one_pass_keep_int64_positions():
 
 
 @compiled
-def test_record_columns_of_valid_records_come_from_one_pass(monkeypatch):
+def test_record_columns_of_valid_records_come_from_one_pass(patch_type):
     from kafkacodec import write_batch
     from kafkacodec.storage.segments import columnar
 
     def refused(*args):
         raise AssertionError("read by the generated columns")
-    monkeypatch.setattr(columnar.Record, "_columns", staticmethod(refused))
+    patch_type(columnar.Record, "_columns", staticmethod(refused))
     seg = write_batch([{"key": b"k%d" % i, "value": None if i % 3 else b"v", "headers": [("h", None)] * (i % 4)}
                        for i in range(50)])
     assert len(columnar.read_columns(seg, [0]).fields["key"]) == 50

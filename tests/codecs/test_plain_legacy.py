@@ -145,7 +145,7 @@ def test_sizes_and_lengths_off_by_a_little_read_alike(magic, backend):
             read_alike(seg, verify, backend)
 
 
-def test_valid_entries_are_read_without_entry_objects(monkeypatch):
+def test_valid_entries_are_read_without_entry_objects(monkeypatch, patch_type):
     """With the Python reader of inner message sets failing the test, and that of entries
     failing it for plain ones, valid segments still read: nothing is handed back to them."""
     rng = random.Random(7)
@@ -158,7 +158,7 @@ def test_valid_entries_are_read_without_entry_objects(monkeypatch):
 
     def refused(*args, **kwargs):
         raise AssertionError("an inner message set fell back to the Python reader")
-    monkeypatch.setattr(LegacyLogEntry.MessageSet, "_read", classmethod(refused))
+    patch_type(LegacyLogEntry.MessageSet, "_read", classmethod(refused))
     monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only)}))
     wrappers = 0
     for seg in segs:

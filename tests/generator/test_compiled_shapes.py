@@ -14,6 +14,7 @@ import pytest
 from tests.support import ROOT, TESTS
 from tests.support.fallback import python_readers_refused
 from kafkacodec.generator.compile import compile_dir
+from kafkacodec.runtime.compiled import install as install_compiled
 from kafkacodec.runtime.errors import KafkaCodecError
 
 pytest.importorskip("Cython")
@@ -37,7 +38,7 @@ def load(path, name):
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """(the Python module, {class: (compiled _read, Python _read)})."""
+    """(the Python module, the swaps of its hot types, the compiled module)."""
     work = tmp_path_factory.mktemp("toy_hot")
     schemas = work / "schemas"
     schemas.mkdir()
@@ -59,23 +60,23 @@ def toy(tmp_path_factory):
     spec = importlib.util.spec_from_loader("_c_toy_hot", loader)
     fast = importlib.util.module_from_spec(spec)
     loader.exec_module(fast)
-    swaps = {cls: (reader, cls.__dict__["_read"]) for cls, reader in fast.install(vars(module))}
+    swaps = install_compiled(fast, vars(module))
     assert len(swaps) == 5  # the root, box, item, entry and rest
     return module, swaps, fast
 
 
 def read_with(toy, compiled: bool, data: bytes):
     module, swaps, _ = toy
-    for cls, (fast, slow) in swaps.items():
-        cls._read = fast if compiled else slow
+    for s in swaps:
+        s.use(s.compiled if compiled else s.python)
     try:
         obj = module.ToyHot.from_bytes(data, verify=False)
         return obj.to_dict(), obj.crc_valid, obj.blob, obj.to_bytes()
     except KafkaCodecError as err:
         return type(err).__name__, err.position, err.path, str(err)
     finally:
-        for cls, (_, slow) in swaps.items():
-            cls._read = slow
+        for s in swaps:
+            s.use(s.python)
 
 
 def sample(module, rng: random.Random) -> bytes:
@@ -112,7 +113,7 @@ def test_every_shape_reads_alike_valid_and_mutated(toy, seed):
 def test_valid_input_is_read_by_compiled_code_alone(toy):
     module, swaps, fast = toy
     rng = random.Random(7)
-    with python_readers_refused(fast, vars(module), [(cls, f, s) for cls, (f, s) in swaps.items()]):
+    with python_readers_refused(fast, swaps):
         for _ in range(20):
             data = sample(module, rng)
             obj = module.ToyHot.from_bytes(data)

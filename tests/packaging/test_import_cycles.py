@@ -16,6 +16,7 @@ MAX_MODULES = 20
 DYNAMIC = {
     ("kafkacodec.runtime.compiled", "load"): "a compiled module, hand-written or generated, built or not",
     ("kafkacodec.cli.commands.packenv", "_built_from_source_beside"): "a compiled module a packed archive holds",
+    ("kafkacodec.runtime.node", "_unpickled"): "the generated module a pickle names",
 }
 
 

@@ -5,24 +5,21 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def python_readers_refused(fast, namespace: dict, swaps):
-    """`fast`: the compiled module of the generated module whose globals are `namespace`;
-    `swaps`: (class, compiled reader, Python reader) of its hot types. Each class's `_read` is
-    left as it was found."""
-    before = [(cls, cls.__dict__["_read"]) for cls, _, _ in swaps]
+def python_readers_refused(fast, swaps):
+    """`fast`: a compiled module; `swaps`: the runtime.compiled.Swap of its hot types. Each reads
+    with its compiled reader for the duration, then as it was found."""
+    before = [(s, s.ext.__dict__["_read"]) for s in swaps]
 
     def refused(cls, *args):
         raise AssertionError(f"{cls.__qualname__} fell back to the Python reader")
     try:
-        for cls, _, _ in swaps:
-            cls._read = classmethod(refused)
-        fast.install(namespace)  # binds the refusing readers as the ones to hand back to
-        for cls, reader, _ in swaps:
-            cls._read = reader
+        for s in swaps:
+            s.pure._read = classmethod(refused)
+            s.use(s.compiled)
+        fast.bind_python_readers()
         yield
     finally:
-        for cls, _, slow in swaps:
-            cls._read = slow
-        fast.install(namespace)
-        for cls, reader in before:
-            cls._read = reader
+        for s, reader in before:
+            s.pure._read = s.python
+            s.use(reader)
+        fast.bind_python_readers()
