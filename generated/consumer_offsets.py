@@ -63,17 +63,17 @@ _T10 = ((0, 8, 'consumer_offsets/offset_commit_value_v4/commit_timestamp'), )
 _T11 = ((0, 2, 'consumer_offsets/group_metadata_value/version'), )
 _T12 = ((0, 4, 'consumer_offsets/group_metadata_value_v0/generation'), )
 _T13 = ((0, 4, 'consumer_offsets/group_metadata_value_v0/members_count'), )
-_T14 = ((0, 4, 'consumer_offsets/member_metadata_v0/session_timeout'), )
-_T15 = ((0, 4, 'consumer_offsets/group_metadata_value_v1/generation'), )
-_T16 = ((0, 4, 'consumer_offsets/group_metadata_value_v1/members_count'), )
-_T17 = ((0, 4, 'consumer_offsets/member_metadata_v1/rebalance_timeout'), (4, 4, 'consumer_offsets/member_metadata_v1/session_timeout'), )
-_T18 = ((0, 4, 'consumer_offsets/group_metadata_value_v2/generation'), )
-_T19 = ((0, 8, 'consumer_offsets/group_metadata_value_v2/current_state_timestamp'), (8, 4, 'consumer_offsets/group_metadata_value_v2/members_count'), )
-_T20 = ((0, 4, 'consumer_offsets/group_metadata_value_v3/generation'), )
-_T21 = ((0, 8, 'consumer_offsets/group_metadata_value_v3/current_state_timestamp'), (8, 4, 'consumer_offsets/group_metadata_value_v3/members_count'), )
-_T22 = ((0, 4, 'consumer_offsets/member_metadata_v3/rebalance_timeout'), (4, 4, 'consumer_offsets/member_metadata_v3/session_timeout'), )
-_T23 = ((0, 4, 'consumer_offsets/group_metadata_value_v4/generation'), )
-_T24 = ((0, 8, 'consumer_offsets/group_metadata_value_v4/current_state_timestamp'), )
+_T14 = ((0, 4, 'consumer_offsets/group_metadata_value_v1/generation'), )
+_T15 = ((0, 4, 'consumer_offsets/group_metadata_value_v1/members_count'), )
+_T16 = ((0, 4, 'consumer_offsets/group_metadata_value_v2/generation'), )
+_T17 = ((0, 8, 'consumer_offsets/group_metadata_value_v2/current_state_timestamp'), (8, 4, 'consumer_offsets/group_metadata_value_v2/members_count'), )
+_T18 = ((0, 4, 'consumer_offsets/group_metadata_value_v3/generation'), )
+_T19 = ((0, 8, 'consumer_offsets/group_metadata_value_v3/current_state_timestamp'), (8, 4, 'consumer_offsets/group_metadata_value_v3/members_count'), )
+_T20 = ((0, 4, 'consumer_offsets/group_metadata_value_v4/generation'), )
+_T21 = ((0, 8, 'consumer_offsets/group_metadata_value_v4/current_state_timestamp'), )
+_T22 = ((0, 4, 'consumer_offsets/member_metadata_v0/session_timeout'), )
+_T23 = ((0, 4, 'consumer_offsets/member_metadata_v1/rebalance_timeout'), (4, 4, 'consumer_offsets/member_metadata_v1/session_timeout'), )
+_T24 = ((0, 4, 'consumer_offsets/member_metadata_v3/rebalance_timeout'), (4, 4, 'consumer_offsets/member_metadata_v3/session_timeout'), )
 _T25 = ((0, 4, 'consumer_offsets/member_metadata_v4/rebalance_timeout'), (4, 4, 'consumer_offsets/member_metadata_v4/session_timeout'), )
 _T26 = ((0, 2, 'consumer_offsets/consumer_group_metadata_value/version'), )
 _T27 = ((0, 4, 'consumer_offsets/consumer_group_metadata_value_v0/epoch'), )
@@ -879,23 +879,7 @@ class ConsumerOffsets_GroupMetadataValueV0(_Node):
                 raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v0/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_MemberMetadataV0)
-                _v1._parent_ref = _ref(self)
-                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id_r5
-                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id_r5
-                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T14)
-                f_session_timeout_r5, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v1.session_timeout = f_session_timeout_r5
-                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription_r5
-                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment_r5
+                _v1, pos = ConsumerOffsets_MemberMetadataV0._read(buf, pos, end, self)
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1009,7 +993,7 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
         if end - pos < 4:
-            raise _truncated(pos, end, _T15)
+            raise _truncated(pos, end, _T14)
         f_generation, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation = f_generation
@@ -1018,7 +1002,7 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
         f_leader, pos = KafkaTypes_NullableString._read(buf, pos, end, self)
         self.leader = f_leader
         if end - pos < 4:
-            raise _truncated(pos, end, _T16)
+            raise _truncated(pos, end, _T15)
         _m_members_count = pos
         f_members_count, = _S1.unpack_from(buf, pos)
         pos += 4
@@ -1032,24 +1016,7 @@ class ConsumerOffsets_GroupMetadataValueV1(_Node):
                 raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v1/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent_ref = _ref(self)
-                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id_r5
-                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id_r5
-                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host_r5
-                if end - pos < 8:
-                    raise _truncated(pos, end, _T17)
-                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
-                pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout_r5
-                _v1.session_timeout = f_session_timeout_r5
-                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription_r5
-                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment_r5
+                _v1, pos = ConsumerOffsets_MemberMetadataV1._read(buf, pos, end, self)
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1166,7 +1133,7 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
         if end - pos < 4:
-            raise _truncated(pos, end, _T18)
+            raise _truncated(pos, end, _T16)
         f_generation, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation = f_generation
@@ -1175,7 +1142,7 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
         f_leader, pos = KafkaTypes_NullableString._read(buf, pos, end, self)
         self.leader = f_leader
         if end - pos < 12:
-            raise _truncated(pos, end, _T19)
+            raise _truncated(pos, end, _T17)
         _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
@@ -1190,24 +1157,7 @@ class ConsumerOffsets_GroupMetadataValueV2(_Node):
                 raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v2/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_MemberMetadataV1)
-                _v1._parent_ref = _ref(self)
-                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id_r5
-                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id_r5
-                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host_r5
-                if end - pos < 8:
-                    raise _truncated(pos, end, _T17)
-                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
-                pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout_r5
-                _v1.session_timeout = f_session_timeout_r5
-                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription_r5
-                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment_r5
+                _v1, pos = ConsumerOffsets_MemberMetadataV1._read(buf, pos, end, self)
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1326,7 +1276,7 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
         f_protocol_type, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
         if end - pos < 4:
-            raise _truncated(pos, end, _T20)
+            raise _truncated(pos, end, _T18)
         f_generation, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation = f_generation
@@ -1335,7 +1285,7 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
         f_leader, pos = KafkaTypes_NullableString._read(buf, pos, end, self)
         self.leader = f_leader
         if end - pos < 12:
-            raise _truncated(pos, end, _T21)
+            raise _truncated(pos, end, _T19)
         _m_members_count = pos + 8
         f_current_state_timestamp, f_members_count = _S4.unpack_from(buf, pos)
         pos += 12
@@ -1350,26 +1300,7 @@ class ConsumerOffsets_GroupMetadataValueV3(_Node):
                 raise _too_many(_m_members_count, 'consumer_offsets/group_metadata_value_v3/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_MemberMetadataV3)
-                _v1._parent_ref = _ref(self)
-                f_member_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id_r5
-                f_group_instance_id_r5, pos = KafkaTypes_NullableString._read(buf, pos, end, _v1)
-                _v1.group_instance_id = f_group_instance_id_r5
-                f_client_id_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id_r5
-                f_client_host_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host_r5
-                if end - pos < 8:
-                    raise _truncated(pos, end, _T22)
-                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
-                pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout_r5
-                _v1.session_timeout = f_session_timeout_r5
-                f_subscription_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription_r5
-                f_assignment_r5, pos = KafkaTypes_Bytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment_r5
+                _v1, pos = ConsumerOffsets_MemberMetadataV3._read(buf, pos, end, self)
                 _ap2(_v1)
         self.members = f_members
         return self, pos
@@ -1491,7 +1422,7 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         f_protocol_type, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.protocol_type = f_protocol_type
         if end - pos < 4:
-            raise _truncated(pos, end, _T23)
+            raise _truncated(pos, end, _T20)
         f_generation, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation = f_generation
@@ -1500,20 +1431,13 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
         f_leader, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
         self.leader = f_leader
         if end - pos < 8:
-            raise _truncated(pos, end, _T24)
+            raise _truncated(pos, end, _T21)
         f_current_state_timestamp, = _S2.unpack_from(buf, pos)
         pos += 8
         self.current_state_timestamp = f_current_state_timestamp
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/group_metadata_value_v4/members_count_plus_one')
-        f_members_count_plus_one = buf[pos]
-        if f_members_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_members_count_plus_one = (f_members_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_members_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/group_metadata_value_v4/members_count_plus_one')
+        f_members_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/group_metadata_value_v4/members_count_plus_one')
         self._members_count_plus_one = f_members_count_plus_one
         f_members = []
         _c3 = (f_members_count_plus_one - 1)
@@ -1524,28 +1448,7 @@ class ConsumerOffsets_GroupMetadataValueV4(_Node):
                 raise _too_many(pos, 'consumer_offsets/group_metadata_value_v4/members', _c3, end - pos)
             _ap2 = f_members.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_MemberMetadataV4)
-                _v1._parent_ref = _ref(self)
-                f_member_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.member_id = f_member_id_r5
-                f_group_instance_id_r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
-                _v1.group_instance_id = f_group_instance_id_r5
-                f_client_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.client_id = f_client_id_r5
-                f_client_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.client_host = f_client_host_r5
-                if end - pos < 8:
-                    raise _truncated(pos, end, _T25)
-                f_rebalance_timeout_r5, f_session_timeout_r5 = _S5.unpack_from(buf, pos)
-                pos += 8
-                _v1.rebalance_timeout = f_rebalance_timeout_r5
-                _v1.session_timeout = f_session_timeout_r5
-                f_subscription_r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
-                _v1.subscription = f_subscription_r5
-                f_assignment_r5, pos = KafkaTypes_CompactBytes._read(buf, pos, end, _v1)
-                _v1.assignment = f_assignment_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ConsumerOffsets_MemberMetadataV4._read(buf, pos, end, self)
                 _ap2(_v1)
         self.members = f_members
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -1677,7 +1580,7 @@ class ConsumerOffsets_MemberMetadataV0(_Node):
         f_client_host, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.client_host = f_client_host
         if end - pos < 4:
-            raise _truncated(pos, end, _T14)
+            raise _truncated(pos, end, _T22)
         f_session_timeout, = _S1.unpack_from(buf, pos)
         pos += 4
         self.session_timeout = f_session_timeout
@@ -1789,7 +1692,7 @@ class ConsumerOffsets_MemberMetadataV1(_Node):
         f_client_host, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.client_host = f_client_host
         if end - pos < 8:
-            raise _truncated(pos, end, _T17)
+            raise _truncated(pos, end, _T23)
         f_rebalance_timeout, f_session_timeout = _S5.unpack_from(buf, pos)
         pos += 8
         self.rebalance_timeout = f_rebalance_timeout
@@ -1909,7 +1812,7 @@ class ConsumerOffsets_MemberMetadataV3(_Node):
         f_client_host, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.client_host = f_client_host
         if end - pos < 8:
-            raise _truncated(pos, end, _T22)
+            raise _truncated(pos, end, _T24)
         f_rebalance_timeout, f_session_timeout = _S5.unpack_from(buf, pos)
         pos += 8
         self.rebalance_timeout = f_rebalance_timeout
@@ -2454,14 +2357,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics_count_plus_one')
-        f_topics_count_plus_one = buf[pos]
-        if f_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_topics_count_plus_one = (f_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics_count_plus_one')
+        f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics_count_plus_one')
         self._topics_count_plus_one = f_topics_count_plus_one
         f_topics = []
         _c3 = (f_topics_count_plus_one - 1)
@@ -2472,79 +2368,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0(_Node):
                 raise _too_many(pos, 'consumer_offsets/consumer_group_partition_metadata_value_v0/topics', _c3, end - pos)
             _ap2 = f_topics.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_TopicMetadata)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_metadata/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                f_topic_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.topic_name = f_topic_name_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T29)
-                f_num_partitions_r5, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v1.num_partitions = f_num_partitions_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
-                f_partition_metadata_count_plus_one_r5 = buf[pos]
-                if f_partition_metadata_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partition_metadata_count_plus_one_r5 = (f_partition_metadata_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partition_metadata_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
-                _v1._partition_metadata_count_plus_one = f_partition_metadata_count_plus_one_r5
-                f_partition_metadata_r5 = []
-                _c8 = (f_partition_metadata_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_metadata/partition_metadata', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 6 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c8, end - pos)
-                    _ap7 = f_partition_metadata_r5.append
-                    for _ in range(_c8):
-                        _v6 = _new(ConsumerOffsets_PartitionRacks)
-                        _v6._parent_ref = _ref(_v1)
-                        _v6._pins = 0
-                        if end - pos < 4:
-                            raise _truncated(pos, end, _T30)
-                        f_partition_r10, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _v6.partition = f_partition_r10
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                        f_racks_count_plus_one_r10 = buf[pos]
-                        if f_racks_count_plus_one_r10 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r10 := buf[pos + 1]) < 0x80:
-                            f_racks_count_plus_one_r10 = (f_racks_count_plus_one_r10 & 0x7F) | (_b1_r10 << 7)
-                            pos += 2
-                        else:
-                            f_racks_count_plus_one_r10, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                        _v6._racks_count_plus_one = f_racks_count_plus_one_r10
-                        f_racks_r10 = []
-                        _c13 = (f_racks_count_plus_one_r10 - 1)
-                        if _c13:
-                            if _c13 < 0:
-                                raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c13}")
-                            if _c13 > end - pos or _c13 > _LIMITS.max_items:
-                                raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c13, end - pos)
-                            _ap12 = f_racks_r10.append
-                            for _ in range(_c13):
-                                _v11, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                                _ap12(_v11)
-                        _v6.racks = f_racks_r10
-                        f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                        _v6.tagged_fields = f_tagged_fields_r10
-                        _ap7(_v6)
-                _v1.partition_metadata = f_partition_metadata_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ConsumerOffsets_TopicMetadata._read(buf, pos, end, self)
                 _ap2(_v1)
         self.topics = f_topics
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -2656,14 +2480,7 @@ class ConsumerOffsets_TopicMetadata(_Node):
         self.num_partitions = f_num_partitions
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
-        f_partition_metadata_count_plus_one = buf[pos]
-        if f_partition_metadata_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partition_metadata_count_plus_one = (f_partition_metadata_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partition_metadata_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
+        f_partition_metadata_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
         self._partition_metadata_count_plus_one = f_partition_metadata_count_plus_one
         f_partition_metadata = []
         _c3 = (f_partition_metadata_count_plus_one - 1)
@@ -2674,39 +2491,7 @@ class ConsumerOffsets_TopicMetadata(_Node):
                 raise _too_many(pos, 'consumer_offsets/topic_metadata/partition_metadata', _c3, end - pos)
             _ap2 = f_partition_metadata.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_PartitionRacks)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T30)
-                f_partition_r5, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v1.partition = f_partition_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                f_racks_count_plus_one_r5 = buf[pos]
-                if f_racks_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_racks_count_plus_one_r5 = (f_racks_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_racks_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
-                _v1._racks_count_plus_one = f_racks_count_plus_one_r5
-                f_racks_r5 = []
-                _c8 = (f_racks_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'consumer_offsets/partition_racks/racks', f"negative count {_c8}")
-                    if _c8 > end - pos or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/partition_racks/racks', _c8, end - pos)
-                    _ap7 = f_racks_r5.append
-                    for _ in range(_c8):
-                        _v6, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap7(_v6)
-                _v1.racks = f_racks_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ConsumerOffsets_PartitionRacks._read(buf, pos, end, self)
                 _ap2(_v1)
         self.partition_metadata = f_partition_metadata
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -2824,14 +2609,7 @@ class ConsumerOffsets_PartitionRacks(_Node):
         self.partition = f_partition
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/partition_racks/racks_count_plus_one')
-        f_racks_count_plus_one = buf[pos]
-        if f_racks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_racks_count_plus_one = (f_racks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_racks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
+        f_racks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_racks/racks_count_plus_one')
         self._racks_count_plus_one = f_racks_count_plus_one
         f_racks = []
         _c3 = (f_racks_count_plus_one - 1)
@@ -3031,14 +2809,7 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueV0(_Node):
         self.client_host = f_client_host
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
-        f_subscribed_topic_names_count_plus_one = buf[pos]
-        if f_subscribed_topic_names_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_subscribed_topic_names_count_plus_one = (f_subscribed_topic_names_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
+        f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
         self._subscribed_topic_names_count_plus_one = f_subscribed_topic_names_count_plus_one
         f_subscribed_topic_names = []
         _c3 = (f_subscribed_topic_names_count_plus_one - 1)
@@ -3390,14 +3161,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
-        f_topic_partitions_count_plus_one = buf[pos]
-        if f_topic_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_topic_partitions_count_plus_one = (f_topic_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
+        f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
         self._topic_partitions_count_plus_one = f_topic_partitions_count_plus_one
         f_topic_partitions = []
         _c3 = (f_topic_partitions_count_plus_one - 1)
@@ -3408,43 +3172,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0(_Node):
                 raise _too_many(pos, 'consumer_offsets/consumer_group_target_assignment_member_value_v0/topic_partitions', _c3, end - pos)
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v6, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ConsumerOffsets_TopicPartitions._read(buf, pos, end, self)
                 _ap2(_v1)
         self.topic_partitions = f_topic_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -3543,14 +3271,7 @@ class ConsumerOffsets_TopicPartitions(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
         _c3 = (f_partitions_count_plus_one - 1)
@@ -3748,14 +3469,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
         self.state = f_state
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
-        f_assigned_partitions_count_plus_one = buf[pos]
-        if f_assigned_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_assigned_partitions_count_plus_one = (f_assigned_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
+        f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
         self._assigned_partitions_count_plus_one = f_assigned_partitions_count_plus_one
         f_assigned_partitions = []
         _c3 = (f_assigned_partitions_count_plus_one - 1)
@@ -3766,103 +3480,24 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0(_Node):
                 raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerOffsets_TopicPartitions)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v6, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ConsumerOffsets_TopicPartitions._read(buf, pos, end, self)
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         if pos >= end:
             raise _short(pos, end, 1, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation_count_plus_one')
-        f_partitions_pending_revocation_count_plus_one = buf[pos]
-        if f_partitions_pending_revocation_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_pending_revocation_count_plus_one = (f_partitions_pending_revocation_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation_count_plus_one')
+        f_partitions_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation_count_plus_one')
         self._partitions_pending_revocation_count_plus_one = f_partitions_pending_revocation_count_plus_one
         f_partitions_pending_revocation = []
-        _c12 = (f_partitions_pending_revocation_count_plus_one - 1)
-        if _c12:
-            if _c12 < 0:
-                raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', f"negative count {_c12}")
-            if _c12 > (end - pos) // 2 or _c12 > _LIMITS.max_items:
-                raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', _c12, end - pos)
-            _ap11 = f_partitions_pending_revocation.append
-            for _ in range(_c12):
-                _v10 = _new(ConsumerOffsets_TopicPartitions)
-                _v10._parent_ref = _ref(self)
-                _v10._pins = 0
-                _n_r14 = 16
-                if not 0 <= _n_r14 <= end - pos:
-                    raise _bad_size(pos, end, _n_r14, 'consumer_offsets/topic_partitions/topic_id')
-                f_topic_id_r14 = buf[pos:pos + _n_r14]
-                pos += _n_r14
-                _v10.topic_id = f_topic_id_r14
-                if pos >= end:
-                    raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one_r14 = buf[pos]
-                if f_partitions_count_plus_one_r14 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
-                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
-                f_partitions_r14 = []
-                _c17 = (f_partitions_count_plus_one_r14 - 1)
-                if _c17:
-                    if _c17 < 0:
-                        raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c17}")
-                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
-                        raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c17, end - pos)
-                    _ap16 = f_partitions_r14.append
-                    for _ in range(_c17):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                        _v15, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap16(_v15)
-                _v10.partitions = f_partitions_r14
-                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
-                _v10.tagged_fields = f_tagged_fields_r14
-                _ap11(_v10)
+        _c8 = (f_partitions_pending_revocation_count_plus_one - 1)
+        if _c8:
+            if _c8 < 0:
+                raise _invalid(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', f"negative count {_c8}")
+            if _c8 > (end - pos) // 2 or _c8 > _LIMITS.max_items:
+                raise _too_many(pos, 'consumer_offsets/consumer_group_current_member_assignment_value_v0/partitions_pending_revocation', _c8, end - pos)
+            _ap7 = f_partitions_pending_revocation.append
+            for _ in range(_c8):
+                _v6, pos = ConsumerOffsets_TopicPartitions._read(buf, pos, end, self)
+                _ap7(_v6)
         self.partitions_pending_revocation = f_partitions_pending_revocation
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields

@@ -27,14 +27,14 @@ _T0 = ((0, 2, 'consumer_protocol/version'), )
 _T1 = ((0, 4, 'consumer_protocol/subscription_v0/topics_count'), )
 _T2 = ((0, 4, 'consumer_protocol/subscription_v1/topics_count'), )
 _T3 = ((0, 4, 'consumer_protocol/subscription_v1/owned_partitions_count'), )
-_T4 = ((0, 4, 'consumer_protocol/topic_partitions/partitions_count'), )
-_T5 = ((0, 4, 'consumer_protocol/subscription_v2/topics_count'), )
-_T6 = ((0, 4, 'consumer_protocol/subscription_v2/owned_partitions_count'), )
-_T7 = ((0, 4, 'consumer_protocol/subscription_v2/generation_id'), )
-_T8 = ((0, 4, 'consumer_protocol/subscription_v3/topics_count'), )
-_T9 = ((0, 4, 'consumer_protocol/subscription_v3/owned_partitions_count'), )
-_T10 = ((0, 4, 'consumer_protocol/subscription_v3/generation_id'), )
-_T11 = ((0, 2, 'consumer_protocol/assignment/version'), (2, 4, 'consumer_protocol/assignment/assigned_partitions_count'), )
+_T4 = ((0, 4, 'consumer_protocol/subscription_v2/topics_count'), )
+_T5 = ((0, 4, 'consumer_protocol/subscription_v2/owned_partitions_count'), )
+_T6 = ((0, 4, 'consumer_protocol/subscription_v2/generation_id'), )
+_T7 = ((0, 4, 'consumer_protocol/subscription_v3/topics_count'), )
+_T8 = ((0, 4, 'consumer_protocol/subscription_v3/owned_partitions_count'), )
+_T9 = ((0, 4, 'consumer_protocol/subscription_v3/generation_id'), )
+_T10 = ((0, 2, 'consumer_protocol/assignment/version'), (2, 4, 'consumer_protocol/assignment/assigned_partitions_count'), )
+_T11 = ((0, 4, 'consumer_protocol/topic_partitions/partitions_count'), )
 
 
 class ConsumerProtocol(_Node):
@@ -290,32 +290,7 @@ class ConsumerProtocol_SubscriptionV1(_Node):
                 raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v1/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
-                _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = _ref(self)
-                _v6._pins = 0
-                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T4)
-                _m_partitions_count_r10 = pos
-                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6._partitions_count = f_partitions_count_r10
-                f_partitions_r10 = []
-                _c13 = f_partitions_count_r10
-                if _c13:
-                    if _c13 < 0:
-                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
-                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
-                    _ap12 = f_partitions_r10.append
-                    for _ in range(_c13):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v11, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap12(_v11)
-                _v6.partitions = f_partitions_r10
+                _v6, pos = ConsumerProtocol_TopicPartitions._read(buf, pos, end, self)
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         return self, pos
@@ -436,7 +411,7 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
-            raise _truncated(pos, end, _T5)
+            raise _truncated(pos, end, _T4)
         _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
@@ -456,7 +431,7 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         f_user_data, pos = KafkaTypes_NullableBytes._read(buf, pos, end, self)
         self.user_data = f_user_data
         if end - pos < 4:
-            raise _truncated(pos, end, _T6)
+            raise _truncated(pos, end, _T5)
         _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
@@ -470,36 +445,11 @@ class ConsumerProtocol_SubscriptionV2(_Node):
                 raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v2/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
-                _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = _ref(self)
-                _v6._pins = 0
-                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T4)
-                _m_partitions_count_r10 = pos
-                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6._partitions_count = f_partitions_count_r10
-                f_partitions_r10 = []
-                _c13 = f_partitions_count_r10
-                if _c13:
-                    if _c13 < 0:
-                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
-                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
-                    _ap12 = f_partitions_r10.append
-                    for _ in range(_c13):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v11, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap12(_v11)
-                _v6.partitions = f_partitions_r10
+                _v6, pos = ConsumerProtocol_TopicPartitions._read(buf, pos, end, self)
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         if end - pos < 4:
-            raise _truncated(pos, end, _T7)
+            raise _truncated(pos, end, _T6)
         f_generation_id, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation_id = f_generation_id
@@ -627,7 +577,7 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 4:
-            raise _truncated(pos, end, _T8)
+            raise _truncated(pos, end, _T7)
         _m_topics_count = pos
         f_topics_count, = _S1.unpack_from(buf, pos)
         pos += 4
@@ -647,7 +597,7 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         f_user_data, pos = KafkaTypes_NullableBytes._read(buf, pos, end, self)
         self.user_data = f_user_data
         if end - pos < 4:
-            raise _truncated(pos, end, _T9)
+            raise _truncated(pos, end, _T8)
         _m_owned_partitions_count = pos
         f_owned_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4
@@ -661,36 +611,11 @@ class ConsumerProtocol_SubscriptionV3(_Node):
                 raise _too_many(_m_owned_partitions_count, 'consumer_protocol/subscription_v3/owned_partitions', _c8, end - pos)
             _ap7 = f_owned_partitions.append
             for _ in range(_c8):
-                _v6 = _new(ConsumerProtocol_TopicPartitions)
-                _v6._parent_ref = _ref(self)
-                _v6._pins = 0
-                f_topic_r10, pos = KafkaTypes_String._read(buf, pos, end, _v6)
-                _v6.topic = f_topic_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T4)
-                _m_partitions_count_r10 = pos
-                f_partitions_count_r10, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6._partitions_count = f_partitions_count_r10
-                f_partitions_r10 = []
-                _c13 = f_partitions_count_r10
-                if _c13:
-                    if _c13 < 0:
-                        raise _invalid(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c13}")
-                    if _c13 > (end - pos) // 4 or _c13 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count_r10, 'consumer_protocol/topic_partitions/partitions', _c13, end - pos)
-                    _ap12 = f_partitions_r10.append
-                    for _ in range(_c13):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v11, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap12(_v11)
-                _v6.partitions = f_partitions_r10
+                _v6, pos = ConsumerProtocol_TopicPartitions._read(buf, pos, end, self)
                 _ap7(_v6)
         self.owned_partitions = f_owned_partitions
         if end - pos < 4:
-            raise _truncated(pos, end, _T10)
+            raise _truncated(pos, end, _T9)
         f_generation_id, = _S1.unpack_from(buf, pos)
         pos += 4
         self.generation_id = f_generation_id
@@ -819,7 +744,7 @@ class ConsumerProtocol_Assignment(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         if end - pos < 6:
-            raise _truncated(pos, end, _T11)
+            raise _truncated(pos, end, _T10)
         _m_assigned_partitions_count = pos + 2
         f_version, f_assigned_partitions_count = _S2.unpack_from(buf, pos)
         pos += 6
@@ -834,32 +759,7 @@ class ConsumerProtocol_Assignment(_Node):
                 raise _too_many(_m_assigned_partitions_count, 'consumer_protocol/assignment/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
-                _v1 = _new(ConsumerProtocol_TopicPartitions)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                f_topic_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                _v1.topic = f_topic_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T4)
-                _m_partitions_count_r5 = pos
-                f_partitions_count_r5, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v1._partitions_count = f_partitions_count_r5
-                f_partitions_r5 = []
-                _c8 = f_partitions_count_r5
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(_m_partitions_count_r5, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(_m_partitions_count_r5, 'consumer_protocol/topic_partitions/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                        _v6, = _S1.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
+                _v1, pos = ConsumerProtocol_TopicPartitions._read(buf, pos, end, self)
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         f_user_data, pos = KafkaTypes_NullableBytes._read(buf, pos, end, self)
@@ -948,7 +848,7 @@ class ConsumerProtocol_TopicPartitions(_Node):
         f_topic, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.topic = f_topic
         if end - pos < 4:
-            raise _truncated(pos, end, _T4)
+            raise _truncated(pos, end, _T11)
         _m_partitions_count = pos
         f_partitions_count, = _S1.unpack_from(buf, pos)
         pos += 4

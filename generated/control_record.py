@@ -231,14 +231,7 @@ class ControlRecord_LeaderChangeMessage(_Node):
         self.leader_id = f_leader_id
         if pos >= end:
             raise _short(pos, end, 1, 'control_record/leader_change_message/voters_count_plus_one')
-        f_voters_count_plus_one = buf[pos]
-        if f_voters_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_voters_count_plus_one = (f_voters_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/voters_count_plus_one')
+        f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/voters_count_plus_one')
         self._voters_count_plus_one = f_voters_count_plus_one
         f_voters = []
         _c3 = (f_voters_count_plus_one - 1)
@@ -249,27 +242,12 @@ class ControlRecord_LeaderChangeMessage(_Node):
                 raise _too_many(pos, 'control_record/leader_change_message/voters', _c3, end - pos)
             _ap2 = f_voters.append
             for _ in range(_c3):
-                _v1 = _new(ControlRecord_Voter)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T3)
-                f_voter_id_r5, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _v1.voter_id = f_voter_id_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ControlRecord_Voter._read(buf, pos, end, self)
                 _ap2(_v1)
         self.voters = f_voters
         if pos >= end:
             raise _short(pos, end, 1, 'control_record/leader_change_message/granting_voters_count_plus_one')
-        f_granting_voters_count_plus_one = buf[pos]
-        if f_granting_voters_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_granting_voters_count_plus_one = (f_granting_voters_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_granting_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/granting_voters_count_plus_one')
+        f_granting_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/granting_voters_count_plus_one')
         self._granting_voters_count_plus_one = f_granting_voters_count_plus_one
         f_granting_voters = []
         _c8 = (f_granting_voters_count_plus_one - 1)
@@ -280,15 +258,7 @@ class ControlRecord_LeaderChangeMessage(_Node):
                 raise _too_many(pos, 'control_record/leader_change_message/granting_voters', _c8, end - pos)
             _ap7 = f_granting_voters.append
             for _ in range(_c8):
-                _v6 = _new(ControlRecord_Voter)
-                _v6._parent_ref = _ref(self)
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T3)
-                f_voter_id_r10, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _v6.voter_id = f_voter_id_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = ControlRecord_Voter._read(buf, pos, end, self)
                 _ap7(_v6)
         self.granting_voters = f_granting_voters
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -688,14 +658,7 @@ class ControlRecord_VotersRecord(_Node):
         self.version = f_version
         if pos >= end:
             raise _short(pos, end, 1, 'control_record/voters_record/voters_count_plus_one')
-        f_voters_count_plus_one = buf[pos]
-        if f_voters_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_voters_count_plus_one = (f_voters_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voters_record/voters_count_plus_one')
+        f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voters_record/voters_count_plus_one')
         self._voters_count_plus_one = f_voters_count_plus_one
         f_voters = []
         _c3 = (f_voters_count_plus_one - 1)
@@ -706,59 +669,7 @@ class ControlRecord_VotersRecord(_Node):
                 raise _too_many(pos, 'control_record/voters_record/voters', _c3, end - pos)
             _ap2 = f_voters.append
             for _ in range(_c3):
-                _v1 = _new(ControlRecord_VoterEntry)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T8)
-                f_voter_id_r5, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _v1.voter_id = f_voter_id_r5
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'control_record/voter_entry/voter_directory_id')
-                f_voter_directory_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.voter_directory_id = f_voter_directory_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'control_record/voter_entry/endpoints_count_plus_one')
-                f_endpoints_count_plus_one_r5 = buf[pos]
-                if f_endpoints_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_endpoints_count_plus_one_r5 = (f_endpoints_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_endpoints_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
-                _v1._endpoints_count_plus_one = f_endpoints_count_plus_one_r5
-                f_endpoints_r5 = []
-                _c8 = (f_endpoints_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'control_record/voter_entry/endpoints', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 5 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'control_record/voter_entry/endpoints', _c8, end - pos)
-                    _ap7 = f_endpoints_r5.append
-                    for _ in range(_c8):
-                        _v6 = _new(ControlRecord_Endpoint)
-                        _v6._parent_ref = _ref(_v1)
-                        f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                        _v6.name = f_name_r10
-                        f_host_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                        _v6.host = f_host_r10
-                        if end - pos < 2:
-                            raise _truncated(pos, end, _T9)
-                        f_port_r10, = _S5.unpack_from(buf, pos)
-                        pos += 2
-                        _v6.port = f_port_r10
-                        f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                        _v6.tagged_fields = f_tagged_fields_r10
-                        _ap7(_v6)
-                _v1.endpoints = f_endpoints_r5
-                f_kraft_version_feature_r5, pos = ControlRecord_KraftVersionFeature._read(buf, pos, end, _v1)
-                _v1.kraft_version_feature = f_kraft_version_feature_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ControlRecord_VoterEntry._read(buf, pos, end, self)
                 _ap2(_v1)
         self.voters = f_voters
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -877,14 +788,7 @@ class ControlRecord_VoterEntry(_Node):
         self.voter_directory_id = f_voter_directory_id
         if pos >= end:
             raise _short(pos, end, 1, 'control_record/voter_entry/endpoints_count_plus_one')
-        f_endpoints_count_plus_one = buf[pos]
-        if f_endpoints_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_endpoints_count_plus_one = (f_endpoints_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_endpoints_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
+        f_endpoints_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
         self._endpoints_count_plus_one = f_endpoints_count_plus_one
         f_endpoints = []
         _c3 = (f_endpoints_count_plus_one - 1)
@@ -895,19 +799,7 @@ class ControlRecord_VoterEntry(_Node):
                 raise _too_many(pos, 'control_record/voter_entry/endpoints', _c3, end - pos)
             _ap2 = f_endpoints.append
             for _ in range(_c3):
-                _v1 = _new(ControlRecord_Endpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 2:
-                    raise _truncated(pos, end, _T9)
-                f_port_r5, = _S5.unpack_from(buf, pos)
-                pos += 2
-                _v1.port = f_port_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ControlRecord_Endpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.endpoints = f_endpoints
         f_kraft_version_feature, pos = ControlRecord_KraftVersionFeature._read(buf, pos, end, self)

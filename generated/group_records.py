@@ -211,14 +211,7 @@ class GroupRecords_ShareGroupMemberMetadataValueV0(_Node):
         self.client_host = f_client_host
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
-        f_subscribed_topic_names_count_plus_one = buf[pos]
-        if f_subscribed_topic_names_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_subscribed_topic_names_count_plus_one = (f_subscribed_topic_names_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
+        f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_member_metadata_value_v0/subscribed_topic_names_count_plus_one')
         self._subscribed_topic_names_count_plus_one = f_subscribed_topic_names_count_plus_one
         f_subscribed_topic_names = []
         _c3 = (f_subscribed_topic_names_count_plus_one - 1)
@@ -826,14 +819,7 @@ class GroupRecords_TopicPartition(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/topic_partition/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
         _c3 = (f_partitions_count_plus_one - 1)
@@ -941,14 +927,7 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
-        f_topic_partitions_count_plus_one = buf[pos]
-        if f_topic_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_topic_partitions_count_plus_one = (f_topic_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
+        f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_target_assignment_member_value_v0/topic_partitions_count_plus_one')
         self._topic_partitions_count_plus_one = f_topic_partitions_count_plus_one
         f_topic_partitions = []
         _c3 = (f_topic_partitions_count_plus_one - 1)
@@ -959,43 +938,7 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueV0(_Node):
                 raise _too_many(pos, 'group_records/share_group_target_assignment_member_value_v0/topic_partitions', _c3, end - pos)
             _ap2 = f_topic_partitions.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TopicPartition)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partition/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/topic_partition/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/topic_partition/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partition/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/topic_partition/partitions')
-                        _v6, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TopicPartition._read(buf, pos, end, self)
                 _ap2(_v1)
         self.topic_partitions = f_topic_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -1219,14 +1162,7 @@ class GroupRecords_TopicPartitions(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/topic_partitions/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
         _c3 = (f_partitions_count_plus_one - 1)
@@ -1354,14 +1290,7 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
         self.state = f_state
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
-        f_assigned_partitions_count_plus_one = buf[pos]
-        if f_assigned_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_assigned_partitions_count_plus_one = (f_assigned_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
+        f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions_count_plus_one')
         self._assigned_partitions_count_plus_one = f_assigned_partitions_count_plus_one
         f_assigned_partitions = []
         _c3 = (f_assigned_partitions_count_plus_one - 1)
@@ -1372,43 +1301,7 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueV0(_Node):
                 raise _too_many(pos, 'group_records/share_group_current_member_assignment_value_v0/assigned_partitions', _c3, end - pos)
             _ap2 = f_assigned_partitions.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TopicPartitions)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partitions/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/topic_partitions/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/topic_partitions/partitions')
-                        _v6, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TopicPartitions._read(buf, pos, end, self)
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -1631,14 +1524,7 @@ class GroupRecords_TopicPartitionsInfo(_Node):
         self.topic_name = f_topic_name
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
         _c3 = (f_partitions_count_plus_one - 1)
@@ -1841,14 +1727,7 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics_count_plus_one')
-        f_initializing_topics_count_plus_one = buf[pos]
-        if f_initializing_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_initializing_topics_count_plus_one = (f_initializing_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_initializing_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics_count_plus_one')
+        f_initializing_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics_count_plus_one')
         self._initializing_topics_count_plus_one = f_initializing_topics_count_plus_one
         f_initializing_topics = []
         _c3 = (f_initializing_topics_count_plus_one - 1)
@@ -1859,141 +1738,40 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueV0(_Node):
                 raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/initializing_topics', _c3, end - pos)
             _ap2 = f_initializing_topics.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TopicPartitionsInfo)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                _n_r5 = 16
-                if not 0 <= _n_r5 <= end - pos:
-                    raise _bad_size(pos, end, _n_r5, 'group_records/topic_partitions_info/topic_id')
-                f_topic_id_r5 = buf[pos:pos + _n_r5]
-                pos += _n_r5
-                _v1.topic_id = f_topic_id_r5
-                f_topic_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.topic_name = f_topic_name_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/topic_partitions_info/partitions')
-                        _v6, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TopicPartitionsInfo._read(buf, pos, end, self)
                 _ap2(_v1)
         self.initializing_topics = f_initializing_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics_count_plus_one')
-        f_initialized_topics_count_plus_one = buf[pos]
-        if f_initialized_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_initialized_topics_count_plus_one = (f_initialized_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_initialized_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics_count_plus_one')
+        f_initialized_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics_count_plus_one')
         self._initialized_topics_count_plus_one = f_initialized_topics_count_plus_one
         f_initialized_topics = []
-        _c12 = (f_initialized_topics_count_plus_one - 1)
-        if _c12:
-            if _c12 < 0:
-                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', f"negative count {_c12}")
-            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', _c12, end - pos)
-            _ap11 = f_initialized_topics.append
-            for _ in range(_c12):
-                _v10 = _new(GroupRecords_TopicPartitionsInfo)
-                _v10._parent_ref = _ref(self)
-                _v10._pins = 0
-                _n_r14 = 16
-                if not 0 <= _n_r14 <= end - pos:
-                    raise _bad_size(pos, end, _n_r14, 'group_records/topic_partitions_info/topic_id')
-                f_topic_id_r14 = buf[pos:pos + _n_r14]
-                pos += _n_r14
-                _v10.topic_id = f_topic_id_r14
-                f_topic_name_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
-                _v10.topic_name = f_topic_name_r14
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                f_partitions_count_plus_one_r14 = buf[pos]
-                if f_partitions_count_plus_one_r14 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
-                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
-                f_partitions_r14 = []
-                _c17 = (f_partitions_count_plus_one_r14 - 1)
-                if _c17:
-                    if _c17 < 0:
-                        raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c17}")
-                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c17, end - pos)
-                    _ap16 = f_partitions_r14.append
-                    for _ in range(_c17):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/topic_partitions_info/partitions')
-                        _v15, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap16(_v15)
-                _v10.partitions = f_partitions_r14
-                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
-                _v10.tagged_fields = f_tagged_fields_r14
-                _ap11(_v10)
+        _c8 = (f_initialized_topics_count_plus_one - 1)
+        if _c8:
+            if _c8 < 0:
+                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', f"negative count {_c8}")
+            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/initialized_topics', _c8, end - pos)
+            _ap7 = f_initialized_topics.append
+            for _ in range(_c8):
+                _v6, pos = GroupRecords_TopicPartitionsInfo._read(buf, pos, end, self)
+                _ap7(_v6)
         self.initialized_topics = f_initialized_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics_count_plus_one')
-        f_deleting_topics_count_plus_one = buf[pos]
-        if f_deleting_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_deleting_topics_count_plus_one = (f_deleting_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_deleting_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics_count_plus_one')
+        f_deleting_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics_count_plus_one')
         self._deleting_topics_count_plus_one = f_deleting_topics_count_plus_one
         f_deleting_topics = []
-        _c21 = (f_deleting_topics_count_plus_one - 1)
-        if _c21:
-            if _c21 < 0:
-                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', f"negative count {_c21}")
-            if _c21 > (end - pos) // 2 or _c21 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', _c21, end - pos)
-            _ap20 = f_deleting_topics.append
-            for _ in range(_c21):
-                _v19 = _new(GroupRecords_TopicInfo)
-                _v19._parent_ref = _ref(self)
-                _n_r23 = 16
-                if not 0 <= _n_r23 <= end - pos:
-                    raise _bad_size(pos, end, _n_r23, 'group_records/topic_info/topic_id')
-                f_topic_id_r23 = buf[pos:pos + _n_r23]
-                pos += _n_r23
-                _v19.topic_id = f_topic_id_r23
-                f_topic_name_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
-                _v19.topic_name = f_topic_name_r23
-                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
-                _v19.tagged_fields = f_tagged_fields_r23
-                _ap20(_v19)
+        _c13 = (f_deleting_topics_count_plus_one - 1)
+        if _c13:
+            if _c13 < 0:
+                raise _invalid(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', f"negative count {_c13}")
+            if _c13 > (end - pos) // 2 or _c13 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/share_group_state_partition_metadata_value_v0/deleting_topics', _c13, end - pos)
+            _ap12 = f_deleting_topics.append
+            for _ in range(_c13):
+                _v11, pos = GroupRecords_TopicInfo._read(buf, pos, end, self)
+                _ap12(_v11)
         self.deleting_topics = f_deleting_topics
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -2275,14 +2053,7 @@ class GroupRecords_ConsumerGroupRegularExpressionValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/consumer_group_regular_expression_value_v0/topics_count_plus_one')
-        f_topics_count_plus_one = buf[pos]
-        if f_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_topics_count_plus_one = (f_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/consumer_group_regular_expression_value_v0/topics_count_plus_one')
+        f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/consumer_group_regular_expression_value_v0/topics_count_plus_one')
         self._topics_count_plus_one = f_topics_count_plus_one
         f_topics = []
         _c3 = (f_topics_count_plus_one - 1)
@@ -2895,14 +2666,7 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
         self.user_endpoint = f_user_endpoint
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_member_metadata_value_v0/client_tags_count_plus_one')
-        f_client_tags_count_plus_one = buf[pos]
-        if f_client_tags_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_client_tags_count_plus_one = (f_client_tags_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_client_tags_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_member_metadata_value_v0/client_tags_count_plus_one')
+        f_client_tags_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_member_metadata_value_v0/client_tags_count_plus_one')
         self._client_tags_count_plus_one = f_client_tags_count_plus_one
         f_client_tags = []
         _c3 = (f_client_tags_count_plus_one - 1)
@@ -2913,14 +2677,7 @@ class GroupRecords_StreamsGroupMemberMetadataValueV0(_Node):
                 raise _too_many(pos, 'group_records/streams_group_member_metadata_value_v0/client_tags', _c3, end - pos)
             _ap2 = f_client_tags.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_KeyValue)
-                _v1._parent_ref = _ref(self)
-                f_key_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.key = f_key_r5
-                f_value_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.value = f_value_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_KeyValue._read(buf, pos, end, self)
                 _ap2(_v1)
         self.client_tags = f_client_tags
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -3370,14 +3127,7 @@ class GroupRecords_TaskIds(_Node):
         self.subtopology_id = f_subtopology_id
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
         _c3 = (f_partitions_count_plus_one - 1)
@@ -3498,14 +3248,7 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_v0/active_tasks_count_plus_one')
-        f_active_tasks_count_plus_one = buf[pos]
-        if f_active_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_active_tasks_count_plus_one = (f_active_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/active_tasks_count_plus_one')
+        f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/active_tasks_count_plus_one')
         self._active_tasks_count_plus_one = f_active_tasks_count_plus_one
         f_active_tasks = []
         _c3 = (f_active_tasks_count_plus_one - 1)
@@ -3516,150 +3259,40 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueV0(_Node):
                 raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/active_tasks', _c3, end - pos)
             _ap2 = f_active_tasks.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TaskIds)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v6, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks_count_plus_one')
-        f_standby_tasks_count_plus_one = buf[pos]
-        if f_standby_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_standby_tasks_count_plus_one = (f_standby_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks_count_plus_one')
+        f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
-        _c12 = (f_standby_tasks_count_plus_one - 1)
-        if _c12:
-            if _c12 < 0:
-                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', f"negative count {_c12}")
-            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', _c12, end - pos)
-            _ap11 = f_standby_tasks.append
-            for _ in range(_c12):
-                _v10 = _new(GroupRecords_TaskIds)
-                _v10._parent_ref = _ref(self)
-                _v10._pins = 0
-                f_subtopology_id_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
-                _v10.subtopology_id = f_subtopology_id_r14
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r14 = buf[pos]
-                if f_partitions_count_plus_one_r14 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
-                f_partitions_r14 = []
-                _c17 = (f_partitions_count_plus_one_r14 - 1)
-                if _c17:
-                    if _c17 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c17}")
-                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c17, end - pos)
-                    _ap16 = f_partitions_r14.append
-                    for _ in range(_c17):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v15, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap16(_v15)
-                _v10.partitions = f_partitions_r14
-                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
-                _v10.tagged_fields = f_tagged_fields_r14
-                _ap11(_v10)
+        _c8 = (f_standby_tasks_count_plus_one - 1)
+        if _c8:
+            if _c8 < 0:
+                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', f"negative count {_c8}")
+            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/standby_tasks', _c8, end - pos)
+            _ap7 = f_standby_tasks.append
+            for _ in range(_c8):
+                _v6, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap7(_v6)
         self.standby_tasks = f_standby_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks_count_plus_one')
-        f_warmup_tasks_count_plus_one = buf[pos]
-        if f_warmup_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_warmup_tasks_count_plus_one = (f_warmup_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks_count_plus_one')
+        f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
-        _c21 = (f_warmup_tasks_count_plus_one - 1)
-        if _c21:
-            if _c21 < 0:
-                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', f"negative count {_c21}")
-            if _c21 > (end - pos) // 3 or _c21 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', _c21, end - pos)
-            _ap20 = f_warmup_tasks.append
-            for _ in range(_c21):
-                _v19 = _new(GroupRecords_TaskIds)
-                _v19._parent_ref = _ref(self)
-                _v19._pins = 0
-                f_subtopology_id_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
-                _v19.subtopology_id = f_subtopology_id_r23
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r23 = buf[pos]
-                if f_partitions_count_plus_one_r23 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r23 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r23 = (f_partitions_count_plus_one_r23 & 0x7F) | (_b1_r23 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r23, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v19._partitions_count_plus_one = f_partitions_count_plus_one_r23
-                f_partitions_r23 = []
-                _c26 = (f_partitions_count_plus_one_r23 - 1)
-                if _c26:
-                    if _c26 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c26}")
-                    if _c26 > (end - pos) // 4 or _c26 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c26, end - pos)
-                    _ap25 = f_partitions_r23.append
-                    for _ in range(_c26):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v24, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap25(_v24)
-                _v19.partitions = f_partitions_r23
-                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
-                _v19.tagged_fields = f_tagged_fields_r23
-                _ap20(_v19)
+        _c13 = (f_warmup_tasks_count_plus_one - 1)
+        if _c13:
+            if _c13 < 0:
+                raise _invalid(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', f"negative count {_c13}")
+            if _c13 > (end - pos) // 3 or _c13 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_target_assignment_member_value_v0/warmup_tasks', _c13, end - pos)
+            _ap12 = f_warmup_tasks.append
+            for _ in range(_c13):
+                _v11, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap12(_v11)
         self.warmup_tasks = f_warmup_tasks
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -3984,14 +3617,7 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
         self.state = f_state
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_count_plus_one')
-        f_active_tasks_count_plus_one = buf[pos]
-        if f_active_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_active_tasks_count_plus_one = (f_active_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_count_plus_one')
+        f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_count_plus_one')
         self._active_tasks_count_plus_one = f_active_tasks_count_plus_one
         f_active_tasks = []
         _c3 = (f_active_tasks_count_plus_one - 1)
@@ -4002,315 +3628,88 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueV0(_Node):
                 raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks', _c3, end - pos)
             _ap2 = f_active_tasks.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TaskIds)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r5 = buf[pos]
-                if f_partitions_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r5 = (f_partitions_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v1._partitions_count_plus_one = f_partitions_count_plus_one_r5
-                f_partitions_r5 = []
-                _c8 = (f_partitions_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c8}")
-                    if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c8, end - pos)
-                    _ap7 = f_partitions_r5.append
-                    for _ in range(_c8):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v6, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap7(_v6)
-                _v1.partitions = f_partitions_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_count_plus_one')
-        f_standby_tasks_count_plus_one = buf[pos]
-        if f_standby_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_standby_tasks_count_plus_one = (f_standby_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_count_plus_one')
+        f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
-        _c12 = (f_standby_tasks_count_plus_one - 1)
-        if _c12:
-            if _c12 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', f"negative count {_c12}")
-            if _c12 > (end - pos) // 3 or _c12 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', _c12, end - pos)
-            _ap11 = f_standby_tasks.append
-            for _ in range(_c12):
-                _v10 = _new(GroupRecords_TaskIds)
-                _v10._parent_ref = _ref(self)
-                _v10._pins = 0
-                f_subtopology_id_r14, pos = KafkaTypes_CompactString._read(buf, pos, end, _v10)
-                _v10.subtopology_id = f_subtopology_id_r14
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r14 = buf[pos]
-                if f_partitions_count_plus_one_r14 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r14 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r14 = (f_partitions_count_plus_one_r14 & 0x7F) | (_b1_r14 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r14, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v10._partitions_count_plus_one = f_partitions_count_plus_one_r14
-                f_partitions_r14 = []
-                _c17 = (f_partitions_count_plus_one_r14 - 1)
-                if _c17:
-                    if _c17 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c17}")
-                    if _c17 > (end - pos) // 4 or _c17 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c17, end - pos)
-                    _ap16 = f_partitions_r14.append
-                    for _ in range(_c17):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v15, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap16(_v15)
-                _v10.partitions = f_partitions_r14
-                f_tagged_fields_r14, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v10)
-                _v10.tagged_fields = f_tagged_fields_r14
-                _ap11(_v10)
+        _c8 = (f_standby_tasks_count_plus_one - 1)
+        if _c8:
+            if _c8 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', f"negative count {_c8}")
+            if _c8 > (end - pos) // 3 or _c8 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks', _c8, end - pos)
+            _ap7 = f_standby_tasks.append
+            for _ in range(_c8):
+                _v6, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap7(_v6)
         self.standby_tasks = f_standby_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_count_plus_one')
-        f_warmup_tasks_count_plus_one = buf[pos]
-        if f_warmup_tasks_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_warmup_tasks_count_plus_one = (f_warmup_tasks_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_count_plus_one')
+        f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
-        _c21 = (f_warmup_tasks_count_plus_one - 1)
-        if _c21:
-            if _c21 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', f"negative count {_c21}")
-            if _c21 > (end - pos) // 3 or _c21 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', _c21, end - pos)
-            _ap20 = f_warmup_tasks.append
-            for _ in range(_c21):
-                _v19 = _new(GroupRecords_TaskIds)
-                _v19._parent_ref = _ref(self)
-                _v19._pins = 0
-                f_subtopology_id_r23, pos = KafkaTypes_CompactString._read(buf, pos, end, _v19)
-                _v19.subtopology_id = f_subtopology_id_r23
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r23 = buf[pos]
-                if f_partitions_count_plus_one_r23 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r23 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r23 = (f_partitions_count_plus_one_r23 & 0x7F) | (_b1_r23 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r23, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v19._partitions_count_plus_one = f_partitions_count_plus_one_r23
-                f_partitions_r23 = []
-                _c26 = (f_partitions_count_plus_one_r23 - 1)
-                if _c26:
-                    if _c26 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c26}")
-                    if _c26 > (end - pos) // 4 or _c26 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c26, end - pos)
-                    _ap25 = f_partitions_r23.append
-                    for _ in range(_c26):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v24, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap25(_v24)
-                _v19.partitions = f_partitions_r23
-                f_tagged_fields_r23, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v19)
-                _v19.tagged_fields = f_tagged_fields_r23
-                _ap20(_v19)
+        _c13 = (f_warmup_tasks_count_plus_one - 1)
+        if _c13:
+            if _c13 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', f"negative count {_c13}")
+            if _c13 > (end - pos) // 3 or _c13 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks', _c13, end - pos)
+            _ap12 = f_warmup_tasks.append
+            for _ in range(_c13):
+                _v11, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap12(_v11)
         self.warmup_tasks = f_warmup_tasks
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation_count_plus_one')
-        f_active_tasks_pending_revocation_count_plus_one = buf[pos]
-        if f_active_tasks_pending_revocation_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_active_tasks_pending_revocation_count_plus_one = (f_active_tasks_pending_revocation_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_active_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation_count_plus_one')
+        f_active_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation_count_plus_one')
         self._active_tasks_pending_revocation_count_plus_one = f_active_tasks_pending_revocation_count_plus_one
         f_active_tasks_pending_revocation = []
-        _c30 = (f_active_tasks_pending_revocation_count_plus_one - 1)
-        if _c30:
-            if _c30 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', f"negative count {_c30}")
-            if _c30 > (end - pos) // 3 or _c30 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', _c30, end - pos)
-            _ap29 = f_active_tasks_pending_revocation.append
-            for _ in range(_c30):
-                _v28 = _new(GroupRecords_TaskIds)
-                _v28._parent_ref = _ref(self)
-                _v28._pins = 0
-                f_subtopology_id_r32, pos = KafkaTypes_CompactString._read(buf, pos, end, _v28)
-                _v28.subtopology_id = f_subtopology_id_r32
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r32 = buf[pos]
-                if f_partitions_count_plus_one_r32 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r32 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r32 = (f_partitions_count_plus_one_r32 & 0x7F) | (_b1_r32 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r32, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v28._partitions_count_plus_one = f_partitions_count_plus_one_r32
-                f_partitions_r32 = []
-                _c35 = (f_partitions_count_plus_one_r32 - 1)
-                if _c35:
-                    if _c35 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c35}")
-                    if _c35 > (end - pos) // 4 or _c35 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c35, end - pos)
-                    _ap34 = f_partitions_r32.append
-                    for _ in range(_c35):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v33, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap34(_v33)
-                _v28.partitions = f_partitions_r32
-                f_tagged_fields_r32, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v28)
-                _v28.tagged_fields = f_tagged_fields_r32
-                _ap29(_v28)
+        _c18 = (f_active_tasks_pending_revocation_count_plus_one - 1)
+        if _c18:
+            if _c18 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', f"negative count {_c18}")
+            if _c18 > (end - pos) // 3 or _c18 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/active_tasks_pending_revocation', _c18, end - pos)
+            _ap17 = f_active_tasks_pending_revocation.append
+            for _ in range(_c18):
+                _v16, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap17(_v16)
         self.active_tasks_pending_revocation = f_active_tasks_pending_revocation
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation_count_plus_one')
-        f_standby_tasks_pending_revocation_count_plus_one = buf[pos]
-        if f_standby_tasks_pending_revocation_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_standby_tasks_pending_revocation_count_plus_one = (f_standby_tasks_pending_revocation_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_standby_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation_count_plus_one')
+        f_standby_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation_count_plus_one')
         self._standby_tasks_pending_revocation_count_plus_one = f_standby_tasks_pending_revocation_count_plus_one
         f_standby_tasks_pending_revocation = []
-        _c39 = (f_standby_tasks_pending_revocation_count_plus_one - 1)
-        if _c39:
-            if _c39 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', f"negative count {_c39}")
-            if _c39 > (end - pos) // 3 or _c39 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', _c39, end - pos)
-            _ap38 = f_standby_tasks_pending_revocation.append
-            for _ in range(_c39):
-                _v37 = _new(GroupRecords_TaskIds)
-                _v37._parent_ref = _ref(self)
-                _v37._pins = 0
-                f_subtopology_id_r41, pos = KafkaTypes_CompactString._read(buf, pos, end, _v37)
-                _v37.subtopology_id = f_subtopology_id_r41
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r41 = buf[pos]
-                if f_partitions_count_plus_one_r41 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r41 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r41 = (f_partitions_count_plus_one_r41 & 0x7F) | (_b1_r41 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r41, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v37._partitions_count_plus_one = f_partitions_count_plus_one_r41
-                f_partitions_r41 = []
-                _c44 = (f_partitions_count_plus_one_r41 - 1)
-                if _c44:
-                    if _c44 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c44}")
-                    if _c44 > (end - pos) // 4 or _c44 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c44, end - pos)
-                    _ap43 = f_partitions_r41.append
-                    for _ in range(_c44):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v42, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap43(_v42)
-                _v37.partitions = f_partitions_r41
-                f_tagged_fields_r41, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v37)
-                _v37.tagged_fields = f_tagged_fields_r41
-                _ap38(_v37)
+        _c23 = (f_standby_tasks_pending_revocation_count_plus_one - 1)
+        if _c23:
+            if _c23 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', f"negative count {_c23}")
+            if _c23 > (end - pos) // 3 or _c23 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/standby_tasks_pending_revocation', _c23, end - pos)
+            _ap22 = f_standby_tasks_pending_revocation.append
+            for _ in range(_c23):
+                _v21, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap22(_v21)
         self.standby_tasks_pending_revocation = f_standby_tasks_pending_revocation
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation_count_plus_one')
-        f_warmup_tasks_pending_revocation_count_plus_one = buf[pos]
-        if f_warmup_tasks_pending_revocation_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_warmup_tasks_pending_revocation_count_plus_one = (f_warmup_tasks_pending_revocation_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_warmup_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation_count_plus_one')
+        f_warmup_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation_count_plus_one')
         self._warmup_tasks_pending_revocation_count_plus_one = f_warmup_tasks_pending_revocation_count_plus_one
         f_warmup_tasks_pending_revocation = []
-        _c48 = (f_warmup_tasks_pending_revocation_count_plus_one - 1)
-        if _c48:
-            if _c48 < 0:
-                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', f"negative count {_c48}")
-            if _c48 > (end - pos) // 3 or _c48 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', _c48, end - pos)
-            _ap47 = f_warmup_tasks_pending_revocation.append
-            for _ in range(_c48):
-                _v46 = _new(GroupRecords_TaskIds)
-                _v46._parent_ref = _ref(self)
-                _v46._pins = 0
-                f_subtopology_id_r50, pos = KafkaTypes_CompactString._read(buf, pos, end, _v46)
-                _v46.subtopology_id = f_subtopology_id_r50
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
-                f_partitions_count_plus_one_r50 = buf[pos]
-                if f_partitions_count_plus_one_r50 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r50 := buf[pos + 1]) < 0x80:
-                    f_partitions_count_plus_one_r50 = (f_partitions_count_plus_one_r50 & 0x7F) | (_b1_r50 << 7)
-                    pos += 2
-                else:
-                    f_partitions_count_plus_one_r50, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
-                _v46._partitions_count_plus_one = f_partitions_count_plus_one_r50
-                f_partitions_r50 = []
-                _c53 = (f_partitions_count_plus_one_r50 - 1)
-                if _c53:
-                    if _c53 < 0:
-                        raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c53}")
-                    if _c53 > (end - pos) // 4 or _c53 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/task_ids/partitions', _c53, end - pos)
-                    _ap52 = f_partitions_r50.append
-                    for _ in range(_c53):
-                        if end - pos < 4:
-                            raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                        _v51, = _S2.unpack_from(buf, pos)
-                        pos += 4
-                        _ap52(_v51)
-                _v46.partitions = f_partitions_r50
-                f_tagged_fields_r50, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v46)
-                _v46.tagged_fields = f_tagged_fields_r50
-                _ap47(_v46)
+        _c28 = (f_warmup_tasks_pending_revocation_count_plus_one - 1)
+        if _c28:
+            if _c28 < 0:
+                raise _invalid(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', f"negative count {_c28}")
+            if _c28 > (end - pos) // 3 or _c28 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/streams_group_current_member_assignment_value_v0/warmup_tasks_pending_revocation', _c28, end - pos)
+            _ap27 = f_warmup_tasks_pending_revocation.append
+            for _ in range(_c28):
+                _v26, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
+                _ap27(_v26)
         self.warmup_tasks_pending_revocation = f_warmup_tasks_pending_revocation
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -4762,14 +4161,7 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         self.replication_factor = f_replication_factor
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-        f_topic_configs_count_plus_one = buf[pos]
-        if f_topic_configs_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_topic_configs_count_plus_one = (f_topic_configs_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_topic_configs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
+        f_topic_configs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
         self._topic_configs_count_plus_one = f_topic_configs_count_plus_one
         f_topic_configs = []
         _c3 = (f_topic_configs_count_plus_one - 1)
@@ -4780,14 +4172,7 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
                 raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c3, end - pos)
             _ap2 = f_topic_configs.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_TopicConfig)
-                _v1._parent_ref = _ref(self)
-                f_key_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.key = f_key_r5
-                f_value_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.value = f_value_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_TopicConfig._read(buf, pos, end, self)
                 _ap2(_v1)
         self.topic_configs = f_topic_configs
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -4902,14 +4287,7 @@ class GroupRecords_CopartitionGroup(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
-        f_source_topics_count_plus_one = buf[pos]
-        if f_source_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_source_topics_count_plus_one = (f_source_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
+        f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
         self._source_topics_count_plus_one = f_source_topics_count_plus_one
         f_source_topics = []
         _c3 = (f_source_topics_count_plus_one - 1)
@@ -4928,14 +4306,7 @@ class GroupRecords_CopartitionGroup(_Node):
         self.source_topics = f_source_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-        f_source_topic_regex_count_plus_one = buf[pos]
-        if f_source_topic_regex_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_source_topic_regex_count_plus_one = (f_source_topic_regex_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
+        f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
         self._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one
         f_source_topic_regex = []
         _c7 = (f_source_topic_regex_count_plus_one - 1)
@@ -4954,14 +4325,7 @@ class GroupRecords_CopartitionGroup(_Node):
         self.source_topic_regex = f_source_topic_regex
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-        f_repartition_source_topics_count_plus_one = buf[pos]
-        if f_repartition_source_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_repartition_source_topics_count_plus_one = (f_repartition_source_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
+        f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
         self._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one
         f_repartition_source_topics = []
         _c11 = (f_repartition_source_topics_count_plus_one - 1)
@@ -5153,14 +4517,7 @@ class GroupRecords_Subtopology(_Node):
         self.subtopology_id = f_subtopology_id
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/source_topics_count_plus_one')
-        f_source_topics_count_plus_one = buf[pos]
-        if f_source_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_source_topics_count_plus_one = (f_source_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
+        f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
         self._source_topics_count_plus_one = f_source_topics_count_plus_one
         f_source_topics = []
         _c3 = (f_source_topics_count_plus_one - 1)
@@ -5176,14 +4533,7 @@ class GroupRecords_Subtopology(_Node):
         self.source_topics = f_source_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/source_topic_regex_count_plus_one')
-        f_source_topic_regex_count_plus_one = buf[pos]
-        if f_source_topic_regex_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_source_topic_regex_count_plus_one = (f_source_topic_regex_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
+        f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
         self._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one
         f_source_topic_regex = []
         _c8 = (f_source_topic_regex_count_plus_one - 1)
@@ -5199,14 +4549,7 @@ class GroupRecords_Subtopology(_Node):
         self.source_topic_regex = f_source_topic_regex
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/state_changelog_topics_count_plus_one')
-        f_state_changelog_topics_count_plus_one = buf[pos]
-        if f_state_changelog_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_state_changelog_topics_count_plus_one = (f_state_changelog_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_state_changelog_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
+        f_state_changelog_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
         self._state_changelog_topics_count_plus_one = f_state_changelog_topics_count_plus_one
         f_state_changelog_topics = []
         _c13 = (f_state_changelog_topics_count_plus_one - 1)
@@ -5217,243 +4560,56 @@ class GroupRecords_Subtopology(_Node):
                 raise _too_many(pos, 'group_records/subtopology/state_changelog_topics', _c13, end - pos)
             _ap12 = f_state_changelog_topics.append
             for _ in range(_c13):
-                _v11 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                _v11._parent_ref = _ref(self)
-                _v11._pins = 0
-                f_name_r15, pos = KafkaTypes_CompactString._read(buf, pos, end, _v11)
-                _v11.name = f_name_r15
-                if end - pos < 6:
-                    raise _truncated(pos, end, _T22)
-                f_partitions_r15, f_replication_factor_r15 = _S8.unpack_from(buf, pos)
-                pos += 6
-                _v11.partitions = f_partitions_r15
-                _v11.replication_factor = f_replication_factor_r15
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                f_topic_configs_count_plus_one_r15 = buf[pos]
-                if f_topic_configs_count_plus_one_r15 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r15 := buf[pos + 1]) < 0x80:
-                    f_topic_configs_count_plus_one_r15 = (f_topic_configs_count_plus_one_r15 & 0x7F) | (_b1_r15 << 7)
-                    pos += 2
-                else:
-                    f_topic_configs_count_plus_one_r15, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                _v11._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r15
-                f_topic_configs_r15 = []
-                _c18 = (f_topic_configs_count_plus_one_r15 - 1)
-                if _c18:
-                    if _c18 < 0:
-                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c18}")
-                    if _c18 > (end - pos) // 3 or _c18 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c18, end - pos)
-                    _ap17 = f_topic_configs_r15.append
-                    for _ in range(_c18):
-                        _v16 = _new(GroupRecords_TopicConfig)
-                        _v16._parent_ref = _ref(_v11)
-                        f_key_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
-                        _v16.key = f_key_r20
-                        f_value_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
-                        _v16.value = f_value_r20
-                        f_tagged_fields_r20, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v16)
-                        _v16.tagged_fields = f_tagged_fields_r20
-                        _ap17(_v16)
-                _v11.topic_configs = f_topic_configs_r15
-                f_tagged_fields_r15, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v11)
-                _v11.tagged_fields = f_tagged_fields_r15
+                _v11, pos = GroupRecords_StreamsGroupTopologyTopicInfo._read(buf, pos, end, self)
                 _ap12(_v11)
         self.state_changelog_topics = f_state_changelog_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
-        f_repartition_sink_topics_count_plus_one = buf[pos]
-        if f_repartition_sink_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_repartition_sink_topics_count_plus_one = (f_repartition_sink_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_repartition_sink_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
+        f_repartition_sink_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
         self._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one
         f_repartition_sink_topics = []
-        _c23 = (f_repartition_sink_topics_count_plus_one - 1)
-        if _c23:
-            if _c23 < 0:
-                raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c23}")
-            if _c23 > end - pos or _c23 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c23, end - pos)
-            _ap22 = f_repartition_sink_topics.append
-            for _ in range(_c23):
-                _v21, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
-                _ap22(_v21)
+        _c18 = (f_repartition_sink_topics_count_plus_one - 1)
+        if _c18:
+            if _c18 < 0:
+                raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c18}")
+            if _c18 > end - pos or _c18 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c18, end - pos)
+            _ap17 = f_repartition_sink_topics.append
+            for _ in range(_c18):
+                _v16, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
+                _ap17(_v16)
         self.repartition_sink_topics = f_repartition_sink_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/repartition_source_topics_count_plus_one')
-        f_repartition_source_topics_count_plus_one = buf[pos]
-        if f_repartition_source_topics_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_repartition_source_topics_count_plus_one = (f_repartition_source_topics_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
+        f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
         self._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one
         f_repartition_source_topics = []
-        _c28 = (f_repartition_source_topics_count_plus_one - 1)
-        if _c28:
-            if _c28 < 0:
-                raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c28}")
-            if _c28 > (end - pos) // 9 or _c28 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c28, end - pos)
-            _ap27 = f_repartition_source_topics.append
-            for _ in range(_c28):
-                _v26 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                _v26._parent_ref = _ref(self)
-                _v26._pins = 0
-                f_name_r30, pos = KafkaTypes_CompactString._read(buf, pos, end, _v26)
-                _v26.name = f_name_r30
-                if end - pos < 6:
-                    raise _truncated(pos, end, _T22)
-                f_partitions_r30, f_replication_factor_r30 = _S8.unpack_from(buf, pos)
-                pos += 6
-                _v26.partitions = f_partitions_r30
-                _v26.replication_factor = f_replication_factor_r30
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                f_topic_configs_count_plus_one_r30 = buf[pos]
-                if f_topic_configs_count_plus_one_r30 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r30 := buf[pos + 1]) < 0x80:
-                    f_topic_configs_count_plus_one_r30 = (f_topic_configs_count_plus_one_r30 & 0x7F) | (_b1_r30 << 7)
-                    pos += 2
-                else:
-                    f_topic_configs_count_plus_one_r30, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                _v26._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r30
-                f_topic_configs_r30 = []
-                _c33 = (f_topic_configs_count_plus_one_r30 - 1)
-                if _c33:
-                    if _c33 < 0:
-                        raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c33}")
-                    if _c33 > (end - pos) // 3 or _c33 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c33, end - pos)
-                    _ap32 = f_topic_configs_r30.append
-                    for _ in range(_c33):
-                        _v31 = _new(GroupRecords_TopicConfig)
-                        _v31._parent_ref = _ref(_v26)
-                        f_key_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
-                        _v31.key = f_key_r35
-                        f_value_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
-                        _v31.value = f_value_r35
-                        f_tagged_fields_r35, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v31)
-                        _v31.tagged_fields = f_tagged_fields_r35
-                        _ap32(_v31)
-                _v26.topic_configs = f_topic_configs_r30
-                f_tagged_fields_r30, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v26)
-                _v26.tagged_fields = f_tagged_fields_r30
-                _ap27(_v26)
+        _c23 = (f_repartition_source_topics_count_plus_one - 1)
+        if _c23:
+            if _c23 < 0:
+                raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c23}")
+            if _c23 > (end - pos) // 9 or _c23 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c23, end - pos)
+            _ap22 = f_repartition_source_topics.append
+            for _ in range(_c23):
+                _v21, pos = GroupRecords_StreamsGroupTopologyTopicInfo._read(buf, pos, end, self)
+                _ap22(_v21)
         self.repartition_source_topics = f_repartition_source_topics
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/subtopology/copartition_groups_count_plus_one')
-        f_copartition_groups_count_plus_one = buf[pos]
-        if f_copartition_groups_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_copartition_groups_count_plus_one = (f_copartition_groups_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_copartition_groups_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
+        f_copartition_groups_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
         self._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one
         f_copartition_groups = []
-        _c38 = (f_copartition_groups_count_plus_one - 1)
-        if _c38:
-            if _c38 < 0:
-                raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c38}")
-            if _c38 > (end - pos) // 4 or _c38 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c38, end - pos)
-            _ap37 = f_copartition_groups.append
-            for _ in range(_c38):
-                _v36 = _new(GroupRecords_CopartitionGroup)
-                _v36._parent_ref = _ref(self)
-                _v36._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
-                f_source_topics_count_plus_one_r40 = buf[pos]
-                if f_source_topics_count_plus_one_r40 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
-                    f_source_topics_count_plus_one_r40 = (f_source_topics_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
-                    pos += 2
-                else:
-                    f_source_topics_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
-                _v36._source_topics_count_plus_one = f_source_topics_count_plus_one_r40
-                f_source_topics_r40 = []
-                _c43 = (f_source_topics_count_plus_one_r40 - 1)
-                if _c43:
-                    if _c43 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c43}")
-                    if _c43 > (end - pos) // 2 or _c43 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/source_topics', _c43, end - pos)
-                    _ap42 = f_source_topics_r40.append
-                    for _ in range(_c43):
-                        if end - pos < 2:
-                            raise _short(pos, end, 2, 'group_records/copartition_group/source_topics')
-                        _v41, = _S0.unpack_from(buf, pos)
-                        pos += 2
-                        _ap42(_v41)
-                _v36.source_topics = f_source_topics_r40
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                f_source_topic_regex_count_plus_one_r40 = buf[pos]
-                if f_source_topic_regex_count_plus_one_r40 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
-                    f_source_topic_regex_count_plus_one_r40 = (f_source_topic_regex_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
-                    pos += 2
-                else:
-                    f_source_topic_regex_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                _v36._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r40
-                f_source_topic_regex_r40 = []
-                _c47 = (f_source_topic_regex_count_plus_one_r40 - 1)
-                if _c47:
-                    if _c47 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c47}")
-                    if _c47 > (end - pos) // 2 or _c47 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c47, end - pos)
-                    _ap46 = f_source_topic_regex_r40.append
-                    for _ in range(_c47):
-                        if end - pos < 2:
-                            raise _short(pos, end, 2, 'group_records/copartition_group/source_topic_regex')
-                        _v45, = _S0.unpack_from(buf, pos)
-                        pos += 2
-                        _ap46(_v45)
-                _v36.source_topic_regex = f_source_topic_regex_r40
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                f_repartition_source_topics_count_plus_one_r40 = buf[pos]
-                if f_repartition_source_topics_count_plus_one_r40 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r40 := buf[pos + 1]) < 0x80:
-                    f_repartition_source_topics_count_plus_one_r40 = (f_repartition_source_topics_count_plus_one_r40 & 0x7F) | (_b1_r40 << 7)
-                    pos += 2
-                else:
-                    f_repartition_source_topics_count_plus_one_r40, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                _v36._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r40
-                f_repartition_source_topics_r40 = []
-                _c51 = (f_repartition_source_topics_count_plus_one_r40 - 1)
-                if _c51:
-                    if _c51 < 0:
-                        raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c51}")
-                    if _c51 > (end - pos) // 2 or _c51 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c51, end - pos)
-                    _ap50 = f_repartition_source_topics_r40.append
-                    for _ in range(_c51):
-                        if end - pos < 2:
-                            raise _short(pos, end, 2, 'group_records/copartition_group/repartition_source_topics')
-                        _v49, = _S0.unpack_from(buf, pos)
-                        pos += 2
-                        _ap50(_v49)
-                _v36.repartition_source_topics = f_repartition_source_topics_r40
-                f_tagged_fields_r40, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v36)
-                _v36.tagged_fields = f_tagged_fields_r40
-                _ap37(_v36)
+        _c28 = (f_copartition_groups_count_plus_one - 1)
+        if _c28:
+            if _c28 < 0:
+                raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c28}")
+            if _c28 > (end - pos) // 4 or _c28 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c28, end - pos)
+            _ap27 = f_copartition_groups.append
+            for _ in range(_c28):
+                _v26, pos = GroupRecords_CopartitionGroup._read(buf, pos, end, self)
+                _ap27(_v26)
         self.copartition_groups = f_copartition_groups
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -5715,14 +4871,7 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
         self.epoch = f_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'group_records/streams_group_topology_value_v0/subtopologies_count_plus_one')
-        f_subtopologies_count_plus_one = buf[pos]
-        if f_subtopologies_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_subtopologies_count_plus_one = (f_subtopologies_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_subtopologies_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_value_v0/subtopologies_count_plus_one')
+        f_subtopologies_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_value_v0/subtopologies_count_plus_one')
         self._subtopologies_count_plus_one = f_subtopologies_count_plus_one
         f_subtopologies = []
         _c3 = (f_subtopologies_count_plus_one - 1)
@@ -5733,317 +4882,7 @@ class GroupRecords_StreamsGroupTopologyValueV0(_Node):
                 raise _too_many(pos, 'group_records/streams_group_topology_value_v0/subtopologies', _c3, end - pos)
             _ap2 = f_subtopologies.append
             for _ in range(_c3):
-                _v1 = _new(GroupRecords_Subtopology)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                f_subtopology_id_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.subtopology_id = f_subtopology_id_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/source_topics_count_plus_one')
-                f_source_topics_count_plus_one_r5 = buf[pos]
-                if f_source_topics_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_source_topics_count_plus_one_r5 = (f_source_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_source_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
-                _v1._source_topics_count_plus_one = f_source_topics_count_plus_one_r5
-                f_source_topics_r5 = []
-                _c8 = (f_source_topics_count_plus_one_r5 - 1)
-                if _c8:
-                    if _c8 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/source_topics', f"negative count {_c8}")
-                    if _c8 > end - pos or _c8 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/source_topics', _c8, end - pos)
-                    _ap7 = f_source_topics_r5.append
-                    for _ in range(_c8):
-                        _v6, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap7(_v6)
-                _v1.source_topics = f_source_topics_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/source_topic_regex_count_plus_one')
-                f_source_topic_regex_count_plus_one_r5 = buf[pos]
-                if f_source_topic_regex_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_source_topic_regex_count_plus_one_r5 = (f_source_topic_regex_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_source_topic_regex_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
-                _v1._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r5
-                f_source_topic_regex_r5 = []
-                _c13 = (f_source_topic_regex_count_plus_one_r5 - 1)
-                if _c13:
-                    if _c13 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/source_topic_regex', f"negative count {_c13}")
-                    if _c13 > end - pos or _c13 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/source_topic_regex', _c13, end - pos)
-                    _ap12 = f_source_topic_regex_r5.append
-                    for _ in range(_c13):
-                        _v11, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap12(_v11)
-                _v1.source_topic_regex = f_source_topic_regex_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/state_changelog_topics_count_plus_one')
-                f_state_changelog_topics_count_plus_one_r5 = buf[pos]
-                if f_state_changelog_topics_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_state_changelog_topics_count_plus_one_r5 = (f_state_changelog_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_state_changelog_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
-                _v1._state_changelog_topics_count_plus_one = f_state_changelog_topics_count_plus_one_r5
-                f_state_changelog_topics_r5 = []
-                _c18 = (f_state_changelog_topics_count_plus_one_r5 - 1)
-                if _c18:
-                    if _c18 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/state_changelog_topics', f"negative count {_c18}")
-                    if _c18 > (end - pos) // 9 or _c18 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/state_changelog_topics', _c18, end - pos)
-                    _ap17 = f_state_changelog_topics_r5.append
-                    for _ in range(_c18):
-                        _v16 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                        _v16._parent_ref = _ref(_v1)
-                        _v16._pins = 0
-                        f_name_r20, pos = KafkaTypes_CompactString._read(buf, pos, end, _v16)
-                        _v16.name = f_name_r20
-                        if end - pos < 6:
-                            raise _truncated(pos, end, _T22)
-                        f_partitions_r20, f_replication_factor_r20 = _S8.unpack_from(buf, pos)
-                        pos += 6
-                        _v16.partitions = f_partitions_r20
-                        _v16.replication_factor = f_replication_factor_r20
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        f_topic_configs_count_plus_one_r20 = buf[pos]
-                        if f_topic_configs_count_plus_one_r20 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r20 := buf[pos + 1]) < 0x80:
-                            f_topic_configs_count_plus_one_r20 = (f_topic_configs_count_plus_one_r20 & 0x7F) | (_b1_r20 << 7)
-                            pos += 2
-                        else:
-                            f_topic_configs_count_plus_one_r20, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        _v16._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r20
-                        f_topic_configs_r20 = []
-                        _c23 = (f_topic_configs_count_plus_one_r20 - 1)
-                        if _c23:
-                            if _c23 < 0:
-                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c23}")
-                            if _c23 > (end - pos) // 3 or _c23 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c23, end - pos)
-                            _ap22 = f_topic_configs_r20.append
-                            for _ in range(_c23):
-                                _v21 = _new(GroupRecords_TopicConfig)
-                                _v21._parent_ref = _ref(_v16)
-                                f_key_r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
-                                _v21.key = f_key_r25
-                                f_value_r25, pos = KafkaTypes_CompactString._read(buf, pos, end, _v21)
-                                _v21.value = f_value_r25
-                                f_tagged_fields_r25, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v21)
-                                _v21.tagged_fields = f_tagged_fields_r25
-                                _ap22(_v21)
-                        _v16.topic_configs = f_topic_configs_r20
-                        f_tagged_fields_r20, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v16)
-                        _v16.tagged_fields = f_tagged_fields_r20
-                        _ap17(_v16)
-                _v1.state_changelog_topics = f_state_changelog_topics_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
-                f_repartition_sink_topics_count_plus_one_r5 = buf[pos]
-                if f_repartition_sink_topics_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_repartition_sink_topics_count_plus_one_r5 = (f_repartition_sink_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_repartition_sink_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
-                _v1._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one_r5
-                f_repartition_sink_topics_r5 = []
-                _c28 = (f_repartition_sink_topics_count_plus_one_r5 - 1)
-                if _c28:
-                    if _c28 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/repartition_sink_topics', f"negative count {_c28}")
-                    if _c28 > end - pos or _c28 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/repartition_sink_topics', _c28, end - pos)
-                    _ap27 = f_repartition_sink_topics_r5.append
-                    for _ in range(_c28):
-                        _v26, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                        _ap27(_v26)
-                _v1.repartition_sink_topics = f_repartition_sink_topics_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/repartition_source_topics_count_plus_one')
-                f_repartition_source_topics_count_plus_one_r5 = buf[pos]
-                if f_repartition_source_topics_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_repartition_source_topics_count_plus_one_r5 = (f_repartition_source_topics_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_repartition_source_topics_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
-                _v1._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r5
-                f_repartition_source_topics_r5 = []
-                _c33 = (f_repartition_source_topics_count_plus_one_r5 - 1)
-                if _c33:
-                    if _c33 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/repartition_source_topics', f"negative count {_c33}")
-                    if _c33 > (end - pos) // 9 or _c33 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/repartition_source_topics', _c33, end - pos)
-                    _ap32 = f_repartition_source_topics_r5.append
-                    for _ in range(_c33):
-                        _v31 = _new(GroupRecords_StreamsGroupTopologyTopicInfo)
-                        _v31._parent_ref = _ref(_v1)
-                        _v31._pins = 0
-                        f_name_r35, pos = KafkaTypes_CompactString._read(buf, pos, end, _v31)
-                        _v31.name = f_name_r35
-                        if end - pos < 6:
-                            raise _truncated(pos, end, _T22)
-                        f_partitions_r35, f_replication_factor_r35 = _S8.unpack_from(buf, pos)
-                        pos += 6
-                        _v31.partitions = f_partitions_r35
-                        _v31.replication_factor = f_replication_factor_r35
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        f_topic_configs_count_plus_one_r35 = buf[pos]
-                        if f_topic_configs_count_plus_one_r35 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r35 := buf[pos + 1]) < 0x80:
-                            f_topic_configs_count_plus_one_r35 = (f_topic_configs_count_plus_one_r35 & 0x7F) | (_b1_r35 << 7)
-                            pos += 2
-                        else:
-                            f_topic_configs_count_plus_one_r35, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
-                        _v31._topic_configs_count_plus_one = f_topic_configs_count_plus_one_r35
-                        f_topic_configs_r35 = []
-                        _c38 = (f_topic_configs_count_plus_one_r35 - 1)
-                        if _c38:
-                            if _c38 < 0:
-                                raise _invalid(pos, 'group_records/streams_group_topology_topic_info/topic_configs', f"negative count {_c38}")
-                            if _c38 > (end - pos) // 3 or _c38 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/streams_group_topology_topic_info/topic_configs', _c38, end - pos)
-                            _ap37 = f_topic_configs_r35.append
-                            for _ in range(_c38):
-                                _v36 = _new(GroupRecords_TopicConfig)
-                                _v36._parent_ref = _ref(_v31)
-                                f_key_r40, pos = KafkaTypes_CompactString._read(buf, pos, end, _v36)
-                                _v36.key = f_key_r40
-                                f_value_r40, pos = KafkaTypes_CompactString._read(buf, pos, end, _v36)
-                                _v36.value = f_value_r40
-                                f_tagged_fields_r40, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v36)
-                                _v36.tagged_fields = f_tagged_fields_r40
-                                _ap37(_v36)
-                        _v31.topic_configs = f_topic_configs_r35
-                        f_tagged_fields_r35, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v31)
-                        _v31.tagged_fields = f_tagged_fields_r35
-                        _ap32(_v31)
-                _v1.repartition_source_topics = f_repartition_source_topics_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'group_records/subtopology/copartition_groups_count_plus_one')
-                f_copartition_groups_count_plus_one_r5 = buf[pos]
-                if f_copartition_groups_count_plus_one_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_copartition_groups_count_plus_one_r5 = (f_copartition_groups_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_copartition_groups_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
-                _v1._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one_r5
-                f_copartition_groups_r5 = []
-                _c43 = (f_copartition_groups_count_plus_one_r5 - 1)
-                if _c43:
-                    if _c43 < 0:
-                        raise _invalid(pos, 'group_records/subtopology/copartition_groups', f"negative count {_c43}")
-                    if _c43 > (end - pos) // 4 or _c43 > _LIMITS.max_items:
-                        raise _too_many(pos, 'group_records/subtopology/copartition_groups', _c43, end - pos)
-                    _ap42 = f_copartition_groups_r5.append
-                    for _ in range(_c43):
-                        _v41 = _new(GroupRecords_CopartitionGroup)
-                        _v41._parent_ref = _ref(_v1)
-                        _v41._pins = 0
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
-                        f_source_topics_count_plus_one_r45 = buf[pos]
-                        if f_source_topics_count_plus_one_r45 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
-                            f_source_topics_count_plus_one_r45 = (f_source_topics_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
-                            pos += 2
-                        else:
-                            f_source_topics_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
-                        _v41._source_topics_count_plus_one = f_source_topics_count_plus_one_r45
-                        f_source_topics_r45 = []
-                        _c48 = (f_source_topics_count_plus_one_r45 - 1)
-                        if _c48:
-                            if _c48 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c48}")
-                            if _c48 > (end - pos) // 2 or _c48 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/source_topics', _c48, end - pos)
-                            _ap47 = f_source_topics_r45.append
-                            for _ in range(_c48):
-                                if end - pos < 2:
-                                    raise _short(pos, end, 2, 'group_records/copartition_group/source_topics')
-                                _v46, = _S0.unpack_from(buf, pos)
-                                pos += 2
-                                _ap47(_v46)
-                        _v41.source_topics = f_source_topics_r45
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                        f_source_topic_regex_count_plus_one_r45 = buf[pos]
-                        if f_source_topic_regex_count_plus_one_r45 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
-                            f_source_topic_regex_count_plus_one_r45 = (f_source_topic_regex_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
-                            pos += 2
-                        else:
-                            f_source_topic_regex_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
-                        _v41._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one_r45
-                        f_source_topic_regex_r45 = []
-                        _c52 = (f_source_topic_regex_count_plus_one_r45 - 1)
-                        if _c52:
-                            if _c52 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c52}")
-                            if _c52 > (end - pos) // 2 or _c52 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c52, end - pos)
-                            _ap51 = f_source_topic_regex_r45.append
-                            for _ in range(_c52):
-                                if end - pos < 2:
-                                    raise _short(pos, end, 2, 'group_records/copartition_group/source_topic_regex')
-                                _v50, = _S0.unpack_from(buf, pos)
-                                pos += 2
-                                _ap51(_v50)
-                        _v41.source_topic_regex = f_source_topic_regex_r45
-                        if pos >= end:
-                            raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                        f_repartition_source_topics_count_plus_one_r45 = buf[pos]
-                        if f_repartition_source_topics_count_plus_one_r45 < 0x80:
-                            pos += 1
-                        elif pos + 1 < end and (_b1_r45 := buf[pos + 1]) < 0x80:
-                            f_repartition_source_topics_count_plus_one_r45 = (f_repartition_source_topics_count_plus_one_r45 & 0x7F) | (_b1_r45 << 7)
-                            pos += 2
-                        else:
-                            f_repartition_source_topics_count_plus_one_r45, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
-                        _v41._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one_r45
-                        f_repartition_source_topics_r45 = []
-                        _c56 = (f_repartition_source_topics_count_plus_one_r45 - 1)
-                        if _c56:
-                            if _c56 < 0:
-                                raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c56}")
-                            if _c56 > (end - pos) // 2 or _c56 > _LIMITS.max_items:
-                                raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c56, end - pos)
-                            _ap55 = f_repartition_source_topics_r45.append
-                            for _ in range(_c56):
-                                if end - pos < 2:
-                                    raise _short(pos, end, 2, 'group_records/copartition_group/repartition_source_topics')
-                                _v54, = _S0.unpack_from(buf, pos)
-                                pos += 2
-                                _ap55(_v54)
-                        _v41.repartition_source_topics = f_repartition_source_topics_r45
-                        f_tagged_fields_r45, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v41)
-                        _v41.tagged_fields = f_tagged_fields_r45
-                        _ap42(_v41)
-                _v1.copartition_groups = f_copartition_groups_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = GroupRecords_Subtopology._read(buf, pos, end, self)
                 _ap2(_v1)
         self.subtopologies = f_subtopologies
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)

@@ -260,14 +260,7 @@ class KafkaTypes_CompactString(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_string/length_plus_one')
-        f_length_plus_one = buf[pos]
-        if f_length_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_length_plus_one = (f_length_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_string/length_plus_one')
+        f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_string/length_plus_one')
         self._length_plus_one = f_length_plus_one
         _n = (f_length_plus_one - 1)
         if not 0 <= _n <= end - pos:
@@ -346,14 +339,7 @@ class KafkaTypes_CompactNullableString(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_nullable_string/length_plus_one')
-        f_length_plus_one = buf[pos]
-        if f_length_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_length_plus_one = (f_length_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_string/length_plus_one')
+        f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_string/length_plus_one')
         self._length_plus_one = f_length_plus_one
         if (f_length_plus_one > 0):
             _n = (f_length_plus_one - 1)
@@ -592,14 +578,7 @@ class KafkaTypes_CompactBytes(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_bytes/length_plus_one')
-        f_length_plus_one = buf[pos]
-        if f_length_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_length_plus_one = (f_length_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_bytes/length_plus_one')
+        f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_bytes/length_plus_one')
         self._length_plus_one = f_length_plus_one
         _n = (f_length_plus_one - 1)
         if not 0 <= _n <= end - pos:
@@ -678,14 +657,7 @@ class KafkaTypes_CompactNullableBytes(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_nullable_bytes/length_plus_one')
-        f_length_plus_one = buf[pos]
-        if f_length_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_length_plus_one = (f_length_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_bytes/length_plus_one')
+        f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_bytes/length_plus_one')
         self._length_plus_one = f_length_plus_one
         if (f_length_plus_one > 0):
             _n = (f_length_plus_one - 1)
@@ -769,14 +741,7 @@ class KafkaTypes_TaggedFields(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_fields/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_fields/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_fields/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -787,36 +752,7 @@ class KafkaTypes_TaggedFields(_Node):
                 raise _too_many(_m_count, 'kafka_types/tagged_fields/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(KafkaTypes_TaggedField)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'kafka_types/tagged_field/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
-                _v1._data_length = f_data_length_r5
-                if not 0 <= f_data_length_r5 <= end - pos:
-                    raise _bad_size(pos, end, f_data_length_r5, 'kafka_types/tagged_field/data')
-                f_data_r5 = buf[pos:pos + f_data_length_r5]
-                pos += f_data_length_r5
-                _v1.data = f_data_r5
+                _v1, pos = KafkaTypes_TaggedField._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -896,25 +832,11 @@ class KafkaTypes_TaggedField(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/tagged_field/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
         self._data_length = f_data_length
         if not 0 <= f_data_length <= end - pos:
             raise _bad_size(pos, end, f_data_length, 'kafka_types/tagged_field/data')
@@ -1144,14 +1066,7 @@ class KafkaTypes_CompactInt32Array(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_int32_array/count_plus_one')
-        f_count_plus_one = buf[pos]
-        if f_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count_plus_one = (f_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_int32_array/count_plus_one')
+        f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_int32_array/count_plus_one')
         self._count_plus_one = f_count_plus_one
         if (f_count_plus_one > 0):
             f_items = []
@@ -1243,14 +1158,7 @@ class KafkaTypes_CompactUuidArray(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'kafka_types/compact_uuid_array/count_plus_one')
-        f_count_plus_one = buf[pos]
-        if f_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count_plus_one = (f_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_uuid_array/count_plus_one')
+        f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_uuid_array/count_plus_one')
         self._count_plus_one = f_count_plus_one
         if (f_count_plus_one > 0):
             f_items = []

@@ -141,36 +141,15 @@ class MetadataRecord(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/frame_version')
-        f_frame_version = buf[pos]
-        if f_frame_version < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_frame_version = (f_frame_version & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/frame_version')
+        f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/frame_version')
         self.frame_version = f_frame_version
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/api_key')
-        f_api_key = buf[pos]
-        if f_api_key < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_api_key = (f_api_key & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/api_key')
+        f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/api_key')
         self.api_key = f_api_key
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/version')
-        f_version = buf[pos]
-        if f_version < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_version = (f_version & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/version')
+        f_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/version')
         self.version = f_version
         _e = end
         _on1 = (((f_api_key * 1000) + f_version) if (f_version < 1000) else (-1))
@@ -637,14 +616,7 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
         self.broker_epoch = f_broker_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v0/end_points_count_plus_one')
-        f_end_points_count_plus_one = buf[pos]
-        if f_end_points_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_end_points_count_plus_one = (f_end_points_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v0/end_points_count_plus_one')
+        f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v0/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
         _c3 = (f_end_points_count_plus_one - 1)
@@ -655,32 +627,12 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v0/end_points', _c3, end - pos)
             _ap2 = f_end_points.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T0)
-                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
-                pos += 4
-                _v1.port = f_port_r5
-                _v1.security_protocol = f_security_protocol_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_BrokerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v0/features_count_plus_one')
-        f_features_count_plus_one = buf[pos]
-        if f_features_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_features_count_plus_one = (f_features_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v0/features_count_plus_one')
+        f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v0/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
         _c8 = (f_features_count_plus_one - 1)
@@ -691,18 +643,7 @@ class MetadataRecord_RegisterBrokerRecordV0(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v0/features', _c8, end - pos)
             _ap7 = f_features.append
             for _ in range(_c8):
-                _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = _ref(self)
-                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T1)
-                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6.min_supported_version = f_min_supported_version_r10
-                _v6.max_supported_version = f_max_supported_version_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = MetadataRecord_BrokerFeature._read(buf, pos, end, self)
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -902,14 +843,7 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
         self.broker_epoch = f_broker_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v1/end_points_count_plus_one')
-        f_end_points_count_plus_one = buf[pos]
-        if f_end_points_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_end_points_count_plus_one = (f_end_points_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v1/end_points_count_plus_one')
+        f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v1/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
         _c3 = (f_end_points_count_plus_one - 1)
@@ -920,32 +854,12 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v1/end_points', _c3, end - pos)
             _ap2 = f_end_points.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T0)
-                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
-                pos += 4
-                _v1.port = f_port_r5
-                _v1.security_protocol = f_security_protocol_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_BrokerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v1/features_count_plus_one')
-        f_features_count_plus_one = buf[pos]
-        if f_features_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_features_count_plus_one = (f_features_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v1/features_count_plus_one')
+        f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v1/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
         _c8 = (f_features_count_plus_one - 1)
@@ -956,18 +870,7 @@ class MetadataRecord_RegisterBrokerRecordV1(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v1/features', _c8, end - pos)
             _ap7 = f_features.append
             for _ in range(_c8):
-                _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = _ref(self)
-                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T1)
-                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6.min_supported_version = f_min_supported_version_r10
-                _v6.max_supported_version = f_max_supported_version_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = MetadataRecord_BrokerFeature._read(buf, pos, end, self)
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -1173,14 +1076,7 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
         self.broker_epoch = f_broker_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v2/end_points_count_plus_one')
-        f_end_points_count_plus_one = buf[pos]
-        if f_end_points_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_end_points_count_plus_one = (f_end_points_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v2/end_points_count_plus_one')
+        f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v2/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
         _c3 = (f_end_points_count_plus_one - 1)
@@ -1191,32 +1087,12 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v2/end_points', _c3, end - pos)
             _ap2 = f_end_points.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T0)
-                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
-                pos += 4
-                _v1.port = f_port_r5
-                _v1.security_protocol = f_security_protocol_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_BrokerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v2/features_count_plus_one')
-        f_features_count_plus_one = buf[pos]
-        if f_features_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_features_count_plus_one = (f_features_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v2/features_count_plus_one')
+        f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v2/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
         _c8 = (f_features_count_plus_one - 1)
@@ -1227,18 +1103,7 @@ class MetadataRecord_RegisterBrokerRecordV2(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v2/features', _c8, end - pos)
             _ap7 = f_features.append
             for _ in range(_c8):
-                _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = _ref(self)
-                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T1)
-                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6.min_supported_version = f_min_supported_version_r10
-                _v6.max_supported_version = f_max_supported_version_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = MetadataRecord_BrokerFeature._read(buf, pos, end, self)
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -1397,25 +1262,11 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -1523,14 +1374,7 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -1541,45 +1385,7 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/register_broker_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_RegisterBrokerRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/register_broker_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/register_broker_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactUuidArray._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_RegisterBrokerRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -1710,14 +1516,7 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
         self.broker_epoch = f_broker_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v3/end_points_count_plus_one')
-        f_end_points_count_plus_one = buf[pos]
-        if f_end_points_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_end_points_count_plus_one = (f_end_points_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v3/end_points_count_plus_one')
+        f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v3/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
         _c3 = (f_end_points_count_plus_one - 1)
@@ -1728,32 +1527,12 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v3/end_points', _c3, end - pos)
             _ap2 = f_end_points.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerEndpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T0)
-                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
-                pos += 4
-                _v1.port = f_port_r5
-                _v1.security_protocol = f_security_protocol_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_BrokerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_broker_record_v3/features_count_plus_one')
-        f_features_count_plus_one = buf[pos]
-        if f_features_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_features_count_plus_one = (f_features_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v3/features_count_plus_one')
+        f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_v3/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
         _c8 = (f_features_count_plus_one - 1)
@@ -1764,18 +1543,7 @@ class MetadataRecord_RegisterBrokerRecordV3(_Node):
                 raise _too_many(pos, 'metadata_record/register_broker_record_v3/features', _c8, end - pos)
             _ap7 = f_features.append
             for _ in range(_c8):
-                _v6 = _new(MetadataRecord_BrokerFeature)
-                _v6._parent_ref = _ref(self)
-                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T1)
-                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6.min_supported_version = f_min_supported_version_r10
-                _v6.max_supported_version = f_max_supported_version_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = MetadataRecord_BrokerFeature._read(buf, pos, end, self)
                 _ap7(_v6)
         self.features = f_features
         f_rack, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, self)
@@ -2077,25 +1845,11 @@ class MetadataRecord_PartitionRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -2203,14 +1957,7 @@ class MetadataRecord_PartitionRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -2221,45 +1968,7 @@ class MetadataRecord_PartitionRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/partition_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_PartitionRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/partition_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_PartitionRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -2386,14 +2095,7 @@ class MetadataRecord_PartitionRecordV0(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v0/replicas_count_plus_one')
-        f_replicas_count_plus_one = buf[pos]
-        if f_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_replicas_count_plus_one = (f_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/replicas_count_plus_one')
+        f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/replicas_count_plus_one')
         self._replicas_count_plus_one = f_replicas_count_plus_one
         f_replicas = []
         _c3 = (f_replicas_count_plus_one - 1)
@@ -2412,14 +2114,7 @@ class MetadataRecord_PartitionRecordV0(_Node):
         self.replicas = f_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v0/isr_count_plus_one')
-        f_isr_count_plus_one = buf[pos]
-        if f_isr_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_isr_count_plus_one = (f_isr_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/isr_count_plus_one')
+        f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/isr_count_plus_one')
         self._isr_count_plus_one = f_isr_count_plus_one
         f_isr = []
         _c7 = (f_isr_count_plus_one - 1)
@@ -2438,14 +2133,7 @@ class MetadataRecord_PartitionRecordV0(_Node):
         self.isr = f_isr
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v0/removing_replicas_count_plus_one')
-        f_removing_replicas_count_plus_one = buf[pos]
-        if f_removing_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_removing_replicas_count_plus_one = (f_removing_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/removing_replicas_count_plus_one')
+        f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/removing_replicas_count_plus_one')
         self._removing_replicas_count_plus_one = f_removing_replicas_count_plus_one
         f_removing_replicas = []
         _c11 = (f_removing_replicas_count_plus_one - 1)
@@ -2464,14 +2152,7 @@ class MetadataRecord_PartitionRecordV0(_Node):
         self.removing_replicas = f_removing_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v0/adding_replicas_count_plus_one')
-        f_adding_replicas_count_plus_one = buf[pos]
-        if f_adding_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_adding_replicas_count_plus_one = (f_adding_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/adding_replicas_count_plus_one')
+        f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v0/adding_replicas_count_plus_one')
         self._adding_replicas_count_plus_one = f_adding_replicas_count_plus_one
         f_adding_replicas = []
         _c15 = (f_adding_replicas_count_plus_one - 1)
@@ -2734,14 +2415,7 @@ class MetadataRecord_PartitionRecordV1(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v1/replicas_count_plus_one')
-        f_replicas_count_plus_one = buf[pos]
-        if f_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_replicas_count_plus_one = (f_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/replicas_count_plus_one')
+        f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/replicas_count_plus_one')
         self._replicas_count_plus_one = f_replicas_count_plus_one
         f_replicas = []
         _c3 = (f_replicas_count_plus_one - 1)
@@ -2760,14 +2434,7 @@ class MetadataRecord_PartitionRecordV1(_Node):
         self.replicas = f_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v1/isr_count_plus_one')
-        f_isr_count_plus_one = buf[pos]
-        if f_isr_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_isr_count_plus_one = (f_isr_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/isr_count_plus_one')
+        f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/isr_count_plus_one')
         self._isr_count_plus_one = f_isr_count_plus_one
         f_isr = []
         _c7 = (f_isr_count_plus_one - 1)
@@ -2786,14 +2453,7 @@ class MetadataRecord_PartitionRecordV1(_Node):
         self.isr = f_isr
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v1/removing_replicas_count_plus_one')
-        f_removing_replicas_count_plus_one = buf[pos]
-        if f_removing_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_removing_replicas_count_plus_one = (f_removing_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/removing_replicas_count_plus_one')
+        f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/removing_replicas_count_plus_one')
         self._removing_replicas_count_plus_one = f_removing_replicas_count_plus_one
         f_removing_replicas = []
         _c11 = (f_removing_replicas_count_plus_one - 1)
@@ -2812,14 +2472,7 @@ class MetadataRecord_PartitionRecordV1(_Node):
         self.removing_replicas = f_removing_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v1/adding_replicas_count_plus_one')
-        f_adding_replicas_count_plus_one = buf[pos]
-        if f_adding_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_adding_replicas_count_plus_one = (f_adding_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/adding_replicas_count_plus_one')
+        f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/adding_replicas_count_plus_one')
         self._adding_replicas_count_plus_one = f_adding_replicas_count_plus_one
         f_adding_replicas = []
         _c15 = (f_adding_replicas_count_plus_one - 1)
@@ -2845,14 +2498,7 @@ class MetadataRecord_PartitionRecordV1(_Node):
         self.partition_epoch = f_partition_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v1/directories_count_plus_one')
-        f_directories_count_plus_one = buf[pos]
-        if f_directories_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_directories_count_plus_one = (f_directories_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_directories_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/directories_count_plus_one')
+        f_directories_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v1/directories_count_plus_one')
         self._directories_count_plus_one = f_directories_count_plus_one
         f_directories = []
         _c19 = (f_directories_count_plus_one - 1)
@@ -3087,25 +2733,11 @@ class MetadataRecord_PartitionRecordTagV2(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -3219,14 +2851,7 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_tags_v2/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tags_v2/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tags_v2/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -3237,51 +2862,7 @@ class MetadataRecord_PartitionRecordTagsV2(_Node):
                 raise _too_many(_m_count, 'metadata_record/partition_record_tags_v2/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_PartitionRecordTagV2)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_record_tag_v2/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag_v2/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_record_tag_v2/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/partition_record_tag_v2/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_CompactInt32Array._read(buf, _q8, _e_r5, _v1)
-                elif _on6 == 2:
-                    _q9 = pos
-                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_PartitionRecordTagV2._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -3416,14 +2997,7 @@ class MetadataRecord_PartitionRecordV2(_Node):
         self.topic_id = f_topic_id
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v2/replicas_count_plus_one')
-        f_replicas_count_plus_one = buf[pos]
-        if f_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_replicas_count_plus_one = (f_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/replicas_count_plus_one')
+        f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/replicas_count_plus_one')
         self._replicas_count_plus_one = f_replicas_count_plus_one
         f_replicas = []
         _c3 = (f_replicas_count_plus_one - 1)
@@ -3442,14 +3016,7 @@ class MetadataRecord_PartitionRecordV2(_Node):
         self.replicas = f_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v2/isr_count_plus_one')
-        f_isr_count_plus_one = buf[pos]
-        if f_isr_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_isr_count_plus_one = (f_isr_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/isr_count_plus_one')
+        f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/isr_count_plus_one')
         self._isr_count_plus_one = f_isr_count_plus_one
         f_isr = []
         _c7 = (f_isr_count_plus_one - 1)
@@ -3468,14 +3035,7 @@ class MetadataRecord_PartitionRecordV2(_Node):
         self.isr = f_isr
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v2/removing_replicas_count_plus_one')
-        f_removing_replicas_count_plus_one = buf[pos]
-        if f_removing_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_removing_replicas_count_plus_one = (f_removing_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/removing_replicas_count_plus_one')
+        f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/removing_replicas_count_plus_one')
         self._removing_replicas_count_plus_one = f_removing_replicas_count_plus_one
         f_removing_replicas = []
         _c11 = (f_removing_replicas_count_plus_one - 1)
@@ -3494,14 +3054,7 @@ class MetadataRecord_PartitionRecordV2(_Node):
         self.removing_replicas = f_removing_replicas
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v2/adding_replicas_count_plus_one')
-        f_adding_replicas_count_plus_one = buf[pos]
-        if f_adding_replicas_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_adding_replicas_count_plus_one = (f_adding_replicas_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/adding_replicas_count_plus_one')
+        f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/adding_replicas_count_plus_one')
         self._adding_replicas_count_plus_one = f_adding_replicas_count_plus_one
         f_adding_replicas = []
         _c15 = (f_adding_replicas_count_plus_one - 1)
@@ -3527,14 +3080,7 @@ class MetadataRecord_PartitionRecordV2(_Node):
         self.partition_epoch = f_partition_epoch
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_record_v2/directories_count_plus_one')
-        f_directories_count_plus_one = buf[pos]
-        if f_directories_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_directories_count_plus_one = (f_directories_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_directories_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/directories_count_plus_one')
+        f_directories_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_v2/directories_count_plus_one')
         self._directories_count_plus_one = f_directories_count_plus_one
         f_directories = []
         _c19 = (f_directories_count_plus_one - 1)
@@ -3873,25 +3419,11 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -4015,14 +3547,7 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -4033,60 +3558,7 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/partition_change_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_PartitionChangeRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
-                elif _on6 == 2:
-                    _q9 = pos
-                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
-                elif _on6 == 3:
-                    _q10 = pos
-                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
-                elif _on6 == 4:
-                    _q11 = pos
-                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
-                elif _on6 == 5:
-                    _q12 = pos
-                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_PartitionChangeRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -4248,25 +3720,11 @@ class MetadataRecord_PartitionChangeRecordTagV1(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -4393,14 +3851,7 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tags_v1/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags_v1/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags_v1/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -4411,63 +3862,7 @@ class MetadataRecord_PartitionChangeRecordTagsV1(_Node):
                 raise _too_many(_m_count, 'metadata_record/partition_change_record_tags_v1/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_PartitionChangeRecordTagV1)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v1/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v1/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v1/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag_v1/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
-                elif _on6 == 2:
-                    _q9 = pos
-                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
-                elif _on6 == 3:
-                    _q10 = pos
-                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
-                elif _on6 == 4:
-                    _q11 = pos
-                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
-                elif _on6 == 5:
-                    _q12 = pos
-                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
-                elif _on6 == 8:
-                    _q13 = pos
-                    f_data_r5, _q13 = KafkaTypes_CompactUuidArray._read(buf, _q13, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_PartitionChangeRecordTagV1._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -4630,25 +4025,11 @@ class MetadataRecord_PartitionChangeRecordTagV2(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -4782,14 +4163,7 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/partition_change_record_tags_v2/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags_v2/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags_v2/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -4800,69 +4174,7 @@ class MetadataRecord_PartitionChangeRecordTagsV2(_Node):
                 raise _too_many(_m_count, 'metadata_record/partition_change_record_tags_v2/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_PartitionChangeRecordTagV2)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag_v2/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag_v2/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_change_record_tag_v2/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/partition_change_record_tag_v2/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactInt32Array._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_TaggedInt32._read(buf, _q8, _e_r5, _v1)
-                elif _on6 == 2:
-                    _q9 = pos
-                    f_data_r5, _q9 = KafkaTypes_CompactInt32Array._read(buf, _q9, _e_r5, _v1)
-                elif _on6 == 3:
-                    _q10 = pos
-                    f_data_r5, _q10 = KafkaTypes_CompactInt32Array._read(buf, _q10, _e_r5, _v1)
-                elif _on6 == 4:
-                    _q11 = pos
-                    f_data_r5, _q11 = KafkaTypes_CompactInt32Array._read(buf, _q11, _e_r5, _v1)
-                elif _on6 == 5:
-                    _q12 = pos
-                    f_data_r5, _q12 = KafkaTypes_TaggedInt8._read(buf, _q12, _e_r5, _v1)
-                elif _on6 == 6:
-                    _q13 = pos
-                    f_data_r5, _q13 = KafkaTypes_CompactInt32Array._read(buf, _q13, _e_r5, _v1)
-                elif _on6 == 7:
-                    _q14 = pos
-                    f_data_r5, _q14 = KafkaTypes_CompactInt32Array._read(buf, _q14, _e_r5, _v1)
-                elif _on6 == 8:
-                    _q15 = pos
-                    f_data_r5, _q15 = KafkaTypes_CompactUuidArray._read(buf, _q15, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_PartitionChangeRecordTagV2._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -5235,14 +4547,7 @@ class MetadataRecord_DelegationTokenRecordV0(_Node):
         self.requester = f_requester
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/delegation_token_record_v0/renewers_count_plus_one')
-        f_renewers_count_plus_one = buf[pos]
-        if f_renewers_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_renewers_count_plus_one = (f_renewers_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_renewers_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/delegation_token_record_v0/renewers_count_plus_one')
+        f_renewers_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/delegation_token_record_v0/renewers_count_plus_one')
         self._renewers_count_plus_one = f_renewers_count_plus_one
         f_renewers = []
         _c3 = (f_renewers_count_plus_one - 1)
@@ -5661,14 +4966,7 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/client_quota_record_v0/entity_count_plus_one')
-        f_entity_count_plus_one = buf[pos]
-        if f_entity_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_entity_count_plus_one = (f_entity_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_entity_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/client_quota_record_v0/entity_count_plus_one')
+        f_entity_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/client_quota_record_v0/entity_count_plus_one')
         self._entity_count_plus_one = f_entity_count_plus_one
         f_entity = []
         _c3 = (f_entity_count_plus_one - 1)
@@ -5679,14 +4977,7 @@ class MetadataRecord_ClientQuotaRecordV0(_Node):
                 raise _too_many(pos, 'metadata_record/client_quota_record_v0/entity', _c3, end - pos)
             _ap2 = f_entity.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_EntityData)
-                _v1._parent_ref = _ref(self)
-                f_entity_type_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.entity_type = f_entity_type_r5
-                f_entity_name_r5, pos = KafkaTypes_CompactNullableString._read(buf, pos, end, _v1)
-                _v1.entity_name = f_entity_name_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_EntityData._read(buf, pos, end, self)
                 _ap2(_v1)
         self.entity = f_entity
         f_key, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
@@ -5872,25 +5163,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -5998,14 +5275,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -6016,45 +5286,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/broker_registration_change_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_BrokerRegistrationChangeRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -6203,25 +5435,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagV1(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -6332,14 +5550,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tags_v1/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags_v1/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags_v1/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -6350,48 +5561,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV1(_Node):
                 raise _too_many(_m_count, 'metadata_record/broker_registration_change_record_tags_v1/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTagV1)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v1/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v1/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag_v1/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_TaggedInt8._read(buf, _q8, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_BrokerRegistrationChangeRecordTagV1._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -6543,25 +5713,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagV2(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -6676,14 +5832,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tags_v2/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags_v2/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags_v2/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -6694,51 +5843,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTagsV2(_Node):
                 raise _too_many(_m_count, 'metadata_record/broker_registration_change_record_tags_v2/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BrokerRegistrationChangeRecordTagV2)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag_v2/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/broker_registration_change_record_tag_v2/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/broker_registration_change_record_tag_v2/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedInt8._read(buf, _q7, _e_r5, _v1)
-                elif _on6 == 1:
-                    _q8 = pos
-                    f_data_r5, _q8 = KafkaTypes_TaggedInt8._read(buf, _q8, _e_r5, _v1)
-                elif _on6 == 2:
-                    _q9 = pos
-                    f_data_r5, _q9 = KafkaTypes_CompactUuidArray._read(buf, _q9, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_BrokerRegistrationChangeRecordTagV2._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -7288,25 +6393,11 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -7414,14 +6505,7 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -7432,45 +6516,7 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/begin_transaction_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_BeginTransactionRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/begin_transaction_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/begin_transaction_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactNullableString._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_BeginTransactionRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -7645,25 +6691,11 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -7771,14 +6803,7 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -7789,45 +6814,7 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
                 raise _too_many(_m_count, 'metadata_record/abort_transaction_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_AbortTransactionRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'metadata_record/abort_transaction_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'metadata_record/abort_transaction_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_CompactNullableString._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = MetadataRecord_AbortTransactionRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -8213,14 +7200,7 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
         self.zk_migration_ready = f_zk_migration_ready
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_controller_record_v0/end_points_count_plus_one')
-        f_end_points_count_plus_one = buf[pos]
-        if f_end_points_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_end_points_count_plus_one = (f_end_points_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record_v0/end_points_count_plus_one')
+        f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record_v0/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
         _c3 = (f_end_points_count_plus_one - 1)
@@ -8231,32 +7211,12 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
                 raise _too_many(pos, 'metadata_record/register_controller_record_v0/end_points', _c3, end - pos)
             _ap2 = f_end_points.append
             for _ in range(_c3):
-                _v1 = _new(MetadataRecord_ControllerEndpoint)
-                _v1._parent_ref = _ref(self)
-                f_name_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.name = f_name_r5
-                f_host_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                _v1.host = f_host_r5
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T41)
-                f_port_r5, f_security_protocol_r5 = _S0.unpack_from(buf, pos)
-                pos += 4
-                _v1.port = f_port_r5
-                _v1.security_protocol = f_security_protocol_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = MetadataRecord_ControllerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
         if pos >= end:
             raise _short(pos, end, 1, 'metadata_record/register_controller_record_v0/features_count_plus_one')
-        f_features_count_plus_one = buf[pos]
-        if f_features_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_features_count_plus_one = (f_features_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record_v0/features_count_plus_one')
+        f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record_v0/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
         _c8 = (f_features_count_plus_one - 1)
@@ -8267,18 +7227,7 @@ class MetadataRecord_RegisterControllerRecordV0(_Node):
                 raise _too_many(pos, 'metadata_record/register_controller_record_v0/features', _c8, end - pos)
             _ap7 = f_features.append
             for _ in range(_c8):
-                _v6 = _new(MetadataRecord_ControllerFeature)
-                _v6._parent_ref = _ref(self)
-                f_name_r10, pos = KafkaTypes_CompactString._read(buf, pos, end, _v6)
-                _v6.name = f_name_r10
-                if end - pos < 4:
-                    raise _truncated(pos, end, _T42)
-                f_min_supported_version_r10, f_max_supported_version_r10 = _S1.unpack_from(buf, pos)
-                pos += 4
-                _v6.min_supported_version = f_min_supported_version_r10
-                _v6.max_supported_version = f_max_supported_version_r10
-                f_tagged_fields_r10, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v6)
-                _v6.tagged_fields = f_tagged_fields_r10
+                _v6, pos = MetadataRecord_ControllerFeature._read(buf, pos, end, self)
                 _ap7(_v6)
         self.features = f_features
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)

@@ -45,14 +45,7 @@ class OffsetIndex(_Node):
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
-            _v1 = _new(OffsetIndex_Entry)
-            _v1._parent_ref = _ref(self)
-            if end - pos < 8:
-                raise _truncated(pos, end, _T0)
-            f_relative_offset_r4, f_position_r4 = _S0.unpack_from(buf, pos)
-            pos += 8
-            _v1.relative_offset = f_relative_offset_r4
-            _v1.position = f_position_r4
+            _v1, pos = OffsetIndex_Entry._read(buf, pos, end, self)
             _ap2(_v1)
         self.entries = f_entries
         return self, pos

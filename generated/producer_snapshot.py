@@ -19,8 +19,8 @@ __all__ = ["ProducerSnapshot"]
 
 _new = object.__new__
 _S0 = Struct(">hIi")
-_S1 = Struct(">qhiqiqiq")
-_S2 = Struct(">I")
+_S1 = Struct(">I")
+_S2 = Struct(">qhiqiqiq")
 _T0 = ((0, 2, 'producer_snapshot/version'), (2, 4, 'producer_snapshot/crc'), (6, 4, 'producer_snapshot/producer_count'), )
 _T1 = ((0, 8, 'producer_snapshot/producer_entry/producer_id'), (8, 2, 'producer_snapshot/producer_entry/producer_epoch'), (10, 4, 'producer_snapshot/producer_entry/last_sequence'), (14, 8, 'producer_snapshot/producer_entry/last_offset'), (22, 4, 'producer_snapshot/producer_entry/offset_delta'), (26, 8, 'producer_snapshot/producer_entry/timestamp'), (34, 4, 'producer_snapshot/producer_entry/coordinator_epoch'), (38, 8, 'producer_snapshot/producer_entry/current_txn_first_offset'), )
 
@@ -88,20 +88,7 @@ class ProducerSnapshot(_Node):
                 raise _too_many(_m_producer_count, 'producer_snapshot/producers', _c3, end - pos)
             _ap2 = f_producers.append
             for _ in range(_c3):
-                _v1 = _new(ProducerSnapshot_ProducerEntry)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 46:
-                    raise _truncated(pos, end, _T1)
-                f_producer_id_r5, f_producer_epoch_r5, f_last_sequence_r5, f_last_offset_r5, f_offset_delta_r5, f_timestamp_r5, f_coordinator_epoch_r5, f_current_txn_first_offset_r5 = _S1.unpack_from(buf, pos)
-                pos += 46
-                _v1.producer_id = f_producer_id_r5
-                _v1.producer_epoch = f_producer_epoch_r5
-                _v1.last_sequence = f_last_sequence_r5
-                _v1.last_offset = f_last_offset_r5
-                _v1.offset_delta = f_offset_delta_r5
-                _v1.timestamp = f_timestamp_r5
-                _v1.coordinator_epoch = f_coordinator_epoch_r5
-                _v1.current_txn_first_offset = f_current_txn_first_offset_r5
+                _v1, pos = ProducerSnapshot_ProducerEntry._read(buf, pos, end, self)
                 _ap2(_v1)
         self.producers = f_producers
         self._crc_computed = (buf, _m_producer_count, pos)
@@ -136,7 +123,7 @@ class ProducerSnapshot(_Node):
                 w_crc = _crc32c(_mv[_m_producer_count:])
         if keep:
             self._crc = w_crc
-        _S2.pack_into(out, _at_crc, w_crc)
+        _S1.pack_into(out, _at_crc, w_crc)
 
 
     def size(self) -> int:
@@ -254,7 +241,7 @@ class ProducerSnapshot_ProducerEntry(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         if end - pos < 46:
             raise _truncated(pos, end, _T1)
-        f_producer_id, f_producer_epoch, f_last_sequence, f_last_offset, f_offset_delta, f_timestamp, f_coordinator_epoch, f_current_txn_first_offset = _S1.unpack_from(buf, pos)
+        f_producer_id, f_producer_epoch, f_last_sequence, f_last_offset, f_offset_delta, f_timestamp, f_coordinator_epoch, f_current_txn_first_offset = _S2.unpack_from(buf, pos)
         pos += 46
         self.producer_id = f_producer_id
         self.producer_epoch = f_producer_epoch
@@ -276,7 +263,7 @@ class ProducerSnapshot_ProducerEntry(_Node):
         w_timestamp = self.timestamp
         w_coordinator_epoch = self.coordinator_epoch
         w_current_txn_first_offset = self.current_txn_first_offset
-        out += _S1.pack(w_producer_id, w_producer_epoch, w_last_sequence, w_last_offset, w_offset_delta, w_timestamp, w_coordinator_epoch, w_current_txn_first_offset)
+        out += _S2.pack(w_producer_id, w_producer_epoch, w_last_sequence, w_last_offset, w_offset_delta, w_timestamp, w_coordinator_epoch, w_current_txn_first_offset)
 
 
     def size(self) -> int:

@@ -88,36 +88,15 @@ class RemoteLogMetadata(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/frame_version')
-        f_frame_version = buf[pos]
-        if f_frame_version < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_frame_version = (f_frame_version & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/frame_version')
+        f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/frame_version')
         self.frame_version = f_frame_version
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/api_key')
-        f_api_key = buf[pos]
-        if f_api_key < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_api_key = (f_api_key & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/api_key')
+        f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/api_key')
         self.api_key = f_api_key
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/version')
-        f_version = buf[pos]
-        if f_version < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_version = (f_version & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/version')
+        f_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/version')
         self.version = f_version
         _e = end
         _on1 = (((f_api_key * 1000) + f_version) if (f_version < 1000) else (-1))
@@ -450,25 +429,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -575,14 +540,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -593,45 +551,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
                 raise _too_many(_m_count, 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedBool._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -754,14 +674,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
         self.event_timestamp_ms = f_event_timestamp_ms
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs_count_plus_one')
-        f_segment_leader_epochs_count_plus_one = buf[pos]
-        if f_segment_leader_epochs_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_segment_leader_epochs_count_plus_one = (f_segment_leader_epochs_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs_count_plus_one')
+        f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs_count_plus_one')
         self._segment_leader_epochs_count_plus_one = f_segment_leader_epochs_count_plus_one
         f_segment_leader_epochs = []
         _c3 = (f_segment_leader_epochs_count_plus_one - 1)
@@ -772,16 +685,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordV0(_Node):
                 raise _too_many(pos, 'remote_log_metadata/remote_log_segment_metadata_record_v0/segment_leader_epochs', _c3, end - pos)
             _ap2 = f_segment_leader_epochs.append
             for _ in range(_c3):
-                _v1 = _new(RemoteLogMetadata_SegmentLeaderEpochEntry)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 12:
-                    raise _truncated(pos, end, _T1)
-                f_leader_epoch_r5, f_offset_r5 = _S1.unpack_from(buf, pos)
-                pos += 12
-                _v1.leader_epoch = f_leader_epoch_r5
-                _v1.offset = f_offset_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = RemoteLogMetadata_SegmentLeaderEpochEntry._read(buf, pos, end, self)
                 _ap2(_v1)
         self.segment_leader_epochs = f_segment_leader_epochs
         if end - pos < 4:
@@ -1111,25 +1015,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
         self._pins = 0
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-        f_tag = buf[pos]
-        if f_tag < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_tag = (f_tag & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
+        f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
         self.tag = f_tag
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
-        f_data_length = buf[pos]
-        if f_data_length < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_data_length = (f_data_length & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
+        f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
         if _n < 0:
@@ -1236,14 +1126,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
         _m_count = pos
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/count')
-        f_count = buf[pos]
-        if f_count < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_count = (f_count & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/count')
+        f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/count')
         self._count = f_count
         f_fields = []
         _c3 = f_count
@@ -1254,45 +1137,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
                 raise _too_many(_m_count, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields', _c3, end - pos)
             _ap2 = f_fields.append
             for _ in range(_c3):
-                _v1 = _new(RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag)
-                _v1._parent_ref = _ref(self)
-                _v1._pins = 0
-                if pos >= end:
-                    raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                f_tag_r5 = buf[pos]
-                if f_tag_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_tag_r5 = (f_tag_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_tag_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
-                _v1.tag = f_tag_r5
-                if pos >= end:
-                    raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
-                f_data_length_r5 = buf[pos]
-                if f_data_length_r5 < 0x80:
-                    pos += 1
-                elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                    f_data_length_r5 = (f_data_length_r5 & 0x7F) | (_b1_r5 << 7)
-                    pos += 2
-                else:
-                    f_data_length_r5, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
-                _v1._data_length = f_data_length_r5
-                _n_r5 = f_data_length_r5
-                if _n_r5 < 0:
-                    raise _invalid(pos, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data', f"negative size {_n_r5}")
-                if _n_r5 > end - pos:
-                    raise _short(pos, end, _n_r5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                _e_r5 = pos + _n_r5
-                _on6 = f_tag_r5
-                if _on6 == 0:
-                    _q7 = pos
-                    f_data_r5, _q7 = KafkaTypes_TaggedBool._read(buf, _q7, _e_r5, _v1)
-                else:
-                    f_data_r5 = buf[pos:_e_r5]
-                pos = _e_r5
-                _v1.data = f_data_r5
+                _v1, pos = RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._read(buf, pos, end, self)
                 _ap2(_v1)
         self.fields = f_fields
         return self, pos
@@ -1418,14 +1263,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
         self.event_timestamp_ms = f_event_timestamp_ms
         if pos >= end:
             raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs_count_plus_one')
-        f_segment_leader_epochs_count_plus_one = buf[pos]
-        if f_segment_leader_epochs_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_segment_leader_epochs_count_plus_one = (f_segment_leader_epochs_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs_count_plus_one')
+        f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs_count_plus_one')
         self._segment_leader_epochs_count_plus_one = f_segment_leader_epochs_count_plus_one
         f_segment_leader_epochs = []
         _c3 = (f_segment_leader_epochs_count_plus_one - 1)
@@ -1436,16 +1274,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordV0(_Node):
                 raise _too_many(pos, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_v0/segment_leader_epochs', _c3, end - pos)
             _ap2 = f_segment_leader_epochs.append
             for _ in range(_c3):
-                _v1 = _new(RemoteLogMetadata_SegmentLeaderEpochEntry)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 12:
-                    raise _truncated(pos, end, _T1)
-                f_leader_epoch_r5, f_offset_r5 = _S1.unpack_from(buf, pos)
-                pos += 12
-                _v1.leader_epoch = f_leader_epoch_r5
-                _v1.offset = f_offset_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = RemoteLogMetadata_SegmentLeaderEpochEntry._read(buf, pos, end, self)
                 _ap2(_v1)
         self.segment_leader_epochs = f_segment_leader_epochs
         if end - pos < 4:

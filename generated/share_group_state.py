@@ -344,14 +344,7 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
         self.write_timestamp = f_write_timestamp
         if pos >= end:
             raise _short(pos, end, 1, 'share_group_state/share_snapshot_value_v0/state_batches_count_plus_one')
-        f_state_batches_count_plus_one = buf[pos]
-        if f_state_batches_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_state_batches_count_plus_one = (f_state_batches_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_snapshot_value_v0/state_batches_count_plus_one')
+        f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_snapshot_value_v0/state_batches_count_plus_one')
         self._state_batches_count_plus_one = f_state_batches_count_plus_one
         f_state_batches = []
         _c3 = (f_state_batches_count_plus_one - 1)
@@ -362,18 +355,7 @@ class ShareGroupState_ShareSnapshotValueV0(_Node):
                 raise _too_many(pos, 'share_group_state/share_snapshot_value_v0/state_batches', _c3, end - pos)
             _ap2 = f_state_batches.append
             for _ in range(_c3):
-                _v1 = _new(ShareGroupState_StateBatch)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 19:
-                    raise _truncated(pos, end, _T2)
-                f_first_offset_r5, f_last_offset_r5, f_delivery_state_r5, f_delivery_count_r5 = _S2.unpack_from(buf, pos)
-                pos += 19
-                _v1.first_offset = f_first_offset_r5
-                _v1.last_offset = f_last_offset_r5
-                _v1.delivery_state = f_delivery_state_r5
-                _v1.delivery_count = f_delivery_count_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ShareGroupState_StateBatch._read(buf, pos, end, self)
                 _ap2(_v1)
         self.state_batches = f_state_batches
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -634,14 +616,7 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
         self.start_offset = f_start_offset
         if pos >= end:
             raise _short(pos, end, 1, 'share_group_state/share_update_value_v0/state_batches_count_plus_one')
-        f_state_batches_count_plus_one = buf[pos]
-        if f_state_batches_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_state_batches_count_plus_one = (f_state_batches_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_update_value_v0/state_batches_count_plus_one')
+        f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_update_value_v0/state_batches_count_plus_one')
         self._state_batches_count_plus_one = f_state_batches_count_plus_one
         f_state_batches = []
         _c3 = (f_state_batches_count_plus_one - 1)
@@ -652,18 +627,7 @@ class ShareGroupState_ShareUpdateValueV0(_Node):
                 raise _too_many(pos, 'share_group_state/share_update_value_v0/state_batches', _c3, end - pos)
             _ap2 = f_state_batches.append
             for _ in range(_c3):
-                _v1 = _new(ShareGroupState_StateBatch)
-                _v1._parent_ref = _ref(self)
-                if end - pos < 19:
-                    raise _truncated(pos, end, _T2)
-                f_first_offset_r5, f_last_offset_r5, f_delivery_state_r5, f_delivery_count_r5 = _S2.unpack_from(buf, pos)
-                pos += 19
-                _v1.first_offset = f_first_offset_r5
-                _v1.last_offset = f_last_offset_r5
-                _v1.delivery_state = f_delivery_state_r5
-                _v1.delivery_count = f_delivery_count_r5
-                f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                _v1.tagged_fields = f_tagged_fields_r5
+                _v1, pos = ShareGroupState_StateBatch._read(buf, pos, end, self)
                 _ap2(_v1)
         self.state_batches = f_state_batches
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)

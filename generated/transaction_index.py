@@ -47,17 +47,7 @@ class TransactionIndex(_Node):
         f_entries = []
         _ap2 = f_entries.append
         while pos < end:
-            _v1 = _new(TransactionIndex_AbortedTxn)
-            _v1._parent_ref = _ref(self)
-            if end - pos < 34:
-                raise _truncated(pos, end, _T0)
-            f_version_r4, f_producer_id_r4, f_first_offset_r4, f_last_offset_r4, f_last_stable_offset_r4 = _S0.unpack_from(buf, pos)
-            pos += 34
-            _v1.version = f_version_r4
-            _v1.producer_id = f_producer_id_r4
-            _v1.first_offset = f_first_offset_r4
-            _v1.last_offset = f_last_offset_r4
-            _v1.last_stable_offset = f_last_stable_offset_r4
+            _v1, pos = TransactionIndex_AbortedTxn._read(buf, pos, end, self)
             _ap2(_v1)
         self.entries = f_entries
         return self, pos

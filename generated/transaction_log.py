@@ -28,14 +28,14 @@ __all__ = ["TransactionLog"]
 _new = object.__new__
 _S0 = Struct(">h")
 _S1 = Struct(">qhibi")
-_S2 = Struct(">i")
-_S3 = Struct(">qq")
+_S2 = Struct(">qq")
+_S3 = Struct(">i")
 _S4 = Struct(">qhib")
 _T0 = ((0, 2, 'transaction_log/version'), )
 _T1 = ((0, 2, 'transaction_log/transaction_log_value/version'), )
 _T2 = ((0, 8, 'transaction_log/value_v0/producer_id'), (8, 2, 'transaction_log/value_v0/producer_epoch'), (10, 4, 'transaction_log/value_v0/transaction_timeout_ms'), (14, 1, 'transaction_log/value_v0/transaction_status'), (15, 4, 'transaction_log/value_v0/partitions_count'), )
-_T3 = ((0, 4, 'transaction_log/partitions_v0/partition_ids_count'), )
-_T4 = ((0, 8, 'transaction_log/value_v0/transaction_last_update_timestamp_ms'), (8, 8, 'transaction_log/value_v0/transaction_start_timestamp_ms'), )
+_T3 = ((0, 8, 'transaction_log/value_v0/transaction_last_update_timestamp_ms'), (8, 8, 'transaction_log/value_v0/transaction_start_timestamp_ms'), )
+_T4 = ((0, 4, 'transaction_log/partitions_v0/partition_ids_count'), )
 _T5 = ((0, 8, 'transaction_log/value_v1/producer_id'), (8, 2, 'transaction_log/value_v1/producer_epoch'), (10, 4, 'transaction_log/value_v1/transaction_timeout_ms'), (14, 1, 'transaction_log/value_v1/transaction_status'), )
 _T6 = ((0, 8, 'transaction_log/value_v1/transaction_last_update_timestamp_ms'), (8, 8, 'transaction_log/value_v1/transaction_start_timestamp_ms'), )
 
@@ -265,39 +265,14 @@ class TransactionLog_ValueV0(_Node):
                     raise _too_many(_m_partitions_count, 'transaction_log/value_v0/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
-                    _v1 = _new(TransactionLog_PartitionsV0)
-                    _v1._parent_ref = _ref(self)
-                    _v1._pins = 0
-                    f_topic_r5, pos = KafkaTypes_String._read(buf, pos, end, _v1)
-                    _v1.topic = f_topic_r5
-                    if end - pos < 4:
-                        raise _truncated(pos, end, _T3)
-                    _m_partition_ids_count_r5 = pos
-                    f_partition_ids_count_r5, = _S2.unpack_from(buf, pos)
-                    pos += 4
-                    _v1._partition_ids_count = f_partition_ids_count_r5
-                    f_partition_ids_r5 = []
-                    _c8 = f_partition_ids_count_r5
-                    if _c8:
-                        if _c8 < 0:
-                            raise _invalid(_m_partition_ids_count_r5, 'transaction_log/partitions_v0/partition_ids', f"negative count {_c8}")
-                        if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                            raise _too_many(_m_partition_ids_count_r5, 'transaction_log/partitions_v0/partition_ids', _c8, end - pos)
-                        _ap7 = f_partition_ids_r5.append
-                        for _ in range(_c8):
-                            if end - pos < 4:
-                                raise _short(pos, end, 4, 'transaction_log/partitions_v0/partition_ids')
-                            _v6, = _S2.unpack_from(buf, pos)
-                            pos += 4
-                            _ap7(_v6)
-                    _v1.partition_ids = f_partition_ids_r5
+                    _v1, pos = TransactionLog_PartitionsV0._read(buf, pos, end, self)
                     _ap2(_v1)
         else:
             f_transaction_partitions = None
         self.transaction_partitions = f_transaction_partitions
         if end - pos < 16:
-            raise _truncated(pos, end, _T4)
-        f_transaction_last_update_timestamp_ms, f_transaction_start_timestamp_ms = _S3.unpack_from(buf, pos)
+            raise _truncated(pos, end, _T3)
+        f_transaction_last_update_timestamp_ms, f_transaction_start_timestamp_ms = _S2.unpack_from(buf, pos)
         pos += 16
         self.transaction_last_update_timestamp_ms = f_transaction_last_update_timestamp_ms
         self.transaction_start_timestamp_ms = f_transaction_start_timestamp_ms
@@ -324,7 +299,7 @@ class TransactionLog_ValueV0(_Node):
                     _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
-        out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
+        out += _S2.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
 
 
     def size(self) -> int:
@@ -390,9 +365,9 @@ class TransactionLog_PartitionsV0(_Node):
         f_topic, pos = KafkaTypes_String._read(buf, pos, end, self)
         self.topic = f_topic
         if end - pos < 4:
-            raise _truncated(pos, end, _T3)
+            raise _truncated(pos, end, _T4)
         _m_partition_ids_count = pos
-        f_partition_ids_count, = _S2.unpack_from(buf, pos)
+        f_partition_ids_count, = _S3.unpack_from(buf, pos)
         pos += 4
         self._partition_ids_count = f_partition_ids_count
         f_partition_ids = []
@@ -406,7 +381,7 @@ class TransactionLog_PartitionsV0(_Node):
             for _ in range(_c3):
                 if end - pos < 4:
                     raise _short(pos, end, 4, 'transaction_log/partitions_v0/partition_ids')
-                _v1, = _S2.unpack_from(buf, pos)
+                _v1, = _S3.unpack_from(buf, pos)
                 pos += 4
                 _ap2(_v1)
         self.partition_ids = f_partition_ids
@@ -424,12 +399,12 @@ class TransactionLog_PartitionsV0(_Node):
         w_partition_ids_count = self._partition_ids_count if self._pins & 1 else len(self.partition_ids)
         if keep:
             self._partition_ids_count = w_partition_ids_count
-        out += _S2.pack(w_partition_ids_count)
+        out += _S3.pack(w_partition_ids_count)
         w_partition_ids = self.partition_ids
         if w_partition_ids is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v0/partition_ids')
         for _x1 in w_partition_ids:
-            out += _S2.pack(_x1)
+            out += _S3.pack(_x1)
 
 
     def size(self) -> int:
@@ -524,14 +499,7 @@ class TransactionLog_ValueV1(_Node):
         self.transaction_status = f_transaction_status
         if pos >= end:
             raise _short(pos, end, 1, 'transaction_log/value_v1/partitions_count_plus_one')
-        f_partitions_count_plus_one = buf[pos]
-        if f_partitions_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partitions_count_plus_one = (f_partitions_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/value_v1/partitions_count_plus_one')
+        f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/value_v1/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         if (f_partitions_count_plus_one > 0):
             f_transaction_partitions = []
@@ -543,46 +511,14 @@ class TransactionLog_ValueV1(_Node):
                     raise _too_many(pos, 'transaction_log/value_v1/transaction_partitions', _c3, end - pos)
                 _ap2 = f_transaction_partitions.append
                 for _ in range(_c3):
-                    _v1 = _new(TransactionLog_PartitionsV1)
-                    _v1._parent_ref = _ref(self)
-                    _v1._pins = 0
-                    f_topic_r5, pos = KafkaTypes_CompactString._read(buf, pos, end, _v1)
-                    _v1.topic = f_topic_r5
-                    if pos >= end:
-                        raise _short(pos, end, 1, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
-                    f_partition_ids_count_plus_one_r5 = buf[pos]
-                    if f_partition_ids_count_plus_one_r5 < 0x80:
-                        pos += 1
-                    elif pos + 1 < end and (_b1_r5 := buf[pos + 1]) < 0x80:
-                        f_partition_ids_count_plus_one_r5 = (f_partition_ids_count_plus_one_r5 & 0x7F) | (_b1_r5 << 7)
-                        pos += 2
-                    else:
-                        f_partition_ids_count_plus_one_r5, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
-                    _v1._partition_ids_count_plus_one = f_partition_ids_count_plus_one_r5
-                    f_partition_ids_r5 = []
-                    _c8 = (f_partition_ids_count_plus_one_r5 - 1)
-                    if _c8:
-                        if _c8 < 0:
-                            raise _invalid(pos, 'transaction_log/partitions_v1/partition_ids', f"negative count {_c8}")
-                        if _c8 > (end - pos) // 4 or _c8 > _LIMITS.max_items:
-                            raise _too_many(pos, 'transaction_log/partitions_v1/partition_ids', _c8, end - pos)
-                        _ap7 = f_partition_ids_r5.append
-                        for _ in range(_c8):
-                            if end - pos < 4:
-                                raise _short(pos, end, 4, 'transaction_log/partitions_v1/partition_ids')
-                            _v6, = _S2.unpack_from(buf, pos)
-                            pos += 4
-                            _ap7(_v6)
-                    _v1.partition_ids = f_partition_ids_r5
-                    f_tagged_fields_r5, pos = KafkaTypes_TaggedFields._read(buf, pos, end, _v1)
-                    _v1.tagged_fields = f_tagged_fields_r5
+                    _v1, pos = TransactionLog_PartitionsV1._read(buf, pos, end, self)
                     _ap2(_v1)
         else:
             f_transaction_partitions = None
         self.transaction_partitions = f_transaction_partitions
         if end - pos < 16:
             raise _truncated(pos, end, _T6)
-        f_transaction_last_update_timestamp_ms, f_transaction_start_timestamp_ms = _S3.unpack_from(buf, pos)
+        f_transaction_last_update_timestamp_ms, f_transaction_start_timestamp_ms = _S2.unpack_from(buf, pos)
         pos += 16
         self.transaction_last_update_timestamp_ms = f_transaction_last_update_timestamp_ms
         self.transaction_start_timestamp_ms = f_transaction_start_timestamp_ms
@@ -615,7 +551,7 @@ class TransactionLog_ValueV1(_Node):
                     _x1._write(out, keep)
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
         w_transaction_start_timestamp_ms = self.transaction_start_timestamp_ms
-        out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
+        out += _S2.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'transaction_log/value_v1/tagged_fields')
@@ -693,14 +629,7 @@ class TransactionLog_PartitionsV1(_Node):
         self.topic = f_topic
         if pos >= end:
             raise _short(pos, end, 1, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
-        f_partition_ids_count_plus_one = buf[pos]
-        if f_partition_ids_count_plus_one < 0x80:
-            pos += 1
-        elif pos + 1 < end and (_b1 := buf[pos + 1]) < 0x80:
-            f_partition_ids_count_plus_one = (f_partition_ids_count_plus_one & 0x7F) | (_b1 << 7)
-            pos += 2
-        else:
-            f_partition_ids_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
+        f_partition_ids_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_v1/partition_ids_count_plus_one')
         self._partition_ids_count_plus_one = f_partition_ids_count_plus_one
         f_partition_ids = []
         _c3 = (f_partition_ids_count_plus_one - 1)
@@ -713,7 +642,7 @@ class TransactionLog_PartitionsV1(_Node):
             for _ in range(_c3):
                 if end - pos < 4:
                     raise _short(pos, end, 4, 'transaction_log/partitions_v1/partition_ids')
-                _v1, = _S2.unpack_from(buf, pos)
+                _v1, = _S3.unpack_from(buf, pos)
                 pos += 4
                 _ap2(_v1)
         self.partition_ids = f_partition_ids
@@ -741,7 +670,7 @@ class TransactionLog_PartitionsV1(_Node):
         if w_partition_ids is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v1/partition_ids')
         for _x1 in w_partition_ids:
-            out += _S2.pack(_x1)
+            out += _S3.pack(_x1)
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'transaction_log/partitions_v1/tagged_fields')

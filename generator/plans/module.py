@@ -134,8 +134,10 @@ class ModulePlanner:
 
     def spliced_read(self, spec: TypeSpec, frame: Frame, counter) -> list[str] | None:
         """The read body of `spec` planned to stand in an enclosing reader's loop, or None where a
-        call must stay (a varint, a type of another module, a type inside itself)."""
-        if spec.intrinsic or spec in self._inlining or self.program.schema_of[spec] is not self.schema:
+        call stays: a type not marked hot (what a call costs matters only in the types read
+        most), a varint, a type of another module, a type inside itself."""
+        if (not spec.hot or spec.intrinsic or spec in self._inlining
+                or self.program.schema_of[spec] is not self.schema):
             return None
         self._inlining.add(spec)
         try:

@@ -357,6 +357,11 @@ class ReadPlanner:
         zigzag = kind.startswith("zigzag")
         with c.block(f"if {pos} >= {end}:"):
             c(f"raise {self.ctx.rt('_short')}({pos}, {end}, 1, {path!r})")
+        if not self.spec.hot:  # a call: what inlining saves pays only in the types read most
+            c(f"{var}, {pos} = {self.ctx.rt('_read_uvarint')}({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
+            if zigzag:
+                c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
+            return
         c(f"{var} = {buf}[{pos}]")
         # one- and two-byte varints (lengths and deltas up to 8191) inline, zigzag by table
         with c.block(f"if {var} < 0x80:"):
