@@ -31,7 +31,7 @@ def extensions() -> list:
         return []
     for _, source in SOURCES:
         stamp(source)
-    modules = [Extension(name, [str(source)], optional=True) for name, source in SOURCES]
+    modules = [Extension(name, [str(source)], include_dirs=["runtime"], optional=True) for name, source in SOURCES]
     return cythonize(modules, language_level=3, quiet=True, include_path=["runtime"])
 
 

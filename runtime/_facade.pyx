@@ -43,9 +43,31 @@ cdef void _crc32_tables() noexcept:
 _crc32_tables()
 
 
+cdef extern from "_crc32_fold.h":
+    int kc_crc32_fold_usable()
+    size_t kc_crc32_fold(uint32_t state, const uint8_t* b, size_t n, uint8_t* out) nogil
+
+
+cdef bint FOLD = kc_crc32_fold_usable()
+
+
 cdef uint32_t crc32_ieee(const uint8_t* b, Py_ssize_t n) noexcept nogil:
-    """zlib.crc32 of n bytes, without a Python object for them."""
-    cdef uint32_t c = 0xFFFFFFFFu, low, high
+    """zlib.crc32 of n bytes, without a Python object for them: the bulk of a long input folded
+    (see _crc32_fold.h), the rest by table."""
+    cdef uint32_t c = 0xFFFFFFFFu
+    cdef uint8_t folded[16]
+    cdef size_t used
+    if FOLD and n >= 64:
+        used = kc_crc32_fold(c, b, n, folded)
+        c = crc32_table(0, folded, 16)
+        b += used
+        n -= used
+    return crc32_table(c, b, n) ^ 0xFFFFFFFFu
+
+
+cdef uint32_t crc32_table(uint32_t c, const uint8_t* b, Py_ssize_t n) noexcept nogil:
+    """The CRC register `c` after n more bytes, eight a step."""
+    cdef uint32_t low, high
     while n >= 8:
         low = c ^ (b[0] | (<uint32_t>b[1] << 8) | (<uint32_t>b[2] << 16) | (<uint32_t>b[3] << 24))
         high = b[4] | (<uint32_t>b[5] << 8) | (<uint32_t>b[6] << 16) | (<uint32_t>b[7] << 24)
@@ -59,7 +81,7 @@ cdef uint32_t crc32_ieee(const uint8_t* b, Py_ssize_t n) noexcept nogil:
         c = (c >> 8) ^ CRC32_TABLES[0][(c ^ b[0]) & 0xFF]
         b += 1
         n -= 1
-    return c ^ 0xFFFFFFFFu
+    return c
 
 
 def crc32(const uint8_t[::1] data):

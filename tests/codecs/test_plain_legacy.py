@@ -199,10 +199,16 @@ def test_entries_larger_than_the_limit_are_refused_alike(monkeypatch, backend):
 
 
 def test_the_crc_of_the_kernel_is_zlibs(backend):
+    """By table below 64 bytes, folded above (runtime/_crc32_fold.h): every length about each
+    place where the folding changes step (64 bytes, each 16 more, each 64 more), at every
+    alignment of the bytes in memory, and long inputs of all ones and all zeros."""
     rng = random.Random(1)
     known = [("nothing", (b"",), 0), ("CRC-32's check value", (b"123456789",), 0xCBF43926)]
-    calls = known + [(f"{n} random bytes", (rng.randbytes(n),))
-                     for n in list(range(40)) + [rng.randrange(40, 5000) for _ in range(40)]]
+    lengths = list(range(200)) + [rng.randrange(200, 5000) for _ in range(40)] + [1 << 20]
+    data = rng.randbytes(max(lengths) + 16)
+    calls = known + [(f"{n} random bytes from byte {at}", (memoryview(data)[at:at + n],))
+                     for n in lengths for at in ((0, 1, 7) if n < 300 else (0, 3))]
+    calls += [(f"{n} bytes of {fill:#x}", (bytes([fill]) * n,)) for n in (64, 1000, 65536) for fill in (0, 0xFF)]
     kernel_alike(zlib.crc32, kernels.facade and kernels.facade.crc32, calls, backend)
 
 
