@@ -3,11 +3,12 @@ marks `-hot`.
 
 Each hot type gets an extension type with the fields of the Python class the Python backend
 emits (the runtime's `adopt` gives it the class's methods when the module is installed), a C
-function that reads it from a byte pointer, and an entry point that is its `_read`. Wherever the Python reader would raise, and wherever the input is of a kind this backend
-leaves alone (a buffer without a contiguous view, a parent of another class), the C function
-returns None and the entry point runs the Python reader from the start, which raises its error
-with position and path. Both backends so give the same values and the same errors by
-construction, without a second copy of every check's message.
+function that reads it from a byte pointer, and an entry point that is its `_read`. Wherever
+the Python reader would raise, and wherever the input is of a kind this backend leaves alone (a
+buffer without a contiguous view, a parent of another class), the C function returns None and
+the entry point runs the Python reader from the start, which raises its error with position
+and path. Both backends so give the same values and the same errors by construction, without
+a second copy of every check's message.
 """
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ import importlib
 import importlib.util
 import os
 from contextlib import contextmanager
-from typing import Callable, NamedTuple
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from .node import type_name
 
