@@ -24,7 +24,7 @@ def _header_checksum(frame: bytes, descriptor_end: int, magic: int) -> int:
 
 
 def decompress(data, limit: int, magic: int = 2) -> bytes:
-    data = bytes(data)
+    data = memoryview(data).cast("B")  # blocks are read in place, not copied
     n = len(data)
     if n < 7 or data[:4] != MAGIC:
         raise CompressionError("lz4: stream unsupported (invalid magic bytes)")
@@ -46,7 +46,7 @@ def decompress(data, limit: int, magic: int = 2) -> bytes:
     if magic != 0 and data[pos] != _header_checksum(data, pos, magic):
         raise CompressionError("lz4: stream frame descriptor corrupted")
     pos += 1
-    out = bytearray()
+    blocks, total = [], 0  # joined once at the end: a batch's records are most often one block
     while True:
         if pos + 4 > n:
             raise CompressionError("lz4: stream ended prematurely")
@@ -69,16 +69,17 @@ def decompress(data, limit: int, magic: int = 2) -> bytes:
                 raise CompressionError("lz4: block checksum mismatch")
             pos += 4
         if stored:
-            out += block
+            blocks.append(bytes(block))
         else:
             try:
-                out += lz4.block.decompress(block, uncompressed_size=max_block)
+                blocks.append(lz4.block.decompress(block, uncompressed_size=max_block))
             except lz4.block.LZ4BlockError as e:
                 raise CompressionError(f"lz4: {e}") from None
-        if len(out) > limit:
+        total += len(blocks[-1])
+        if total > limit:
             raise LimitExceededError(f"lz4: decompressed size exceeds the limit of {limit} bytes")
     # A content checksum, if flagged, follows the end mark; Kafka reads but does not verify it.
-    return bytes(out)
+    return blocks[0] if len(blocks) == 1 else b"".join(blocks)
 
 
 def compress(data: bytes, magic: int = 2) -> bytes:
