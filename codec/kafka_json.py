@@ -8,7 +8,7 @@ import re
 from enum import IntEnum
 
 from kafkacodec.generated.control_record import ControlRecord
-from kafkacodec.runtime.node import Node
+from kafkacodec.runtime.node import is_node
 
 SKIPPED = {"tagged_fields"}
 # control record type id -> Kafka's name for it, from the schema's enum
@@ -33,7 +33,7 @@ def message_json(obj) -> object:
 
 
 def _plain(value) -> object:
-    if isinstance(value, Node):  # its own fields, not the derived ones (a field Kafka names DeliveryCount stays)
+    if is_node(value):  # its own fields, not the derived ones (a field Kafka names DeliveryCount stays)
         names = [n for n in value._eq_fields if n not in SKIPPED and not _null_marker(n, value._eq_fields)]
         if names == ["value"]:  # a string, bytes or tagged value of the message encodings
             return _plain(value.value)

@@ -4,6 +4,7 @@
 # (sha256 1ecd6c1a727f819fff3e08d31302270bcbd71a3f2f15e934ca91feb70a37192d). Do not edit: change the schema and run `make generate`.
 """Compiled readers of Kafka log entry, message formats v0 and v1 (magic 0 and 1): the types marked -hot, and the
 extension types they read into."""
+cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeUTF8
 from cpython.weakref cimport PyWeakref_NewRef
@@ -47,6 +48,7 @@ cdef Py_ssize_t O_LegacyLogEntry_MessageSet_parent_ref_18
 cdef Py_ssize_t O_LegacyLogEntry_MessageSet_entries_19
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class LegacyLogEntry:
     cdef public object _parent_ref, _pins, offset, _message_size, message
     cdef object __weakref__
@@ -61,6 +63,7 @@ cdef class LegacyLogEntry:
         return PY_LegacyLogEntry.__repr__(self)
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class LegacyLogEntry_LegacyMessage:
     cdef public object _parent_ref, _pos, _pins, _crc, _crc_computed, magic, attributes, timestamp, _key_length, key, _value_length, _value, _value_raw
     cdef object __weakref__
@@ -75,6 +78,7 @@ cdef class LegacyLogEntry_LegacyMessage:
         return PY_LegacyLogEntry_LegacyMessage.__repr__(self)
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class LegacyLogEntry_MessageSet:
     cdef public object _parent_ref, entries
     cdef object __weakref__

@@ -4,6 +4,7 @@
 # (sha256 9118fc87635a3bb7db789fe5ab74dfff17350234e38708fdf68f9855ab02e389). Do not edit: change the schema and run `make generate`.
 """Compiled readers of Kafka record batch, message format v2 (magic 2): the types marked -hot, and the
 extension types they read into."""
+cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeUTF8
 from cpython.weakref cimport PyWeakref_NewRef
@@ -71,6 +72,7 @@ cdef Py_ssize_t O_RecordBatch_Header_value_length_39
 cdef Py_ssize_t O_RecordBatch_Header_value_40
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class RecordBatch:
     cdef public object _parent_ref, _pos, _pins, base_offset, _batch_length, partition_leader_epoch, magic, _crc, _crc_computed, attributes, last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, _records_count, _records, _records_raw
     cdef object __weakref__
@@ -85,6 +87,7 @@ cdef class RecordBatch:
         return PY_RecordBatch.__repr__(self)
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class RecordBatch_Records:
     cdef public object _parent_ref, items
     cdef object __weakref__
@@ -99,6 +102,7 @@ cdef class RecordBatch_Records:
         return PY_RecordBatch_Records.__repr__(self)
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class RecordBatch_Record:
     cdef public object _parent_ref, _pins, offset, timestamp, _length, attributes, timestamp_delta, offset_delta, _key_length, key, _value_length, value, _headers_count, headers
     cdef object __weakref__
@@ -113,6 +117,7 @@ cdef class RecordBatch_Record:
         return PY_RecordBatch_Record.__repr__(self)
 
 
+@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion
 cdef class RecordBatch_Header:
     cdef public object _parent_ref, _pins, _key_length, key, _value_length, value
     cdef object __weakref__

@@ -728,4 +728,4 @@ LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "9a7b35cf0903385062b46a0748f9404c4ce0e806691c91ce3495afdac0a074ad", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "8590712b2d6f9f6b95e3c04a3d8b894b16d8b9b48956a7fbbf5a7a26068faba2", globals())

@@ -1692,4 +1692,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "e49b14bed5455a826bc7d58f4e0655105edfa6996438fe04250942bab8f6eb41", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "d56889a703ec28ffdc9f21c75ef71e2ea6565a1796cbde674e55afcce2a2cc57", globals())

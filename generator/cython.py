@@ -81,6 +81,7 @@ class CythonPlanner:
             f"# (sha256 {self.schema.source_sha256}). Do not edit: change the schema and run `make generate`.",
             f'"""Compiled readers of {self.schema.title or self.schema.id}: the types marked -hot, and the',
             'extension types they read into."""',
+            "cimport cython",
             "from cpython.bytes cimport PyBytes_FromStringAndSize",
             "from cpython.unicode cimport PyUnicode_Decode, PyUnicode_DecodeUTF8",
             "from cpython.weakref cimport PyWeakref_NewRef",
@@ -145,6 +146,7 @@ class CythonPlanner:
         c = Code()
         c("")
         c("")
+        c("@cython.trashcan(True)  # a long chain of objects is freed without deep C recursion")
         with c.block(f"cdef class {name}:"):
             c(f"cdef public object {', '.join(('_parent_ref',) + self.ir[spec].slots)}")
             c("cdef object __weakref__")

@@ -3,7 +3,7 @@
 # attributes are set in its dict directly, each followed by PyType_Modified (CPython's attribute
 # cache would otherwise keep serving the value replaced, even a freed one).
 from cpython.mem cimport PyMem_Malloc
-from cpython.object cimport PyObject, PyTypeObject
+from cpython.object cimport PyObject, PyTypeObject, newfunc
 from cpython.ref cimport Py_INCREF
 
 cdef extern from "Python.h":
@@ -14,6 +14,7 @@ cdef extern from "Python.h":
         int flags
         const char* doc
     object PyDescr_NewMember(type cls, MemberSpec* member)
+    object PyType_GenericNew(type cls, PyObject* args, PyObject* kwargs)
     void PyType_Modified(type cls)
     int T_OBJECT_EX
 
@@ -66,3 +67,7 @@ cdef inline void adopt(type ext, type pure, dict swaps, object alloc) except *:
     set_in_type(ext, "_alloc", staticmethod(alloc))
     for name in ("_parent_ref",) + pure.__slots__:
         as_member(ext, name)
+    # `cls.__new__(cls)` then leaves every field unset, as for the Python class (Cython's own
+    # tp_new sets them to None; its other code reads them only through the descriptors above)
+    (<PyTypeObject*>ext).tp_new = <newfunc>PyType_GenericNew
+    PyType_Modified(ext)

@@ -104,10 +104,14 @@ def install(module, namespace: dict) -> list[Swap]:
 
 def set_type_attr(cls: type, name: str, value) -> None:
     """setattr, also for the extension types in place of hot classes (static types, whose
-    attributes setattr refuses to set): to patch a method in a test, say."""
+    attributes setattr refuses to set): to patch a method in a test, say. An extension type's
+    special methods are fixed in C when it is made: setting one is refused (TypeError) rather
+    than left without effect."""
     swap = next((s for s in _SWAPS if s.ext is cls), None)
     if swap is None:
         setattr(cls, name, value)
+    elif name.startswith("__") and name.endswith("__"):
+        raise TypeError(f"{type_name(cls)} is an extension type: its special method {name} cannot be replaced")
     else:
         swap.set_attr(cls, name, value)
 

@@ -33,7 +33,8 @@ def is_node(value) -> bool:
 
 
 class Node:
-    """A value of a schema type, read from bytes or built from fields."""
+    """A value of a schema type, read from bytes or built from fields. The compiled backend's
+    extension types cannot derive from it: `is_node` tells either backend's objects."""
 
     __slots__ = ("_parent_ref", "__weakref__")
     _alloc = object.__new__  # an instance with no field set (extension types have their own)

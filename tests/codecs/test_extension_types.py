@@ -10,9 +10,11 @@ import weakref
 import pytest
 
 from kafkacodec import write_batch
+from kafkacodec.codec.kafka_json import jackson, message_json
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
+from kafkacodec.runtime.node import is_node
 
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class statement's; an extension type is static
 SWAPS = [s for s in compiled._SWAPS]
@@ -95,3 +97,35 @@ def test_pickles_read_back_under_either_backend(backend_env):
                       "kafkacodec.generated.record_batch")
     assert (value, linked, writes) == ("b'vvv'", "True", "True")
     assert pickle.loads(pickle.dumps(batch)) == batch
+
+
+def test_a_new_object_has_every_field_unset_and_is_a_node():
+    """As object.__new__ makes a Python class's: reading a field raises until it is set; and
+    either backend's objects are told by is_node (an extension type cannot derive from Node),
+    so the Kafka JSON of a hot object is its fields'."""
+    blank = RecordBatch.__new__(RecordBatch)
+    with pytest.raises(AttributeError, match="base_offset"):
+        blank.base_offset
+    header = RecordBatch.Header.from_bytes(b"\x02h\x02x")
+    assert is_node(header) and not is_node(header.key)
+    assert jackson(message_json(header)) == '{"key":"h","value":"eA=="}'
+
+
+@built
+def test_a_special_method_of_an_extension_type_is_refused_not_ignored():
+    with pytest.raises(TypeError, match="special method __repr__"):
+        compiled.set_type_attr(RecordBatch.Header, "__repr__", lambda self: "patched")
+    assert repr(RecordBatch.Header(key="k", value=None)).startswith("RecordBatch.Header(")
+
+
+def test_a_long_chain_of_objects_is_freed_without_deep_recursion():
+    """A million records each holding the next (as a user may build): freeing the head frees
+    them all one after another, not by a C recursion a million deep."""
+    program = ("from kafkacodec.generated.record_batch import RecordBatch\n"
+               "head = tail = RecordBatch.Record()\n"
+               "for _ in range(1_000_000):\n"
+               "    tail.value = tail = RecordBatch.Record()\n"
+               "del head, tail\n"
+               "print('freed')\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "freed"), done.stderr[-2000:]
