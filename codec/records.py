@@ -20,7 +20,6 @@ from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueE
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS
 
-MAGIC_OFFSET = MAGIC_AT  # the magic byte picks the format
 _ENTRY_OFFSET_AT, _ENTRY_OFFSET_WIDTH = LegacyLogEntry.LAYOUT["offset"]
 # codec names are the schema's enum members' names (plain ints, as the writer packs them)
 CODECS = {codec.name: int(codec) for codec in RecordBatch.CompressionType}
@@ -133,7 +132,7 @@ class PlainLegacyBatch(Batch):
 
     @property
     def magic(self) -> int:
-        return self._buffer[self._at + MAGIC_OFFSET]
+        return self._buffer[self._at + MAGIC_AT]
 
     @property
     def is_legacy(self) -> bool:
@@ -250,25 +249,25 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
         buffer = bytes(buffer)
     end = len(buffer) if end is None else end
     while pos < end:
-        if _plain_entries is not None and end - pos > MAGIC_OFFSET and buffer[pos + MAGIC_OFFSET] < 2:
+        if _plain_entries is not None and end - pos > MAGIC_AT and buffer[pos + MAGIC_AT] < 2:
             run, pos = _plain_entries(buffer, pos, end, verify, LIMITS.max_batch_bytes, PLAIN_RUN)
             yield from run
             if run:
                 continue
-        if end - pos < MAGIC_OFFSET + 1:
+        if end - pos < MAGIC_AT + 1:
             raise TruncatedError(f"{end - pos} bytes left, too few for a batch header", pos, "log")
         size = int.from_bytes(buffer[pos + SIZE_AT:pos + LOG_OVERHEAD], "big", signed=True)
         if size > LIMITS.max_batch_bytes:
             raise LimitExceededError(f"batch of {size} bytes is larger than the limit of {LIMITS.max_batch_bytes} "
                                      "(kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", pos + SIZE_AT,
                                      "log/size")
-        magic = buffer[pos + MAGIC_OFFSET]
+        magic = buffer[pos + MAGIC_AT]
         if magic == 2:
             entry, nxt = RecordBatch.read(buffer, pos, end, verify)
         elif magic in (0, 1):
             entry, nxt = LegacyLogEntry.read(buffer, pos, end, verify)
         else:
-            raise InvalidValueError(f"unknown magic byte {magic}", pos + MAGIC_OFFSET, "log")
+            raise InvalidValueError(f"unknown magic byte {magic}", pos + MAGIC_AT, "log")
         yield Batch(entry, pos, nxt - pos, verify)
         pos = nxt
 

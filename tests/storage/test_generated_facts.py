@@ -62,7 +62,7 @@ def test_places_are_the_layouts():
     assert places.LEGACY_MIN_MESSAGE == LegacyRecordBase.RECORD_OVERHEAD_V0
     assert places.LEGACY_MIN_MESSAGE + places.LEGACY_TIMESTAMP["timestamp"][1] == LegacyRecordBase.RECORD_OVERHEAD_V1
     # the modules that name these places hold the same values, not copies of their own
-    assert records.MAGIC_OFFSET == columnar.MAGIC_AT == places.MAGIC_AT
+    assert records.MAGIC_AT == columnar.MAGIC_AT == places.MAGIC_AT
     assert columnar.V2_HEADER == tool.V2_HEADER == places.V2_HEADER
     assert scan.LOG_OVERHEAD == columnar.LOG_OVERHEAD == resync.LOG_OVERHEAD == places.LOG_OVERHEAD
     assert scan.HEADER_SIZE_UP_TO_MAGIC == places.HEADER_SIZE_UP_TO_MAGIC
