@@ -378,9 +378,9 @@ def _snapshot_lines(path: Path, shown: str) -> Iterator[Line]:
         raise Crash(str(err)) from None
     except OSError as err:
         raise Crash(f"{shown}: {err.strerror or err}") from None
-    if len(data) >= _SNAPSHOT_VERSION.size and _SNAPSHOT_VERSION.unpack_from(data)[0] != 1:
-        yield "err", ("Snapshot failed schema validation: Snapshot contained an unknown file version "
-                      f"{_SNAPSHOT_VERSION.unpack_from(data)[0]}")
+    version = _SNAPSHOT_VERSION.unpack_from(data)[0] if len(data) >= _SNAPSHOT_VERSION.size else None
+    if version not in (None, 1):  # a file too short to hold one is the reader's below to name
+        yield "err", f"Snapshot failed schema validation: Snapshot contained an unknown file version {version}"
         return
     try:
         snap = ProducerSnapshot.from_bytes(data, verify=False)
