@@ -10,7 +10,7 @@ import re
 
 from . import expr as ex
 from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
-                    Process, RefKind, Schema, TypeRef, TypeSpec, Valid)
+                    Param, Process, RefKind, Schema, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -26,6 +26,9 @@ ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "r
              "-derive", "-checksum", "-default", "-lazy", "-require-eos"}
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
+PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
+# names the generated readers and writers use for their own arguments
+RESERVED_PARAMS = {"buf", "pos", "end", "cls", "self", "out", "keep", "verify", "data"}
 INSTANCE_KEYS = {"value", "enum", "doc", "doc-ref", "-eager"}
 INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", "repeat-expr",
                              "repeat-until", "process", "if", "contents", "encoding"}
@@ -132,8 +135,7 @@ class Builder:
             if "meta" in v and self.expect_map(v["meta"], "meta"):
                 self.keys(v["meta"], {"endian", "encoding", "bit-endian"}, what=" in a nested type's meta")
                 endian = self.text(v["meta"].value.get("endian")) or endian
-        if "params" in v:
-            self.p.add(v["params"].loc, "key 'params' is valid Kaitai but not supported by this compiler")
+        params = self.params(v.get("params"))
         seq = self.seq(v.get("seq"), endian)
         instances = self.instances(v.get("instances"))
         types = []
@@ -156,7 +158,37 @@ class Builder:
                         self.text(v.get("doc")), self.text(v.get("doc-ref")), intrinsic, endian,
                         bool(columnar is not None and columnar.value is True),
                         columnar.loc if columnar is not None else None,
-                        bool(hot is not None and hot.value is True), hot.loc if hot is not None else None)
+                        bool(hot is not None and hot.value is True), hot.loc if hot is not None else None,
+                        tuple(params))
+
+    def params(self, node: Y | None) -> list[Param]:
+        """Integer parameters only: what a version number or a count needs."""
+        if node is None:
+            return []
+        if not node.is_list():
+            self.p.add(node.loc, "params must be a list")
+            return []
+        out = []
+        for item in node.value:
+            if not self.expect_map(item, "a param"):
+                continue
+            self.keys(item, PARAM_KEYS, what=" in a param")
+            pid = self.ident(item.value.get("id"), "param id")
+            prim = self.text(item.value.get("type"))
+            if pid is None:
+                self.p.add(item.loc, "a param needs an 'id'")
+                continue
+            if pid in RESERVED_PARAMS or pid.startswith("_"):
+                self.p.add(item.value["id"].loc, f"param id {pid!r} is a name the generated code uses; choose another")
+                continue
+            if prim is None or not re.fullmatch(r"[us][1248]", prim):
+                self.p.add(item.loc, "a param's type must be an integer: u1, u2, u4, u8, s1, s2, s4 or s8")
+                continue
+            if any(p.id == pid for p in out):
+                self.p.add(item.value["id"].loc, f"duplicate param id {pid!r}")
+                continue
+            out.append(Param(pid, prim, item.loc, self.text(item.value.get("doc"))))
+        return out
 
     def seq(self, node: Y | None, endian: str | None) -> list[Attr]:
         if node is None:
@@ -281,9 +313,18 @@ class Builder:
         if re.fullmatch(r"b\d+", name):
             self.p.add(loc, f"bit-sized integer {name!r} is valid Kaitai but not supported by this compiler")
             return TypeRef(RefKind.BYTES, loc)
+        args: tuple[ex.Expr, ...] = ()
+        call = re.fullmatch(r"([^(]*)\((.*)\)", name, re.S)
+        if call:  # name(arg, ...): parsed as a call, which the expression language has
+            name = call.group(1)
+            try:
+                parsed = ex.parse(f"f({call.group(2)})")
+                args = parsed.args
+            except ex.ExprSyntaxError as e:
+                self.p.add(loc, f"bad arguments in {node.value!r}: {e}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*(::[a-z][a-z0-9_]*)*", name):
             self.p.add(loc, f"bad type name {name!r}")
-        return TypeRef(RefKind.USER, loc, name=name)
+        return TypeRef(RefKind.USER, loc, name=name, args=args)
 
     def process(self, node: Y) -> Process | None:
         e = self.expression(node)

@@ -50,6 +50,7 @@ class TypeDoc:
     enums: list[tuple[str, list[tuple[int, str, str]]]]
     svg_name: str | None
     checksums: list[str]
+    params: list[tuple[str, str, str]]  # id, type, doc
 
 
 def expr_text(e: E.Expr) -> str:
@@ -140,12 +141,12 @@ class DocBuilder:
             text = "bytes"
         elif t.kind == RefKind.STR:
             text = f"string ({t.encoding or 'UTF-8'})"
-        elif t.kind == RefKind.SWITCH:
-            text = "one of " + ", ".join(self.type_link(self.program.resolved[c], here) for _, c in t.cases
-                                         if c in self.program.resolved)
+        elif t.kind == RefKind.SWITCH:  # each type once, though many cases may read it
+            text = "one of " + ", ".join(dict.fromkeys(self.type_link(self.program.resolved[c], here) + self.args_text(c)
+                                                       for _, c in t.cases if c in self.program.resolved))
         else:
             target = self.program.resolved.get(t)
-            text = self.type_link(target, here) if target is not None else t.name or "?"
+            text = self.type_link(target, here) + self.args_text(t) if target is not None else t.name or "?"
             if target is not None and target.intrinsic:
                 text += f" (`{target.intrinsic}`)"
         if a.repeat == "expr":
@@ -216,6 +217,10 @@ class DocBuilder:
             out.append("its type must use every byte")
         return out
 
+    @staticmethod
+    def args_text(ref) -> str:
+        return f" given `{', '.join(expr_text(a) for a in ref.args)}`" if ref.args else ""
+
     # -- types -----------------------------------------------------------------------------
     def type_doc(self, spec: TypeSpec, here: Schema) -> tuple[TypeDoc, list[Box]]:
         offset: int | None = 0
@@ -239,7 +244,8 @@ class DocBuilder:
             nested = [p.lower() for p in self.program.class_path(spec)[1:]]
             svg_name = f"svg/{'.'.join([here.id] + nested)}.svg"
         return TypeDoc(self.program.py_name(spec), self.anchor(spec), (spec.doc or "").strip(),
-                       self.fixed_size(spec), fields, instances, enums, svg_name, checksums), boxes
+                       self.fixed_size(spec), fields, instances, enums, svg_name, checksums,
+                       [(p.id, PRIM_NAMES[p.prim], oneline(p.doc)) for p in spec.params]), boxes
 
 
 def build_docs(program: Program, examples: dict[str, list[HexRow]] | None = None) -> dict[str, str]:

@@ -253,3 +253,22 @@ def parse(text) -> Expr:
     if isinstance(text, int):
         return Int(0, text)
     return _Parser(str(text)).parse()
+
+
+def same_expr(a: Expr, b: Expr) -> bool:
+    """Whether two expressions are the same tree (wherever they were written)."""
+    if type(a) is not type(b):
+        return False
+    for name, x in vars(a).items():
+        y = getattr(b, name)
+        if name == "pos":
+            continue
+        if isinstance(x, Expr):
+            if not same_expr(x, y):
+                return False
+        elif isinstance(x, tuple):
+            if len(x) != len(y) or not all(same_expr(p, q) if isinstance(p, Expr) else p == q for p, q in zip(x, y)):
+                return False
+        elif x != y:
+            return False
+    return True

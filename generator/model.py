@@ -71,6 +71,17 @@ class TypeRef:
     switch_on: Expr | None = None
     cases: tuple[tuple[Expr, "TypeRef"], ...] = ()
     encoding: str | None = None
+    args: tuple[Expr, ...] = ()  # a user type's parameters, as `name(arg, ...)` gives them
+
+
+@dataclass(frozen=True, eq=False)
+class Param:
+    """A type's parameter (Kaitai `params`): a number its user passes when reading it, kept on
+    the object, and passed again by the user's writer."""
+    id: str
+    prim: str  # an integer primitive, e.g. "u2"
+    loc: Loc
+    doc: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,6 +181,7 @@ class TypeSpec:
     columnar_loc: Loc | None = None
     hot: bool = False  # -hot: also generate a compiled reader (Cython)
     hot_loc: Loc | None = None
+    params: tuple[Param, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,7 @@
 """Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
 from __future__ import annotations
 
+from .expr import same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
 from .pyexpr import Scope, T, Translator
@@ -22,7 +23,10 @@ def index(program: Program, problems) -> None:
             for enum in spec.enums:
                 program.enum_owner[enum] = spec
             seen = {a.id for a in spec.seq}
-            for node in (*spec.seq, *spec.instances):
+            for param in spec.params:
+                if param.id in seen or any(i.id == param.id for i in spec.instances):
+                    problems.add(param.loc, f"param {param.id!r} has the name of a field or instance")
+            for node in (*spec.seq, *spec.params, *spec.instances):
                 if node.id in GENERATED_MEMBERS:
                     problems.add(node.loc, f"{node.id!r} is the name of a method of generated classes; "
                                            "choose another name")
@@ -47,11 +51,26 @@ def resolve(program: Program, problems) -> None:
                                  + _import_hint(program, spec, ref.name))
                 else:
                     program.resolved[ref] = found
+                    if len(ref.args) != len(found.params):
+                        problems.add(ref.loc, f"type {ref.name!r} takes {len(found.params)} params, "
+                                              f"not {len(ref.args)}")
+            if attr.type.kind == RefKind.SWITCH:
+                _same_args(program, problems, attr.type)
             if attr.enum:
                 _resolve_enum(program, problems, spec, attr, attr.enum)
         for inst in spec.instances:
             if inst.enum:
                 _resolve_enum(program, problems, spec, inst, inst.enum)
+
+
+def _same_args(program, problems, ref) -> None:
+    """The cases of a switch whose types take params all pass the same ones: a writer passes
+    them to whichever case its value is."""
+    passing = [t for _, t in ref.cases if (found := program.resolved.get(t)) is not None and found.params]
+    for case in passing[1:]:
+        if len(case.args) != len(passing[0].args) or not all(map(same_expr, case.args, passing[0].args)):
+            problems.add(case.loc, "the cases of a switch whose types take params must pass the same ones")
+            return
 
 
 def _import_hint(program, spec, name) -> str:
@@ -173,6 +192,9 @@ def expressions(program: Program, problems) -> None:
                            (attr.repeat_expr, attr.at("repeat-expr")), (attr.default, attr.at("-default"))):
                 if e is not None:
                     tr.translate(e, scope, loc)
+            for ref in [attr.type] + [t for _, t in attr.type.cases]:
+                for arg in ref.args:
+                    tr.translate(arg, scope, ref.loc)
             if attr.type.kind == RefKind.SWITCH and attr.type.switch_on is not None:
                 tr.translate(attr.type.switch_on, scope, attr.type.loc)
                 for key, _ in attr.type.cases:

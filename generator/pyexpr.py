@@ -1,7 +1,7 @@
 """Translate Kaitai expressions to Python with static types, reporting unknown names.
 
 The translator knows what each name means in the type where the expression stands: a field
-(read into a local, or an attribute of `self`), an instance, `_parent`, `_io`, `_`, `_index`,
+(read into a local, or an attribute of `self`), a param, an instance, `_parent`, `_io`, `_`, `_index`,
 or an enum member. Every subexpression is parenthesised, so precedence never changes meaning.
 """
 from __future__ import annotations
@@ -120,6 +120,13 @@ class Translator:
 
     def _member(self, spec: TypeSpec, name: str, obj: str, scope: Scope | None, via: Scope | None = None):
         known = via or scope  # what the backend knows of the enclosing objects
+        for param in spec.params:  # held in a local where the code has it as an argument
+            if param.id == name:
+                if scope is not None and name in scope.locals:
+                    return scope.locals[name], INT
+                if scope is not None:
+                    scope.uses.add(OBJECT)
+                return f"{obj}.{name}", INT
         for attr in spec.seq:
             if attr.id == name:
                 if scope is not None and name in scope.locals:

@@ -28,6 +28,8 @@ def columnar_problems(program, spec: TypeSpec, nested: bool = False) -> list[tup
     a string sized by an earlier field (optionally `if: that >= 0`), or a counted repeat of a
     columnar type that does not repeat itself; `-derive: length-from` spans are checked."""
     out = []
+    if spec.params:
+        out.append((spec.params[0].loc, f"type {spec.name!r} is -columnar, but it has params"))
     earlier: dict[str, Attr] = {}
     for attr in spec.seq:
         why = _not_columnar(program, attr, earlier, nested)
@@ -76,6 +78,8 @@ def _not_columnar(program, attr: Attr, earlier: dict, nested: bool) -> str | Non
 def hot_problem(program, spec: TypeSpec) -> tuple[object, str] | None:
     """The first field (or eager instance) of a hot type that compiled code does not read, with
     why."""
+    if spec.params:
+        return spec.params[0].loc, f"type {spec.name!r} is -hot, but it has params"
     for attr in spec.seq:
         why = _not_hot(program, attr)
         if why is not None:
@@ -89,6 +93,8 @@ def hot_problem(program, spec: TypeSpec) -> tuple[object, str] | None:
 def _not_hot(program, attr: Attr) -> str | None:
     ref = attr.type
     target = program.resolved.get(ref) if ref.kind == RefKind.USER else None
+    if ref.args:
+        return f"field {attr.id!r} passes params"
     if program.enum_of.get(attr) is not None:
         return f"field {attr.id!r} has an enum"
     if attr.contents is not None:

@@ -41,6 +41,7 @@ class Node:
     _spans: tuple[str, ...] = ()  # slots holding (buffer, start, end) of bytes not decoded yet
     _schema_path = ""
     _needs: str | None = None  # the enclosing type whose fields reading this type takes
+    _params: tuple[str, ...] = ()  # what reading this type is given (Kaitai `params`), kept on it
     _eq_fields: tuple[str, ...] = ()
     _repr_fields: tuple[str, ...] = ()
     _dict_fields: tuple[str, ...] = ()
@@ -62,13 +63,14 @@ class Node:
         return node
 
     @classmethod
-    def from_bytes(cls, data, verify: bool = True):
-        """Decode `data`, which must hold exactly one object of this type."""
+    def from_bytes(cls, data, verify: bool = True, **params):
+        """Decode `data`, which must hold exactly one object of this type (given its params,
+        such as the version of a message, where the type has any)."""
         if cls._needs is not None:
             raise needs_parent(type_name(cls), cls._needs)
         if not isinstance(data, bytes):
             data = bytes(data)
-        obj, pos = cls._read(data, 0, len(data), None)
+        obj, pos = cls._read(data, 0, len(data), None, **params)
         if pos != len(data):
             raise invalid(pos, cls._schema_path, f"{len(data) - pos} bytes left after the end")
         if verify:
@@ -76,7 +78,7 @@ class Node:
         return obj
 
     @classmethod
-    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True):
+    def read(cls, buf, pos: int = 0, end: int | None = None, verify: bool = True, **params):
         """Decode one object at `pos` of `buf` (bytes, bytearray, memoryview, mmap); returns
         (object, position after it). Byte fields are bytes whatever the buffer."""
         if cls._needs is not None:
@@ -85,7 +87,7 @@ class Node:
             end = len(buf)
         if not 0 <= pos <= end <= len(buf):
             raise bad_range(pos, end, len(buf))
-        obj, pos = cls._read(buf, pos, end, None)
+        obj, pos = cls._read(buf, pos, end, None, **params)
         if isinstance(buf, MUTABLE_BUFFERS):
             detached(obj)
         if verify:

@@ -61,6 +61,12 @@ def needs_parent(name: str, parent: str) -> UsageError:
     return UsageError(f"{name} takes fields of the {parent} around it; read the {parent} instead")
 
 
+def needs_params(name: str, params: tuple[str, ...]) -> UsageError:
+    given = ", ".join(f"{p}=..." for p in params)
+    return UsageError(f"{name} is read with params: give {given} (to from_bytes or read), or read the "
+                      "type around it, which passes them")
+
+
 def in_processed(err: DecodeError, pos: int, path: str, name: str) -> DecodeError:
     """Re-anchor an error found inside processed (decompressed) data at the field's position."""
     inner = f" at byte {err.position} of the data decoded by {name}" if err.position is not None else ""

@@ -25,6 +25,7 @@ RUNTIME_NAMES = (
     ("kafkacodec.runtime.support", "enum_value", "_enum_value"),
     ("kafkacodec.runtime.support", "in_processed", "_in_processed"),
     ("kafkacodec.runtime.support", "invalid", "_invalid"),
+    ("kafkacodec.runtime.support", "needs_params", "_needs_params"),
     ("kafkacodec.runtime.support", "reencoded", "_reencoded"),
     ("kafkacodec.runtime.support", "short", "_short"),
     ("kafkacodec.runtime.support", "too_many", "_too_many"),

@@ -56,6 +56,7 @@ class ClassPlan:
     spans: list[str] = field(default_factory=list)  # slots holding (buffer, start, end) of bytes read
     parent: str | None = None  # the enclosing type whose fields reading this one takes, if any
     layout: tuple[tuple[str, int, int], ...] = ()  # (field, offset, width) of the fixed-width prefix
+    params: list[str] = field(default_factory=list)  # the type's params, as keyword arguments
 
 
 @dataclass
@@ -184,6 +185,7 @@ class ModulePlanner:
         seq = spec.seq
         facts = self.ir[spec]
         init_body = [f"self._parent_ref = None if _parent is None else {self.rt('_ref')}(_parent)"]
+        init_body += [f"self.{p.id} = {p.id}" for p in spec.params]
         init_body += [f"self.{i.id} = None" for i in spec.instances if i.eager]
         if facts.needs_pos:
             init_body.append("self._pos = None")
@@ -207,25 +209,27 @@ class ModulePlanner:
         nested += [(camel(e.name), self.program.enum_py_name(e)) for e in spec.enums]
         writer = WritePlanner(self, spec)
         writer_pack = WritePlanner(self, spec, pack=True)
+        params = [p.id for p in spec.params]
         return ClassPlan(
             name=name, qualname=".".join(self.program.class_path(spec)),
             doc=(spec.doc or spec.name).strip(), slots=list(facts.slots),
-            init_params=[a.id for a in seq], init_body=init_body,
+            init_params=[p.id for p in spec.params] + [a.id for a in seq], init_body=init_body,
             read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
             verify_body=self.verify(spec) if facts.has_checksums else None,
             pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
             props=props, loaders=loaders, raw_loaders=raw_loaders,
-            eq_fields=[a.id for a in seq if not (a.derive or a.checksum)],
-            repr_fields=[a.id for a in seq],
-            dict_fields=[a.id for a in seq] + [i.id for i in spec.instances],
+            eq_fields=params + [a.id for a in seq if not (a.derive or a.checksum)],
+            repr_fields=params + [a.id for a in seq],
+            dict_fields=params + [a.id for a in seq] + [i.id for i in spec.instances],
             schema_path="/".join(self.program.class_path(spec)),
             nested=nested,
-            field_docs=[(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a))
-                        for a in seq],
-            hints={a.id: self.hint(a) for a in seq},
+            field_docs=[(p.id, "int", textwrap.wrap(f"(param) {' '.join((p.doc or '').split())}".strip(), 88))
+                        for p in spec.params]
+            + [(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a)) for a in seq],
+            hints={**{p: "int" for p in params}, **{a.id: self.hint(a) for a in seq}},
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
-            layout=facts.layout,
+            layout=facts.layout, params=params,
             **self.columnar(spec))
 
     def parent_name(self, spec: TypeSpec) -> str | None:

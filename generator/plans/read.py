@@ -10,7 +10,7 @@ import itertools
 from dataclasses import dataclass
 
 from .lines import Code
-from ..expr import Binary, Expr, Int
+from ..expr import Binary, Int, same_expr
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeRef, TypeSpec
 from ..ir import FixedRun
 from ..pyexpr import ENCLOSING, IO_START, Scope
@@ -68,6 +68,15 @@ class ReadPlanner:
         c(f"{obj}._parent_ref = " + (f"{self.ctx.rt('_ref')}({parent})" if self.f.spliced else
                                      f"None if {parent} is None else {self.ctx.rt('_ref')}({parent})"))
         start_at = len(c.lines)
+        if spec.params:  # given by the type that reads this one (or to from_bytes), and kept
+            assert not self.f.spliced, "types with params are never spliced (the hot pass refuses them)"
+            missing = " or ".join(f"{p.id} is None" for p in spec.params)
+            with c.block(f"if {missing}:"):
+                c(f"raise {self.ctx.rt('_needs_params')}({'.'.join(self.ctx.program.class_path(spec))!r}, "
+                  f"{tuple(p.id for p in spec.params)!r})")
+            for p in spec.params:
+                c(f"{obj}.{p.id} = {p.id}")
+                scope.locals[p.id] = p.id
         if facts.needs_pos:
             c(f"{obj}._pos = pos")
         if facts.pinned:
@@ -255,7 +264,7 @@ class ReadPlanner:
             self.region(c, attr, var, scope, "buf", "pos", self.v("_e"))
             c(f"pos = {self.v('_e')}")
             return
-        self.unsized(c, attr.type, var, "buf", "pos", "end", self.path(attr))
+        self.unsized(c, attr.type, var, "buf", "pos", "end", self.path(attr), scope)
 
     def sized_bounds(self, c: Code, attr: Attr, scope: Scope, buf: str, pos: str, end: str) -> None:
         path, n, e = self.path(attr), self.v("_n"), self.v("_e")
@@ -306,12 +315,14 @@ class ReadPlanner:
         else:
             q = self.new("q")
             c(f"{q} = {start}")
-            self.unsized(c, ref, var, buf, q, end, path)
+            self.unsized(c, ref, var, buf, q, end, path, scope)
             if attr.require_eos:
                 with c.block(f"if {q} != {end}:"):
                     c(f"raise {self.ctx.rt('_invalid')}({q}, {path!r}, f\"{{{end} - {q}}} bytes left unread at the end of the field\")")
 
-    def unsized(self, c: Code, ref: TypeRef, var: str, buf: str, pos: str, end: str, path: str) -> None:
+    def unsized(self, c: Code, ref: TypeRef, var: str, buf: str, pos: str, end: str, path: str,
+                scope: Scope | None = None) -> None:
+        scope = scope or Scope(self.spec, obj=self.f.obj)
         if ref.kind == RefKind.PRIM:
             code, width, _ = PRIMITIVES[ref.prim]
             if code == "B":
@@ -330,11 +341,12 @@ class ReadPlanner:
             if target.intrinsic:
                 self.varint(c, target.intrinsic, var, buf, pos, end, path)
             else:
-                c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, {self.f.obj})")
+                args = "".join(f", {self.ctx.tr.translate(a, scope, ref.loc)}" for a in ref.args)
+                c(f"{var}, {pos} = {self.ctx.class_ref(target)}._read({buf}, {pos}, {end}, {self.f.obj}{args})")
             return
         if ref.kind == RefKind.SWITCH:
-            self.switch(c, ref, Scope(self.spec, obj=self.f.obj),
-                        lambda case: self.unsized(c, case, var, buf, pos, end, path), lambda: c(f"{var} = None"))
+            self.switch(c, ref, scope, lambda case: self.unsized(c, case, var, buf, pos, end, path, scope),
+                        lambda: c(f"{var} = None"))
             return
         raise AssertionError(f"unsized {ref.kind.value}")  # passes reject bytes/str without size
 
@@ -405,21 +417,3 @@ def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
         checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
     return checks
 
-
-def same_expr(a: Expr, b: Expr) -> bool:
-    """Whether two expressions are the same tree (wherever they were written)."""
-    if type(a) is not type(b):
-        return False
-    for name, x in vars(a).items():
-        y = getattr(b, name)
-        if name == "pos":
-            continue
-        if isinstance(x, Expr):
-            if not same_expr(x, y):
-                return False
-        elif isinstance(x, tuple):
-            if len(x) != len(y) or not all(same_expr(p, q) if isinstance(p, Expr) else p == q for p, q in zip(x, y)):
-                return False
-        elif x != y:
-            return False
-    return True

@@ -97,10 +97,31 @@ class WritePlanner:
     def is_varint(self, attr: Attr) -> bool:
         return self.facts.field(attr.id).value == ValueKind.VARINT
 
+    def params(self, c: Code, scope: Scope, keep: bool) -> None:
+        """The params: as the enclosing writer passes them, else as the object holds them (a
+        writer that passes them leaves them on the object, as it does computed fields)."""
+        for p in self.spec.params:
+            with c.block(f"if {p.id} is None:"):
+                c(f"{p.id} = self.{p.id}")
+                with c.block(f"if {p.id} is None:"):
+                    c(f"raise {self.ctx.rt('_EncodeError')}('param is not set', {self.path(p)!r})")
+            if keep:
+                with c.block("elif keep:"):
+                    c(f"self.{p.id} = {p.id}")
+            scope.locals[p.id] = p.id
+
+    def args(self, ref: TypeRef) -> str:
+        """The params a field passes to its type (the same for every case of a switch, which the
+        passes check), as the text after the other arguments of a call."""
+        refs = [ref] + [t for _, t in ref.cases]
+        args = next((r.args for r in refs if r.args), ())
+        return "".join(f", {self.ctx.tr.translate(a, self.scope, ref.loc)}" for a in args)
+
     # -- _write ---------------------------------------------------------------------------
     def plan_write(self) -> list[str]:
         c = Code()
         scope = self.scope = Scope(self.spec, obj="self")
+        self.params(c, scope, keep=True)
         if self.pack:  # every field is an argument; computed values replace them as they come
             scope.locals = {a.id: self.arg(a) for a in self.spec.seq if not (a.derive or a.checksum)}
         marks = self.facts.write_marks
@@ -173,6 +194,8 @@ class WritePlanner:
                     computed = f"len({b}){plus}"
                 else:
                     computed = f"(len({b}){plus} if {b} is not None else {d.if_absent!r})"
+            if attr.if_ is not None:  # absent (in this version, say): nothing to count
+                computed = f"({computed} if {tr.translate(attr.if_, scope, attr.loc)} else None)"
             c(f"{w} = {self.derived(attr, computed)}")
             self.store(c, attr, w)
             return
@@ -240,7 +263,7 @@ class WritePlanner:
             with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
                 c(f"{out} += {value}")
             with c.block("else:"):
-                c(f"{value}._write({out}, {self.keep})")
+                c(f"{value}._write({out}, {self.keep}{self.args(ref)})")
         else:
             target = self.ctx.program.resolved[ref]
             if not target.intrinsic:
@@ -253,7 +276,7 @@ class WritePlanner:
                 with c.block(f"{head} isinstance({value}, (bytes, bytearray, memoryview)):"):
                     c(f"{out} += {value}")
                 with c.block("else:"):
-                    c(f"{value}._write({out}, {self.keep})")
+                    c(f"{value}._write({out}, {self.keep}{self.args(ref)})")
                 return
             if target.intrinsic:
                 fns = INTRINSICS[target.intrinsic]
@@ -370,7 +393,8 @@ class WritePlanner:
         without leaving anything on the objects."""
         self.keep = "False"
         c = Code()
-        scope = Scope(self.spec, obj="self")
+        scope = self.scope = Scope(self.spec, obj="self")
+        self.params(c, scope, keep=False)
         tr = self.ctx.tr
         # 1. values of length-of and count-of fields, where conditions or varint sizes need them
         in_conditions = {n.name for a in self.spec.seq if a.if_ is not None and a.id not in self.length_of
@@ -394,6 +418,8 @@ class WritePlanner:
                 self.target_size(c, target, f"z_{target.id}", scope)
                 absent = "None" if d.if_absent is None else repr(d.if_absent)
                 computed = f"(z_{target.id}{plus} if z_{target.id} is not None else {absent})"
+            if attr.if_ is not None:
+                computed = f"({computed} if {tr.translate(attr.if_, scope, attr.loc)} else None)"
             c(f"d_{attr.id} = self._{attr.id} if self._pins & {self.bit(attr)} else {computed}")
             scope.locals[attr.id] = f"d_{attr.id}"
         # 2. sizes of every field but varint length-from prefixes
@@ -457,8 +483,9 @@ class WritePlanner:
         if ref.kind == RefKind.STR:
             return f"len({value}.encode({ref.encoding!r}, 'surrogateescape'))"
         if ref.kind == RefKind.SWITCH:
-            return f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) else {value}.size())"
+            return (f"(len({value}) if isinstance({value}, (bytes, bytearray, memoryview)) "
+                    f"else {value}.size({self.args(ref)[2:]}))")
         target = self.ctx.program.resolved[ref]
         if target.intrinsic:
             return f"{self.ctx.rt(INTRINSICS[target.intrinsic].size)}({value})"
-        return f"{value}.size()"
+        return f"{value}.size({self.args(ref)[2:]})"

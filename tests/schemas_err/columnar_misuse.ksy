@@ -1,8 +1,9 @@
 # A -columnar type whose fields cannot be read column by column is refused field by field.
-# error 20:9: /types/row/seq/1: error: type 'row' is -columnar, but field 'name' is not sized by an earlier integer field
-# error 22:9: /types/row/seq/2: error: type 'row' is -columnar, but field 'flags' has process, -lazy, contents, -checksum or valid
-# error 25:9: /types/row/seq/3: error: type 'row' is -columnar, but field 'ratio' is not an integer
-# error 27:9: /types/row/seq/4: error: type 'row' is -columnar, but field 'cells' is a repeated, conditional or sized number
+# error 21:9: /types/row/seq/1: error: type 'row' is -columnar, but field 'name' is not sized by an earlier integer field
+# error 23:9: /types/row/seq/2: error: type 'row' is -columnar, but field 'flags' has process, -lazy, contents, -checksum or valid
+# error 26:9: /types/row/seq/3: error: type 'row' is -columnar, but field 'ratio' is not an integer
+# error 28:9: /types/row/seq/4: error: type 'row' is -columnar, but field 'cells' is a repeated, conditional or sized number
+# error 35:9: /types/versioned/params/0: error: type 'versioned' is -columnar, but it has params
 meta:
   id: columnar_misuse
   endian: be
@@ -28,3 +29,11 @@ types:
         type: u1
         repeat: expr
         repeat-expr: 3
+  versioned:
+    -columnar: true
+    params:
+      - id: level
+        type: u1
+    seq:
+      - id: x
+        type: u1

@@ -1,7 +1,9 @@
 # A -hot type with a field compiled code does not read is refused at the field, type by type.
-# error 20:9: /types/row/seq/0: error: type 'row' is -hot, but field 'ratio' is a float
-# error 25:9: /types/cells/seq/0: error: type 'cells' is -hot, but repeated field 'cells' is not a repeat of a struct type
-# error 32:9: /types/tagged/seq/0: error: type 'tagged' is -hot, but field 'tag' has an enum
+# error 22:9: /types/row/seq/0: error: type 'row' is -hot, but field 'ratio' is a float
+# error 27:9: /types/cells/seq/0: error: type 'cells' is -hot, but repeated field 'cells' is not a repeat of a struct type
+# error 34:9: /types/tagged/seq/0: error: type 'tagged' is -hot, but field 'tag' has an enum
+# error 43:9: /types/versioned/params/0: error: type 'versioned' is -hot, but it has params
+# error 51:9: /types/passing/seq/0: error: type 'passing' is -hot, but field 'inner' passes params
 meta:
   id: hot_misuse
   endian: be
@@ -35,3 +37,23 @@ types:
     enums:
       kind:
         1: one
+  versioned:
+    -hot: true
+    params:
+      - id: level
+        type: u1
+    seq:
+      - id: x
+        type: u1
+  passing:
+    -hot: true
+    seq:
+      - id: inner
+        type: plain(1)
+  plain:
+    params:
+      - id: level
+        type: u1
+    seq:
+      - id: x
+        type: u1

@@ -1,0 +1,51 @@
+# Params: a user passes as many as its type takes, a switch passes the same ones to every case that
+# takes them, and a param is an integer whose name is neither reserved nor a field's.
+# error 17:11: /seq/1/type: error: type 'versioned' takes 2 params, not 0
+# error 25:12: /seq/3/type/cases/0: error: type 'versioned' takes 2 params, not 1
+# error 26:12: /seq/3/type/cases/1: error: the cases of a switch whose types take params must pass the same ones
+# error 26:12: /seq/3/type/cases/1: error: type 'versioned' takes 2 params, not 1
+# error 32:13: /types/versioned/params/1/id: error: param id 'pos' is a name the generated code uses; choose another
+# error 34:9: /types/versioned/params/2: error: a param's type must be an integer: u1, u2, u4, u8, s1, s2, s4 or s8
+# error 36:9: /types/versioned/params/3: error: param 'tag' has the name of a field or instance
+meta:
+  id: params_misuse
+  endian: be
+seq:
+  - id: kind
+    type: u1
+  - id: one
+    type: versioned
+  - id: two
+    type: versioned(kind, 1)
+  - id: three
+    size: 4
+    type:
+      switch-on: kind
+      cases:
+        0: versioned(kind)
+        1: versioned(kind + 1)
+types:
+  versioned:
+    params:
+      - id: kind
+        type: u2
+      - id: pos
+        type: u2
+      - id: ratio
+        type: f4
+      - id: tag
+        type: u1
+    seq:
+      - id: tag
+        type: u1
+      - id: more
+        type: u1
+        if: kind >= 1
+  hot_one:
+    -hot: true
+    params:
+      - id: level
+        type: u1
+    seq:
+      - id: x
+        type: u1
