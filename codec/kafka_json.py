@@ -34,7 +34,8 @@ def message_json(obj) -> object:
 
 def _plain(value) -> object:
     if is_node(value):  # its own fields, not the derived ones (a field Kafka names DeliveryCount stays)
-        names = [n for n in value._eq_fields if n not in SKIPPED and not _null_marker(n, value._eq_fields)]
+        names = [n for n in value._eq_fields if n not in SKIPPED and n not in value._params
+                 and not _null_marker(n, value._eq_fields)]
         if names == ["value"]:  # a string, bytes or tagged value of the message encodings
             return _plain(value.value)
         return {_camel(n): _field(n, getattr(value, n)) for n in names}

@@ -1,15 +1,17 @@
 """Drafts a .ksy schema from Kafka's JSON message specs, for development only: code generation
-never runs it. Each version of each message becomes a type of its own (fields present in that
-version, in Kafka's order, in Kafka's encoding of that version); tagged fields Kafka knows are
-decoded through a switch on the tag, unknown ones stay raw. Docs are taken from the schema being
-replaced, by type and field id, so a schema reviewed and documented by hand survives a redraft;
-new fields come out undocumented for a person to describe.
+never runs it. Each message becomes one type that takes its version as a param, as Kafka's own
+message generator makes one class per message: its fields in Kafka's order, each guarded by
+the versions that have it; tagged fields Kafka knows are decoded through a switch on the tag,
+and stay raw in a version that does not define them, as do unknown tags. Docs are taken from
+the schema being replaced, by type and field id (the latest version's, where that schema had a
+type per version), so a schema reviewed and documented by hand survives a redraft; new fields
+come out undocumented for a person to describe.
 
 Two framings: records framed as KRaft frames them (frame version, api key and version as
 unsigned varints; `__cluster_metadata`, `__remote_log_metadata`), or with --coordinator the
 key/value pairs of a coordinator's topic (an int16 record type before the key, an int16 version
 before the value; `__consumer_offsets`, `__share_group_state`): then the root reads a key and
-each value is a type of its own, or with --types-only there is no root and another schema uses
+each value is a type of its own (its version, then the message's type), or with --types-only there is no root and another schema uses
 the types.
 
     python -m generator.kafka_spec OUT.ksy --id ID --title T --doc-ref URL [--coordinator [--types-only]] SPEC.json...
@@ -68,63 +70,132 @@ class Message:
         return v in versions_of(self.spec.get("flexibleVersions"), self.latest)
 
 
+VERSION_DOC = "Version of the message (from the framing before it); what that version lacks is absent."
+
+
+def version_param(name: str) -> dict:
+    return {"id": name, "type": "s2", "doc": VERSION_DOC}
+
+
 class Drafter:
     def __init__(self, old_docs: dict):
         self.types: dict[str, dict] = {}
-        self.signatures: dict[str, str] = {}  # a type's fields as text -> its name, to share equal ones
+        self.signatures: dict[str, str] = {}  # a type's body as text -> its name, to share equal ones
         self.old_docs = old_docs
         self.structs: dict[str, dict] = {}  # common structs by name
         self.owner = ""  # the message being drafted
         self.made_by: dict[str, str] = {}  # type name -> the message that drafted it
+        self.valid: range = range(0)  # the versions of the message being drafted
+        self.flexible = False
+        self.latest = 0
+        self.param = "version"  # the version's name in the struct being drafted
 
     def doc(self, type_name: str, field_id: str | None = None) -> str | None:
-        return self.old_docs.get((type_name, field_id))
+        """The doc of a type or field in the schema being replaced, also where that schema had a
+        type per version (the latest version's doc) or named a coordinator value's body so."""
+        if type_name is None:
+            return self.old_docs.get((None, field_id))
+        base = type_name.removesuffix("_body")
+        for name in [type_name] + [f"{base}_v{v}" for v in range(99, -1, -1)]:
+            if (name, field_id) in self.old_docs:
+                return self.old_docs[(name, field_id)]
+        return None
 
-    def message(self, m: Message) -> dict[int, str]:
-        """The type of each version, by version."""
+    def begin(self, m: Message) -> None:
         self.structs = {s["name"]: s for s in m.spec.get("commonStructs", [])}
         self.owner = snake(m.name)
-        return {v: self.struct(snake(m.name), m.spec["fields"], v, m.flexible(v), m.latest, f"_v{v}")
-                for v in m.valid}
+        self.valid, self.latest = m.valid, m.latest
+        flexible = {m.flexible(v) for v in m.valid}
+        if len(flexible) > 1:
+            raise SystemExit(f"{m.name}: some versions are flexible and some not; one type per message "
+                             "drafts one encoding")
+        self.flexible = flexible == {True}
+
+    def message(self, m: Message, name: str | None = None) -> str:
+        """The message's one type: its version as a param, each field present in the versions
+        that have it."""
+        self.begin(m)
+        base = name or snake(m.name)
+        body, _ = self.struct_body(base, m.spec["fields"])
+        return self.add(base, {"params": [version_param(param_name(m.spec["fields"]))], **body})
 
     def key(self, m: Message) -> str:
         """A coordinator key: one version, not flexible, named as the message is."""
-        self.structs = {s["name"]: s for s in m.spec.get("commonStructs", [])}
-        self.owner = snake(m.name)
-        (v,) = m.valid
-        return self.struct(snake(m.name), m.spec["fields"], v, m.flexible(v), m.latest)
+        self.begin(m)
+        return self.struct(snake(m.name), m.spec["fields"])[0]
 
     def value(self, m: Message) -> str:
         """A coordinator value: its int16 version, then the fields of that version."""
-        cases = self.message(m)
+        body = self.message(m, f"{snake(m.name)}_body")
         name = snake(m.name)
         self.types[name] = {"seq": [
             {"id": "version", "type": "s2"},
-            {"id": "body", "size-eos": True, "type": {"switch-on": "version", "cases": cases}}]}
+            {"id": "body", "size-eos": True,
+             "type": {"switch-on": "version", "cases": {v: f"{body}(version)" for v in m.valid}}}]}
         self.made_by[name] = self.owner
         return name
 
-    def struct(self, base: str, fields: list, v: int, flexible: bool, latest: int, suffix: str = "") -> str:
-        seq, tags = [], []
-        for f in fields:
-            if v not in versions_of(f.get("versions"), latest):
-                continue
-            if v in versions_of(f.get("taggedVersions"), latest):
-                tags.append(f)
-                continue
-            seq += self.field(f, v, flexible, latest)
-        if flexible:
-            seq.append({"id": "tagged_fields", "type": self.tags(base, tags, v, latest) if tags else
-                        "kafka_types::tagged_fields"})
-        return self.add(base, suffix, {"seq": seq}, v)
+    def condition(self, present: list[int]) -> str | None:
+        """The `if` of a field present in `present` (a run of the message's versions)."""
+        if present != list(range(present[0], present[-1] + 1)):
+            raise SystemExit(f"{self.owner}: a field in versions {present} that are not a run")
+        parts = []
+        if present[0] > self.valid[0]:
+            parts.append(f"{self.param} >= {present[0]}")
+        if present[-1] < self.valid[-1]:
+            parts.append(f"{self.param} <= {present[-1]}")
+        return " and ".join(parts) or None
 
-    def add(self, base: str, suffix: str, body: dict, v: int) -> str:
+    def struct(self, base: str, fields: list) -> tuple[str, bool]:
+        """A struct's type, and whether it takes the version (its fields or tags depend on it)."""
+        body, versioned = self.struct_body(base, fields)
+        if versioned:
+            body = {"params": [version_param(param_name(fields))], **body}
+        return self.add(base, body), versioned
+
+    def struct_body(self, base: str, fields: list) -> tuple[dict, bool]:
+        outer, self.param = self.param, param_name(fields)
+        try:
+            return self._struct_body(base, fields)
+        finally:
+            self.param = outer
+
+    def _struct_body(self, base: str, fields: list) -> tuple[dict, bool]:
+        seq, tags, versioned = [], [], False
+        for f in fields:
+            present = [v for v in self.valid if v in versions_of(f.get("versions"), self.latest)]
+            if not present:
+                continue
+            tagged = [v for v in present if v in versions_of(f.get("taggedVersions"), self.latest)]
+            if tagged:
+                if tagged != present:
+                    raise SystemExit(f"{self.owner}: {f['name']} is tagged in some of its versions only")
+                tags.append((f, present))
+                continue
+            entries, nested_versioned = self.field(f, present)
+            versioned |= nested_versioned
+            cond = self.condition(present)
+            if cond:
+                versioned = True
+                for entry in entries:
+                    entry["if"] = f"{cond} and {entry['if']}" if "if" in entry else cond
+            seq += entries
+        if self.flexible:
+            if tags:
+                name, tags_versioned = self.tags(base, tags)
+                versioned |= tags_versioned
+                seq.append({"id": "tagged_fields", "type": name + (f"({self.param})" if tags_versioned else "")})
+            else:
+                seq.append({"id": "tagged_fields", "type": "kafka_types::tagged_fields"})
+        return {"seq": seq}, versioned
+
+    def add(self, base: str, body: dict) -> str:
         sig = base + json.dumps(body, sort_keys=True)
         if sig in self.signatures:
             return self.signatures[sig]
         if base in self.types and self.made_by[base] != self.owner:  # another message's struct of that name
             base = f"{self.owner.removesuffix('_value')}_{base}"
-        name = base if base not in self.types and not suffix else base + (suffix or f"_v{v}")
+        name = base
         while name in self.types:
             name += "_"
         self.types[name] = body
@@ -132,50 +203,74 @@ class Drafter:
         self.signatures[sig] = name
         return name
 
-    def field(self, f: dict, v: int, flexible: bool, latest: int) -> list[dict]:
+    def field(self, f: dict, present: list[int]) -> tuple[list[dict], bool]:
+        """The entries of one field (a count before an array, a null marker before a nullable
+        struct), and whether its type takes the version."""
         fid, kind = snake(f["name"]), f["type"]
-        nullable = v in versions_of(f.get("nullableVersions"), latest)
+        flexible = self.flexible
+        nullable = any(v in versions_of(f.get("nullableVersions"), self.latest) for v in present)
         if kind.startswith("[]"):
-            item = kind[2:]
+            item, versioned = self.item(f, kind[2:])
             count = {"id": f"{fid}_count_plus_one", "type": "uvarint",
                      "-derive": {"count-of": fid, "plus": 1, **({"if-absent": 0} if nullable else {})}} \
                 if flexible else {"id": f"{fid}_count", "type": "s4",
                                   "-derive": {"count-of": fid, **({"if-absent": -1} if nullable else {})}}
             n = f"{fid}_count_plus_one.value - 1" if flexible else f"{fid}_count"
-            items = {"id": fid, "repeat": "expr", "repeat-expr": n, **self.item(f, item, v, flexible, latest)}
+            items = {"id": fid, "repeat": "expr", "repeat-expr": n, **item}
             if nullable:
                 items["if"] = f"{fid}_count_plus_one.value > 0" if flexible else f"{fid}_count >= 0"
-            return [count, items]
+            return [count, items], versioned
+        item, versioned = self.item(f, kind, nullable)
         if nullable and kind not in ("string", "bytes"):  # a struct: an int8 before it, -1 for null
-            return [{"id": f"{fid}_present", "type": "s1"},
-                    {"id": fid, "if": f"{fid}_present >= 0", **self.item(f, kind, v, flexible, latest)}]
-        return [{"id": fid, **self.item(f, kind, v, flexible, latest, nullable)}]
+            return [{"id": f"{fid}_present", "type": "s1"}, {"id": fid, "if": f"{fid}_present >= 0", **item}], versioned
+        return [{"id": fid, **item}], versioned
 
-    def item(self, f: dict, kind: str, v: int, flexible: bool, latest: int, nullable: bool = False) -> dict:
+    def item(self, f: dict, kind: str, nullable: bool = False) -> tuple[dict, bool]:
         if kind in PRIMITIVE:
-            return {"type": PRIMITIVE[kind]}
+            return {"type": PRIMITIVE[kind]}, False
         if kind == "uuid":
-            return {"size": 16}
+            return {"size": 16}, False
         if kind in ("string", "bytes"):
-            prefix = "compact_" if flexible else ""
-            return {"type": f"kafka_types::{prefix}{'nullable_' if nullable else ''}{kind}"}
+            prefix = "compact_" if self.flexible else ""
+            return {"type": f"kafka_types::{prefix}{'nullable_' if nullable else ''}{kind}"}, False
         struct = self.structs.get(kind) or {"fields": f["fields"]}
-        return {"type": self.struct(snake(kind), struct["fields"], v, flexible, latest)}
+        name, versioned = self.struct(snake(kind), struct["fields"])
+        return {"type": name + (f"({self.param})" if versioned else "")}, versioned
 
-    def tags(self, base: str, tags: list, v: int, latest: int) -> str:
-        cases = {}
-        for f in tags:
+    def tags(self, base: str, tags: list) -> tuple[str, bool]:
+        """The tagged-field section: known tags decoded by a switch on the tag, which leaves raw a
+        tag that the message's version does not define."""
+        cases, absent = {}, {}  # the versions without a tag, as a condition -> those tags
+        for f, present in tags:
             if f["type"] not in TAG_WRAPPER:
                 raise SystemExit(f"{base}: tagged field {f['name']} of type {f['type']} needs a wrapper type")
             cases[int(f["tag"])] = "kafka_types::" + TAG_WRAPPER[f["type"]]
-        field = self.add(f"{base}_tag", "", {"seq": [
+            if self.condition(present):
+                outside = [f"version < {present[0]}"] * (present[0] > self.valid[0]) + \
+                          [f"version > {present[-1]}"] * (present[-1] < self.valid[-1])  # the tag types' own
+                absent.setdefault(" or ".join(outside), []).append(int(f["tag"]))
+        on = "tag.value"
+        for outside, numbers in reversed(absent.items()):
+            which = " or ".join(f"tag.value == {n}" for n in numbers)
+            which = f"({which})" if len(numbers) > 1 else which
+            test = f"{which} and ({outside})" if " or " in outside else f"{which} and {outside}"
+            on = f"{test} ? -1 : {on}" if on == "tag.value" else f"{test} ? -1 : ({on})"
+        hidden = bool(absent)
+        params = {"params": [version_param("version")]} if hidden else {}
+        arg = "(version)" if hidden else ""
+        field = self.add(f"{base}_tag", {**params, "seq": [
             {"id": "tag", "type": "uvarint"},
             {"id": "data_length", "type": "uvarint", "-derive": {"length-of": "data"}},
             {"id": "data", "size": "data_length.value",
-             "type": {"switch-on": "tag.value", "cases": dict(sorted(cases.items()))}}]}, v)
-        return self.add(f"{base}_tags", "", {"seq": [
+             "type": {"switch-on": on, "cases": dict(sorted(cases.items()))}}]})
+        return self.add(f"{base}_tags", {**params, "seq": [
             {"id": "count", "type": "uvarint", "-derive": {"count-of": "fields"}},
-            {"id": "fields", "type": field, "repeat": "expr", "repeat-expr": "count.value"}]}, v)
+            {"id": "fields", "type": field + arg, "repeat": "expr", "repeat-expr": "count.value"}]}), bool(hidden)
+
+
+def param_name(fields: list) -> str:
+    """`version`, unless the struct has a field of that name (a regular expression's version)."""
+    return "message_version" if any(snake(f["name"]) == "version" for f in fields) else "version"
 
 
 def old_docs(path: Path) -> dict:
@@ -185,6 +280,8 @@ def old_docs(path: Path) -> dict:
     docs = {(None, None): ksy.get("doc")}
     for name, body in (ksy.get("types") or {}).items():
         docs[(name, None)] = body.get("doc")
+        for param in body.get("params", []):
+            docs[(name, f"(param) {param['id']}")] = param.get("doc")
         for attr in body.get("seq", []):
             docs[(name, attr["id"])] = attr.get("doc")
     for attr in ksy.get("seq", []):
@@ -196,8 +293,9 @@ def framed_seq(d: Drafter, messages: list[Message]) -> list[dict]:
     """Frame version, api key and version, then the record of that type and version."""
     cases = {}
     for m in sorted(messages, key=lambda m: m.spec["apiKey"]):
-        for v, name in d.message(m).items():
-            cases[m.spec["apiKey"] * 1000 + v] = name
+        name = d.message(m)
+        for v in m.valid:
+            cases[m.spec["apiKey"] * 1000 + v] = f"{name}(version.value)"
     return [{"id": "frame_version", "type": "uvarint"}, {"id": "api_key", "type": "uvarint"},
             {"id": "version", "type": "uvarint"},
             {"id": "body", "size-eos": True, "type": {"switch-on": SWITCH_KEY, "cases": cases}, "-require-eos": True}]
@@ -238,6 +336,8 @@ def main() -> None:
     for name, body in d.types.items():
         if d.doc(name):
             body = {"doc": d.doc(name), **body}
+        for param in body.get("params", []):
+            param["doc"] = d.doc(name, f"(param) {param['id']}") or param["doc"]
         for attr in body["seq"]:
             if d.doc(name, attr["id"]):
                 attr["doc"] = d.doc(name, attr["id"])
@@ -255,6 +355,7 @@ class _Indented(yaml.SafeDumper):
         return super().increase_indent(flow, False)
 
 
+_Indented.ignore_aliases = lambda self, data: True  # a param list shared by two types is written twice
 _Indented.add_representer(str, lambda dumper, text: dumper.represent_scalar(
     "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
 

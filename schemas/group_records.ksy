@@ -30,8 +30,12 @@ types:
       - id: member_id
         type: kafka_types::string
         doc: The member.
-  share_group_member_metadata_value_v0:
-    doc: Version 0.
+  share_group_member_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: rack_id
         type: kafka_types::compact_nullable_string
@@ -68,7 +72,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_member_metadata_value_v0
+            0: share_group_member_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_group_metadata_key:
     doc: Key of a share group's metadata (type 11).
@@ -76,8 +80,12 @@ types:
       - id: group_id
         type: kafka_types::string
         doc: The group.
-  share_group_metadata_value_v0:
-    doc: Version 0.
+  share_group_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: epoch
         type: s4
@@ -100,7 +108,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_metadata_value_v0
+            0: share_group_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_group_target_assignment_metadata_key:
     doc: Key of a share group's target assignment metadata (type 12).
@@ -108,8 +116,12 @@ types:
       - id: group_id
         type: kafka_types::string
         doc: The group.
-  share_group_target_assignment_metadata_value_v0:
-    doc: Version 0.
+  share_group_target_assignment_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: assignment_epoch
         type: s4
@@ -129,7 +141,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_target_assignment_metadata_value_v0
+            0: share_group_target_assignment_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_group_target_assignment_member_key:
     doc: Key of a share group member's target assignment (type 13).
@@ -160,8 +172,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  share_group_target_assignment_member_value_v0:
-    doc: Version 0.
+  share_group_target_assignment_member_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topic_partitions_count_plus_one
         type: uvarint
@@ -189,7 +205,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_target_assignment_member_value_v0
+            0: share_group_target_assignment_member_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_group_current_member_assignment_key:
     doc: Key of a share group member's current assignment (type 14).
@@ -220,8 +236,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  share_group_current_member_assignment_value_v0:
-    doc: Version 0.
+  share_group_current_member_assignment_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: member_epoch
         type: s4
@@ -258,7 +278,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_current_member_assignment_value_v0
+            0: share_group_current_member_assignment_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_group_state_partition_metadata_key:
     doc: Key of a share group's state partition metadata (type 15).
@@ -301,8 +321,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  share_group_state_partition_metadata_value_v0:
-    doc: Version 0.
+  share_group_state_partition_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: initializing_topics_count_plus_one
         type: uvarint
@@ -352,7 +376,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_group_state_partition_metadata_value_v0
+            0: share_group_state_partition_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   consumer_group_regular_expression_key:
     doc: Key of a consumer group's resolved regular expression (type 16).
@@ -363,8 +387,12 @@ types:
       - id: regular_expression
         type: kafka_types::string
         doc: A regular expression members of the group subscribe with.
-  consumer_group_regular_expression_value_v0:
-    doc: Version 0.
+  consumer_group_regular_expression_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: message_version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topics_count_plus_one
         type: uvarint
@@ -398,7 +426,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_regular_expression_value_v0
+            0: consumer_group_regular_expression_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_metadata_key:
     doc: Key of a streams group's metadata (type 17).
@@ -406,8 +434,12 @@ types:
       - id: group_id
         type: kafka_types::string
         doc: The group.
-  streams_group_metadata_value_v0:
-    doc: Version 0.
+  streams_group_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: epoch
         type: s4
@@ -429,7 +461,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_metadata_value_v0
+            0: streams_group_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_member_metadata_key:
     doc: Key of a streams group member's metadata (type 19).
@@ -464,8 +496,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  streams_group_member_metadata_value_v0:
-    doc: Version 0.
+  streams_group_member_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: instance_id
         type: kafka_types::compact_nullable_string
@@ -521,7 +557,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_member_metadata_value_v0
+            0: streams_group_member_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_target_assignment_metadata_key:
     doc: Key of a streams group's target assignment metadata (type 20).
@@ -529,8 +565,12 @@ types:
       - id: group_id
         type: kafka_types::string
         doc: The group.
-  streams_group_target_assignment_metadata_value_v0:
-    doc: Version 0.
+  streams_group_target_assignment_metadata_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: assignment_epoch
         type: s4
@@ -550,7 +590,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_target_assignment_metadata_value_v0
+            0: streams_group_target_assignment_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_target_assignment_member_key:
     doc: Key of a streams group member's target assignment (type 21).
@@ -581,8 +621,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  streams_group_target_assignment_member_value_v0:
-    doc: Version 0.
+  streams_group_target_assignment_member_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: active_tasks_count_plus_one
         type: uvarint
@@ -632,7 +676,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_target_assignment_member_value_v0
+            0: streams_group_target_assignment_member_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_current_member_assignment_key:
     doc: Key of a streams group member's current assignment (type 22).
@@ -643,8 +687,12 @@ types:
       - id: member_id
         type: kafka_types::string
         doc: The member.
-  streams_group_current_member_assignment_value_v0:
-    doc: Version 0.
+  streams_group_current_member_assignment_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: member_epoch
         type: s4
@@ -736,7 +784,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_current_member_assignment_value_v0
+            0: streams_group_current_member_assignment_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   streams_group_topology_key:
     doc: Key of a streams group's topology (type 23).
@@ -896,8 +944,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  streams_group_topology_value_v0:
-    doc: Version 0.
+  streams_group_topology_value_body:
+    doc: The value's fields, of version 0, the only one.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: epoch
         type: s4
@@ -928,5 +980,5 @@ types:
         type:
           switch-on: version
           cases:
-            0: streams_group_topology_value_v0
+            0: streams_group_topology_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.

@@ -40,41 +40,41 @@ seq:
     type:
       switch-on: 'version.value < 1000 ? api_key.value * 1000 + version.value : -1'
       cases:
-        0: register_broker_record_v0
-        1: register_broker_record_v1
-        2: register_broker_record_v2
-        3: register_broker_record_v3
-        1000: unregister_broker_record_v0
-        2000: topic_record_v0
-        3000: partition_record_v0
-        3001: partition_record_v1
-        3002: partition_record_v2
-        4000: config_record_v0
-        5000: partition_change_record_v0
-        5001: partition_change_record_v1
-        5002: partition_change_record_v2
-        7000: fence_broker_record_v0
-        8000: unfence_broker_record_v0
-        9000: remove_topic_record_v0
-        10000: delegation_token_record_v0
-        11000: user_scram_credential_record_v0
-        12000: feature_level_record_v0
-        14000: client_quota_record_v0
-        15000: producer_ids_record_v0
-        17000: broker_registration_change_record_v0
-        17001: broker_registration_change_record_v1
-        17002: broker_registration_change_record_v2
-        18000: access_control_entry_record_v0
-        19000: remove_access_control_entry_record_v0
-        20000: no_op_record_v0
-        21000: zk_migration_state_record_v0
-        22000: remove_user_scram_credential_record_v0
-        23000: begin_transaction_record_v0
-        24000: end_transaction_record_v0
-        25000: abort_transaction_record_v0
-        26000: remove_delegation_token_record_v0
-        27000: register_controller_record_v0
-        28000: clear_elr_record_v0
+        0: register_broker_record(version.value)
+        1: register_broker_record(version.value)
+        2: register_broker_record(version.value)
+        3: register_broker_record(version.value)
+        1000: unregister_broker_record(version.value)
+        2000: topic_record(version.value)
+        3000: partition_record(version.value)
+        3001: partition_record(version.value)
+        3002: partition_record(version.value)
+        4000: config_record(version.value)
+        5000: partition_change_record(version.value)
+        5001: partition_change_record(version.value)
+        5002: partition_change_record(version.value)
+        7000: fence_broker_record(version.value)
+        8000: unfence_broker_record(version.value)
+        9000: remove_topic_record(version.value)
+        10000: delegation_token_record(version.value)
+        11000: user_scram_credential_record(version.value)
+        12000: feature_level_record(version.value)
+        14000: client_quota_record(version.value)
+        15000: producer_ids_record(version.value)
+        17000: broker_registration_change_record(version.value)
+        17001: broker_registration_change_record(version.value)
+        17002: broker_registration_change_record(version.value)
+        18000: access_control_entry_record(version.value)
+        19000: remove_access_control_entry_record(version.value)
+        20000: no_op_record(version.value)
+        21000: zk_migration_state_record(version.value)
+        22000: remove_user_scram_credential_record(version.value)
+        23000: begin_transaction_record(version.value)
+        24000: end_transaction_record(version.value)
+        25000: abort_transaction_record(version.value)
+        26000: remove_delegation_token_record(version.value)
+        27000: register_controller_record(version.value)
+        28000: clear_elr_record(version.value)
     -require-eos: true
     doc: The record of that type and version; raw bytes for a type or version this schema does not know.
 types:
@@ -111,168 +111,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  register_broker_record_v0:
-    doc: |
-      Registers a broker with the controller quorum (again after every restart), saying how to reach
-      it and which features it supports. Version 0.
-    seq:
-      - id: broker_id
-        type: s4
-        doc: Id of the broker (its node.id).
-      - id: incarnation_id
-        size: 16
-        doc: Random UUID of this run of the broker process, new at every start.
-      - id: broker_epoch
-        type: s8
-        doc: |
-          Broker epoch the active controller gave this registration; every new registration gets a
-          higher one.
-      - id: end_points_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: end_points
-          plus: 1
-        doc: Number of endpoints plus one.
-      - id: end_points
-        repeat: expr
-        repeat-expr: end_points_count_plus_one.value - 1
-        type: broker_endpoint
-        doc: Listeners on which the broker can be reached.
-      - id: features_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: features
-          plus: 1
-        doc: Number of features plus one.
-      - id: features
-        repeat: expr
-        repeat-expr: features_count_plus_one.value - 1
-        type: broker_feature
-        doc: Features the broker supports, with their level ranges.
-      - id: rack
-        type: kafka_types::compact_nullable_string
-        doc: Rack of the broker (broker.rack), or null if none is set.
-      - id: fenced
-        type: u1
-        doc: 'Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.'
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: Tagged fields; ones this version does not define stay encoded here.
-  register_broker_record_v1:
-    doc: |
-      Registers a broker with the controller quorum (again after every restart), saying how to reach
-      it and which features it supports. Version 1: adds whether the broker is in controlled
-      shutdown.
-    seq:
-      - id: broker_id
-        type: s4
-        doc: Id of the broker (its node.id).
-      - id: incarnation_id
-        size: 16
-        doc: Random UUID of this run of the broker process, new at every start.
-      - id: broker_epoch
-        type: s8
-        doc: |
-          Broker epoch the active controller gave this registration; every new registration gets a
-          higher one.
-      - id: end_points_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: end_points
-          plus: 1
-        doc: Number of endpoints plus one.
-      - id: end_points
-        repeat: expr
-        repeat-expr: end_points_count_plus_one.value - 1
-        type: broker_endpoint
-        doc: Listeners on which the broker can be reached.
-      - id: features_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: features
-          plus: 1
-        doc: Number of features plus one.
-      - id: features
-        repeat: expr
-        repeat-expr: features_count_plus_one.value - 1
-        type: broker_feature
-        doc: Features the broker supports, with their level ranges.
-      - id: rack
-        type: kafka_types::compact_nullable_string
-        doc: Rack of the broker (broker.rack), or null if none is set.
-      - id: fenced
-        type: u1
-        doc: 'Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.'
-      - id: in_controlled_shutdown
-        type: u1
-        doc: |
-          Boolean: 1 if the broker is in controlled shutdown, moving its leaderships away before it
-          stops; 0 if not.
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: Tagged fields; ones this version does not define stay encoded here.
-  register_broker_record_v2:
-    doc: |
-      Registers a broker with the controller quorum (again after every restart), saying how to reach
-      it and which features it supports. Version 2 (KIP-866): adds whether the broker is a ZooKeeper
-      broker in migration mode.
-    seq:
-      - id: broker_id
-        type: s4
-        doc: Id of the broker (its node.id).
-      - id: is_migrating_zk_broker
-        type: u1
-        doc: |
-          Boolean: 1 if this is a ZooKeeper-mode broker registering during a ZooKeeper to KRaft
-          migration, 0 otherwise.
-      - id: incarnation_id
-        size: 16
-        doc: Random UUID of this run of the broker process, new at every start.
-      - id: broker_epoch
-        type: s8
-        doc: |
-          Broker epoch the active controller gave this registration; every new registration gets a
-          higher one.
-      - id: end_points_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: end_points
-          plus: 1
-        doc: Number of endpoints plus one.
-      - id: end_points
-        repeat: expr
-        repeat-expr: end_points_count_plus_one.value - 1
-        type: broker_endpoint
-        doc: Listeners on which the broker can be reached.
-      - id: features_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: features
-          plus: 1
-        doc: Number of features plus one.
-      - id: features
-        repeat: expr
-        repeat-expr: features_count_plus_one.value - 1
-        type: broker_feature
-        doc: Features the broker supports, with their level ranges.
-      - id: rack
-        type: kafka_types::compact_nullable_string
-        doc: Rack of the broker (broker.rack), or null if none is set.
-      - id: fenced
-        type: u1
-        doc: 'Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.'
-      - id: in_controlled_shutdown
-        type: u1
-        doc: |
-          Boolean: 1 if the broker is in controlled shutdown, moving its leaderships away before it
-          stops; 0 if not.
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: Tagged fields; ones this version does not define stay encoded here.
   register_broker_record_tag:
     doc: |
-      One tagged field of a RegisterBrokerRecord version 3, decoded by its tag: 0 is the log
+      One tagged field of a RegisterBrokerRecord, decoded by its tag: from version 3, 0 is the log
       directories; other tags stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tag
         type: uvarint
@@ -285,7 +131,7 @@ types:
       - id: data
         size: data_length.value
         type:
-          switch-on: tag.value
+          switch-on: 'tag.value == 0 and version < 3 ? -1 : tag.value'
           cases:
             0: kafka_types::compact_uuid_array
         doc: |
@@ -293,8 +139,12 @@ types:
           other tags stay raw bytes.
   register_broker_record_tags:
     doc: |
-      Tagged fields of a RegisterBrokerRecord version 3: tag 0 is the broker's available log
+      Tagged fields of a RegisterBrokerRecord: from version 3, tag 0 is the broker's available log
       directories; other tags stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: count
         type: uvarint
@@ -302,21 +152,27 @@ types:
           count-of: fields
         doc: Number of tagged fields.
       - id: fields
-        type: register_broker_record_tag
+        type: register_broker_record_tag(version)
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  register_broker_record_v3:
+  register_broker_record:
     doc: |
       Registers a broker with the controller quorum (again after every restart), saying how to reach
-      it and which features it supports. Version 3 (KIP-858): adds the broker's available log
-      directories, as tag 0.
+      it and which features it supports. Versions 0 to 3: version 1 adds whether the broker is in
+      controlled shutdown, 2 (KIP-866) whether it is a ZooKeeper broker in migration mode, 3
+      (KIP-858) the broker's available log directories, as tag 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: broker_id
         type: s4
         doc: Id of the broker (its node.id).
       - id: is_migrating_zk_broker
         type: u1
+        if: version >= 2
         doc: |
           Boolean: 1 if this is a ZooKeeper-mode broker registering during a ZooKeeper to KRaft
           migration, 0 otherwise.
@@ -358,16 +214,21 @@ types:
         doc: 'Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.'
       - id: in_controlled_shutdown
         type: u1
+        if: version >= 1
         doc: |
           Boolean: 1 if the broker is in controlled shutdown, moving its leaderships away before it
           stops; 0 if not.
       - id: tagged_fields
-        type: register_broker_record_tags
+        type: register_broker_record_tags(version)
         doc: 'Tagged fields: tag 0 holds the broker''s available log directories; others stay raw.'
-  unregister_broker_record_v0:
+  unregister_broker_record:
     doc: |
       Removes a broker's registration, as when an administrator unregisters a decommissioned broker.
-      Version 0.
+      Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: broker_id
         type: s4
@@ -378,10 +239,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  topic_record_v0:
+  topic_record:
     doc: |
       Creates a topic, binding its name to its id; the topic's partitions follow as
-      PartitionRecords. Version 0.
+      PartitionRecords. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: name
         type: kafka_types::compact_string
@@ -394,8 +259,13 @@ types:
         doc: Tagged fields; ones this version does not define stay encoded here.
   partition_record_tag:
     doc: |
-      One tagged field of a PartitionRecord version 0 or 1, decoded by its tag: 0 is the leader
-      recovery state; other tags stay raw.
+      One tagged field of a PartitionRecord, decoded by its tag: 0 is the leader recovery state;
+      from version 2, 1 is the eligible leader replicas and 2 the last known ELR; other tags stay
+      raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tag
         type: uvarint
@@ -408,190 +278,7 @@ types:
       - id: data
         size: data_length.value
         type:
-          switch-on: tag.value
-          cases:
-            0: kafka_types::tagged_int8
-        doc: |
-          The field's data: tag 0 decodes as the leader recovery state (int8: 0 elected from the ISR
-          or recovered, 1 still recovering from an unclean election); other tags stay raw bytes.
-  partition_record_tags:
-    doc: |
-      Tagged fields of a PartitionRecord version 0 or 1: tag 0 is the leader recovery state; other
-      tags stay raw.
-    seq:
-      - id: count
-        type: uvarint
-        -derive:
-          count-of: fields
-        doc: Number of tagged fields.
-      - id: fields
-        type: partition_record_tag
-        repeat: expr
-        repeat-expr: count.value
-        doc: The tagged fields, by ascending tag.
-  partition_record_v0:
-    doc: |
-      The full state of one partition: replicas, in-sync replicas, any reassignment in progress,
-      leader and epochs. Written when a partition is created and in snapshots. Version 0.
-    seq:
-      - id: partition_id
-        type: s4
-        doc: Index of the partition within its topic.
-      - id: topic_id
-        size: 16
-        doc: UUID of the topic the partition belongs to.
-      - id: replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: replicas
-          plus: 1
-        doc: Number of replicas plus one.
-      - id: replicas
-        repeat: expr
-        repeat-expr: replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas, in order of preference for leadership.
-      - id: isr_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: isr
-          plus: 1
-        doc: Number of in-sync replicas plus one.
-      - id: isr
-        repeat: expr
-        repeat-expr: isr_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the in-sync replicas (ISR).
-      - id: removing_replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: removing_replicas
-          plus: 1
-        doc: Number of removing replicas plus one.
-      - id: removing_replicas
-        repeat: expr
-        repeat-expr: removing_replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas an ongoing reassignment is removing.
-      - id: adding_replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: adding_replicas
-          plus: 1
-        doc: Number of adding replicas plus one.
-      - id: adding_replicas
-        repeat: expr
-        repeat-expr: adding_replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas an ongoing reassignment is adding.
-      - id: leader
-        type: s4
-        doc: Broker id of the leader, -1 if the partition has none.
-      - id: leader_epoch
-        type: s4
-        doc: Leader epoch, raised every time the leader changes.
-      - id: partition_epoch
-        type: s4
-        doc: Partition epoch, raised on every change to the partition's state.
-      - id: tagged_fields
-        type: partition_record_tags
-        doc: 'Tagged fields: tag 0 holds the leader recovery state (0 when absent); others stay raw.'
-  partition_record_v1:
-    doc: |
-      The full state of one partition: replicas, in-sync replicas, any reassignment in progress,
-      leader and epochs. Written when a partition is created and in snapshots. Version 1 (KIP-858):
-      adds the log directory of each replica.
-    seq:
-      - id: partition_id
-        type: s4
-        doc: Index of the partition within its topic.
-      - id: topic_id
-        size: 16
-        doc: UUID of the topic the partition belongs to.
-      - id: replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: replicas
-          plus: 1
-        doc: Number of replicas plus one.
-      - id: replicas
-        repeat: expr
-        repeat-expr: replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas, in order of preference for leadership.
-      - id: isr_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: isr
-          plus: 1
-        doc: Number of in-sync replicas plus one.
-      - id: isr
-        repeat: expr
-        repeat-expr: isr_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the in-sync replicas (ISR).
-      - id: removing_replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: removing_replicas
-          plus: 1
-        doc: Number of removing replicas plus one.
-      - id: removing_replicas
-        repeat: expr
-        repeat-expr: removing_replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas an ongoing reassignment is removing.
-      - id: adding_replicas_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: adding_replicas
-          plus: 1
-        doc: Number of adding replicas plus one.
-      - id: adding_replicas
-        repeat: expr
-        repeat-expr: adding_replicas_count_plus_one.value - 1
-        type: s4
-        doc: Broker ids of the replicas an ongoing reassignment is adding.
-      - id: leader
-        type: s4
-        doc: Broker id of the leader, -1 if the partition has none.
-      - id: leader_epoch
-        type: s4
-        doc: Leader epoch, raised every time the leader changes.
-      - id: partition_epoch
-        type: s4
-        doc: Partition epoch, raised on every change to the partition's state.
-      - id: directories_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: directories
-          plus: 1
-        doc: Number of log directories plus one.
-      - id: directories
-        repeat: expr
-        repeat-expr: directories_count_plus_one.value - 1
-        size: 16
-        doc: UUID of the log directory holding each replica, in the order of replicas.
-      - id: tagged_fields
-        type: partition_record_tags
-        doc: 'Tagged fields: tag 0 holds the leader recovery state (0 when absent); others stay raw.'
-  partition_record_tag_v2:
-    doc: |
-      One tagged field of a PartitionRecord version 2, decoded by its tag: 0 is the leader recovery
-      state, 1 the eligible leader replicas, 2 the last known ELR; other tags stay raw.
-    seq:
-      - id: tag
-        type: uvarint
-        doc: Tag number of the field.
-      - id: data_length
-        type: uvarint
-        -derive:
-          length-of: data
-        doc: Size of the field's data in bytes.
-      - id: data
-        size: data_length.value
-        type:
-          switch-on: tag.value
+          switch-on: '(tag.value == 1 or tag.value == 2) and version < 2 ? -1 : tag.value'
           cases:
             0: kafka_types::tagged_int8
             1: kafka_types::compact_int32_array
@@ -600,10 +287,14 @@ types:
           The field's data: tag 0 decodes as the leader recovery state (int8: 0 elected from the ISR
           or recovered, 1 still recovering from an unclean election), tag 1 as the eligible leader
           replicas and tag 2 as the last known ELR (broker ids, or null); other tags stay raw bytes.
-  partition_record_tags_v2:
+  partition_record_tags:
     doc: |
-      Tagged fields of a PartitionRecord version 2: tag 0 is the leader recovery state, 1 the
-      eligible leader replicas, 2 the last known ELR; other tags stay raw.
+      Tagged fields of a PartitionRecord: tag 0 is the leader recovery state; from version 2, 1 is
+      the eligible leader replicas and 2 the last known ELR; other tags stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: count
         type: uvarint
@@ -611,15 +302,20 @@ types:
           count-of: fields
         doc: Number of tagged fields.
       - id: fields
-        type: partition_record_tag_v2
+        type: partition_record_tag(version)
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  partition_record_v2:
+  partition_record:
     doc: |
       The full state of one partition: replicas, in-sync replicas, any reassignment in progress,
-      leader and epochs. Written when a partition is created and in snapshots. Version 2 (KIP-966):
-      adds the eligible leader replicas (ELR) and the last known ELR, as tags 1 and 2.
+      leader and epochs. Written when a partition is created and in snapshots. Versions 0 to 2:
+      version 1 (KIP-858) adds the log directory of each replica, 2 (KIP-966) the eligible leader
+      replicas (ELR) and the last known ELR, as tags 1 and 2.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: partition_id
         type: s4
@@ -685,19 +381,25 @@ types:
         -derive:
           count-of: directories
           plus: 1
+        if: version >= 1
         doc: Number of log directories plus one.
       - id: directories
         repeat: expr
         repeat-expr: directories_count_plus_one.value - 1
         size: 16
+        if: version >= 1
         doc: UUID of the log directory holding each replica, in the order of replicas.
       - id: tagged_fields
-        type: partition_record_tags_v2
+        type: partition_record_tags(version)
         doc: |
           Tagged fields: tag 0 holds the leader recovery state (0 when absent), 1 the eligible
           leader replicas, 2 the last known ELR; others stay raw.
-  config_record_v0:
-    doc: Sets or deletes one configuration entry of a resource. Version 0.
+  config_record:
+    doc: Sets or deletes one configuration entry of a resource. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: resource_type
         type: s1
@@ -718,8 +420,12 @@ types:
         doc: Tagged fields; ones this version does not define stay encoded here.
   partition_change_record_tag:
     doc: |
-      One tagged field of a PartitionChangeRecord version 0, decoded by its tag (0 to 5); other tags
-      stay raw.
+      One tagged field of a PartitionChangeRecord, decoded by its tag (0 to 8; 8 from version 1, 6
+      and 7 from version 2); other tags stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tag
         type: uvarint
@@ -732,129 +438,8 @@ types:
       - id: data
         size: data_length.value
         type:
-          switch-on: tag.value
-          cases:
-            0: kafka_types::compact_int32_array
-            1: kafka_types::tagged_int32
-            2: kafka_types::compact_int32_array
-            3: kafka_types::compact_int32_array
-            4: kafka_types::compact_int32_array
-            5: kafka_types::tagged_int8
-        doc: |
-          The field's data: tag 0 decodes as the new ISR, 2 the new replicas, 3 the new removing
-          replicas and 4 the new adding replicas (broker ids; null for no change); tag 1 the new
-          leader (int32: -1 for no leader, -2 for no change); tag 5 the leader recovery state (int8:
-          -1 for no change, 0 elected from the ISR or recovered, 1 still recovering from an unclean
-          election); other tags stay raw bytes.
-  partition_change_record_tags:
-    doc: |
-      Tagged fields of a PartitionChangeRecord version 0: tag 0 is the new ISR, 1 the new leader,
-      2 the new replicas, 3 the new removing replicas, 4 the new adding replicas, 5 the leader
-      recovery state; other tags stay raw.
-    seq:
-      - id: count
-        type: uvarint
-        -derive:
-          count-of: fields
-        doc: Number of tagged fields.
-      - id: fields
-        type: partition_change_record_tag
-        repeat: expr
-        repeat-expr: count.value
-        doc: The tagged fields, by ascending tag.
-  partition_change_record_v0:
-    doc: |
-      Changes part of a partition's state; each change is a tagged field, and an absent field leaves
-      that part unchanged. Version 0.
-    seq:
-      - id: partition_id
-        type: s4
-        doc: Index of the partition within its topic.
-      - id: topic_id
-        size: 16
-        doc: UUID of the topic the partition belongs to.
-      - id: tagged_fields
-        type: partition_change_record_tags
-        doc: Tagged fields holding the changes, tags 0 to 5; others stay raw.
-  partition_change_record_tag_v1:
-    doc: |
-      One tagged field of a PartitionChangeRecord version 1, decoded by its tag (0 to 5 and 8);
-      other tags stay raw.
-    seq:
-      - id: tag
-        type: uvarint
-        doc: Tag number of the field.
-      - id: data_length
-        type: uvarint
-        -derive:
-          length-of: data
-        doc: Size of the field's data in bytes.
-      - id: data
-        size: data_length.value
-        type:
-          switch-on: tag.value
-          cases:
-            0: kafka_types::compact_int32_array
-            1: kafka_types::tagged_int32
-            2: kafka_types::compact_int32_array
-            3: kafka_types::compact_int32_array
-            4: kafka_types::compact_int32_array
-            5: kafka_types::tagged_int8
-            8: kafka_types::compact_uuid_array
-        doc: |
-          The field's data: tag 0 decodes as the new ISR, 2 the new replicas, 3 the new removing
-          replicas and 4 the new adding replicas (broker ids; null for no change); tag 1 the new
-          leader (int32: -1 for no leader, -2 for no change); tag 5 the leader recovery state (int8:
-          -1 for no change, 0 elected from the ISR or recovered, 1 still recovering from an unclean
-          election); tag 8 the new log directory UUID of each replica (null for no change); other
-          tags stay raw bytes.
-  partition_change_record_tags_v1:
-    doc: |
-      Tagged fields of a PartitionChangeRecord version 1: tag 0 is the new ISR, 1 the new leader,
-      2 the new replicas, 3 the new removing replicas, 4 the new adding replicas, 5 the leader
-      recovery state, 8 the new log directories; other tags stay raw.
-    seq:
-      - id: count
-        type: uvarint
-        -derive:
-          count-of: fields
-        doc: Number of tagged fields.
-      - id: fields
-        type: partition_change_record_tag_v1
-        repeat: expr
-        repeat-expr: count.value
-        doc: The tagged fields, by ascending tag.
-  partition_change_record_v1:
-    doc: |
-      Changes part of a partition's state; each change is a tagged field, and an absent field leaves
-      that part unchanged. Version 1 (KIP-858): adds the replicas' log directories, as tag 8.
-    seq:
-      - id: partition_id
-        type: s4
-        doc: Index of the partition within its topic.
-      - id: topic_id
-        size: 16
-        doc: UUID of the topic the partition belongs to.
-      - id: tagged_fields
-        type: partition_change_record_tags_v1
-        doc: Tagged fields holding the changes, tags 0 to 5 and 8; others stay raw.
-  partition_change_record_tag_v2:
-    doc: |
-      One tagged field of a PartitionChangeRecord version 2, decoded by its tag (0 to 8); other tags
-      stay raw.
-    seq:
-      - id: tag
-        type: uvarint
-        doc: Tag number of the field.
-      - id: data_length
-        type: uvarint
-        -derive:
-          length-of: data
-        doc: Size of the field's data in bytes.
-      - id: data
-        size: data_length.value
-        type:
-          switch-on: tag.value
+          switch-on: 'tag.value == 8 and version < 1 ? -1 : ((tag.value == 6 or tag.value == 7) and version < 2
+            ? -1 : tag.value)'
           cases:
             0: kafka_types::compact_int32_array
             1: kafka_types::tagged_int32
@@ -873,12 +458,16 @@ types:
           election); tags 6 and 7 the new eligible leader replicas and the new last known ELR
           (broker ids; null for no change); tag 8 the new log directory UUID of each replica (null
           for no change); other tags stay raw bytes.
-  partition_change_record_tags_v2:
+  partition_change_record_tags:
     doc: |
-      Tagged fields of a PartitionChangeRecord version 2: tag 0 is the new ISR, 1 the new leader,
+      Tagged fields of a PartitionChangeRecord: tag 0 is the new ISR, 1 the new leader,
       2 the new replicas, 3 the new removing replicas, 4 the new adding replicas, 5 the leader
       recovery state, 6 the new ELR, 7 the new last known ELR, 8 the new log directories; other tags
       stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: count
         type: uvarint
@@ -886,15 +475,20 @@ types:
           count-of: fields
         doc: Number of tagged fields.
       - id: fields
-        type: partition_change_record_tag_v2
+        type: partition_change_record_tag(version)
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  partition_change_record_v2:
+  partition_change_record:
     doc: |
       Changes part of a partition's state; each change is a tagged field, and an absent field leaves
-      that part unchanged. Version 2 (KIP-966): adds the eligible leader replicas (ELR) and the last
-      known ELR, as tags 6 and 7.
+      that part unchanged. Versions 0 to 2: version 1 (KIP-858) adds the replicas' log directories,
+      as tag 8, 2 (KIP-966) the eligible leader replicas (ELR) and the last known ELR, as tags 6
+      and 7.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: partition_id
         type: s4
@@ -903,12 +497,16 @@ types:
         size: 16
         doc: UUID of the topic the partition belongs to.
       - id: tagged_fields
-        type: partition_change_record_tags_v2
+        type: partition_change_record_tags(version)
         doc: Tagged fields holding the changes, tags 0 to 8; others stay raw.
-  fence_broker_record_v0:
+  fence_broker_record:
     doc: |
       Fences a broker: it leaves every ISR and can lead no partition. Metadata versions that know
-      BrokerRegistrationChangeRecord write that instead. Version 0.
+      BrokerRegistrationChangeRecord write that instead. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: id
         type: s4
@@ -919,10 +517,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  unfence_broker_record_v0:
+  unfence_broker_record:
     doc: |
       Unfences a broker so it may rejoin ISRs and lead partitions again. Metadata versions that know
-      BrokerRegistrationChangeRecord write that instead. Version 0.
+      BrokerRegistrationChangeRecord write that instead. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: id
         type: s4
@@ -933,8 +535,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  remove_topic_record_v0:
-    doc: Deletes a topic together with all of its partitions. Version 0.
+  remove_topic_record:
+    doc: Deletes a topic together with all of its partitions. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topic_id
         size: 16
@@ -942,8 +548,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  delegation_token_record_v0:
-    doc: Creates a delegation token or records its renewal. Version 0.
+  delegation_token_record:
+    doc: Creates a delegation token or records its renewal. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: owner
         type: kafka_types::compact_string
@@ -977,8 +587,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  user_scram_credential_record_v0:
-    doc: Creates or replaces a user's SCRAM credential for one mechanism (KIP-554). Version 0.
+  user_scram_credential_record:
+    doc: Creates or replaces a user's SCRAM credential for one mechanism (KIP-554). Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: name
         type: kafka_types::compact_string
@@ -1001,11 +615,15 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  feature_level_record_v0:
+  feature_level_record:
     doc: |
       Sets the cluster-wide finalized level of one feature, such as metadata.version. Every new
       metadata log and snapshot starts with the one for metadata.version, so this record never goes
-      beyond version 0. Version 0.
+      beyond version 0. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: name
         type: kafka_types::compact_string
@@ -1028,10 +646,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  client_quota_record_v0:
+  client_quota_record:
     doc: |
       Sets or removes one quota value of a client quota entity (a user, a client id, both together,
-      or an IP address). Version 0.
+      or an IP address). Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: entity_count_plus_one
         type: uvarint
@@ -1056,10 +678,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  producer_ids_record_v0:
+  producer_ids_record:
     doc: |
       Hands a block of producer ids to a broker (KIP-730); the record holds where the next block
-      starts. Version 0.
+      starts. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: broker_id
         type: s4
@@ -1075,115 +701,12 @@ types:
         doc: Tagged fields; ones this version does not define stay encoded here.
   broker_registration_change_record_tag:
     doc: |
-      One tagged field of a BrokerRegistrationChangeRecord version 0, decoded by its tag: 0 is the
-      fencing change; other tags stay raw.
-    seq:
-      - id: tag
-        type: uvarint
-        doc: Tag number of the field.
-      - id: data_length
-        type: uvarint
-        -derive:
-          length-of: data
-        doc: Size of the field's data in bytes.
-      - id: data
-        size: data_length.value
-        type:
-          switch-on: tag.value
-          cases:
-            0: kafka_types::tagged_int8
-        doc: |
-          The field's data: tag 0 decodes as the fencing change (int8: -1 unfenced, 0 no change,
-          1 fenced); other tags stay raw bytes.
-  broker_registration_change_record_tags:
-    doc: |
-      Tagged fields of a BrokerRegistrationChangeRecord version 0: tag 0 is the fencing change;
-      other tags stay raw.
-    seq:
-      - id: count
-        type: uvarint
-        -derive:
-          count-of: fields
-        doc: Number of tagged fields.
-      - id: fields
-        type: broker_registration_change_record_tag
-        repeat: expr
-        repeat-expr: count.value
-        doc: The tagged fields, by ascending tag.
-  broker_registration_change_record_v0:
-    doc: |
-      Changes a broker's registration in place, without a new registration; each change is a tagged
-      field, and an absent one means no change. Version 0: tag 0 fences or unfences the broker.
-    seq:
-      - id: broker_id
-        type: s4
-        doc: Id of the broker.
-      - id: broker_epoch
-        type: s8
-        doc: Broker epoch of the registration being changed.
-      - id: tagged_fields
-        type: broker_registration_change_record_tags
-        doc: 'Tagged fields: tag 0 holds the fencing change; others stay raw.'
-  broker_registration_change_record_tag_v1:
-    doc: |
-      One tagged field of a BrokerRegistrationChangeRecord version 1, decoded by its tag: 0 is the
-      fencing change, 1 the controlled shutdown change; other tags stay raw.
-    seq:
-      - id: tag
-        type: uvarint
-        doc: Tag number of the field.
-      - id: data_length
-        type: uvarint
-        -derive:
-          length-of: data
-        doc: Size of the field's data in bytes.
-      - id: data
-        size: data_length.value
-        type:
-          switch-on: tag.value
-          cases:
-            0: kafka_types::tagged_int8
-            1: kafka_types::tagged_int8
-        doc: |
-          The field's data: tag 0 decodes as the fencing change (int8: -1 unfenced, 0 no change,
-          1 fenced), tag 1 as the controlled shutdown change (int8: 0 no change, 1 in controlled
-          shutdown); other tags stay raw bytes.
-  broker_registration_change_record_tags_v1:
-    doc: |
-      Tagged fields of a BrokerRegistrationChangeRecord version 1: tag 0 is the fencing change,
-      1 the controlled shutdown change; other tags stay raw.
-    seq:
-      - id: count
-        type: uvarint
-        -derive:
-          count-of: fields
-        doc: Number of tagged fields.
-      - id: fields
-        type: broker_registration_change_record_tag_v1
-        repeat: expr
-        repeat-expr: count.value
-        doc: The tagged fields, by ascending tag.
-  broker_registration_change_record_v1:
-    doc: |
-      Changes a broker's registration in place, without a new registration; each change is a tagged
-      field, and an absent one means no change. Version 1: adds whether the broker is in controlled
-      shutdown, as tag 1.
-    seq:
-      - id: broker_id
-        type: s4
-        doc: Id of the broker.
-      - id: broker_epoch
-        type: s8
-        doc: Broker epoch of the registration being changed.
-      - id: tagged_fields
-        type: broker_registration_change_record_tags_v1
-        doc: |
-          Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change; others
-          stay raw.
-  broker_registration_change_record_tag_v2:
-    doc: |
-      One tagged field of a BrokerRegistrationChangeRecord version 2, decoded by its tag: 0 is the
+      One tagged field of a BrokerRegistrationChangeRecord, decoded by its tag: 0 is the
       fencing change, 1 the controlled shutdown change, 2 the log directories; other tags stay raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tag
         type: uvarint
@@ -1196,7 +719,7 @@ types:
       - id: data
         size: data_length.value
         type:
-          switch-on: tag.value
+          switch-on: 'tag.value == 1 and version < 1 ? -1 : (tag.value == 2 and version < 2 ? -1 : tag.value)'
           cases:
             0: kafka_types::tagged_int8
             1: kafka_types::tagged_int8
@@ -1206,11 +729,15 @@ types:
           1 fenced), tag 1 as the controlled shutdown change (int8: 0 no change, 1 in controlled
           shutdown), tag 2 as the UUIDs of the broker's available log directories; other tags stay
           raw bytes.
-  broker_registration_change_record_tags_v2:
+  broker_registration_change_record_tags:
     doc: |
-      Tagged fields of a BrokerRegistrationChangeRecord version 2: tag 0 is the fencing change,
+      Tagged fields of a BrokerRegistrationChangeRecord: tag 0 is the fencing change,
       1 the controlled shutdown change, 2 the broker's available log directories; other tags stay
       raw.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: count
         type: uvarint
@@ -1218,15 +745,20 @@ types:
           count-of: fields
         doc: Number of tagged fields.
       - id: fields
-        type: broker_registration_change_record_tag_v2
+        type: broker_registration_change_record_tag(version)
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  broker_registration_change_record_v2:
+  broker_registration_change_record:
     doc: |
       Changes a broker's registration in place, without a new registration; each change is a tagged
-      field, and an absent one means no change. Version 2 (KIP-858): adds the broker's available log
-      directories, as tag 2.
+      field, and an absent one means no change. Versions 0 to 2: version 1 adds whether the broker
+      is in controlled shutdown, as tag 1, 2 (KIP-858) the broker's available log directories, as
+      tag 2.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: broker_id
         type: s4
@@ -1235,14 +767,18 @@ types:
         type: s8
         doc: Broker epoch of the registration being changed.
       - id: tagged_fields
-        type: broker_registration_change_record_tags_v2
+        type: broker_registration_change_record_tags(version)
         doc: |
           Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change, 2 the
           available log directories; others stay raw.
-  access_control_entry_record_v0:
+  access_control_entry_record:
     doc: |
       Creates an ACL binding for the authorizer that keeps its ACLs in the metadata log (KIP-801).
-      Version 0.
+      Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: id
         size: 16
@@ -1274,8 +810,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  remove_access_control_entry_record_v0:
-    doc: Deletes an ACL binding. Version 0.
+  remove_access_control_entry_record:
+    doc: Deletes an ACL binding. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: id
         size: 16
@@ -1283,18 +823,26 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  no_op_record_v0:
+  no_op_record:
     doc: |
       Carries no data. The active controller writes one at an interval so the metadata log keeps
-      advancing and brokers can tell they are caught up (KIP-835). Version 0.
+      advancing and brokers can tell they are caught up (KIP-835). Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  zk_migration_state_record_v0:
+  zk_migration_state_record:
     doc: |
       Marks the progress of a ZooKeeper to KRaft migration (KIP-866). Kafka 4.0 and later no longer
-      migrate, but still read it in logs of clusters that migrated under 3.x. Version 0.
+      migrate, but still read it in logs of clusters that migrated under 3.x. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: zk_migration_state
         type: s1
@@ -1304,8 +852,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  remove_user_scram_credential_record_v0:
-    doc: Deletes a user's SCRAM credential for one mechanism. Version 0.
+  remove_user_scram_credential_record:
+    doc: Deletes a user's SCRAM credential for one mechanism. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: name
         type: kafka_types::compact_string
@@ -1353,16 +905,24 @@ types:
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  begin_transaction_record_v0:
+  begin_transaction_record:
     doc: |
       Opens a metadata transaction (KIP-868): the records up to the matching EndTransactionRecord
-      apply as one, or not at all if an AbortTransactionRecord ends it. Version 0.
+      apply as one, or not at all if an AbortTransactionRecord ends it. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tagged_fields
         type: begin_transaction_record_tags
         doc: 'Tagged fields: tag 0 holds an optional name for the transaction; others stay raw.'
-  end_transaction_record_v0:
-    doc: Commits the open metadata transaction; it has no fields. Version 0.
+  end_transaction_record:
+    doc: Commits the open metadata transaction; it has no fields. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -1404,16 +964,24 @@ types:
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  abort_transaction_record_v0:
+  abort_transaction_record:
     doc: |
       Aborts the open metadata transaction; its records since the BeginTransactionRecord are
-      discarded. Version 0.
+      discarded. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: tagged_fields
         type: abort_transaction_record_tags
         doc: 'Tagged fields: tag 0 holds an optional reason for the abort; others stay raw.'
-  remove_delegation_token_record_v0:
-    doc: Deletes a delegation token. Version 0.
+  remove_delegation_token_record:
+    doc: Deletes a delegation token. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: token_id
         type: kafka_types::compact_string
@@ -1454,10 +1022,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  register_controller_record_v0:
+  register_controller_record:
     doc: |
       Registers a KRaft controller with the quorum, saying how to reach it and which features it
-      supports (KIP-919). Version 0.
+      supports (KIP-919). Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: controller_id
         type: s4
@@ -1495,10 +1067,14 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  clear_elr_record_v0:
+  clear_elr_record:
     doc: |
       Clears the eligible leader replicas (ELR) and last known ELR of one topic's partitions, or of
-      every partition (KIP-966). Version 0.
+      every partition (KIP-966). Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topic_name
         type: kafka_types::compact_string

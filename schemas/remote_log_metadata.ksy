@@ -34,10 +34,10 @@ seq:
     type:
       switch-on: 'version.value < 1000 ? api_key.value * 1000 + version.value : -1'
       cases:
-        0: remote_log_segment_metadata_record_v0
-        1000: remote_log_segment_metadata_update_record_v0
-        2000: remote_partition_delete_metadata_record_v0
-        3000: remote_log_segment_metadata_snapshot_record_v0
+        0: remote_log_segment_metadata_record(version.value)
+        1000: remote_log_segment_metadata_update_record(version.value)
+        2000: remote_partition_delete_metadata_record(version.value)
+        3000: remote_log_segment_metadata_snapshot_record(version.value)
     -require-eos: true
     doc: The record of that type and version; raw bytes for a type or version this schema does not know.
 types:
@@ -113,10 +113,14 @@ types:
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  remote_log_segment_metadata_record_v0:
+  remote_log_segment_metadata_record:
     doc: |-
       A segment whose copy to remote storage starts (api key 0), with what is known of it then.
-      Version 0.
+      Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: remote_log_segment_id
         type: remote_log_segment_id_entry
@@ -161,9 +165,13 @@ types:
         type: remote_log_segment_metadata_record_tags
         doc: 'Tagged fields: tag 0 says whether the segment''s transaction index is empty (false when absent); others
           stay raw.'
-  remote_log_segment_metadata_update_record_v0:
+  remote_log_segment_metadata_update_record:
     doc: 'A new state of a remote segment (api key 1): its copy finished, or its deletion started or finished. Version
-      0.'
+      0 only.'
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: remote_log_segment_id
         type: remote_log_segment_id_entry
@@ -184,8 +192,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  remote_partition_delete_metadata_record_v0:
-    doc: A step of deleting a partition's remote data (api key 2), as when its topic is deleted. Version 0.
+  remote_partition_delete_metadata_record:
+    doc: A step of deleting a partition's remote data (api key 2), as when its topic is deleted. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topic_id_partition
         type: topic_id_partition_entry
@@ -236,10 +248,14 @@ types:
         repeat: expr
         repeat-expr: count.value
         doc: The tagged fields, by ascending tag.
-  remote_log_segment_metadata_snapshot_record_v0:
+  remote_log_segment_metadata_snapshot_record:
     doc: |-
       A remote segment's metadata as the metadata manager's snapshots of a partition held it (api
-      key 3), without the partition; Kafka 4.1 still reads it but no longer writes it. Version 0.
+      key 3), without the partition; Kafka 4.1 still reads it but no longer writes it. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: segment_id
         size: 16

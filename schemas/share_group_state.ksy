@@ -61,8 +61,12 @@ types:
       - id: tagged_fields
         type: kafka_types::tagged_fields
         doc: Tagged fields; ones this version does not define stay encoded here.
-  share_snapshot_value_v0:
-    doc: The whole state of a share-partition. Version 0.
+  share_snapshot_value_body:
+    doc: The whole state of a share-partition. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: snapshot_epoch
         type: s4
@@ -109,7 +113,7 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_snapshot_value_v0
+            0: share_snapshot_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
   share_update_key:
     doc: 'Key of an update (record type 1): the share-partition it changes.'
@@ -123,8 +127,12 @@ types:
       - id: partition
         type: s4
         doc: The partition.
-  share_update_value_v0:
-    doc: A change to a share-partition's state, applied over the latest snapshot. Version 0.
+  share_update_value_body:
+    doc: A change to a share-partition's state, applied over the latest snapshot. Version 0 only.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: snapshot_epoch
         type: s4
@@ -161,5 +169,5 @@ types:
         type:
           switch-on: version
           cases:
-            0: share_update_value_v0
+            0: share_update_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.

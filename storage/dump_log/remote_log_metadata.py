@@ -13,11 +13,11 @@ from kafkacodec.codec.kafka_json import message_json, uuid_text
 from ..kraft.records import MetadataParseError, read_frame
 
 # api key -> (the name Kafka's record type enum gives it, the reader of its layout)
-TYPES = {0: ("REMOTE_LOG_SEGMENT_METADATA_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataRecordV0),
-         1: ("REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataUpdateRecordV0),
-         2: ("REMOTE_PARTITION_DELETE_METADATA_RECORD", RemoteLogMetadata.RemotePartitionDeleteMetadataRecordV0),
-         3: ("REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD",
-             RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecordV0)}
+TYPES = {0: ("REMOTE_LOG_SEGMENT_METADATA_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataRecord),
+         1: ("REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataUpdateRecord),
+         2: ("REMOTE_PARTITION_DELETE_METADATA_RECORD", RemoteLogMetadata.RemotePartitionDeleteMetadataRecord),
+         3: ("REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecord)}
+LAYOUT_VERSION = 0  # the one version each type has, which Kafka reads whatever the frame says
 SEGMENT_STATES = {0: "COPY_SEGMENT_STARTED", 1: "COPY_SEGMENT_FINISHED", 2: "DELETE_SEGMENT_STARTED",
                   3: "DELETE_SEGMENT_FINISHED"}
 PARTITION_DELETE_STATES = {0: "DELETE_PARTITION_MARKED", 1: "DELETE_PARTITION_STARTED", 2: "DELETE_PARTITION_FINISHED"}
@@ -28,7 +28,7 @@ def read_record(value: bytes) -> tuple[int, int, object]:
     """(api key, version, the record) of a value, or MetadataParseError in Kafka's words."""
     api_key, version, pos = read_frame(value, TYPES)
     try:
-        record, end = TYPES[api_key][1].read(value, pos)
+        record, end = TYPES[api_key][1].read(value, pos, version=LAYOUT_VERSION)
     except DecodeError:
         raise MetadataParseError(f"Failed to deserialize record with type {api_key}") from None
     if end != len(value):
