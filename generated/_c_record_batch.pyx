@@ -188,6 +188,7 @@ def install(namespace):
     O_RecordBatch_Header_key_38 = slot_offset(C_RecordBatch_Header, "key")
     O_RecordBatch_Header_value_length_39 = slot_offset(C_RecordBatch_Header, "_value_length")
     O_RecordBatch_Header_value_40 = slot_offset(C_RecordBatch_Header, "value")
+    set_in_type(swaps.get(namespace["RecordBatch_Record"], namespace["RecordBatch_Record"]), "_columns_compiled", staticmethod(columns_RecordBatch_Record))
     bind_python_readers()
     return [(PY_RecordBatch, RecordBatch, classmethod(read_RecordBatch)), (PY_RecordBatch_Records, RecordBatch_Records, classmethod(read_RecordBatch_Records)), (PY_RecordBatch_Record, RecordBatch_Record, classmethod(read_RecordBatch_Record)), (PY_RecordBatch_Header, RecordBatch_Header, classmethod(read_RecordBatch_Header))]
 
@@ -513,3 +514,163 @@ def read_RecordBatch_Header(cls, buf, pos, end, _parent=None):
     if cls is not C_RecordBatch_Header:
         return P_RecordBatch_Header(cls, buf, pos, end, _parent)
     return enter(e_RecordBatch_Header, P_RecordBatch_Header, cls, buf, pos, end, _parent, LIMITS, &MAX_ITEMS)
+
+
+def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts, const int64_t[::1] ends, const int64_t[::1] counts, Py_ssize_t max_items):
+    """The columns RecordBatch_Record._columns gives, of the instances laid end to end in each
+    section [starts[i], ends[i]) (counts[i] of them), walking each section once; byte
+    fields' positions as int64. None where the input is not regular, for the Python
+    readers to name."""
+    import numpy as np
+    cdef Py_ssize_t nb = starts.shape[0], length = u8.shape[0], n = 0, i, k, j, r = 0, t, p, e, q
+    cdef const uint8_t* b = &u8[0] if length else NULL
+    cdef int64_t v, f_length, f_attributes, f_timestamp_delta, f_offset_delta, f_key_length, f_value_length, f_headers_count, f_headers_key_length, f_headers_value_length
+    cdef uint64_t u
+    cdef int64_t total_headers = 0
+    if ends.shape[0] != nb or counts.shape[0] != nb:
+        raise ValueError("starts, ends and counts differ in length")
+    for i in range(nb):
+        if counts[i] < 0 or starts[i] < 0 or ends[i] > length or starts[i] > ends[i] or counts[i] > (ends[i] - starts[i]) // 7:
+            return None
+        n += counts[i]
+    cols = {}
+    cols['length'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_length = cols['length']
+    cols['attributes'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_attributes = cols['attributes']
+    cols['timestamp_delta'] = np.empty(n, np.int64)
+    cdef int64_t[::1] c_timestamp_delta = cols['timestamp_delta']
+    cols['offset_delta'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_offset_delta = cols['offset_delta']
+    cols['key_length'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_key_length = cols['key_length']
+    cols['key'] = np.empty(n, np.int64)
+    cdef int64_t[::1] c_key = cols['key']
+    cols['value_length'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_value_length = cols['value_length']
+    cols['value'] = np.empty(n, np.int64)
+    cdef int64_t[::1] c_value = cols['value']
+    cols['headers_count'] = np.empty(n, np.int32)
+    cdef int32_t[::1] c_headers_count = cols['headers_count']
+    cols['headers'] = np.empty(n + 1, np.int64)
+    cdef int64_t[::1] c_headers = cols['headers']
+    cdef int64_t[::1] at_headers = np.empty(n, np.int64)  # where each one's items start
+    for i in range(nb):
+        p, e = starts[i], ends[i]
+        for k in range(counts[i]):
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_length = v
+            c_length[r] = v
+            q = p  # length counts the bytes from here
+            if e - p < 1:
+                return None
+            v = <int8_t>b[p]
+            p += 1
+            f_attributes = v
+            c_attributes[r] = v
+            p = zigzag(b, p, e, 10, &v)
+            if p < 0:
+                return None
+            f_timestamp_delta = v
+            c_timestamp_delta[r] = v
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_offset_delta = v
+            c_offset_delta[r] = v
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_key_length = v
+            c_key_length[r] = v
+            if f_key_length > e - p:
+                return None
+            c_key[r] = p
+            p += f_key_length if f_key_length > 0 else 0
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_value_length = v
+            c_value_length[r] = v
+            if f_value_length > e - p:
+                return None
+            c_value[r] = p
+            p += f_value_length if f_value_length > 0 else 0
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_headers_count = v
+            c_headers_count[r] = v
+            if f_headers_count < 0 or f_headers_count > (e - p) // 2 or f_headers_count > max_items:
+                return None
+            c_headers[r] = total_headers
+            total_headers += f_headers_count
+            at_headers[r] = p
+            for j in range(f_headers_count):
+                p = zigzag(b, p, e, 5, &v)
+                if p < 0:
+                    return None
+                v = <int32_t>v
+                f_headers_key_length = v
+                if f_headers_key_length > e - p or f_headers_key_length < 0:
+                    return None
+                p += f_headers_key_length
+                p = zigzag(b, p, e, 5, &v)
+                if p < 0:
+                    return None
+                v = <int32_t>v
+                f_headers_value_length = v
+                if f_headers_value_length > e - p:
+                    return None
+                p += f_headers_value_length if f_headers_value_length > 0 else 0
+            if p - q != f_length:
+                return None
+            r += 1
+        if p != e:
+            return None
+    c_headers[n] = total_headers
+    cols['headers.key_length'] = np.empty(total_headers, np.int32)
+    cdef int32_t[::1] c_headers__key_length = cols['headers.key_length']
+    cols['headers.key'] = np.empty(total_headers, np.int64)
+    cdef int64_t[::1] c_headers__key = cols['headers.key']
+    cols['headers.value_length'] = np.empty(total_headers, np.int32)
+    cdef int32_t[::1] c_headers__value_length = cols['headers.value_length']
+    cols['headers.value'] = np.empty(total_headers, np.int64)
+    cdef int64_t[::1] c_headers__value = cols['headers.value']
+    t = 0
+    for r in range(n):
+        p, e = at_headers[r], length
+        for j in range(c_headers[r + 1] - c_headers[r]):
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_headers_key_length = v
+            c_headers__key_length[t] = v
+            if f_headers_key_length > e - p or f_headers_key_length < 0:
+                return None
+            c_headers__key[t] = p
+            p += f_headers_key_length
+            p = zigzag(b, p, e, 5, &v)
+            if p < 0:
+                return None
+            v = <int32_t>v
+            f_headers_value_length = v
+            c_headers__value_length[t] = v
+            if f_headers_value_length > e - p:
+                return None
+            c_headers__value[t] = p
+            p += f_headers_value_length if f_headers_value_length > 0 else 0
+            t += 1
+    cols['key.size'] = cols['key_length']
+    cols['value.size'] = cols['value_length']
+    cols['headers.key.size'] = cols['headers.key_length']
+    cols['headers.value.size'] = cols['headers.value_length']
+    return cols

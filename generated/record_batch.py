@@ -1313,6 +1313,9 @@ class RecordBatch_Record(_Node):
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')
         return cols, pos
 
+    # the compiled reader of whole sections (generator/cython_columns.py), when it is built
+    _columns_compiled = None
+
     @classmethod
     def _skip(cls, u8, pos, end):
         """The positions after the instances at `pos`, vectorised as `_columns`."""
@@ -1692,4 +1695,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "d56889a703ec28ffdc9f21c75ef71e2ea6565a1796cbde674e55afcce2a2cc57", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "93fd0bbc71e322a3cf0e94bb1cf89eea0b972f41edda32af638a11173e142b0a", globals())

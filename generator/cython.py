@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
+from .cython_columns import ColumnsEmitter
 from .plans.lines import Code
 from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
 from .ir import FixedRun, parent_chain
@@ -31,6 +32,7 @@ class CythonPlanner:
         self.ir = ctx.ir
         self.schema = schema
         self.hot = [s for s in self.program.walk(schema.root) if s.hot]
+        self.columnar = [s for s in self.program.walk(schema.root) if s.columnar]
         self.offsets: dict[tuple[str, str], str] = {}  # (class, slot) -> C variable
         self.slots_read: dict[TypeSpec, set[int]] = {}  # enclosing objects whose slots a reader reads
         self.locals: dict[str, str] = {}  # C declarations of the reader being planned
@@ -64,7 +66,8 @@ class CythonPlanner:
 
     # -- the module ------------------------------------------------------------------------
     def module(self) -> str | None:
-        """The .pyx text, or None when the schema marks no type hot."""
+        """The .pyx text, or None when the schema marks no type hot. Its -columnar types get their
+        compiled columnar reader here too."""
         if not self.hot:
             return None
         readers, entries = [], []
@@ -72,6 +75,9 @@ class CythonPlanner:
             readers += self.reader(spec)
         for spec in self.hot:
             entries += self.entry(spec)
+        columns = ColumnsEmitter(self)
+        for spec in self.columnar:  # the columnar pass has refused the fields read otherwise
+            entries += columns.function(spec)
         classes = sorted(self.classes | {c for c, _ in self.offsets} | {self.cls(s) for s in self.hot})
         hot = [self.cls(s) for s in self.hot]
         head = [
@@ -115,6 +121,8 @@ class CythonPlanner:
             "        adopt(ext, pure, swaps, new)",
             *[f'    C_{c} = swaps.get(namespace["{c}"], namespace["{c}"])' for c in classes],
             *[f'    {var} = slot_offset(C_{c}, "{slot}")' for (c, slot), var in self.offsets.items()],
+            *[f'    set_in_type(swaps.get(namespace["{self.cls(s)}"], namespace["{self.cls(s)}"]), '
+              f'"_columns_compiled", staticmethod(columns_{self.cls(s)}))' for s in self.columnar],
             "    bind_python_readers()",
             "    return [" + ", ".join(f"(PY_{c}, {c}, classmethod(read_{c}))" for c in hot) + "]",
             "",

@@ -2,7 +2,7 @@
 """Compiled kernels of the columnar reader, built when a C compiler is present; runtime.kernels
 chooses between them and their numpy/pyarrow equivalents."""
 from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from _fastread cimport varint_at
 
@@ -139,102 +139,3 @@ def varints(const uint8_t[::1] u8, const int64_t[::1] pos, const int64_t[::1] en
             v64[i] = <int64_t>value
     return values, after
 
-
-cdef inline Py_ssize_t zz32(const uint8_t* u8, Py_ssize_t p, Py_ssize_t end, int32_t* out) noexcept nogil:
-    """A zigzag varint of at most 5 bytes, its low 32 bits kept, as vectors.varints reads it; -1
-    when too long or cut short."""
-    cdef uint64_t value
-    p = varint_at(u8, p, end, 5, &value)
-    value &= LOW_32_BITS
-    out[0] = <int32_t><uint32_t>((value >> 1) ^ (<uint64_t>0 - (value & 1)))
-    return p
-
-
-def v2_record_columns(const uint8_t[::1] u8, const int64_t[::1] pos, const int64_t[::1] end, int64_t max_items):
-    """The columns Record._columns of record_batch reads for v2 records starting at `pos`, each
-    bounded by `end[i]`, in one pass (positions as int64); None at the first irregularity (a
-    varint too long or cut short, a field past its end, a bad header count or length, a length
-    that does not span its record), for the generated reader to name."""
-    cdef Py_ssize_t n = pos.shape[0], i, j, k = 0, total = 0, length = u8.shape[0]
-    cdef Py_ssize_t p, e, start
-    cdef int32_t v32, count
-    cdef uint64_t v64
-    cdef const uint8_t* b = &u8[0] if length else NULL
-    if end.shape[0] != n:
-        raise ValueError("pos and end differ in length")
-    names32 = ["length", "attributes", "offset_delta", "key_length", "value_length", "headers_count"]
-    cols = {name: np.empty(n, np.int32) for name in names32}
-    cols["timestamp_delta"] = np.empty(n, np.int64)
-    cols["key"], cols["value"] = np.empty(n, np.int64), np.empty(n, np.int64)
-    cols["headers"] = np.empty(n + 1, np.int64)
-    cdef int32_t[::1] c_length = cols["length"], c_attributes = cols["attributes"]
-    cdef int32_t[::1] c_offset = cols["offset_delta"], c_key_length = cols["key_length"]
-    cdef int32_t[::1] c_value_length = cols["value_length"], c_count = cols["headers_count"]
-    cdef int64_t[::1] c_timestamp = cols["timestamp_delta"], c_key = cols["key"], c_value = cols["value"]
-    cdef int64_t[::1] c_first = cols["headers"]
-    heads = np.empty(n, np.int64)  # where each record's headers start
-    cdef int64_t[::1] c_heads = heads
-    for i in range(n):
-        p, e = pos[i], end[i]
-        if p < 0 or e > length or p > e:
-            return None
-        p = zz32(b, p, e, &c_length[i])
-        if p < 0 or p >= e:
-            return None
-        start = p
-        c_attributes[i] = <int8_t>b[p]
-        p = varint_at(b, p + 1, e, 10, &v64)
-        if p < 0:
-            return None
-        c_timestamp[i] = <int64_t>((v64 >> 1) ^ (<uint64_t>0 - (v64 & 1)))
-        p = zz32(b, p, e, &c_offset[i])
-        if p < 0:
-            return None
-        p = zz32(b, p, e, &c_key_length[i])
-        if p < 0 or c_key_length[i] > e - p:
-            return None
-        c_key[i] = p
-        p += max(c_key_length[i], 0)
-        p = zz32(b, p, e, &c_value_length[i])
-        if p < 0 or c_value_length[i] > e - p:
-            return None
-        c_value[i] = p
-        p += max(c_value_length[i], 0)
-        p = zz32(b, p, e, &count)
-        if p < 0 or count < 0 or count > (e - p) // 2 or count > max_items:
-            return None
-        c_count[i] = count
-        c_first[i] = total
-        total += count
-        c_heads[i] = p
-        for j in range(count):  # walked here to check the span; their columns are filled below
-            p = zz32(b, p, e, &v32)
-            if p < 0 or v32 < 0 or v32 > e - p:
-                return None
-            p += v32
-            p = zz32(b, p, e, &v32)
-            if p < 0 or v32 > e - p:
-                return None
-            p += max(v32, 0)
-        if p - start != c_length[i]:
-            return None
-    c_first[n] = total
-    for name in ("key_length", "value_length"):
-        items = np.empty(total, np.int32)
-        cols["headers." + name] = items
-    cols["headers.key"], cols["headers.value"] = np.empty(total, np.int64), np.empty(total, np.int64)
-    cdef int32_t[::1] h_key_length = cols["headers.key_length"], h_value_length = cols["headers.value_length"]
-    cdef int64_t[::1] h_key = cols["headers.key"], h_value = cols["headers.value"]
-    for i in range(n):
-        p, e = c_heads[i], end[i]
-        for j in range(c_count[i]):
-            p = zz32(b, p, e, &h_key_length[k])
-            h_key[k] = p
-            p += h_key_length[k]
-            p = zz32(b, p, e, &h_value_length[k])
-            h_value[k] = p
-            p += max(h_value_length[k], 0)
-            k += 1
-    cols["key.size"], cols["value.size"] = cols["key_length"], cols["value_length"]
-    cols["headers.key.size"], cols["headers.value.size"] = cols["headers.key_length"], cols["headers.value_length"]
-    return cols

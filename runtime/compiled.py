@@ -68,6 +68,7 @@ class Swap(NamedTuple):
 
 
 _SWAPS: list[Swap] = []  # the hot types of every generated module attached
+_COLUMNAR: list[type] = []  # the -columnar types given a compiled reader of whole sections
 
 
 def attach(name: str, sha256: str, namespace: dict) -> bool:
@@ -99,6 +100,8 @@ def install(module, namespace: dict) -> list[Swap]:
     namespace["_new"] = module.new  # the Python readers make extension types too
     for swap in swaps:
         swap.use(swap.compiled)
+    _COLUMNAR.extend(value for value in namespace.values()
+                     if isinstance(value, type) and value.__dict__.get("_columns_compiled") is not None)
     return swaps
 
 
@@ -126,10 +129,15 @@ def pure():
     """The Python readers for the duration, then whichever were in place (not thread-safe: for
     comparing the two). The objects stay of the same types."""
     before = [(s, s.ext.__dict__["_read"]) for s in _SWAPS]
+    columnar = [(cls, cls.__dict__["_columns_compiled"]) for cls in _COLUMNAR]
     for s in _SWAPS:
         s.use(s.python)
+    for cls, _ in columnar:
+        set_type_attr(cls, "_columns_compiled", None)
     try:
         yield
     finally:
         for s, reader in before:
             s.use(reader)
+        for cls, reader in columnar:
+            set_type_attr(cls, "_columns_compiled", reader)

@@ -1,11 +1,14 @@
 """Records of many v2 batches decoded at once into flat numpy columns, and from there into Arrow
 arrays, without a Python object per record.
 
-Uncompressed records are read where they are; compressed ones are decompressed and joined. Record
-starts are found by following every batch's chain of record lengths in lockstep, one vectorised
-step per record index; a batch much longer than the others finishes one record at a time. The
-fields of all records are then read by the generated `Record._columns`, field by field. Keys,
-values and header parts stay (start, size) pairs into the buffer until Arrow copies them out.
+Uncompressed records are read where they are; compressed ones are decompressed and joined. The
+compiled columnar reader generated from the schema walks each batch's records once, filling every
+column as it goes. Without it (or where the records are irregular, for the errors to be named),
+record starts are found by following every batch's chain of record lengths in lockstep, one
+vectorised step per record index (a batch much longer than the others finishes one record at a
+time), and the fields of all records are then read by the generated `Record._columns`, field by
+field. Keys, values and header parts stay (start, size) pairs into the buffer until Arrow copies
+them out.
 """
 from __future__ import annotations
 
@@ -34,6 +37,9 @@ Record = RecordBatch.Record
 # records read together by Record._columns: as many as keep their bytes within a few MiB, so that
 # the passes over them after the first find them in cache
 CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
+# batches walked together by the compiled reader, each group's CRCs checked just before: their
+# bytes are still in cache when its records are walked
+WALK_BYTES = 1 << 20
 
 
 @dataclass
@@ -123,8 +129,9 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
         if not 0 <= p < len(buf):
             raise (InvalidValueError if p < 0 else TruncatedError)(
                 f"batch position {p} is outside the buffer of {len(buf)} bytes", p, "log")
+    unverified = batches is None and verify  # checked group by group, just before the walk
     if batches is None:
-        batches = [RecordBatch.read(buf, p, verify=verify)[0] for p in positions]
+        batches = [RecordBatch.read(buf, p, verify=False)[0] for p in positions]
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
     # in place where the records sections are uncompressed and follow one another in the buffer
     data = buf
@@ -132,8 +139,11 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
     ends = starts + np.fromiter((b.batch_length for b in batches), np.int64, len(batches)) - (
         V2_HEADER - LOG_OVERHEAD)
     if any(b.attributes & COMPRESSION for b in batches) or (starts[1:] < ends[:-1]).any():
+        if unverified:
+            for b in batches:
+                b._verify()
         return batch_columns(batches)
-    return _decode(data, starts, ends, batches, counts)
+    return _decode(data, starts, ends, batches, counts, unverified)
 
 
 def batch_columns(batches: list[RecordBatch]) -> Columns:
@@ -146,13 +156,21 @@ def batch_columns(batches: list[RecordBatch]) -> Columns:
     return _decode(b"".join(sections), ends - sizes, ends, batches, counts)
 
 
-def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatch], counts: np.ndarray) -> Columns:
+def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatch], counts: np.ndarray,
+            unverified: bool = False) -> Columns:
+    """The columns of the batches' records, whose sections are [starts, ends) of `data`; with
+    `unverified`, the batches' CRCs are checked first (the first damage raised, whatever the
+    records hold)."""
     u8 = np.frombuffer(data, np.uint8)
     kind = position_type(len(u8))
     starts, ends = starts.astype(kind), ends.astype(kind)
-    record_pos = Record._starts(u8, data, starts, ends, counts)  # each batch's records fill its section
-    record_end = np.repeat(ends, counts)
-    fields = _fields(u8, record_pos, record_end)
+    fields = _walked_fields(u8, starts, ends, counts, batches if unverified else None)
+    if fields is None:
+        if unverified:  # again, for a group walked before: checking is idempotent, and this is rare
+            for b in batches:
+                b._verify()
+        record_pos = Record._starts(u8, data, starts, ends, counts)  # each batch's records fill its section
+        fields = _fields(u8, record_pos, np.repeat(ends, counts))
     batch = np.repeat(np.arange(len(batches), dtype=np.int32), counts)
     head = np.array([(b.base_offset, b.base_timestamp, b.max_timestamp, b.attributes) for b in batches],
                     np.int64).reshape(-1, 4)
@@ -164,41 +182,66 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
     return Columns(u8, batch, offset, timestamp, fields)
 
 
+def _walked_fields(u8, starts, ends, counts, to_verify: list[RecordBatch] | None) -> dict | None:
+    """The fields of every record from the compiled columnar reader, one walk of each batch's
+    records, group by group of batches (checking the CRCs of `to_verify`'s batches of the group
+    first); None where it is not built or the records are not regular."""
+    read = Record._columns_compiled
+    if read is None:
+        return None
+    starts64, ends64, counts64 = starts.astype(np.int64), ends.astype(np.int64), counts.astype(np.int64)
+    # in groups only to check CRCs just before: more arrays made and joined cost more than the
+    # walk gains otherwise
+    group = WALK_BYTES if to_verify is not None else 1 << 62
+    parts, lo = [], 0
+    while lo < len(starts64):
+        hi = max(int(np.searchsorted(ends64, starts64[lo] + group, "right")), lo + 1)
+        if to_verify is not None:
+            for b in to_verify[lo:hi]:
+                b._verify()
+        found = read(u8, starts64[lo:hi], ends64[lo:hi], counts64[lo:hi], LIMITS.max_items)
+        if found is None:
+            return None
+        parts.append((found, int(counts64[lo:hi].sum())))
+        lo = hi
+    if not parts:
+        parts.append((read(u8, starts64, ends64, counts64, LIMITS.max_items), 0))
+    found = _joined(parts)
+    for name in [n for n in found if n + ".size" in found]:  # byte fields' positions, in the reader's type
+        found[name] = found[name].astype(starts.dtype, copy=False)
+    return found
+
+
 def _fields(u8, record_pos, record_end) -> dict:
     """Record._columns over chunks of records small enough that their bytes and the passes'
     temporaries stay in cache (each record's length is checked inside)."""
     n = len(record_pos)
     span = int(record_pos.max()) - int(record_pos.min()) + 1 if n else 1
     step = min(CHUNK_RECORDS, max(CHUNK_RECORDS_MIN, CHUNK_BYTES * n // span))
-    parts = [_chunk_fields(u8, record_pos[i:i + step], record_end[i:i + step])
-             for i in range(0, n, step)] or [_chunk_fields(u8, record_pos, record_end)]
+    parts = [(Record._columns(u8, record_pos[i:i + step], record_end[i:i + step])[0], len(record_pos[i:i + step]))
+             for i in range(0, n, step)] or [(Record._columns(u8, record_pos, record_end)[0], 0)]
+    return _joined(parts)
+
+
+def _joined(parts: list[tuple[dict, int]]) -> dict:
+    """The columns of consecutive groups of records, each given with its number of records, as
+    one: a repeated field's first-item indexes (a record column, without a dot in its name, one
+    longer than the group) shifted by the items of the groups before."""
     if len(parts) == 1:
-        return parts[0]
-    # a repeated field's column holds one more entry than there are records: its first-item indexes
-    repeated = {name for name, values in parts[0].items() if values.size == min(n, step) + 1}
+        return parts[0][0]
+    first, n = parts[0]
     out = {}
-    for name in parts[0]:
-        if name in repeated:  # first-item indexes: shift each chunk's by the items before it
+    for name in first:
+        if "." not in name and first[name].size == n + 1:
             shifted, before = [], 0
-            for part in parts:
+            for part, _ in parts:
                 shifted.append(part[name][:-1] + before)
                 before += int(part[name][-1])
             shifted.append(np.array([before], np.int64))
             out[name] = np.concatenate(shifted)
         else:
-            out[name] = np.concatenate([part[name] for part in parts])
+            out[name] = np.concatenate([part[name] for part, _ in parts])
     return out
-
-
-def _chunk_fields(u8, record_pos, record_end) -> dict:
-    if kernels.compiled is not None:  # one pass in C; irregular input goes on below
-        found = kernels.compiled.v2_record_columns(u8, record_pos.astype(np.int64), record_end.astype(np.int64),
-                                                   LIMITS.max_items)
-        if found is not None:
-            for name in ("key", "value", "headers.key", "headers.value"):  # positions, in the reader's type
-                found[name] = found[name].astype(record_pos.dtype, copy=False)
-            return found
-    return Record._columns(u8, record_pos, record_end)[0]
 
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType | None = None):

@@ -152,9 +152,10 @@ def odd_record(rng) -> bytes:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_record_columns_in_one_pass_equal_the_generated_ones(backend, seed):
-    """v2_record_columns against Record._columns on batches of ordinary and odd records, whose
-    lengths, counts and varint widths disagree with their bytes: the same columns and dtypes, or
-    the same error."""
+    """The compiled columnar reader generated from the schema (one walk of each batch) against
+    Record._starts and Record._columns on batches of ordinary and odd records, whose lengths,
+    counts and varint widths disagree with their bytes: the same columns and dtypes, or the same
+    error."""
     import random
     from tests.support import damage
     rng = random.Random(seed)
@@ -164,26 +165,44 @@ def test_record_columns_in_one_pass_equal_the_generated_ones(backend, seed):
     alike(lambda: fields(seg), backend)
 
 
-@compiled
-def test_record_columns_in_one_pass_keep_int64_positions():
+@pytest.mark.parametrize("seed", range(12))
+def test_record_columns_of_many_batches_equal_the_generated_ones(backend, seed):
+    """Many batches walked section by section, uncompressed (read in place) and compressed
+    (joined), one of them odd or not: the same columns as the vectorised reader's, or the same
+    error."""
+    import random
     from kafkacodec import write_batch
-    from kafkacodec.storage.segments import columnar
-    seg = write_batch([{"key": b"k", "value": b"v", "headers": [("h", b"x")]}] * 3)
-    u8 = np.frombuffer(seg, np.uint8)
-    starts = np.array([61], np.int64)
-    pos = columnar.Record._starts(u8, seg, starts, np.array([len(seg)], np.int64), np.array([3]))
-    fields = columnar._fields(u8, pos, np.full(3, len(seg), np.int64))
-    assert all(fields[name].dtype == np.int64 for name in ("key", "value", "headers.key", "headers.value"))
+    from kafkacodec.storage.segments.columnar import read_columns
+    from kafkacodec.storage.segments.scan import batch_positions
+    from tests.support import damage
+    rng = random.Random(seed)
+    batches = [write_batch([{"key": None if rng.random() < 0.3 else b"k" * rng.randrange(9),
+                             "value": None if rng.random() < 0.1 else rng.randbytes(rng.randrange(200)),
+                             "headers": [("h%d" % j, rng.choice([None, b"x"])) for j in range(rng.randrange(3))]}
+                            for _ in range(rng.randrange(1, 40))], compression=rng.choice(["none", "none", "lz4"]))
+               for _ in range(rng.randrange(1, 8))]
+    if seed % 2:
+        batches[rng.randrange(len(batches))] = damage.v2_batch(
+            [odd_record(rng) for _ in range(rng.randrange(1, 4))])
+    seg = b"".join(batches)
+
+    def columns():
+        c = read_columns(seg, batch_positions(seg), verify=False)
+        return {name: (values.tolist(), str(values.dtype)) for name, values in
+                {**c.fields, "offset": c.offset, "timestamp": c.timestamp, "batch": c.batch}.items()}
+    alike(columns, backend)
 
 
-@compiled
 def test_record_columns_of_valid_records_come_from_one_pass(patch_type):
     from kafkacodec import write_batch
     from kafkacodec.storage.segments import columnar
+    if columnar.Record._columns_compiled is None:
+        pytest.skip("the compiled readers are not built")
 
     def refused(*args):
-        raise AssertionError("read by the generated columns")
+        raise AssertionError("read by the vectorised columns")
     patch_type(columnar.Record, "_columns", staticmethod(refused))
+    patch_type(columnar.Record, "_starts", classmethod(refused))
     seg = write_batch([{"key": b"k%d" % i, "value": None if i % 3 else b"v", "headers": [("h", None)] * (i % 4)}
                        for i in range(50)])
     assert len(columnar.read_columns(seg, [0]).fields["key"]) == 50
@@ -262,3 +281,29 @@ def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writ
         write(*bad, 0, 2)
     with pytest.raises(ValueError, match="outside them"):
         write(*arrays([0, 1]), 0, 3)
+
+
+def test_groups_of_records_join_into_one_set_of_columns(monkeypatch, backend):
+    """Records read in groups (CRCs checked group by group; the vectorised reader's chunks) give
+    the columns of one read, also when a group's items number one more than its records, which
+    a first-item index column also does."""
+    import random
+    from kafkacodec import write_batch
+    from kafkacodec.storage.segments import columnar
+    from kafkacodec.storage.segments.scan import batch_positions
+    rng = random.Random(5)
+    batches = [write_batch([{"key": b"k", "value": b"v" * rng.randrange(50),
+                             "headers": [("h", b"x")] * (2 if i == 0 else 1)} for i in range(rng.randrange(1, 9))])
+               for _ in range(40)]
+    seg = b"".join(batches)
+    positions = batch_positions(seg)
+    whole = columnar.read_columns(seg, positions)
+    monkeypatch.setattr(columnar, "WALK_BYTES", 300)
+    monkeypatch.setattr(columnar, "CHUNK_RECORDS", 5)
+    monkeypatch.setattr(columnar, "CHUNK_RECORDS_MIN", 1)
+    with using(backend):
+        grouped = columnar.read_columns(seg, positions)
+    assert set(grouped.fields) == set(whole.fields)
+    for name, values in whole.fields.items():
+        assert grouped.fields[name].tolist() == values.tolist(), name
+    assert grouped.offset.tolist() == whole.offset.tolist()
