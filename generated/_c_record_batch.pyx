@@ -530,7 +530,7 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
     if ends.shape[0] != nb or counts.shape[0] != nb:
         raise ValueError("starts, ends and counts differ in length")
     for i in range(nb):
-        if counts[i] < 0 or starts[i] < 0 or ends[i] > length or starts[i] > ends[i] or counts[i] > (ends[i] - starts[i]) // 7:
+        if counts[i] < 0 or starts[i] < 0 or ends[i] > length or starts[i] > ends[i] or counts[i] > (ends[i] - starts[i]) // 7 or counts[i] > max_items:
             return None
         n += counts[i]
     cols = {}

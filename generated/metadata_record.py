@@ -929,6 +929,8 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
             if w_is_migrating_zk_broker is None:
                 raise _EncodeError('is not set', 'metadata_record/register_broker_record/is_migrating_zk_broker')
             out += _S4.pack(w_is_migrating_zk_broker)
+        elif self.is_migrating_zk_broker is not None:
+            raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/register_broker_record/is_migrating_zk_broker')
         w_incarnation_id = self.incarnation_id
         if w_incarnation_id is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record/incarnation_id')
@@ -983,6 +985,8 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
             if w_in_controlled_shutdown is None:
                 raise _EncodeError('is not set', 'metadata_record/register_broker_record/in_controlled_shutdown')
             out += _S4.pack(w_in_controlled_shutdown)
+        elif self.in_controlled_shutdown is not None:
+            raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/register_broker_record/in_controlled_shutdown')
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record/tagged_fields')
@@ -1761,6 +1765,8 @@ class MetadataRecord_PartitionRecord(_Node):
                 raise _EncodeError('is not set', 'metadata_record/partition_record/directories')
             for _x5 in w_directories:
                 out += _x5
+        elif self.directories is not None:
+            raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/partition_record/directories')
         w_tagged_fields = self.tagged_fields
         if w_tagged_fields is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record/tagged_fields')

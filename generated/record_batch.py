@@ -1695,4 +1695,4 @@ RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "93fd0bbc71e322a3cf0e94bb1cf89eea0b972f41edda32af638a11173e142b0a", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "43306f56f6c371b5041455cec147e76df2ffedf5c95d82ed676d25a3869c339b", globals())

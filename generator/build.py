@@ -5,7 +5,9 @@ extensions (Kaitai ignores them) and must be ones it knows, so a typo is not sil
 """
 from __future__ import annotations
 
+import builtins
 import hashlib
+import keyword
 import re
 
 from . import expr as ex
@@ -27,8 +29,10 @@ ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "r
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
 PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
-# names the generated readers and writers use for their own arguments
-RESERVED_PARAMS = {"buf", "pos", "end", "cls", "self", "out", "keep", "verify", "data"}
+# names the generated readers and writers use for their arguments, and the prefixes of their locals
+# (a param is a local there too)
+RESERVED_PARAMS = {"buf", "pos", "end", "cls", "self", "out", "keep", "verify", "data", "cols", "u8"}
+GENERATED_PREFIXES = r"_|[fwdza]_"
 INSTANCE_KEYS = {"value", "enum", "doc", "doc-ref", "-eager"}
 INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", "repeat-expr",
                              "repeat-until", "process", "if", "contents", "encoding"}
@@ -178,8 +182,10 @@ class Builder:
             if pid is None:
                 self.p.add(item.loc, "a param needs an 'id'")
                 continue
-            if pid in RESERVED_PARAMS or pid.startswith("_"):
-                self.p.add(item.value["id"].loc, f"param id {pid!r} is a name the generated code uses; choose another")
+            if (pid in RESERVED_PARAMS or keyword.iskeyword(pid) or hasattr(builtins, pid)
+                    or re.match(GENERATED_PREFIXES, pid)):
+                self.p.add(item.value["id"].loc, f"param id {pid!r} is a Python builtin or keyword, or a name the "
+                                                 "generated code uses; choose another")
                 continue
             if prim is None or not re.fullmatch(r"[us][1248]", prim):
                 self.p.add(item.loc, "a param's type must be an integer: u1, u2, u4, u8, s1, s2, s4 or s8")

@@ -67,7 +67,8 @@ class CythonPlanner:
     # -- the module ------------------------------------------------------------------------
     def module(self) -> str | None:
         """The .pyx text, or None when the schema marks no type hot. Its -columnar types get their
-        compiled columnar reader here too."""
+        compiled columnar reader here too (in a schema without hot types, a columnar type is read
+        by its vectorised Python reader alone)."""
         if not self.hot:
             return None
         readers, entries = [], []

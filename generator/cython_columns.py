@@ -6,7 +6,8 @@ checked) with their instance, then read into their own columns in a second pass 
 alone, once they are counted.
 
 It returns None wherever the input is not regular (a varint too long or cut short, a size or
-count out of bounds, a length that does not span its instance, a section not filled exactly),
+count out of bounds or over the limit of items, a length that does not span its instance, a
+section not filled exactly),
 and the Python readers then run and name the damage, as the compiled object readers do.
 """
 from __future__ import annotations
@@ -52,7 +53,7 @@ class ColumnsEmitter:
         least = max(1, self.ir.min_type_size(spec))
         with c.block("for i in range(nb):"):  # every count fits its section: the columns are bounded
             with c.block(f"if counts[i] < 0 or starts[i] < 0 or ends[i] > length or starts[i] > ends[i] "
-                         f"or counts[i] > (ends[i] - starts[i]) // {least}:"):
+                         f"or counts[i] > (ends[i] - starts[i]) // {least} or counts[i] > max_items:"):
                 c("return None")
             c("n += counts[i]")
         c("cols = {}")
@@ -108,8 +109,8 @@ class ColumnsEmitter:
         earlier: dict[str, Attr] = {}
         held: dict[str, str] = {}  # field -> the C local holding its value
         spans = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == DeriveKind.LENGTH_FROM}
-        mark = "q" + prefix.replace(".", "_")
-        if spans and mark not in ("q",) and mark not in self.values:
+        mark = "q" + prefix.replace(".", "_")  # `q` itself is declared with the positions
+        if spans and prefix and mark not in self.values:
             self.values.append(mark)
         for attr in spec.seq:
             if attr.id in spans:

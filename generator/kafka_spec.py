@@ -1,11 +1,12 @@
 """Drafts a .ksy schema from Kafka's JSON message specs, for development only: code generation
 never runs it. Each message becomes one type that takes its version as a param, as Kafka's own
-message generator makes one class per message: its fields in Kafka's order, each guarded by
-the versions that have it; tagged fields Kafka knows are decoded through a switch on the tag,
-and stay raw in a version that does not define them, as do unknown tags. Docs are taken from
-the schema being replaced, by type and field id (the latest version's, where that schema had a
-type per version), so a schema reviewed and documented by hand survives a redraft; new fields
-come out undocumented for a person to describe.
+message generator makes one class per message: its fields in Kafka's order, each guarded by the
+versions that have it; tagged fields Kafka knows are decoded through a switch on the tag, and
+stay raw in a version that does not define them (Kafka's own reader refuses such a tag; a reader
+for recovery keeps it), as do unknown tags. Docs are taken from the schema being replaced, by
+type and field id (the latest version's, where that schema had a type per version), so a schema
+reviewed and documented by hand survives a redraft; new fields come out undocumented for a
+person to describe.
 
 Two framings: records framed as KRaft frames them (frame version, api key and version as
 unsigned varints; `__cluster_metadata`, `__remote_log_metadata`), or with --coordinator the
@@ -239,7 +240,7 @@ class Drafter:
 
     def tags(self, base: str, tags: list) -> tuple[str, bool]:
         """The tagged-field section: known tags decoded by a switch on the tag, which leaves raw a
-        tag that the message's version does not define."""
+        tag that the message's version does not define (where Kafka's reader refuses it)."""
         cases, absent = {}, {}  # the versions without a tag, as a condition -> those tags
         for f, present in tags:
             if f["type"] not in TAG_WRAPPER:

@@ -64,12 +64,14 @@ def resolve(program: Program, problems) -> None:
 
 
 def _same_args(program, problems, ref) -> None:
-    """The cases of a switch whose types take params all pass the same ones: a writer passes
+    """Where a case of a switch takes params, every case takes the same ones: a writer passes
     them to whichever case its value is."""
-    passing = [t for _, t in ref.cases if (found := program.resolved.get(t)) is not None and found.params]
-    for case in passing[1:]:
-        if len(case.args) != len(passing[0].args) or not all(map(same_expr, case.args, passing[0].args)):
-            problems.add(case.loc, "the cases of a switch whose types take params must pass the same ones")
+    cases = [t for _, t in ref.cases if (found := program.resolved.get(t)) is not None and not found.intrinsic]
+    if not any(program.resolved[t].params for t in cases):
+        return
+    for case in cases[1:]:
+        if len(case.args) != len(cases[0].args) or not all(map(same_expr, case.args, cases[0].args)):
+            problems.add(case.loc, "the cases of a switch whose types take params must all take the same ones")
             return
 
 

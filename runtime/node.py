@@ -97,11 +97,12 @@ class Node:
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read (none here)."""
 
-    def to_bytes(self) -> bytes:
-        """Encode, computing every derived field that is not pinned."""
+    def to_bytes(self, **params) -> bytes:
+        """Encode, computing every derived field that is not pinned (at the params given, such
+        as a message's version, where the type has any; else at those the object holds)."""
         out = bytearray()
         try:
-            self._write(out)
+            self._write(out, True, **params)
         except (StructError, TypeError) as e:
             raise EncodeError(str(e), self._schema_path) from None
         return bytes(out)

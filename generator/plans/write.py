@@ -110,6 +110,16 @@ class WritePlanner:
                     c(f"self.{p.id} = {p.id}")
             scope.locals[p.id] = p.id
 
+    def left_out_by_params(self, attr: Attr) -> bool:
+        """A field whose presence the params decide (a field of some versions): writing it where
+        they leave it out would drop its value."""
+        params = {p.id for p in self.spec.params}
+        return (not self.pack and bool(params) and not (attr.derive or attr.checksum or attr.lazy)
+                and attr.default is None and any(n.name in params for n in names_in(attr.if_)))
+
+    def params_text(self) -> str:
+        return ", ".join(f"{p.id} {{{p.id}}}" for p in self.spec.params)
+
     def args(self, ref: TypeRef) -> str:
         """The params a field passes to its type (the same for every case of a switch, which the
         passes check), as the text after the other arguments of a call."""
@@ -331,6 +341,10 @@ class WritePlanner:
             with c.block(f"if {cond}:"):
                 self.require(c, attr, w, path)
                 c.lines += ["    " + line for line in body.lines]
+            if self.left_out_by_params(attr):
+                with c.block(f"elif self.{attr.storage} is not None:"):
+                    c(f"raise {self.ctx.rt('_EncodeError')}(f'holds a value, but {self.params_text()} has no such "
+                      f"field', {path!r})")
         else:
             self.require(c, attr, w, path)
             c.lines += body.lines
@@ -399,6 +413,8 @@ class WritePlanner:
         # 1. values of length-of and count-of fields, where conditions or varint sizes need them
         in_conditions = {n.name for a in self.spec.seq if a.if_ is not None and a.id not in self.length_of
                          for n in names_in(a.if_)}  # a length-of target's presence is its value's
+        in_conditions |= {n.name for a in self.spec.seq for r in [a.type, *(t for _, t in a.type.cases)]
+                          for arg in r.args for n in names_in(arg)}  # and params passed on
         for attr in self.spec.seq:
             d = attr.derive
             if d is None or d.kind == DeriveKind.LENGTH_FROM:

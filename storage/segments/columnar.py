@@ -131,7 +131,7 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
                 f"batch position {p} is outside the buffer of {len(buf)} bytes", p, "log")
     unverified = batches is None and verify  # checked group by group, just before the walk
     if batches is None:
-        batches = [RecordBatch.read(buf, p, verify=False)[0] for p in positions]
+        batches = _headers(buf, positions, verify)
     counts = np.fromiter((b.records_count for b in batches), np.int64, len(batches))  # checked by _starts
     # in place where the records sections are uncompressed and follow one another in the buffer
     data = buf
@@ -144,6 +144,21 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
                 b._verify()
         return batch_columns(batches)
     return _decode(data, starts, ends, batches, counts, unverified)
+
+
+def _headers(buf, positions, verify: bool) -> list[RecordBatch]:
+    """The batches at `positions`, their CRCs not checked yet, unless a batch is damaged: then
+    those before it are checked first, so that the first damage is the one raised."""
+    batches = []
+    for p in positions:
+        try:
+            batches.append(RecordBatch.read(buf, p, verify=False)[0])
+        except DecodeError:
+            if verify:
+                for b in batches:
+                    b._verify()
+            raise
+    return batches
 
 
 def batch_columns(batches: list[RecordBatch]) -> Columns:

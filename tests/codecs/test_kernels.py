@@ -208,6 +208,15 @@ def test_record_columns_of_valid_records_come_from_one_pass(patch_type):
     assert len(columnar.read_columns(seg, [0]).fields["key"]) == 50
 
 
+def test_record_columns_honour_the_item_limit_for_records_too(backend, monkeypatch):
+    from kafkacodec import write_batch
+    from kafkacodec.runtime.limits import LIMITS
+    seg = write_batch([{"value": b"v"}] * 5)
+    monkeypatch.setattr(LIMITS, "max_items", 3)
+    got = alike(lambda: fields(seg), backend)
+    assert isinstance(got, Raised) and got.kind == "LimitExceededError"
+
+
 def test_record_columns_in_one_pass_honour_the_item_limit(backend, monkeypatch):
     from kafkacodec import write_batch
     from kafkacodec.runtime.limits import LIMITS
@@ -307,3 +316,22 @@ def test_groups_of_records_join_into_one_set_of_columns(monkeypatch, backend):
     for name, values in whole.fields.items():
         assert grouped.fields[name].tolist() == values.tolist(), name
     assert grouped.offset.tolist() == whole.offset.tolist()
+
+
+def test_a_damaged_header_after_a_bad_crc_raises_the_bad_crc_first(backend):
+    """CRCs are checked group by group, after every header is read: the first damage in the
+    segment is still the one raised, whatever the later batches hold."""
+    from kafkacodec import write_batch
+    from kafkacodec.runtime.errors import DecodeError
+    from kafkacodec.storage.segments.columnar import read_columns
+    good = [write_batch([{"value": b"v%d" % i}]) for i in range(3)]
+    bad_crc = bytearray(good[0])
+    bad_crc[17] ^= 1  # the stored CRC itself: the records stay sound
+    bad_magic = bytearray(good[2])
+    bad_magic[16] = 3
+    for later in (bytes(bad_magic), good[2][:-5]):
+        seg = bytes(bad_crc) + good[1] + later
+        with using(backend), pytest.raises(DecodeError) as err:
+            read_columns(seg, [0, len(good[0]), len(good[0]) + len(good[1])])
+        assert type(err.value).__name__ == "ChecksumError" and err.value.position == 0
+        assert read_columns(seg, [0, len(good[0])], verify=False).offset.tolist() == [0, 0]

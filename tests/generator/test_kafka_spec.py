@@ -1,6 +1,6 @@
 """The drafter of Kafka message schemas: one type per message, each field guarded by the versions
-that have it, tags a version does not define left raw. A made-up message spec (in Kafka's JSON
-form) is drafted, compiled and read at each of its versions."""
+that have it, tags a version does not define left raw (where Kafka's reader refuses them). A
+made-up message spec (in Kafka's JSON form) is drafted, compiled and read at each version."""
 import json
 import shutil
 import subprocess
@@ -84,7 +84,7 @@ def test_each_version_reads_and_writes_back(G, version):
     assert [(p.weight, p.colour) for p in b.parts] == [(9, 4 if version >= 2 else None)]
     decoded = {f.tag: f.data for f in b.tagged_fields.fields}
     assert decoded[0].value == 3
-    # tag 1 is defined from version 2: before that it stays raw, as Kafka keeps an unknown tag
+    # tag 1 is defined from version 2: before that it stays raw (Kafka's reader would refuse it)
     assert decoded[1] == (4).to_bytes(4, "big") if version < 2 else decoded[1].value == 4
     assert record.to_bytes() == data and record.size() == len(data)
 

@@ -16,6 +16,7 @@ seq:
         1: thing(version)
         2: thing(version)
         100: other(version)
+        200: counted(version)
     doc: The body of that kind and version; raw bytes for one this schema does not know.
 types:
   thing:
@@ -57,3 +58,27 @@ types:
     seq:
       - id: z
         type: u4
+  counted:
+    doc: Passes a derived field (a count) as a param.
+    params:
+      - id: version
+        type: u2
+    seq:
+      - id: n
+        type: u1
+        -derive:
+          count-of: cells
+      - id: cells
+        type: cell(n)
+        repeat: expr
+        repeat-expr: n
+  cell:
+    params:
+      - id: of
+        type: u1
+    seq:
+      - id: x
+        type: u1
+      - id: y
+        type: u1
+        if: of >= 2
