@@ -180,7 +180,8 @@ class Builder:
             pid = self.ident(item.value.get("id"), "param id")
             prim = self.text(item.value.get("type"))
             if pid is None:
-                self.p.add(item.loc, "a param needs an 'id'")
+                if "id" not in item.value:  # a bad one is reported already
+                    self.p.add(item.loc, "a param needs an 'id'")
                 continue
             if (pid in RESERVED_PARAMS or keyword.iskeyword(pid) or hasattr(builtins, pid)
                     or re.match(GENERATED_PREFIXES, pid)):

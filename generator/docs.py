@@ -142,8 +142,9 @@ class DocBuilder:
         elif t.kind == RefKind.STR:
             text = f"string ({t.encoding or 'UTF-8'})"
         elif t.kind == RefKind.SWITCH:  # each type once, though many cases may read it
-            text = "one of " + ", ".join(dict.fromkeys(self.type_link(self.program.resolved[c], here) + self.args_text(c)
-                                                       for _, c in t.cases if c in self.program.resolved))
+            links = (self.type_link(self.program.resolved[c], here) + self.args_text(c)
+                     for _, c in t.cases if c in self.program.resolved)
+            text = "one of " + ", ".join(dict.fromkeys(links))
         else:
             target = self.program.resolved.get(t)
             text = self.type_link(target, here) + self.args_text(t) if target is not None else t.name or "?"

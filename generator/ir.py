@@ -132,9 +132,9 @@ class TypeIR:
     @property
     def slots(self) -> tuple[str, ...]:
         """The attributes an instance holds besides its parent, in the order every backend lays
-        them out: the params, the read's start, the pins, eager instances, then each field's value (behind
-        a property when derived, a checksum or lazy), the bytes of a lazy field and the checksum
-        computed from the bytes read."""
+        them out: the params, the read's start, the pins, eager instances, then each field's
+        value (behind a property when derived, a checksum or lazy), the bytes of a lazy field and
+        the checksum computed from the bytes read."""
         slots = [p.id for p in self.spec.params]
         slots += ["_pos"] if self.needs_pos else []
         slots += ["_pins"] if self.pinned else []

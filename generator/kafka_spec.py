@@ -12,8 +12,8 @@ Two framings: records framed as KRaft frames them (frame version, api key and ve
 unsigned varints; `__cluster_metadata`, `__remote_log_metadata`), or with --coordinator the
 key/value pairs of a coordinator's topic (an int16 record type before the key, an int16 version
 before the value; `__consumer_offsets`, `__share_group_state`): then the root reads a key and
-each value is a type of its own (its version, then the message's type), or with --types-only there is no root and another schema uses
-the types.
+each value is a type of its own (its version, then the message's type), or with --types-only
+there is no root and another schema uses the types.
 
     python -m generator.kafka_spec OUT.ksy --id ID --title T --doc-ref URL [--coordinator [--types-only]] SPEC.json...
 """
