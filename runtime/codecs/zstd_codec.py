@@ -1,5 +1,9 @@
-"""Zstandard frames, fed in small steps so frames without a content size stay bounded too."""
+"""Zstandard frames: a single frame that declares its size (as producers write them) in one step,
+within the limit; any other input fed in small steps, so frames without a content size, several
+frames or damage stay bounded too."""
 from __future__ import annotations
+
+import threading
 
 import zstandard
 
@@ -10,14 +14,29 @@ from ..errors import CompressionError, LimitExceededError
 _STEP = 256
 
 
+_LOCAL = threading.local()  # a decompression context per thread: making one costs more than a batch
+
+
+def _context() -> zstandard.ZstdDecompressor:
+    dctx = getattr(_LOCAL, "dctx", None)
+    if dctx is None:
+        dctx = _LOCAL.dctx = zstandard.ZstdDecompressor()
+    return dctx
+
+
 def decompress(data, limit: int, magic: int = 2) -> bytes:
     if magic < 2:
         raise CompressionError(f"zstd is not valid for magic {magic}")
     rest = bytes(data)
     if not rest:
         raise CompressionError("zstd: empty stream")
+    dctx = _context()
+    try:
+        if 0 <= zstandard.frame_content_size(rest) <= limit:  # one frame whose size is known: in one step
+            return dctx.decompress(rest, allow_extra_data=False)
+    except zstandard.ZstdError:
+        pass  # more frames, or damage: the steps below read them, or name it
     out = bytearray()
-    dctx = zstandard.ZstdDecompressor()
     try:
         while rest:
             d = dctx.decompressobj()

@@ -144,6 +144,26 @@ def test_zstd_frames_without_content_size_and_concatenated():
         KafkaCompression(4, 1).decode(frame)
 
 
+def test_zstd_frames_that_declare_their_size_read_in_one_step_within_the_limit():
+    from kafkacodec.runtime.codecs import zstd_codec
+    data = bytes(range(256)) * 400
+    frame = zstandard.ZstdCompressor().compress(data)
+    assert zstandard.frame_content_size(frame) == len(data)
+    assert zstd_codec.decompress(frame, len(data)) == data
+    with pytest.raises(LimitExceededError):  # a size over the limit is read in steps, and stopped
+        zstd_codec.decompress(frame, len(data) - 1)
+    # a header that understates the size: never more output than the limit, whatever it says
+    lying = bytearray(frame)
+    params = zstandard.get_frame_parameters(frame)
+    assert params.content_size == len(data)
+    at = frame.index(len(data).to_bytes(4, "little"))  # the content size field, little-endian
+    lying[at:at + 4] = (100).to_bytes(4, "little")
+    with pytest.raises((CompressionError, LimitExceededError)):
+        zstd_codec.decompress(bytes(lying), 1000)
+    # several frames: all of them, in steps
+    assert zstd_codec.decompress(frame + frame, 2 * len(data)) == data + data
+
+
 def test_the_varint_tables_hold_exactly_the_values_generated_code_looks_up():
     # generated code indexes the tables with any value below TABLE_LIMIT and encodes larger ones
     assert len(varint.SMALL_VARINTS) == len(varint.SMALL_ZIGZAG) == varint.TABLE_LIMIT
