@@ -55,7 +55,7 @@ PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py te
 	tests/cross/test_cross_kafka_python.py tests/cross/test_cross_kafkajs.py tests/cross/test_cross_librdkafka.py \
 	tests/codecs/test_damaged_input.py tests/storage/test_damaged_corpus.py tests/codecs/test_properties.py tests/storage/test_file_reading.py \
 	tests/change/test_writer.py tests/dumplog/test_dump_format.py tests/change/test_convert.py tests/change/test_compaction.py \
-	tests/codecs/test_plain_legacy.py
+	tests/codecs/test_plain_legacy.py tests/codecs/test_differential.py
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
