@@ -39,7 +39,7 @@ Record = RecordBatch.Record
 CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
 # batches walked together by the compiled reader, each group's CRCs checked just before: their
 # bytes are still in cache when its records are walked
-WALK_BYTES = 1 << 20
+WALK_BYTES = 2 << 20
 
 
 @dataclass
