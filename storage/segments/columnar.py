@@ -140,8 +140,7 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
         V2_HEADER - LOG_OVERHEAD)
     if any(b.attributes & COMPRESSION for b in batches) or (starts[1:] < ends[:-1]).any():
         if unverified:
-            for b in batches:
-                b._verify()
+            _check_crcs(batches)
         return batch_columns(batches)
     return _decode(data, starts, ends, batches, counts, unverified)
 
@@ -155,10 +154,15 @@ def _headers(buf, positions, verify: bool) -> list[RecordBatch]:
             batches.append(RecordBatch.read(buf, p, verify=False)[0])
         except DecodeError:
             if verify:
-                for b in batches:
-                    b._verify()
+                _check_crcs(batches)
             raise
     return batches
+
+
+def _check_crcs(batches: list[RecordBatch]) -> None:
+    """Each batch's CRC, in order: ChecksumError for the first that does not match."""
+    for b in batches:
+        b._verify()
 
 
 def batch_columns(batches: list[RecordBatch]) -> Columns:
@@ -182,8 +186,7 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
     fields = _walked_fields(u8, starts, ends, counts, batches if unverified else None)
     if fields is None:
         if unverified:  # again, for a group walked before: checking is idempotent, and this is rare
-            for b in batches:
-                b._verify()
+            _check_crcs(batches)
         record_pos = Record._starts(u8, data, starts, ends, counts)  # each batch's records fill its section
         fields = _fields(u8, record_pos, np.repeat(ends, counts))
     batch = np.repeat(np.arange(len(batches), dtype=np.int32), counts)
@@ -212,8 +215,7 @@ def _walked_fields(u8, starts, ends, counts, to_verify: list[RecordBatch] | None
     while lo < len(starts64):
         hi = max(int(np.searchsorted(ends64, starts64[lo] + group, "right")), lo + 1)
         if to_verify is not None:
-            for b in to_verify[lo:hi]:
-                b._verify()
+            _check_crcs(to_verify[lo:hi])
         found = read(u8, starts64[lo:hi], ends64[lo:hi], counts64[lo:hi], LIMITS.max_items)
         if found is None:
             return None
@@ -233,7 +235,7 @@ def _fields(u8, record_pos, record_end) -> dict:
     n = len(record_pos)
     span = int(record_pos.max()) - int(record_pos.min()) + 1 if n else 1
     step = min(CHUNK_RECORDS, max(CHUNK_RECORDS_MIN, CHUNK_BYTES * n // span))
-    parts = [(Record._columns(u8, record_pos[i:i + step], record_end[i:i + step])[0], len(record_pos[i:i + step]))
+    parts = [(Record._columns(u8, record_pos[i:i + step], record_end[i:i + step])[0], min(step, n - i))
              for i in range(0, n, step)] or [(Record._columns(u8, record_pos, record_end)[0], 0)]
     return _joined(parts)
 

@@ -119,20 +119,10 @@ def test_valid_segments_read_alike_from_every_kind_of_buffer(seed, backend):
 @pytest.mark.parametrize("seed", range(40))
 def test_mutated_segments_give_the_same_values_or_the_same_error(seed, backend):
     rng = random.Random(1000 + seed)
-    seg = bytearray(segment(rng, 3))
+    seg = segment(rng, 3)
     for _ in range(40):
-        damaged = bytearray(seg)
-        kind = rng.randrange(4)
-        at = rng.randrange(len(damaged))
-        if kind == 0:
-            damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-        elif kind == 1:
-            del damaged[at:]
-        elif kind == 2:
-            damaged[at:at] = rng.randbytes(rng.randrange(1, 4))
-        else:
-            del damaged[at:at + rng.randrange(1, 6)]
-        alike(lambda: decoded(bytes(damaged)), backend, case=(kind, at))
+        damaged, case = damage.mutated(seg, rng)
+        alike(lambda: decoded(damaged), backend, case=case)
 
 
 @settings(max_examples=300, deadline=None)

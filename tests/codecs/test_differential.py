@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from tests.support import damage
 from tests.support.roundtrip import alike
 
 from kafkacodec import write_batch
@@ -13,7 +14,7 @@ from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime.compiled import compiled_types
 
-MUTATIONS = 25
+MUTATIONS_PER_SAMPLE = 25
 
 
 def records(rng: random.Random, n: int, headers: bool = True) -> list[dict]:
@@ -54,21 +55,6 @@ TABLE = table()
 CASES = [(cls, i) for cls, samples in TABLE.items() for i in range(len(samples))]
 
 
-def mutated(data: bytes, rng: random.Random) -> bytes:
-    damaged = bytearray(data)
-    at = rng.randrange(len(damaged))
-    kind = rng.randrange(4)
-    if kind == 0:
-        damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
-    elif kind == 1:
-        del damaged[at:]
-    elif kind == 2:
-        damaged[at:at] = rng.randbytes(rng.randrange(1, 4))
-    else:
-        del damaged[at:at + rng.randrange(1, 6)]
-    return bytes(damaged)
-
-
 def read_back(cls, data: bytes):
     """What reading `data` as `cls` gives, in the form compared between backends."""
     obj = cls.from_bytes(data, verify=False)
@@ -91,6 +77,6 @@ def test_valid_and_mutated_samples_read_alike(cls, index, backend):
     _, written, size, _ = alike(lambda: read_back(cls, data), backend)
     assert written == data and size == len(data)
     rng = random.Random(index)
-    for _ in range(MUTATIONS):
-        damaged = mutated(data, rng)
-        alike(lambda: read_back(cls, damaged), backend, case=damaged.hex())
+    for _ in range(MUTATIONS_PER_SAMPLE):
+        damaged, case = damage.mutated(data, rng)
+        alike(lambda: read_back(cls, damaged), backend, case=case)

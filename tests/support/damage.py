@@ -23,6 +23,26 @@ MAGIC_AT = 16
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
+MUTATIONS = ("a byte changed", "cut", "bytes inserted", "bytes removed")
+
+
+def mutated(data: bytes, rng) -> tuple[bytes, tuple[str, int]]:
+    """`data` damaged one way, at a place `rng` draws: a byte set to an edge value (or any), the
+    bytes cut there, 1-3 random bytes inserted or 1-5 removed; and (how, where), to name the case."""
+    damaged = bytearray(data)
+    kind = rng.randrange(len(MUTATIONS))
+    at = rng.randrange(len(damaged))
+    if kind == 0:
+        damaged[at] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+    elif kind == 1:
+        del damaged[at:]
+    elif kind == 2:
+        damaged[at:at] = rng.randbytes(rng.randrange(1, 4))
+    else:
+        del damaged[at:at + rng.randrange(1, 6)]
+    return bytes(damaged), (MUTATIONS[kind], at)
+
+
 def magic_of(batch: bytes) -> int:
     return batch[MAGIC_AT]
 
