@@ -26,16 +26,34 @@ def _camel(name: str) -> str:
 
 
 def message_json(obj) -> object:
-    """A generated message as Kafka's JSON converters write it: camelCase names in field order,
-    strings and byte arrays unwrapped (bytes in base64), UUIDs as Kafka prints them, the fields
-    the schema derives (lengths, counts) and a nullable struct's null marker left out."""
+    """A generated message as Kafka's JSON converters write it: camelCase names in the
+    message's order of fields, strings and byte arrays unwrapped (bytes in base64), UUIDs as
+    Kafka prints them; left out are the fields the schema derives (lengths, counts), a nullable
+    struct's null marker, the fields the message's version does not have, and named tagged
+    fields that hold their default."""
     return _plain(obj)
+
+
+def _shown_fields(node) -> list[str]:
+    """The fields of a generated message its JSON shows, in order (see message_json)."""
+    present_when = getattr(node, "_present_when", {})
+    tagged = getattr(node, "_tagged", {})
+    params = [getattr(node, p) for p in node._params]
+    names = []
+    for n in getattr(node, "_field_order", node._eq_fields):
+        if n in SKIPPED or n in node._params or _null_marker(n, node._eq_fields):
+            continue
+        if n in present_when and not present_when[n](*params):
+            continue
+        if n in tagged and getattr(node, n) == tagged[n]:
+            continue
+        names.append(n)
+    return names
 
 
 def _plain(value) -> object:
     if is_node(value):  # its own fields, not the derived ones (a field Kafka names DeliveryCount stays)
-        names = [n for n in value._eq_fields if n not in SKIPPED and n not in value._params
-                 and not _null_marker(n, value._eq_fields)]
+        names = _shown_fields(value)
         if names == ["value"]:  # a string, bytes or tagged value of the message encodings
             return _plain(value.value)
         return {_camel(n): _field(n, getattr(value, n)) for n in names}
@@ -43,8 +61,8 @@ def _plain(value) -> object:
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, list):
         return [_plain(v) for v in value]
-    if isinstance(value, IntEnum):
-        return value.name
+    if isinstance(value, IntEnum):  # Kafka's messages have numbers where a schema names them
+        return int(value)
     if not isinstance(value, dict):
         return value
     if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes as to_dict gives it

@@ -217,6 +217,10 @@ class ConsumerOffsets(_Node):
         if isinstance(w_key, (bytes, bytearray, memoryview)):
             out += w_key
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_OffsetCommitKey if _on1 == 0 else ConsumerOffsets_OffsetCommitKey if _on1 == 1 else ConsumerOffsets_GroupMetadataKey if _on1 == 2 else ConsumerOffsets_GroupKey if _on1 == 3 else ConsumerOffsets_GroupKey if _on1 == 4 else ConsumerOffsets_MemberKey if _on1 == 5 else ConsumerOffsets_GroupKey if _on1 == 6 else ConsumerOffsets_MemberKey if _on1 == 7 else ConsumerOffsets_MemberKey if _on1 == 8 else GroupRecords_ShareGroupMemberMetadataKey if _on1 == 10 else GroupRecords_ShareGroupMetadataKey if _on1 == 11 else GroupRecords_ShareGroupTargetAssignmentMetadataKey if _on1 == 12 else GroupRecords_ShareGroupTargetAssignmentMemberKey if _on1 == 13 else GroupRecords_ShareGroupCurrentMemberAssignmentKey if _on1 == 14 else GroupRecords_ShareGroupStatePartitionMetadataKey if _on1 == 15 else GroupRecords_ConsumerGroupRegularExpressionKey if _on1 == 16 else GroupRecords_StreamsGroupMetadataKey if _on1 == 17 else GroupRecords_StreamsGroupMemberMetadataKey if _on1 == 19 else GroupRecords_StreamsGroupTargetAssignmentMetadataKey if _on1 == 20 else GroupRecords_StreamsGroupTargetAssignmentMemberKey if _on1 == 21 else GroupRecords_StreamsGroupCurrentMemberAssignmentKey if _on1 == 22 else GroupRecords_StreamsGroupTopologyKey if _on1 == 23 else None
+            if _want2 is not None and not isinstance(w_key, _want2):
+                raise _EncodeError(f'is a {type(w_key).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/key')
             w_key._write(out, keep)
 
 
@@ -411,6 +415,10 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_OffsetCommitValueV0 if _on1 == 0 else ConsumerOffsets_OffsetCommitValueV1 if _on1 == 1 else ConsumerOffsets_OffsetCommitValueV0 if _on1 == 2 else ConsumerOffsets_OffsetCommitValueV3 if _on1 == 3 else ConsumerOffsets_OffsetCommitValueV4 if _on1 == 4 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/offset_commit_value/body')
             w_body._write(out, keep)
 
 
@@ -800,6 +808,10 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_GroupMetadataValueV0 if _on1 == 0 else ConsumerOffsets_GroupMetadataValueV1 if _on1 == 1 else ConsumerOffsets_GroupMetadataValueV2 if _on1 == 2 else ConsumerOffsets_GroupMetadataValueV3 if _on1 == 3 else ConsumerOffsets_GroupMetadataValueV4 if _on1 == 4 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/group_metadata_value/body')
             w_body._write(out, keep)
 
 
@@ -2187,6 +2199,10 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupMetadataValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_metadata_value/body')
             w_body._write(out, keep)
 
 
@@ -2312,6 +2328,10 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupPartitionMetadataValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_partition_metadata_value/body')
             w_body._write(out, keep)
 
 
@@ -2734,6 +2754,10 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupMemberMetadataValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_member_metadata_value/body')
             w_body._write(out, keep)
 
 
@@ -2991,6 +3015,10 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
             w_body._write(out, keep)
 
 
@@ -3116,6 +3144,10 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_target_assignment_member_value/body')
             w_body._write(out, keep)
 
 
@@ -3400,6 +3432,10 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueV0 if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_current_member_assignment_value/body')
             w_body._write(out, keep)
 
 

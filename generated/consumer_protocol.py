@@ -103,6 +103,10 @@ class ConsumerProtocol(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ConsumerProtocol_SubscriptionV0 if _on1 == 0 else ConsumerProtocol_SubscriptionV1 if _on1 == 1 else ConsumerProtocol_SubscriptionV2 if _on1 == 2 else ConsumerProtocol_SubscriptionV3 if _on1 == 3 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_protocol/body')
             w_body._write(out, keep)
 
 

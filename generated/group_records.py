@@ -376,6 +376,10 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupMemberMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_member_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -572,6 +576,10 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -761,6 +769,10 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupTargetAssignmentMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_target_assignment_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -1122,6 +1134,10 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupTargetAssignmentMemberValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_target_assignment_member_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -1510,6 +1526,10 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupCurrentMemberAssignmentValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_current_member_assignment_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -2052,6 +2072,10 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ShareGroupStatePartitionMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_state_partition_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -2313,6 +2337,10 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_ConsumerGroupRegularExpressionValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/consumer_group_regular_expression_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -2509,6 +2537,10 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -3010,6 +3042,10 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupMemberMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_member_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -3199,6 +3235,10 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_target_assignment_metadata_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -3663,6 +3703,10 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupTargetAssignmentMemberValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_target_assignment_member_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -4198,6 +4242,10 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_current_member_assignment_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -5231,6 +5279,10 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = GroupRecords_StreamsGroupTopologyValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_topology_value/body')
             w_body._write(out, keep, w_version)
 
 

@@ -346,12 +346,20 @@ class LegacyLogEntry_LegacyMessage(_Node):
                 if isinstance(self.value, (bytes, bytearray, memoryview)):
                     _t1 += self.value
                 else:
+                    _on4 = ((w_attributes & 7))
+                    _want5 = LegacyLogEntry_MessageSet if _on4 == 1 else LegacyLogEntry_MessageSet if _on4 == 2 else LegacyLogEntry_MessageSet if _on4 == 3 else None
+                    if _want5 is not None and not isinstance(self.value, _want5):
+                        raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on4!r} selects {_want5.__qualname__}', 'legacy_log_entry/legacy_message/value')
                     self.value._write(_t1, keep)
             else:
                 _r3 = bytearray()
                 if isinstance(self.value, (bytes, bytearray, memoryview)):
                     _r3 += self.value
                 else:
+                    _on6 = ((w_attributes & 7))
+                    _want7 = LegacyLogEntry_MessageSet if _on6 == 1 else LegacyLogEntry_MessageSet if _on6 == 2 else LegacyLogEntry_MessageSet if _on6 == 3 else None
+                    if _want7 is not None and not isinstance(self.value, _want7):
+                        raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on6!r} selects {_want7.__qualname__}', 'legacy_log_entry/legacy_message/value')
                     self.value._write(_r3, keep)
                 _t1 += _reencoded(_p2, _r3, self._value_raw)
             _b_value = bytes(_t1)
@@ -399,12 +407,20 @@ class LegacyLogEntry_LegacyMessage(_Node):
                 if isinstance(a_value, (bytes, bytearray, memoryview)):
                     _t1 += a_value
                 else:
+                    _on4 = ((a_attributes & 7))
+                    _want5 = LegacyLogEntry_MessageSet if _on4 == 1 else LegacyLogEntry_MessageSet if _on4 == 2 else LegacyLogEntry_MessageSet if _on4 == 3 else None
+                    if _want5 is not None and not isinstance(a_value, _want5):
+                        raise _EncodeError(f'is a {type(a_value).__qualname__}, where {_on4!r} selects {_want5.__qualname__}', 'legacy_log_entry/legacy_message/value')
                     a_value._write(_t1, False)
             else:
                 _r3 = bytearray()
                 if isinstance(a_value, (bytes, bytearray, memoryview)):
                     _r3 += a_value
                 else:
+                    _on6 = ((a_attributes & 7))
+                    _want7 = LegacyLogEntry_MessageSet if _on6 == 1 else LegacyLogEntry_MessageSet if _on6 == 2 else LegacyLogEntry_MessageSet if _on6 == 3 else None
+                    if _want7 is not None and not isinstance(a_value, _want7):
+                        raise _EncodeError(f'is a {type(a_value).__qualname__}, where {_on6!r} selects {_want7.__qualname__}', 'legacy_log_entry/legacy_message/value')
                     a_value._write(_r3, False)
                 _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
@@ -423,24 +439,32 @@ class LegacyLogEntry_LegacyMessage(_Node):
             z_value = None
         else:
             if self.value is None:
-                _t4 = 0
+                _t8 = 0
             else:
-                _t4 = bytearray()
-                _p5 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-                if _p5.identity:
+                _t8 = bytearray()
+                _p9 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+                if _p9.identity:
                     if isinstance(self.value, (bytes, bytearray, memoryview)):
-                        _t4 += self.value
+                        _t8 += self.value
                     else:
-                        self.value._write(_t4, False)
+                        _on11 = ((self.attributes & 7))
+                        _want12 = LegacyLogEntry_MessageSet if _on11 == 1 else LegacyLogEntry_MessageSet if _on11 == 2 else LegacyLogEntry_MessageSet if _on11 == 3 else None
+                        if _want12 is not None and not isinstance(self.value, _want12):
+                            raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on11!r} selects {_want12.__qualname__}', 'legacy_log_entry/legacy_message/value')
+                        self.value._write(_t8, False)
                 else:
-                    _r6 = bytearray()
+                    _r10 = bytearray()
                     if isinstance(self.value, (bytes, bytearray, memoryview)):
-                        _r6 += self.value
+                        _r10 += self.value
                     else:
-                        self.value._write(_r6, False)
-                    _t4 += _reencoded(_p5, _r6, self._value_raw)
-                _t4 = len(_t4)
-            z_value = _t4
+                        _on13 = ((self.attributes & 7))
+                        _want14 = LegacyLogEntry_MessageSet if _on13 == 1 else LegacyLogEntry_MessageSet if _on13 == 2 else LegacyLogEntry_MessageSet if _on13 == 3 else None
+                        if _want14 is not None and not isinstance(self.value, _want14):
+                            raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on13!r} selects {_want14.__qualname__}', 'legacy_log_entry/legacy_message/value')
+                        self.value._write(_r10, False)
+                    _t8 += _reencoded(_p9, _r10, self._value_raw)
+                _t8 = len(_t8)
+            z_value = _t8
         z_crc = 4
         z_magic = 1
         z_attributes = 1

@@ -105,6 +105,10 @@ class ShareGroupState(_Node):
         if isinstance(w_key, (bytes, bytearray, memoryview)):
             out += w_key
         else:
+            _on1 = w_type
+            _want2 = ShareGroupState_ShareSnapshotKey if _on1 == 0 else ShareGroupState_ShareUpdateKey if _on1 == 1 else None
+            if _want2 is not None and not isinstance(w_key, _want2):
+                raise _EncodeError(f'is a {type(w_key).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/key')
             w_key._write(out, keep)
 
 
@@ -498,6 +502,10 @@ class ShareGroupState_ShareSnapshotValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ShareGroupState_ShareSnapshotValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/share_snapshot_value/body')
             w_body._write(out, keep, w_version)
 
 
@@ -782,6 +790,10 @@ class ShareGroupState_ShareUpdateValue(_Node):
         if isinstance(w_body, (bytes, bytearray, memoryview)):
             out += w_body
         else:
+            _on1 = w_version
+            _want2 = ShareGroupState_ShareUpdateValueBody if _on1 == 0 else None
+            if _want2 is not None and not isinstance(w_body, _want2):
+                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/share_update_value/body')
             w_body._write(out, keep, w_version)
 
 

@@ -12,7 +12,7 @@ import re
 
 from . import expr as ex
 from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
-                    Param, Process, RefKind, Schema, TypeRef, TypeSpec, Valid)
+                    Param, Process, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -25,7 +25,7 @@ TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "par
 TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
-             "-derive", "-checksum", "-default", "-lazy", "-require-eos"}
+             "-derive", "-checksum", "-default", "-lazy", "-require-eos", "-tagged"}
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
 PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
@@ -39,6 +39,7 @@ INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", 
 VALID_KEYS = {"eq", "min", "max", "any-of"}
 DERIVE_KEYS = {"length-of", "length-from", "count-of", "if-absent", "plus"}
 CHECKSUM_KEYS = {"algorithm", "from"}
+TAGGED_KEYS = {"id", "tag", "default", "after", "doc"}
 TOLERATED_EXTENSIONS = {"-orig-id", "-webide-representation", "-affected-by"}
 
 
@@ -259,7 +260,33 @@ class Builder:
             contents=contents, doc=self.text(v.get("doc")), doc_ref=self.text(v.get("doc-ref")),
             derive=self.derive(v.get("-derive")), checksum=self.checksum(v.get("-checksum")),
             default=self.expression(v.get("-default")), lazy=lazy, require_eos=require_eos,
-            key_locs={k: n.loc for k, n in v.items()})
+            tagged=self.tagged(v.get("-tagged")), key_locs={k: n.loc for k, n in v.items()})
+
+    def tagged(self, node: Y | None) -> tuple[Tagged, ...]:
+        if node is None:
+            return ()
+        if not node.is_list():
+            self.p.add(node.loc, "-tagged must be a list")
+            return ()
+        out = []
+        for item in node.value:
+            if not self.expect_map(item, "a -tagged entry"):
+                continue
+            self.keys(item, TAGGED_KEYS, what=" in -tagged")
+            tid = self.ident(item.value.get("id"), "tagged field id")
+            tag = item.value.get("tag")
+            if tid is None or tag is None or type(tag.value) is not int or tag.value < 0:
+                self.p.add(item.loc, "a -tagged entry needs an 'id' and a 'tag' (an integer, 0 or more)")
+                continue
+            default = item.value["default"].plain() if "default" in item.value else None
+            if default == []:
+                default = ()
+            elif default is not None and type(default) is not int:
+                self.p.add(item.value["default"].loc, "a tagged field's default must be an integer, null or []")
+                continue
+            after = self.ident(item.value["after"], "after") if "after" in item.value else None
+            out.append(Tagged(tid, tag.value, default, item.loc, after, self.text(item.value.get("doc"))))
+        return tuple(out)
 
     def contents(self, node: Y) -> bytes | None:
         val = node.plain()

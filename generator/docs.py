@@ -216,6 +216,10 @@ class DocBuilder:
             out.append("decoded on first access")
         if a.require_eos:
             out.append("its type must use every byte")
+        if a.tagged:
+            named = ", ".join(f"`{t.id}` (tag {t.tag}, default `{'[]' if t.default == () else t.default}`)"
+                              .replace("`None`", "null") for t in a.tagged)
+            out.append(f"its tags by name, each a read-only attribute of this type: {named}")
         return out
 
     @staticmethod

@@ -29,7 +29,8 @@ import yaml
 
 PRIMITIVE = {"int8": "s1", "int16": "s2", "int32": "s4", "int64": "s8", "uint16": "u2", "float64": "f8",
              "bool": "u1"}
-TAG_WRAPPER = {"int8": "tagged_int8", "int32": "tagged_int32", "bool": "tagged_bool",
+TAG_WRAPPER = {"int8": "tagged_int8", "int16": "tagged_int16", "int32": "tagged_int32", "int64": "tagged_int64",
+               "bool": "tagged_bool",
                "[]int32": "compact_int32_array", "[]uuid": "compact_uuid_array",
                "string": "compact_nullable_string"}
 
@@ -87,30 +88,34 @@ class Drafter:
         self.owner = ""  # the message being drafted
         self.made_by: dict[str, str] = {}  # type name -> the message that drafted it
         self.valid: range = range(0)  # the versions of the message being drafted
-        self.flexible = False
+        self.flexible_from: int | None = None  # the message's first flexible version
         self.latest = 0
         self.param = "version"  # the version's name in the struct being drafted
 
     def doc(self, type_name: str, field_id: str | None = None) -> str | None:
         """The doc of a type or field in the schema being replaced, also where that schema had a
         type per version (the latest version's doc) or named a coordinator value's body so."""
+        return self.kept(type_name, field_id).get("doc")
+
+    def kept(self, type_name: str, field_id: str | None = None) -> dict:
+        """What a person wrote on a type or field of the schema being replaced (its doc, a
+        field's enum), found as `doc` finds it."""
         if type_name is None:
-            return self.old_docs.get((None, field_id))
+            return self.old_docs.get((None, field_id), {})
         base = type_name.removesuffix("_body")
         for name in [type_name] + [f"{base}_v{v}" for v in range(99, -1, -1)]:
             if (name, field_id) in self.old_docs:
                 return self.old_docs[(name, field_id)]
-        return None
+        return {}
 
     def begin(self, m: Message) -> None:
         self.structs = {s["name"]: s for s in m.spec.get("commonStructs", [])}
         self.owner = snake(m.name)
         self.valid, self.latest = m.valid, m.latest
-        flexible = {m.flexible(v) for v in m.valid}
-        if len(flexible) > 1:
-            raise SystemExit(f"{m.name}: some versions are flexible and some not; one type per message "
-                             "drafts one encoding")
-        self.flexible = flexible == {True}
+        flexible = [v for v in m.valid if m.flexible(v)]
+        if flexible and flexible != list(range(flexible[0], self.valid[-1] + 1)):
+            raise SystemExit(f"{m.name}: flexible versions {flexible} are not the latest ones")
+        self.flexible_from = flexible[0] if flexible else None
 
     def message(self, m: Message, name: str | None = None) -> str:
         """The message's one type: its version as a param, each field present in the versions
@@ -135,6 +140,14 @@ class Drafter:
              "type": {"switch-on": "version", "cases": {v: f"{body}(version)" for v in m.valid}}}]}
         self.made_by[name] = self.owner
         return name
+
+    def flexible(self, present: list[int]) -> bool | str:
+        """Whether the versions `present` are flexible: True, False, or the condition telling
+        them apart, where some are and some are not (Kafka's generator tests the version so)."""
+        f = self.flexible_from
+        if f is None or present[-1] < f:
+            return False
+        return True if present[0] >= f else f"{self.param} >= {f}"
 
     def condition(self, present: list[int]) -> str | None:
         """The `if` of a field present in `present` (a run of the message's versions)."""
@@ -163,8 +176,12 @@ class Drafter:
 
     def _struct_body(self, base: str, fields: list) -> tuple[dict, bool]:
         seq, tags, versioned = [], [], False
+        named = []  # the tagged fields, each after the field before it in Kafka's order
+        before = None
         for f in fields:
-            present = [v for v in self.valid if v in versions_of(f.get("versions"), self.latest)]
+            # a field only tagged may leave out `versions`, which are then its tagged versions
+            versions = f.get("versions") or f.get("taggedVersions")
+            present = [v for v in self.valid if v in versions_of(versions, self.latest)]
             if not present:
                 continue
             tagged = [v for v in present if v in versions_of(f.get("taggedVersions"), self.latest)]
@@ -172,7 +189,11 @@ class Drafter:
                 if tagged != present:
                     raise SystemExit(f"{self.owner}: {f['name']} is tagged in some of its versions only")
                 tags.append((f, present))
+                named.append({"id": snake(f["name"]), "tag": int(f["tag"]), "default": tag_default(f),
+                              **({"after": before} if before else {})})
+                before = snake(f["name"])
                 continue
+            before = snake(f["name"])
             entries, nested_versioned = self.field(f, present)
             versioned |= nested_versioned
             cond = self.condition(present)
@@ -181,13 +202,19 @@ class Drafter:
                 for entry in entries:
                     entry["if"] = f"{cond} and {entry['if']}" if "if" in entry else cond
             seq += entries
-        if self.flexible:
+        flexible = self.flexible(list(self.valid))
+        if flexible:
             if tags:
                 name, tags_versioned = self.tags(base, tags)
                 versioned |= tags_versioned
-                seq.append({"id": "tagged_fields", "type": name + (f"({self.param})" if tags_versioned else "")})
+                section = {"id": "tagged_fields", "type": name + (f"({self.param})" if tags_versioned else ""),
+                           "-tagged": named}
             else:
-                seq.append({"id": "tagged_fields", "type": "kafka_types::tagged_fields"})
+                section = {"id": "tagged_fields", "type": "kafka_types::tagged_fields"}
+            if flexible is not True:  # the section ends the flexible versions only
+                section["if"] = flexible
+                versioned = True
+            seq.append(section)
         return {"seq": seq}, versioned
 
     def add(self, base: str, body: dict) -> str:
@@ -208,32 +235,45 @@ class Drafter:
         """The entries of one field (a count before an array, a null marker before a nullable
         struct), and whether its type takes the version."""
         fid, kind = snake(f["name"]), f["type"]
-        flexible = self.flexible
+        flexible = self.flexible(present)
         nullable = any(v in versions_of(f.get("nullableVersions"), self.latest) for v in present)
         if kind.startswith("[]"):
-            item, versioned = self.item(f, kind[2:])
-            count = {"id": f"{fid}_count_plus_one", "type": "uvarint",
-                     "-derive": {"count-of": fid, "plus": 1, **({"if-absent": 0} if nullable else {})}} \
-                if flexible else {"id": f"{fid}_count", "type": "s4",
-                                  "-derive": {"count-of": fid, **({"if-absent": -1} if nullable else {})}}
-            n = f"{fid}_count_plus_one.value - 1" if flexible else f"{fid}_count"
+            item, versioned = self.item(f, kind[2:], present=present)
+            compact = {"id": f"{fid}_count_plus_one", "type": "uvarint",
+                       "-derive": {"count-of": fid, "plus": 1, **({"if-absent": 0} if nullable else {})}}
+            classic = {"id": f"{fid}_count", "type": "s4",
+                       "-derive": {"count-of": fid, **({"if-absent": -1} if nullable else {})}}
+            n = {True: f"{fid}_count_plus_one.value - 1", False: f"{fid}_count"}
+            some = {True: f"{fid}_count_plus_one.value > 0", False: f"{fid}_count >= 0"}
+            if flexible in (True, False):
+                counts = [compact if flexible else classic]
+                n, some = n[flexible], some[flexible]
+            else:  # one count or the other, by version, each derived from the same items
+                counts = [{**classic, "if": flexible.replace(">=", "<")}, {**compact, "if": flexible}]
+                n, some = f"{flexible} ? {n[True]} : {n[False]}", f"{flexible} ? {some[True]} : {some[False]}"
+                versioned = True
             items = {"id": fid, "repeat": "expr", "repeat-expr": n, **item}
             if nullable:
-                items["if"] = f"{fid}_count_plus_one.value > 0" if flexible else f"{fid}_count >= 0"
-            return [count, items], versioned
-        item, versioned = self.item(f, kind, nullable)
+                items["if"] = some
+            return [*counts, items], versioned
+        item, versioned = self.item(f, kind, nullable, present)
         if nullable and kind not in ("string", "bytes"):  # a struct: an int8 before it, -1 for null
             return [{"id": f"{fid}_present", "type": "s1"}, {"id": fid, "if": f"{fid}_present >= 0", **item}], versioned
         return [{"id": fid, **item}], versioned
 
-    def item(self, f: dict, kind: str, nullable: bool = False) -> tuple[dict, bool]:
+    def item(self, f: dict, kind: str, nullable: bool = False, present: list[int] = ()) -> tuple[dict, bool]:
         if kind in PRIMITIVE:
             return {"type": PRIMITIVE[kind]}, False
         if kind == "uuid":
             return {"size": 16}, False
         if kind in ("string", "bytes"):
-            prefix = "compact_" if self.flexible else ""
-            return {"type": f"kafka_types::{prefix}{'nullable_' if nullable else ''}{kind}"}, False
+            name = f"{'nullable_' if nullable else ''}{kind}"
+            flexible = self.flexible(present)
+            if flexible in (True, False):
+                return {"type": f"kafka_types::{'compact_' if flexible else ''}{name}"}, False
+            # the classic encoding or the compact one, by version
+            return {"type": {"switch-on": flexible, "cases": {"true": f"kafka_types::compact_{name}",
+                                                               "_": f"kafka_types::{name}"}}}, True
         struct = self.structs.get(kind) or {"fields": f["fields"]}
         name, versioned = self.struct(snake(kind), struct["fields"])
         return {"type": name + (f"({self.param})" if versioned else "")}, versioned
@@ -241,6 +281,13 @@ class Drafter:
     def tags(self, base: str, tags: list) -> tuple[str, bool]:
         """The tagged-field section: known tags decoded by a switch on the tag, which leaves raw a
         tag that the message's version does not define (where Kafka's reader refuses it)."""
+        outer, self.valid = self.valid, range(self.flexible_from, self.valid[-1] + 1)  # the section's versions
+        try:
+            return self._tags(base, tags)
+        finally:
+            self.valid = outer
+
+    def _tags(self, base: str, tags: list) -> tuple[str, bool]:
         cases, absent = {}, {}  # the versions without a tag, as a condition -> those tags
         for f, present in tags:
             if f["type"] not in TAG_WRAPPER:
@@ -259,14 +306,34 @@ class Drafter:
         hidden = bool(absent)
         params = {"params": [version_param("version")]} if hidden else {}
         arg = "(version)" if hidden else ""
-        field = self.add(f"{base}_tag", {**params, "seq": [
-            {"id": "tag", "type": "uvarint"},
-            {"id": "data_length", "type": "uvarint", "-derive": {"length-of": "data"}},
+        # docs a person may replace (the schema being replaced keeps theirs)
+        field = self.add(f"{base}_tag", {"doc": "One tagged field, decoded by its tag; other tags stay raw.",
+                                         **params, "seq": [
+            {"id": "tag", "type": "uvarint", "doc": "Tag number of the field."},
+            {"id": "data_length", "type": "uvarint", "-derive": {"length-of": "data"},
+             "doc": "Size of the field's data in bytes."},
             {"id": "data", "size": "data_length.value",
-             "type": {"switch-on": on, "cases": dict(sorted(cases.items()))}}]})
-        return self.add(f"{base}_tags", {**params, "seq": [
-            {"id": "count", "type": "uvarint", "-derive": {"count-of": "fields"}},
-            {"id": "fields", "type": field + arg, "repeat": "expr", "repeat-expr": "count.value"}]}), bool(hidden)
+             "type": {"switch-on": on, "cases": dict(sorted(cases.items()))},
+             "doc": "The field's data, decoded by its tag; other tags stay raw bytes."}]})
+        return self.add(f"{base}_tags", {"doc": "The tagged fields.", **params, "seq": [
+            {"id": "count", "type": "uvarint", "-derive": {"count-of": "fields"}, "doc": "Number of tagged fields."},
+            {"id": "fields", "type": field + arg, "repeat": "expr", "repeat-expr": "count.value",
+             "doc": "The tagged fields, by ascending tag."}]}), bool(hidden)
+
+
+def tag_default(f: dict) -> int | None | list:
+    """A tagged field's default as Kafka's generator takes it: the spec's, else 0 for a number,
+    false for a boolean, an empty array."""
+    d = f.get("default")
+    if d is None:
+        if f["type"].startswith("[]"):
+            return []
+        if f["type"] in PRIMITIVE:
+            return 0
+        raise SystemExit(f"tagged field {f['name']} of type {f['type']} needs a default this drafter can write")
+    if d in ("null", "false", "true"):
+        return {"null": None, "false": 0, "true": 1}[d]
+    return int(d)
 
 
 def param_name(fields: list) -> str:
@@ -275,19 +342,20 @@ def param_name(fields: list) -> str:
 
 
 def old_docs(path: Path) -> dict:
+    """(type, field) -> the doc and enum written there by a person ((type, None) for a type's doc)."""
     if not path.exists():
         return {}
     ksy = yaml.safe_load(path.read_text())
-    docs = {(None, None): ksy.get("doc")}
+    docs = {(None, None): {"doc": ksy.get("doc")}}
     for name, body in (ksy.get("types") or {}).items():
-        docs[(name, None)] = body.get("doc")
+        docs[(name, None)] = {"doc": body.get("doc")}
         for param in body.get("params", []):
-            docs[(name, f"(param) {param['id']}")] = param.get("doc")
+            docs[(name, f"(param) {param['id']}")] = {"doc": param.get("doc")}
         for attr in body.get("seq", []):
-            docs[(name, attr["id"])] = attr.get("doc")
+            docs[(name, attr["id"])] = {k: attr[k] for k in ("doc", "enum") if attr.get(k)}
     for attr in ksy.get("seq", []):
-        docs[(None, attr["id"])] = attr.get("doc")
-    return {k: v for k, v in docs.items() if v}
+        docs[(None, attr["id"])] = {"doc": attr.get("doc")}
+    return {k: v for k, v in docs.items() if any(v.values())}
 
 
 def framed_seq(d: Drafter, messages: list[Message]) -> list[dict]:
@@ -324,24 +392,35 @@ def main() -> None:
     ap.add_argument("--title", required=True)
     ap.add_argument("--doc-ref", required=True)
     ap.add_argument("--coordinator", action="store_true", help="key/value pairs of a coordinator's topic")
-    ap.add_argument("--types-only", action="store_true", help="no root type (with --coordinator)")
+    ap.add_argument("--types-only", action="store_true",
+                    help="the messages' types only; a root the schema has stays (with --coordinator)")
     args = ap.parse_args()
     messages = [Message(spec["name"], spec, max(versions_of(spec["validVersions"], 99)))
                 for s in sorted(args.specs) for spec in [read_spec(s)]]
     d = Drafter(old_docs(args.out))
     seq = coordinator_seq(d, messages) if args.coordinator else framed_seq(d, messages)
+    old = yaml.safe_load(args.out.read_text()) if args.out.exists() else {}
+    if args.types_only:  # a root written by hand (a key read its own way) stays, with its imports
+        seq = old.get("seq")
+    imports = (old.get("meta") or {}).get("imports") or ["kafka_types", "uvarint"]
     ksy = {"meta": {"id": args.id, "title": args.title, "license": "Apache-2.0", "endian": "be",
-                    "imports": ["kafka_types", "uvarint"]},
-           "doc": d.doc(None) or "", "doc-ref": args.doc_ref,
-           **({} if args.types_only else {"seq": seq}), "types": {}}
+                    "imports": imports},
+           "doc": d.doc(None) or "", "doc-ref": args.doc_ref, **({"seq": seq} if seq else {}),
+           **({"enums": old["enums"]} if old.get("enums") else {}), "types": {}}
     for name, body in d.types.items():
-        if d.doc(name):
-            body = {"doc": d.doc(name), **body}
+        if d.doc(name) or body.get("doc"):
+            body = {"doc": d.doc(name) or body["doc"], **{k: v for k, v in body.items() if k != "doc"}}
         for param in body.get("params", []):
             param["doc"] = d.doc(name, f"(param) {param['id']}") or param["doc"]
         for attr in body["seq"]:
-            if d.doc(name, attr["id"]):
-                attr["doc"] = d.doc(name, attr["id"])
+            kept = d.kept(name, attr["id"])
+            if "enum" in kept and "type" in attr:  # after its type, as written
+                at = list(attr).index("type") + 1
+                attr_items = list(attr.items())
+                attr.clear()
+                attr.update(attr_items[:at] + [("enum", kept["enum"])] + attr_items[at:])
+            if kept.get("doc"):
+                attr["doc"] = kept["doc"]
         ksy["types"][name] = body
     for attr in ksy.get("seq", []):
         if d.doc(None, attr["id"]):

@@ -118,6 +118,19 @@ class Process:
 
 
 @dataclass(frozen=True, eq=False)
+class Tagged:
+    """-tagged: a field a message keeps in its tagged-field section (Kafka's KIP-482) rather than
+    in its seq, named, with the value a message without it has and its place in the message's
+    order of fields (after `after`, a field or an earlier tagged field; last without it)."""
+    id: str
+    tag: int
+    default: object  # an int, None, or () for an empty list
+    loc: Loc
+    after: str | None = None
+    doc: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class Attr:
     id: str
     loc: Loc
@@ -139,6 +152,7 @@ class Attr:
     default: Expr | None = None
     lazy: bool = False
     require_eos: bool = False
+    tagged: tuple[Tagged, ...] = ()  # on a tagged-field section: the fields it holds by name
     key_locs: dict = field(default_factory=dict)  # YAML key -> Loc of its value
 
     def at(self, key: str) -> Loc:

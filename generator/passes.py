@@ -174,11 +174,35 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
         problems.add(attr.loc, "'size' and 'size-eos' exclude each other")
     if attr.contents is not None and attr.type.kind != RefKind.BYTES:
         problems.add(attr.loc, "'contents' cannot have a 'type'")
+    if attr.tagged:
+        _check_tagged(program, problems, spec, attr)
     if attr.type.kind == RefKind.SWITCH:
         sized = attr.size is not None or attr.size_eos
         has_default = any(k is None for k, _ in attr.type.cases)
         if not sized and not has_default:
             problems.add(attr.type.loc, "a switch without a default case ('_') needs 'size'")
+
+
+def _check_tagged(program, problems, spec: TypeSpec, attr: Attr) -> None:
+    if spec.hot:
+        problems.add(attr.at("-tagged"), "-tagged is not for -hot types")
+    names = {a.id for a in spec.seq} | {p.id for p in spec.params} | {i.id for i in spec.instances}
+    tags: set[int] = set()
+    for t in attr.tagged:
+        if t.id in GENERATED_MEMBERS:
+            problems.add(t.loc, f"tagged field {t.id!r} would hide the generated {t.id}()")
+    for t in attr.tagged:
+        if t.id in names:
+            problems.add(t.loc, f"tagged field {t.id!r} has the name of another field")
+        if t.tag in tags:
+            problems.add(t.loc, f"tag {t.tag} is named twice")
+        if t.after is not None and t.after not in names:
+            problems.add(t.loc, f"after: no field {t.after!r} before {t.id!r}")
+        _, why = program.tagged_value_field(attr, t.tag)
+        if why:
+            problems.add(t.loc, why)
+        names.add(t.id)
+        tags.add(t.tag)
 
 
 def expressions(program: Program, problems) -> None:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .model import Attr, EnumSpec, Instance, Schema, TypeRef, TypeSpec
+from . import expr as ex
+from .model import Attr, EnumSpec, Instance, RefKind, Schema, TypeRef, TypeSpec
 
 
 def camel(name: str) -> str:
@@ -92,3 +93,22 @@ class Program:
                     return e
             node = self.lexical_parent.get(node)
         return None
+
+    def tagged_value_field(self, attr: Attr, tag: int) -> tuple[str | None, str | None]:
+        """(the field of a tagged value's type that holds the value, None) for tag `tag` of the
+        tagged-field section `attr`, or (None, why not). A section is a type with a repeated field
+        `fields` whose items have an integer `tag` and a switch `data` with a case per known tag,
+        each a type of one stored field (the value, or the items of an array)."""
+        section = self.resolved.get(attr.type) if attr.type.kind == RefKind.USER else None
+        fields = next((a for a in section.seq if a.id == "fields" and a.repeat), None) if section else None
+        item = self.resolved.get(fields.type) if fields is not None and fields.type.kind == RefKind.USER else None
+        if item is None or not {"tag", "data"} <= {a.id for a in item.seq}:
+            return None, ("-tagged needs a section type with a repeated field 'fields' whose items have "
+                          "'tag' and 'data'")
+        data = next(a for a in item.seq if a.id == "data")
+        case = next((t for key, t in data.type.cases if isinstance(key, ex.Int) and key.value == tag), None)
+        holder = self.resolved.get(case) if case is not None else None
+        stored = [a.id for a in holder.seq if not (a.derive or a.checksum)] if holder is not None else []
+        if len(stored) != 1:
+            return None, f"-tagged: tag {tag} needs a case of 'data' whose type holds one field"
+        return stored[0], None

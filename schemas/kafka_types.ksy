@@ -167,11 +167,23 @@ types:
       - id: value
         type: u1
         doc: 'The value: 0 false, anything else true (Kafka writes 1).'
+  tagged_int16:
+    doc: An int16 tagged field's value.
+    seq:
+      - id: value
+        type: s2
+        doc: The value.
   tagged_int32:
     doc: An int32 tagged field's value.
     seq:
       - id: value
         type: s4
+        doc: The value.
+  tagged_int64:
+    doc: An int64 tagged field's value.
+    seq:
+      - id: value
+        type: s8
         doc: The value.
   compact_int32_array:
     doc: int32s after an unsigned varint of their count plus one, 0 for null (a COMPACT_ARRAY of INT32), as a tagged field holds them.

@@ -220,6 +220,11 @@ types:
           stops; 0 if not.
       - id: tagged_fields
         type: register_broker_record_tags(version)
+        -tagged:
+          - id: log_dirs
+            tag: 0
+            default: []
+            after: in_controlled_shutdown
         doc: 'Tagged fields: tag 0 holds the broker''s available log directories; others stay raw.'
   unregister_broker_record:
     doc: |
@@ -391,6 +396,19 @@ types:
         doc: UUID of the log directory holding each replica, in the order of replicas.
       - id: tagged_fields
         type: partition_record_tags(version)
+        -tagged:
+          - id: leader_recovery_state
+            tag: 0
+            default: 0
+            after: leader
+          - id: eligible_leader_replicas
+            tag: 1
+            default: null
+            after: directories
+          - id: last_known_elr
+            tag: 2
+            default: null
+            after: eligible_leader_replicas
         doc: |
           Tagged fields: tag 0 holds the leader recovery state (0 when absent), 1 the eligible
           leader replicas, 2 the last known ELR; others stay raw.
@@ -498,6 +516,43 @@ types:
         doc: UUID of the topic the partition belongs to.
       - id: tagged_fields
         type: partition_change_record_tags(version)
+        -tagged:
+          - id: isr
+            tag: 0
+            default: null
+            after: topic_id
+          - id: leader
+            tag: 1
+            default: -2
+            after: isr
+          - id: replicas
+            tag: 2
+            default: null
+            after: leader
+          - id: removing_replicas
+            tag: 3
+            default: null
+            after: replicas
+          - id: adding_replicas
+            tag: 4
+            default: null
+            after: removing_replicas
+          - id: leader_recovery_state
+            tag: 5
+            default: -1
+            after: adding_replicas
+          - id: directories
+            tag: 8
+            default: null
+            after: leader_recovery_state
+          - id: eligible_leader_replicas
+            tag: 6
+            default: null
+            after: directories
+          - id: last_known_elr
+            tag: 7
+            default: null
+            after: eligible_leader_replicas
         doc: Tagged fields holding the changes, tags 0 to 8; others stay raw.
   fence_broker_record:
     doc: |
@@ -768,6 +823,19 @@ types:
         doc: Broker epoch of the registration being changed.
       - id: tagged_fields
         type: broker_registration_change_record_tags(version)
+        -tagged:
+          - id: fenced
+            tag: 0
+            default: 0
+            after: broker_epoch
+          - id: in_controlled_shutdown
+            tag: 1
+            default: 0
+            after: fenced
+          - id: log_dirs
+            tag: 2
+            default: []
+            after: in_controlled_shutdown
         doc: |
           Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change, 2 the
           available log directories; others stay raw.
@@ -916,6 +984,10 @@ types:
     seq:
       - id: tagged_fields
         type: begin_transaction_record_tags
+        -tagged:
+          - id: name
+            tag: 0
+            default: null
         doc: 'Tagged fields: tag 0 holds an optional name for the transaction; others stay raw.'
   end_transaction_record:
     doc: Commits the open metadata transaction; it has no fields. Version 0 only.
@@ -975,6 +1047,10 @@ types:
     seq:
       - id: tagged_fields
         type: abort_transaction_record_tags
+        -tagged:
+          - id: reason
+            tag: 0
+            default: null
         doc: 'Tagged fields: tag 0 holds an optional reason for the abort; others stay raw.'
   remove_delegation_token_record:
     doc: Deletes a delegation token. Version 0 only.

@@ -163,6 +163,11 @@ types:
           3 DELETE_SEGMENT_FINISHED. COPY_SEGMENT_STARTED when the record is first written.'
       - id: tagged_fields
         type: remote_log_segment_metadata_record_tags
+        -tagged:
+          - id: txn_index_empty
+            tag: 0
+            default: 0
+            after: remote_log_segment_state
         doc: 'Tagged fields: tag 0 says whether the segment''s transaction index is empty (false when absent); others
           stay raw.'
   remote_log_segment_metadata_update_record:
@@ -298,5 +303,10 @@ types:
           3 DELETE_SEGMENT_FINISHED.'
       - id: tagged_fields
         type: remote_log_segment_metadata_snapshot_record_tags
+        -tagged:
+          - id: txn_index_empty
+            tag: 0
+            default: 0
+            after: remote_log_segment_state
         doc: 'Tagged fields: tag 0 says whether the segment''s transaction index is empty (false when absent); others
           stay raw.'

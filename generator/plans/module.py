@@ -12,6 +12,7 @@ from .columns import ColumnPlanner
 from .read import Frame, ReadPlanner
 from .write import WritePlanner
 from ..program import Program, camel
+from ..expr import names_in
 from ..pyexpr import OBJECT, Scope, Translator
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
@@ -57,6 +58,9 @@ class ClassPlan:
     parent: str | None = None  # the enclosing type whose fields reading this one takes, if any
     layout: tuple[tuple[str, int, int], ...] = ()  # (field, offset, width) of the fixed-width prefix
     params: list[str] = field(default_factory=list)  # the type's params, as keyword arguments
+    tagged: dict[str, str] = field(default_factory=dict)  # named tagged field -> its default, as code
+    field_order: list[str] | None = None  # stored and named tagged fields, in the message's order
+    present_when: list[tuple[str, str]] = field(default_factory=list)  # (field, function of the params)
 
 
 @dataclass
@@ -230,6 +234,8 @@ class ModulePlanner:
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
             layout=facts.layout, params=params,
+            tagged={t.id: "[]" if t.default == () else repr(t.default) for a in seq for t in a.tagged},
+            field_order=self.field_order(spec), present_when=self.present_when(spec),
             **self.columnar(spec))
 
     def parent_name(self, spec: TypeSpec) -> str | None:
@@ -296,6 +302,7 @@ class ModulePlanner:
                                 f"Whether the stored `{a.id}` matches the bytes read; None for objects not read.",
                                 [f"if self._{a.id}_computed is None:", "    return None",
                                  f"return self._load_{a.id}_checksum() == self._{a.id}"]))
+        out += self.tagged_props(spec)
         for inst in spec.instances:
             if inst.eager:
                 continue  # a plain attribute, set while reading
@@ -303,6 +310,47 @@ class ModulePlanner:
             if inst in self.program.enum_of:
                 value = f"{self.rt('_enum_value')}({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"
             out.append(Prop(inst.id, (inst.doc or "").strip(), [f"return {value}"]))
+        return out
+
+    def tagged_props(self, spec: TypeSpec) -> list[Prop]:
+        """A read-only property per named tagged field: its value from the section, or its
+        default where the section does not hold it (nor holds it decoded: a tag the message's
+        version does not define stays raw)."""
+        out = []
+        for a in spec.seq:
+            for t in a.tagged:
+                held, _ = self.program.tagged_value_field(a, t.tag)
+                default = "[]" if t.default == () else repr(t.default)
+                doc = f"{(t.doc or '').strip()}\n\nTag {t.tag} of `{a.id}`; {default} where the message does not hold it."
+                out.append(Prop(t.id, doc.strip(), [
+                    f"if self.{a.storage} is not None:",
+                    f"    for _f in self.{a.storage}.fields:",
+                    f"        if _f.tag == {t.tag} and not isinstance(_f.data, (bytes, bytearray, memoryview)):",
+                    f"            return _f.data.{held}",
+                    f"return {default}"]))
+        return out
+
+    def field_order(self, spec: TypeSpec) -> list[str] | None:
+        """The stored fields and the named tagged ones in the message's order (Kafka's, for its
+        JSON), where a type names tagged fields."""
+        tagged = [t for a in spec.seq for t in a.tagged]
+        if not tagged:
+            return None
+        order = [a.id for a in spec.seq if not (a.derive or a.checksum)]
+        for t in tagged:
+            order.insert(order.index(t.after) + 1 if t.after is not None else len(order), t.id)
+        return order
+
+    def present_when(self, spec: TypeSpec) -> list[tuple[str, str]]:
+        """(field, a function of the params telling whether the field is there) for the fields
+        whose `if` only the params decide (the fields of some versions)."""
+        params = [p.id for p in spec.params]
+        scope = Scope(spec, obj="self")
+        scope.locals = {p: p for p in params}
+        out = []
+        for a in spec.seq:
+            if a.if_ is not None and params and {n.name for n in names_in(a.if_)} <= set(params):
+                out.append((a.id, f"lambda {', '.join(params)}: {self.tr.translate(a.if_, scope, a.loc)}"))
         return out
 
     def loader(self, spec: TypeSpec, attr: Attr) -> list[str]:

@@ -273,6 +273,7 @@ class WritePlanner:
             with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
                 c(f"{out} += {value}")
             with c.block("else:"):
+                self.case_check(c, attr, ref, value)
                 c(f"{value}._write({out}, {self.keep}{self.args(ref)})")
         else:
             target = self.ctx.program.resolved[ref]
@@ -304,6 +305,25 @@ class WritePlanner:
                     c(f"{fn}({out}, {value})")
             else:
                 c(f"{value}._write({out}, {self.keep})")
+
+    def case_check(self, c: Code, attr: Attr, ref: TypeRef, value: str) -> None:
+        """Refuse an object of another type than the switch's case: written, it would encode what
+        the reader then reads as the case's type (a string in the classic encoding inside a
+        flexible version, say)."""
+        targets = [(key, self.ctx.program.resolved.get(case)) for key, case in ref.cases]
+        if not targets or any(t is None or t.intrinsic for _, t in targets):
+            return  # cases of primitives or varints: no class to hold the object to
+        tr, scope = self.ctx.tr, self.scope
+        on, want = self.new("on"), self.new("want")
+        c(f"{on} = {tr.translate(ref.switch_on, scope, ref.loc)}")
+        default = next((self.ctx.class_ref(t) for key, t in targets if key is None), "None")
+        chain = default
+        for key, t in reversed([(k, t) for k, t in targets if k is not None]):
+            chain = f"{self.ctx.class_ref(t)} if {on} == {tr.translate(key, scope, ref.loc)} else {chain}"
+        c(f"{want} = {chain}")
+        with c.block(f"if {want} is not None and not isinstance({value}, {want}):"):
+            c(f"raise {self.ctx.rt('_EncodeError')}(f'is a {{type({value}).__qualname__}}, where {{{on}!r}} "
+              f"selects {{{want}.__qualname__}}', {self.path(attr)!r})")
 
     def emit(self, c: Code, attr: Attr, scope: Scope) -> None:
         w = self.w(attr)

@@ -55,20 +55,6 @@ def share_group_state(record) -> tuple[str | None, str | None]:
     return SHARE_GROUP_STATE.lines(record)
 
 
-# TransactionLogValue's fields in Kafka's order; the tagged ones (version 1) by tag, written
-# only when not their default, as Kafka's JSON converters write them. The schema's fields are
-# named by their attributes (a test holds them to the generated TransactionLog.ValueV1); the
-# tagged ones are stated here because the schema leaves them encoded in `tagged_fields`, with no
-# tag, type, default or place in Kafka's order to take them from
-TXN_FIELDS = (("producerId", "producer_id"), ("previousProducerId", 0), ("nextProducerId", 1),
-              ("producerEpoch", "producer_epoch"), ("nextProducerEpoch", 3),
-              ("transactionTimeoutMs", "transaction_timeout_ms"), ("transactionStatus", "transaction_status"),
-              ("transactionPartitions", "transaction_partitions"),
-              ("transactionLastUpdateTimestampMs", "transaction_last_update_timestamp_ms"),
-              ("transactionStartTimestampMs", "transaction_start_timestamp_ms"), ("clientTransactionVersion", 2))
-TXN_TAGS = {0: (">q", -1), 1: (">q", -1), 3: (">h", -1), 2: (">h", 0)}  # format, default
-
-
 def transaction_log(record) -> tuple[str | None, str | None]:
     """Kafka 4.1's transaction-log decoder: {"type":"0","data":{"transactionalId":…}} and
     {"version":"N","data":{…}} or <DELETE>."""
@@ -91,25 +77,7 @@ def transaction_log(record) -> tuple[str | None, str | None]:
     shown_key = jackson({"type": "0", "data": {"transactionalId": r.transactional_id}})
     if r.value is None:
         return shown_key, "<DELETE>"
-    return shown_key, jackson({"version": str(version), "data": _transaction_json(r.value)})
-
-
-def _transaction_json(v) -> dict:
-    tags = {t.tag: bytes(t.data) for t in (v.tagged_fields.fields if getattr(v, "tagged_fields", None) else [])}
-    out = {}
-    for name, source in TXN_FIELDS:
-        if isinstance(source, int):  # a tagged field
-            fmt, default = TXN_TAGS[source]
-            data = tags.get(source)
-            if data is not None and len(data) == struct.calcsize(fmt) and struct.unpack(fmt, data)[0] != default:
-                out[name] = struct.unpack(fmt, data)[0]
-        elif source == "transaction_partitions":
-            parts = v.transaction_partitions
-            out[name] = None if parts is None else [{"topic": p.topic.value, "partitionIds": list(p.partition_ids)}
-                                                     for p in parts]
-        else:
-            out[name] = int(getattr(v, source))
-    return out
+    return shown_key, jackson({"version": str(version), "data": message_json(r.value)})
 
 
 def decoded_json(record, kind: str) -> dict:

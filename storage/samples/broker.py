@@ -153,11 +153,12 @@ def _consumer_offsets_0(w: PartitionWriter) -> None:
 def _transaction_state_0(w: PartitionWriter) -> None:
     def record(tid: str, pid: int, epoch: int, status: int, partitions: list[int] | None, at: int) -> dict:
         key = TransactionLog(version=0, transactional_id=KafkaTypes.String(value=tid)).to_bytes()
-        parts = None if partitions is None else [TransactionLog.PartitionsV0(
+        parts = None if partitions is None else [TransactionLog.PartitionsSchema(
             topic=KafkaTypes.String(value="payments"), partition_ids=partitions)]
-        body = TransactionLog.ValueV0(producer_id=pid, producer_epoch=epoch, transaction_timeout_ms=60_000,
-                                      transaction_status=status, transaction_partitions=parts,
-                                      transaction_last_update_timestamp_ms=at, transaction_start_timestamp_ms=at)
+        body = TransactionLog.TransactionLogValueBody(
+            producer_id=pid, producer_epoch=epoch, transaction_timeout_ms=60_000,
+            transaction_status=status, transaction_partitions=parts,
+            transaction_last_update_timestamp_ms=at, transaction_start_timestamp_ms=at)
         return {"key": key, "value": TransactionLog.TransactionLogValue(version=0, body=body).to_bytes(),
                 "timestamp": at}
 

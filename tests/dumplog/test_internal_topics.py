@@ -124,6 +124,11 @@ def test_transaction_log_value_every_version(version, body):
         assert [(p.topic.value, p.partition_ids) for p in parts] == [("orders", [0, 3])]
     if version == 1:
         assert [f.tag for f in v.body.tagged_fields.fields] == [0, 1, 2, 7]
+        # the tags Kafka names, by name; a tag the record leaves out has Kafka's default
+        assert (v.body.previous_producer_id, v.body.next_producer_id, v.body.client_transaction_version,
+                v.body.next_producer_epoch) == (4, -1, 2, -1)
+    else:
+        assert v.body.tagged_fields is None and v.body.previous_producer_id == -1
 
 
 def subscriptions():

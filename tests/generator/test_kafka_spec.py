@@ -92,3 +92,86 @@ def test_each_version_reads_and_writes_back(G, version):
 def test_a_version_the_spec_does_not_have_stays_raw(G):
     Gadgets, _ = G
     assert Gadgets.from_bytes(frame(3, b"\x00\x01")).body == b"\x00\x01"
+
+
+# a message whose early versions are not flexible: strings, arrays and the tagged section change
+# encoding with the version, as in __consumer_offsets and __transaction_state (made up as well)
+MIXED = {
+    "apiKey": 8, "type": "metadata", "name": "WidgetRecord", "validVersions": "0-2", "flexibleVersions": "2+",
+    "fields": [
+        {"name": "Id", "type": "int32", "versions": "0+"},
+        {"name": "Spare", "type": "int64", "taggedVersions": "2+", "tag": 0, "default": -1},
+        {"name": "Name", "type": "string", "versions": "0+"},
+        {"name": "Parts", "type": "[]Part", "versions": "0+", "nullableVersions": "0+", "fields": [
+            {"name": "Weight", "type": "int16", "versions": "0+"}]},
+        {"name": "Mark", "type": "int16", "taggedVersions": "2+", "tag": 1}]}
+
+
+@pytest.fixture(scope="module")
+def W(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mixed")
+    (out / "WidgetRecord.json").write_text(json.dumps(MIXED))
+    schemas = out / "schemas"
+    schemas.mkdir()
+    for needed in ("kafka_types", "uvarint"):
+        shutil.copy(ROOT / "schemas" / f"{needed}.ksy", schemas)
+    run = subprocess.run([sys.executable, "-m", "kafkacodec.generator.kafka_spec", str(schemas / "widgets.ksy"),
+                          "--id", "widgets", "--title", "Widgets", "--doc-ref", "https://example.invalid/",
+                          str(out / "WidgetRecord.json")], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    (out / "widgets.py").write_text(compile_dir(schemas)["widgets.py"])
+    from kafkacodec.generated.kafka_types import KafkaTypes  # what the drafted module imports
+    return load_module(out / "widgets.py", "widgets_drafted").Widgets, KafkaTypes, \
+        yaml.safe_load((schemas / "widgets.ksy").read_text())
+
+
+def widget(version: int, parts: list[int] | None, tags: list[tuple[int, bytes]]) -> bytes:
+    """WidgetRecord's body as Kafka's generated writer lays it out at `version`."""
+    flexible = version >= 2
+    out = (5).to_bytes(4, "big")
+    out += (b"\x04" if flexible else b"\x00\x03") + b"abc"
+    if parts is None:
+        out += b"\x00" if flexible else b"\xff\xff\xff\xff"
+    else:
+        out += bytes([len(parts) + 1]) if flexible else len(parts).to_bytes(4, "big")
+        out += b"".join(w.to_bytes(2, "big") + (b"\x00" if flexible else b"") for w in parts)
+    if flexible:
+        out += bytes([len(tags)]) + b"".join(bytes([t, len(d)]) + d for t, d in tags)
+    return out
+
+
+def test_mixed_flexibility_is_one_type_whose_encodings_follow_the_version(W):
+    _, _, drafted = W
+    fields = {f["id"]: f for f in drafted["types"]["widget_record"]["seq"]}
+    assert fields["name"]["type"]["switch-on"] == "version >= 2"
+    assert (fields["parts_count"]["if"], fields["parts_count_plus_one"]["if"]) == ("version < 2", "version >= 2")
+    assert fields["tagged_fields"]["if"] == "version >= 2"
+    assert fields["tagged_fields"]["-tagged"] == [{"id": "spare", "tag": 0, "default": -1, "after": "id"},
+                                                  {"id": "mark", "tag": 1, "default": 0, "after": "parts"}]
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+@pytest.mark.parametrize("parts", [[9, 8], [], None])
+def test_mixed_flexibility_reads_and_writes_each_version(W, version, parts):
+    Widgets, _, _ = W
+    tags = [(0, (77).to_bytes(8, "big"))] if version >= 2 else []
+    data = bytes([1, 8, version]) + widget(version, parts, tags)
+    record = Widgets.from_bytes(data)
+    b = record.body
+    assert (b.id, b.name.value, None if b.parts is None else [p.weight for p in b.parts]) == (5, "abc", parts)
+    assert record.to_bytes() == data and record.size() == len(data)
+    # the tagged fields by name: the value held, or Kafka's default where it is not
+    assert (b.spare, b.mark) == ((77, 0) if version >= 2 else (-1, 0))
+    assert Widgets.WidgetRecord._field_order == ("id", "spare", "name", "parts", "mark", "tagged_fields")
+
+
+def test_mixed_flexibility_refuses_an_encoding_of_another_version(W):
+    from kafkacodec.runtime.errors import EncodeError
+    Widgets, K, _ = W
+    body = Widgets.WidgetRecord(id=5, name=K.String(value="abc"), parts=[])
+    assert Widgets.WidgetRecord.from_bytes(body.to_bytes(version=1), version=1).name.value == "abc"
+    body.tagged_fields = Widgets.WidgetRecordTags(fields=[])
+    with pytest.raises(EncodeError, match="is a KafkaTypes.String"):  # version 2 holds a compact string
+        body.to_bytes(version=2)
+    body.name = K.CompactString(value="abc")
+    assert body.to_bytes(version=2) == widget(2, [], [])
