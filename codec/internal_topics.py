@@ -82,6 +82,16 @@ class CommittedOffset:
     expire_timestamp: int
     record_offset: int  # where in __consumer_offsets the commit lies
 
+    @classmethod
+    def of(cls, ident: tuple[str, str, int], value, record_offset: int) -> CommittedOffset:
+        """From a commit's value; a field its version lacks has Kafka's default, -1."""
+        return cls(*ident, value.offset, _or_minus_one(value.leader_epoch), value.metadata.value, value.commit_timestamp,
+                   _or_minus_one(value.expire_timestamp), record_offset)
+
+
+def _or_minus_one(number: int | None) -> int:
+    return -1 if number is None else number
+
 
 def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]]) -> dict[tuple[str, str, int],
                                                                                           CommittedOffset]:
@@ -102,8 +112,7 @@ def committed_offsets(records: Iterable[tuple[int, bytes | None, bytes | None]])
         v = r.value
         if isinstance(v, (bytes, bytearray)):
             continue
-        out[ident] = CommittedOffset(*ident, v.offset, getattr(v, "leader_epoch", -1), v.metadata.value,
-                                     v.commit_timestamp, getattr(v, "expire_timestamp", -1), offset)
+        out[ident] = CommittedOffset.of(ident, v, offset)
     return out
 
 
@@ -115,12 +124,12 @@ def offset_commit_record(group: str, topic: str, partition: int, offset: int, co
     s = KafkaTypes.String
     key = offset_commit_key(group, topic, partition)
     if expire_timestamp is not None:
-        body = ConsumerOffsets.OffsetCommitValueV1(offset=offset, metadata=s(value=metadata),
+        body = ConsumerOffsets.OffsetCommitValueBody(offset=offset, metadata=s(value=metadata),
                                                    commit_timestamp=commit_timestamp,
                                                    expire_timestamp=expire_timestamp)
         version = 1
     else:
-        body = ConsumerOffsets.OffsetCommitValueV3(offset=offset, leader_epoch=leader_epoch, metadata=s(value=metadata),
+        body = ConsumerOffsets.OffsetCommitValueBody(offset=offset, leader_epoch=leader_epoch, metadata=s(value=metadata),
                                                    commit_timestamp=commit_timestamp)
         version = 3
     return key, ConsumerOffsets.OffsetCommitValue(version=version, body=body).to_bytes()

@@ -281,8 +281,9 @@ class Builder:
             default = item.value["default"].plain() if "default" in item.value else None
             if default == []:
                 default = ()
-            elif default is not None and type(default) is not int:
-                self.p.add(item.value["default"].loc, "a tagged field's default must be an integer, null or []")
+            elif default is not None and type(default) not in (int, bytes):
+                self.p.add(item.value["default"].loc, "a tagged field's default must be an integer, bytes "
+                                                      "(!!binary), null or []")
                 continue
             after = self.ident(item.value["after"], "after") if "after" in item.value else None
             out.append(Tagged(tid, tag.value, default, item.loc, after, self.text(item.value.get("doc"))))

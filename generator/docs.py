@@ -217,10 +217,17 @@ class DocBuilder:
         if a.require_eos:
             out.append("its type must use every byte")
         if a.tagged:
-            named = ", ".join(f"`{t.id}` (tag {t.tag}, default `{'[]' if t.default == () else t.default}`)"
-                              .replace("`None`", "null") for t in a.tagged)
+            named = ", ".join(f"`{t.id}` (tag {t.tag}, default {self.default_text(t.default)})" for t in a.tagged)
             out.append(f"its tags by name, each a read-only attribute of this type: {named}")
         return out
+
+    @staticmethod
+    def default_text(value) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, bytes):
+            return f"{len(value)} zero bytes" if not any(value) else f"bytes `{value.hex(' ')}`"
+        return f"`{'[]' if value == () else value}`"
 
     @staticmethod
     def args_text(ref) -> str:

@@ -1,9 +1,11 @@
 """Drafts a .ksy schema from Kafka's JSON message specs, for development only: code generation
 never runs it. Each message becomes one type that takes its version as a param, as Kafka's own
 message generator makes one class per message: its fields in Kafka's order, each guarded by the
-versions that have it; tagged fields Kafka knows are decoded through a switch on the tag, and
-stay raw in a version that does not define them (Kafka's own reader refuses such a tag; a reader
-for recovery keeps it), as do unknown tags. Docs are taken from the schema being replaced, by
+versions that have it; where only the later versions are flexible, strings switch between the
+classic and the compact encoding on the version and arrays have both counts. Tagged fields Kafka
+knows are decoded through a switch on the tag and named (`-tagged`, with their defaults and
+places), and stay raw in a version that does not define them (Kafka's own reader refuses such a
+tag; a reader for recovery keeps it), as do unknown tags and tags of a struct type. Docs are taken from the schema being replaced, by
 type and field id (the latest version's, where that schema had a type per version), so a schema
 reviewed and documented by hand survives a redraft; new fields come out undocumented for a
 person to describe.
@@ -13,7 +15,8 @@ unsigned varints; `__cluster_metadata`, `__remote_log_metadata`), or with --coor
 key/value pairs of a coordinator's topic (an int16 record type before the key, an int16 version
 before the value; `__consumer_offsets`, `__share_group_state`): then the root reads a key and
 each value is a type of its own (its version, then the message's type), or with --types-only
-there is no root and another schema uses the types.
+only the messages' types are drafted: a root the schema has (written by hand) stays, with its
+imports, and enums carry over to the fields that had them.
 
     python -m generator.kafka_spec OUT.ksy --id ID --title T --doc-ref URL [--coordinator [--types-only]] SPEC.json...
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +36,7 @@ PRIMITIVE = {"int8": "s1", "int16": "s2", "int32": "s4", "int64": "s8", "uint16"
 TAG_WRAPPER = {"int8": "tagged_int8", "int16": "tagged_int16", "int32": "tagged_int32", "int64": "tagged_int64",
                "bool": "tagged_bool",
                "[]int32": "compact_int32_array", "[]uuid": "compact_uuid_array",
-               "string": "compact_nullable_string"}
+               "string": "compact_nullable_string", "uuid": "tagged_uuid"}
 
 
 # the body's case: api key and version in one number (a version of 1000 or more matches none)
@@ -188,6 +192,9 @@ class Drafter:
             if tagged:
                 if tagged != present:
                     raise SystemExit(f"{self.owner}: {f['name']} is tagged in some of its versions only")
+                if f["type"] not in TAG_WRAPPER:  # a struct, say: its tag stays raw, as unknown tags do
+                    print(f"{self.owner}: tagged field {f['name']} of type {f['type']} stays raw", file=sys.stderr)
+                    continue
                 tags.append((f, present))
                 named.append({"id": snake(f["name"]), "tag": int(f["tag"]), "default": tag_default(f),
                               **({"after": before} if before else {})})
@@ -218,7 +225,7 @@ class Drafter:
         return {"seq": seq}, versioned
 
     def add(self, base: str, body: dict) -> str:
-        sig = base + json.dumps(body, sort_keys=True)
+        sig = base + json.dumps(body, sort_keys=True, default=bytes.hex)
         if sig in self.signatures:
             return self.signatures[sig]
         if base in self.types and self.made_by[base] != self.owner:  # another message's struct of that name
@@ -290,8 +297,6 @@ class Drafter:
     def _tags(self, base: str, tags: list) -> tuple[str, bool]:
         cases, absent = {}, {}  # the versions without a tag, as a condition -> those tags
         for f, present in tags:
-            if f["type"] not in TAG_WRAPPER:
-                raise SystemExit(f"{base}: tagged field {f['name']} of type {f['type']} needs a wrapper type")
             cases[int(f["tag"])] = "kafka_types::" + TAG_WRAPPER[f["type"]]
             if self.condition(present):
                 outside = [f"version < {present[0]}"] * (present[0] > self.valid[0]) + \
@@ -328,6 +333,8 @@ def tag_default(f: dict) -> int | None | list:
     if d is None:
         if f["type"].startswith("[]"):
             return []
+        if f["type"] == "uuid":
+            return bytes(16)  # Kafka's ZERO_UUID
         if f["type"] in PRIMITIVE:
             return 0
         raise SystemExit(f"tagged field {f['name']} of type {f['type']} needs a default this drafter can write")

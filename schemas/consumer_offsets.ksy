@@ -32,12 +32,12 @@ seq:
         0: offset_commit_key
         1: offset_commit_key
         2: group_metadata_key
-        3: group_key
-        4: group_key
-        5: member_key
-        6: group_key
-        7: member_key
-        8: member_key
+        3: consumer_group_metadata_key
+        4: consumer_group_partition_metadata_key
+        5: consumer_group_member_metadata_key
+        6: consumer_group_target_assignment_metadata_key
+        7: consumer_group_target_assignment_member_key
+        8: consumer_group_current_member_assignment_key
         10: group_records::share_group_member_metadata_key
         11: group_records::share_group_metadata_key
         12: group_records::share_group_target_assignment_metadata_key
@@ -68,12 +68,76 @@ types:
       - id: partition
         type: s4
         doc: The partition.
-  group_metadata_key:
-    doc: Key of a group's metadata (key version 2).
+  offset_commit_value_body_tag:
+    doc: One tagged field, decoded by its tag; other tags stay raw.
     seq:
-      - id: group
-        type: kafka_types::string
-        doc: The group.
+      - id: tag
+        type: uvarint
+        doc: Tag number of the field.
+      - id: data_length
+        type: uvarint
+        -derive:
+          length-of: data
+        doc: Size of the field's data in bytes.
+      - id: data
+        size: data_length.value
+        type:
+          switch-on: tag.value
+          cases:
+            0: kafka_types::tagged_uuid
+        doc: The field's data, decoded by its tag; other tags stay raw bytes.
+  offset_commit_value_body_tags:
+    doc: The tagged fields.
+    seq:
+      - id: count
+        type: uvarint
+        -derive:
+          count-of: fields
+        doc: Number of tagged fields.
+      - id: fields
+        type: offset_commit_value_body_tag
+        repeat: expr
+        repeat-expr: count.value
+        doc: The tagged fields, by ascending tag.
+  offset_commit_value_body:
+    doc: 'Version 4 (3.5, KIP-915): version 3 as a flexible version; readers must accept it, writers do not emit
+      it yet.'
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
+    seq:
+      - id: offset
+        type: s8
+        doc: The committed offset.
+      - id: leader_epoch
+        type: s4
+        if: version >= 3
+        doc: Leader epoch of the last consumed record, -1 if unknown.
+      - id: metadata
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_string
+            _: kafka_types::string
+        doc: Metadata the committer attached.
+      - id: commit_timestamp
+        type: s8
+        doc: When the offset was committed (ms).
+      - id: expire_timestamp
+        type: s8
+        if: version >= 1 and version <= 1
+        doc: When the commit expires (ms), -1 for the group's default.
+      - id: tagged_fields
+        type: offset_commit_value_body_tags
+        -tagged:
+          - id: topic_id
+            tag: 0
+            default: !!binary |
+              AAAAAAAAAAAAAAAAAAAAAA==
+            after: expire_timestamp
+        if: version >= 4
+        doc: Tagged fields.
   offset_commit_value:
     doc: Value of an offset commit, prefixed by its version; null (a tombstone) deletes the commit.
     seq:
@@ -85,71 +149,136 @@ types:
         type:
           switch-on: version
           cases:
-            0: offset_commit_value_v0
-            1: offset_commit_value_v1
-            2: offset_commit_value_v0
-            3: offset_commit_value_v3
-            4: offset_commit_value_v4
+            0: offset_commit_value_body(version)
+            1: offset_commit_value_body(version)
+            2: offset_commit_value_body(version)
+            3: offset_commit_value_body(version)
+            4: offset_commit_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
-  offset_commit_value_v0:
-    doc: Version 0 (Kafka 0.9 and later).
+  group_metadata_key:
+    doc: Key of a group's metadata (key version 2).
     seq:
-      - id: offset
-        type: s8
-        doc: The committed offset.
-      - id: metadata
+      - id: group
         type: kafka_types::string
-        doc: Metadata the committer attached.
-      - id: commit_timestamp
-        type: s8
-        doc: When the offset was committed (ms).
-  offset_commit_value_v1:
-    doc: "Version 1 (0.10.1): adds an explicit expiry; still written by brokers before 2.1 and when a commit sets one."
+        doc: The group.
+  member_metadata:
+    doc: A member, group metadata version 4 (flexible).
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
-      - id: offset
-        type: s8
-        doc: The committed offset.
-      - id: metadata
-        type: kafka_types::string
-        doc: Metadata the committer attached.
-      - id: commit_timestamp
-        type: s8
-        doc: When the offset was committed (ms).
-      - id: expire_timestamp
-        type: s8
-        doc: When the commit expires (ms), -1 for the group's default.
-  offset_commit_value_v3:
-    doc: "Version 3 (2.1, KIP-320): adds the leader epoch; what current brokers write. Version 2 has version 0's fields."
-    seq:
-      - id: offset
-        type: s8
-        doc: The committed offset.
-      - id: leader_epoch
+      - id: member_id
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_string
+            _: kafka_types::string
+        doc: The member id the coordinator gave.
+      - id: group_instance_id
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_nullable_string
+            _: kafka_types::nullable_string
+        if: version >= 3
+        doc: Static membership id (KIP-345), or null.
+      - id: client_id
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_string
+            _: kafka_types::string
+        doc: The member's client.id.
+      - id: client_host
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_string
+            _: kafka_types::string
+        doc: The member's host as the coordinator saw it.
+      - id: rebalance_timeout
         type: s4
-        doc: Leader epoch of the last consumed record, -1 if unknown.
-      - id: metadata
-        type: kafka_types::string
-        doc: Metadata the committer attached.
-      - id: commit_timestamp
-        type: s8
-        doc: When the offset was committed (ms).
-  offset_commit_value_v4:
-    doc: "Version 4 (3.5, KIP-915): version 3 as a flexible version; readers must accept it, writers do not emit it yet."
-    seq:
-      - id: offset
-        type: s8
-        doc: The committed offset.
-      - id: leader_epoch
+        if: version >= 1
+        doc: Rebalance timeout in milliseconds.
+      - id: session_timeout
         type: s4
-        doc: Leader epoch of the last consumed record, -1 if unknown.
-      - id: metadata
-        type: kafka_types::compact_string
-        doc: Metadata the committer attached.
-      - id: commit_timestamp
-        type: s8
-        doc: When the offset was committed (ms).
+        doc: Session timeout in milliseconds.
+      - id: subscription
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_bytes
+            _: kafka_types::bytes
+        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
+      - id: assignment
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_bytes
+            _: kafka_types::bytes
+        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
       - id: tagged_fields
         type: kafka_types::tagged_fields
+        if: version >= 4
+        doc: Tagged fields.
+  group_metadata_value_body:
+    doc: 'Version 4 (3.5, KIP-915): version 3 as a flexible version, with tagged fields in the group and in each
+      member.'
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
+    seq:
+      - id: protocol_type
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_string
+            _: kafka_types::string
+        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
+      - id: generation
+        type: s4
+        doc: Generation of the group.
+      - id: protocol
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_nullable_string
+            _: kafka_types::nullable_string
+        doc: The chosen protocol (assignor), or null.
+      - id: leader
+        type:
+          switch-on: version >= 4
+          cases:
+            'true': kafka_types::compact_nullable_string
+            _: kafka_types::nullable_string
+        doc: Member id of the leader, or null.
+      - id: current_state_timestamp
+        type: s8
+        if: version >= 2
+        doc: When the group last changed state, -1 if unknown.
+      - id: members_count
+        type: s4
+        -derive:
+          count-of: members
+        if: version < 4
+        doc: Number of members.
+      - id: members_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: members
+          plus: 1
+        if: version >= 4
+        doc: Number of members plus one.
+      - id: members
+        repeat: expr
+        repeat-expr: 'version >= 4 ? members_count_plus_one.value - 1 : members_count'
+        type: member_metadata(version)
+        doc: The members.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        if: version >= 4
         doc: Tagged fields.
   group_metadata_value:
     doc: Value of a group's metadata, prefixed by its version; null (a tombstone) deletes the group.
@@ -162,291 +291,69 @@ types:
         type:
           switch-on: version
           cases:
-            0: group_metadata_value_v0
-            1: group_metadata_value_v1
-            2: group_metadata_value_v2
-            3: group_metadata_value_v3
-            4: group_metadata_value_v4
+            0: group_metadata_value_body(version)
+            1: group_metadata_value_body(version)
+            2: group_metadata_value_body(version)
+            3: group_metadata_value_body(version)
+            4: group_metadata_value_body(version)
         doc: The fields of that version; raw bytes for a version this schema does not know.
-  group_metadata_value_v0:
-    doc: Version 0 (Kafka 0.9).
+  consumer_group_metadata_key:
+    doc: Key of a consumer group's epoch and metadata (key version 3).
     seq:
-      - id: protocol_type
+      - id: group_id
         type: kafka_types::string
-        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
-      - id: generation
-        type: s4
-        doc: Generation of the group.
-      - id: protocol
-        type: kafka_types::nullable_string
-        doc: The chosen protocol (assignor), or null.
-      - id: leader
-        type: kafka_types::nullable_string
-        doc: Member id of the leader, or null.
-      - id: members_count
-        type: s4
-        -derive:
-          count-of: members
-        doc: Number of members.
-      - id: members
-        type: member_metadata_v0
-        repeat: expr
-        repeat-expr: members_count
-        doc: The members.
-  group_metadata_value_v1:
-    doc: "Version 1 (0.10.1): members gain a rebalance timeout."
+        doc: The group.
+  consumer_group_metadata_value_body_tag:
+    doc: One tagged field, decoded by its tag; other tags stay raw.
     seq:
-      - id: protocol_type
-        type: kafka_types::string
-        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
-      - id: generation
-        type: s4
-        doc: Generation of the group.
-      - id: protocol
-        type: kafka_types::nullable_string
-        doc: The chosen protocol (assignor), or null.
-      - id: leader
-        type: kafka_types::nullable_string
-        doc: Member id of the leader, or null.
-      - id: members_count
-        type: s4
-        -derive:
-          count-of: members
-        doc: Number of members.
-      - id: members
-        type: member_metadata_v1
-        repeat: expr
-        repeat-expr: members_count
-        doc: The members.
-  group_metadata_value_v2:
-    doc: "Version 2 (2.1): adds the time of the last state change."
-    seq:
-      - id: protocol_type
-        type: kafka_types::string
-        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
-      - id: generation
-        type: s4
-        doc: Generation of the group.
-      - id: protocol
-        type: kafka_types::nullable_string
-        doc: The chosen protocol (assignor), or null.
-      - id: leader
-        type: kafka_types::nullable_string
-        doc: Member id of the leader, or null.
-      - id: current_state_timestamp
-        type: s8
-        doc: When the group last changed state, -1 if unknown.
-      - id: members_count
-        type: s4
-        -derive:
-          count-of: members
-        doc: Number of members.
-      - id: members
-        type: member_metadata_v1
-        repeat: expr
-        repeat-expr: members_count
-        doc: The members.
-  group_metadata_value_v3:
-    doc: "Version 3 (2.3, KIP-345): members gain a static group instance id; what current brokers write."
-    seq:
-      - id: protocol_type
-        type: kafka_types::string
-        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
-      - id: generation
-        type: s4
-        doc: Generation of the group.
-      - id: protocol
-        type: kafka_types::nullable_string
-        doc: The chosen protocol (assignor), or null.
-      - id: leader
-        type: kafka_types::nullable_string
-        doc: Member id of the leader, or null.
-      - id: current_state_timestamp
-        type: s8
-        doc: When the group last changed state, -1 if unknown.
-      - id: members_count
-        type: s4
-        -derive:
-          count-of: members
-        doc: Number of members.
-      - id: members
-        type: member_metadata_v3
-        repeat: expr
-        repeat-expr: members_count
-        doc: The members.
-  group_metadata_value_v4:
-    doc: "Version 4 (3.5, KIP-915): version 3 as a flexible version, with tagged fields in the group and in each member."
-    seq:
-      - id: protocol_type
-        type: kafka_types::compact_string
-        doc: The group's protocol type, "consumer" for consumer groups; empty for groups that only commit offsets.
-      - id: generation
-        type: s4
-        doc: Generation of the group.
-      - id: protocol
-        type: kafka_types::compact_nullable_string
-        doc: The chosen protocol (assignor), or null.
-      - id: leader
-        type: kafka_types::compact_nullable_string
-        doc: Member id of the leader, or null.
-      - id: current_state_timestamp
-        type: s8
-        doc: When the group last changed state, -1 if unknown.
-      - id: members_count_plus_one
+      - id: tag
+        type: uvarint
+        doc: Tag number of the field.
+      - id: data_length
         type: uvarint
         -derive:
-          count-of: members
-          plus: 1
-        doc: Number of members plus one.
-      - id: members
-        type: member_metadata_v4
+          length-of: data
+        doc: Size of the field's data in bytes.
+      - id: data
+        size: data_length.value
+        type:
+          switch-on: tag.value
+          cases:
+            0: kafka_types::tagged_int64
+        doc: The field's data, decoded by its tag; other tags stay raw bytes.
+  consumer_group_metadata_value_body_tags:
+    doc: The tagged fields.
+    seq:
+      - id: count
+        type: uvarint
+        -derive:
+          count-of: fields
+        doc: Number of tagged fields.
+      - id: fields
+        type: consumer_group_metadata_value_body_tag
         repeat: expr
-        repeat-expr: members_count_plus_one.value - 1
-        doc: The members.
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: Tagged fields.
-  member_metadata_v0:
-    doc: A member, group metadata version 0.
-    seq:
-      - id: member_id
-        type: kafka_types::string
-        doc: The member id the coordinator gave.
-      - id: client_id
-        type: kafka_types::string
-        doc: The member's client.id.
-      - id: client_host
-        type: kafka_types::string
-        doc: The member's host as the coordinator saw it.
-      - id: session_timeout
-        type: s4
-        doc: Session timeout in milliseconds.
-      - id: subscription
-        type: kafka_types::bytes
-        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
-      - id: assignment
-        type: kafka_types::bytes
-        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
-  member_metadata_v1:
-    doc: A member, group metadata versions 1 and 2.
-    seq:
-      - id: member_id
-        type: kafka_types::string
-        doc: The member id the coordinator gave.
-      - id: client_id
-        type: kafka_types::string
-        doc: The member's client.id.
-      - id: client_host
-        type: kafka_types::string
-        doc: The member's host as the coordinator saw it.
-      - id: rebalance_timeout
-        type: s4
-        doc: Rebalance timeout in milliseconds.
-      - id: session_timeout
-        type: s4
-        doc: Session timeout in milliseconds.
-      - id: subscription
-        type: kafka_types::bytes
-        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
-      - id: assignment
-        type: kafka_types::bytes
-        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
-  member_metadata_v3:
-    doc: A member, group metadata version 3.
-    seq:
-      - id: member_id
-        type: kafka_types::string
-        doc: The member id the coordinator gave.
-      - id: group_instance_id
-        type: kafka_types::nullable_string
-        doc: Static membership id (KIP-345), or null.
-      - id: client_id
-        type: kafka_types::string
-        doc: The member's client.id.
-      - id: client_host
-        type: kafka_types::string
-        doc: The member's host as the coordinator saw it.
-      - id: rebalance_timeout
-        type: s4
-        doc: Rebalance timeout in milliseconds.
-      - id: session_timeout
-        type: s4
-        doc: Session timeout in milliseconds.
-      - id: subscription
-        type: kafka_types::bytes
-        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
-      - id: assignment
-        type: kafka_types::bytes
-        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
-  member_metadata_v4:
-    doc: A member, group metadata version 4 (flexible).
-    seq:
-      - id: member_id
-        type: kafka_types::compact_string
-        doc: The member id the coordinator gave.
-      - id: group_instance_id
-        type: kafka_types::compact_nullable_string
-        doc: Static membership id (KIP-345), or null.
-      - id: client_id
-        type: kafka_types::compact_string
-        doc: The member's client.id.
-      - id: client_host
-        type: kafka_types::compact_string
-        doc: The member's host as the coordinator saw it.
-      - id: rebalance_timeout
-        type: s4
-        doc: Rebalance timeout in milliseconds.
-      - id: session_timeout
-        type: s4
-        doc: Session timeout in milliseconds.
-      - id: subscription
-        type: kafka_types::compact_bytes
-        doc: The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
-      - id: assignment
-        type: kafka_types::compact_bytes
-        doc: The member's assignment (a ConsumerProtocolAssignment for consumer groups).
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: Tagged fields.
-  group_key:
-    doc: "Key of a group-wide record of the consumer group protocol (key versions 3, 4 and 6)."
-    seq:
-      - id: group_id
-        type: kafka_types::string
-        doc: "The group."
-  member_key:
-    doc: "Key of a member's record of the consumer group protocol (key versions 5, 7 and 8)."
-    seq:
-      - id: group_id
-        type: kafka_types::string
-        doc: "The group."
-      - id: member_id
-        type: kafka_types::string
-        doc: "The member."
-  consumer_group_metadata_value:
-    doc: "Value of key version 3: the group's epoch (KIP-848, Kafka 3.7 and later)."
-    seq:
+        repeat-expr: count.value
+        doc: The tagged fields, by ascending tag.
+  consumer_group_metadata_value_body:
+    doc: Version 0.
+    params:
       - id: version
         type: s2
-        doc: Value version, 0.
-      - id: body
-        size-eos: true
-        type:
-          switch-on: version
-          cases:
-            0: consumer_group_metadata_value_v0
-        doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_metadata_value_v0:
-    doc: Version 0.
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: epoch
         type: s4
-        doc: "The group epoch."
+        doc: The group epoch.
       - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  consumer_group_partition_metadata_value:
-    doc: "Value of key version 4: metadata of the subscribed topics."
+        type: consumer_group_metadata_value_body_tags
+        -tagged:
+          - id: metadata_hash
+            tag: 0
+            default: 0
+            after: epoch
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_metadata_value:
+    doc: 'Value of key version 3: the group''s epoch (KIP-848, Kafka 3.7 and later).'
     seq:
       - id: version
         type: s2
@@ -456,73 +363,83 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_partition_metadata_value_v0
+            0: consumer_group_metadata_value_body(version)
         doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_partition_metadata_value_v0:
+  consumer_group_partition_metadata_key:
+    doc: Key of a consumer group's subscribed topics' metadata (key version 4).
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: The group.
+  partition_metadata:
+    doc: The racks a partition's replicas are on.
+    seq:
+      - id: partition
+        type: s4
+        doc: The partition.
+      - id: racks_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: racks
+          plus: 1
+        doc: Number of racks plus one.
+      - id: racks
+        repeat: expr
+        repeat-expr: racks_count_plus_one.value - 1
+        type: kafka_types::compact_string
+        doc: The racks.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  topic_metadata:
+    doc: A subscribed topic.
+    seq:
+      - id: topic_id
+        size: 16
+        doc: The topic id.
+      - id: topic_name
+        type: kafka_types::compact_string
+        doc: The topic name.
+      - id: num_partitions
+        type: s4
+        doc: Its number of partitions.
+      - id: partition_metadata_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partition_metadata
+          plus: 1
+        doc: Number of partition metadata plus one.
+      - id: partition_metadata
+        repeat: expr
+        repeat-expr: partition_metadata_count_plus_one.value - 1
+        type: partition_metadata
+        doc: Racks per partition (unused since Kafka 4.0).
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_partition_metadata_value_body:
     doc: Version 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topics_count_plus_one
         type: uvarint
         -derive:
           count-of: topics
           plus: 1
-        doc: "Number of topics plus one."
+        doc: Number of topics plus one.
       - id: topics
-        type: topic_metadata
         repeat: expr
         repeat-expr: topics_count_plus_one.value - 1
-        doc: "The subscribed topics."
+        type: topic_metadata
+        doc: The subscribed topics.
       - id: tagged_fields
         type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  topic_metadata:
-    doc: A subscribed topic.
-    seq:
-      - id: topic_id
-        size: 16
-        doc: "The topic id."
-      - id: topic_name
-        type: kafka_types::compact_string
-        doc: "The topic name."
-      - id: num_partitions
-        type: s4
-        doc: "Its number of partitions."
-      - id: partition_metadata_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: partition_metadata
-          plus: 1
-        doc: "Number of partition metadata plus one."
-      - id: partition_metadata
-        type: partition_racks
-        repeat: expr
-        repeat-expr: partition_metadata_count_plus_one.value - 1
-        doc: "Racks per partition (unused since Kafka 4.0)."
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  partition_racks:
-    doc: The racks a partition's replicas are on.
-    seq:
-      - id: partition
-        type: s4
-        doc: "The partition."
-      - id: racks_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: racks
-          plus: 1
-        doc: "Number of racks plus one."
-      - id: racks
-        type: kafka_types::compact_string
-        repeat: expr
-        repeat-expr: racks_count_plus_one.value - 1
-        doc: "The racks."
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  consumer_group_member_metadata_value:
-    doc: "Value of key version 5: a member's subscription and client."
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_partition_metadata_value:
+    doc: 'Value of key version 4: metadata of the subscribed topics.'
     seq:
       - id: version
         type: s2
@@ -532,48 +449,62 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_member_metadata_value_v0
+            0: consumer_group_partition_metadata_value_body(version)
         doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_member_metadata_value_v0:
+  consumer_group_member_metadata_key:
+    doc: Key of a consumer group member's subscription (key version 5).
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: The group.
+      - id: member_id
+        type: kafka_types::string
+        doc: The member.
+  consumer_group_member_metadata_value_body:
     doc: Version 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: instance_id
         type: kafka_types::compact_nullable_string
-        doc: "Static membership instance id, or null."
+        doc: Static membership instance id, or null.
       - id: rack_id
         type: kafka_types::compact_nullable_string
-        doc: "The member's rack, or null."
+        doc: The member's rack, or null.
       - id: client_id
         type: kafka_types::compact_string
-        doc: "The client id."
+        doc: The client id.
       - id: client_host
         type: kafka_types::compact_string
-        doc: "The client host."
+        doc: The client host.
       - id: subscribed_topic_names_count_plus_one
         type: uvarint
         -derive:
           count-of: subscribed_topic_names
           plus: 1
-        doc: "Number of subscribed topic names plus one."
+        doc: Number of subscribed topic names plus one.
       - id: subscribed_topic_names
-        type: kafka_types::compact_string
         repeat: expr
         repeat-expr: subscribed_topic_names_count_plus_one.value - 1
-        doc: "The subscribed topic names."
+        type: kafka_types::compact_string
+        doc: The subscribed topic names.
       - id: subscribed_topic_regex
         type: kafka_types::compact_nullable_string
-        doc: "The subscribed regular expression, or null."
+        doc: The subscribed regular expression, or null.
       - id: rebalance_timeout_ms
         type: s4
-        doc: "The rebalance timeout, -1 if unknown."
+        doc: The rebalance timeout, -1 if unknown.
       - id: server_assignor
         type: kafka_types::compact_nullable_string
-        doc: "The server-side assignor, or null."
+        doc: The server-side assignor, or null.
       - id: tagged_fields
         type: kafka_types::tagged_fields
-        doc: "Tagged fields: tag 0 holds the classic protocol's member metadata of a member that joined with it (3.8 and later)."
-  consumer_group_target_assignment_metadata_value:
-    doc: "Value of key version 6: the epoch of the target assignment."
+        doc: 'Tagged fields: tag 0 holds the classic protocol''s member metadata of a member that joined with it
+          (3.8 and later).'
+  consumer_group_member_metadata_value:
+    doc: 'Value of key version 5: a member''s subscription and client.'
     seq:
       - id: version
         type: s2
@@ -583,19 +514,29 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_target_assignment_metadata_value_v0
+            0: consumer_group_member_metadata_value_body(version)
         doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_target_assignment_metadata_value_v0:
+  consumer_group_target_assignment_metadata_key:
+    doc: Key of a consumer group's target assignment epoch (key version 6).
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: The group.
+  consumer_group_target_assignment_metadata_value_body:
     doc: Version 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: assignment_epoch
         type: s4
-        doc: "The assignment epoch."
+        doc: The assignment epoch.
       - id: tagged_fields
         type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  consumer_group_target_assignment_member_value:
-    doc: "Value of key version 7: a member's target assignment."
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_target_assignment_metadata_value:
+    doc: 'Value of key version 6: the epoch of the target assignment.'
     seq:
       - id: version
         type: s2
@@ -605,47 +546,60 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_target_assignment_member_value_v0
+            0: consumer_group_target_assignment_metadata_value_body(version)
         doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_target_assignment_member_value_v0:
+  consumer_group_target_assignment_member_key:
+    doc: Key of a member's target assignment (key version 7).
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: The group.
+      - id: member_id
+        type: kafka_types::string
+        doc: The member.
+  topic_partition:
+    doc: Partitions of one topic, by topic id.
+    seq:
+      - id: topic_id
+        size: 16
+        doc: The topic id.
+      - id: partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partitions
+          plus: 1
+        doc: Number of partitions plus one.
+      - id: partitions
+        repeat: expr
+        repeat-expr: partitions_count_plus_one.value - 1
+        type: s4
+        doc: The partitions.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_target_assignment_member_value_body:
     doc: Version 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: topic_partitions_count_plus_one
         type: uvarint
         -derive:
           count-of: topic_partitions
           plus: 1
-        doc: "Number of topic partitions plus one."
+        doc: Number of topic partitions plus one.
       - id: topic_partitions
-        type: topic_partitions
         repeat: expr
         repeat-expr: topic_partitions_count_plus_one.value - 1
-        doc: "The assigned partitions by topic."
+        type: topic_partition
+        doc: The assigned partitions by topic.
       - id: tagged_fields
         type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  topic_partitions:
-    doc: Partitions of one topic, by topic id.
-    seq:
-      - id: topic_id
-        size: 16
-        doc: "The topic id."
-      - id: partitions_count_plus_one
-        type: uvarint
-        -derive:
-          count-of: partitions
-          plus: 1
-        doc: "Number of partitions plus one."
-      - id: partitions
-        type: s4
-        repeat: expr
-        repeat-expr: partitions_count_plus_one.value - 1
-        doc: "The partitions."
-      - id: tagged_fields
-        type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
-  consumer_group_current_member_assignment_value:
-    doc: "Value of key version 8: a member's current assignment."
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_target_assignment_member_value:
+    doc: 'Value of key version 7: a member''s target assignment.'
     seq:
       - id: version
         type: s2
@@ -655,42 +609,88 @@ types:
         type:
           switch-on: version
           cases:
-            0: consumer_group_current_member_assignment_value_v0
+            0: consumer_group_target_assignment_member_value_body(version)
         doc: The fields of version 0; raw bytes for a version this schema does not know.
-  consumer_group_current_member_assignment_value_v0:
+  consumer_group_current_member_assignment_key:
+    doc: Key of a member's current assignment (key version 8).
+    seq:
+      - id: group_id
+        type: kafka_types::string
+        doc: The group.
+      - id: member_id
+        type: kafka_types::string
+        doc: The member.
+  topic_partitions:
+    doc: Partitions of one topic, by topic id.
+    seq:
+      - id: topic_id
+        size: 16
+        doc: The topic id.
+      - id: partitions_count_plus_one
+        type: uvarint
+        -derive:
+          count-of: partitions
+          plus: 1
+        doc: Number of partitions plus one.
+      - id: partitions
+        repeat: expr
+        repeat-expr: partitions_count_plus_one.value - 1
+        type: s4
+        doc: The partitions.
+      - id: tagged_fields
+        type: kafka_types::tagged_fields
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_current_member_assignment_value_body:
     doc: Version 0.
+    params:
+      - id: version
+        type: s2
+        doc: Version of the message (from the framing before it); what that version lacks is absent.
     seq:
       - id: member_epoch
         type: s4
-        doc: "The member epoch expected in its next heartbeat."
+        doc: The member epoch expected in its next heartbeat.
       - id: previous_member_epoch
         type: s4
-        doc: "The epoch before the last bump, accepted if that bump was lost."
+        doc: The epoch before the last bump, accepted if that bump was lost.
       - id: state
         type: s1
-        doc: "The member state."
+        doc: The member state.
       - id: assigned_partitions_count_plus_one
         type: uvarint
         -derive:
           count-of: assigned_partitions
           plus: 1
-        doc: "Number of assigned partitions plus one."
+        doc: Number of assigned partitions plus one.
       - id: assigned_partitions
-        type: topic_partitions
         repeat: expr
         repeat-expr: assigned_partitions_count_plus_one.value - 1
-        doc: "The partitions assigned to (or owned by) the member."
+        type: topic_partitions
+        doc: The partitions assigned to (or owned by) the member.
       - id: partitions_pending_revocation_count_plus_one
         type: uvarint
         -derive:
           count-of: partitions_pending_revocation
           plus: 1
-        doc: "Number of partitions pending revocation plus one."
+        doc: Number of partitions pending revocation plus one.
       - id: partitions_pending_revocation
-        type: topic_partitions
         repeat: expr
         repeat-expr: partitions_pending_revocation_count_plus_one.value - 1
-        doc: "The partitions the member must revoke."
+        type: topic_partitions
+        doc: The partitions the member must revoke.
       - id: tagged_fields
         type: kafka_types::tagged_fields
-        doc: "Tagged fields; ones added by later Kafka versions stay encoded here."
+        doc: Tagged fields; ones added by later Kafka versions stay encoded here.
+  consumer_group_current_member_assignment_value:
+    doc: 'Value of key version 8: a member''s current assignment.'
+    seq:
+      - id: version
+        type: s2
+        doc: Value version, 0.
+      - id: body
+        size-eos: true
+        type:
+          switch-on: version
+          cases:
+            0: consumer_group_current_member_assignment_value_body(version)
+        doc: The fields of version 0; raw bytes for a version this schema does not know.

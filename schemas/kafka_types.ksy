@@ -185,6 +185,12 @@ types:
       - id: value
         type: s8
         doc: The value.
+  tagged_uuid:
+    doc: A UUID tagged field's value (16 bytes).
+    seq:
+      - id: value
+        size: 16
+        doc: The UUID.
   compact_int32_array:
     doc: int32s after an unsigned varint of their count plus one, 0 for null (a COMPACT_ARRAY of INT32), as a tagged field holds them.
     seq:

@@ -118,10 +118,10 @@ def _group_metadata(group: str, generation: int, members: list[str], at: int, pr
     that do not decode (as a custom assignor's may not)."""
     s, ns, b = KafkaTypes.String, KafkaTypes.NullableString, KafkaTypes.Bytes
     key = ConsumerOffsets(version=2, key=ConsumerOffsets.GroupMetadataKey(group=s(value=group))).to_bytes()
-    body = ConsumerOffsets.GroupMetadataValueV3(
+    body = ConsumerOffsets.GroupMetadataValueBody(
         protocol_type=s(value="consumer"), generation=generation, protocol=ns(value="range"),
         leader=ns(value=members[0] if members else None), current_state_timestamp=at,
-        members=[ConsumerOffsets.MemberMetadataV3(
+        members=[ConsumerOffsets.MemberMetadata(
             member_id=s(value=m), group_instance_id=ns(value=None), client_id=s(value=m.split("-")[0]),
             client_host=s(value="/10.0.0.%d" % (i + 1)), rebalance_timeout=300_000, session_timeout=45_000,
             subscription=b(value=protocol(i)[0] if protocol else b"\x00\x09"),

@@ -144,9 +144,7 @@ def _apply(out: Groups, g, offset: int, producer: int | None, topic_ids: dict[st
             out.notes.append((ident[0], f"offset {offset}: a commit of group {ident[0]} at value version "
                                         f"{g.value_version}, which this library does not know, is passed over"))
             return
-        commit = None if value is None else CommittedOffset(
-            *ident, value.offset, getattr(value, "leader_epoch", -1), value.metadata.value, value.commit_timestamp,
-            getattr(value, "expire_timestamp", -1), offset)
+        commit = None if value is None else CommittedOffset.of(ident, value, offset)
         if producer is not None:
             out.pending.setdefault(producer, []).append((ident, commit))
         else:

@@ -94,21 +94,21 @@ def cns(text):
 
 
 def group_record(group):
-    return C(version=3, key=C.GroupKey(group_id=s(group))).to_bytes(), C.ConsumerGroupMetadataValue(
-        version=0, body=C.ConsumerGroupMetadataValueV0(epoch=5, tagged_fields=K.TaggedFields(fields=[]))).to_bytes()
+    return C(version=3, key=C.ConsumerGroupMetadataKey(group_id=s(group))).to_bytes(), C.ConsumerGroupMetadataValue(
+        version=0, body=C.ConsumerGroupMetadataValueBody(epoch=5, tagged_fields=K.TaggedFields(fields=[]))).to_bytes()
 
 
 def member_record(group, member, client, host):
-    return C(version=5, key=C.MemberKey(group_id=s(group), member_id=s(member))).to_bytes(), \
-        C.ConsumerGroupMemberMetadataValue(version=0, body=C.ConsumerGroupMemberMetadataValueV0(
+    return C(version=5, key=C.ConsumerGroupMemberMetadataKey(group_id=s(group), member_id=s(member))).to_bytes(), \
+        C.ConsumerGroupMemberMetadataValue(version=0, body=C.ConsumerGroupMemberMetadataValueBody(
             instance_id=cns(None), rack_id=cns(None), client_id=cs(client), client_host=cs(host),
             subscribed_topic_names=[cs("orders")], subscribed_topic_regex=cns(None), rebalance_timeout_ms=1000,
             server_assignor=cns(None), tagged_fields=K.TaggedFields(fields=[]))).to_bytes()
 
 
 def assignment_record(group, member, assigned):
-    return C(version=8, key=C.MemberKey(group_id=s(group), member_id=s(member))).to_bytes(), \
-        C.ConsumerGroupCurrentMemberAssignmentValue(version=0, body=C.ConsumerGroupCurrentMemberAssignmentValueV0(
+    return C(version=8, key=C.ConsumerGroupCurrentMemberAssignmentKey(group_id=s(group), member_id=s(member))).to_bytes(), \
+        C.ConsumerGroupCurrentMemberAssignmentValue(version=0, body=C.ConsumerGroupCurrentMemberAssignmentValueBody(
             member_epoch=5, previous_member_epoch=4, state=0,
             assigned_partitions=[C.TopicPartitions(topic_id=tid, partitions=ps, tagged_fields=K.TaggedFields(fields=[]))
                                  for tid, ps in assigned],
@@ -148,7 +148,7 @@ def kip848(tmp_path):
             w.append([rec(member_record("shop", member, client, "/10.0.0." + member[1]))])
         w.append([rec(assignment_record("shop", "m1", [(ORDERS_ID, [0]), (GONE_ID, [4])]))])
         w.append([rec(assignment_record("shop", "m2", [(ORDERS_ID, [2, 1]), (GONE_ID, [5])]))])
-        w.append([{"key": C(version=5, key=C.MemberKey(group_id=s("shop"), member_id=s("m3"))).to_bytes(),
+        w.append([{"key": C(version=5, key=C.ConsumerGroupMemberMetadataKey(group_id=s("shop"), member_id=s("m3"))).to_bytes(),
                    "value": None, "timestamp": 5}])  # m3 left
         w.append([commit("shop", 0, 4), commit("shop", 1, 7)])
         w.append([commit("shop", 1, 11)], base_sequence=0, **TXN)  # committed below

@@ -22,7 +22,8 @@ def compile_schemas(out: Path, names: list[str] | None = None) -> Path:
     for ksy in sorted((ROOT / "schemas").glob("*.ksy")):
         if names is None or ksy.stem in names:
             j = out / f"{ksy.stem}.json"
-            j.write_text(json.dumps(yaml.safe_load(ksy.read_text())))
+            # YAML's !!binary (a tagged field's bytes default, which the compiler ignores) as its hex
+            j.write_text(json.dumps(yaml.safe_load(ksy.read_text()), default=bytes.hex))
             jsons.append(str(j))
     subprocess.run([shutil.which("node"), str(Path(__file__).with_name("ksc.js")), str(out), *jsons], check=True,
                    env={"NODE_PATH": str(ROOT / "node_modules"), "PATH": "/usr/bin:/bin"})
