@@ -1,5 +1,6 @@
 """Generated messages as Kafka's JSON converters write them (camelCase names, UUIDs and bytes as
-Kafka prints them), and JSON as Jackson writes it."""
+Kafka prints them) and back, from the facts the generated classes carry, and JSON as Jackson
+writes it."""
 from __future__ import annotations
 
 import base64
@@ -15,22 +16,18 @@ SKIPPED = {"tagged_fields"}
 CONTROL_TYPE_NAMES = {t.value: t.name.upper() for t in ControlRecord.ControlType}
 
 
-# Kafka's JSON names that lower-camel-casing our snake_case names does not give back
-KAFKA_NAMES = {"kraftVersion": "kRaftVersion", "kraftVersionFeature": "kRaftVersionFeature"}
-
-
 def _camel(name: str) -> str:
+    """Kafka's JSON name of a field, lower camel case of its id (a schema's -json names the others)."""
     head, *rest = name.split("_")
-    camel = head + "".join(p.title() for p in rest)
-    return KAFKA_NAMES.get(camel, camel)
+    return head + "".join(p.title() for p in rest)
 
 
 def message_json(obj) -> object:
-    """A generated message as Kafka's JSON converters write it: camelCase names in the
-    message's order of fields, strings and byte arrays unwrapped (bytes in base64), UUIDs as
-    Kafka prints them; left out are the fields the schema derives (lengths, counts), a nullable
-    struct's null marker, the fields the message's version does not have, and named tagged
-    fields that hold their default."""
+    """A generated message as Kafka's JSON converters write it: camelCase names (or the schema's
+    -json name) in the message's order of fields, strings and byte arrays unwrapped (bytes in
+    base64), booleans and UUIDs as the schema's -json says; left out are the fields the schema
+    derives (lengths, counts), a nullable struct's null marker, the fields the message's version
+    does not have, and named tagged fields that hold their default."""
     return _plain(obj)
 
 
@@ -45,7 +42,7 @@ def _shown_fields(node) -> list[str]:
             continue
         if n in present_when and not present_when[n](*params):
             continue
-        if n in tagged and getattr(node, n) == tagged[n]:
+        if n in tagged and getattr(node, n) == tagged[n][1]:
             continue
         names.append(n)
     return names
@@ -56,32 +53,101 @@ def _plain(value) -> object:
         names = _shown_fields(value)
         if names == ["value"]:  # a string, bytes or tagged value of the message encodings
             return _plain(value.value)
-        return {_camel(n): _field(n, getattr(value, n)) for n in names}
+        facts = getattr(value, "_json", {})
+        out = {}
+        for n in names:
+            name, shown_as = facts.get(n, (None, None))
+            out[name or _camel(n)] = _as(getattr(value, n), shown_as)
+        return out
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, IntEnum):  # Kafka's messages have numbers where a schema names them
         return int(value)
-    if not isinstance(value, dict):
-        return value
-    if set(value) <= {"length", "length_plus_one", "value"}:  # a string or bytes as to_dict gives it
-        return _plain(value.get("value"))
-    return {_camel(k): _field(k, v) for k, v in value.items()
-            if k not in SKIPPED and not k.endswith(("_count", "_count_plus_one", "_length"))}
+    return value
 
 
-def _field(name: str, value) -> object:
-    return uuid_text(value) if _is_uuid(name, value) else _plain(value)
+def _as(value, shown_as: str | None) -> object:
+    """A field's value as its schema's -json says Kafka shows it: bool (a byte), uuid (16 bytes)."""
+    if value is None or shown_as is None:
+        return _plain(value)
+    if isinstance(value, list):
+        return [_as(v, shown_as) for v in value]
+    return value != 0 if shown_as == "bool" else uuid_text(value)
+
+
+def message_from_json(cls: type, data: dict, **params):
+    """The generated message `cls` from Kafka's JSON of it (message_json's inverse), at the
+    params given (a message's version): the fields the version has, named tagged fields set
+    where the JSON gives them other than their default. A field the JSON lacks is a KeyError."""
+    facts, types = getattr(cls, "_json", {}), cls._field_types
+    present_when, tagged = getattr(cls, "_present_when", {}), getattr(cls, "_tagged", {})
+    values = [params[p] for p in cls._params]
+    fields = {}
+    for n in cls._eq_fields:
+        if n in cls._params or n in present_when and not present_when[n](*values):
+            continue
+        if _null_marker(n, cls._eq_fields):  # the int8 before a nullable struct
+            fields[n] = -1 if data[_json_name(cls, n.removesuffix("_present"))] is None else 1
+        elif n == getattr(cls, "_tag_section", None):
+            given = {t: data[_json_name(cls, t)] for t in tagged if _json_name(cls, t) in data}
+            fields[n] = _tag_section(types[n], given, cls, params)
+        elif n in SKIPPED:  # a section without named tags: none written
+            fields[n] = types[n](fields=[])
+        else:
+            fields[n] = _from_json(types[n], data[_json_name(cls, n)], facts.get(n, (None, None))[1], params)
+    return cls(**params, **fields)
+
+
+def _json_name(cls: type, field: str) -> str:
+    return getattr(cls, "_json", {}).get(field, (None, None))[0] or _camel(field)
+
+
+def _from_json(kind, value, shown_as: str | None, params: dict):
+    """A field's value of type `kind` (see the generated _field_types) from its JSON."""
+    if value is None:  # a null string or bytes is a wrapper holding None; anything else, None
+        wraps = isinstance(kind, type) and getattr(kind, "_eq_fields", None) == ("value",)
+        return kind(value=None) if wraps else None
+    if isinstance(kind, list):
+        return [_from_json(kind[0], v, shown_as, params) for v in value]
+    if shown_as == "uuid":
+        return base64.urlsafe_b64decode(value + "==")
+    if shown_as == "bool":
+        return 1 if value else 0
+    if kind is bytes:
+        return base64.b64decode(value)
+    if kind in (int, float, str, bool):
+        return kind(value)
+    if kind is object:
+        raise ValueError("a switch's case cannot be told from JSON")
+    own = [f for f in kind._eq_fields if f not in kind._params]
+    if own == ["value"]:  # a string or bytes of the message encodings
+        return kind(value=_from_json(kind._field_types["value"], value, None, params))
+    # a nested struct takes the message's version too, under its own name (message_version, say)
+    return message_from_json(kind, value, **dict(zip(kind._params, params.values())))
+
+
+def _tag_section(section: type, given: dict, owner: type, params: dict):
+    """A tagged-field section holding the named tags `given` whose values are not their
+    defaults, by tag, as Kafka writes them."""
+    item = section._field_types["fields"][0]
+    fields = []
+    for name, (tag, default) in sorted(owner._tagged.items(), key=lambda t: t[1][0]):
+        if name not in given:
+            continue
+        wrapper = item._switch_cases["data"][tag]
+        held = wrapper._eq_fields[0]
+        shown_as = getattr(owner, "_json", {}).get(name, (None, None))[1]
+        value = _from_json(wrapper._field_types[held], given[name], shown_as, params)
+        if value != default:
+            fields.append(item(tag=tag, data=wrapper(**{held: value})))
+    return section(fields=fields)
 
 
 def _null_marker(name: str, names: tuple[str, ...]) -> bool:
     """`x_present` before a nullable struct `x`: the int8 Kafka writes in front of it."""
     return name.endswith("_present") and name.removesuffix("_present") in names
-
-
-def _is_uuid(name: str, value) -> bool:
-    return (name == "id" or name.endswith("_id")) and isinstance(value, (bytes, bytearray)) and len(value) == 16
 
 
 def uuid_text(value: bytes) -> str:

@@ -922,3 +922,12 @@ ConsumerProtocol.SubscriptionV2 = ConsumerProtocol_SubscriptionV2
 ConsumerProtocol.SubscriptionV3 = ConsumerProtocol_SubscriptionV3
 ConsumerProtocol.Assignment = ConsumerProtocol_Assignment
 ConsumerProtocol.TopicPartitions = ConsumerProtocol_TopicPartitions
+# each class's fields and their types; each switch's cases and their classes
+ConsumerProtocol._field_types = {"version": int, "body": object, }
+ConsumerProtocol._switch_cases = {"body": {0: ConsumerProtocol_SubscriptionV0, 1: ConsumerProtocol_SubscriptionV1, 2: ConsumerProtocol_SubscriptionV2, 3: ConsumerProtocol_SubscriptionV3, }, }
+ConsumerProtocol_SubscriptionV0._field_types = {"topics": [KafkaTypes_String], "user_data": KafkaTypes_NullableBytes, }
+ConsumerProtocol_SubscriptionV1._field_types = {"topics": [KafkaTypes_String], "user_data": KafkaTypes_NullableBytes, "owned_partitions": [ConsumerProtocol_TopicPartitions], }
+ConsumerProtocol_SubscriptionV2._field_types = {"topics": [KafkaTypes_String], "user_data": KafkaTypes_NullableBytes, "owned_partitions": [ConsumerProtocol_TopicPartitions], "generation_id": int, }
+ConsumerProtocol_SubscriptionV3._field_types = {"topics": [KafkaTypes_String], "user_data": KafkaTypes_NullableBytes, "owned_partitions": [ConsumerProtocol_TopicPartitions], "generation_id": int, "rack_id": KafkaTypes_NullableString, }
+ConsumerProtocol_Assignment._field_types = {"version": int, "assigned_partitions": [ConsumerProtocol_TopicPartitions], "user_data": KafkaTypes_NullableBytes, }
+ConsumerProtocol_TopicPartitions._field_types = {"topic": KafkaTypes_String, "partitions": [int], }

@@ -85,3 +85,5 @@ class KraftSnapshot(_Node):
 
 
 KraftSnapshot.__qualname__ = "KraftSnapshot"
+# each class's fields and their types; each switch's cases and their classes
+KraftSnapshot._field_types = {"batches": [RecordBatch], }

@@ -750,6 +750,10 @@ LegacyLogEntry.LegacyMessage = LegacyLogEntry_LegacyMessage
 LegacyLogEntry.MessageSet = LegacyLogEntry_MessageSet
 LegacyLogEntry.CompressionType = LegacyLogEntry_CompressionType
 LegacyLogEntry.TimestampType = LegacyLogEntry_TimestampType
+# each class's fields and their types; each switch's cases and their classes
+LegacyLogEntry._field_types = {"offset": int, "message": LegacyLogEntry_LegacyMessage, }
+LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "timestamp": int, "key": bytes, "value": LegacyLogEntry_MessageSet, }
+LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
 _attach_compiled("kafkacodec.generated._c_legacy_log_entry", "8590712b2d6f9f6b95e3c04a3d8b894b16d8b9b48956a7fbbf5a7a26068faba2", globals())

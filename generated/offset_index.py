@@ -122,3 +122,6 @@ class OffsetIndex_Entry(_Node):
 
 OffsetIndex_Entry.__qualname__ = "OffsetIndex.Entry"
 OffsetIndex.Entry = OffsetIndex_Entry
+# each class's fields and their types; each switch's cases and their classes
+OffsetIndex._field_types = {"entries": [OffsetIndex_Entry], }
+OffsetIndex_Entry._field_types = {"relative_offset": int, "position": int, }

@@ -281,3 +281,6 @@ class ProducerSnapshot_ProducerEntry(_Node):
 
 ProducerSnapshot_ProducerEntry.__qualname__ = "ProducerSnapshot.ProducerEntry"
 ProducerSnapshot.ProducerEntry = ProducerSnapshot_ProducerEntry
+# each class's fields and their types; each switch's cases and their classes
+ProducerSnapshot._field_types = {"version": int, "producers": [ProducerSnapshot_ProducerEntry], }
+ProducerSnapshot_ProducerEntry._field_types = {"producer_id": int, "producer_epoch": int, "last_sequence": int, "last_offset": int, "offset_delta": int, "timestamp": int, "coordinator_epoch": int, "current_txn_first_offset": int, }

@@ -73,3 +73,5 @@ class QuorumState(_Node):
 
 
 QuorumState.__qualname__ = "QuorumState"
+# each class's fields and their types; each switch's cases and their classes
+QuorumState._field_types = {"state": str, }

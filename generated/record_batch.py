@@ -1693,6 +1693,11 @@ RecordBatch.Record = RecordBatch_Record
 RecordBatch.Header = RecordBatch_Header
 RecordBatch.CompressionType = RecordBatch_CompressionType
 RecordBatch.TimestampType = RecordBatch_TimestampType
+# each class's fields and their types; each switch's cases and their classes
+RecordBatch._field_types = {"base_offset": int, "partition_leader_epoch": int, "magic": int, "attributes": int, "last_offset_delta": int, "base_timestamp": int, "max_timestamp": int, "producer_id": int, "producer_epoch": int, "base_sequence": int, "records": RecordBatch_Records, }
+RecordBatch_Records._field_types = {"items": [RecordBatch_Record], }
+RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "offset_delta": int, "key": bytes, "value": bytes, "headers": [RecordBatch_Header], }
+RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
 _attach_compiled("kafkacodec.generated._c_record_batch", "43306f56f6c371b5041455cec147e76df2ffedf5c95d82ed676d25a3869c339b", globals())

@@ -122,3 +122,6 @@ class TimeIndex_Entry(_Node):
 
 TimeIndex_Entry.__qualname__ = "TimeIndex.Entry"
 TimeIndex.Entry = TimeIndex_Entry
+# each class's fields and their types; each switch's cases and their classes
+TimeIndex._field_types = {"entries": [TimeIndex_Entry], }
+TimeIndex_Entry._field_types = {"timestamp": int, "relative_offset": int, }

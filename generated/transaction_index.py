@@ -154,3 +154,6 @@ class TransactionIndex_AbortedTxn(_Node):
 
 TransactionIndex_AbortedTxn.__qualname__ = "TransactionIndex.AbortedTxn"
 TransactionIndex.AbortedTxn = TransactionIndex_AbortedTxn
+# each class's fields and their types; each switch's cases and their classes
+TransactionIndex._field_types = {"entries": [TransactionIndex_AbortedTxn], }
+TransactionIndex_AbortedTxn._field_types = {"version": int, "producer_id": int, "first_offset": int, "last_offset": int, "last_stable_offset": int, }

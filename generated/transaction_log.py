@@ -563,9 +563,10 @@ class TransactionLog_TransactionLogValueBody(_Node):
     _eq_fields = ("version", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
     # the fields of some versions: whether the params have them
     _present_when = {"transaction_partitions_count": lambda version: (version < 1), "transaction_partitions_count_plus_one": lambda version: (version >= 1), "tagged_fields": lambda version: (version >= 1), }
-    # the named tagged fields and their defaults; every field in the message's order
-    _tagged = {"previous_producer_id": -1, "next_producer_id": -1, "next_producer_epoch": -1, "client_transaction_version": 0, }
+    # the named tagged fields: (tag, default); every field in the message's order
+    _tagged = {"previous_producer_id": (0, -1), "next_producer_id": (1, -1), "next_producer_epoch": (3, -1), "client_transaction_version": (2, 0), }
     _field_order = ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch", "next_producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "client_transaction_version", "tagged_fields", )
+    _tag_section = "tagged_fields"
     _repr_fields = ("version", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions_count", "transaction_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
     _dict_fields = ("version", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions_count", "transaction_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
 
@@ -745,38 +746,38 @@ class TransactionLog_TransactionLogValueBody(_Node):
     @property
     def previous_producer_id(self):
         """Tag 0 of `tagged_fields`; -1 where the message does not hold it."""
-        if self.tagged_fields is not None:
-            for _f in self.tagged_fields.fields:
-                if _f.tag == 0 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
-                    return _f.data.value
-        return -1
+        _v = -1
+        for _f in self.tagged_fields.fields if self.tagged_fields is not None else ():
+            if _f.tag == 0 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
+                _v = _f.data.value
+        return _v
 
     @property
     def next_producer_id(self):
         """Tag 1 of `tagged_fields`; -1 where the message does not hold it."""
-        if self.tagged_fields is not None:
-            for _f in self.tagged_fields.fields:
-                if _f.tag == 1 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
-                    return _f.data.value
-        return -1
+        _v = -1
+        for _f in self.tagged_fields.fields if self.tagged_fields is not None else ():
+            if _f.tag == 1 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
+                _v = _f.data.value
+        return _v
 
     @property
     def next_producer_epoch(self):
         """Tag 3 of `tagged_fields`; -1 where the message does not hold it."""
-        if self.tagged_fields is not None:
-            for _f in self.tagged_fields.fields:
-                if _f.tag == 3 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
-                    return _f.data.value
-        return -1
+        _v = -1
+        for _f in self.tagged_fields.fields if self.tagged_fields is not None else ():
+            if _f.tag == 3 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
+                _v = _f.data.value
+        return _v
 
     @property
     def client_transaction_version(self):
         """Tag 2 of `tagged_fields`; 0 where the message does not hold it."""
-        if self.tagged_fields is not None:
-            for _f in self.tagged_fields.fields:
-                if _f.tag == 2 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
-                    return _f.data.value
-        return 0
+        _v = 0
+        for _f in self.tagged_fields.fields if self.tagged_fields is not None else ():
+            if _f.tag == 2 and not isinstance(_f.data, (bytes, bytearray, memoryview)):
+                _v = _f.data.value
+        return _v
 
 
 TransactionLog_TransactionLogValueBody.__qualname__ = "TransactionLog.TransactionLogValueBody"
@@ -859,3 +860,13 @@ TransactionLog.TransactionLogValueBodyTags = TransactionLog_TransactionLogValueB
 TransactionLog.TransactionLogValueBody = TransactionLog_TransactionLogValueBody
 TransactionLog.TransactionLogValue = TransactionLog_TransactionLogValue
 TransactionLog.TransactionStatus = TransactionLog_TransactionStatus
+# each class's fields and their types; each switch's cases and their classes
+TransactionLog._field_types = {"version": int, "transactional_id": KafkaTypes_String, }
+TransactionLog_PartitionsSchema._field_types = {"topic": object, "partition_ids": [int], "tagged_fields": KafkaTypes_TaggedFields, }
+TransactionLog_PartitionsSchema._switch_cases = {"topic": {True: KafkaTypes_CompactString, None: KafkaTypes_String, }, }
+TransactionLog_TransactionLogValueBodyTag._field_types = {"tag": int, "data": object, }
+TransactionLog_TransactionLogValueBodyTag._switch_cases = {"data": {0: KafkaTypes_TaggedInt64, 1: KafkaTypes_TaggedInt64, 2: KafkaTypes_TaggedInt16, 3: KafkaTypes_TaggedInt16, }, }
+TransactionLog_TransactionLogValueBodyTags._field_types = {"fields": [TransactionLog_TransactionLogValueBodyTag], }
+TransactionLog_TransactionLogValueBody._field_types = {"producer_id": int, "producer_epoch": int, "transaction_timeout_ms": int, "transaction_status": int, "transaction_partitions": [TransactionLog_PartitionsSchema], "transaction_last_update_timestamp_ms": int, "transaction_start_timestamp_ms": int, "tagged_fields": TransactionLog_TransactionLogValueBodyTags, }
+TransactionLog_TransactionLogValue._field_types = {"version": int, "body": TransactionLog_TransactionLogValueBody, }
+TransactionLog_TransactionLogValue._switch_cases = {"body": {0: TransactionLog_TransactionLogValueBody, 1: TransactionLog_TransactionLogValueBody, }, }

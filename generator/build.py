@@ -12,7 +12,7 @@ import re
 
 from . import expr as ex
 from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
-                    Param, Process, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
+                    JsonAs, Param, Process, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -25,7 +25,7 @@ TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "par
 TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
-             "-derive", "-checksum", "-default", "-lazy", "-require-eos", "-tagged"}
+             "-derive", "-checksum", "-default", "-lazy", "-require-eos", "-tagged", "-json"}
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
 PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
@@ -39,7 +39,9 @@ INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", 
 VALID_KEYS = {"eq", "min", "max", "any-of"}
 DERIVE_KEYS = {"length-of", "length-from", "count-of", "if-absent", "plus"}
 CHECKSUM_KEYS = {"algorithm", "from"}
-TAGGED_KEYS = {"id", "tag", "default", "after", "doc"}
+TAGGED_KEYS = {"id", "tag", "default", "after", "doc", "json"}
+JSON_KEYS = {"name", "as"}
+JSON_AS = ("bool", "uuid")
 TOLERATED_EXTENSIONS = {"-orig-id", "-webide-representation", "-affected-by"}
 
 
@@ -260,7 +262,8 @@ class Builder:
             contents=contents, doc=self.text(v.get("doc")), doc_ref=self.text(v.get("doc-ref")),
             derive=self.derive(v.get("-derive")), checksum=self.checksum(v.get("-checksum")),
             default=self.expression(v.get("-default")), lazy=lazy, require_eos=require_eos,
-            tagged=self.tagged(v.get("-tagged")), key_locs={k: n.loc for k, n in v.items()})
+            tagged=self.tagged(v.get("-tagged")), json=self.json_as(v.get("-json")),
+            key_locs={k: n.loc for k, n in v.items()})
 
     def tagged(self, node: Y | None) -> tuple[Tagged, ...]:
         if node is None:
@@ -286,8 +289,19 @@ class Builder:
                                                       "(!!binary), null or []")
                 continue
             after = self.ident(item.value["after"], "after") if "after" in item.value else None
-            out.append(Tagged(tid, tag.value, default, item.loc, after, self.text(item.value.get("doc"))))
+            out.append(Tagged(tid, tag.value, default, item.loc, after, self.text(item.value.get("doc")),
+                              self.json_as(item.value.get("json"))))
         return tuple(out)
+
+    def json_as(self, node: Y | None) -> JsonAs | None:
+        if node is None or not self.expect_map(node, "-json"):
+            return None
+        self.keys(node, JSON_KEYS, what=" in -json")
+        name, as_ = self.text(node.value.get("name")), self.text(node.value.get("as"))
+        if as_ is not None and as_ not in JSON_AS:
+            self.p.add(node.value["as"].loc, f"-json as: must be {' or '.join(JSON_AS)}, not {as_!r}")
+            as_ = None
+        return JsonAs(node.loc, name, as_)
 
     def contents(self, node: Y) -> bytes | None:
         val = node.plain()

@@ -197,11 +197,13 @@ class Drafter:
                     continue
                 tags.append((f, present))
                 named.append({"id": snake(f["name"]), "tag": int(f["tag"]), "default": tag_default(f),
-                              **({"after": before} if before else {})})
+                              **({"after": before} if before else {}), **({"json": json_of(f)} if json_of(f) else {})})
                 before = snake(f["name"])
                 continue
             before = snake(f["name"])
             entries, nested_versioned = self.field(f, present)
+            if json_of(f):
+                next(e for e in entries if e["id"] == snake(f["name"]))["-json"] = json_of(f)
             versioned |= nested_versioned
             cond = self.condition(present)
             if cond:
@@ -324,6 +326,21 @@ class Drafter:
             {"id": "count", "type": "uvarint", "-derive": {"count-of": "fields"}, "doc": "Number of tagged fields."},
             {"id": "fields", "type": field + arg, "repeat": "expr", "repeat-expr": "count.value",
              "doc": "The tagged fields, by ascending tag."}]}), bool(hidden)
+
+
+def json_of(f: dict) -> dict:
+    """What Kafka's JSON of a field needs that our id and encoding do not say (`-json`): that a
+    byte is a bool and 16 bytes a UUID, and its name where camel-casing the id does not give
+    it back."""
+    out = {}
+    kind = f["type"].removeprefix("[]")
+    if kind in ("bool", "uuid"):
+        out["as"] = kind
+    name = f["name"][:1].lower() + f["name"][1:]
+    head, *rest = snake(f["name"]).split("_")
+    if head + "".join(p.title() for p in rest) != name:
+        out["name"] = name
+    return out
 
 
 def tag_default(f: dict) -> int | None | list:

@@ -118,6 +118,15 @@ class Process:
 
 
 @dataclass(frozen=True, eq=False)
+class JsonAs:
+    """-json: how Kafka's JSON shows a field that its name or representation alone does not tell:
+    its name where camel-casing the id does not give it, and `as` bool (a byte) or uuid (16 bytes)."""
+    loc: Loc
+    name: str | None = None
+    as_: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class Tagged:
     """-tagged: a field a message keeps in its tagged-field section (Kafka's KIP-482) rather than
     in its seq, named, with the value a message without it has and its place in the message's
@@ -128,6 +137,7 @@ class Tagged:
     loc: Loc
     after: str | None = None
     doc: str | None = None
+    json: JsonAs | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,6 +163,7 @@ class Attr:
     lazy: bool = False
     require_eos: bool = False
     tagged: tuple[Tagged, ...] = ()  # on a tagged-field section: the fields it holds by name
+    json: JsonAs | None = None
     key_locs: dict = field(default_factory=dict)  # YAML key -> Loc of its value
 
     def at(self, key: str) -> Loc:

@@ -1,6 +1,7 @@
 """Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
 from __future__ import annotations
 
+from . import expr as ex
 from .expr import same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
@@ -176,6 +177,13 @@ def _check_field(program, problems, spec: TypeSpec, ids, i, attr: Attr):
         problems.add(attr.loc, "'contents' cannot have a 'type'")
     if attr.tagged:
         _check_tagged(program, problems, spec, attr)
+    if attr.json is not None and attr.json.as_ is not None:
+        t = attr.type
+        fits = (t.kind == RefKind.PRIM and not t.prim.startswith("f") if attr.json.as_ == "bool" else
+                t.kind == RefKind.BYTES and isinstance(attr.size, ex.Int) and attr.size.value == 16)
+        if not fits:
+            problems.add(attr.at("-json"), f"-json as: {attr.json.as_} needs "
+                                           f"{'an integer field' if attr.json.as_ == 'bool' else 'a field of size 16'}")
     if attr.type.kind == RefKind.SWITCH:
         sized = attr.size is not None or attr.size_eos
         has_default = any(k is None for k, _ in attr.type.cases)

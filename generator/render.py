@@ -60,6 +60,7 @@ def environment() -> jinja2.Environment:
     env.filters["oneline"] = _oneline
     env.filters["hexbytes"] = _hexbytes
     env.filters["layout"] = _layout
+    env.filters["pyrepr"] = repr
     return env
 
 

@@ -136,6 +136,8 @@ types:
             default: !!binary |
               AAAAAAAAAAAAAAAAAAAAAA==
             after: expire_timestamp
+            json:
+              as: uuid
         if: version >= 4
         doc: Tagged fields.
   offset_commit_value:
@@ -396,6 +398,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: The topic id.
       - id: topic_name
         type: kafka_types::compact_string
@@ -562,6 +566,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: The topic id.
       - id: partitions_count_plus_one
         type: uvarint
@@ -625,6 +631,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: The topic id.
       - id: partitions_count_plus_one
         type: uvarint

@@ -138,6 +138,8 @@ types:
         doc: The message's version field, 0.
       - id: kraft_version
         type: s2
+        -json:
+          name: kRaftVersion
         doc: The KRaft protocol version.
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -171,6 +173,8 @@ types:
         doc: The voter's replica id.
       - id: voter_directory_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the voter's log directory (most significant 8 bytes first).
       - id: endpoints_count_plus_one
         type: uvarint
@@ -185,6 +189,8 @@ types:
         doc: The voter's listeners.
       - id: kraft_version_feature
         type: kraft_version_feature
+        -json:
+          name: kRaftVersionFeature
         doc: The KRaft versions the voter supports.
       - id: tagged_fields
         type: kafka_types::tagged_fields

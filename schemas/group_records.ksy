@@ -157,6 +157,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: partitions_count_plus_one
         type: uvarint
@@ -221,6 +223,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: partitions_count_plus_one
         type: uvarint
@@ -291,6 +295,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: topic_name
         type: kafka_types::compact_string
@@ -314,6 +320,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: topic_name
         type: kafka_types::compact_string

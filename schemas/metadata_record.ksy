@@ -172,12 +172,16 @@ types:
         doc: Id of the broker (its node.id).
       - id: is_migrating_zk_broker
         type: u1
+        -json:
+          as: bool
         if: version >= 2
         doc: |
           Boolean: 1 if this is a ZooKeeper-mode broker registering during a ZooKeeper to KRaft
           migration, 0 otherwise.
       - id: incarnation_id
         size: 16
+        -json:
+          as: uuid
         doc: Random UUID of this run of the broker process, new at every start.
       - id: broker_epoch
         type: s8
@@ -211,9 +215,13 @@ types:
         doc: Rack of the broker (broker.rack), or null if none is set.
       - id: fenced
         type: u1
+        -json:
+          as: bool
         doc: 'Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.'
       - id: in_controlled_shutdown
         type: u1
+        -json:
+          as: bool
         if: version >= 1
         doc: |
           Boolean: 1 if the broker is in controlled shutdown, moving its leaderships away before it
@@ -225,6 +233,8 @@ types:
             tag: 0
             default: []
             after: in_controlled_shutdown
+            json:
+              as: uuid
         doc: 'Tagged fields: tag 0 holds the broker''s available log directories; others stay raw.'
   unregister_broker_record:
     doc: |
@@ -258,6 +268,8 @@ types:
         doc: Topic name.
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic, by which other records refer to it.
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -327,6 +339,8 @@ types:
         doc: Index of the partition within its topic.
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic the partition belongs to.
       - id: replicas_count_plus_one
         type: uvarint
@@ -392,6 +406,8 @@ types:
         repeat: expr
         repeat-expr: directories_count_plus_one.value - 1
         size: 16
+        -json:
+          as: uuid
         if: version >= 1
         doc: UUID of the log directory holding each replica, in the order of replicas.
       - id: tagged_fields
@@ -513,6 +529,8 @@ types:
         doc: Index of the partition within its topic.
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic the partition belongs to.
       - id: tagged_fields
         type: partition_change_record_tags(version)
@@ -545,6 +563,8 @@ types:
             tag: 8
             default: null
             after: leader_recovery_state
+            json:
+              as: uuid
           - id: eligible_leader_replicas
             tag: 6
             default: null
@@ -599,6 +619,8 @@ types:
     seq:
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic to delete.
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -729,6 +751,8 @@ types:
         doc: New value of the quota; ignored when remove is set.
       - id: remove
         type: u1
+        -json:
+          as: bool
         doc: 'Boolean: 1 to remove the quota key, 0 to set it to value.'
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -836,6 +860,8 @@ types:
             tag: 2
             default: []
             after: in_controlled_shutdown
+            json:
+              as: uuid
         doc: |
           Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change, 2 the
           available log directories; others stay raw.
@@ -850,6 +876,8 @@ types:
     seq:
       - id: id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of this ACL.
       - id: resource_type
         type: s1
@@ -887,6 +915,8 @@ types:
     seq:
       - id: id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the ACL to delete.
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -1112,9 +1142,13 @@ types:
         doc: Id of the controller (its node.id).
       - id: incarnation_id
         size: 16
+        -json:
+          as: uuid
         doc: Random UUID of this run of the controller process, new at every start.
       - id: zk_migration_ready
         type: u1
+        -json:
+          as: bool
         doc: |
           Boolean: 1 if the controller has the configuration a ZooKeeper to KRaft migration needs,
           0 if not.

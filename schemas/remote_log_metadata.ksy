@@ -49,6 +49,8 @@ types:
         doc: Topic name.
       - id: id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: partition
         type: s4
@@ -64,6 +66,8 @@ types:
         doc: The partition the segment belongs to.
       - id: id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the remote segment, new for every copy of a local segment.
       - id: tagged_fields
         type: kafka_types::tagged_fields
@@ -168,6 +172,8 @@ types:
             tag: 0
             default: 0
             after: remote_log_segment_state
+            json:
+              as: bool
         doc: 'Tagged fields: tag 0 says whether the segment''s transaction index is empty (false when absent); others
           stay raw.'
   remote_log_segment_metadata_update_record:
@@ -264,6 +270,8 @@ types:
     seq:
       - id: segment_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the remote segment.
       - id: start_offset
         type: s8
@@ -308,5 +316,7 @@ types:
             tag: 0
             default: 0
             after: remote_log_segment_state
+            json:
+              as: bool
         doc: 'Tagged fields: tag 0 says whether the segment''s transaction index is empty (false when absent); others
           stay raw.'

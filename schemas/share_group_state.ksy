@@ -39,6 +39,8 @@ types:
         doc: The share group.
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: partition
         type: s4
@@ -123,6 +125,8 @@ types:
         doc: The share group.
       - id: topic_id
         size: 16
+        -json:
+          as: uuid
         doc: UUID of the topic.
       - id: partition
         type: s4

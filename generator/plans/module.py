@@ -12,7 +12,7 @@ from .columns import ColumnPlanner
 from .read import Frame, ReadPlanner
 from .write import WritePlanner
 from ..program import Program, camel
-from ..expr import names_in
+from ..expr import Bool, Int, names_in
 from ..pyexpr import OBJECT, Scope, Translator
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
@@ -58,8 +58,12 @@ class ClassPlan:
     parent: str | None = None  # the enclosing type whose fields reading this one takes, if any
     layout: tuple[tuple[str, int, int], ...] = ()  # (field, offset, width) of the fixed-width prefix
     params: list[str] = field(default_factory=list)  # the type's params, as keyword arguments
-    tagged: dict[str, str] = field(default_factory=dict)  # named tagged field -> its default, as code
+    tagged: dict[str, str] = field(default_factory=dict)  # named tagged field -> (tag, default), as code
+    json: dict[str, tuple] = field(default_factory=dict)  # field -> (Kafka's JSON name, shown as), where -json says
+    field_types: dict[str, str] = field(default_factory=dict)  # field -> its Python type, as code
+    switch_cases: dict[str, dict[str, str]] = field(default_factory=dict)  # switch field -> case -> class
     field_order: list[str] | None = None  # stored and named tagged fields, in the message's order
+    tag_section: str | None = None  # the field holding the named tagged fields
     present_when: list[tuple[str, str]] = field(default_factory=list)  # (field, function of the params)
 
 
@@ -234,8 +238,13 @@ class ModulePlanner:
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
             layout=facts.layout, params=params,
-            tagged={t.id: "[]" if t.default == () else repr(t.default) for a in seq for t in a.tagged},
+            tagged={t.id: f"({t.tag}, {'[]' if t.default == () else repr(t.default)})" for a in seq for t in a.tagged},
+            json={x.id: (x.json.name, x.json.as_) for x in list(seq) + [t for a in seq for t in a.tagged]
+                  if x.json is not None},
+            field_types={a.id: self.field_type(self.tr.attr_type(a)) for a in seq if not (a.derive or a.checksum)},
+            switch_cases=self.switch_cases(spec),
             field_order=self.field_order(spec), present_when=self.present_when(spec),
+            tag_section=next((a.id for a in seq if a.tagged), None),
             **self.columnar(spec))
 
     def parent_name(self, spec: TypeSpec) -> str | None:
@@ -313,9 +322,9 @@ class ModulePlanner:
         return out
 
     def tagged_props(self, spec: TypeSpec) -> list[Prop]:
-        """A read-only property per named tagged field: its value from the section, or its
-        default where the section does not hold it (nor holds it decoded: a tag the message's
-        version does not define stays raw)."""
+        """A read-only property per named tagged field: its value from the section (the last
+        one, as Kafka's reader keeps, should a tag come twice), or its default where the section
+        does not hold it decoded (a tag the message's version does not define stays raw)."""
         out = []
         for a in spec.seq:
             for t in a.tagged:
@@ -323,11 +332,11 @@ class ModulePlanner:
                 default = "[]" if t.default == () else repr(t.default)
                 doc = f"{(t.doc or '').strip()}\n\nTag {t.tag} of `{a.id}`; {default} where the message does not hold it."
                 out.append(Prop(t.id, doc.strip(), [
-                    f"if self.{a.storage} is not None:",
-                    f"    for _f in self.{a.storage}.fields:",
-                    f"        if _f.tag == {t.tag} and not isinstance(_f.data, (bytes, bytearray, memoryview)):",
-                    f"            return _f.data.{held}",
-                    f"return {default}"]))
+                    f"_v = {default}",
+                    f"for _f in self.{a.storage}.fields if self.{a.storage} is not None else ():",
+                    f"    if _f.tag == {t.tag} and not isinstance(_f.data, (bytes, bytearray, memoryview)):",
+                    f"        _v = _f.data.{held}",
+                    "return _v"]))
         return out
 
     def field_order(self, spec: TypeSpec) -> list[str] | None:
@@ -340,6 +349,33 @@ class ModulePlanner:
         for t in tagged:
             order.insert(order.index(t.after) + 1 if t.after is not None else len(order), t.id)
         return order
+
+    def field_type(self, t) -> str:
+        """A field's type as code: a builtin, a generated class, [item type], or object (a switch)."""
+        if t.kind == "array":
+            return f"[{self.field_type(t.elem)}]"
+        if t.kind in ("int", "bool", "float", "str", "bytes"):
+            return t.kind
+        if t.kind in ("intrinsic", "enum"):
+            return "int"
+        if t.kind == "user":
+            return self.class_ref(t.spec)
+        return "object"
+
+    def switch_cases(self, spec: TypeSpec) -> dict[str, dict[str, str]]:
+        """For each switch field whose cases are literals naming generated types: case -> class."""
+        out = {}
+        for a in spec.seq:
+            if a.type.kind != RefKind.SWITCH:
+                continue
+            cases = {}
+            for key, case in a.type.cases:
+                target = self.program.resolved.get(case)
+                if (key is None or isinstance(key, (Int, Bool))) and target is not None and not target.intrinsic:
+                    cases["None" if key is None else repr(key.value)] = self.class_ref(target)
+            if cases:
+                out[a.id] = cases
+        return out
 
     def present_when(self, spec: TypeSpec) -> list[tuple[str, str]]:
         """(field, a function of the params telling whether the field is there) for the fields

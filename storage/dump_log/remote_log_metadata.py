@@ -10,39 +10,26 @@ from kafkacodec.runtime.errors import DecodeError
 
 from kafkacodec.codec.kafka_json import message_json, uuid_text
 
-from ..kraft.records import MetadataParseError, read_frame
+from ..kraft.records import MetadataParseError, framed_types, read_frame
 
-# api key -> (the name Kafka's record type enum gives it, the reader of its layout)
-TYPES = {0: ("REMOTE_LOG_SEGMENT_METADATA_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataRecord),
-         1: ("REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataUpdateRecord),
-         2: ("REMOTE_PARTITION_DELETE_METADATA_RECORD", RemoteLogMetadata.RemotePartitionDeleteMetadataRecord),
-         3: ("REMOTE_LOG_SEGMENT_METADATA_SNAPSHOT_RECORD", RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecord)}
+# api key -> (the name Kafka's record type enum gives it, newest version, the reader of its layout)
+TYPES = framed_types(RemoteLogMetadata)
 LAYOUT_VERSION = 0  # the one version each type has, which Kafka reads whatever the frame says
 SEGMENT_STATES = {0: "COPY_SEGMENT_STARTED", 1: "COPY_SEGMENT_FINISHED", 2: "DELETE_SEGMENT_STARTED",
                   3: "DELETE_SEGMENT_FINISHED"}
 PARTITION_DELETE_STATES = {0: "DELETE_PARTITION_MARKED", 1: "DELETE_PARTITION_STARTED", 2: "DELETE_PARTITION_FINISHED"}
-TXN_INDEX_EMPTY = 0  # the tag of the segment records' one tagged field
 
 
 def read_record(value: bytes) -> tuple[int, int, object]:
     """(api key, version, the record) of a value, or MetadataParseError in Kafka's words."""
     api_key, version, pos = read_frame(value, TYPES)
     try:
-        record, end = TYPES[api_key][1].read(value, pos, version=LAYOUT_VERSION)
+        record, end = TYPES[api_key].cls.read(value, pos, version=LAYOUT_VERSION)
     except DecodeError:
         raise MetadataParseError(f"Failed to deserialize record with type {api_key}") from None
     if end != len(value):
         raise MetadataParseError(f"Found {len(value) - end} byte(s) of garbage after {api_key}")
     return api_key, version, record
-
-
-def _txn_index_empty(record) -> bool:
-    """The tagged field as Kafka reads it: false when absent, the last one when given twice."""
-    empty = False
-    for f in record.tagged_fields.fields:
-        if f.tag == TXN_INDEX_EMPTY:
-            empty = f.data.value != 0
-    return empty
 
 
 def _partition(entry) -> str:
@@ -96,7 +83,7 @@ def to_text(api_key: int, record) -> str:
                 f"startOffset={r.start_offset}, endOffset={r.end_offset}, brokerId={r.broker_id}, "
                 f"maxTimestampMs={r.max_timestamp_ms}, eventTimestampMs={r.event_timestamp_ms}, "
                 f"segmentLeaderEpochs={epochs}, segmentSizeInBytes={r.segment_size_in_bytes}, "
-                f"customMetadata={_custom(r)}, state={state}, txnIdxEmpty={_bool(_txn_index_empty(r))}}}")
+                f"customMetadata={_custom(r)}, state={state}, txnIdxEmpty={_bool(r.txn_index_empty != 0)}}}")
     if api_key == 1:
         state = _state(SEGMENT_STATES, r.remote_log_segment_state)
         return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={_segment_id(r.remote_log_segment_id)}, "
@@ -111,7 +98,7 @@ def to_text(api_key: int, record) -> str:
     return (f"RemoteLogSegmentMetadataSnapshot{{segmentId={uuid_text(r.segment_id)}, startOffset={r.start_offset}, "
             f"endOffset={r.end_offset}, maxTimestampMs={r.max_timestamp_ms}, segmentLeaderEpochs={epochs}, "
             f"segmentSizeInBytes={r.segment_size_in_bytes}, customMetadata={_custom(r)}, state={state}, "
-            f"txnIdxEmpty={_bool(_txn_index_empty(r))}}}")
+            f"txnIdxEmpty={_bool(r.txn_index_empty != 0)}}}")
 
 
 def remote_log_metadata(record) -> tuple[str | None, str | None]:
@@ -129,10 +116,7 @@ def remote_log_metadata(record) -> tuple[str | None, str | None]:
 def record_json(api_key: int, version: int, record) -> dict:
     """{"type": …, "version": …, "data": …}: the record as Kafka's JSON converters would write it
     (its tagged field only when true, not its default)."""
-    data = message_json(record)
-    if api_key in (0, 3) and _txn_index_empty(record):
-        data["txnIndexEmpty"] = True
-    return {"type": TYPES[api_key][0], "version": version, "data": data}
+    return {"type": TYPES[api_key].name, "version": version, "data": message_json(record)}
 
 
 def remote_log_json(record) -> dict:

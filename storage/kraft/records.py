@@ -6,169 +6,41 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import NamedTuple
 
 from kafkacodec.generated.metadata_record import MetadataRecord
 from kafkacodec.runtime.errors import DecodeError
 
-from kafkacodec.codec.kafka_json import jackson, message_json, uuid_text
+from kafkacodec.codec.kafka_json import jackson, message_from_json, message_json
 
 
 FRAME_VERSION = 1
 SHORT_MAX = 0x7FFF
 LEFT_UNREAD = "bytes left unread at the end of the field"
+# the schemas' switch over the framed record: api key * CASE_STEP + version (metadata_record.ksy)
+CASE_STEP = 1000
 
-# api key -> (Kafka's name for the record type, its latest version, its fields in the spec's order)
-# A field is (JSON name, attribute id, kind, first version) or, tagged, (JSON name, tag, kind,
-# first version, default): the JSON has a tagged field only when it differs from its default.
-TYPES = {
-    0: ('REGISTER_BROKER_RECORD', 3, (
-        ('brokerId', 'broker_id', 'int', 0),
-        ('isMigratingZkBroker', 'is_migrating_zk_broker', 'bool', 2),
-        ('incarnationId', 'incarnation_id', 'uuid', 0),
-        ('brokerEpoch', 'broker_epoch', 'int', 0),
-        ('endPoints', 'end_points', 'structs', 0),
-        ('features', 'features', 'structs', 0),
-        ('rack', 'rack', 'string', 0),
-        ('fenced', 'fenced', 'bool', 0),
-        ('inControlledShutdown', 'in_controlled_shutdown', 'bool', 1),
-        ('logDirs', 0, 'uuids', 3, []),
-    )),
-    1: ('UNREGISTER_BROKER_RECORD', 0, (
-        ('brokerId', 'broker_id', 'int', 0),
-        ('brokerEpoch', 'broker_epoch', 'int', 0),
-    )),
-    2: ('TOPIC_RECORD', 0, (
-        ('name', 'name', 'string', 0),
-        ('topicId', 'topic_id', 'uuid', 0),
-    )),
-    3: ('PARTITION_RECORD', 2, (
-        ('partitionId', 'partition_id', 'int', 0),
-        ('topicId', 'topic_id', 'uuid', 0),
-        ('replicas', 'replicas', 'ints', 0),
-        ('isr', 'isr', 'ints', 0),
-        ('removingReplicas', 'removing_replicas', 'ints', 0),
-        ('addingReplicas', 'adding_replicas', 'ints', 0),
-        ('leader', 'leader', 'int', 0),
-        ('leaderRecoveryState', 0, 'int', 0, 0),
-        ('leaderEpoch', 'leader_epoch', 'int', 0),
-        ('partitionEpoch', 'partition_epoch', 'int', 0),
-        ('directories', 'directories', 'uuids', 1),
-        ('eligibleLeaderReplicas', 1, 'ints', 2, None),
-        ('lastKnownElr', 2, 'ints', 2, None),
-    )),
-    4: ('CONFIG_RECORD', 0, (
-        ('resourceType', 'resource_type', 'int', 0),
-        ('resourceName', 'resource_name', 'string', 0),
-        ('name', 'name', 'string', 0),
-        ('value', 'value', 'string', 0),
-    )),
-    5: ('PARTITION_CHANGE_RECORD', 2, (
-        ('partitionId', 'partition_id', 'int', 0),
-        ('topicId', 'topic_id', 'uuid', 0),
-        ('isr', 0, 'ints', 0, None),
-        ('leader', 1, 'int', 0, -2),
-        ('replicas', 2, 'ints', 0, None),
-        ('removingReplicas', 3, 'ints', 0, None),
-        ('addingReplicas', 4, 'ints', 0, None),
-        ('leaderRecoveryState', 5, 'int', 0, -1),
-        ('directories', 8, 'uuids', 1, None),
-        ('eligibleLeaderReplicas', 6, 'ints', 2, None),
-        ('lastKnownElr', 7, 'ints', 2, None),
-    )),
-    7: ('FENCE_BROKER_RECORD', 0, (
-        ('id', 'id', 'int', 0),
-        ('epoch', 'epoch', 'int', 0),
-    )),
-    8: ('UNFENCE_BROKER_RECORD', 0, (
-        ('id', 'id', 'int', 0),
-        ('epoch', 'epoch', 'int', 0),
-    )),
-    9: ('REMOVE_TOPIC_RECORD', 0, (
-        ('topicId', 'topic_id', 'uuid', 0),
-    )),
-    10: ('DELEGATION_TOKEN_RECORD', 0, (
-        ('owner', 'owner', 'string', 0),
-        ('requester', 'requester', 'string', 0),
-        ('renewers', 'renewers', 'strings', 0),
-        ('issueTimestamp', 'issue_timestamp', 'int', 0),
-        ('maxTimestamp', 'max_timestamp', 'int', 0),
-        ('expirationTimestamp', 'expiration_timestamp', 'int', 0),
-        ('tokenId', 'token_id', 'string', 0),
-    )),
-    11: ('USER_SCRAM_CREDENTIAL_RECORD', 0, (
-        ('name', 'name', 'string', 0),
-        ('mechanism', 'mechanism', 'int', 0),
-        ('salt', 'salt', 'bytes', 0),
-        ('storedKey', 'stored_key', 'bytes', 0),
-        ('serverKey', 'server_key', 'bytes', 0),
-        ('iterations', 'iterations', 'int', 0),
-    )),
-    12: ('FEATURE_LEVEL_RECORD', 0, (
-        ('name', 'name', 'string', 0),
-        ('featureLevel', 'feature_level', 'int', 0),
-    )),
-    14: ('CLIENT_QUOTA_RECORD', 0, (
-        ('entity', 'entity', 'structs', 0),
-        ('key', 'key', 'string', 0),
-        ('value', 'value', 'float', 0),
-        ('remove', 'remove', 'bool', 0),
-    )),
-    15: ('PRODUCER_IDS_RECORD', 0, (
-        ('brokerId', 'broker_id', 'int', 0),
-        ('brokerEpoch', 'broker_epoch', 'int', 0),
-        ('nextProducerId', 'next_producer_id', 'int', 0),
-    )),
-    17: ('BROKER_REGISTRATION_CHANGE_RECORD', 2, (
-        ('brokerId', 'broker_id', 'int', 0),
-        ('brokerEpoch', 'broker_epoch', 'int', 0),
-        ('fenced', 0, 'int', 0, 0),
-        ('inControlledShutdown', 1, 'int', 1, 0),
-        ('logDirs', 2, 'uuids', 2, []),
-    )),
-    18: ('ACCESS_CONTROL_ENTRY_RECORD', 0, (
-        ('id', 'id', 'uuid', 0),
-        ('resourceType', 'resource_type', 'int', 0),
-        ('resourceName', 'resource_name', 'string', 0),
-        ('patternType', 'pattern_type', 'int', 0),
-        ('principal', 'principal', 'string', 0),
-        ('host', 'host', 'string', 0),
-        ('operation', 'operation', 'int', 0),
-        ('permissionType', 'permission_type', 'int', 0),
-    )),
-    19: ('REMOVE_ACCESS_CONTROL_ENTRY_RECORD', 0, (
-        ('id', 'id', 'uuid', 0),
-    )),
-    20: ('NO_OP_RECORD', 0, (
-    )),
-    21: ('ZK_MIGRATION_STATE_RECORD', 0, (
-        ('zkMigrationState', 'zk_migration_state', 'int', 0),
-    )),
-    22: ('REMOVE_USER_SCRAM_CREDENTIAL_RECORD', 0, (
-        ('name', 'name', 'string', 0),
-        ('mechanism', 'mechanism', 'int', 0),
-    )),
-    23: ('BEGIN_TRANSACTION_RECORD', 0, (
-        ('name', 0, 'string', 0, None),
-    )),
-    24: ('END_TRANSACTION_RECORD', 0, (
-    )),
-    25: ('ABORT_TRANSACTION_RECORD', 0, (
-        ('reason', 0, 'string', 0, None),
-    )),
-    26: ('REMOVE_DELEGATION_TOKEN_RECORD', 0, (
-        ('tokenId', 'token_id', 'string', 0),
-    )),
-    27: ('REGISTER_CONTROLLER_RECORD', 0, (
-        ('controllerId', 'controller_id', 'int', 0),
-        ('incarnationId', 'incarnation_id', 'uuid', 0),
-        ('zkMigrationReady', 'zk_migration_ready', 'bool', 0),
-        ('endPoints', 'end_points', 'structs', 0),
-        ('features', 'features', 'structs', 0),
-    )),
-    28: ('CLEAR_ELR_RECORD', 0, (
-        ('topicName', 'topic_name', 'string', 0),
-    )),
-}
+
+class RecordType(NamedTuple):
+    name: str  # Kafka's name for the record type, e.g. PARTITION_RECORD
+    latest: int  # the newest version the schema reads
+    cls: type  # the generated class of its body
+
+
+def framed_types(root: type) -> dict[int, RecordType]:
+    """The record types of a schema framed as KRaft frames its records, by api key, from the
+    generated switch over api key and version: each with the name Kafka's generator gives it
+    (its message's name in upper snake case) and its newest version."""
+    out = {}
+    for case, cls in sorted(root._switch_cases["body"].items()):
+        api_key, version = divmod(case, CASE_STEP)
+        name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__qualname__.rsplit(".", 1)[-1]).upper()
+        out[api_key] = RecordType(name, version, cls)
+    return out
+
+
+TYPES = framed_types(MetadataRecord)
+BY_NAME = {t.name: api_key for api_key, t in TYPES.items()}
 
 
 class MetadataParseError(Exception):
@@ -220,7 +92,7 @@ def read_record(value: bytes) -> tuple[int, int, MetadataRecord]:
     """(record type, version, the record) of a metadata record's value, or MetadataParseError
     in Kafka's words."""
     api_key, version, _ = read_frame(value, TYPES)
-    if not 0 <= version <= TYPES[api_key][1]:
+    if not 0 <= version <= TYPES[api_key].latest:
         raise MetadataParseError(f"Failed to deserialize record with type {api_key}")
     try:
         record = MetadataRecord.from_bytes(value)
@@ -233,47 +105,15 @@ def read_record(value: bytes) -> tuple[int, int, MetadataRecord]:
 
 def record_json(api_key: int, version: int, record: MetadataRecord) -> dict:
     """{"type": …, "version": …, "data": …} as Kafka's metadata JSON converters write it."""
-    name, _, fields = TYPES[api_key]
-    body = record.body
-    tags = {}
-    if getattr(body, "tagged_fields", None) is not None:
-        tags = {f.tag: f.data for f in body.tagged_fields.fields}
-    data = {}
-    for field in fields:
-        json_name, source, kind, since = field[:4]
-        if version < since:
-            continue
-        if isinstance(source, int):  # tagged
-            if source in tags:
-                shown = _tagged(tags[source], kind)
-                if shown != field[4]:
-                    data[json_name] = shown
-            continue
-        data[json_name] = _value(getattr(body, source), kind)
-    return {"type": name, "version": version, "data": data}
+    return {"type": TYPES[api_key].name, "version": version, "data": message_json(record.body)}
 
 
-def _tagged(data, kind: str):
-    """A known tagged field's value: its wrapper holds `items` (an array, None for null) or `value`."""
-    return _value(data.items, kind) if kind in ("ints", "uuids") else data.value
-
-
-def _value(value, kind: str):
-    if value is None:
-        return None
-    if kind == "uuid":
-        return uuid_text(value)
-    if kind == "uuids":
-        return [uuid_text(v) for v in value]
-    if kind == "bool":
-        return value != 0
-    if kind == "float":
-        return _JavaDouble(value)
-    if kind in ("structs", "strings"):
-        return [message_json(v) for v in value]
-    if kind in ("string", "bytes"):
-        return message_json(value)
-    return list(value) if kind == "ints" else value
+def pack(obj: dict) -> bytes:
+    """A metadata record's value from its JSON (as record_json gives it): the frame, then the
+    record at its version; a tagged field the JSON leaves out takes its default."""
+    api_key, version = BY_NAME[obj["type"]], obj["version"]
+    body = message_from_json(TYPES[api_key].cls, obj["data"], version=version)
+    return MetadataRecord(frame_version=FRAME_VERSION, api_key=api_key, version=version, body=body).to_bytes()
 
 
 class _JavaDouble:
@@ -301,9 +141,9 @@ class _JavaDouble:
 
 
 def _doubles_as(value, shown):
-    """The JSON with each double replaced by `shown(double)`."""
-    if isinstance(value, _JavaDouble):
-        return shown(value)
+    """The JSON with each double replaced by `shown(the double, as Java writes it)`."""
+    if isinstance(value, float):
+        return shown(_JavaDouble(value))
     if isinstance(value, dict):
         return {k: _doubles_as(v, shown) for k, v in value.items()}
     if isinstance(value, list):

@@ -11,8 +11,7 @@ from kafkacodec.generated.kafka_types import KafkaTypes
 
 from ..diskio.durable import write_atomically
 from .image import CONFIG_TYPES, SCRAM_MECHANISMS, Image
-from .pack import BY_NAME, pack
-from .records import TYPES
+from .records import BY_NAME, TYPES, pack
 from ..layout.names import KRAFT_SNAPSHOT
 from ..state.control_rules import ControlType, key_bytes
 
@@ -22,7 +21,7 @@ RECORDS_PER_BATCH = 100
 
 
 def _record(name: str, data: dict) -> dict:
-    return {"type": name, "version": TYPES[BY_NAME[name]][1], "data": data}
+    return {"type": name, "version": TYPES[BY_NAME[name]].latest, "data": data}
 
 
 def image_records(image: Image) -> list[dict]:

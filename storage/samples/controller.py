@@ -19,8 +19,7 @@ from kafkacodec.generated.control_record import ControlRecord
 from kafkacodec.generated.kafka_types import KafkaTypes
 
 from ..kraft.image import Image
-from ..kraft.records import TYPES
-from ..kraft.pack import pack
+from ..kraft.records import TYPES, pack
 from ..kraft.snapshot import write_snapshot
 from ..change.writer import PartitionWriter
 from ..state.control_rules import ControlType, key_bytes

@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from kafkacodec.cli.commands.terminal import shown
 from kafkacodec.codec.records import Record, write_batch
-from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.records import pack
 from kafkacodec.storage.samples.controller import T0, MINUTE, config, moved, partition, rec, register, uuid
 
 ACTED_ON = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0x202E, 0x2066, 0x200B, 0xFEFF]}

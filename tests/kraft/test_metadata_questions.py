@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from kafkacodec.codec.records import Record, write_batch
-from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.records import pack
 from kafkacodec.storage.samples.controller import (MINUTE, T0, change, config, moved, partition, rec,
                                                    register, uuid)
 

@@ -10,7 +10,7 @@ import pytest
 
 from kafkacodec.codec.records import Record, write_batch
 from kafkacodec.storage.kraft.image import Image, ReplayProblem
-from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.records import pack
 from kafkacodec.storage.kraft.replay import MetadataLogProblem, Point, open_metadata_log, replay
 from kafkacodec.storage.kraft.view import history, replay_json, subject
 from kafkacodec.storage.samples.controller import (MINUTE, T0, change, config, moved, partition, rec,

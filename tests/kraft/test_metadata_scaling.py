@@ -8,7 +8,7 @@ import pytest
 
 from kafkacodec.codec.records import Record, write_batch
 from kafkacodec.storage.kraft import image
-from kafkacodec.storage.kraft.pack import pack
+from kafkacodec.storage.kraft.records import pack
 from kafkacodec.storage.kraft.replay import open_metadata_log, replay
 from kafkacodec.storage.kraft.view import history, subject
 from kafkacodec.storage.samples.controller import T0, moved, partition, rec

@@ -142,8 +142,8 @@ def test_transaction_json_has_kafkas_order_from_the_schema():
     body = TransactionLog.TransactionLogValueBody
     assert body._field_order[:5] == ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch",
                                      "next_producer_epoch")
-    assert body._tagged == {"previous_producer_id": -1, "next_producer_id": -1, "next_producer_epoch": -1,
-                            "client_transaction_version": 0}
+    assert body._tagged == {"previous_producer_id": (0, -1), "next_producer_id": (1, -1), "next_producer_epoch": (3, -1),
+                            "client_transaction_version": (2, 0)}
 
 
 # offsets and ends of the header fields that no hand-written module should spell out; 0, 1, 2
