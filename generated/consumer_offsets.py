@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
@@ -17,8 +18,12 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.group_records import GroupRecords_ConsumerGroupRegularExpressionKey
 from kafkacodec.generated.group_records import GroupRecords_ShareGroupCurrentMemberAssignmentKey
 from kafkacodec.generated.group_records import GroupRecords_ShareGroupMemberMetadataKey
@@ -85,12 +90,10 @@ class ConsumerOffsets(_Node):
     since Kafka 2.3.
 
     Fields:
-        version (int):
-            Key version, which names the record type.
-        key (object):
-            The key of that record type; raw bytes for the types this schema does not know: 9 (the
-            partition metadata of Kafka 4.0's early-access share groups, gone in 4.1), 18 (never in
-            a release) and any above 23.
+        version (int): Key version, which names the record type.
+        key (object): The key of that record type; raw bytes for the types this schema does not
+            know: 9 (the partition metadata of Kafka 4.0's early-access share groups, gone in 4.1),
+            18 (never in a release) and any above 23.
     """
 
     __slots__ = ("version", "key", )
@@ -194,23 +197,8 @@ class ConsumerOffsets(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_key = self.key
-        if w_key is None:
-            raise _EncodeError('is not set', 'consumer_offsets/key')
-        if isinstance(w_key, (bytes, bytearray, memoryview)):
-            out += w_key
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_OffsetCommitKey if _on1 == 0 else ConsumerOffsets_OffsetCommitKey if _on1 == 1 else ConsumerOffsets_GroupMetadataKey if _on1 == 2 else ConsumerOffsets_ConsumerGroupMetadataKey if _on1 == 3 else ConsumerOffsets_ConsumerGroupPartitionMetadataKey if _on1 == 4 else ConsumerOffsets_ConsumerGroupMemberMetadataKey if _on1 == 5 else ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataKey if _on1 == 6 else ConsumerOffsets_ConsumerGroupTargetAssignmentMemberKey if _on1 == 7 else ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentKey if _on1 == 8 else GroupRecords_ShareGroupMemberMetadataKey if _on1 == 10 else GroupRecords_ShareGroupMetadataKey if _on1 == 11 else GroupRecords_ShareGroupTargetAssignmentMetadataKey if _on1 == 12 else GroupRecords_ShareGroupTargetAssignmentMemberKey if _on1 == 13 else GroupRecords_ShareGroupCurrentMemberAssignmentKey if _on1 == 14 else GroupRecords_ShareGroupStatePartitionMetadataKey if _on1 == 15 else GroupRecords_ConsumerGroupRegularExpressionKey if _on1 == 16 else GroupRecords_StreamsGroupMetadataKey if _on1 == 17 else GroupRecords_StreamsGroupMemberMetadataKey if _on1 == 19 else GroupRecords_StreamsGroupTargetAssignmentMetadataKey if _on1 == 20 else GroupRecords_StreamsGroupTargetAssignmentMemberKey if _on1 == 21 else GroupRecords_StreamsGroupCurrentMemberAssignmentKey if _on1 == 22 else GroupRecords_StreamsGroupTopologyKey if _on1 == 23 else None
-            if _want2 is not None and not isinstance(w_key, _want2):
-                raise _EncodeError(f'is a {type(w_key).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/key')
-            w_key._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_key = (len(self.key) if isinstance(self.key, (bytes, bytearray, memoryview)) else self.key.size())
-        return z_version + z_key
+        _require(w_key, 'consumer_offsets/key')
+        _write_case(out, w_key, keep, ConsumerOffsets._switch_cases['key'], w_version, 'consumer_offsets/key')
 
 
 ConsumerOffsets.__qualname__ = "ConsumerOffsets"
@@ -220,12 +208,9 @@ class ConsumerOffsets_OffsetCommitKey(_Node):
     """Key of an offset commit (key versions 0 and 1; writers use 1).
 
     Fields:
-        group (KafkaTypes_String):
-            The consumer group.
-        topic (KafkaTypes_String):
-            The topic.
-        partition (int):
-            The partition.
+        group (KafkaTypes_String): The consumer group.
+        topic (KafkaTypes_String): The topic.
+        partition (int): The partition.
     """
 
     __slots__ = ("group", "topic", "partition", )
@@ -258,29 +243,13 @@ class ConsumerOffsets_OffsetCommitKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group = self.group
-        if w_group is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/group')
-        if isinstance(w_group, (bytes, bytearray, memoryview)):
-            out += w_group
-        else:
-            w_group._write(out, keep)
+        _require(w_group, 'consumer_offsets/offset_commit_key/group')
+        _write_value(out, w_group, keep)
         w_topic = self.topic
-        if w_topic is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_key/topic')
-        if isinstance(w_topic, (bytes, bytearray, memoryview)):
-            out += w_topic
-        else:
-            w_topic._write(out, keep)
+        _require(w_topic, 'consumer_offsets/offset_commit_key/topic')
+        _write_value(out, w_topic, keep)
         w_partition = self.partition
         out += _S1.pack(w_partition)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group = self.group.size()
-        z_topic = self.topic.size()
-        z_partition = 4
-        return z_group + z_topic + z_partition
 
 
 ConsumerOffsets_OffsetCommitKey.__qualname__ = "ConsumerOffsets.OffsetCommitKey"
@@ -290,12 +259,10 @@ class ConsumerOffsets_OffsetCommitValueBodyTag(_Node):
     """One tagged field, decoded by its tag; other tags stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_TaggedUuid):
-            The field's data, decoded by its tag; other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_TaggedUuid): The field's data, decoded by its tag; other tags stay raw
+            bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -316,12 +283,8 @@ class ConsumerOffsets_OffsetCommitValueBodyTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/offset_commit_value_body_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/offset_commit_value_body_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/offset_commit_value_body_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/offset_commit_value_body_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -343,8 +306,7 @@ class ConsumerOffsets_OffsetCommitValueBodyTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body_tag/tag')
+        _require(w_tag, 'consumer_offsets/offset_commit_value_body_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -353,14 +315,7 @@ class ConsumerOffsets_OffsetCommitValueBodyTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_TaggedUuid if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'consumer_offsets/offset_commit_value_body_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, ConsumerOffsets_OffsetCommitValueBodyTag._switch_cases['data'], w_tag, 'consumer_offsets/offset_commit_value_body_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body_tag/data')
@@ -373,31 +328,7 @@ class ConsumerOffsets_OffsetCommitValueBodyTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 ConsumerOffsets_OffsetCommitValueBodyTag.__qualname__ = "ConsumerOffsets.OffsetCommitValueBodyTag"
@@ -407,10 +338,9 @@ class ConsumerOffsets_OffsetCommitValueBodyTags(_Node):
     """The tagged fields.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[ConsumerOffsets_OffsetCommitValueBodyTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[ConsumerOffsets_OffsetCommitValueBodyTag]): The tagged fields, by ascending
+            tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -431,8 +361,6 @@ class ConsumerOffsets_OffsetCommitValueBodyTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/offset_commit_value_body_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/offset_commit_value_body_tags/count')
         self._count = f_count
         f_fields = []
@@ -459,34 +387,11 @@ class ConsumerOffsets_OffsetCommitValueBodyTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body_tags/fields')
+        _require(w_fields, 'consumer_offsets/offset_commit_value_body_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_OffsetCommitValueBodyTags.__qualname__ = "ConsumerOffsets.OffsetCommitValueBodyTags"
@@ -496,21 +401,14 @@ class ConsumerOffsets_OffsetCommitValueBody(_Node):
     """Version 4 (3.5, KIP-915): version 3 as a flexible version; readers must accept it, writers do not emit it yet.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        offset (int):
-            The committed offset.
-        leader_epoch (int | None):
-            Leader epoch of the last consumed record, -1 if unknown.
-        metadata (object):
-            Metadata the committer attached.
-        commit_timestamp (int):
-            When the offset was committed (ms).
-        expire_timestamp (int | None):
-            When the commit expires (ms), -1 for the group's default.
-        tagged_fields (ConsumerOffsets_OffsetCommitValueBodyTags | None):
-            Tagged fields.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        offset (int): The committed offset.
+        leader_epoch (int | None): Leader epoch of the last consumed record, -1 if unknown.
+        metadata (object): Metadata the committer attached.
+        commit_timestamp (int): When the offset was committed (ms).
+        expire_timestamp (int | None): When the commit expires (ms), -1 for the group's default.
+        tagged_fields (ConsumerOffsets_OffsetCommitValueBodyTags | None): Tagged fields.
     """
 
     __slots__ = ("version", "offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp", "tagged_fields", )
@@ -588,66 +486,32 @@ class ConsumerOffsets_OffsetCommitValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/offset_commit_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/offset_commit_value_body/version')
         w_offset = self.offset
         out += _S2.pack(w_offset)
         w_leader_epoch = self.leader_epoch
         if (version >= 3):
-            if w_leader_epoch is None:
-                raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body/leader_epoch')
+            _require(w_leader_epoch, 'consumer_offsets/offset_commit_value_body/leader_epoch')
             out += _S1.pack(w_leader_epoch)
         elif self.leader_epoch is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/offset_commit_value_body/leader_epoch')
         w_metadata = self.metadata
-        if w_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body/metadata')
-        if isinstance(w_metadata, (bytes, bytearray, memoryview)):
-            out += w_metadata
-        else:
-            _on1 = (version >= 4)
-            _want2 = KafkaTypes_CompactString if _on1 == True else KafkaTypes_String
-            if _want2 is not None and not isinstance(w_metadata, _want2):
-                raise _EncodeError(f'is a {type(w_metadata).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/offset_commit_value_body/metadata')
-            w_metadata._write(out, keep)
+        _require(w_metadata, 'consumer_offsets/offset_commit_value_body/metadata')
+        _write_case(out, w_metadata, keep, ConsumerOffsets_OffsetCommitValueBody._switch_cases['metadata'], (version >= 4), 'consumer_offsets/offset_commit_value_body/metadata')
         w_commit_timestamp = self.commit_timestamp
         out += _S2.pack(w_commit_timestamp)
         w_expire_timestamp = self.expire_timestamp
         if ((version >= 1) and (version <= 1)):
-            if w_expire_timestamp is None:
-                raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body/expire_timestamp')
+            _require(w_expire_timestamp, 'consumer_offsets/offset_commit_value_body/expire_timestamp')
             out += _S2.pack(w_expire_timestamp)
         elif self.expire_timestamp is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/offset_commit_value_body/expire_timestamp')
         w_tagged_fields = self.tagged_fields
         if (version >= 4):
-            if w_tagged_fields is None:
-                raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value_body/tagged_fields')
-            if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-                out += w_tagged_fields
-            else:
-                w_tagged_fields._write(out, keep)
+            _require(w_tagged_fields, 'consumer_offsets/offset_commit_value_body/tagged_fields')
+            _write_value(out, w_tagged_fields, keep)
         elif self.tagged_fields is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/offset_commit_value_body/tagged_fields')
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/offset_commit_value_body/version')
-        z_offset = 8
-        z_leader_epoch = (4 if (version >= 3) else 0)
-        z_metadata = (len(self.metadata) if isinstance(self.metadata, (bytes, bytearray, memoryview)) else self.metadata.size())
-        z_commit_timestamp = 8
-        z_expire_timestamp = (8 if ((version >= 1) and (version <= 1)) else 0)
-        z_tagged_fields = (self.tagged_fields.size() if (version >= 4) else 0)
-        return z_offset + z_leader_epoch + z_metadata + z_commit_timestamp + z_expire_timestamp + z_tagged_fields
 
     @property
     def topic_id(self):
@@ -666,10 +530,9 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
     """Value of an offset commit, prefixed by its version; null (a tombstone) deletes the commit.
 
     Fields:
-        version (int):
-            Value version, 0 to 4.
-        body (ConsumerOffsets_OffsetCommitValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version, 0 to 4.
+        body (ConsumerOffsets_OffsetCommitValueBody): The fields of that version; raw bytes for
+            a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -722,23 +585,8 @@ class ConsumerOffsets_OffsetCommitValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/offset_commit_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_OffsetCommitValueBody if _on1 == 0 else ConsumerOffsets_OffsetCommitValueBody if _on1 == 1 else ConsumerOffsets_OffsetCommitValueBody if _on1 == 2 else ConsumerOffsets_OffsetCommitValueBody if _on1 == 3 else ConsumerOffsets_OffsetCommitValueBody if _on1 == 4 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/offset_commit_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/offset_commit_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_OffsetCommitValue._switch_cases['body'], w_version, 'consumer_offsets/offset_commit_value/body', w_version)
 
 
 ConsumerOffsets_OffsetCommitValue.__qualname__ = "ConsumerOffsets.OffsetCommitValue"
@@ -748,8 +596,7 @@ class ConsumerOffsets_GroupMetadataKey(_Node):
     """Key of a group's metadata (key version 2).
 
     Fields:
-        group (KafkaTypes_String):
-            The group.
+        group (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group", )
@@ -773,18 +620,8 @@ class ConsumerOffsets_GroupMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group = self.group
-        if w_group is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_key/group')
-        if isinstance(w_group, (bytes, bytearray, memoryview)):
-            out += w_group
-        else:
-            w_group._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group = self.group.size()
-        return z_group
+        _require(w_group, 'consumer_offsets/group_metadata_key/group')
+        _write_value(out, w_group, keep)
 
 
 ConsumerOffsets_GroupMetadataKey.__qualname__ = "ConsumerOffsets.GroupMetadataKey"
@@ -794,27 +631,19 @@ class ConsumerOffsets_MemberMetadata(_Node):
     """A member, group metadata version 4 (flexible).
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        member_id (object):
-            The member id the coordinator gave.
-        group_instance_id (object | None):
-            Static membership id (KIP-345), or null.
-        client_id (object):
-            The member's client.id.
-        client_host (object):
-            The member's host as the coordinator saw it.
-        rebalance_timeout (int | None):
-            Rebalance timeout in milliseconds.
-        session_timeout (int):
-            Session timeout in milliseconds.
-        subscription (object):
-            The protocol's subscription (a ConsumerProtocolSubscription for consumer groups).
-        assignment (object):
-            The member's assignment (a ConsumerProtocolAssignment for consumer groups).
-        tagged_fields (KafkaTypes_TaggedFields | None):
-            Tagged fields.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        member_id (object): The member id the coordinator gave.
+        group_instance_id (object | None): Static membership id (KIP-345), or null.
+        client_id (object): The member's client.id.
+        client_host (object): The member's host as the coordinator saw it.
+        rebalance_timeout (int | None): Rebalance timeout in milliseconds.
+        session_timeout (int): Session timeout in milliseconds.
+        subscription (object): The protocol's subscription (a ConsumerProtocolSubscription for
+            consumer groups).
+        assignment (object): The member's assignment (a ConsumerProtocolAssignment for consumer
+            groups).
+        tagged_fields (KafkaTypes_TaggedFields | None): Tagged fields.
     """
 
     __slots__ = ("version", "member_id", "group_instance_id", "client_id", "client_host", "rebalance_timeout", "session_timeout", "subscription", "assignment", "tagged_fields", )
@@ -907,118 +736,42 @@ class ConsumerOffsets_MemberMetadata(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/member_metadata/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/member_metadata/version')
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            _on1 = (version >= 4)
-            _want2 = KafkaTypes_CompactString if _on1 == True else KafkaTypes_String
-            if _want2 is not None and not isinstance(w_member_id, _want2):
-                raise _EncodeError(f'is a {type(w_member_id).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/member_metadata/member_id')
-            w_member_id._write(out, keep)
+        _require(w_member_id, 'consumer_offsets/member_metadata/member_id')
+        _write_case(out, w_member_id, keep, ConsumerOffsets_MemberMetadata._switch_cases['member_id'], (version >= 4), 'consumer_offsets/member_metadata/member_id')
         w_group_instance_id = self.group_instance_id
         if (version >= 3):
-            if w_group_instance_id is None:
-                raise _EncodeError('is not set', 'consumer_offsets/member_metadata/group_instance_id')
-            if isinstance(w_group_instance_id, (bytes, bytearray, memoryview)):
-                out += w_group_instance_id
-            else:
-                _on3 = (version >= 4)
-                _want4 = KafkaTypes_CompactNullableString if _on3 == True else KafkaTypes_NullableString
-                if _want4 is not None and not isinstance(w_group_instance_id, _want4):
-                    raise _EncodeError(f'is a {type(w_group_instance_id).__qualname__}, where {_on3!r} selects {_want4.__qualname__}', 'consumer_offsets/member_metadata/group_instance_id')
-                w_group_instance_id._write(out, keep)
+            _require(w_group_instance_id, 'consumer_offsets/member_metadata/group_instance_id')
+            _write_case(out, w_group_instance_id, keep, ConsumerOffsets_MemberMetadata._switch_cases['group_instance_id'], (version >= 4), 'consumer_offsets/member_metadata/group_instance_id')
         elif self.group_instance_id is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/member_metadata/group_instance_id')
         w_client_id = self.client_id
-        if w_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata/client_id')
-        if isinstance(w_client_id, (bytes, bytearray, memoryview)):
-            out += w_client_id
-        else:
-            _on5 = (version >= 4)
-            _want6 = KafkaTypes_CompactString if _on5 == True else KafkaTypes_String
-            if _want6 is not None and not isinstance(w_client_id, _want6):
-                raise _EncodeError(f'is a {type(w_client_id).__qualname__}, where {_on5!r} selects {_want6.__qualname__}', 'consumer_offsets/member_metadata/client_id')
-            w_client_id._write(out, keep)
+        _require(w_client_id, 'consumer_offsets/member_metadata/client_id')
+        _write_case(out, w_client_id, keep, ConsumerOffsets_MemberMetadata._switch_cases['client_id'], (version >= 4), 'consumer_offsets/member_metadata/client_id')
         w_client_host = self.client_host
-        if w_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata/client_host')
-        if isinstance(w_client_host, (bytes, bytearray, memoryview)):
-            out += w_client_host
-        else:
-            _on7 = (version >= 4)
-            _want8 = KafkaTypes_CompactString if _on7 == True else KafkaTypes_String
-            if _want8 is not None and not isinstance(w_client_host, _want8):
-                raise _EncodeError(f'is a {type(w_client_host).__qualname__}, where {_on7!r} selects {_want8.__qualname__}', 'consumer_offsets/member_metadata/client_host')
-            w_client_host._write(out, keep)
+        _require(w_client_host, 'consumer_offsets/member_metadata/client_host')
+        _write_case(out, w_client_host, keep, ConsumerOffsets_MemberMetadata._switch_cases['client_host'], (version >= 4), 'consumer_offsets/member_metadata/client_host')
         w_rebalance_timeout = self.rebalance_timeout
         if (version >= 1):
-            if w_rebalance_timeout is None:
-                raise _EncodeError('is not set', 'consumer_offsets/member_metadata/rebalance_timeout')
+            _require(w_rebalance_timeout, 'consumer_offsets/member_metadata/rebalance_timeout')
             out += _S1.pack(w_rebalance_timeout)
         elif self.rebalance_timeout is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/member_metadata/rebalance_timeout')
         w_session_timeout = self.session_timeout
         out += _S1.pack(w_session_timeout)
         w_subscription = self.subscription
-        if w_subscription is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata/subscription')
-        if isinstance(w_subscription, (bytes, bytearray, memoryview)):
-            out += w_subscription
-        else:
-            _on9 = (version >= 4)
-            _want10 = KafkaTypes_CompactBytes if _on9 == True else KafkaTypes_Bytes
-            if _want10 is not None and not isinstance(w_subscription, _want10):
-                raise _EncodeError(f'is a {type(w_subscription).__qualname__}, where {_on9!r} selects {_want10.__qualname__}', 'consumer_offsets/member_metadata/subscription')
-            w_subscription._write(out, keep)
+        _require(w_subscription, 'consumer_offsets/member_metadata/subscription')
+        _write_case(out, w_subscription, keep, ConsumerOffsets_MemberMetadata._switch_cases['subscription'], (version >= 4), 'consumer_offsets/member_metadata/subscription')
         w_assignment = self.assignment
-        if w_assignment is None:
-            raise _EncodeError('is not set', 'consumer_offsets/member_metadata/assignment')
-        if isinstance(w_assignment, (bytes, bytearray, memoryview)):
-            out += w_assignment
-        else:
-            _on11 = (version >= 4)
-            _want12 = KafkaTypes_CompactBytes if _on11 == True else KafkaTypes_Bytes
-            if _want12 is not None and not isinstance(w_assignment, _want12):
-                raise _EncodeError(f'is a {type(w_assignment).__qualname__}, where {_on11!r} selects {_want12.__qualname__}', 'consumer_offsets/member_metadata/assignment')
-            w_assignment._write(out, keep)
+        _require(w_assignment, 'consumer_offsets/member_metadata/assignment')
+        _write_case(out, w_assignment, keep, ConsumerOffsets_MemberMetadata._switch_cases['assignment'], (version >= 4), 'consumer_offsets/member_metadata/assignment')
         w_tagged_fields = self.tagged_fields
         if (version >= 4):
-            if w_tagged_fields is None:
-                raise _EncodeError('is not set', 'consumer_offsets/member_metadata/tagged_fields')
-            if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-                out += w_tagged_fields
-            else:
-                w_tagged_fields._write(out, keep)
+            _require(w_tagged_fields, 'consumer_offsets/member_metadata/tagged_fields')
+            _write_value(out, w_tagged_fields, keep)
         elif self.tagged_fields is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/member_metadata/tagged_fields')
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/member_metadata/version')
-        z_member_id = (len(self.member_id) if isinstance(self.member_id, (bytes, bytearray, memoryview)) else self.member_id.size())
-        z_group_instance_id = ((len(self.group_instance_id) if isinstance(self.group_instance_id, (bytes, bytearray, memoryview)) else self.group_instance_id.size()) if (version >= 3) else 0)
-        z_client_id = (len(self.client_id) if isinstance(self.client_id, (bytes, bytearray, memoryview)) else self.client_id.size())
-        z_client_host = (len(self.client_host) if isinstance(self.client_host, (bytes, bytearray, memoryview)) else self.client_host.size())
-        z_rebalance_timeout = (4 if (version >= 1) else 0)
-        z_session_timeout = 4
-        z_subscription = (len(self.subscription) if isinstance(self.subscription, (bytes, bytearray, memoryview)) else self.subscription.size())
-        z_assignment = (len(self.assignment) if isinstance(self.assignment, (bytes, bytearray, memoryview)) else self.assignment.size())
-        z_tagged_fields = (self.tagged_fields.size() if (version >= 4) else 0)
-        return z_member_id + z_group_instance_id + z_client_id + z_client_host + z_rebalance_timeout + z_session_timeout + z_subscription + z_assignment + z_tagged_fields
 
 
 ConsumerOffsets_MemberMetadata.__qualname__ = "ConsumerOffsets.MemberMetadata"
@@ -1028,28 +781,19 @@ class ConsumerOffsets_GroupMetadataValueBody(_Node):
     """Version 4 (3.5, KIP-915): version 3 as a flexible version, with tagged fields in the group and in each member.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        protocol_type (object):
-            The group's protocol type, "consumer" for consumer groups; empty for groups that only
-            commit offsets.
-        generation (int):
-            Generation of the group.
-        protocol (object):
-            The chosen protocol (assignor), or null.
-        leader (object):
-            Member id of the leader, or null.
-        current_state_timestamp (int | None):
-            When the group last changed state, -1 if unknown.
-        members_count (int | None):
-            Number of members. (Computed on write unless set.)
-        members_count_plus_one (int | None):
-            Number of members plus one. (Computed on write unless set.)
-        members (list[ConsumerOffsets_MemberMetadata]):
-            The members.
-        tagged_fields (KafkaTypes_TaggedFields | None):
-            Tagged fields.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        protocol_type (object): The group's protocol type, "consumer" for consumer groups; empty
+            for groups that only commit offsets.
+        generation (int): Generation of the group.
+        protocol (object): The chosen protocol (assignor), or null.
+        leader (object): Member id of the leader, or null.
+        current_state_timestamp (int | None): When the group last changed state, -1 if unknown.
+        members_count (int | None): Number of members. (Computed on write unless set.)
+        members_count_plus_one (int | None): Number of members plus one. (Computed on write
+            unless set.)
+        members (list[ConsumerOffsets_MemberMetadata]): The members.
+        tagged_fields (KafkaTypes_TaggedFields | None): Tagged fields.
     """
 
     __slots__ = ("version", "_pins", "protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "_members_count", "_members_count_plus_one", "members", "tagged_fields", )
@@ -1123,8 +867,6 @@ class ConsumerOffsets_GroupMetadataValueBody(_Node):
             f_members_count = None
         self._members_count = f_members_count
         if (version >= 4):
-            if pos >= end:
-                raise _short(pos, end, 1, 'consumer_offsets/group_metadata_value_body/members_count_plus_one')
             f_members_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/group_metadata_value_body/members_count_plus_one')
         else:
             f_members_count_plus_one = None
@@ -1150,51 +892,21 @@ class ConsumerOffsets_GroupMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/group_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/group_metadata_value_body/version')
         w_protocol_type = self.protocol_type
-        if w_protocol_type is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/protocol_type')
-        if isinstance(w_protocol_type, (bytes, bytearray, memoryview)):
-            out += w_protocol_type
-        else:
-            _on1 = (version >= 4)
-            _want2 = KafkaTypes_CompactString if _on1 == True else KafkaTypes_String
-            if _want2 is not None and not isinstance(w_protocol_type, _want2):
-                raise _EncodeError(f'is a {type(w_protocol_type).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/group_metadata_value_body/protocol_type')
-            w_protocol_type._write(out, keep)
+        _require(w_protocol_type, 'consumer_offsets/group_metadata_value_body/protocol_type')
+        _write_case(out, w_protocol_type, keep, ConsumerOffsets_GroupMetadataValueBody._switch_cases['protocol_type'], (version >= 4), 'consumer_offsets/group_metadata_value_body/protocol_type')
         w_generation = self.generation
         out += _S1.pack(w_generation)
         w_protocol = self.protocol
-        if w_protocol is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/protocol')
-        if isinstance(w_protocol, (bytes, bytearray, memoryview)):
-            out += w_protocol
-        else:
-            _on3 = (version >= 4)
-            _want4 = KafkaTypes_CompactNullableString if _on3 == True else KafkaTypes_NullableString
-            if _want4 is not None and not isinstance(w_protocol, _want4):
-                raise _EncodeError(f'is a {type(w_protocol).__qualname__}, where {_on3!r} selects {_want4.__qualname__}', 'consumer_offsets/group_metadata_value_body/protocol')
-            w_protocol._write(out, keep)
+        _require(w_protocol, 'consumer_offsets/group_metadata_value_body/protocol')
+        _write_case(out, w_protocol, keep, ConsumerOffsets_GroupMetadataValueBody._switch_cases['protocol'], (version >= 4), 'consumer_offsets/group_metadata_value_body/protocol')
         w_leader = self.leader
-        if w_leader is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/leader')
-        if isinstance(w_leader, (bytes, bytearray, memoryview)):
-            out += w_leader
-        else:
-            _on5 = (version >= 4)
-            _want6 = KafkaTypes_CompactNullableString if _on5 == True else KafkaTypes_NullableString
-            if _want6 is not None and not isinstance(w_leader, _want6):
-                raise _EncodeError(f'is a {type(w_leader).__qualname__}, where {_on5!r} selects {_want6.__qualname__}', 'consumer_offsets/group_metadata_value_body/leader')
-            w_leader._write(out, keep)
+        _require(w_leader, 'consumer_offsets/group_metadata_value_body/leader')
+        _write_case(out, w_leader, keep, ConsumerOffsets_GroupMetadataValueBody._switch_cases['leader'], (version >= 4), 'consumer_offsets/group_metadata_value_body/leader')
         w_current_state_timestamp = self.current_state_timestamp
         if (version >= 2):
-            if w_current_state_timestamp is None:
-                raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/current_state_timestamp')
+            _require(w_current_state_timestamp, 'consumer_offsets/group_metadata_value_body/current_state_timestamp')
             out += _S2.pack(w_current_state_timestamp)
         elif self.current_state_timestamp is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/group_metadata_value_body/current_state_timestamp')
@@ -1212,68 +924,18 @@ class ConsumerOffsets_GroupMetadataValueBody(_Node):
             else:
                 _w_uv32(out, w_members_count_plus_one)
         w_members = self.members
-        if w_members is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/members')
-        for _x7 in w_members:
-            if isinstance(_x7, (bytes, bytearray, memoryview)):
-                out += _x7
-            else:
-                _x7._write(out, keep, version)
+        _require(w_members, 'consumer_offsets/group_metadata_value_body/members')
+        for _x1 in w_members:
+            _write_value(out, _x1, keep, version)
         w_tagged_fields = self.tagged_fields
         if (version >= 4):
-            if w_tagged_fields is None:
-                raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value_body/tagged_fields')
-            if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-                out += w_tagged_fields
-            else:
-                w_tagged_fields._write(out, keep)
+            _require(w_tagged_fields, 'consumer_offsets/group_metadata_value_body/tagged_fields')
+            _write_value(out, w_tagged_fields, keep)
         elif self.tagged_fields is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'consumer_offsets/group_metadata_value_body/tagged_fields')
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/group_metadata_value_body/version')
-        d_members_count_plus_one = self._members_count_plus_one if self._pins & 2 else (len(self.members) + 1 if (version >= 4) else None)
-        z_protocol_type = (len(self.protocol_type) if isinstance(self.protocol_type, (bytes, bytearray, memoryview)) else self.protocol_type.size())
-        z_generation = 4
-        z_protocol = (len(self.protocol) if isinstance(self.protocol, (bytes, bytearray, memoryview)) else self.protocol.size())
-        z_leader = (len(self.leader) if isinstance(self.leader, (bytes, bytearray, memoryview)) else self.leader.size())
-        z_current_state_timestamp = (8 if (version >= 2) else 0)
-        z_members_count = (4 if (version < 4) else 0)
-        z_members_count_plus_one = (_uv32_size(d_members_count_plus_one) if (version >= 4) else 0)
-        z_members = sum(_x.size(version) for _x in self.members)
-        z_tagged_fields = (self.tagged_fields.size() if (version >= 4) else 0)
-        return z_protocol_type + z_generation + z_protocol + z_leader + z_current_state_timestamp + z_members_count + z_members_count_plus_one + z_members + z_tagged_fields
-
-    @property
-    def members_count(self):
-        """Number of members.
-
-        Computed on write unless set (pinned).
-        """
-        return self._members_count
-
-    @members_count.setter
-    def members_count(self, value):
-        self._members_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def members_count_plus_one(self):
-        """Number of members plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._members_count_plus_one
-
-    @members_count_plus_one.setter
-    def members_count_plus_one(self, value):
-        self._members_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    members_count = _Derived("_members_count", 1, 'Number of members. Computed on write unless set (pinned).')
+    members_count_plus_one = _Derived("_members_count_plus_one", 2, 'Number of members plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_GroupMetadataValueBody.__qualname__ = "ConsumerOffsets.GroupMetadataValueBody"
@@ -1283,10 +945,9 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
     """Value of a group's metadata, prefixed by its version; null (a tombstone) deletes the group.
 
     Fields:
-        version (int):
-            Value version, 0 to 4.
-        body (ConsumerOffsets_GroupMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version, 0 to 4.
+        body (ConsumerOffsets_GroupMetadataValueBody): The fields of that version; raw bytes for
+            a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -1339,23 +1000,8 @@ class ConsumerOffsets_GroupMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/group_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_GroupMetadataValueBody if _on1 == 0 else ConsumerOffsets_GroupMetadataValueBody if _on1 == 1 else ConsumerOffsets_GroupMetadataValueBody if _on1 == 2 else ConsumerOffsets_GroupMetadataValueBody if _on1 == 3 else ConsumerOffsets_GroupMetadataValueBody if _on1 == 4 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/group_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/group_metadata_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_GroupMetadataValue._switch_cases['body'], w_version, 'consumer_offsets/group_metadata_value/body', w_version)
 
 
 ConsumerOffsets_GroupMetadataValue.__qualname__ = "ConsumerOffsets.GroupMetadataValue"
@@ -1365,8 +1011,7 @@ class ConsumerOffsets_ConsumerGroupMetadataKey(_Node):
     """Key of a consumer group's epoch and metadata (key version 3).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -1390,18 +1035,8 @@ class ConsumerOffsets_ConsumerGroupMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'consumer_offsets/consumer_group_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupMetadataKey.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataKey"
@@ -1411,12 +1046,10 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTag(_Node):
     """One tagged field, decoded by its tag; other tags stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_TaggedInt64):
-            The field's data, decoded by its tag; other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_TaggedInt64): The field's data, decoded by its tag; other tags stay raw
+            bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -1437,12 +1070,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_metadata_value_body_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_metadata_value_body_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_metadata_value_body_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_metadata_value_body_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -1464,8 +1093,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_body_tag/tag')
+        _require(w_tag, 'consumer_offsets/consumer_group_metadata_value_body_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -1474,14 +1102,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_TaggedInt64 if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'consumer_offsets/consumer_group_metadata_value_body_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, ConsumerOffsets_ConsumerGroupMetadataValueBodyTag._switch_cases['data'], w_tag, 'consumer_offsets/consumer_group_metadata_value_body_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_body_tag/data')
@@ -1494,31 +1115,7 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 ConsumerOffsets_ConsumerGroupMetadataValueBodyTag.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataValueBodyTag"
@@ -1528,10 +1125,9 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTags(_Node):
     """The tagged fields.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[ConsumerOffsets_ConsumerGroupMetadataValueBodyTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[ConsumerOffsets_ConsumerGroupMetadataValueBodyTag]): The tagged fields, by
+            ascending tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -1552,8 +1148,6 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_metadata_value_body_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_metadata_value_body_tags/count')
         self._count = f_count
         f_fields = []
@@ -1580,34 +1174,11 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBodyTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_body_tags/fields')
+        _require(w_fields, 'consumer_offsets/consumer_group_metadata_value_body_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_ConsumerGroupMetadataValueBodyTags.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataValueBodyTags"
@@ -1617,13 +1188,11 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        epoch (int):
-            The group epoch.
-        tagged_fields (ConsumerOffsets_ConsumerGroupMetadataValueBodyTags):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        epoch (int): The group epoch.
+        tagged_fields (ConsumerOffsets_ConsumerGroupMetadataValueBodyTags): Tagged fields; ones
+            added by later Kafka versions stay encoded here.
     """
 
     __slots__ = ("version", "epoch", "tagged_fields", )
@@ -1663,32 +1232,12 @@ class ConsumerOffsets_ConsumerGroupMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_metadata_value_body/version')
         w_epoch = self.epoch
         out += _S1.pack(w_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_metadata_value_body/version')
-        z_epoch = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
     @property
     def metadata_hash(self):
@@ -1707,10 +1256,9 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
     """Value of key version 3: the group's epoch (KIP-848, Kafka 3.7 and later).
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupMetadataValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupMetadataValueBody): The fields of version 0; raw
+            bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -1751,23 +1299,8 @@ class ConsumerOffsets_ConsumerGroupMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_metadata_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupMetadataValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_metadata_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupMetadataValue"
@@ -1777,8 +1310,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataKey(_Node):
     """Key of a consumer group's subscribed topics' metadata (key version 4).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -1802,18 +1334,8 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'consumer_offsets/consumer_group_partition_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupPartitionMetadataKey.__qualname__ = "ConsumerOffsets.ConsumerGroupPartitionMetadataKey"
@@ -1823,14 +1345,11 @@ class ConsumerOffsets_PartitionMetadata(_Node):
     """The racks a partition's replicas are on.
 
     Fields:
-        partition (int):
-            The partition.
-        racks_count_plus_one (int):
-            Number of racks plus one. (Computed on write unless set.)
-        racks (list[KafkaTypes_CompactString]):
-            The racks.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        partition (int): The partition.
+        racks_count_plus_one (int): Number of racks plus one. (Computed on write unless set.)
+        racks (list[KafkaTypes_CompactString]): The racks.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("_pins", "partition", "_racks_count_plus_one", "racks", "tagged_fields", )
@@ -1859,8 +1378,6 @@ class ConsumerOffsets_PartitionMetadata(_Node):
         f_partition, = _S1.unpack_from(buf, pos)
         pos += 4
         self.partition = f_partition
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/partition_metadata/racks_count_plus_one')
         f_racks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/partition_metadata/racks_count_plus_one')
         self._racks_count_plus_one = f_racks_count_plus_one
         f_racks = []
@@ -1891,43 +1408,14 @@ class ConsumerOffsets_PartitionMetadata(_Node):
         else:
             _w_uv32(out, w_racks_count_plus_one)
         w_racks = self.racks
-        if w_racks is None:
-            raise _EncodeError('is not set', 'consumer_offsets/partition_metadata/racks')
+        _require(w_racks, 'consumer_offsets/partition_metadata/racks')
         for _x1 in w_racks:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/partition_metadata/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/partition_metadata/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_racks_count_plus_one = self._racks_count_plus_one if self._pins & 1 else len(self.racks) + 1
-        z_partition = 4
-        z_racks_count_plus_one = _uv32_size(d_racks_count_plus_one)
-        z_racks = sum(_x.size() for _x in self.racks)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_partition + z_racks_count_plus_one + z_racks + z_tagged_fields
-
-    @property
-    def racks_count_plus_one(self):
-        """Number of racks plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._racks_count_plus_one
-
-    @racks_count_plus_one.setter
-    def racks_count_plus_one(self, value):
-        self._racks_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    racks_count_plus_one = _Derived("_racks_count_plus_one", 1, 'Number of racks plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_PartitionMetadata.__qualname__ = "ConsumerOffsets.PartitionMetadata"
@@ -1937,18 +1425,15 @@ class ConsumerOffsets_TopicMetadata(_Node):
     """A subscribed topic.
 
     Fields:
-        topic_id (bytes):
-            The topic id.
-        topic_name (KafkaTypes_CompactString):
-            The topic name.
-        num_partitions (int):
-            Its number of partitions.
-        partition_metadata_count_plus_one (int):
-            Number of partition metadata plus one. (Computed on write unless set.)
-        partition_metadata (list[ConsumerOffsets_PartitionMetadata]):
-            Racks per partition (unused since Kafka 4.0).
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        topic_id (bytes): The topic id.
+        topic_name (KafkaTypes_CompactString): The topic name.
+        num_partitions (int): Its number of partitions.
+        partition_metadata_count_plus_one (int): Number of partition metadata plus one.
+            (Computed on write unless set.)
+        partition_metadata (list[ConsumerOffsets_PartitionMetadata]): Racks per partition
+            (unused since Kafka 4.0).
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "topic_name", "num_partitions", "_partition_metadata_count_plus_one", "partition_metadata", "tagged_fields", )
@@ -1987,8 +1472,6 @@ class ConsumerOffsets_TopicMetadata(_Node):
         f_num_partitions, = _S1.unpack_from(buf, pos)
         pos += 4
         self.num_partitions = f_num_partitions
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
         f_partition_metadata_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_metadata/partition_metadata_count_plus_one')
         self._partition_metadata_count_plus_one = f_partition_metadata_count_plus_one
         f_partition_metadata = []
@@ -2010,18 +1493,13 @@ class ConsumerOffsets_TopicMetadata(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_id')
+        _require(w_topic_id, 'consumer_offsets/topic_metadata/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'consumer_offsets/topic_metadata/topic_id')
         out += w_topic_id
         w_topic_name = self.topic_name
-        if w_topic_name is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/topic_name')
-        if isinstance(w_topic_name, (bytes, bytearray, memoryview)):
-            out += w_topic_name
-        else:
-            w_topic_name._write(out, keep)
+        _require(w_topic_name, 'consumer_offsets/topic_metadata/topic_name')
+        _write_value(out, w_topic_name, keep)
         w_num_partitions = self.num_partitions
         out += _S1.pack(w_num_partitions)
         w_partition_metadata_count_plus_one = self._partition_metadata_count_plus_one if self._pins & 1 else len(self.partition_metadata) + 1
@@ -2032,45 +1510,14 @@ class ConsumerOffsets_TopicMetadata(_Node):
         else:
             _w_uv32(out, w_partition_metadata_count_plus_one)
         w_partition_metadata = self.partition_metadata
-        if w_partition_metadata is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/partition_metadata')
+        _require(w_partition_metadata, 'consumer_offsets/topic_metadata/partition_metadata')
         for _x1 in w_partition_metadata:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_metadata/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/topic_metadata/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partition_metadata_count_plus_one = self._partition_metadata_count_plus_one if self._pins & 1 else len(self.partition_metadata) + 1
-        z_topic_id = len(self.topic_id)
-        z_topic_name = self.topic_name.size()
-        z_num_partitions = 4
-        z_partition_metadata_count_plus_one = _uv32_size(d_partition_metadata_count_plus_one)
-        z_partition_metadata = sum(_x.size() for _x in self.partition_metadata)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_topic_name + z_num_partitions + z_partition_metadata_count_plus_one + z_partition_metadata + z_tagged_fields
-
-    @property
-    def partition_metadata_count_plus_one(self):
-        """Number of partition metadata plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partition_metadata_count_plus_one
-
-    @partition_metadata_count_plus_one.setter
-    def partition_metadata_count_plus_one(self, value):
-        self._partition_metadata_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partition_metadata_count_plus_one = _Derived("_partition_metadata_count_plus_one", 1, 'Number of partition metadata plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_TopicMetadata.__qualname__ = "ConsumerOffsets.TopicMetadata"
@@ -2080,15 +1527,12 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topics_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        topics (list[ConsumerOffsets_TopicMetadata]):
-            The subscribed topics.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topics_count_plus_one (int): Number of topics plus one. (Computed on write unless set.)
+        topics (list[ConsumerOffsets_TopicMetadata]): The subscribed topics.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_topics_count_plus_one", "topics", "tagged_fields", )
@@ -2114,8 +1558,6 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody(_Node):
             raise _needs_params('ConsumerOffsets.ConsumerGroupPartitionMetadataValueBody', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_partition_metadata_value_body/topics_count_plus_one')
         f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_partition_metadata_value_body/topics_count_plus_one')
         self._topics_count_plus_one = f_topics_count_plus_one
         f_topics = []
@@ -2136,12 +1578,7 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_partition_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_partition_metadata_value_body/version')
         w_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
         if keep:
             self._topics_count_plus_one = w_topics_count_plus_one
@@ -2150,46 +1587,14 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_topics_count_plus_one)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_body/topics')
+        _require(w_topics, 'consumer_offsets/consumer_group_partition_metadata_value_body/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_partition_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_partition_metadata_value_body/version')
-        d_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
-        z_topics_count_plus_one = _uv32_size(d_topics_count_plus_one)
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topics_count_plus_one + z_topics + z_tagged_fields
-
-    @property
-    def topics_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count_plus_one
-
-    @topics_count_plus_one.setter
-    def topics_count_plus_one(self, value):
-        self._topics_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topics_count_plus_one = _Derived("_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody.__qualname__ = "ConsumerOffsets.ConsumerGroupPartitionMetadataValueBody"
@@ -2199,10 +1604,9 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
     """Value of key version 4: metadata of the subscribed topics.
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody): The fields of version 0;
+            raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2243,23 +1647,8 @@ class ConsumerOffsets_ConsumerGroupPartitionMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_partition_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupPartitionMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_partition_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_partition_metadata_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupPartitionMetadataValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_partition_metadata_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupPartitionMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupPartitionMetadataValue"
@@ -2269,10 +1658,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataKey(_Node):
     """Key of a consumer group member's subscription (key version 5).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -2299,26 +1686,11 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'consumer_offsets/consumer_group_member_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'consumer_offsets/consumer_group_member_metadata_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupMemberMetadataKey.__qualname__ = "ConsumerOffsets.ConsumerGroupMemberMetadataKey"
@@ -2328,30 +1700,21 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        instance_id (KafkaTypes_CompactNullableString):
-            Static membership instance id, or null.
-        rack_id (KafkaTypes_CompactNullableString):
-            The member's rack, or null.
-        client_id (KafkaTypes_CompactString):
-            The client id.
-        client_host (KafkaTypes_CompactString):
-            The client host.
-        subscribed_topic_names_count_plus_one (int):
-            Number of subscribed topic names plus one. (Computed on write unless set.)
-        subscribed_topic_names (list[KafkaTypes_CompactString]):
-            The subscribed topic names.
-        subscribed_topic_regex (KafkaTypes_CompactNullableString):
-            The subscribed regular expression, or null.
-        rebalance_timeout_ms (int):
-            The rebalance timeout, -1 if unknown.
-        server_assignor (KafkaTypes_CompactNullableString):
-            The server-side assignor, or null.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields: tag 0 holds the classic protocol's member metadata of a member that
-            joined with it (3.8 and later).
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        instance_id (KafkaTypes_CompactNullableString): Static membership instance id, or null.
+        rack_id (KafkaTypes_CompactNullableString): The member's rack, or null.
+        client_id (KafkaTypes_CompactString): The client id.
+        client_host (KafkaTypes_CompactString): The client host.
+        subscribed_topic_names_count_plus_one (int): Number of subscribed topic names plus one.
+            (Computed on write unless set.)
+        subscribed_topic_names (list[KafkaTypes_CompactString]): The subscribed topic names.
+        subscribed_topic_regex (KafkaTypes_CompactNullableString): The subscribed regular
+            expression, or null.
+        rebalance_timeout_ms (int): The rebalance timeout, -1 if unknown.
+        server_assignor (KafkaTypes_CompactNullableString): The server-side assignor, or null.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields: tag 0 holds the classic
+            protocol's member metadata of a member that joined with it (3.8 and later).
     """
 
     __slots__ = ("version", "_pins", "instance_id", "rack_id", "client_id", "client_host", "_subscribed_topic_names_count_plus_one", "subscribed_topic_names", "subscribed_topic_regex", "rebalance_timeout_ms", "server_assignor", "tagged_fields", )
@@ -2392,8 +1755,6 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueBody(_Node):
         self.client_id = f_client_id
         f_client_host, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.client_host = f_client_host
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_names_count_plus_one')
         f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_names_count_plus_one')
         self._subscribed_topic_names_count_plus_one = f_subscribed_topic_names_count_plus_one
         f_subscribed_topic_names = []
@@ -2423,40 +1784,19 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_member_metadata_value_body/version')
         w_instance_id = self.instance_id
-        if w_instance_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/instance_id')
-        if isinstance(w_instance_id, (bytes, bytearray, memoryview)):
-            out += w_instance_id
-        else:
-            w_instance_id._write(out, keep)
+        _require(w_instance_id, 'consumer_offsets/consumer_group_member_metadata_value_body/instance_id')
+        _write_value(out, w_instance_id, keep)
         w_rack_id = self.rack_id
-        if w_rack_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/rack_id')
-        if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
-            out += w_rack_id
-        else:
-            w_rack_id._write(out, keep)
+        _require(w_rack_id, 'consumer_offsets/consumer_group_member_metadata_value_body/rack_id')
+        _write_value(out, w_rack_id, keep)
         w_client_id = self.client_id
-        if w_client_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/client_id')
-        if isinstance(w_client_id, (bytes, bytearray, memoryview)):
-            out += w_client_id
-        else:
-            w_client_id._write(out, keep)
+        _require(w_client_id, 'consumer_offsets/consumer_group_member_metadata_value_body/client_id')
+        _write_value(out, w_client_id, keep)
         w_client_host = self.client_host
-        if w_client_host is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/client_host')
-        if isinstance(w_client_host, (bytes, bytearray, memoryview)):
-            out += w_client_host
-        else:
-            w_client_host._write(out, keep)
+        _require(w_client_host, 'consumer_offsets/consumer_group_member_metadata_value_body/client_host')
+        _write_value(out, w_client_host, keep)
         w_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
         if keep:
             self._subscribed_topic_names_count_plus_one = w_subscribed_topic_names_count_plus_one
@@ -2465,69 +1805,22 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_subscribed_topic_names_count_plus_one)
         w_subscribed_topic_names = self.subscribed_topic_names
-        if w_subscribed_topic_names is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_names')
+        _require(w_subscribed_topic_names, 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_names')
         for _x1 in w_subscribed_topic_names:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_subscribed_topic_regex = self.subscribed_topic_regex
-        if w_subscribed_topic_regex is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_regex')
-        if isinstance(w_subscribed_topic_regex, (bytes, bytearray, memoryview)):
-            out += w_subscribed_topic_regex
-        else:
-            w_subscribed_topic_regex._write(out, keep)
+        _require(w_subscribed_topic_regex, 'consumer_offsets/consumer_group_member_metadata_value_body/subscribed_topic_regex')
+        _write_value(out, w_subscribed_topic_regex, keep)
         w_rebalance_timeout_ms = self.rebalance_timeout_ms
         out += _S1.pack(w_rebalance_timeout_ms)
         w_server_assignor = self.server_assignor
-        if w_server_assignor is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/server_assignor')
-        if isinstance(w_server_assignor, (bytes, bytearray, memoryview)):
-            out += w_server_assignor
-        else:
-            w_server_assignor._write(out, keep)
+        _require(w_server_assignor, 'consumer_offsets/consumer_group_member_metadata_value_body/server_assignor')
+        _write_value(out, w_server_assignor, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_member_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_member_metadata_value_body/version')
-        d_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
-        z_instance_id = self.instance_id.size()
-        z_rack_id = self.rack_id.size()
-        z_client_id = self.client_id.size()
-        z_client_host = self.client_host.size()
-        z_subscribed_topic_names_count_plus_one = _uv32_size(d_subscribed_topic_names_count_plus_one)
-        z_subscribed_topic_names = sum(_x.size() for _x in self.subscribed_topic_names)
-        z_subscribed_topic_regex = self.subscribed_topic_regex.size()
-        z_rebalance_timeout_ms = 4
-        z_server_assignor = self.server_assignor.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_instance_id + z_rack_id + z_client_id + z_client_host + z_subscribed_topic_names_count_plus_one + z_subscribed_topic_names + z_subscribed_topic_regex + z_rebalance_timeout_ms + z_server_assignor + z_tagged_fields
-
-    @property
-    def subscribed_topic_names_count_plus_one(self):
-        """Number of subscribed topic names plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._subscribed_topic_names_count_plus_one
-
-    @subscribed_topic_names_count_plus_one.setter
-    def subscribed_topic_names_count_plus_one(self, value):
-        self._subscribed_topic_names_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    subscribed_topic_names_count_plus_one = _Derived("_subscribed_topic_names_count_plus_one", 1, 'Number of subscribed topic names plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_ConsumerGroupMemberMetadataValueBody.__qualname__ = "ConsumerOffsets.ConsumerGroupMemberMetadataValueBody"
@@ -2537,10 +1830,9 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
     """Value of key version 5: a member's subscription and client.
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupMemberMetadataValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupMemberMetadataValueBody): The fields of version 0;
+            raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2581,23 +1873,8 @@ class ConsumerOffsets_ConsumerGroupMemberMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_member_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupMemberMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_member_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_member_metadata_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupMemberMetadataValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_member_metadata_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupMemberMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupMemberMetadataValue"
@@ -2607,8 +1884,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataKey(_Node):
     """Key of a consumer group's target assignment epoch (key version 6).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -2632,18 +1908,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'consumer_offsets/consumer_group_target_assignment_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataKey.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataKey"
@@ -2653,13 +1919,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        assignment_epoch (int):
-            The assignment epoch.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        assignment_epoch (int): The assignment epoch.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("version", "assignment_epoch", "tagged_fields", )
@@ -2695,32 +1959,12 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_target_assignment_metadata_value_body/version')
         w_assignment_epoch = self.assignment_epoch
         out += _S1.pack(w_assignment_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value_body/version')
-        z_assignment_epoch = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_assignment_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_target_assignment_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValueBody"
@@ -2730,10 +1974,9 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
     """Value of key version 6: the epoch of the target assignment.
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody): The fields of
+            version 0; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2774,23 +2017,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_target_assignment_metadata_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_target_assignment_metadata_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMetadataValue.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMetadataValue"
@@ -2800,10 +2028,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberKey(_Node):
     """Key of a member's target assignment (key version 7).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -2830,26 +2056,11 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'consumer_offsets/consumer_group_target_assignment_member_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'consumer_offsets/consumer_group_target_assignment_member_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMemberKey.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMemberKey"
@@ -2859,14 +2070,12 @@ class ConsumerOffsets_TopicPartition(_Node):
     """Partitions of one topic, by topic id.
 
     Fields:
-        topic_id (bytes):
-            The topic id.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        topic_id (bytes): The topic id.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -2896,8 +2105,6 @@ class ConsumerOffsets_TopicPartition(_Node):
         f_topic_id = buf[pos:pos + _n]
         pos += _n
         self.topic_id = f_topic_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/topic_partition/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partition/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -2907,13 +2114,8 @@ class ConsumerOffsets_TopicPartition(_Node):
                 raise _invalid(pos, 'consumer_offsets/topic_partition/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/topic_partition/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'consumer_offsets/topic_partition/partitions')
-                _v1, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -2922,8 +2124,7 @@ class ConsumerOffsets_TopicPartition(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partition/topic_id')
+        _require(w_topic_id, 'consumer_offsets/topic_partition/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'consumer_offsets/topic_partition/topic_id')
         out += w_topic_id
@@ -2935,40 +2136,14 @@ class ConsumerOffsets_TopicPartition(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partition/partitions')
+        _require(w_partitions, 'consumer_offsets/topic_partition/partitions')
         for _x1 in w_partitions:
             out += _S1.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partition/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/topic_partition/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_topic_id = len(self.topic_id)
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_TopicPartition.__qualname__ = "ConsumerOffsets.TopicPartition"
@@ -2978,15 +2153,14 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic_partitions_count_plus_one (int):
-            Number of topic partitions plus one. (Computed on write unless set.)
-        topic_partitions (list[ConsumerOffsets_TopicPartition]):
-            The assigned partitions by topic.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic_partitions_count_plus_one (int): Number of topic partitions plus one. (Computed on
+            write unless set.)
+        topic_partitions (list[ConsumerOffsets_TopicPartition]): The assigned partitions by
+            topic.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
@@ -3012,8 +2186,6 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody(_Node):
             raise _needs_params('ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueBody', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_target_assignment_member_value_body/topic_partitions_count_plus_one')
         f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_target_assignment_member_value_body/topic_partitions_count_plus_one')
         self._topic_partitions_count_plus_one = f_topic_partitions_count_plus_one
         f_topic_partitions = []
@@ -3034,12 +2206,7 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_target_assignment_member_value_body/version')
         w_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
         if keep:
             self._topic_partitions_count_plus_one = w_topic_partitions_count_plus_one
@@ -3048,46 +2215,14 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody(_Node):
         else:
             _w_uv32(out, w_topic_partitions_count_plus_one)
         w_topic_partitions = self.topic_partitions
-        if w_topic_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_body/topic_partitions')
+        _require(w_topic_partitions, 'consumer_offsets/consumer_group_target_assignment_member_value_body/topic_partitions')
         for _x1 in w_topic_partitions:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_target_assignment_member_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_target_assignment_member_value_body/version')
-        d_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
-        z_topic_partitions_count_plus_one = _uv32_size(d_topic_partitions_count_plus_one)
-        z_topic_partitions = sum(_x.size() for _x in self.topic_partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_partitions_count_plus_one + z_topic_partitions + z_tagged_fields
-
-    @property
-    def topic_partitions_count_plus_one(self):
-        """Number of topic partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topic_partitions_count_plus_one
-
-    @topic_partitions_count_plus_one.setter
-    def topic_partitions_count_plus_one(self, value):
-        self._topic_partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topic_partitions_count_plus_one = _Derived("_topic_partitions_count_plus_one", 1, 'Number of topic partitions plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValueBody"
@@ -3097,10 +2232,9 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
     """Value of key version 7: a member's target assignment.
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody): The fields of
+            version 0; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -3141,23 +2275,8 @@ class ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_target_assignment_member_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_target_assignment_member_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_target_assignment_member_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_target_assignment_member_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupTargetAssignmentMemberValue.__qualname__ = "ConsumerOffsets.ConsumerGroupTargetAssignmentMemberValue"
@@ -3167,10 +2286,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentKey(_Node):
     """Key of a member's current assignment (key version 8).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -3197,26 +2314,11 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'consumer_offsets/consumer_group_current_member_assignment_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'consumer_offsets/consumer_group_current_member_assignment_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentKey.__qualname__ = "ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentKey"
@@ -3226,14 +2328,12 @@ class ConsumerOffsets_TopicPartitions(_Node):
     """Partitions of one topic, by topic id.
 
     Fields:
-        topic_id (bytes):
-            The topic id.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        topic_id (bytes): The topic id.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -3263,8 +2363,6 @@ class ConsumerOffsets_TopicPartitions(_Node):
         f_topic_id = buf[pos:pos + _n]
         pos += _n
         self.topic_id = f_topic_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/topic_partitions/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -3274,13 +2372,8 @@ class ConsumerOffsets_TopicPartitions(_Node):
                 raise _invalid(pos, 'consumer_offsets/topic_partitions/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'consumer_offsets/topic_partitions/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'consumer_offsets/topic_partitions/partitions')
-                _v1, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -3289,8 +2382,7 @@ class ConsumerOffsets_TopicPartitions(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/topic_id')
+        _require(w_topic_id, 'consumer_offsets/topic_partitions/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'consumer_offsets/topic_partitions/topic_id')
         out += w_topic_id
@@ -3302,40 +2394,14 @@ class ConsumerOffsets_TopicPartitions(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/partitions')
+        _require(w_partitions, 'consumer_offsets/topic_partitions/partitions')
         for _x1 in w_partitions:
             out += _S1.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/topic_partitions/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/topic_partitions/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_topic_id = len(self.topic_id)
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_TopicPartitions.__qualname__ = "ConsumerOffsets.TopicPartitions"
@@ -3345,25 +2411,22 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
     """Version 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        member_epoch (int):
-            The member epoch expected in its next heartbeat.
-        previous_member_epoch (int):
-            The epoch before the last bump, accepted if that bump was lost.
-        state (int):
-            The member state.
-        assigned_partitions_count_plus_one (int):
-            Number of assigned partitions plus one. (Computed on write unless set.)
-        assigned_partitions (list[ConsumerOffsets_TopicPartitions]):
-            The partitions assigned to (or owned by) the member.
-        partitions_pending_revocation_count_plus_one (int):
-            Number of partitions pending revocation plus one. (Computed on write unless set.)
-        partitions_pending_revocation (list[ConsumerOffsets_TopicPartitions]):
-            The partitions the member must revoke.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones added by later Kafka versions stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        member_epoch (int): The member epoch expected in its next heartbeat.
+        previous_member_epoch (int): The epoch before the last bump, accepted if that bump was
+            lost.
+        state (int): The member state.
+        assigned_partitions_count_plus_one (int): Number of assigned partitions plus one.
+            (Computed on write unless set.)
+        assigned_partitions (list[ConsumerOffsets_TopicPartitions]): The partitions assigned to
+            (or owned by) the member.
+        partitions_pending_revocation_count_plus_one (int): Number of partitions pending
+            revocation plus one. (Computed on write unless set.)
+        partitions_pending_revocation (list[ConsumerOffsets_TopicPartitions]): The partitions
+            the member must revoke.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones added by later Kafka
+            versions stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "_partitions_pending_revocation_count_plus_one", "partitions_pending_revocation", "tagged_fields", )
@@ -3403,8 +2466,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
         self.member_epoch = f_member_epoch
         self.previous_member_epoch = f_previous_member_epoch
         self.state = f_state
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_current_member_assignment_value_body/assigned_partitions_count_plus_one')
         f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_body/assigned_partitions_count_plus_one')
         self._assigned_partitions_count_plus_one = f_assigned_partitions_count_plus_one
         f_assigned_partitions = []
@@ -3419,8 +2480,6 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
                 _v1, pos = ConsumerOffsets_TopicPartitions._read(buf, pos, end, self)
                 _ap2(_v1)
         self.assigned_partitions = f_assigned_partitions
-        if pos >= end:
-            raise _short(pos, end, 1, 'consumer_offsets/consumer_group_current_member_assignment_value_body/partitions_pending_revocation_count_plus_one')
         f_partitions_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'consumer_offsets/consumer_group_current_member_assignment_value_body/partitions_pending_revocation_count_plus_one')
         self._partitions_pending_revocation_count_plus_one = f_partitions_pending_revocation_count_plus_one
         f_partitions_pending_revocation = []
@@ -3441,12 +2500,7 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'consumer_offsets/consumer_group_current_member_assignment_value_body/version')
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
@@ -3459,13 +2513,9 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_assigned_partitions_count_plus_one)
         w_assigned_partitions = self.assigned_partitions
-        if w_assigned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_body/assigned_partitions')
+        _require(w_assigned_partitions, 'consumer_offsets/consumer_group_current_member_assignment_value_body/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_partitions_pending_revocation_count_plus_one = self._partitions_pending_revocation_count_plus_one if self._pins & 2 else len(self.partitions_pending_revocation) + 1
         if keep:
             self._partitions_pending_revocation_count_plus_one = w_partitions_pending_revocation_count_plus_one
@@ -3474,65 +2524,15 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_partitions_pending_revocation_count_plus_one)
         w_partitions_pending_revocation = self.partitions_pending_revocation
-        if w_partitions_pending_revocation is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_body/partitions_pending_revocation')
+        _require(w_partitions_pending_revocation, 'consumer_offsets/consumer_group_current_member_assignment_value_body/partitions_pending_revocation')
         for _x2 in w_partitions_pending_revocation:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'consumer_offsets/consumer_group_current_member_assignment_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'consumer_offsets/consumer_group_current_member_assignment_value_body/version')
-        d_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
-        d_partitions_pending_revocation_count_plus_one = self._partitions_pending_revocation_count_plus_one if self._pins & 2 else len(self.partitions_pending_revocation) + 1
-        z_member_epoch = 4
-        z_previous_member_epoch = 4
-        z_state = 1
-        z_assigned_partitions_count_plus_one = _uv32_size(d_assigned_partitions_count_plus_one)
-        z_assigned_partitions = sum(_x.size() for _x in self.assigned_partitions)
-        z_partitions_pending_revocation_count_plus_one = _uv32_size(d_partitions_pending_revocation_count_plus_one)
-        z_partitions_pending_revocation = sum(_x.size() for _x in self.partitions_pending_revocation)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_member_epoch + z_previous_member_epoch + z_state + z_assigned_partitions_count_plus_one + z_assigned_partitions + z_partitions_pending_revocation_count_plus_one + z_partitions_pending_revocation + z_tagged_fields
-
-    @property
-    def assigned_partitions_count_plus_one(self):
-        """Number of assigned partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._assigned_partitions_count_plus_one
-
-    @assigned_partitions_count_plus_one.setter
-    def assigned_partitions_count_plus_one(self, value):
-        self._assigned_partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def partitions_pending_revocation_count_plus_one(self):
-        """Number of partitions pending revocation plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_pending_revocation_count_plus_one
-
-    @partitions_pending_revocation_count_plus_one.setter
-    def partitions_pending_revocation_count_plus_one(self, value):
-        self._partitions_pending_revocation_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    assigned_partitions_count_plus_one = _Derived("_assigned_partitions_count_plus_one", 1, 'Number of assigned partitions plus one. Computed on write unless set (pinned).')
+    partitions_pending_revocation_count_plus_one = _Derived("_partitions_pending_revocation_count_plus_one", 2, 'Number of partitions pending revocation plus one. Computed on write unless set (pinned).')
 
 
 ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody.__qualname__ = "ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValueBody"
@@ -3542,10 +2542,9 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
     """Value of key version 8: a member's current assignment.
 
     Fields:
-        version (int):
-            Value version, 0.
-        body (ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody):
-            The fields of version 0; raw bytes for a version this schema does not know.
+        version (int): Value version, 0.
+        body (ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody): The fields of
+            version 0; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -3586,23 +2585,8 @@ class ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_offsets/consumer_group_current_member_assignment_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_offsets/consumer_group_current_member_assignment_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'consumer_offsets/consumer_group_current_member_assignment_value/body')
+        _write_case(out, w_body, keep, ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue._switch_cases['body'], w_version, 'consumer_offsets/consumer_group_current_member_assignment_value/body', w_version)
 
 
 ConsumerOffsets_ConsumerGroupCurrentMemberAssignmentValue.__qualname__ = "ConsumerOffsets.ConsumerGroupCurrentMemberAssignmentValue"

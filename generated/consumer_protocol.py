@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_NullableBytes
 from kafkacodec.generated.kafka_types import KafkaTypes_NullableString
 from kafkacodec.generated.kafka_types import KafkaTypes_String
@@ -45,10 +48,9 @@ class ConsumerProtocol(_Node):
     type is the subscription; `assignment` is the other.
 
     Fields:
-        version (int):
-            Subscription version, 0 to 3.
-        body (object):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Subscription version, 0 to 3.
+        body (object): The fields of that version; raw bytes for a version this schema does not
+            know.
     """
 
     __slots__ = ("version", "body", )
@@ -98,23 +100,8 @@ class ConsumerProtocol(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'consumer_protocol/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ConsumerProtocol_SubscriptionV0 if _on1 == 0 else ConsumerProtocol_SubscriptionV1 if _on1 == 1 else ConsumerProtocol_SubscriptionV2 if _on1 == 2 else ConsumerProtocol_SubscriptionV3 if _on1 == 3 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'consumer_protocol/body')
-            w_body._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size())
-        return z_version + z_body
+        _require(w_body, 'consumer_protocol/body')
+        _write_case(out, w_body, keep, ConsumerProtocol._switch_cases['body'], w_version, 'consumer_protocol/body')
 
 
 ConsumerProtocol.__qualname__ = "ConsumerProtocol"
@@ -124,12 +111,9 @@ class ConsumerProtocol_SubscriptionV0(_Node):
     """Version 0.
 
     Fields:
-        topics_count (int):
-            Number of topics. (Computed on write unless set.)
-        topics (list[KafkaTypes_String]):
-            The subscribed topics.
-        user_data (KafkaTypes_NullableBytes):
-            The assignor's data, or null.
+        topics_count (int): Number of topics. (Computed on write unless set.)
+        topics (list[KafkaTypes_String]): The subscribed topics.
+        user_data (KafkaTypes_NullableBytes): The assignor's data, or null.
     """
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", )
@@ -181,41 +165,14 @@ class ConsumerProtocol_SubscriptionV0(_Node):
             self._topics_count = w_topics_count
         out += _S1.pack(w_topics_count)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/topics')
+        _require(w_topics, 'consumer_protocol/subscription_v0/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_user_data = self.user_data
-        if w_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v0/user_data')
-        if isinstance(w_user_data, (bytes, bytearray, memoryview)):
-            out += w_user_data
-        else:
-            w_user_data._write(out, keep)
+        _require(w_user_data, 'consumer_protocol/subscription_v0/user_data')
+        _write_value(out, w_user_data, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topics_count = 4
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_user_data = self.user_data.size()
-        return z_topics_count + z_topics + z_user_data
-
-    @property
-    def topics_count(self):
-        """Number of topics.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count
-
-    @topics_count.setter
-    def topics_count(self, value):
-        self._topics_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV0.__qualname__ = "ConsumerProtocol.SubscriptionV0"
@@ -225,16 +182,13 @@ class ConsumerProtocol_SubscriptionV1(_Node):
     """Version 1 (Kafka 2.4, KIP-429).
 
     Fields:
-        topics_count (int):
-            Number of topics. (Computed on write unless set.)
-        topics (list[KafkaTypes_String]):
-            The subscribed topics.
-        user_data (KafkaTypes_NullableBytes):
-            The assignor's data, or null.
-        owned_partitions_count (int):
-            Number of topics with owned partitions. (Computed on write unless set.)
-        owned_partitions (list[ConsumerProtocol_TopicPartitions]):
-            The partitions the member owns, for cooperative rebalancing.
+        topics_count (int): Number of topics. (Computed on write unless set.)
+        topics (list[KafkaTypes_String]): The subscribed topics.
+        user_data (KafkaTypes_NullableBytes): The assignor's data, or null.
+        owned_partitions_count (int): Number of topics with owned partitions. (Computed on write
+            unless set.)
+        owned_partitions (list[ConsumerProtocol_TopicPartitions]): The partitions the member
+            owns, for cooperative rebalancing.
     """
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", )
@@ -306,68 +260,23 @@ class ConsumerProtocol_SubscriptionV1(_Node):
             self._topics_count = w_topics_count
         out += _S1.pack(w_topics_count)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/topics')
+        _require(w_topics, 'consumer_protocol/subscription_v1/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_user_data = self.user_data
-        if w_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/user_data')
-        if isinstance(w_user_data, (bytes, bytearray, memoryview)):
-            out += w_user_data
-        else:
-            w_user_data._write(out, keep)
+        _require(w_user_data, 'consumer_protocol/subscription_v1/user_data')
+        _write_value(out, w_user_data, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
         out += _S1.pack(w_owned_partitions_count)
         w_owned_partitions = self.owned_partitions
-        if w_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v1/owned_partitions')
+        _require(w_owned_partitions, 'consumer_protocol/subscription_v1/owned_partitions')
         for _x2 in w_owned_partitions:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topics_count = 4
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_user_data = self.user_data.size()
-        z_owned_partitions_count = 4
-        z_owned_partitions = sum(_x.size() for _x in self.owned_partitions)
-        return z_topics_count + z_topics + z_user_data + z_owned_partitions_count + z_owned_partitions
-
-    @property
-    def topics_count(self):
-        """Number of topics.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count
-
-    @topics_count.setter
-    def topics_count(self, value):
-        self._topics_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def owned_partitions_count(self):
-        """Number of topics with owned partitions.
-
-        Computed on write unless set (pinned).
-        """
-        return self._owned_partitions_count
-
-    @owned_partitions_count.setter
-    def owned_partitions_count(self, value):
-        self._owned_partitions_count = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV1.__qualname__ = "ConsumerProtocol.SubscriptionV1"
@@ -377,18 +286,14 @@ class ConsumerProtocol_SubscriptionV2(_Node):
     """Version 2 (Kafka 3.0).
 
     Fields:
-        topics_count (int):
-            Number of topics. (Computed on write unless set.)
-        topics (list[KafkaTypes_String]):
-            The subscribed topics.
-        user_data (KafkaTypes_NullableBytes):
-            The assignor's data, or null.
-        owned_partitions_count (int):
-            Number of topics with owned partitions. (Computed on write unless set.)
-        owned_partitions (list[ConsumerProtocol_TopicPartitions]):
-            The partitions the member owns, for cooperative rebalancing.
-        generation_id (int):
-            The generation the owned partitions belong to, -1 if unknown.
+        topics_count (int): Number of topics. (Computed on write unless set.)
+        topics (list[KafkaTypes_String]): The subscribed topics.
+        user_data (KafkaTypes_NullableBytes): The assignor's data, or null.
+        owned_partitions_count (int): Number of topics with owned partitions. (Computed on write
+            unless set.)
+        owned_partitions (list[ConsumerProtocol_TopicPartitions]): The partitions the member
+            owns, for cooperative rebalancing.
+        generation_id (int): The generation the owned partitions belong to, -1 if unknown.
     """
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", )
@@ -466,71 +371,25 @@ class ConsumerProtocol_SubscriptionV2(_Node):
             self._topics_count = w_topics_count
         out += _S1.pack(w_topics_count)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/topics')
+        _require(w_topics, 'consumer_protocol/subscription_v2/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_user_data = self.user_data
-        if w_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/user_data')
-        if isinstance(w_user_data, (bytes, bytearray, memoryview)):
-            out += w_user_data
-        else:
-            w_user_data._write(out, keep)
+        _require(w_user_data, 'consumer_protocol/subscription_v2/user_data')
+        _write_value(out, w_user_data, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
         out += _S1.pack(w_owned_partitions_count)
         w_owned_partitions = self.owned_partitions
-        if w_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v2/owned_partitions')
+        _require(w_owned_partitions, 'consumer_protocol/subscription_v2/owned_partitions')
         for _x2 in w_owned_partitions:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topics_count = 4
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_user_data = self.user_data.size()
-        z_owned_partitions_count = 4
-        z_owned_partitions = sum(_x.size() for _x in self.owned_partitions)
-        z_generation_id = 4
-        return z_topics_count + z_topics + z_user_data + z_owned_partitions_count + z_owned_partitions + z_generation_id
-
-    @property
-    def topics_count(self):
-        """Number of topics.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count
-
-    @topics_count.setter
-    def topics_count(self, value):
-        self._topics_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def owned_partitions_count(self):
-        """Number of topics with owned partitions.
-
-        Computed on write unless set (pinned).
-        """
-        return self._owned_partitions_count
-
-    @owned_partitions_count.setter
-    def owned_partitions_count(self, value):
-        self._owned_partitions_count = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV2.__qualname__ = "ConsumerProtocol.SubscriptionV2"
@@ -540,20 +399,15 @@ class ConsumerProtocol_SubscriptionV3(_Node):
     """Version 3 (Kafka 3.4, KIP-881).
 
     Fields:
-        topics_count (int):
-            Number of topics. (Computed on write unless set.)
-        topics (list[KafkaTypes_String]):
-            The subscribed topics.
-        user_data (KafkaTypes_NullableBytes):
-            The assignor's data, or null.
-        owned_partitions_count (int):
-            Number of topics with owned partitions. (Computed on write unless set.)
-        owned_partitions (list[ConsumerProtocol_TopicPartitions]):
-            The partitions the member owns, for cooperative rebalancing.
-        generation_id (int):
-            The generation the owned partitions belong to, -1 if unknown.
-        rack_id (KafkaTypes_NullableString):
-            The consumer's rack, or null.
+        topics_count (int): Number of topics. (Computed on write unless set.)
+        topics (list[KafkaTypes_String]): The subscribed topics.
+        user_data (KafkaTypes_NullableBytes): The assignor's data, or null.
+        owned_partitions_count (int): Number of topics with owned partitions. (Computed on write
+            unless set.)
+        owned_partitions (list[ConsumerProtocol_TopicPartitions]): The partitions the member
+            owns, for cooperative rebalancing.
+        generation_id (int): The generation the owned partitions belong to, -1 if unknown.
+        rack_id (KafkaTypes_NullableString): The consumer's rack, or null.
     """
 
     __slots__ = ("_pins", "_topics_count", "topics", "user_data", "_owned_partitions_count", "owned_partitions", "generation_id", "rack_id", )
@@ -634,79 +488,28 @@ class ConsumerProtocol_SubscriptionV3(_Node):
             self._topics_count = w_topics_count
         out += _S1.pack(w_topics_count)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/topics')
+        _require(w_topics, 'consumer_protocol/subscription_v3/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_user_data = self.user_data
-        if w_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/user_data')
-        if isinstance(w_user_data, (bytes, bytearray, memoryview)):
-            out += w_user_data
-        else:
-            w_user_data._write(out, keep)
+        _require(w_user_data, 'consumer_protocol/subscription_v3/user_data')
+        _write_value(out, w_user_data, keep)
         w_owned_partitions_count = self._owned_partitions_count if self._pins & 2 else len(self.owned_partitions)
         if keep:
             self._owned_partitions_count = w_owned_partitions_count
         out += _S1.pack(w_owned_partitions_count)
         w_owned_partitions = self.owned_partitions
-        if w_owned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/owned_partitions')
+        _require(w_owned_partitions, 'consumer_protocol/subscription_v3/owned_partitions')
         for _x2 in w_owned_partitions:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
         w_rack_id = self.rack_id
-        if w_rack_id is None:
-            raise _EncodeError('is not set', 'consumer_protocol/subscription_v3/rack_id')
-        if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
-            out += w_rack_id
-        else:
-            w_rack_id._write(out, keep)
+        _require(w_rack_id, 'consumer_protocol/subscription_v3/rack_id')
+        _write_value(out, w_rack_id, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topics_count = 4
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_user_data = self.user_data.size()
-        z_owned_partitions_count = 4
-        z_owned_partitions = sum(_x.size() for _x in self.owned_partitions)
-        z_generation_id = 4
-        z_rack_id = self.rack_id.size()
-        return z_topics_count + z_topics + z_user_data + z_owned_partitions_count + z_owned_partitions + z_generation_id + z_rack_id
-
-    @property
-    def topics_count(self):
-        """Number of topics.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count
-
-    @topics_count.setter
-    def topics_count(self, value):
-        self._topics_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def owned_partitions_count(self):
-        """Number of topics with owned partitions.
-
-        Computed on write unless set (pinned).
-        """
-        return self._owned_partitions_count
-
-    @owned_partitions_count.setter
-    def owned_partitions_count(self, value):
-        self._owned_partitions_count = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV3.__qualname__ = "ConsumerProtocol.SubscriptionV3"
@@ -716,14 +519,12 @@ class ConsumerProtocol_Assignment(_Node):
     """A member's assignment, prefixed by its version (versions 0 to 3 share one layout).
 
     Fields:
-        version (int):
-            Assignment version.
-        assigned_partitions_count (int):
-            Number of topics assigned. (Computed on write unless set.)
-        assigned_partitions (list[ConsumerProtocol_TopicPartitions]):
-            The assigned partitions by topic.
-        user_data (KafkaTypes_NullableBytes):
-            The assignor's data, or null.
+        version (int): Assignment version.
+        assigned_partitions_count (int): Number of topics assigned. (Computed on write unless
+            set.)
+        assigned_partitions (list[ConsumerProtocol_TopicPartitions]): The assigned partitions by
+            topic.
+        user_data (KafkaTypes_NullableBytes): The assignor's data, or null.
     """
 
     __slots__ = ("_pins", "version", "_assigned_partitions_count", "assigned_partitions", "user_data", )
@@ -778,42 +579,14 @@ class ConsumerProtocol_Assignment(_Node):
             self._assigned_partitions_count = w_assigned_partitions_count
         out += _S2.pack(w_version, w_assigned_partitions_count)
         w_assigned_partitions = self.assigned_partitions
-        if w_assigned_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/assignment/assigned_partitions')
+        _require(w_assigned_partitions, 'consumer_protocol/assignment/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_user_data = self.user_data
-        if w_user_data is None:
-            raise _EncodeError('is not set', 'consumer_protocol/assignment/user_data')
-        if isinstance(w_user_data, (bytes, bytearray, memoryview)):
-            out += w_user_data
-        else:
-            w_user_data._write(out, keep)
+        _require(w_user_data, 'consumer_protocol/assignment/user_data')
+        _write_value(out, w_user_data, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_assigned_partitions_count = 4
-        z_assigned_partitions = sum(_x.size() for _x in self.assigned_partitions)
-        z_user_data = self.user_data.size()
-        return z_version + z_assigned_partitions_count + z_assigned_partitions + z_user_data
-
-    @property
-    def assigned_partitions_count(self):
-        """Number of topics assigned.
-
-        Computed on write unless set (pinned).
-        """
-        return self._assigned_partitions_count
-
-    @assigned_partitions_count.setter
-    def assigned_partitions_count(self, value):
-        self._assigned_partitions_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    assigned_partitions_count = _Derived("_assigned_partitions_count", 1, 'Number of topics assigned. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_Assignment.__qualname__ = "ConsumerProtocol.Assignment"
@@ -823,12 +596,9 @@ class ConsumerProtocol_TopicPartitions(_Node):
     """A topic and some of its partitions.
 
     Fields:
-        topic (KafkaTypes_String):
-            The topic.
-        partitions_count (int):
-            Number of partitions. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
+        topic (KafkaTypes_String): The topic.
+        partitions_count (int): Number of partitions. (Computed on write unless set.)
+        partitions (list[int]): The partitions.
     """
 
     __slots__ = ("_pins", "topic", "_partitions_count", "partitions", )
@@ -864,55 +634,26 @@ class ConsumerProtocol_TopicPartitions(_Node):
                 raise _invalid(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(_m_partitions_count, 'consumer_protocol/topic_partitions/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'consumer_protocol/topic_partitions/partitions')
-                _v1, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         return self, pos
 
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic = self.topic
-        if w_topic is None:
-            raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/topic')
-        if isinstance(w_topic, (bytes, bytearray, memoryview)):
-            out += w_topic
-        else:
-            w_topic._write(out, keep)
+        _require(w_topic, 'consumer_protocol/topic_partitions/topic')
+        _write_value(out, w_topic, keep)
         w_partitions_count = self._partitions_count if self._pins & 1 else len(self.partitions)
         if keep:
             self._partitions_count = w_partitions_count
         out += _S1.pack(w_partitions_count)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'consumer_protocol/topic_partitions/partitions')
+        _require(w_partitions, 'consumer_protocol/topic_partitions/partitions')
         for _x1 in w_partitions:
             out += _S1.pack(_x1)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topic = self.topic.size()
-        z_partitions_count = 4
-        z_partitions = sum(4 for _x in self.partitions)
-        return z_topic + z_partitions_count + z_partitions
-
-    @property
-    def partitions_count(self):
-        """Number of partitions.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count
-
-    @partitions_count.setter
-    def partitions_count(self, value):
-        self._partitions_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count = _Derived("_partitions_count", 1, 'Number of partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_TopicPartitions.__qualname__ = "ConsumerProtocol.TopicPartitions"

@@ -13,13 +13,14 @@ from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import enum_value as _enum_value
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedFields
 
@@ -66,10 +67,9 @@ class ControlRecord(_Node):
     version and a type; the KRaft values are flexible-version messages written at version 0.
 
     Fields:
-        version (int):
-            Key version, 0; Kafka rejects a negative one and reads a larger one as version 0.
-        type (ControlRecord_ControlType | int):
-            What the record's value holds.
+        version (int): Key version, 0; Kafka rejects a negative one and reads a larger one as
+            version 0.
+        type (ControlRecord_ControlType | int): What the record's value holds.
     """
 
     __slots__ = ("version", "type", )
@@ -110,7 +110,6 @@ class ControlRecord(_Node):
         w_type = self.type
         out += _S0.pack(w_version, w_type)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -125,10 +124,9 @@ class ControlRecord_EndTransactionMarker(_Node):
     """Value of ABORT and COMMIT records (6 bytes).
 
     Fields:
-        version (int):
-            Value version, 0; Kafka reads larger versions as 0 and ignores bytes after the epoch.
-        coordinator_epoch (int):
-            Epoch of the transaction coordinator that wrote the marker.
+        version (int): Value version, 0; Kafka reads larger versions as 0 and ignores bytes
+            after the epoch.
+        coordinator_epoch (int): Epoch of the transaction coordinator that wrote the marker.
     """
 
     __slots__ = ("version", "coordinator_epoch", )
@@ -168,7 +166,6 @@ class ControlRecord_EndTransactionMarker(_Node):
         w_coordinator_epoch = self.coordinator_epoch
         out += _S1.pack(w_version, w_coordinator_epoch)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_version = 2
@@ -183,20 +180,14 @@ class ControlRecord_LeaderChangeMessage(_Node):
     """Value of LEADER_CHANGE records, LeaderChangeMessage version 0.
 
     Fields:
-        version (int):
-            The message's version field, 0.
-        leader_id (int):
-            The elected leader.
-        voters_count_plus_one (int):
-            Number of voters plus one. (Computed on write unless set.)
-        voters (list[ControlRecord_Voter]):
-            The voters of the quorum.
-        granting_voters_count_plus_one (int):
-            Number of granting voters plus one. (Computed on write unless set.)
-        granting_voters (list[ControlRecord_Voter]):
-            The voters that voted for the leader.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        version (int): The message's version field, 0.
+        leader_id (int): The elected leader.
+        voters_count_plus_one (int): Number of voters plus one. (Computed on write unless set.)
+        voters (list[ControlRecord_Voter]): The voters of the quorum.
+        granting_voters_count_plus_one (int): Number of granting voters plus one. (Computed on
+            write unless set.)
+        granting_voters (list[ControlRecord_Voter]): The voters that voted for the leader.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("_pins", "version", "leader_id", "_voters_count_plus_one", "voters", "_granting_voters_count_plus_one", "granting_voters", "tagged_fields", )
@@ -229,8 +220,6 @@ class ControlRecord_LeaderChangeMessage(_Node):
         pos += 6
         self.version = f_version
         self.leader_id = f_leader_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'control_record/leader_change_message/voters_count_plus_one')
         f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/voters_count_plus_one')
         self._voters_count_plus_one = f_voters_count_plus_one
         f_voters = []
@@ -245,8 +234,6 @@ class ControlRecord_LeaderChangeMessage(_Node):
                 _v1, pos = ControlRecord_Voter._read(buf, pos, end, self)
                 _ap2(_v1)
         self.voters = f_voters
-        if pos >= end:
-            raise _short(pos, end, 1, 'control_record/leader_change_message/granting_voters_count_plus_one')
         f_granting_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/leader_change_message/granting_voters_count_plus_one')
         self._granting_voters_count_plus_one = f_granting_voters_count_plus_one
         f_granting_voters = []
@@ -282,13 +269,9 @@ class ControlRecord_LeaderChangeMessage(_Node):
         else:
             _w_uv32(out, w_voters_count_plus_one)
         w_voters = self.voters
-        if w_voters is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/voters')
+        _require(w_voters, 'control_record/leader_change_message/voters')
         for _x1 in w_voters:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_granting_voters_count_plus_one = self._granting_voters_count_plus_one if self._pins & 2 else len(self.granting_voters) + 1
         if keep:
             self._granting_voters_count_plus_one = w_granting_voters_count_plus_one
@@ -297,60 +280,15 @@ class ControlRecord_LeaderChangeMessage(_Node):
         else:
             _w_uv32(out, w_granting_voters_count_plus_one)
         w_granting_voters = self.granting_voters
-        if w_granting_voters is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/granting_voters')
+        _require(w_granting_voters, 'control_record/leader_change_message/granting_voters')
         for _x2 in w_granting_voters:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/leader_change_message/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'control_record/leader_change_message/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
-        d_granting_voters_count_plus_one = self._granting_voters_count_plus_one if self._pins & 2 else len(self.granting_voters) + 1
-        z_version = 2
-        z_leader_id = 4
-        z_voters_count_plus_one = _uv32_size(d_voters_count_plus_one)
-        z_voters = sum(_x.size() for _x in self.voters)
-        z_granting_voters_count_plus_one = _uv32_size(d_granting_voters_count_plus_one)
-        z_granting_voters = sum(_x.size() for _x in self.granting_voters)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_version + z_leader_id + z_voters_count_plus_one + z_voters + z_granting_voters_count_plus_one + z_granting_voters + z_tagged_fields
-
-    @property
-    def voters_count_plus_one(self):
-        """Number of voters plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._voters_count_plus_one
-
-    @voters_count_plus_one.setter
-    def voters_count_plus_one(self, value):
-        self._voters_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def granting_voters_count_plus_one(self):
-        """Number of granting voters plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._granting_voters_count_plus_one
-
-    @granting_voters_count_plus_one.setter
-    def granting_voters_count_plus_one(self, value):
-        self._granting_voters_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    voters_count_plus_one = _Derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
+    granting_voters_count_plus_one = _Derived("_granting_voters_count_plus_one", 2, 'Number of granting voters plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_LeaderChangeMessage.__qualname__ = "ControlRecord.LeaderChangeMessage"
@@ -360,10 +298,8 @@ class ControlRecord_Voter(_Node):
     """A voter of LeaderChangeMessage version 0.
 
     Fields:
-        voter_id (int):
-            The voter's replica id.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        voter_id (int): The voter's replica id.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("voter_id", "tagged_fields", )
@@ -397,19 +333,8 @@ class ControlRecord_Voter(_Node):
         w_voter_id = self.voter_id
         out += _S2.pack(w_voter_id)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voter/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_voter_id = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_voter_id + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/voter/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_Voter.__qualname__ = "ControlRecord.Voter"
@@ -419,12 +344,9 @@ class ControlRecord_SnapshotHeaderRecord(_Node):
     """Value of SNAPSHOT_HEADER records, version 0.
 
     Fields:
-        version (int):
-            The message's version field, 0.
-        last_contained_log_timestamp (int):
-            Append time of the last record the snapshot covers.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        version (int): The message's version field, 0.
+        last_contained_log_timestamp (int): Append time of the last record the snapshot covers.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("version", "last_contained_log_timestamp", "tagged_fields", )
@@ -465,20 +387,8 @@ class ControlRecord_SnapshotHeaderRecord(_Node):
         w_last_contained_log_timestamp = self.last_contained_log_timestamp
         out += _S3.pack(w_version, w_last_contained_log_timestamp)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/snapshot_header_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_last_contained_log_timestamp = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_version + z_last_contained_log_timestamp + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/snapshot_header_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_SnapshotHeaderRecord.__qualname__ = "ControlRecord.SnapshotHeaderRecord"
@@ -488,10 +398,8 @@ class ControlRecord_SnapshotFooterRecord(_Node):
     """Value of SNAPSHOT_FOOTER records, version 0.
 
     Fields:
-        version (int):
-            The message's version field, 0.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        version (int): The message's version field, 0.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("version", "tagged_fields", )
@@ -529,19 +437,8 @@ class ControlRecord_SnapshotFooterRecord(_Node):
                 self.version = w_version
         out += _S4.pack(w_version)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/snapshot_footer_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_version + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/snapshot_footer_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_SnapshotFooterRecord.__qualname__ = "ControlRecord.SnapshotFooterRecord"
@@ -551,12 +448,9 @@ class ControlRecord_KraftVersionRecord(_Node):
     """Value of KRAFT_VERSION records, version 0.
 
     Fields:
-        version (int):
-            The message's version field, 0.
-        kraft_version (int):
-            The KRaft protocol version.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        version (int): The message's version field, 0.
+        kraft_version (int): The KRaft protocol version.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("version", "kraft_version", "tagged_fields", )
@@ -599,20 +493,8 @@ class ControlRecord_KraftVersionRecord(_Node):
         w_kraft_version = self.kraft_version
         out += _S0.pack(w_version, w_kraft_version)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/kraft_version_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_kraft_version = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_version + z_kraft_version + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/kraft_version_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_KraftVersionRecord.__qualname__ = "ControlRecord.KraftVersionRecord"
@@ -622,14 +504,10 @@ class ControlRecord_VotersRecord(_Node):
     """Value of KRAFT_VOTERS records, VotersRecord version 0.
 
     Fields:
-        version (int):
-            The message's version field, 0.
-        voters_count_plus_one (int):
-            Number of voters plus one. (Computed on write unless set.)
-        voters (list[ControlRecord_VoterEntry]):
-            The voter set.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        version (int): The message's version field, 0.
+        voters_count_plus_one (int): Number of voters plus one. (Computed on write unless set.)
+        voters (list[ControlRecord_VoterEntry]): The voter set.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("_pins", "version", "_voters_count_plus_one", "voters", "tagged_fields", )
@@ -658,8 +536,6 @@ class ControlRecord_VotersRecord(_Node):
         f_version, = _S4.unpack_from(buf, pos)
         pos += 2
         self.version = f_version
-        if pos >= end:
-            raise _short(pos, end, 1, 'control_record/voters_record/voters_count_plus_one')
         f_voters_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voters_record/voters_count_plus_one')
         self._voters_count_plus_one = f_voters_count_plus_one
         f_voters = []
@@ -694,43 +570,14 @@ class ControlRecord_VotersRecord(_Node):
         else:
             _w_uv32(out, w_voters_count_plus_one)
         w_voters = self.voters
-        if w_voters is None:
-            raise _EncodeError('is not set', 'control_record/voters_record/voters')
+        _require(w_voters, 'control_record/voters_record/voters')
         for _x1 in w_voters:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voters_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'control_record/voters_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_voters_count_plus_one = self._voters_count_plus_one if self._pins & 1 else len(self.voters) + 1
-        z_version = 2
-        z_voters_count_plus_one = _uv32_size(d_voters_count_plus_one)
-        z_voters = sum(_x.size() for _x in self.voters)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_version + z_voters_count_plus_one + z_voters + z_tagged_fields
-
-    @property
-    def voters_count_plus_one(self):
-        """Number of voters plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._voters_count_plus_one
-
-    @voters_count_plus_one.setter
-    def voters_count_plus_one(self, value):
-        self._voters_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    voters_count_plus_one = _Derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_VotersRecord.__qualname__ = "ControlRecord.VotersRecord"
@@ -740,18 +587,15 @@ class ControlRecord_VoterEntry(_Node):
     """One voter of VotersRecord.
 
     Fields:
-        voter_id (int):
-            The voter's replica id.
-        voter_directory_id (bytes):
-            UUID of the voter's log directory (most significant 8 bytes first).
-        endpoints_count_plus_one (int):
-            Number of endpoints plus one. (Computed on write unless set.)
-        endpoints (list[ControlRecord_Endpoint]):
-            The voter's listeners.
-        kraft_version_feature (ControlRecord_KraftVersionFeature):
-            The KRaft versions the voter supports.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        voter_id (int): The voter's replica id.
+        voter_directory_id (bytes): UUID of the voter's log directory (most significant 8 bytes
+            first).
+        endpoints_count_plus_one (int): Number of endpoints plus one. (Computed on write unless
+            set.)
+        endpoints (list[ControlRecord_Endpoint]): The voter's listeners.
+        kraft_version_feature (ControlRecord_KraftVersionFeature): The KRaft versions the voter
+            supports.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("_pins", "voter_id", "voter_directory_id", "_endpoints_count_plus_one", "endpoints", "kraft_version_feature", "tagged_fields", )
@@ -790,8 +634,6 @@ class ControlRecord_VoterEntry(_Node):
         f_voter_directory_id = buf[pos:pos + _n]
         pos += _n
         self.voter_directory_id = f_voter_directory_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'control_record/voter_entry/endpoints_count_plus_one')
         f_endpoints_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'control_record/voter_entry/endpoints_count_plus_one')
         self._endpoints_count_plus_one = f_endpoints_count_plus_one
         f_endpoints = []
@@ -817,8 +659,7 @@ class ControlRecord_VoterEntry(_Node):
         w_voter_id = self.voter_id
         out += _S2.pack(w_voter_id)
         w_voter_directory_id = self.voter_directory_id
-        if w_voter_directory_id is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/voter_directory_id')
+        _require(w_voter_directory_id, 'control_record/voter_entry/voter_directory_id')
         if len(w_voter_directory_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_voter_directory_id)}', 'control_record/voter_entry/voter_directory_id')
         out += w_voter_directory_id
@@ -830,52 +671,17 @@ class ControlRecord_VoterEntry(_Node):
         else:
             _w_uv32(out, w_endpoints_count_plus_one)
         w_endpoints = self.endpoints
-        if w_endpoints is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/endpoints')
+        _require(w_endpoints, 'control_record/voter_entry/endpoints')
         for _x1 in w_endpoints:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_kraft_version_feature = self.kraft_version_feature
-        if w_kraft_version_feature is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/kraft_version_feature')
-        if isinstance(w_kraft_version_feature, (bytes, bytearray, memoryview)):
-            out += w_kraft_version_feature
-        else:
-            w_kraft_version_feature._write(out, keep)
+        _require(w_kraft_version_feature, 'control_record/voter_entry/kraft_version_feature')
+        _write_value(out, w_kraft_version_feature, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/voter_entry/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'control_record/voter_entry/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_endpoints_count_plus_one = self._endpoints_count_plus_one if self._pins & 1 else len(self.endpoints) + 1
-        z_voter_id = 4
-        z_voter_directory_id = len(self.voter_directory_id)
-        z_endpoints_count_plus_one = _uv32_size(d_endpoints_count_plus_one)
-        z_endpoints = sum(_x.size() for _x in self.endpoints)
-        z_kraft_version_feature = self.kraft_version_feature.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_voter_id + z_voter_directory_id + z_endpoints_count_plus_one + z_endpoints + z_kraft_version_feature + z_tagged_fields
-
-    @property
-    def endpoints_count_plus_one(self):
-        """Number of endpoints plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._endpoints_count_plus_one
-
-    @endpoints_count_plus_one.setter
-    def endpoints_count_plus_one(self, value):
-        self._endpoints_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    endpoints_count_plus_one = _Derived("_endpoints_count_plus_one", 1, 'Number of endpoints plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_VoterEntry.__qualname__ = "ControlRecord.VoterEntry"
@@ -885,14 +691,10 @@ class ControlRecord_Endpoint(_Node):
     """A listener of a voter.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Listener name.
-        host (KafkaTypes_CompactString):
-            Host name.
-        port (int):
-            Port.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        name (KafkaTypes_CompactString): Listener name.
+        host (KafkaTypes_CompactString): Host name.
+        port (int): Port.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("name", "host", "port", "tagged_fields", )
@@ -928,37 +730,16 @@ class ControlRecord_Endpoint(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'control_record/endpoint/name')
+        _write_value(out, w_name, keep)
         w_host = self.host
-        if w_host is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/host')
-        if isinstance(w_host, (bytes, bytearray, memoryview)):
-            out += w_host
-        else:
-            w_host._write(out, keep)
+        _require(w_host, 'control_record/endpoint/host')
+        _write_value(out, w_host, keep)
         w_port = self.port
         out += _S5.pack(w_port)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/endpoint/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_host = self.host.size()
-        z_port = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_host + z_port + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/endpoint/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_Endpoint.__qualname__ = "ControlRecord.Endpoint"
@@ -968,12 +749,9 @@ class ControlRecord_KraftVersionFeature(_Node):
     """The range of KRaft versions a voter supports.
 
     Fields:
-        min_supported_version (int):
-            Lowest supported version.
-        max_supported_version (int):
-            Highest supported version.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields.
+        min_supported_version (int): Lowest supported version.
+        max_supported_version (int): Highest supported version.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields.
     """
 
     __slots__ = ("min_supported_version", "max_supported_version", "tagged_fields", )
@@ -1010,20 +788,8 @@ class ControlRecord_KraftVersionFeature(_Node):
         w_max_supported_version = self.max_supported_version
         out += _S0.pack(w_min_supported_version, w_max_supported_version)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'control_record/kraft_version_feature/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_min_supported_version = 2
-        z_max_supported_version = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_min_supported_version + z_max_supported_version + z_tagged_fields
+        _require(w_tagged_fields, 'control_record/kraft_version_feature/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ControlRecord_KraftVersionFeature.__qualname__ = "ControlRecord.KraftVersionFeature"

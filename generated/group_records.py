@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
@@ -12,13 +13,16 @@ from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import needs_params as _needs_params
-from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactNullableString
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_String
@@ -97,7 +101,6 @@ class GroupRecords(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         pass
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
@@ -110,10 +113,8 @@ class GroupRecords_ShareGroupMemberMetadataKey(_Node):
     """Key of a share group member's metadata (type 10).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -140,26 +141,11 @@ class GroupRecords_ShareGroupMemberMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/share_group_member_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/share_group_member_metadata_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_ShareGroupMemberMetadataKey.__qualname__ = "GroupRecords.ShareGroupMemberMetadataKey"
@@ -169,21 +155,17 @@ class GroupRecords_ShareGroupMemberMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        rack_id (KafkaTypes_CompactNullableString):
-            The member's rack, or null.
-        client_id (KafkaTypes_CompactString):
-            The client id.
-        client_host (KafkaTypes_CompactString):
-            The client's host as the coordinator saw it.
-        subscribed_topic_names_count_plus_one (int):
-            Number of topic names plus one. (Computed on write unless set.)
-        subscribed_topic_names (list[KafkaTypes_CompactString]):
-            The topics the member subscribes to.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        rack_id (KafkaTypes_CompactNullableString): The member's rack, or null.
+        client_id (KafkaTypes_CompactString): The client id.
+        client_host (KafkaTypes_CompactString): The client's host as the coordinator saw it.
+        subscribed_topic_names_count_plus_one (int): Number of topic names plus one. (Computed
+            on write unless set.)
+        subscribed_topic_names (list[KafkaTypes_CompactString]): The topics the member
+            subscribes to.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "rack_id", "client_id", "client_host", "_subscribed_topic_names_count_plus_one", "subscribed_topic_names", "tagged_fields", )
@@ -218,8 +200,6 @@ class GroupRecords_ShareGroupMemberMetadataValueBody(_Node):
         self.client_id = f_client_id
         f_client_host, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.client_host = f_client_host
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_member_metadata_value_body/subscribed_topic_names_count_plus_one')
         f_subscribed_topic_names_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_member_metadata_value_body/subscribed_topic_names_count_plus_one')
         self._subscribed_topic_names_count_plus_one = f_subscribed_topic_names_count_plus_one
         f_subscribed_topic_names = []
@@ -240,33 +220,16 @@ class GroupRecords_ShareGroupMemberMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_member_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_member_metadata_value_body/version')
         w_rack_id = self.rack_id
-        if w_rack_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_body/rack_id')
-        if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
-            out += w_rack_id
-        else:
-            w_rack_id._write(out, keep)
+        _require(w_rack_id, 'group_records/share_group_member_metadata_value_body/rack_id')
+        _write_value(out, w_rack_id, keep)
         w_client_id = self.client_id
-        if w_client_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_body/client_id')
-        if isinstance(w_client_id, (bytes, bytearray, memoryview)):
-            out += w_client_id
-        else:
-            w_client_id._write(out, keep)
+        _require(w_client_id, 'group_records/share_group_member_metadata_value_body/client_id')
+        _write_value(out, w_client_id, keep)
         w_client_host = self.client_host
-        if w_client_host is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_body/client_host')
-        if isinstance(w_client_host, (bytes, bytearray, memoryview)):
-            out += w_client_host
-        else:
-            w_client_host._write(out, keep)
+        _require(w_client_host, 'group_records/share_group_member_metadata_value_body/client_host')
+        _write_value(out, w_client_host, keep)
         w_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
         if keep:
             self._subscribed_topic_names_count_plus_one = w_subscribed_topic_names_count_plus_one
@@ -275,49 +238,14 @@ class GroupRecords_ShareGroupMemberMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_subscribed_topic_names_count_plus_one)
         w_subscribed_topic_names = self.subscribed_topic_names
-        if w_subscribed_topic_names is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_body/subscribed_topic_names')
+        _require(w_subscribed_topic_names, 'group_records/share_group_member_metadata_value_body/subscribed_topic_names')
         for _x1 in w_subscribed_topic_names:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/share_group_member_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_member_metadata_value_body/version')
-        d_subscribed_topic_names_count_plus_one = self._subscribed_topic_names_count_plus_one if self._pins & 1 else len(self.subscribed_topic_names) + 1
-        z_rack_id = self.rack_id.size()
-        z_client_id = self.client_id.size()
-        z_client_host = self.client_host.size()
-        z_subscribed_topic_names_count_plus_one = _uv32_size(d_subscribed_topic_names_count_plus_one)
-        z_subscribed_topic_names = sum(_x.size() for _x in self.subscribed_topic_names)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_rack_id + z_client_id + z_client_host + z_subscribed_topic_names_count_plus_one + z_subscribed_topic_names + z_tagged_fields
-
-    @property
-    def subscribed_topic_names_count_plus_one(self):
-        """Number of topic names plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._subscribed_topic_names_count_plus_one
-
-    @subscribed_topic_names_count_plus_one.setter
-    def subscribed_topic_names_count_plus_one(self, value):
-        self._subscribed_topic_names_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    subscribed_topic_names_count_plus_one = _Derived("_subscribed_topic_names_count_plus_one", 1, 'Number of topic names plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupMemberMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupMemberMetadataValueBody"
@@ -327,10 +255,9 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
     """Value of type 10: a share group member's client and subscription. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupMemberMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupMemberMetadataValueBody): The fields of that version; raw
+            bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -371,23 +298,8 @@ class GroupRecords_ShareGroupMemberMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_member_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupMemberMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_member_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_member_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupMemberMetadataValue._switch_cases['body'], w_version, 'group_records/share_group_member_metadata_value/body', w_version)
 
 
 GroupRecords_ShareGroupMemberMetadataValue.__qualname__ = "GroupRecords.ShareGroupMemberMetadataValue"
@@ -397,8 +309,7 @@ class GroupRecords_ShareGroupMetadataKey(_Node):
     """Key of a share group's metadata (type 11).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -422,18 +333,8 @@ class GroupRecords_ShareGroupMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/share_group_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_ShareGroupMetadataKey.__qualname__ = "GroupRecords.ShareGroupMetadataKey"
@@ -443,16 +344,13 @@ class GroupRecords_ShareGroupMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        epoch (int):
-            The group epoch, bumped when the group's members or subscriptions change.
-        metadata_hash (int):
-            Hash of the metadata of the topics the group subscribes to; a change means the
-            assignment must be computed again.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        epoch (int): The group epoch, bumped when the group's members or subscriptions change.
+        metadata_hash (int): Hash of the metadata of the topics the group subscribes to; a
+            change means the assignment must be computed again.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "epoch", "metadata_hash", "tagged_fields", )
@@ -490,34 +388,13 @@ class GroupRecords_ShareGroupMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_metadata_value_body/version')
         w_epoch = self.epoch
         w_metadata_hash = self.metadata_hash
         out += _S1.pack(w_epoch, w_metadata_hash)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_metadata_value_body/version')
-        z_epoch = 4
-        z_metadata_hash = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_epoch + z_metadata_hash + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/share_group_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_ShareGroupMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupMetadataValueBody"
@@ -527,10 +404,9 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
     """Value of type 11: the share group's epoch. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupMetadataValueBody): The fields of that version; raw bytes
+            for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -571,23 +447,8 @@ class GroupRecords_ShareGroupMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupMetadataValue._switch_cases['body'], w_version, 'group_records/share_group_metadata_value/body', w_version)
 
 
 GroupRecords_ShareGroupMetadataValue.__qualname__ = "GroupRecords.ShareGroupMetadataValue"
@@ -597,8 +458,7 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataKey(_Node):
     """Key of a share group's target assignment metadata (type 12).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -622,18 +482,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/share_group_target_assignment_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_ShareGroupTargetAssignmentMetadataKey.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMetadataKey"
@@ -643,13 +493,11 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        assignment_epoch (int):
-            The group epoch the target assignment was computed for.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        assignment_epoch (int): The group epoch the target assignment was computed for.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "assignment_epoch", "tagged_fields", )
@@ -685,32 +533,12 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_target_assignment_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_target_assignment_metadata_value_body/version')
         w_assignment_epoch = self.assignment_epoch
         out += _S2.pack(w_assignment_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_target_assignment_metadata_value_body/version')
-        z_assignment_epoch = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_assignment_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/share_group_target_assignment_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_ShareGroupTargetAssignmentMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMetadataValueBody"
@@ -720,10 +548,9 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
     """Value of type 12: the epoch of the share group's target assignment. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupTargetAssignmentMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupTargetAssignmentMetadataValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -764,23 +591,8 @@ class GroupRecords_ShareGroupTargetAssignmentMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupTargetAssignmentMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_target_assignment_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_target_assignment_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupTargetAssignmentMetadataValue._switch_cases['body'], w_version, 'group_records/share_group_target_assignment_metadata_value/body', w_version)
 
 
 GroupRecords_ShareGroupTargetAssignmentMetadataValue.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMetadataValue"
@@ -790,10 +602,8 @@ class GroupRecords_ShareGroupTargetAssignmentMemberKey(_Node):
     """Key of a share group member's target assignment (type 13).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -820,26 +630,11 @@ class GroupRecords_ShareGroupTargetAssignmentMemberKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/share_group_target_assignment_member_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/share_group_target_assignment_member_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_ShareGroupTargetAssignmentMemberKey.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMemberKey"
@@ -849,14 +644,12 @@ class GroupRecords_TopicPartition(_Node):
     """Partitions of one topic, by topic id.
 
     Fields:
-        topic_id (bytes):
-            UUID of the topic.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        topic_id (bytes): UUID of the topic.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -886,8 +679,6 @@ class GroupRecords_TopicPartition(_Node):
         f_topic_id = buf[pos:pos + _n]
         pos += _n
         self.topic_id = f_topic_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/topic_partition/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partition/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -897,13 +688,8 @@ class GroupRecords_TopicPartition(_Node):
                 raise _invalid(pos, 'group_records/topic_partition/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'group_records/topic_partition/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'group_records/topic_partition/partitions')
-                _v1, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -912,8 +698,7 @@ class GroupRecords_TopicPartition(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/topic_id')
+        _require(w_topic_id, 'group_records/topic_partition/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'group_records/topic_partition/topic_id')
         out += w_topic_id
@@ -925,40 +710,14 @@ class GroupRecords_TopicPartition(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/partitions')
+        _require(w_partitions, 'group_records/topic_partition/partitions')
         for _x1 in w_partitions:
             out += _S2.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partition/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/topic_partition/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_topic_id = len(self.topic_id)
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartition.__qualname__ = "GroupRecords.TopicPartition"
@@ -968,15 +727,13 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic_partitions_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        topic_partitions (list[GroupRecords_TopicPartition]):
-            The assigned partitions, by topic.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic_partitions_count_plus_one (int): Number of topics plus one. (Computed on write
+            unless set.)
+        topic_partitions (list[GroupRecords_TopicPartition]): The assigned partitions, by topic.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_topic_partitions_count_plus_one", "topic_partitions", "tagged_fields", )
@@ -1002,8 +759,6 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueBody(_Node):
             raise _needs_params('GroupRecords.ShareGroupTargetAssignmentMemberValueBody', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_target_assignment_member_value_body/topic_partitions_count_plus_one')
         f_topic_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_target_assignment_member_value_body/topic_partitions_count_plus_one')
         self._topic_partitions_count_plus_one = f_topic_partitions_count_plus_one
         f_topic_partitions = []
@@ -1024,12 +779,7 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_target_assignment_member_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_target_assignment_member_value_body/version')
         w_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
         if keep:
             self._topic_partitions_count_plus_one = w_topic_partitions_count_plus_one
@@ -1038,46 +788,14 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueBody(_Node):
         else:
             _w_uv32(out, w_topic_partitions_count_plus_one)
         w_topic_partitions = self.topic_partitions
-        if w_topic_partitions is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_body/topic_partitions')
+        _require(w_topic_partitions, 'group_records/share_group_target_assignment_member_value_body/topic_partitions')
         for _x1 in w_topic_partitions:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/share_group_target_assignment_member_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_target_assignment_member_value_body/version')
-        d_topic_partitions_count_plus_one = self._topic_partitions_count_plus_one if self._pins & 1 else len(self.topic_partitions) + 1
-        z_topic_partitions_count_plus_one = _uv32_size(d_topic_partitions_count_plus_one)
-        z_topic_partitions = sum(_x.size() for _x in self.topic_partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_partitions_count_plus_one + z_topic_partitions + z_tagged_fields
-
-    @property
-    def topic_partitions_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topic_partitions_count_plus_one
-
-    @topic_partitions_count_plus_one.setter
-    def topic_partitions_count_plus_one(self, value):
-        self._topic_partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topic_partitions_count_plus_one = _Derived("_topic_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupTargetAssignmentMemberValueBody.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMemberValueBody"
@@ -1087,10 +805,9 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
     """Value of type 13: the partitions the assignor gives the member. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupTargetAssignmentMemberValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupTargetAssignmentMemberValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -1131,23 +848,8 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_target_assignment_member_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupTargetAssignmentMemberValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_target_assignment_member_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_target_assignment_member_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupTargetAssignmentMemberValue._switch_cases['body'], w_version, 'group_records/share_group_target_assignment_member_value/body', w_version)
 
 
 GroupRecords_ShareGroupTargetAssignmentMemberValue.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMemberValue"
@@ -1157,10 +859,8 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentKey(_Node):
     """Key of a share group member's current assignment (type 14).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -1187,26 +887,11 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/share_group_current_member_assignment_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/share_group_current_member_assignment_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_ShareGroupCurrentMemberAssignmentKey.__qualname__ = "GroupRecords.ShareGroupCurrentMemberAssignmentKey"
@@ -1216,14 +901,12 @@ class GroupRecords_TopicPartitions(_Node):
     """Partitions of one topic, by topic id.
 
     Fields:
-        topic_id (bytes):
-            UUID of the topic.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        topic_id (bytes): UUID of the topic.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -1253,8 +936,6 @@ class GroupRecords_TopicPartitions(_Node):
         f_topic_id = buf[pos:pos + _n]
         pos += _n
         self.topic_id = f_topic_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/topic_partitions/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -1264,13 +945,8 @@ class GroupRecords_TopicPartitions(_Node):
                 raise _invalid(pos, 'group_records/topic_partitions/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'group_records/topic_partitions/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'group_records/topic_partitions/partitions')
-                _v1, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -1279,8 +955,7 @@ class GroupRecords_TopicPartitions(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/topic_id')
+        _require(w_topic_id, 'group_records/topic_partitions/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'group_records/topic_partitions/topic_id')
         out += w_topic_id
@@ -1292,40 +967,14 @@ class GroupRecords_TopicPartitions(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/partitions')
+        _require(w_partitions, 'group_records/topic_partitions/partitions')
         for _x1 in w_partitions:
             out += _S2.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/topic_partitions/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_topic_id = len(self.topic_id)
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartitions.__qualname__ = "GroupRecords.TopicPartitions"
@@ -1335,23 +984,20 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        member_epoch (int):
-            The member epoch the coordinator expects in the member's next heartbeat.
-        previous_member_epoch (int):
-            The epoch before the last bump, still accepted in case the member never learned of the
-            bump.
-        state (int):
-            The member state: 0 stable, 1 unrevoked partitions, 2 unreleased partitions, 127
-            unknown.
-        assigned_partitions_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        assigned_partitions (list[GroupRecords_TopicPartitions]):
-            The partitions assigned to the member, by topic.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        member_epoch (int): The member epoch the coordinator expects in the member's next
+            heartbeat.
+        previous_member_epoch (int): The epoch before the last bump, still accepted in case the
+            member never learned of the bump.
+        state (int): The member state: 0 stable, 1 unrevoked partitions, 2 unreleased
+            partitions, 127 unknown.
+        assigned_partitions_count_plus_one (int): Number of topics plus one. (Computed on write
+            unless set.)
+        assigned_partitions (list[GroupRecords_TopicPartitions]): The partitions assigned to the
+            member, by topic.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "member_epoch", "previous_member_epoch", "state", "_assigned_partitions_count_plus_one", "assigned_partitions", "tagged_fields", )
@@ -1389,8 +1035,6 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueBody(_Node):
         self.member_epoch = f_member_epoch
         self.previous_member_epoch = f_previous_member_epoch
         self.state = f_state
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_current_member_assignment_value_body/assigned_partitions_count_plus_one')
         f_assigned_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_current_member_assignment_value_body/assigned_partitions_count_plus_one')
         self._assigned_partitions_count_plus_one = f_assigned_partitions_count_plus_one
         f_assigned_partitions = []
@@ -1411,12 +1055,7 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_current_member_assignment_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_current_member_assignment_value_body/version')
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
@@ -1429,49 +1068,14 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_assigned_partitions_count_plus_one)
         w_assigned_partitions = self.assigned_partitions
-        if w_assigned_partitions is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_body/assigned_partitions')
+        _require(w_assigned_partitions, 'group_records/share_group_current_member_assignment_value_body/assigned_partitions')
         for _x1 in w_assigned_partitions:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/share_group_current_member_assignment_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_current_member_assignment_value_body/version')
-        d_assigned_partitions_count_plus_one = self._assigned_partitions_count_plus_one if self._pins & 1 else len(self.assigned_partitions) + 1
-        z_member_epoch = 4
-        z_previous_member_epoch = 4
-        z_state = 1
-        z_assigned_partitions_count_plus_one = _uv32_size(d_assigned_partitions_count_plus_one)
-        z_assigned_partitions = sum(_x.size() for _x in self.assigned_partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_member_epoch + z_previous_member_epoch + z_state + z_assigned_partitions_count_plus_one + z_assigned_partitions + z_tagged_fields
-
-    @property
-    def assigned_partitions_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._assigned_partitions_count_plus_one
-
-    @assigned_partitions_count_plus_one.setter
-    def assigned_partitions_count_plus_one(self, value):
-        self._assigned_partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    assigned_partitions_count_plus_one = _Derived("_assigned_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupCurrentMemberAssignmentValueBody.__qualname__ = "GroupRecords.ShareGroupCurrentMemberAssignmentValueBody"
@@ -1481,10 +1085,9 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
     """Value of type 14: the member's epoch and the partitions it has now. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupCurrentMemberAssignmentValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupCurrentMemberAssignmentValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -1525,23 +1128,8 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_current_member_assignment_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupCurrentMemberAssignmentValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_current_member_assignment_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_current_member_assignment_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupCurrentMemberAssignmentValue._switch_cases['body'], w_version, 'group_records/share_group_current_member_assignment_value/body', w_version)
 
 
 GroupRecords_ShareGroupCurrentMemberAssignmentValue.__qualname__ = "GroupRecords.ShareGroupCurrentMemberAssignmentValue"
@@ -1551,8 +1139,7 @@ class GroupRecords_ShareGroupStatePartitionMetadataKey(_Node):
     """Key of a share group's state partition metadata (type 15).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -1576,18 +1163,8 @@ class GroupRecords_ShareGroupStatePartitionMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/share_group_state_partition_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_ShareGroupStatePartitionMetadataKey.__qualname__ = "GroupRecords.ShareGroupStatePartitionMetadataKey"
@@ -1597,16 +1174,13 @@ class GroupRecords_TopicPartitionsInfo(_Node):
     """A topic and some of its partitions.
 
     Fields:
-        topic_id (bytes):
-            UUID of the topic.
-        topic_name (KafkaTypes_CompactString):
-            The topic name.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        topic_id (bytes): UUID of the topic.
+        topic_name (KafkaTypes_CompactString): The topic name.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "topic_id", "topic_name", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -1639,8 +1213,6 @@ class GroupRecords_TopicPartitionsInfo(_Node):
         self.topic_id = f_topic_id
         f_topic_name, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.topic_name = f_topic_name
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/topic_partitions_info/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/topic_partitions_info/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -1650,13 +1222,8 @@ class GroupRecords_TopicPartitionsInfo(_Node):
                 raise _invalid(pos, 'group_records/topic_partitions_info/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'group_records/topic_partitions_info/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'group_records/topic_partitions_info/partitions')
-                _v1, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -1665,18 +1232,13 @@ class GroupRecords_TopicPartitionsInfo(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_id')
+        _require(w_topic_id, 'group_records/topic_partitions_info/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'group_records/topic_partitions_info/topic_id')
         out += w_topic_id
         w_topic_name = self.topic_name
-        if w_topic_name is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/topic_name')
-        if isinstance(w_topic_name, (bytes, bytearray, memoryview)):
-            out += w_topic_name
-        else:
-            w_topic_name._write(out, keep)
+        _require(w_topic_name, 'group_records/topic_partitions_info/topic_name')
+        _write_value(out, w_topic_name, keep)
         w_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
         if keep:
             self._partitions_count_plus_one = w_partitions_count_plus_one
@@ -1685,41 +1247,14 @@ class GroupRecords_TopicPartitionsInfo(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/partitions')
+        _require(w_partitions, 'group_records/topic_partitions_info/partitions')
         for _x1 in w_partitions:
             out += _S2.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_partitions_info/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/topic_partitions_info/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_topic_id = len(self.topic_id)
-        z_topic_name = self.topic_name.size()
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_topic_name + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartitionsInfo.__qualname__ = "GroupRecords.TopicPartitionsInfo"
@@ -1729,12 +1264,10 @@ class GroupRecords_TopicInfo(_Node):
     """A topic.
 
     Fields:
-        topic_id (bytes):
-            UUID of the topic.
-        topic_name (KafkaTypes_CompactString):
-            The topic name.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        topic_id (bytes): UUID of the topic.
+        topic_name (KafkaTypes_CompactString): The topic name.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("topic_id", "topic_name", "tagged_fields", )
@@ -1770,33 +1303,16 @@ class GroupRecords_TopicInfo(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/topic_id')
+        _require(w_topic_id, 'group_records/topic_info/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'group_records/topic_info/topic_id')
         out += w_topic_id
         w_topic_name = self.topic_name
-        if w_topic_name is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/topic_name')
-        if isinstance(w_topic_name, (bytes, bytearray, memoryview)):
-            out += w_topic_name
-        else:
-            w_topic_name._write(out, keep)
+        _require(w_topic_name, 'group_records/topic_info/topic_name')
+        _write_value(out, w_topic_name, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_info/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topic_id = len(self.topic_id)
-        z_topic_name = self.topic_name.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_topic_name + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/topic_info/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_TopicInfo.__qualname__ = "GroupRecords.TopicInfo"
@@ -1806,23 +1322,22 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        initializing_topics_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        initializing_topics (list[GroupRecords_TopicPartitionsInfo]):
-            Topics and partitions whose share state is being initialized.
-        initialized_topics_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        initialized_topics (list[GroupRecords_TopicPartitionsInfo]):
-            Topics and partitions whose share state is initialized.
-        deleting_topics_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        deleting_topics (list[GroupRecords_TopicInfo]):
-            Topics whose share state is being deleted.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        initializing_topics_count_plus_one (int): Number of topics plus one. (Computed on write
+            unless set.)
+        initializing_topics (list[GroupRecords_TopicPartitionsInfo]): Topics and partitions
+            whose share state is being initialized.
+        initialized_topics_count_plus_one (int): Number of topics plus one. (Computed on write
+            unless set.)
+        initialized_topics (list[GroupRecords_TopicPartitionsInfo]): Topics and partitions whose
+            share state is initialized.
+        deleting_topics_count_plus_one (int): Number of topics plus one. (Computed on write
+            unless set.)
+        deleting_topics (list[GroupRecords_TopicInfo]): Topics whose share state is being
+            deleted.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_initializing_topics_count_plus_one", "initializing_topics", "_initialized_topics_count_plus_one", "initialized_topics", "_deleting_topics_count_plus_one", "deleting_topics", "tagged_fields", )
@@ -1852,8 +1367,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
             raise _needs_params('GroupRecords.ShareGroupStatePartitionMetadataValueBody', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_body/initializing_topics_count_plus_one')
         f_initializing_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_body/initializing_topics_count_plus_one')
         self._initializing_topics_count_plus_one = f_initializing_topics_count_plus_one
         f_initializing_topics = []
@@ -1868,8 +1381,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
                 _v1, pos = GroupRecords_TopicPartitionsInfo._read(buf, pos, end, self)
                 _ap2(_v1)
         self.initializing_topics = f_initializing_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_body/initialized_topics_count_plus_one')
         f_initialized_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_body/initialized_topics_count_plus_one')
         self._initialized_topics_count_plus_one = f_initialized_topics_count_plus_one
         f_initialized_topics = []
@@ -1884,8 +1395,6 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
                 _v6, pos = GroupRecords_TopicPartitionsInfo._read(buf, pos, end, self)
                 _ap7(_v6)
         self.initialized_topics = f_initialized_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/share_group_state_partition_metadata_value_body/deleting_topics_count_plus_one')
         f_deleting_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/share_group_state_partition_metadata_value_body/deleting_topics_count_plus_one')
         self._deleting_topics_count_plus_one = f_deleting_topics_count_plus_one
         f_deleting_topics = []
@@ -1906,12 +1415,7 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_state_partition_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/share_group_state_partition_metadata_value_body/version')
         w_initializing_topics_count_plus_one = self._initializing_topics_count_plus_one if self._pins & 1 else len(self.initializing_topics) + 1
         if keep:
             self._initializing_topics_count_plus_one = w_initializing_topics_count_plus_one
@@ -1920,13 +1424,9 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_initializing_topics_count_plus_one)
         w_initializing_topics = self.initializing_topics
-        if w_initializing_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_body/initializing_topics')
+        _require(w_initializing_topics, 'group_records/share_group_state_partition_metadata_value_body/initializing_topics')
         for _x1 in w_initializing_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_initialized_topics_count_plus_one = self._initialized_topics_count_plus_one if self._pins & 2 else len(self.initialized_topics) + 1
         if keep:
             self._initialized_topics_count_plus_one = w_initialized_topics_count_plus_one
@@ -1935,13 +1435,9 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_initialized_topics_count_plus_one)
         w_initialized_topics = self.initialized_topics
-        if w_initialized_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_body/initialized_topics')
+        _require(w_initialized_topics, 'group_records/share_group_state_partition_metadata_value_body/initialized_topics')
         for _x2 in w_initialized_topics:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_deleting_topics_count_plus_one = self._deleting_topics_count_plus_one if self._pins & 4 else len(self.deleting_topics) + 1
         if keep:
             self._deleting_topics_count_plus_one = w_deleting_topics_count_plus_one
@@ -1950,78 +1446,16 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_deleting_topics_count_plus_one)
         w_deleting_topics = self.deleting_topics
-        if w_deleting_topics is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_body/deleting_topics')
+        _require(w_deleting_topics, 'group_records/share_group_state_partition_metadata_value_body/deleting_topics')
         for _x3 in w_deleting_topics:
-            if isinstance(_x3, (bytes, bytearray, memoryview)):
-                out += _x3
-            else:
-                _x3._write(out, keep)
+            _write_value(out, _x3, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/share_group_state_partition_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/share_group_state_partition_metadata_value_body/version')
-        d_initializing_topics_count_plus_one = self._initializing_topics_count_plus_one if self._pins & 1 else len(self.initializing_topics) + 1
-        d_initialized_topics_count_plus_one = self._initialized_topics_count_plus_one if self._pins & 2 else len(self.initialized_topics) + 1
-        d_deleting_topics_count_plus_one = self._deleting_topics_count_plus_one if self._pins & 4 else len(self.deleting_topics) + 1
-        z_initializing_topics_count_plus_one = _uv32_size(d_initializing_topics_count_plus_one)
-        z_initializing_topics = sum(_x.size() for _x in self.initializing_topics)
-        z_initialized_topics_count_plus_one = _uv32_size(d_initialized_topics_count_plus_one)
-        z_initialized_topics = sum(_x.size() for _x in self.initialized_topics)
-        z_deleting_topics_count_plus_one = _uv32_size(d_deleting_topics_count_plus_one)
-        z_deleting_topics = sum(_x.size() for _x in self.deleting_topics)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_initializing_topics_count_plus_one + z_initializing_topics + z_initialized_topics_count_plus_one + z_initialized_topics + z_deleting_topics_count_plus_one + z_deleting_topics + z_tagged_fields
-
-    @property
-    def initializing_topics_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._initializing_topics_count_plus_one
-
-    @initializing_topics_count_plus_one.setter
-    def initializing_topics_count_plus_one(self, value):
-        self._initializing_topics_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def initialized_topics_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._initialized_topics_count_plus_one
-
-    @initialized_topics_count_plus_one.setter
-    def initialized_topics_count_plus_one(self, value):
-        self._initialized_topics_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def deleting_topics_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._deleting_topics_count_plus_one
-
-    @deleting_topics_count_plus_one.setter
-    def deleting_topics_count_plus_one(self, value):
-        self._deleting_topics_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
+    initializing_topics_count_plus_one = _Derived("_initializing_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
+    initialized_topics_count_plus_one = _Derived("_initialized_topics_count_plus_one", 2, 'Number of topics plus one. Computed on write unless set (pinned).')
+    deleting_topics_count_plus_one = _Derived("_deleting_topics_count_plus_one", 4, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupStatePartitionMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupStatePartitionMetadataValueBody"
@@ -2031,10 +1465,9 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
     """Value of type 15: which topics' share state the share coordinator holds for the group. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ShareGroupStatePartitionMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ShareGroupStatePartitionMetadataValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2075,23 +1508,8 @@ class GroupRecords_ShareGroupStatePartitionMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/share_group_state_partition_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ShareGroupStatePartitionMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/share_group_state_partition_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/share_group_state_partition_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ShareGroupStatePartitionMetadataValue._switch_cases['body'], w_version, 'group_records/share_group_state_partition_metadata_value/body', w_version)
 
 
 GroupRecords_ShareGroupStatePartitionMetadataValue.__qualname__ = "GroupRecords.ShareGroupStatePartitionMetadataValue"
@@ -2101,10 +1519,9 @@ class GroupRecords_ConsumerGroupRegularExpressionKey(_Node):
     """Key of a consumer group's resolved regular expression (type 16).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        regular_expression (KafkaTypes_String):
-            A regular expression members of the group subscribe with.
+        group_id (KafkaTypes_String): The group.
+        regular_expression (KafkaTypes_String): A regular expression members of the group
+            subscribe with.
     """
 
     __slots__ = ("group_id", "regular_expression", )
@@ -2131,26 +1548,11 @@ class GroupRecords_ConsumerGroupRegularExpressionKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/consumer_group_regular_expression_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_regular_expression = self.regular_expression
-        if w_regular_expression is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_key/regular_expression')
-        if isinstance(w_regular_expression, (bytes, bytearray, memoryview)):
-            out += w_regular_expression
-        else:
-            w_regular_expression._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_regular_expression = self.regular_expression.size()
-        return z_group_id + z_regular_expression
+        _require(w_regular_expression, 'group_records/consumer_group_regular_expression_key/regular_expression')
+        _write_value(out, w_regular_expression, keep)
 
 
 GroupRecords_ConsumerGroupRegularExpressionKey.__qualname__ = "GroupRecords.ConsumerGroupRegularExpressionKey"
@@ -2160,19 +1562,14 @@ class GroupRecords_ConsumerGroupRegularExpressionValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        message_version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topics_count_plus_one (int):
-            Number of topics plus one. (Computed on write unless set.)
-        topics (list[KafkaTypes_CompactString]):
-            The topics it matched.
-        version (int):
-            Version of the cluster metadata the expression was resolved against.
-        timestamp (int):
-            When it was resolved (ms).
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        message_version (int): (param) Version of the message (from the framing before it); what
+            that version lacks is absent.
+        topics_count_plus_one (int): Number of topics plus one. (Computed on write unless set.)
+        topics (list[KafkaTypes_CompactString]): The topics it matched.
+        version (int): Version of the cluster metadata the expression was resolved against.
+        timestamp (int): When it was resolved (ms).
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("message_version", "_pins", "_topics_count_plus_one", "topics", "version", "timestamp", "tagged_fields", )
@@ -2200,8 +1597,6 @@ class GroupRecords_ConsumerGroupRegularExpressionValueBody(_Node):
             raise _needs_params('GroupRecords.ConsumerGroupRegularExpressionValueBody', ('message_version',))
         self.message_version = message_version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/consumer_group_regular_expression_value_body/topics_count_plus_one')
         f_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/consumer_group_regular_expression_value_body/topics_count_plus_one')
         self._topics_count_plus_one = f_topics_count_plus_one
         f_topics = []
@@ -2228,12 +1623,7 @@ class GroupRecords_ConsumerGroupRegularExpressionValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, message_version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if message_version is None:
-            message_version = self.message_version
-            if message_version is None:
-                raise _EncodeError('param is not set', 'group_records/consumer_group_regular_expression_value_body/message_version')
-        elif keep:
-            self.message_version = message_version
+        message_version = _param(message_version, self, 'message_version', keep, 'group_records/consumer_group_regular_expression_value_body/message_version')
         w_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
         if keep:
             self._topics_count_plus_one = w_topics_count_plus_one
@@ -2242,51 +1632,17 @@ class GroupRecords_ConsumerGroupRegularExpressionValueBody(_Node):
         else:
             _w_uv32(out, w_topics_count_plus_one)
         w_topics = self.topics
-        if w_topics is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value_body/topics')
+        _require(w_topics, 'group_records/consumer_group_regular_expression_value_body/topics')
         for _x1 in w_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_version = self.version
         w_timestamp = self.timestamp
         out += _S4.pack(w_version, w_timestamp)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/consumer_group_regular_expression_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, message_version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if message_version is None:
-            message_version = self.message_version
-            if message_version is None:
-                raise _EncodeError('param is not set', 'group_records/consumer_group_regular_expression_value_body/message_version')
-        d_topics_count_plus_one = self._topics_count_plus_one if self._pins & 1 else len(self.topics) + 1
-        z_topics_count_plus_one = _uv32_size(d_topics_count_plus_one)
-        z_topics = sum(_x.size() for _x in self.topics)
-        z_version = 8
-        z_timestamp = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topics_count_plus_one + z_topics + z_version + z_timestamp + z_tagged_fields
-
-    @property
-    def topics_count_plus_one(self):
-        """Number of topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topics_count_plus_one
-
-    @topics_count_plus_one.setter
-    def topics_count_plus_one(self, value):
-        self._topics_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topics_count_plus_one = _Derived("_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ConsumerGroupRegularExpressionValueBody.__qualname__ = "GroupRecords.ConsumerGroupRegularExpressionValueBody"
@@ -2296,10 +1652,9 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
     """Value of type 16: the topics the regular expression matched when it was last resolved. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_ConsumerGroupRegularExpressionValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_ConsumerGroupRegularExpressionValueBody): The fields of that version;
+            raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2340,23 +1695,8 @@ class GroupRecords_ConsumerGroupRegularExpressionValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/consumer_group_regular_expression_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_ConsumerGroupRegularExpressionValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/consumer_group_regular_expression_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/consumer_group_regular_expression_value/body')
+        _write_case(out, w_body, keep, GroupRecords_ConsumerGroupRegularExpressionValue._switch_cases['body'], w_version, 'group_records/consumer_group_regular_expression_value/body', w_version)
 
 
 GroupRecords_ConsumerGroupRegularExpressionValue.__qualname__ = "GroupRecords.ConsumerGroupRegularExpressionValue"
@@ -2366,8 +1706,7 @@ class GroupRecords_StreamsGroupMetadataKey(_Node):
     """Key of a streams group's metadata (type 17).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -2391,18 +1730,8 @@ class GroupRecords_StreamsGroupMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/streams_group_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_StreamsGroupMetadataKey.__qualname__ = "GroupRecords.StreamsGroupMetadataKey"
@@ -2412,16 +1741,13 @@ class GroupRecords_StreamsGroupMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        epoch (int):
-            The group epoch, bumped when the group's members or topology change.
-        metadata_hash (int):
-            Hash of the metadata of the group's topics; a change means the assignment must be
-            computed again.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; Kafka 4.1 defines none here, so all stay encoded (4.2 adds tags 0 and 1).
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        epoch (int): The group epoch, bumped when the group's members or topology change.
+        metadata_hash (int): Hash of the metadata of the group's topics; a change means the
+            assignment must be computed again.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; Kafka 4.1 defines none here, so
+            all stay encoded (4.2 adds tags 0 and 1).
     """
 
     __slots__ = ("version", "epoch", "metadata_hash", "tagged_fields", )
@@ -2459,34 +1785,13 @@ class GroupRecords_StreamsGroupMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_metadata_value_body/version')
         w_epoch = self.epoch
         w_metadata_hash = self.metadata_hash
         out += _S1.pack(w_epoch, w_metadata_hash)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_metadata_value_body/version')
-        z_epoch = 4
-        z_metadata_hash = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_epoch + z_metadata_hash + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/streams_group_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_StreamsGroupMetadataValueBody.__qualname__ = "GroupRecords.StreamsGroupMetadataValueBody"
@@ -2496,10 +1801,9 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
     """Value of type 17: the streams group's epoch. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupMetadataValueBody): The fields of that version; raw bytes
+            for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -2540,23 +1844,8 @@ class GroupRecords_StreamsGroupMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupMetadataValue._switch_cases['body'], w_version, 'group_records/streams_group_metadata_value/body', w_version)
 
 
 GroupRecords_StreamsGroupMetadataValue.__qualname__ = "GroupRecords.StreamsGroupMetadataValue"
@@ -2566,10 +1855,8 @@ class GroupRecords_StreamsGroupMemberMetadataKey(_Node):
     """Key of a streams group member's metadata (type 19).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -2596,26 +1883,11 @@ class GroupRecords_StreamsGroupMemberMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/streams_group_member_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/streams_group_member_metadata_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_StreamsGroupMemberMetadataKey.__qualname__ = "GroupRecords.StreamsGroupMemberMetadataKey"
@@ -2625,12 +1897,10 @@ class GroupRecords_Endpoint(_Node):
     """Where a Streams instance answers interactive queries.
 
     Fields:
-        host (KafkaTypes_CompactString):
-            Host name.
-        port (int):
-            TCP port.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        host (KafkaTypes_CompactString): Host name.
+        port (int): TCP port.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("host", "port", "tagged_fields", )
@@ -2663,29 +1933,13 @@ class GroupRecords_Endpoint(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_host = self.host
-        if w_host is None:
-            raise _EncodeError('is not set', 'group_records/endpoint/host')
-        if isinstance(w_host, (bytes, bytearray, memoryview)):
-            out += w_host
-        else:
-            w_host._write(out, keep)
+        _require(w_host, 'group_records/endpoint/host')
+        _write_value(out, w_host, keep)
         w_port = self.port
         out += _S5.pack(w_port)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/endpoint/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_host = self.host.size()
-        z_port = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_host + z_port + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/endpoint/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_Endpoint.__qualname__ = "GroupRecords.Endpoint"
@@ -2695,12 +1949,10 @@ class GroupRecords_KeyValue(_Node):
     """A client tag.
 
     Fields:
-        key (KafkaTypes_CompactString):
-            Tag name.
-        value (KafkaTypes_CompactString):
-            Tag value.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        key (KafkaTypes_CompactString): Tag name.
+        value (KafkaTypes_CompactString): Tag value.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("key", "value", "tagged_fields", )
@@ -2730,34 +1982,14 @@ class GroupRecords_KeyValue(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_key = self.key
-        if w_key is None:
-            raise _EncodeError('is not set', 'group_records/key_value/key')
-        if isinstance(w_key, (bytes, bytearray, memoryview)):
-            out += w_key
-        else:
-            w_key._write(out, keep)
+        _require(w_key, 'group_records/key_value/key')
+        _write_value(out, w_key, keep)
         w_value = self.value
-        if w_value is None:
-            raise _EncodeError('is not set', 'group_records/key_value/value')
-        if isinstance(w_value, (bytes, bytearray, memoryview)):
-            out += w_value
-        else:
-            w_value._write(out, keep)
+        _require(w_value, 'group_records/key_value/value')
+        _write_value(out, w_value, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/key_value/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_key = self.key.size()
-        z_value = self.value.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_key + z_value + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/key_value/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_KeyValue.__qualname__ = "GroupRecords.KeyValue"
@@ -2767,34 +1999,26 @@ class GroupRecords_StreamsGroupMemberMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        instance_id (KafkaTypes_CompactNullableString):
-            Static membership instance id, or null.
-        rack_id (KafkaTypes_CompactNullableString):
-            The member's rack, or null.
-        client_id (KafkaTypes_CompactString):
-            The client id.
-        client_host (KafkaTypes_CompactString):
-            The client's host as the coordinator saw it.
-        rebalance_timeout_ms (int):
-            The rebalance timeout (ms), -1 if unknown.
-        topology_epoch (int):
-            Epoch of the topology the member runs.
-        process_id (KafkaTypes_CompactString):
-            Id of the Streams instance (process) the member is a thread of; an instance may run
-            several members.
-        user_endpoint_present (int):
-            Null marker of the endpoint: -1 for null, else the endpoint follows (Kafka writes 1).
-        user_endpoint (GroupRecords_Endpoint | None):
-            The endpoint for interactive queries, or null.
-        client_tags_count_plus_one (int):
-            Number of client tags plus one. (Computed on write unless set.)
-        client_tags (list[GroupRecords_KeyValue]):
-            Tags of the client, for rack-aware assignment of standby tasks.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        instance_id (KafkaTypes_CompactNullableString): Static membership instance id, or null.
+        rack_id (KafkaTypes_CompactNullableString): The member's rack, or null.
+        client_id (KafkaTypes_CompactString): The client id.
+        client_host (KafkaTypes_CompactString): The client's host as the coordinator saw it.
+        rebalance_timeout_ms (int): The rebalance timeout (ms), -1 if unknown.
+        topology_epoch (int): Epoch of the topology the member runs.
+        process_id (KafkaTypes_CompactString): Id of the Streams instance (process) the member
+            is a thread of; an instance may run several members.
+        user_endpoint_present (int): Null marker of the endpoint: -1 for null, else the endpoint
+            follows (Kafka writes 1).
+        user_endpoint (GroupRecords_Endpoint | None): The endpoint for interactive queries, or
+            null.
+        client_tags_count_plus_one (int): Number of client tags plus one. (Computed on write
+            unless set.)
+        client_tags (list[GroupRecords_KeyValue]): Tags of the client, for rack-aware assignment
+            of standby tasks.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "instance_id", "rack_id", "client_id", "client_host", "rebalance_timeout_ms", "topology_epoch", "process_id", "user_endpoint_present", "user_endpoint", "_client_tags_count_plus_one", "client_tags", "tagged_fields", )
@@ -2857,8 +2081,6 @@ class GroupRecords_StreamsGroupMemberMetadataValueBody(_Node):
         else:
             f_user_endpoint = None
         self.user_endpoint = f_user_endpoint
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_member_metadata_value_body/client_tags_count_plus_one')
         f_client_tags_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_member_metadata_value_body/client_tags_count_plus_one')
         self._client_tags_count_plus_one = f_client_tags_count_plus_one
         f_client_tags = []
@@ -2879,62 +2101,33 @@ class GroupRecords_StreamsGroupMemberMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_member_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_member_metadata_value_body/version')
         w_instance_id = self.instance_id
-        if w_instance_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/instance_id')
-        if isinstance(w_instance_id, (bytes, bytearray, memoryview)):
-            out += w_instance_id
-        else:
-            w_instance_id._write(out, keep)
+        _require(w_instance_id, 'group_records/streams_group_member_metadata_value_body/instance_id')
+        _write_value(out, w_instance_id, keep)
         w_rack_id = self.rack_id
-        if w_rack_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/rack_id')
-        if isinstance(w_rack_id, (bytes, bytearray, memoryview)):
-            out += w_rack_id
-        else:
-            w_rack_id._write(out, keep)
+        _require(w_rack_id, 'group_records/streams_group_member_metadata_value_body/rack_id')
+        _write_value(out, w_rack_id, keep)
         w_client_id = self.client_id
-        if w_client_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/client_id')
-        if isinstance(w_client_id, (bytes, bytearray, memoryview)):
-            out += w_client_id
-        else:
-            w_client_id._write(out, keep)
+        _require(w_client_id, 'group_records/streams_group_member_metadata_value_body/client_id')
+        _write_value(out, w_client_id, keep)
         w_client_host = self.client_host
-        if w_client_host is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/client_host')
-        if isinstance(w_client_host, (bytes, bytearray, memoryview)):
-            out += w_client_host
-        else:
-            w_client_host._write(out, keep)
+        _require(w_client_host, 'group_records/streams_group_member_metadata_value_body/client_host')
+        _write_value(out, w_client_host, keep)
         w_rebalance_timeout_ms = self.rebalance_timeout_ms
         w_topology_epoch = self.topology_epoch
         out += _S6.pack(w_rebalance_timeout_ms, w_topology_epoch)
         w_process_id = self.process_id
-        if w_process_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/process_id')
-        if isinstance(w_process_id, (bytes, bytearray, memoryview)):
-            out += w_process_id
-        else:
-            w_process_id._write(out, keep)
+        _require(w_process_id, 'group_records/streams_group_member_metadata_value_body/process_id')
+        _write_value(out, w_process_id, keep)
         w_user_endpoint_present = self.user_endpoint_present
         if not -128 <= w_user_endpoint_present <= 127:
             raise _EncodeError(f'{w_user_endpoint_present} does not fit in s1', 'group_records/streams_group_member_metadata_value_body/user_endpoint_present')
         out.append(w_user_endpoint_present & 0xFF)
         w_user_endpoint = self.user_endpoint
         if (w_user_endpoint_present >= 0):
-            if w_user_endpoint is None:
-                raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/user_endpoint')
-            if isinstance(w_user_endpoint, (bytes, bytearray, memoryview)):
-                out += w_user_endpoint
-            else:
-                w_user_endpoint._write(out, keep)
+            _require(w_user_endpoint, 'group_records/streams_group_member_metadata_value_body/user_endpoint')
+            _write_value(out, w_user_endpoint, keep)
         w_client_tags_count_plus_one = self._client_tags_count_plus_one if self._pins & 1 else len(self.client_tags) + 1
         if keep:
             self._client_tags_count_plus_one = w_client_tags_count_plus_one
@@ -2943,55 +2136,14 @@ class GroupRecords_StreamsGroupMemberMetadataValueBody(_Node):
         else:
             _w_uv32(out, w_client_tags_count_plus_one)
         w_client_tags = self.client_tags
-        if w_client_tags is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/client_tags')
+        _require(w_client_tags, 'group_records/streams_group_member_metadata_value_body/client_tags')
         for _x1 in w_client_tags:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/streams_group_member_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_member_metadata_value_body/version')
-        d_client_tags_count_plus_one = self._client_tags_count_plus_one if self._pins & 1 else len(self.client_tags) + 1
-        z_instance_id = self.instance_id.size()
-        z_rack_id = self.rack_id.size()
-        z_client_id = self.client_id.size()
-        z_client_host = self.client_host.size()
-        z_rebalance_timeout_ms = 4
-        z_topology_epoch = 4
-        z_process_id = self.process_id.size()
-        z_user_endpoint_present = 1
-        z_user_endpoint = (self.user_endpoint.size() if (self.user_endpoint_present >= 0) else 0)
-        z_client_tags_count_plus_one = _uv32_size(d_client_tags_count_plus_one)
-        z_client_tags = sum(_x.size() for _x in self.client_tags)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_instance_id + z_rack_id + z_client_id + z_client_host + z_rebalance_timeout_ms + z_topology_epoch + z_process_id + z_user_endpoint_present + z_user_endpoint + z_client_tags_count_plus_one + z_client_tags + z_tagged_fields
-
-    @property
-    def client_tags_count_plus_one(self):
-        """Number of client tags plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._client_tags_count_plus_one
-
-    @client_tags_count_plus_one.setter
-    def client_tags_count_plus_one(self, value):
-        self._client_tags_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    client_tags_count_plus_one = _Derived("_client_tags_count_plus_one", 1, 'Number of client tags plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupMemberMetadataValueBody.__qualname__ = "GroupRecords.StreamsGroupMemberMetadataValueBody"
@@ -3001,10 +2153,9 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
     """Value of type 19: a streams group member's client, topology and endpoint. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupMemberMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupMemberMetadataValueBody): The fields of that version; raw
+            bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -3045,23 +2196,8 @@ class GroupRecords_StreamsGroupMemberMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_member_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupMemberMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_member_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_member_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupMemberMetadataValue._switch_cases['body'], w_version, 'group_records/streams_group_member_metadata_value/body', w_version)
 
 
 GroupRecords_StreamsGroupMemberMetadataValue.__qualname__ = "GroupRecords.StreamsGroupMemberMetadataValue"
@@ -3071,8 +2207,7 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataKey(_Node):
     """Key of a streams group's target assignment metadata (type 20).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -3096,18 +2231,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/streams_group_target_assignment_metadata_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_StreamsGroupTargetAssignmentMetadataKey.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMetadataKey"
@@ -3117,13 +2242,11 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        assignment_epoch (int):
-            The group epoch the target assignment was computed for.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        assignment_epoch (int): The group epoch the target assignment was computed for.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "assignment_epoch", "tagged_fields", )
@@ -3159,32 +2282,12 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_target_assignment_metadata_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_target_assignment_metadata_value_body/version')
         w_assignment_epoch = self.assignment_epoch
         out += _S2.pack(w_assignment_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_target_assignment_metadata_value_body/version')
-        z_assignment_epoch = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_assignment_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/streams_group_target_assignment_metadata_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMetadataValueBody"
@@ -3194,10 +2297,9 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
     """Value of type 20: the epoch of the streams group's target assignment. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -3238,23 +2340,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMetadataValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_metadata_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupTargetAssignmentMetadataValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_target_assignment_metadata_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_target_assignment_metadata_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupTargetAssignmentMetadataValue._switch_cases['body'], w_version, 'group_records/streams_group_target_assignment_metadata_value/body', w_version)
 
 
 GroupRecords_StreamsGroupTargetAssignmentMetadataValue.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMetadataValue"
@@ -3264,10 +2351,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberKey(_Node):
     """Key of a streams group member's target assignment (type 21).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -3294,26 +2379,11 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/streams_group_target_assignment_member_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/streams_group_target_assignment_member_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_StreamsGroupTargetAssignmentMemberKey.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMemberKey"
@@ -3323,14 +2393,12 @@ class GroupRecords_TaskIds(_Node):
     """Tasks of one subtopology: its id and the partitions of its input topics, one task each.
 
     Fields:
-        subtopology_id (KafkaTypes_CompactString):
-            The subtopology.
-        partitions_count_plus_one (int):
-            Number of partitions plus one. (Computed on write unless set.)
-        partitions (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        subtopology_id (KafkaTypes_CompactString): The subtopology.
+        partitions_count_plus_one (int): Number of partitions plus one. (Computed on write
+            unless set.)
+        partitions (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "subtopology_id", "_partitions_count_plus_one", "partitions", "tagged_fields", )
@@ -3354,8 +2422,6 @@ class GroupRecords_TaskIds(_Node):
         self._pins = 0
         f_subtopology_id, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.subtopology_id = f_subtopology_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/task_ids/partitions_count_plus_one')
         f_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/task_ids/partitions_count_plus_one')
         self._partitions_count_plus_one = f_partitions_count_plus_one
         f_partitions = []
@@ -3365,13 +2431,8 @@ class GroupRecords_TaskIds(_Node):
                 raise _invalid(pos, 'group_records/task_ids/partitions', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'group_records/task_ids/partitions', _c3, end - pos)
-            _ap2 = f_partitions.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'group_records/task_ids/partitions')
-                _v1, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_partitions = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.partitions = f_partitions
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -3380,12 +2441,8 @@ class GroupRecords_TaskIds(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_subtopology_id = self.subtopology_id
-        if w_subtopology_id is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/subtopology_id')
-        if isinstance(w_subtopology_id, (bytes, bytearray, memoryview)):
-            out += w_subtopology_id
-        else:
-            w_subtopology_id._write(out, keep)
+        _require(w_subtopology_id, 'group_records/task_ids/subtopology_id')
+        _write_value(out, w_subtopology_id, keep)
         w_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
         if keep:
             self._partitions_count_plus_one = w_partitions_count_plus_one
@@ -3394,40 +2451,14 @@ class GroupRecords_TaskIds(_Node):
         else:
             _w_uv32(out, w_partitions_count_plus_one)
         w_partitions = self.partitions
-        if w_partitions is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/partitions')
+        _require(w_partitions, 'group_records/task_ids/partitions')
         for _x1 in w_partitions:
             out += _S2.pack(_x1)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/task_ids/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/task_ids/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_partitions_count_plus_one = self._partitions_count_plus_one if self._pins & 1 else len(self.partitions) + 1
-        z_subtopology_id = self.subtopology_id.size()
-        z_partitions_count_plus_one = _uv32_size(d_partitions_count_plus_one)
-        z_partitions = sum(4 for _x in self.partitions)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_subtopology_id + z_partitions_count_plus_one + z_partitions + z_tagged_fields
-
-    @property
-    def partitions_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partitions_count_plus_one
-
-    @partitions_count_plus_one.setter
-    def partitions_count_plus_one(self, value):
-        self._partitions_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TaskIds.__qualname__ = "GroupRecords.TaskIds"
@@ -3437,23 +2468,19 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        active_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        active_tasks (list[GroupRecords_TaskIds]):
-            Active tasks, by subtopology.
-        standby_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        standby_tasks (list[GroupRecords_TaskIds]):
-            Standby tasks, by subtopology.
-        warmup_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        warmup_tasks (list[GroupRecords_TaskIds]):
-            Warm-up tasks, by subtopology.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        active_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        active_tasks (list[GroupRecords_TaskIds]): Active tasks, by subtopology.
+        standby_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        standby_tasks (list[GroupRecords_TaskIds]): Standby tasks, by subtopology.
+        warmup_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        warmup_tasks (list[GroupRecords_TaskIds]): Warm-up tasks, by subtopology.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_active_tasks_count_plus_one", "active_tasks", "_standby_tasks_count_plus_one", "standby_tasks", "_warmup_tasks_count_plus_one", "warmup_tasks", "tagged_fields", )
@@ -3483,8 +2510,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
             raise _needs_params('GroupRecords.StreamsGroupTargetAssignmentMemberValueBody', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_body/active_tasks_count_plus_one')
         f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_body/active_tasks_count_plus_one')
         self._active_tasks_count_plus_one = f_active_tasks_count_plus_one
         f_active_tasks = []
@@ -3499,8 +2524,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
                 _v1, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_body/standby_tasks_count_plus_one')
         f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_body/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
@@ -3515,8 +2538,6 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
                 _v6, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap7(_v6)
         self.standby_tasks = f_standby_tasks
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_target_assignment_member_value_body/warmup_tasks_count_plus_one')
         f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_target_assignment_member_value_body/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
@@ -3537,12 +2558,7 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_target_assignment_member_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_target_assignment_member_value_body/version')
         w_active_tasks_count_plus_one = self._active_tasks_count_plus_one if self._pins & 1 else len(self.active_tasks) + 1
         if keep:
             self._active_tasks_count_plus_one = w_active_tasks_count_plus_one
@@ -3551,13 +2567,9 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
         else:
             _w_uv32(out, w_active_tasks_count_plus_one)
         w_active_tasks = self.active_tasks
-        if w_active_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_body/active_tasks')
+        _require(w_active_tasks, 'group_records/streams_group_target_assignment_member_value_body/active_tasks')
         for _x1 in w_active_tasks:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
         if keep:
             self._standby_tasks_count_plus_one = w_standby_tasks_count_plus_one
@@ -3566,13 +2578,9 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
         else:
             _w_uv32(out, w_standby_tasks_count_plus_one)
         w_standby_tasks = self.standby_tasks
-        if w_standby_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_body/standby_tasks')
+        _require(w_standby_tasks, 'group_records/streams_group_target_assignment_member_value_body/standby_tasks')
         for _x2 in w_standby_tasks:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -3581,78 +2589,16 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
         else:
             _w_uv32(out, w_warmup_tasks_count_plus_one)
         w_warmup_tasks = self.warmup_tasks
-        if w_warmup_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_body/warmup_tasks')
+        _require(w_warmup_tasks, 'group_records/streams_group_target_assignment_member_value_body/warmup_tasks')
         for _x3 in w_warmup_tasks:
-            if isinstance(_x3, (bytes, bytearray, memoryview)):
-                out += _x3
-            else:
-                _x3._write(out, keep)
+            _write_value(out, _x3, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/streams_group_target_assignment_member_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_target_assignment_member_value_body/version')
-        d_active_tasks_count_plus_one = self._active_tasks_count_plus_one if self._pins & 1 else len(self.active_tasks) + 1
-        d_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
-        d_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
-        z_active_tasks_count_plus_one = _uv32_size(d_active_tasks_count_plus_one)
-        z_active_tasks = sum(_x.size() for _x in self.active_tasks)
-        z_standby_tasks_count_plus_one = _uv32_size(d_standby_tasks_count_plus_one)
-        z_standby_tasks = sum(_x.size() for _x in self.standby_tasks)
-        z_warmup_tasks_count_plus_one = _uv32_size(d_warmup_tasks_count_plus_one)
-        z_warmup_tasks = sum(_x.size() for _x in self.warmup_tasks)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_active_tasks_count_plus_one + z_active_tasks + z_standby_tasks_count_plus_one + z_standby_tasks + z_warmup_tasks_count_plus_one + z_warmup_tasks + z_tagged_fields
-
-    @property
-    def active_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._active_tasks_count_plus_one
-
-    @active_tasks_count_plus_one.setter
-    def active_tasks_count_plus_one(self, value):
-        self._active_tasks_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def standby_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._standby_tasks_count_plus_one
-
-    @standby_tasks_count_plus_one.setter
-    def standby_tasks_count_plus_one(self, value):
-        self._standby_tasks_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def warmup_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._warmup_tasks_count_plus_one
-
-    @warmup_tasks_count_plus_one.setter
-    def warmup_tasks_count_plus_one(self, value):
-        self._warmup_tasks_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
+    active_tasks_count_plus_one = _Derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_count_plus_one = _Derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_count_plus_one = _Derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTargetAssignmentMemberValueBody.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMemberValueBody"
@@ -3662,10 +2608,9 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
     """Value of type 21: the tasks the assignor gives the member. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupTargetAssignmentMemberValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupTargetAssignmentMemberValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -3706,23 +2651,8 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_target_assignment_member_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupTargetAssignmentMemberValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_target_assignment_member_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_target_assignment_member_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupTargetAssignmentMemberValue._switch_cases['body'], w_version, 'group_records/streams_group_target_assignment_member_value/body', w_version)
 
 
 GroupRecords_StreamsGroupTargetAssignmentMemberValue.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMemberValue"
@@ -3732,10 +2662,8 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentKey(_Node):
     """Key of a streams group member's current assignment (type 22).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
-        member_id (KafkaTypes_String):
-            The member.
+        group_id (KafkaTypes_String): The group.
+        member_id (KafkaTypes_String): The member.
     """
 
     __slots__ = ("group_id", "member_id", )
@@ -3762,26 +2690,11 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'group_records/streams_group_current_member_assignment_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_member_id = self.member_id
-        if w_member_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_key/member_id')
-        if isinstance(w_member_id, (bytes, bytearray, memoryview)):
-            out += w_member_id
-        else:
-            w_member_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_member_id = self.member_id.size()
-        return z_group_id + z_member_id
+        _require(w_member_id, 'group_records/streams_group_current_member_assignment_key/member_id')
+        _write_value(out, w_member_id, keep)
 
 
 GroupRecords_StreamsGroupCurrentMemberAssignmentKey.__qualname__ = "GroupRecords.StreamsGroupCurrentMemberAssignmentKey"
@@ -3791,42 +2704,38 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        member_epoch (int):
-            The member epoch the coordinator expects in the member's next heartbeat.
-        previous_member_epoch (int):
-            The epoch before the last bump, still accepted in case the member never learned of the
-            bump.
-        state (int):
-            The member state: 1 stable, 2 unrevoked tasks, 3 unreleased tasks, 127 unknown.
-        active_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        active_tasks (list[GroupRecords_TaskIds]):
-            Active tasks the member has, by subtopology.
-        standby_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        standby_tasks (list[GroupRecords_TaskIds]):
-            Standby tasks the member has, by subtopology.
-        warmup_tasks_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        warmup_tasks (list[GroupRecords_TaskIds]):
-            Warm-up tasks the member has, by subtopology.
-        active_tasks_pending_revocation_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        active_tasks_pending_revocation (list[GroupRecords_TaskIds]):
-            Active tasks the member must give up, by subtopology.
-        standby_tasks_pending_revocation_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        standby_tasks_pending_revocation (list[GroupRecords_TaskIds]):
-            Standby tasks the member must give up, by subtopology.
-        warmup_tasks_pending_revocation_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        warmup_tasks_pending_revocation (list[GroupRecords_TaskIds]):
-            Warm-up tasks the member must give up, by subtopology.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        member_epoch (int): The member epoch the coordinator expects in the member's next
+            heartbeat.
+        previous_member_epoch (int): The epoch before the last bump, still accepted in case the
+            member never learned of the bump.
+        state (int): The member state: 1 stable, 2 unrevoked tasks, 3 unreleased tasks, 127
+            unknown.
+        active_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        active_tasks (list[GroupRecords_TaskIds]): Active tasks the member has, by subtopology.
+        standby_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        standby_tasks (list[GroupRecords_TaskIds]): Standby tasks the member has, by
+            subtopology.
+        warmup_tasks_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        warmup_tasks (list[GroupRecords_TaskIds]): Warm-up tasks the member has, by subtopology.
+        active_tasks_pending_revocation_count_plus_one (int): Number of subtopologies plus one.
+            (Computed on write unless set.)
+        active_tasks_pending_revocation (list[GroupRecords_TaskIds]): Active tasks the member
+            must give up, by subtopology.
+        standby_tasks_pending_revocation_count_plus_one (int): Number of subtopologies plus one.
+            (Computed on write unless set.)
+        standby_tasks_pending_revocation (list[GroupRecords_TaskIds]): Standby tasks the member
+            must give up, by subtopology.
+        warmup_tasks_pending_revocation_count_plus_one (int): Number of subtopologies plus one.
+            (Computed on write unless set.)
+        warmup_tasks_pending_revocation (list[GroupRecords_TaskIds]): Warm-up tasks the member
+            must give up, by subtopology.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "member_epoch", "previous_member_epoch", "state", "_active_tasks_count_plus_one", "active_tasks", "_standby_tasks_count_plus_one", "standby_tasks", "_warmup_tasks_count_plus_one", "warmup_tasks", "_active_tasks_pending_revocation_count_plus_one", "active_tasks_pending_revocation", "_standby_tasks_pending_revocation_count_plus_one", "standby_tasks_pending_revocation", "_warmup_tasks_pending_revocation_count_plus_one", "warmup_tasks_pending_revocation", "tagged_fields", )
@@ -3874,8 +2783,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         self.member_epoch = f_member_epoch
         self.previous_member_epoch = f_previous_member_epoch
         self.state = f_state
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/active_tasks_count_plus_one')
         f_active_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/active_tasks_count_plus_one')
         self._active_tasks_count_plus_one = f_active_tasks_count_plus_one
         f_active_tasks = []
@@ -3890,8 +2797,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
                 _v1, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap2(_v1)
         self.active_tasks = f_active_tasks
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_count_plus_one')
         f_standby_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_count_plus_one')
         self._standby_tasks_count_plus_one = f_standby_tasks_count_plus_one
         f_standby_tasks = []
@@ -3906,8 +2811,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
                 _v6, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap7(_v6)
         self.standby_tasks = f_standby_tasks
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_count_plus_one')
         f_warmup_tasks_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_count_plus_one')
         self._warmup_tasks_count_plus_one = f_warmup_tasks_count_plus_one
         f_warmup_tasks = []
@@ -3922,8 +2825,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
                 _v11, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap12(_v11)
         self.warmup_tasks = f_warmup_tasks
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/active_tasks_pending_revocation_count_plus_one')
         f_active_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/active_tasks_pending_revocation_count_plus_one')
         self._active_tasks_pending_revocation_count_plus_one = f_active_tasks_pending_revocation_count_plus_one
         f_active_tasks_pending_revocation = []
@@ -3938,8 +2839,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
                 _v16, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap17(_v16)
         self.active_tasks_pending_revocation = f_active_tasks_pending_revocation
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_pending_revocation_count_plus_one')
         f_standby_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_pending_revocation_count_plus_one')
         self._standby_tasks_pending_revocation_count_plus_one = f_standby_tasks_pending_revocation_count_plus_one
         f_standby_tasks_pending_revocation = []
@@ -3954,8 +2853,6 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
                 _v21, pos = GroupRecords_TaskIds._read(buf, pos, end, self)
                 _ap22(_v21)
         self.standby_tasks_pending_revocation = f_standby_tasks_pending_revocation
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_pending_revocation_count_plus_one')
         f_warmup_tasks_pending_revocation_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_pending_revocation_count_plus_one')
         self._warmup_tasks_pending_revocation_count_plus_one = f_warmup_tasks_pending_revocation_count_plus_one
         f_warmup_tasks_pending_revocation = []
@@ -3976,12 +2873,7 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_current_member_assignment_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_current_member_assignment_value_body/version')
         w_member_epoch = self.member_epoch
         w_previous_member_epoch = self.previous_member_epoch
         w_state = self.state
@@ -3994,13 +2886,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_active_tasks_count_plus_one)
         w_active_tasks = self.active_tasks
-        if w_active_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/active_tasks')
+        _require(w_active_tasks, 'group_records/streams_group_current_member_assignment_value_body/active_tasks')
         for _x1 in w_active_tasks:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
         if keep:
             self._standby_tasks_count_plus_one = w_standby_tasks_count_plus_one
@@ -4009,13 +2897,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_standby_tasks_count_plus_one)
         w_standby_tasks = self.standby_tasks
-        if w_standby_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/standby_tasks')
+        _require(w_standby_tasks, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks')
         for _x2 in w_standby_tasks:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
         if keep:
             self._warmup_tasks_count_plus_one = w_warmup_tasks_count_plus_one
@@ -4024,13 +2908,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_warmup_tasks_count_plus_one)
         w_warmup_tasks = self.warmup_tasks
-        if w_warmup_tasks is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks')
+        _require(w_warmup_tasks, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks')
         for _x3 in w_warmup_tasks:
-            if isinstance(_x3, (bytes, bytearray, memoryview)):
-                out += _x3
-            else:
-                _x3._write(out, keep)
+            _write_value(out, _x3, keep)
         w_active_tasks_pending_revocation_count_plus_one = self._active_tasks_pending_revocation_count_plus_one if self._pins & 8 else len(self.active_tasks_pending_revocation) + 1
         if keep:
             self._active_tasks_pending_revocation_count_plus_one = w_active_tasks_pending_revocation_count_plus_one
@@ -4039,13 +2919,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_active_tasks_pending_revocation_count_plus_one)
         w_active_tasks_pending_revocation = self.active_tasks_pending_revocation
-        if w_active_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/active_tasks_pending_revocation')
+        _require(w_active_tasks_pending_revocation, 'group_records/streams_group_current_member_assignment_value_body/active_tasks_pending_revocation')
         for _x4 in w_active_tasks_pending_revocation:
-            if isinstance(_x4, (bytes, bytearray, memoryview)):
-                out += _x4
-            else:
-                _x4._write(out, keep)
+            _write_value(out, _x4, keep)
         w_standby_tasks_pending_revocation_count_plus_one = self._standby_tasks_pending_revocation_count_plus_one if self._pins & 16 else len(self.standby_tasks_pending_revocation) + 1
         if keep:
             self._standby_tasks_pending_revocation_count_plus_one = w_standby_tasks_pending_revocation_count_plus_one
@@ -4054,13 +2930,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_standby_tasks_pending_revocation_count_plus_one)
         w_standby_tasks_pending_revocation = self.standby_tasks_pending_revocation
-        if w_standby_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_pending_revocation')
+        _require(w_standby_tasks_pending_revocation, 'group_records/streams_group_current_member_assignment_value_body/standby_tasks_pending_revocation')
         for _x5 in w_standby_tasks_pending_revocation:
-            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                out += _x5
-            else:
-                _x5._write(out, keep)
+            _write_value(out, _x5, keep)
         w_warmup_tasks_pending_revocation_count_plus_one = self._warmup_tasks_pending_revocation_count_plus_one if self._pins & 32 else len(self.warmup_tasks_pending_revocation) + 1
         if keep:
             self._warmup_tasks_pending_revocation_count_plus_one = w_warmup_tasks_pending_revocation_count_plus_one
@@ -4069,129 +2941,19 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         else:
             _w_uv32(out, w_warmup_tasks_pending_revocation_count_plus_one)
         w_warmup_tasks_pending_revocation = self.warmup_tasks_pending_revocation
-        if w_warmup_tasks_pending_revocation is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_pending_revocation')
+        _require(w_warmup_tasks_pending_revocation, 'group_records/streams_group_current_member_assignment_value_body/warmup_tasks_pending_revocation')
         for _x6 in w_warmup_tasks_pending_revocation:
-            if isinstance(_x6, (bytes, bytearray, memoryview)):
-                out += _x6
-            else:
-                _x6._write(out, keep)
+            _write_value(out, _x6, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/streams_group_current_member_assignment_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_current_member_assignment_value_body/version')
-        d_active_tasks_count_plus_one = self._active_tasks_count_plus_one if self._pins & 1 else len(self.active_tasks) + 1
-        d_standby_tasks_count_plus_one = self._standby_tasks_count_plus_one if self._pins & 2 else len(self.standby_tasks) + 1
-        d_warmup_tasks_count_plus_one = self._warmup_tasks_count_plus_one if self._pins & 4 else len(self.warmup_tasks) + 1
-        d_active_tasks_pending_revocation_count_plus_one = self._active_tasks_pending_revocation_count_plus_one if self._pins & 8 else len(self.active_tasks_pending_revocation) + 1
-        d_standby_tasks_pending_revocation_count_plus_one = self._standby_tasks_pending_revocation_count_plus_one if self._pins & 16 else len(self.standby_tasks_pending_revocation) + 1
-        d_warmup_tasks_pending_revocation_count_plus_one = self._warmup_tasks_pending_revocation_count_plus_one if self._pins & 32 else len(self.warmup_tasks_pending_revocation) + 1
-        z_member_epoch = 4
-        z_previous_member_epoch = 4
-        z_state = 1
-        z_active_tasks_count_plus_one = _uv32_size(d_active_tasks_count_plus_one)
-        z_active_tasks = sum(_x.size() for _x in self.active_tasks)
-        z_standby_tasks_count_plus_one = _uv32_size(d_standby_tasks_count_plus_one)
-        z_standby_tasks = sum(_x.size() for _x in self.standby_tasks)
-        z_warmup_tasks_count_plus_one = _uv32_size(d_warmup_tasks_count_plus_one)
-        z_warmup_tasks = sum(_x.size() for _x in self.warmup_tasks)
-        z_active_tasks_pending_revocation_count_plus_one = _uv32_size(d_active_tasks_pending_revocation_count_plus_one)
-        z_active_tasks_pending_revocation = sum(_x.size() for _x in self.active_tasks_pending_revocation)
-        z_standby_tasks_pending_revocation_count_plus_one = _uv32_size(d_standby_tasks_pending_revocation_count_plus_one)
-        z_standby_tasks_pending_revocation = sum(_x.size() for _x in self.standby_tasks_pending_revocation)
-        z_warmup_tasks_pending_revocation_count_plus_one = _uv32_size(d_warmup_tasks_pending_revocation_count_plus_one)
-        z_warmup_tasks_pending_revocation = sum(_x.size() for _x in self.warmup_tasks_pending_revocation)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_member_epoch + z_previous_member_epoch + z_state + z_active_tasks_count_plus_one + z_active_tasks + z_standby_tasks_count_plus_one + z_standby_tasks + z_warmup_tasks_count_plus_one + z_warmup_tasks + z_active_tasks_pending_revocation_count_plus_one + z_active_tasks_pending_revocation + z_standby_tasks_pending_revocation_count_plus_one + z_standby_tasks_pending_revocation + z_warmup_tasks_pending_revocation_count_plus_one + z_warmup_tasks_pending_revocation + z_tagged_fields
-
-    @property
-    def active_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._active_tasks_count_plus_one
-
-    @active_tasks_count_plus_one.setter
-    def active_tasks_count_plus_one(self, value):
-        self._active_tasks_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def standby_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._standby_tasks_count_plus_one
-
-    @standby_tasks_count_plus_one.setter
-    def standby_tasks_count_plus_one(self, value):
-        self._standby_tasks_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def warmup_tasks_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._warmup_tasks_count_plus_one
-
-    @warmup_tasks_count_plus_one.setter
-    def warmup_tasks_count_plus_one(self, value):
-        self._warmup_tasks_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
-
-    @property
-    def active_tasks_pending_revocation_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._active_tasks_pending_revocation_count_plus_one
-
-    @active_tasks_pending_revocation_count_plus_one.setter
-    def active_tasks_pending_revocation_count_plus_one(self, value):
-        self._active_tasks_pending_revocation_count_plus_one = value
-        self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
-
-    @property
-    def standby_tasks_pending_revocation_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._standby_tasks_pending_revocation_count_plus_one
-
-    @standby_tasks_pending_revocation_count_plus_one.setter
-    def standby_tasks_pending_revocation_count_plus_one(self, value):
-        self._standby_tasks_pending_revocation_count_plus_one = value
-        self._pins = (self._pins | 16) if value is not None else (self._pins & ~16)
-
-    @property
-    def warmup_tasks_pending_revocation_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._warmup_tasks_pending_revocation_count_plus_one
-
-    @warmup_tasks_pending_revocation_count_plus_one.setter
-    def warmup_tasks_pending_revocation_count_plus_one(self, value):
-        self._warmup_tasks_pending_revocation_count_plus_one = value
-        self._pins = (self._pins | 32) if value is not None else (self._pins & ~32)
+    active_tasks_count_plus_one = _Derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_count_plus_one = _Derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_count_plus_one = _Derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    active_tasks_pending_revocation_count_plus_one = _Derived("_active_tasks_pending_revocation_count_plus_one", 8, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_pending_revocation_count_plus_one = _Derived("_standby_tasks_pending_revocation_count_plus_one", 16, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_pending_revocation_count_plus_one = _Derived("_warmup_tasks_pending_revocation_count_plus_one", 32, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody.__qualname__ = "GroupRecords.StreamsGroupCurrentMemberAssignmentValueBody"
@@ -4201,10 +2963,9 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
     """Value of type 22: the member's epoch and the tasks it has now. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody): The fields of that
+            version; raw bytes for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -4245,23 +3006,8 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_current_member_assignment_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_current_member_assignment_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_current_member_assignment_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupCurrentMemberAssignmentValue._switch_cases['body'], w_version, 'group_records/streams_group_current_member_assignment_value/body', w_version)
 
 
 GroupRecords_StreamsGroupCurrentMemberAssignmentValue.__qualname__ = "GroupRecords.StreamsGroupCurrentMemberAssignmentValue"
@@ -4271,8 +3017,7 @@ class GroupRecords_StreamsGroupTopologyKey(_Node):
     """Key of a streams group's topology (type 23).
 
     Fields:
-        group_id (KafkaTypes_String):
-            The group.
+        group_id (KafkaTypes_String): The group.
     """
 
     __slots__ = ("group_id", )
@@ -4296,18 +3041,8 @@ class GroupRecords_StreamsGroupTopologyKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        return z_group_id
+        _require(w_group_id, 'group_records/streams_group_topology_key/group_id')
+        _write_value(out, w_group_id, keep)
 
 
 GroupRecords_StreamsGroupTopologyKey.__qualname__ = "GroupRecords.StreamsGroupTopologyKey"
@@ -4317,12 +3052,10 @@ class GroupRecords_TopicConfig(_Node):
     """A topic-level config.
 
     Fields:
-        key (KafkaTypes_CompactString):
-            Config name.
-        value (KafkaTypes_CompactString):
-            Config value.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        key (KafkaTypes_CompactString): Config name.
+        value (KafkaTypes_CompactString): Config value.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("key", "value", "tagged_fields", )
@@ -4352,34 +3085,14 @@ class GroupRecords_TopicConfig(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_key = self.key
-        if w_key is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/key')
-        if isinstance(w_key, (bytes, bytearray, memoryview)):
-            out += w_key
-        else:
-            w_key._write(out, keep)
+        _require(w_key, 'group_records/topic_config/key')
+        _write_value(out, w_key, keep)
         w_value = self.value
-        if w_value is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/value')
-        if isinstance(w_value, (bytes, bytearray, memoryview)):
-            out += w_value
-        else:
-            w_value._write(out, keep)
+        _require(w_value, 'group_records/topic_config/value')
+        _write_value(out, w_value, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/topic_config/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_key = self.key.size()
-        z_value = self.value.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_key + z_value + z_tagged_fields
+        _require(w_tagged_fields, 'group_records/topic_config/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 GroupRecords_TopicConfig.__qualname__ = "GroupRecords.TopicConfig"
@@ -4389,18 +3102,15 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
     """An internal topic the topology needs.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            The topic name.
-        partitions (int):
-            Its number of partitions; 0 when any number will do (always so for changelog topics).
-        replication_factor (int):
-            Its replication factor; 0 for the broker's default.
-        topic_configs_count_plus_one (int):
-            Number of configs plus one. (Computed on write unless set.)
-        topic_configs (list[GroupRecords_TopicConfig]):
-            Topic-level configs to create it with.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): The topic name.
+        partitions (int): Its number of partitions; 0 when any number will do (always so for
+            changelog topics).
+        replication_factor (int): Its replication factor; 0 for the broker's default.
+        topic_configs_count_plus_one (int): Number of configs plus one. (Computed on write
+            unless set.)
+        topic_configs (list[GroupRecords_TopicConfig]): Topic-level configs to create it with.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "name", "partitions", "replication_factor", "_topic_configs_count_plus_one", "topic_configs", "tagged_fields", )
@@ -4432,8 +3142,6 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         pos += 6
         self.partitions = f_partitions
         self.replication_factor = f_replication_factor
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
         f_topic_configs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_topic_info/topic_configs_count_plus_one')
         self._topic_configs_count_plus_one = f_topic_configs_count_plus_one
         f_topic_configs = []
@@ -4455,12 +3163,8 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'group_records/streams_group_topology_topic_info/name')
+        _write_value(out, w_name, keep)
         w_partitions = self.partitions
         w_replication_factor = self.replication_factor
         out += _S8.pack(w_partitions, w_replication_factor)
@@ -4472,45 +3176,14 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         else:
             _w_uv32(out, w_topic_configs_count_plus_one)
         w_topic_configs = self.topic_configs
-        if w_topic_configs is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/topic_configs')
+        _require(w_topic_configs, 'group_records/streams_group_topology_topic_info/topic_configs')
         for _x1 in w_topic_configs:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_topic_info/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/streams_group_topology_topic_info/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_topic_configs_count_plus_one = self._topic_configs_count_plus_one if self._pins & 1 else len(self.topic_configs) + 1
-        z_name = self.name.size()
-        z_partitions = 4
-        z_replication_factor = 2
-        z_topic_configs_count_plus_one = _uv32_size(d_topic_configs_count_plus_one)
-        z_topic_configs = sum(_x.size() for _x in self.topic_configs)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_partitions + z_replication_factor + z_topic_configs_count_plus_one + z_topic_configs + z_tagged_fields
-
-    @property
-    def topic_configs_count_plus_one(self):
-        """Number of configs plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._topic_configs_count_plus_one
-
-    @topic_configs_count_plus_one.setter
-    def topic_configs_count_plus_one(self, value):
-        self._topic_configs_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    topic_configs_count_plus_one = _Derived("_topic_configs_count_plus_one", 1, 'Number of configs plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTopologyTopicInfo.__qualname__ = "GroupRecords.StreamsGroupTopologyTopicInfo"
@@ -4520,20 +3193,19 @@ class GroupRecords_CopartitionGroup(_Node):
     """Source topics that must have the same number of partitions, as indexes into lists of its subtopology.
 
     Fields:
-        source_topics_count_plus_one (int):
-            Number of indexes plus one. (Computed on write unless set.)
-        source_topics (list[int]):
-            Indexes into the subtopology's source topics.
-        source_topic_regex_count_plus_one (int):
-            Number of indexes plus one. (Computed on write unless set.)
-        source_topic_regex (list[int]):
-            Indexes into the subtopology's source topic regular expressions.
-        repartition_source_topics_count_plus_one (int):
-            Number of indexes plus one. (Computed on write unless set.)
-        repartition_source_topics (list[int]):
-            Indexes into the subtopology's repartition source topics.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        source_topics_count_plus_one (int): Number of indexes plus one. (Computed on write
+            unless set.)
+        source_topics (list[int]): Indexes into the subtopology's source topics.
+        source_topic_regex_count_plus_one (int): Number of indexes plus one. (Computed on write
+            unless set.)
+        source_topic_regex (list[int]): Indexes into the subtopology's source topic regular
+            expressions.
+        repartition_source_topics_count_plus_one (int): Number of indexes plus one. (Computed on
+            write unless set.)
+        repartition_source_topics (list[int]): Indexes into the subtopology's repartition source
+            topics.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "_source_topics_count_plus_one", "source_topics", "_source_topic_regex_count_plus_one", "source_topic_regex", "_repartition_source_topics_count_plus_one", "repartition_source_topics", "tagged_fields", )
@@ -4558,8 +3230,6 @@ class GroupRecords_CopartitionGroup(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/copartition_group/source_topics_count_plus_one')
         f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topics_count_plus_one')
         self._source_topics_count_plus_one = f_source_topics_count_plus_one
         f_source_topics = []
@@ -4569,51 +3239,32 @@ class GroupRecords_CopartitionGroup(_Node):
                 raise _invalid(pos, 'group_records/copartition_group/source_topics', f"negative count {_c3}")
             if _c3 > (end - pos) // 2 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'group_records/copartition_group/source_topics', _c3, end - pos)
-            _ap2 = f_source_topics.append
-            for _ in range(_c3):
-                if end - pos < 2:
-                    raise _short(pos, end, 2, 'group_records/copartition_group/source_topics')
-                _v1, = _S0.unpack_from(buf, pos)
-                pos += 2
-                _ap2(_v1)
+            f_source_topics = list(_unpack_from(f'>{_c3}h', buf, pos))
+            pos += _c3 * 2
         self.source_topics = f_source_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/copartition_group/source_topic_regex_count_plus_one')
         f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/source_topic_regex_count_plus_one')
         self._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one
         f_source_topic_regex = []
-        _c7 = (f_source_topic_regex_count_plus_one - 1)
-        if _c7:
-            if _c7 < 0:
-                raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c7}")
-            if _c7 > (end - pos) // 2 or _c7 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c7, end - pos)
-            _ap6 = f_source_topic_regex.append
-            for _ in range(_c7):
-                if end - pos < 2:
-                    raise _short(pos, end, 2, 'group_records/copartition_group/source_topic_regex')
-                _v5, = _S0.unpack_from(buf, pos)
-                pos += 2
-                _ap6(_v5)
+        _c6 = (f_source_topic_regex_count_plus_one - 1)
+        if _c6:
+            if _c6 < 0:
+                raise _invalid(pos, 'group_records/copartition_group/source_topic_regex', f"negative count {_c6}")
+            if _c6 > (end - pos) // 2 or _c6 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/copartition_group/source_topic_regex', _c6, end - pos)
+            f_source_topic_regex = list(_unpack_from(f'>{_c6}h', buf, pos))
+            pos += _c6 * 2
         self.source_topic_regex = f_source_topic_regex
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
         f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/copartition_group/repartition_source_topics_count_plus_one')
         self._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one
         f_repartition_source_topics = []
-        _c11 = (f_repartition_source_topics_count_plus_one - 1)
-        if _c11:
-            if _c11 < 0:
-                raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c11}")
-            if _c11 > (end - pos) // 2 or _c11 > _LIMITS.max_items:
-                raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c11, end - pos)
-            _ap10 = f_repartition_source_topics.append
-            for _ in range(_c11):
-                if end - pos < 2:
-                    raise _short(pos, end, 2, 'group_records/copartition_group/repartition_source_topics')
-                _v9, = _S0.unpack_from(buf, pos)
-                pos += 2
-                _ap10(_v9)
+        _c9 = (f_repartition_source_topics_count_plus_one - 1)
+        if _c9:
+            if _c9 < 0:
+                raise _invalid(pos, 'group_records/copartition_group/repartition_source_topics', f"negative count {_c9}")
+            if _c9 > (end - pos) // 2 or _c9 > _LIMITS.max_items:
+                raise _too_many(pos, 'group_records/copartition_group/repartition_source_topics', _c9, end - pos)
+            f_repartition_source_topics = list(_unpack_from(f'>{_c9}h', buf, pos))
+            pos += _c9 * 2
         self.repartition_source_topics = f_repartition_source_topics
         f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
         self.tagged_fields = f_tagged_fields
@@ -4629,8 +3280,7 @@ class GroupRecords_CopartitionGroup(_Node):
         else:
             _w_uv32(out, w_source_topics_count_plus_one)
         w_source_topics = self.source_topics
-        if w_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/source_topics')
+        _require(w_source_topics, 'group_records/copartition_group/source_topics')
         for _x1 in w_source_topics:
             out += _S0.pack(_x1)
         w_source_topic_regex_count_plus_one = self._source_topic_regex_count_plus_one if self._pins & 2 else len(self.source_topic_regex) + 1
@@ -4641,8 +3291,7 @@ class GroupRecords_CopartitionGroup(_Node):
         else:
             _w_uv32(out, w_source_topic_regex_count_plus_one)
         w_source_topic_regex = self.source_topic_regex
-        if w_source_topic_regex is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/source_topic_regex')
+        _require(w_source_topic_regex, 'group_records/copartition_group/source_topic_regex')
         for _x2 in w_source_topic_regex:
             out += _S0.pack(_x2)
         w_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 4 else len(self.repartition_source_topics) + 1
@@ -4653,71 +3302,16 @@ class GroupRecords_CopartitionGroup(_Node):
         else:
             _w_uv32(out, w_repartition_source_topics_count_plus_one)
         w_repartition_source_topics = self.repartition_source_topics
-        if w_repartition_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/repartition_source_topics')
+        _require(w_repartition_source_topics, 'group_records/copartition_group/repartition_source_topics')
         for _x3 in w_repartition_source_topics:
             out += _S0.pack(_x3)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/copartition_group/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/copartition_group/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_source_topics_count_plus_one = self._source_topics_count_plus_one if self._pins & 1 else len(self.source_topics) + 1
-        d_source_topic_regex_count_plus_one = self._source_topic_regex_count_plus_one if self._pins & 2 else len(self.source_topic_regex) + 1
-        d_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 4 else len(self.repartition_source_topics) + 1
-        z_source_topics_count_plus_one = _uv32_size(d_source_topics_count_plus_one)
-        z_source_topics = sum(2 for _x in self.source_topics)
-        z_source_topic_regex_count_plus_one = _uv32_size(d_source_topic_regex_count_plus_one)
-        z_source_topic_regex = sum(2 for _x in self.source_topic_regex)
-        z_repartition_source_topics_count_plus_one = _uv32_size(d_repartition_source_topics_count_plus_one)
-        z_repartition_source_topics = sum(2 for _x in self.repartition_source_topics)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_source_topics_count_plus_one + z_source_topics + z_source_topic_regex_count_plus_one + z_source_topic_regex + z_repartition_source_topics_count_plus_one + z_repartition_source_topics + z_tagged_fields
-
-    @property
-    def source_topics_count_plus_one(self):
-        """Number of indexes plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._source_topics_count_plus_one
-
-    @source_topics_count_plus_one.setter
-    def source_topics_count_plus_one(self, value):
-        self._source_topics_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def source_topic_regex_count_plus_one(self):
-        """Number of indexes plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._source_topic_regex_count_plus_one
-
-    @source_topic_regex_count_plus_one.setter
-    def source_topic_regex_count_plus_one(self, value):
-        self._source_topic_regex_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def repartition_source_topics_count_plus_one(self):
-        """Number of indexes plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._repartition_source_topics_count_plus_one
-
-    @repartition_source_topics_count_plus_one.setter
-    def repartition_source_topics_count_plus_one(self, value):
-        self._repartition_source_topics_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
+    source_topics_count_plus_one = _Derived("_source_topics_count_plus_one", 1, 'Number of indexes plus one. Computed on write unless set (pinned).')
+    source_topic_regex_count_plus_one = _Derived("_source_topic_regex_count_plus_one", 2, 'Number of indexes plus one. Computed on write unless set (pinned).')
+    repartition_source_topics_count_plus_one = _Derived("_repartition_source_topics_count_plus_one", 4, 'Number of indexes plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_CopartitionGroup.__qualname__ = "GroupRecords.CopartitionGroup"
@@ -4727,34 +3321,31 @@ class GroupRecords_Subtopology(_Node):
     """A subtopology: a part of the topology that reads its own topics.
 
     Fields:
-        subtopology_id (KafkaTypes_CompactString):
-            The subtopology's id, unique in the topology.
-        source_topics_count_plus_one (int):
-            Number of source topics plus one. (Computed on write unless set.)
-        source_topics (list[KafkaTypes_CompactString]):
-            Topics it reads.
-        source_topic_regex_count_plus_one (int):
-            Number of regular expressions plus one. (Computed on write unless set.)
-        source_topic_regex (list[KafkaTypes_CompactString]):
-            Regular expressions naming further topics it reads.
-        state_changelog_topics_count_plus_one (int):
-            Number of changelog topics plus one. (Computed on write unless set.)
-        state_changelog_topics (list[GroupRecords_StreamsGroupTopologyTopicInfo]):
-            Changelog topics of its state stores.
-        repartition_sink_topics_count_plus_one (int):
-            Number of repartition sink topics plus one. (Computed on write unless set.)
-        repartition_sink_topics (list[KafkaTypes_CompactString]):
-            Repartition topics it writes.
-        repartition_source_topics_count_plus_one (int):
-            Number of repartition source topics plus one. (Computed on write unless set.)
+        subtopology_id (KafkaTypes_CompactString): The subtopology's id, unique in the topology.
+        source_topics_count_plus_one (int): Number of source topics plus one. (Computed on write
+            unless set.)
+        source_topics (list[KafkaTypes_CompactString]): Topics it reads.
+        source_topic_regex_count_plus_one (int): Number of regular expressions plus one.
+            (Computed on write unless set.)
+        source_topic_regex (list[KafkaTypes_CompactString]): Regular expressions naming further
+            topics it reads.
+        state_changelog_topics_count_plus_one (int): Number of changelog topics plus one.
+            (Computed on write unless set.)
+        state_changelog_topics (list[GroupRecords_StreamsGroupTopologyTopicInfo]): Changelog
+            topics of its state stores.
+        repartition_sink_topics_count_plus_one (int): Number of repartition sink topics plus
+            one. (Computed on write unless set.)
+        repartition_sink_topics (list[KafkaTypes_CompactString]): Repartition topics it writes.
+        repartition_source_topics_count_plus_one (int): Number of repartition source topics plus
+            one. (Computed on write unless set.)
         repartition_source_topics (list[GroupRecords_StreamsGroupTopologyTopicInfo]):
             Repartition topics it reads, which the group creates.
-        copartition_groups_count_plus_one (int):
-            Number of groups plus one. (Computed on write unless set.)
-        copartition_groups (list[GroupRecords_CopartitionGroup]):
-            Groups of its source topics that must be co-partitioned.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        copartition_groups_count_plus_one (int): Number of groups plus one. (Computed on write
+            unless set.)
+        copartition_groups (list[GroupRecords_CopartitionGroup]): Groups of its source topics
+            that must be co-partitioned.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("_pins", "subtopology_id", "_source_topics_count_plus_one", "source_topics", "_source_topic_regex_count_plus_one", "source_topic_regex", "_state_changelog_topics_count_plus_one", "state_changelog_topics", "_repartition_sink_topics_count_plus_one", "repartition_sink_topics", "_repartition_source_topics_count_plus_one", "repartition_source_topics", "_copartition_groups_count_plus_one", "copartition_groups", "tagged_fields", )
@@ -4788,8 +3379,6 @@ class GroupRecords_Subtopology(_Node):
         self._pins = 0
         f_subtopology_id, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.subtopology_id = f_subtopology_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/source_topics_count_plus_one')
         f_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topics_count_plus_one')
         self._source_topics_count_plus_one = f_source_topics_count_plus_one
         f_source_topics = []
@@ -4804,8 +3393,6 @@ class GroupRecords_Subtopology(_Node):
                 _v1, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
                 _ap2(_v1)
         self.source_topics = f_source_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/source_topic_regex_count_plus_one')
         f_source_topic_regex_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/source_topic_regex_count_plus_one')
         self._source_topic_regex_count_plus_one = f_source_topic_regex_count_plus_one
         f_source_topic_regex = []
@@ -4820,8 +3407,6 @@ class GroupRecords_Subtopology(_Node):
                 _v6, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
                 _ap7(_v6)
         self.source_topic_regex = f_source_topic_regex
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/state_changelog_topics_count_plus_one')
         f_state_changelog_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/state_changelog_topics_count_plus_one')
         self._state_changelog_topics_count_plus_one = f_state_changelog_topics_count_plus_one
         f_state_changelog_topics = []
@@ -4836,8 +3421,6 @@ class GroupRecords_Subtopology(_Node):
                 _v11, pos = GroupRecords_StreamsGroupTopologyTopicInfo._read(buf, pos, end, self)
                 _ap12(_v11)
         self.state_changelog_topics = f_state_changelog_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
         f_repartition_sink_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_sink_topics_count_plus_one')
         self._repartition_sink_topics_count_plus_one = f_repartition_sink_topics_count_plus_one
         f_repartition_sink_topics = []
@@ -4852,8 +3435,6 @@ class GroupRecords_Subtopology(_Node):
                 _v16, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
                 _ap17(_v16)
         self.repartition_sink_topics = f_repartition_sink_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/repartition_source_topics_count_plus_one')
         f_repartition_source_topics_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/repartition_source_topics_count_plus_one')
         self._repartition_source_topics_count_plus_one = f_repartition_source_topics_count_plus_one
         f_repartition_source_topics = []
@@ -4868,8 +3449,6 @@ class GroupRecords_Subtopology(_Node):
                 _v21, pos = GroupRecords_StreamsGroupTopologyTopicInfo._read(buf, pos, end, self)
                 _ap22(_v21)
         self.repartition_source_topics = f_repartition_source_topics
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/subtopology/copartition_groups_count_plus_one')
         f_copartition_groups_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/subtopology/copartition_groups_count_plus_one')
         self._copartition_groups_count_plus_one = f_copartition_groups_count_plus_one
         f_copartition_groups = []
@@ -4891,12 +3470,8 @@ class GroupRecords_Subtopology(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_subtopology_id = self.subtopology_id
-        if w_subtopology_id is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/subtopology_id')
-        if isinstance(w_subtopology_id, (bytes, bytearray, memoryview)):
-            out += w_subtopology_id
-        else:
-            w_subtopology_id._write(out, keep)
+        _require(w_subtopology_id, 'group_records/subtopology/subtopology_id')
+        _write_value(out, w_subtopology_id, keep)
         w_source_topics_count_plus_one = self._source_topics_count_plus_one if self._pins & 1 else len(self.source_topics) + 1
         if keep:
             self._source_topics_count_plus_one = w_source_topics_count_plus_one
@@ -4905,13 +3480,9 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_source_topics_count_plus_one)
         w_source_topics = self.source_topics
-        if w_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/source_topics')
+        _require(w_source_topics, 'group_records/subtopology/source_topics')
         for _x1 in w_source_topics:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_source_topic_regex_count_plus_one = self._source_topic_regex_count_plus_one if self._pins & 2 else len(self.source_topic_regex) + 1
         if keep:
             self._source_topic_regex_count_plus_one = w_source_topic_regex_count_plus_one
@@ -4920,13 +3491,9 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_source_topic_regex_count_plus_one)
         w_source_topic_regex = self.source_topic_regex
-        if w_source_topic_regex is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/source_topic_regex')
+        _require(w_source_topic_regex, 'group_records/subtopology/source_topic_regex')
         for _x2 in w_source_topic_regex:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_state_changelog_topics_count_plus_one = self._state_changelog_topics_count_plus_one if self._pins & 4 else len(self.state_changelog_topics) + 1
         if keep:
             self._state_changelog_topics_count_plus_one = w_state_changelog_topics_count_plus_one
@@ -4935,13 +3502,9 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_state_changelog_topics_count_plus_one)
         w_state_changelog_topics = self.state_changelog_topics
-        if w_state_changelog_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/state_changelog_topics')
+        _require(w_state_changelog_topics, 'group_records/subtopology/state_changelog_topics')
         for _x3 in w_state_changelog_topics:
-            if isinstance(_x3, (bytes, bytearray, memoryview)):
-                out += _x3
-            else:
-                _x3._write(out, keep)
+            _write_value(out, _x3, keep)
         w_repartition_sink_topics_count_plus_one = self._repartition_sink_topics_count_plus_one if self._pins & 8 else len(self.repartition_sink_topics) + 1
         if keep:
             self._repartition_sink_topics_count_plus_one = w_repartition_sink_topics_count_plus_one
@@ -4950,13 +3513,9 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_repartition_sink_topics_count_plus_one)
         w_repartition_sink_topics = self.repartition_sink_topics
-        if w_repartition_sink_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/repartition_sink_topics')
+        _require(w_repartition_sink_topics, 'group_records/subtopology/repartition_sink_topics')
         for _x4 in w_repartition_sink_topics:
-            if isinstance(_x4, (bytes, bytearray, memoryview)):
-                out += _x4
-            else:
-                _x4._write(out, keep)
+            _write_value(out, _x4, keep)
         w_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 16 else len(self.repartition_source_topics) + 1
         if keep:
             self._repartition_source_topics_count_plus_one = w_repartition_source_topics_count_plus_one
@@ -4965,13 +3524,9 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_repartition_source_topics_count_plus_one)
         w_repartition_source_topics = self.repartition_source_topics
-        if w_repartition_source_topics is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/repartition_source_topics')
+        _require(w_repartition_source_topics, 'group_records/subtopology/repartition_source_topics')
         for _x5 in w_repartition_source_topics:
-            if isinstance(_x5, (bytes, bytearray, memoryview)):
-                out += _x5
-            else:
-                _x5._write(out, keep)
+            _write_value(out, _x5, keep)
         w_copartition_groups_count_plus_one = self._copartition_groups_count_plus_one if self._pins & 32 else len(self.copartition_groups) + 1
         if keep:
             self._copartition_groups_count_plus_one = w_copartition_groups_count_plus_one
@@ -4980,123 +3535,19 @@ class GroupRecords_Subtopology(_Node):
         else:
             _w_uv32(out, w_copartition_groups_count_plus_one)
         w_copartition_groups = self.copartition_groups
-        if w_copartition_groups is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/copartition_groups')
+        _require(w_copartition_groups, 'group_records/subtopology/copartition_groups')
         for _x6 in w_copartition_groups:
-            if isinstance(_x6, (bytes, bytearray, memoryview)):
-                out += _x6
-            else:
-                _x6._write(out, keep)
+            _write_value(out, _x6, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/subtopology/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/subtopology/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_source_topics_count_plus_one = self._source_topics_count_plus_one if self._pins & 1 else len(self.source_topics) + 1
-        d_source_topic_regex_count_plus_one = self._source_topic_regex_count_plus_one if self._pins & 2 else len(self.source_topic_regex) + 1
-        d_state_changelog_topics_count_plus_one = self._state_changelog_topics_count_plus_one if self._pins & 4 else len(self.state_changelog_topics) + 1
-        d_repartition_sink_topics_count_plus_one = self._repartition_sink_topics_count_plus_one if self._pins & 8 else len(self.repartition_sink_topics) + 1
-        d_repartition_source_topics_count_plus_one = self._repartition_source_topics_count_plus_one if self._pins & 16 else len(self.repartition_source_topics) + 1
-        d_copartition_groups_count_plus_one = self._copartition_groups_count_plus_one if self._pins & 32 else len(self.copartition_groups) + 1
-        z_subtopology_id = self.subtopology_id.size()
-        z_source_topics_count_plus_one = _uv32_size(d_source_topics_count_plus_one)
-        z_source_topics = sum(_x.size() for _x in self.source_topics)
-        z_source_topic_regex_count_plus_one = _uv32_size(d_source_topic_regex_count_plus_one)
-        z_source_topic_regex = sum(_x.size() for _x in self.source_topic_regex)
-        z_state_changelog_topics_count_plus_one = _uv32_size(d_state_changelog_topics_count_plus_one)
-        z_state_changelog_topics = sum(_x.size() for _x in self.state_changelog_topics)
-        z_repartition_sink_topics_count_plus_one = _uv32_size(d_repartition_sink_topics_count_plus_one)
-        z_repartition_sink_topics = sum(_x.size() for _x in self.repartition_sink_topics)
-        z_repartition_source_topics_count_plus_one = _uv32_size(d_repartition_source_topics_count_plus_one)
-        z_repartition_source_topics = sum(_x.size() for _x in self.repartition_source_topics)
-        z_copartition_groups_count_plus_one = _uv32_size(d_copartition_groups_count_plus_one)
-        z_copartition_groups = sum(_x.size() for _x in self.copartition_groups)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_subtopology_id + z_source_topics_count_plus_one + z_source_topics + z_source_topic_regex_count_plus_one + z_source_topic_regex + z_state_changelog_topics_count_plus_one + z_state_changelog_topics + z_repartition_sink_topics_count_plus_one + z_repartition_sink_topics + z_repartition_source_topics_count_plus_one + z_repartition_source_topics + z_copartition_groups_count_plus_one + z_copartition_groups + z_tagged_fields
-
-    @property
-    def source_topics_count_plus_one(self):
-        """Number of source topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._source_topics_count_plus_one
-
-    @source_topics_count_plus_one.setter
-    def source_topics_count_plus_one(self, value):
-        self._source_topics_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def source_topic_regex_count_plus_one(self):
-        """Number of regular expressions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._source_topic_regex_count_plus_one
-
-    @source_topic_regex_count_plus_one.setter
-    def source_topic_regex_count_plus_one(self, value):
-        self._source_topic_regex_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def state_changelog_topics_count_plus_one(self):
-        """Number of changelog topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._state_changelog_topics_count_plus_one
-
-    @state_changelog_topics_count_plus_one.setter
-    def state_changelog_topics_count_plus_one(self, value):
-        self._state_changelog_topics_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
-
-    @property
-    def repartition_sink_topics_count_plus_one(self):
-        """Number of repartition sink topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._repartition_sink_topics_count_plus_one
-
-    @repartition_sink_topics_count_plus_one.setter
-    def repartition_sink_topics_count_plus_one(self, value):
-        self._repartition_sink_topics_count_plus_one = value
-        self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
-
-    @property
-    def repartition_source_topics_count_plus_one(self):
-        """Number of repartition source topics plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._repartition_source_topics_count_plus_one
-
-    @repartition_source_topics_count_plus_one.setter
-    def repartition_source_topics_count_plus_one(self, value):
-        self._repartition_source_topics_count_plus_one = value
-        self._pins = (self._pins | 16) if value is not None else (self._pins & ~16)
-
-    @property
-    def copartition_groups_count_plus_one(self):
-        """Number of groups plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._copartition_groups_count_plus_one
-
-    @copartition_groups_count_plus_one.setter
-    def copartition_groups_count_plus_one(self, value):
-        self._copartition_groups_count_plus_one = value
-        self._pins = (self._pins | 32) if value is not None else (self._pins & ~32)
+    source_topics_count_plus_one = _Derived("_source_topics_count_plus_one", 1, 'Number of source topics plus one. Computed on write unless set (pinned).')
+    source_topic_regex_count_plus_one = _Derived("_source_topic_regex_count_plus_one", 2, 'Number of regular expressions plus one. Computed on write unless set (pinned).')
+    state_changelog_topics_count_plus_one = _Derived("_state_changelog_topics_count_plus_one", 4, 'Number of changelog topics plus one. Computed on write unless set (pinned).')
+    repartition_sink_topics_count_plus_one = _Derived("_repartition_sink_topics_count_plus_one", 8, 'Number of repartition sink topics plus one. Computed on write unless set (pinned).')
+    repartition_source_topics_count_plus_one = _Derived("_repartition_source_topics_count_plus_one", 16, 'Number of repartition source topics plus one. Computed on write unless set (pinned).')
+    copartition_groups_count_plus_one = _Derived("_copartition_groups_count_plus_one", 32, 'Number of groups plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_Subtopology.__qualname__ = "GroupRecords.Subtopology"
@@ -5106,17 +3557,14 @@ class GroupRecords_StreamsGroupTopologyValueBody(_Node):
     """The value's fields, of version 0, the only one.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        epoch (int):
-            Epoch of the topology.
-        subtopologies_count_plus_one (int):
-            Number of subtopologies plus one. (Computed on write unless set.)
-        subtopologies (list[GroupRecords_Subtopology]):
-            Its subtopologies.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        epoch (int): Epoch of the topology.
+        subtopologies_count_plus_one (int): Number of subtopologies plus one. (Computed on write
+            unless set.)
+        subtopologies (list[GroupRecords_Subtopology]): Its subtopologies.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "epoch", "_subtopologies_count_plus_one", "subtopologies", "tagged_fields", )
@@ -5150,8 +3598,6 @@ class GroupRecords_StreamsGroupTopologyValueBody(_Node):
         f_epoch, = _S2.unpack_from(buf, pos)
         pos += 4
         self.epoch = f_epoch
-        if pos >= end:
-            raise _short(pos, end, 1, 'group_records/streams_group_topology_value_body/subtopologies_count_plus_one')
         f_subtopologies_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'group_records/streams_group_topology_value_body/subtopologies_count_plus_one')
         self._subtopologies_count_plus_one = f_subtopologies_count_plus_one
         f_subtopologies = []
@@ -5172,12 +3618,7 @@ class GroupRecords_StreamsGroupTopologyValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_topology_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'group_records/streams_group_topology_value_body/version')
         w_epoch = self.epoch
         out += _S2.pack(w_epoch)
         w_subtopologies_count_plus_one = self._subtopologies_count_plus_one if self._pins & 1 else len(self.subtopologies) + 1
@@ -5188,47 +3629,14 @@ class GroupRecords_StreamsGroupTopologyValueBody(_Node):
         else:
             _w_uv32(out, w_subtopologies_count_plus_one)
         w_subtopologies = self.subtopologies
-        if w_subtopologies is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value_body/subtopologies')
+        _require(w_subtopologies, 'group_records/streams_group_topology_value_body/subtopologies')
         for _x1 in w_subtopologies:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'group_records/streams_group_topology_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'group_records/streams_group_topology_value_body/version')
-        d_subtopologies_count_plus_one = self._subtopologies_count_plus_one if self._pins & 1 else len(self.subtopologies) + 1
-        z_epoch = 4
-        z_subtopologies_count_plus_one = _uv32_size(d_subtopologies_count_plus_one)
-        z_subtopologies = sum(_x.size() for _x in self.subtopologies)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_epoch + z_subtopologies_count_plus_one + z_subtopologies + z_tagged_fields
-
-    @property
-    def subtopologies_count_plus_one(self):
-        """Number of subtopologies plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._subtopologies_count_plus_one
-
-    @subtopologies_count_plus_one.setter
-    def subtopologies_count_plus_one(self, value):
-        self._subtopologies_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    subtopologies_count_plus_one = _Derived("_subtopologies_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTopologyValueBody.__qualname__ = "GroupRecords.StreamsGroupTopologyValueBody"
@@ -5238,10 +3646,9 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
     """Value of type 23: the streams application's topology. Prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (GroupRecords_StreamsGroupTopologyValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (GroupRecords_StreamsGroupTopologyValueBody): The fields of that version; raw bytes
+            for a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -5282,23 +3689,8 @@ class GroupRecords_StreamsGroupTopologyValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'group_records/streams_group_topology_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = GroupRecords_StreamsGroupTopologyValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'group_records/streams_group_topology_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'group_records/streams_group_topology_value/body')
+        _write_case(out, w_body, keep, GroupRecords_StreamsGroupTopologyValue._switch_cases['body'], w_version, 'group_records/streams_group_topology_value/body', w_version)
 
 
 GroupRecords_StreamsGroupTopologyValue.__qualname__ = "GroupRecords.StreamsGroupTopologyValue"

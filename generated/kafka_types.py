@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
@@ -11,13 +12,14 @@ from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import invalid as _invalid
-from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 
 __all__ = ["KafkaTypes"]
 
@@ -65,7 +67,6 @@ class KafkaTypes(_Node):
         # keep: leave computed and default values on the objects written (size() does not)
         pass
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         return 0
@@ -78,10 +79,8 @@ class KafkaTypes_String(_Node):
     """A UTF-8 string after an int16 length (STRING); Kafka rejects null here.
 
     Fields:
-        length (int):
-            Byte length of the string. (Computed on write unless set.)
-        value (str):
-            The string.
+        length (int): Byte length of the string. (Computed on write unless set.)
+        value (str): The string.
     """
 
     __slots__ = ("_pins", "_length", "value", )
@@ -128,26 +127,7 @@ class KafkaTypes_String(_Node):
         out += _S0.pack(w_length)
         out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
-        z_length = 2
-        z_value = z_value or 0
-        return z_length + z_value
-
-    @property
-    def length(self):
-        """Byte length of the string.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length
-
-    @length.setter
-    def length(self, value):
-        self._length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length = _Derived("_length", 1, 'Byte length of the string. Computed on write unless set (pinned).')
 
 
 KafkaTypes_String.__qualname__ = "KafkaTypes.String"
@@ -157,11 +137,9 @@ class KafkaTypes_NullableString(_Node):
     """A UTF-8 string after an int16 length, -1 for null (NULLABLE_STRING).
 
     Fields:
-        length (int):
-            Byte length of the string; -1 (any negative value) for null. (Computed on write unless
-            set.)
-        value (str | None):
-            The string, or null.
+        length (int): Byte length of the string; -1 (any negative value) for null. (Computed on
+            write unless set.)
+        value (str | None): The string, or null.
     """
 
     __slots__ = ("_pins", "_length", "value", )
@@ -208,26 +186,7 @@ class KafkaTypes_NullableString(_Node):
         if (w_length >= 0):
             out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
-        z_length = 2
-        z_value = z_value or 0
-        return z_length + z_value
-
-    @property
-    def length(self):
-        """Byte length of the string; -1 (any negative value) for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length
-
-    @length.setter
-    def length(self, value):
-        self._length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length = _Derived("_length", 1, 'Byte length of the string; -1 (any negative value) for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_NullableString.__qualname__ = "KafkaTypes.NullableString"
@@ -237,11 +196,9 @@ class KafkaTypes_CompactString(_Node):
     """A UTF-8 string after an unsigned varint of its length plus one (COMPACT_STRING).
 
     Fields:
-        length_plus_one (int):
-            Byte length of the string plus one; 0 would be null, which Kafka rejects here. (Computed
-            on write unless set.)
-        value (str):
-            The string.
+        length_plus_one (int): Byte length of the string plus one; 0 would be null, which Kafka
+            rejects here. (Computed on write unless set.)
+        value (str): The string.
     """
 
     __slots__ = ("_pins", "_length_plus_one", "value", )
@@ -261,8 +218,6 @@ class KafkaTypes_CompactString(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_string/length_plus_one')
         f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_string/length_plus_one')
         self._length_plus_one = f_length_plus_one
         _n = (f_length_plus_one - 1)
@@ -287,27 +242,7 @@ class KafkaTypes_CompactString(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
-        d_length_plus_one = self._length_plus_one if self._pins & 1 else (z_value + 1 if z_value is not None else None)
-        z_length_plus_one = _uv32_size(d_length_plus_one)
-        z_value = z_value or 0
-        return z_length_plus_one + z_value
-
-    @property
-    def length_plus_one(self):
-        """Byte length of the string plus one; 0 would be null, which Kafka rejects here.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length_plus_one
-
-    @length_plus_one.setter
-    def length_plus_one(self, value):
-        self._length_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length_plus_one = _Derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 would be null, which Kafka rejects here. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactString.__qualname__ = "KafkaTypes.CompactString"
@@ -317,10 +252,9 @@ class KafkaTypes_CompactNullableString(_Node):
     """A UTF-8 string after an unsigned varint of its length plus one, 0 for null (COMPACT_NULLABLE_STRING).
 
     Fields:
-        length_plus_one (int):
-            Byte length of the string plus one; 0 for null. (Computed on write unless set.)
-        value (str | None):
-            The string, or null.
+        length_plus_one (int): Byte length of the string plus one; 0 for null. (Computed on
+            write unless set.)
+        value (str | None): The string, or null.
     """
 
     __slots__ = ("_pins", "_length_plus_one", "value", )
@@ -340,8 +274,6 @@ class KafkaTypes_CompactNullableString(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_nullable_string/length_plus_one')
         f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_string/length_plus_one')
         self._length_plus_one = f_length_plus_one
         if (f_length_plus_one > 0):
@@ -368,27 +300,7 @@ class KafkaTypes_CompactNullableString(_Node):
         if (w_length_plus_one > 0):
             out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value.encode('UTF-8', 'surrogateescape'))
-        d_length_plus_one = self._length_plus_one if self._pins & 1 else (z_value + 1 if z_value is not None else 0)
-        z_length_plus_one = _uv32_size(d_length_plus_one)
-        z_value = z_value or 0
-        return z_length_plus_one + z_value
-
-    @property
-    def length_plus_one(self):
-        """Byte length of the string plus one; 0 for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length_plus_one
-
-    @length_plus_one.setter
-    def length_plus_one(self, value):
-        self._length_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length_plus_one = _Derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactNullableString.__qualname__ = "KafkaTypes.CompactNullableString"
@@ -398,10 +310,8 @@ class KafkaTypes_Bytes(_Node):
     """Bytes after an int32 length (BYTES).
 
     Fields:
-        length (int):
-            Number of bytes. (Computed on write unless set.)
-        value (bytes):
-            The bytes.
+        length (int): Number of bytes. (Computed on write unless set.)
+        value (bytes): The bytes.
     """
 
     __slots__ = ("_pins", "_length", "value", )
@@ -448,26 +358,7 @@ class KafkaTypes_Bytes(_Node):
         out += _S1.pack(w_length)
         out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value)
-        z_length = 4
-        z_value = z_value or 0
-        return z_length + z_value
-
-    @property
-    def length(self):
-        """Number of bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length
-
-    @length.setter
-    def length(self, value):
-        self._length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length = _Derived("_length", 1, 'Number of bytes. Computed on write unless set (pinned).')
 
 
 KafkaTypes_Bytes.__qualname__ = "KafkaTypes.Bytes"
@@ -477,10 +368,9 @@ class KafkaTypes_NullableBytes(_Node):
     """Bytes after an int32 length, -1 for null (NULLABLE_BYTES).
 
     Fields:
-        length (int):
-            Number of bytes; -1 (any negative value) for null. (Computed on write unless set.)
-        value (bytes | None):
-            The bytes, or null.
+        length (int): Number of bytes; -1 (any negative value) for null. (Computed on write
+            unless set.)
+        value (bytes | None): The bytes, or null.
     """
 
     __slots__ = ("_pins", "_length", "value", )
@@ -527,26 +417,7 @@ class KafkaTypes_NullableBytes(_Node):
         if (w_length >= 0):
             out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value)
-        z_length = 4
-        z_value = z_value or 0
-        return z_length + z_value
-
-    @property
-    def length(self):
-        """Number of bytes; -1 (any negative value) for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length
-
-    @length.setter
-    def length(self, value):
-        self._length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length = _Derived("_length", 1, 'Number of bytes; -1 (any negative value) for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_NullableBytes.__qualname__ = "KafkaTypes.NullableBytes"
@@ -556,10 +427,8 @@ class KafkaTypes_CompactBytes(_Node):
     """Bytes after an unsigned varint of their length plus one (COMPACT_BYTES).
 
     Fields:
-        length_plus_one (int):
-            Number of bytes plus one. (Computed on write unless set.)
-        value (bytes):
-            The bytes.
+        length_plus_one (int): Number of bytes plus one. (Computed on write unless set.)
+        value (bytes): The bytes.
     """
 
     __slots__ = ("_pins", "_length_plus_one", "value", )
@@ -579,8 +448,6 @@ class KafkaTypes_CompactBytes(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_bytes/length_plus_one')
         f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_bytes/length_plus_one')
         self._length_plus_one = f_length_plus_one
         _n = (f_length_plus_one - 1)
@@ -605,27 +472,7 @@ class KafkaTypes_CompactBytes(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value)
-        d_length_plus_one = self._length_plus_one if self._pins & 1 else (z_value + 1 if z_value is not None else None)
-        z_length_plus_one = _uv32_size(d_length_plus_one)
-        z_value = z_value or 0
-        return z_length_plus_one + z_value
-
-    @property
-    def length_plus_one(self):
-        """Number of bytes plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length_plus_one
-
-    @length_plus_one.setter
-    def length_plus_one(self, value):
-        self._length_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length_plus_one = _Derived("_length_plus_one", 1, 'Number of bytes plus one. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactBytes.__qualname__ = "KafkaTypes.CompactBytes"
@@ -635,10 +482,9 @@ class KafkaTypes_CompactNullableBytes(_Node):
     """Bytes after an unsigned varint of their length plus one, 0 for null (COMPACT_NULLABLE_BYTES).
 
     Fields:
-        length_plus_one (int):
-            Number of bytes plus one; 0 for null. (Computed on write unless set.)
-        value (bytes | None):
-            The bytes, or null.
+        length_plus_one (int): Number of bytes plus one; 0 for null. (Computed on write unless
+            set.)
+        value (bytes | None): The bytes, or null.
     """
 
     __slots__ = ("_pins", "_length_plus_one", "value", )
@@ -658,8 +504,6 @@ class KafkaTypes_CompactNullableBytes(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_nullable_bytes/length_plus_one')
         f_length_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_nullable_bytes/length_plus_one')
         self._length_plus_one = f_length_plus_one
         if (f_length_plus_one > 0):
@@ -686,27 +530,7 @@ class KafkaTypes_CompactNullableBytes(_Node):
         if (w_length_plus_one > 0):
             out += _b_value
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = None if self.value is None else len(self.value)
-        d_length_plus_one = self._length_plus_one if self._pins & 1 else (z_value + 1 if z_value is not None else 0)
-        z_length_plus_one = _uv32_size(d_length_plus_one)
-        z_value = z_value or 0
-        return z_length_plus_one + z_value
-
-    @property
-    def length_plus_one(self):
-        """Number of bytes plus one; 0 for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length_plus_one
-
-    @length_plus_one.setter
-    def length_plus_one(self, value):
-        self._length_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    length_plus_one = _Derived("_length_plus_one", 1, 'Number of bytes plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactNullableBytes.__qualname__ = "KafkaTypes.CompactNullableBytes"
@@ -718,10 +542,8 @@ class KafkaTypes_TaggedFields(_Node):
     not know are kept as they are.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[KafkaTypes_TaggedField]):
-            The fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[KafkaTypes_TaggedField]): The fields, by ascending tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -742,8 +564,6 @@ class KafkaTypes_TaggedFields(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/tagged_fields/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_fields/count')
         self._count = f_count
         f_fields = []
@@ -770,34 +590,11 @@ class KafkaTypes_TaggedFields(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_fields/fields')
+        _require(w_fields, 'kafka_types/tagged_fields/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 KafkaTypes_TaggedFields.__qualname__ = "KafkaTypes.TaggedFields"
@@ -807,12 +604,9 @@ class KafkaTypes_TaggedField(_Node):
     """One tagged field, its value still encoded.
 
     Fields:
-        tag (int):
-            The field's tag, unique within its struct.
-        data_length (int):
-            Byte length of the value. (Computed on write unless set.)
-        data (bytes):
-            The value, encoded as the field's type is.
+        tag (int): The field's tag, unique within its struct.
+        data_length (int): Byte length of the value. (Computed on write unless set.)
+        data (bytes): The value, encoded as the field's type is.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -833,12 +627,8 @@ class KafkaTypes_TaggedField(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/tagged_field/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/tagged_field/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/tagged_field/data_length')
         self._data_length = f_data_length
         if not 0 <= f_data_length <= end - pos:
@@ -851,8 +641,7 @@ class KafkaTypes_TaggedField(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_field/tag')
+        _require(w_tag, 'kafka_types/tagged_field/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -869,28 +658,7 @@ class KafkaTypes_TaggedField(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_data = None if self.data is None else len(self.data)
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Byte length of the value.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, 'Byte length of the value. Computed on write unless set (pinned).')
 
 
 KafkaTypes_TaggedField.__qualname__ = "KafkaTypes.TaggedField"
@@ -900,8 +668,7 @@ class KafkaTypes_TaggedInt8(_Node):
     """An int8 tagged field's value.
 
     Fields:
-        value (int):
-            The value.
+        value (int): The value.
     """
 
     __slots__ = ("value", )
@@ -936,7 +703,6 @@ class KafkaTypes_TaggedInt8(_Node):
             raise _EncodeError(f'{w_value} does not fit in s1', 'kafka_types/tagged_int8/value')
         out.append(w_value & 0xFF)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 1
@@ -950,8 +716,7 @@ class KafkaTypes_TaggedBool(_Node):
     """A boolean tagged field's value.
 
     Fields:
-        value (int):
-            The value: 0 false, anything else true (Kafka writes 1).
+        value (int): The value: 0 false, anything else true (Kafka writes 1).
     """
 
     __slots__ = ("value", )
@@ -984,7 +749,6 @@ class KafkaTypes_TaggedBool(_Node):
             raise _EncodeError(f'{w_value} does not fit in u1', 'kafka_types/tagged_bool/value')
         out.append(w_value & 0xFF)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 1
@@ -998,8 +762,7 @@ class KafkaTypes_TaggedInt16(_Node):
     """An int16 tagged field's value.
 
     Fields:
-        value (int):
-            The value.
+        value (int): The value.
     """
 
     __slots__ = ("value", )
@@ -1030,7 +793,6 @@ class KafkaTypes_TaggedInt16(_Node):
         w_value = self.value
         out += _S0.pack(w_value)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 2
@@ -1044,8 +806,7 @@ class KafkaTypes_TaggedInt32(_Node):
     """An int32 tagged field's value.
 
     Fields:
-        value (int):
-            The value.
+        value (int): The value.
     """
 
     __slots__ = ("value", )
@@ -1076,7 +837,6 @@ class KafkaTypes_TaggedInt32(_Node):
         w_value = self.value
         out += _S1.pack(w_value)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 4
@@ -1090,8 +850,7 @@ class KafkaTypes_TaggedInt64(_Node):
     """An int64 tagged field's value.
 
     Fields:
-        value (int):
-            The value.
+        value (int): The value.
     """
 
     __slots__ = ("value", )
@@ -1122,7 +881,6 @@ class KafkaTypes_TaggedInt64(_Node):
         w_value = self.value
         out += _S4.pack(w_value)
 
-
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""
         z_value = 8
@@ -1136,8 +894,7 @@ class KafkaTypes_TaggedUuid(_Node):
     """A UUID tagged field's value (16 bytes).
 
     Fields:
-        value (bytes):
-            The UUID.
+        value (bytes): The UUID.
     """
 
     __slots__ = ("value", )
@@ -1165,17 +922,10 @@ class KafkaTypes_TaggedUuid(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_value = self.value
-        if w_value is None:
-            raise _EncodeError('is not set', 'kafka_types/tagged_uuid/value')
+        _require(w_value, 'kafka_types/tagged_uuid/value')
         if len(w_value) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_value)}', 'kafka_types/tagged_uuid/value')
         out += w_value
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_value = len(self.value)
-        return z_value
 
 
 KafkaTypes_TaggedUuid.__qualname__ = "KafkaTypes.TaggedUuid"
@@ -1185,10 +935,9 @@ class KafkaTypes_CompactInt32Array(_Node):
     """int32s after an unsigned varint of their count plus one, 0 for null (a COMPACT_ARRAY of INT32), as a tagged field holds them.
 
     Fields:
-        count_plus_one (int):
-            Number of items plus one; 0 for null. (Computed on write unless set.)
-        items (list[int] | None):
-            The items, or null.
+        count_plus_one (int): Number of items plus one; 0 for null. (Computed on write unless
+            set.)
+        items (list[int] | None): The items, or null.
     """
 
     __slots__ = ("_pins", "_count_plus_one", "items", )
@@ -1208,8 +957,6 @@ class KafkaTypes_CompactInt32Array(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_int32_array/count_plus_one')
         f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_int32_array/count_plus_one')
         self._count_plus_one = f_count_plus_one
         if (f_count_plus_one > 0):
@@ -1220,13 +967,8 @@ class KafkaTypes_CompactInt32Array(_Node):
                     raise _invalid(pos, 'kafka_types/compact_int32_array/items', f"negative count {_c3}")
                 if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                     raise _too_many(pos, 'kafka_types/compact_int32_array/items', _c3, end - pos)
-                _ap2 = f_items.append
-                for _ in range(_c3):
-                    if end - pos < 4:
-                        raise _short(pos, end, 4, 'kafka_types/compact_int32_array/items')
-                    _v1, = _S1.unpack_from(buf, pos)
-                    pos += 4
-                    _ap2(_v1)
+                f_items = list(_unpack_from(f'>{_c3}i', buf, pos))
+                pos += _c3 * 4
         else:
             f_items = None
         self.items = f_items
@@ -1243,31 +985,11 @@ class KafkaTypes_CompactInt32Array(_Node):
             _w_uv32(out, w_count_plus_one)
         w_items = self.items
         if (w_count_plus_one > 0):
-            if w_items is None:
-                raise _EncodeError('is not set', 'kafka_types/compact_int32_array/items')
+            _require(w_items, 'kafka_types/compact_int32_array/items')
             for _x1 in w_items:
                 out += _S1.pack(_x1)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count_plus_one = self._count_plus_one if self._pins & 1 else (len(self.items) + 1 if self.items is not None else 0)
-        z_count_plus_one = _uv32_size(d_count_plus_one)
-        z_items = (sum(4 for _x in self.items) if (d_count_plus_one > 0) else 0)
-        return z_count_plus_one + z_items
-
-    @property
-    def count_plus_one(self):
-        """Number of items plus one; 0 for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count_plus_one
-
-    @count_plus_one.setter
-    def count_plus_one(self, value):
-        self._count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count_plus_one = _Derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactInt32Array.__qualname__ = "KafkaTypes.CompactInt32Array"
@@ -1277,10 +999,9 @@ class KafkaTypes_CompactUuidArray(_Node):
     """UUIDs (16 bytes each) after an unsigned varint of their count plus one, 0 for null, as a tagged field holds them.
 
     Fields:
-        count_plus_one (int):
-            Number of items plus one; 0 for null. (Computed on write unless set.)
-        items (list[bytes] | None):
-            The items, or null.
+        count_plus_one (int): Number of items plus one; 0 for null. (Computed on write unless
+            set.)
+        items (list[bytes] | None): The items, or null.
     """
 
     __slots__ = ("_pins", "_count_plus_one", "items", )
@@ -1300,8 +1021,6 @@ class KafkaTypes_CompactUuidArray(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'kafka_types/compact_uuid_array/count_plus_one')
         f_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'kafka_types/compact_uuid_array/count_plus_one')
         self._count_plus_one = f_count_plus_one
         if (f_count_plus_one > 0):
@@ -1336,31 +1055,11 @@ class KafkaTypes_CompactUuidArray(_Node):
             _w_uv32(out, w_count_plus_one)
         w_items = self.items
         if (w_count_plus_one > 0):
-            if w_items is None:
-                raise _EncodeError('is not set', 'kafka_types/compact_uuid_array/items')
+            _require(w_items, 'kafka_types/compact_uuid_array/items')
             for _x1 in w_items:
                 out += _x1
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count_plus_one = self._count_plus_one if self._pins & 1 else (len(self.items) + 1 if self.items is not None else 0)
-        z_count_plus_one = _uv32_size(d_count_plus_one)
-        z_items = (sum(len(_x) for _x in self.items) if (d_count_plus_one > 0) else 0)
-        return z_count_plus_one + z_items
-
-    @property
-    def count_plus_one(self):
-        """Number of items plus one; 0 for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count_plus_one
-
-    @count_plus_one.setter
-    def count_plus_one(self, value):
-        self._count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count_plus_one = _Derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactUuidArray.__qualname__ = "KafkaTypes.CompactUuidArray"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.node import Node as _Node
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.record_batch import RecordBatch
 
 __all__ = ["KraftSnapshot"]
@@ -34,9 +35,9 @@ class KraftSnapshot(_Node):
     SCRAM credentials, delegation tokens and the producer-id block (`metadata_record`'s types).
 
     Fields:
-        batches (list[RecordBatch]):
-            The header's control batch, the data batches, the footer's control batch. A snapshot
-            whose last batch is not a footer was not finished and Kafka does not load it.
+        batches (list[RecordBatch]): The header's control batch, the data batches, the footer's
+            control batch. A snapshot whose last batch is not a footer was not finished and Kafka
+            does not load it.
     """
 
     __slots__ = ("batches", )
@@ -64,19 +65,9 @@ class KraftSnapshot(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_batches = self.batches
-        if w_batches is None:
-            raise _EncodeError('is not set', 'kraft_snapshot/batches')
+        _require(w_batches, 'kraft_snapshot/batches')
         for _x1 in w_batches:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_batches = sum(_x.size() for _x in self.batches)
-        return z_batches
+            _write_value(out, _x1, keep)
 
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read."""

@@ -24,6 +24,8 @@ from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import reencoded as _reencoded
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import write_case as _write_case
 
 __all__ = ["LegacyLogEntry"]
 
@@ -66,14 +68,12 @@ class LegacyLogEntry(_Node):
     for magic 0 and relative (0..n-1) for magic 1; only one level of nesting is allowed.
 
     Fields:
-        offset (int):
-            Absolute offset of the message; a compressed wrapper holds the offset of its last inner
-            message. Inside a magic 1 wrapper, offsets are relative to the wrapper's first offset.
-        message_size (int):
-            Bytes of the message that follows; Kafka rejects sizes below 14. (Computed on write
-            unless set.)
-        message (LegacyLogEntry_LegacyMessage):
-            The message.
+        offset (int): Absolute offset of the message; a compressed wrapper holds the offset of
+            its last inner message. Inside a magic 1 wrapper, offsets are relative to the wrapper's
+            first offset.
+        message_size (int): Bytes of the message that follows; Kafka rejects sizes below 14.
+            (Computed on write unless set.)
+        message (LegacyLogEntry_LegacyMessage): The message.
     """
 
     __slots__ = ("_pins", "offset", "_message_size", "message", )
@@ -144,7 +144,6 @@ class LegacyLogEntry(_Node):
         out += _S0.pack(w_offset, w_message_size)
         out += _b_message
 
-
     @staticmethod
     def _pack(out: bytearray, a_offset, a_message, ) -> None:
         """Encode from field values (offset, message) without an object."""
@@ -183,18 +182,7 @@ class LegacyLogEntry(_Node):
         if self.message is not None:
             self.message._verify()
 
-    @property
-    def message_size(self):
-        """Bytes of the message that follows; Kafka rejects sizes below 14.
-
-        Computed on write unless set (pinned).
-        """
-        return self._message_size
-
-    @message_size.setter
-    def message_size(self, value):
-        self._message_size = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    message_size = _Derived("_message_size", 1, 'Bytes of the message that follows; Kafka rejects sizes below 14. Computed on write unless set (pinned).')
 
 
 LegacyLogEntry.__qualname__ = "LegacyLogEntry"
@@ -204,25 +192,20 @@ class LegacyLogEntry_LegacyMessage(_Node):
     """A message (LegacyRecord); its CRC-32 covers every byte from `magic` to its end.
 
     Fields:
-        crc (int):
-            CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message.
+        crc (int): CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of
+            the message. (Computed on write unless set.)
+        magic (int): Message format version, 0 or 1.
+        attributes (int): Bits 0-2 compression codec; bit 3 timestamp type (magic 1 only); bits
+            4-7 unused.
+        timestamp (int | None): Timestamp in milliseconds, magic 1 only; -1 for none.
+        key_length (int): Length of the key in bytes; -1 (any negative value) for a null key.
             (Computed on write unless set.)
-        magic (int):
-            Message format version, 0 or 1.
-        attributes (int):
-            Bits 0-2 compression codec; bit 3 timestamp type (magic 1 only); bits 4-7 unused.
-        timestamp (int | None):
-            Timestamp in milliseconds, magic 1 only; -1 for none.
-        key_length (int):
-            Length of the key in bytes; -1 (any negative value) for a null key. (Computed on write
-            unless set.)
-        key (bytes | None):
-            The key, or null.
-        value_length (int):
-            Length of the value in bytes; -1 for a null value. (Computed on write unless set.)
-        value (LegacyLogEntry_MessageSet | None):
-            The value, or null. In a compressed wrapper: the compressed bytes of the nested message
-            set, decoded into its entries on first access (the wrapper's CRC is checked without it).
+        key (bytes | None): The key, or null.
+        value_length (int): Length of the value in bytes; -1 for a null value. (Computed on
+            write unless set.)
+        value (LegacyLogEntry_MessageSet | None): The value, or null. In a compressed wrapper:
+            the compressed bytes of the nested message set, decoded into its entries on first access
+            (the wrapper's CRC is checked without it).
     """
 
     __slots__ = ("_pos", "_pins", "_crc", "_crc_computed", "magic", "attributes", "timestamp", "_key_length", "key", "_value_length", "_value", "_value_raw", )
@@ -343,24 +326,10 @@ class LegacyLogEntry_LegacyMessage(_Node):
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
             if _p2.identity:
-                if isinstance(self.value, (bytes, bytearray, memoryview)):
-                    _t1 += self.value
-                else:
-                    _on4 = ((w_attributes & 7))
-                    _want5 = LegacyLogEntry_MessageSet if _on4 == 1 else LegacyLogEntry_MessageSet if _on4 == 2 else LegacyLogEntry_MessageSet if _on4 == 3 else None
-                    if _want5 is not None and not isinstance(self.value, _want5):
-                        raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on4!r} selects {_want5.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                    self.value._write(_t1, keep)
+                _write_case(_t1, self.value, keep, None, ((w_attributes & 7)), 'legacy_log_entry/legacy_message/value')
             else:
                 _r3 = bytearray()
-                if isinstance(self.value, (bytes, bytearray, memoryview)):
-                    _r3 += self.value
-                else:
-                    _on6 = ((w_attributes & 7))
-                    _want7 = LegacyLogEntry_MessageSet if _on6 == 1 else LegacyLogEntry_MessageSet if _on6 == 2 else LegacyLogEntry_MessageSet if _on6 == 3 else None
-                    if _want7 is not None and not isinstance(self.value, _want7):
-                        raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on6!r} selects {_want7.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                    self.value._write(_r3, keep)
+                _write_case(_r3, self.value, keep, None, ((w_attributes & 7)), 'legacy_log_entry/legacy_message/value')
                 _t1 += _reencoded(_p2, _r3, self._value_raw)
             _b_value = bytes(_t1)
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
@@ -377,7 +346,6 @@ class LegacyLogEntry_LegacyMessage(_Node):
         if keep:
             self._crc = w_crc
         _S4.pack_into(out, _at_crc, w_crc)
-
 
     @staticmethod
     def _pack(out: bytearray, a_magic, a_attributes, a_timestamp, a_key, a_value, ) -> None:
@@ -404,24 +372,10 @@ class LegacyLogEntry_LegacyMessage(_Node):
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
             if _p2.identity:
-                if isinstance(a_value, (bytes, bytearray, memoryview)):
-                    _t1 += a_value
-                else:
-                    _on4 = ((a_attributes & 7))
-                    _want5 = LegacyLogEntry_MessageSet if _on4 == 1 else LegacyLogEntry_MessageSet if _on4 == 2 else LegacyLogEntry_MessageSet if _on4 == 3 else None
-                    if _want5 is not None and not isinstance(a_value, _want5):
-                        raise _EncodeError(f'is a {type(a_value).__qualname__}, where {_on4!r} selects {_want5.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                    a_value._write(_t1, False)
+                _write_case(_t1, a_value, False, None, ((a_attributes & 7)), 'legacy_log_entry/legacy_message/value')
             else:
                 _r3 = bytearray()
-                if isinstance(a_value, (bytes, bytearray, memoryview)):
-                    _r3 += a_value
-                else:
-                    _on6 = ((a_attributes & 7))
-                    _want7 = LegacyLogEntry_MessageSet if _on6 == 1 else LegacyLogEntry_MessageSet if _on6 == 2 else LegacyLogEntry_MessageSet if _on6 == 3 else None
-                    if _want7 is not None and not isinstance(a_value, _want7):
-                        raise _EncodeError(f'is a {type(a_value).__qualname__}, where {_on6!r} selects {_want7.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                    a_value._write(_r3, False)
+                _write_case(_r3, a_value, False, None, ((a_attributes & 7)), 'legacy_log_entry/legacy_message/value')
                 _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
         w_value_length = (len(_b_value) if _b_value is not None else -1)
@@ -439,32 +393,18 @@ class LegacyLogEntry_LegacyMessage(_Node):
             z_value = None
         else:
             if self.value is None:
-                _t8 = 0
+                _t4 = 0
             else:
-                _t8 = bytearray()
-                _p9 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-                if _p9.identity:
-                    if isinstance(self.value, (bytes, bytearray, memoryview)):
-                        _t8 += self.value
-                    else:
-                        _on11 = ((self.attributes & 7))
-                        _want12 = LegacyLogEntry_MessageSet if _on11 == 1 else LegacyLogEntry_MessageSet if _on11 == 2 else LegacyLogEntry_MessageSet if _on11 == 3 else None
-                        if _want12 is not None and not isinstance(self.value, _want12):
-                            raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on11!r} selects {_want12.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                        self.value._write(_t8, False)
+                _t4 = bytearray()
+                _p5 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+                if _p5.identity:
+                    _write_case(_t4, self.value, False, None, ((self.attributes & 7)), 'legacy_log_entry/legacy_message/value')
                 else:
-                    _r10 = bytearray()
-                    if isinstance(self.value, (bytes, bytearray, memoryview)):
-                        _r10 += self.value
-                    else:
-                        _on13 = ((self.attributes & 7))
-                        _want14 = LegacyLogEntry_MessageSet if _on13 == 1 else LegacyLogEntry_MessageSet if _on13 == 2 else LegacyLogEntry_MessageSet if _on13 == 3 else None
-                        if _want14 is not None and not isinstance(self.value, _want14):
-                            raise _EncodeError(f'is a {type(self.value).__qualname__}, where {_on13!r} selects {_want14.__qualname__}', 'legacy_log_entry/legacy_message/value')
-                        self.value._write(_r10, False)
-                    _t8 += _reencoded(_p9, _r10, self._value_raw)
-                _t8 = len(_t8)
-            z_value = _t8
+                    _r6 = bytearray()
+                    _write_case(_r6, self.value, False, None, ((self.attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                    _t4 += _reencoded(_p5, _r6, self._value_raw)
+                _t4 = len(_t4)
+            z_value = _t4
         z_crc = 4
         z_magic = 1
         z_attributes = 1
@@ -538,18 +478,9 @@ class LegacyLogEntry_LegacyMessage(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'legacy_log_entry/legacy_message/crc', stored=self._crc, computed=self._crc_computed)
 
-    @property
-    def crc(self):
-        """CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message.
-
-        Computed on write unless set (pinned).
-        """
-        return self._crc
-
-    @crc.setter
-    def crc(self, value):
-        self._crc = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    crc = _Derived("_crc", 1, 'CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message. Computed on write unless set (pinned).')
+    key_length = _Derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
+    value_length = _Derived("_value_length", 4, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):
@@ -557,32 +488,6 @@ class LegacyLogEntry_LegacyMessage(_Node):
         if self._crc_computed is None:
             return None
         return self._load_crc_checksum() == self._crc
-
-    @property
-    def key_length(self):
-        """Length of the key in bytes; -1 (any negative value) for a null key.
-
-        Computed on write unless set (pinned).
-        """
-        return self._key_length
-
-    @key_length.setter
-    def key_length(self, value):
-        self._key_length = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def value_length(self):
-        """Length of the value in bytes; -1 for a null value.
-
-        Computed on write unless set (pinned).
-        """
-        return self._value_length
-
-    @value_length.setter
-    def value_length(self, value):
-        self._value_length = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
 
     @property
     def value(self):
@@ -617,8 +522,8 @@ class LegacyLogEntry_MessageSet(_Node):
     """The entries nested in a compressed wrapper.
 
     Fields:
-        entries (list[LegacyLogEntry]):
-            Entries with uncompressed messages (one level of nesting only).
+        entries (list[LegacyLogEntry]): Entries with uncompressed messages (one level of nesting
+            only).
     """
 
     __slots__ = ("entries", )
@@ -698,7 +603,6 @@ class LegacyLogEntry_MessageSet(_Node):
                     out += _x1
                 else:
                     _x1._write(out, keep)
-
 
     @staticmethod
     def _pack(out: bytearray, a_entries, ) -> None:

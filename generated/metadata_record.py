@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
@@ -17,8 +18,12 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactBytes
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactInt32Array
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactNullableString
@@ -87,21 +92,18 @@ class MetadataRecord(_Node):
     snapshot headers and footers, voter sets) sit in control batches and are not described here.
 
     Fields:
-        frame_version (int):
-            Version of the record framing, an unsigned varint; always 1.
-        api_key (int):
-            Record type: 0 RegisterBroker, 1 UnregisterBroker, 2 Topic, 3 Partition, 4 Config, 5
-            PartitionChange, 7 FenceBroker, 8 UnfenceBroker, 9 RemoveTopic, 10 DelegationToken, 11
-            UserScramCredential, 12 FeatureLevel, 14 ClientQuota, 15 ProducerIds, 17
-            BrokerRegistrationChange, 18 AccessControlEntry, 19 RemoveAccessControlEntry, 20 NoOp,
-            21 ZkMigrationState, 22 RemoveUserScramCredential, 23 BeginTransaction, 24
-            EndTransaction, 25 AbortTransaction, 26 RemoveDelegationToken, 27 RegisterController, 28
-            ClearElr (6, 13 and 16 are not defined).
-        version (int):
-            Version of that record type; with the api key it selects the layout of the body.
-        body (object):
-            The record of that type and version; raw bytes for a type or version this schema does
-            not know.
+        frame_version (int): Version of the record framing, an unsigned varint; always 1.
+        api_key (int): Record type: 0 RegisterBroker, 1 UnregisterBroker, 2 Topic, 3 Partition,
+            4 Config, 5 PartitionChange, 7 FenceBroker, 8 UnfenceBroker, 9 RemoveTopic, 10
+            DelegationToken, 11 UserScramCredential, 12 FeatureLevel, 14 ClientQuota, 15
+            ProducerIds, 17 BrokerRegistrationChange, 18 AccessControlEntry, 19
+            RemoveAccessControlEntry, 20 NoOp, 21 ZkMigrationState, 22 RemoveUserScramCredential, 23
+            BeginTransaction, 24 EndTransaction, 25 AbortTransaction, 26 RemoveDelegationToken, 27
+            RegisterController, 28 ClearElr (6, 13 and 16 are not defined).
+        version (int): Version of that record type; with the api key it selects the layout of
+            the body.
+        body (object): The record of that type and version; raw bytes for a type or version this
+            schema does not know.
     """
 
     __slots__ = ("frame_version", "api_key", "version", "body", )
@@ -121,16 +123,10 @@ class MetadataRecord(_Node):
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/frame_version')
         f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/frame_version')
         self.frame_version = f_frame_version
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/api_key')
         f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/api_key')
         self.api_key = f_api_key
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/version')
         f_version, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/version')
         self.version = f_version
         _e = end
@@ -319,46 +315,26 @@ class MetadataRecord(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_frame_version = self.frame_version
-        if w_frame_version is None:
-            raise _EncodeError('is not set', 'metadata_record/frame_version')
+        _require(w_frame_version, 'metadata_record/frame_version')
         if 0 <= w_frame_version < 0x4000:
             out += _VT[w_frame_version]
         else:
             _w_uv32(out, w_frame_version)
         w_api_key = self.api_key
-        if w_api_key is None:
-            raise _EncodeError('is not set', 'metadata_record/api_key')
+        _require(w_api_key, 'metadata_record/api_key')
         if 0 <= w_api_key < 0x4000:
             out += _VT[w_api_key]
         else:
             _w_uv32(out, w_api_key)
         w_version = self.version
-        if w_version is None:
-            raise _EncodeError('is not set', 'metadata_record/version')
+        _require(w_version, 'metadata_record/version')
         if 0 <= w_version < 0x4000:
             out += _VT[w_version]
         else:
             _w_uv32(out, w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'metadata_record/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = (((w_api_key * 1000) + w_version) if (w_version < 1000) else (-1))
-            _want2 = MetadataRecord_RegisterBrokerRecord if _on1 == 0 else MetadataRecord_RegisterBrokerRecord if _on1 == 1 else MetadataRecord_RegisterBrokerRecord if _on1 == 2 else MetadataRecord_RegisterBrokerRecord if _on1 == 3 else MetadataRecord_UnregisterBrokerRecord if _on1 == 1000 else MetadataRecord_TopicRecord if _on1 == 2000 else MetadataRecord_PartitionRecord if _on1 == 3000 else MetadataRecord_PartitionRecord if _on1 == 3001 else MetadataRecord_PartitionRecord if _on1 == 3002 else MetadataRecord_ConfigRecord if _on1 == 4000 else MetadataRecord_PartitionChangeRecord if _on1 == 5000 else MetadataRecord_PartitionChangeRecord if _on1 == 5001 else MetadataRecord_PartitionChangeRecord if _on1 == 5002 else MetadataRecord_FenceBrokerRecord if _on1 == 7000 else MetadataRecord_UnfenceBrokerRecord if _on1 == 8000 else MetadataRecord_RemoveTopicRecord if _on1 == 9000 else MetadataRecord_DelegationTokenRecord if _on1 == 10000 else MetadataRecord_UserScramCredentialRecord if _on1 == 11000 else MetadataRecord_FeatureLevelRecord if _on1 == 12000 else MetadataRecord_ClientQuotaRecord if _on1 == 14000 else MetadataRecord_ProducerIdsRecord if _on1 == 15000 else MetadataRecord_BrokerRegistrationChangeRecord if _on1 == 17000 else MetadataRecord_BrokerRegistrationChangeRecord if _on1 == 17001 else MetadataRecord_BrokerRegistrationChangeRecord if _on1 == 17002 else MetadataRecord_AccessControlEntryRecord if _on1 == 18000 else MetadataRecord_RemoveAccessControlEntryRecord if _on1 == 19000 else MetadataRecord_NoOpRecord if _on1 == 20000 else MetadataRecord_ZkMigrationStateRecord if _on1 == 21000 else MetadataRecord_RemoveUserScramCredentialRecord if _on1 == 22000 else MetadataRecord_BeginTransactionRecord if _on1 == 23000 else MetadataRecord_EndTransactionRecord if _on1 == 24000 else MetadataRecord_AbortTransactionRecord if _on1 == 25000 else MetadataRecord_RemoveDelegationTokenRecord if _on1 == 26000 else MetadataRecord_RegisterControllerRecord if _on1 == 27000 else MetadataRecord_ClearElrRecord if _on1 == 28000 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'metadata_record/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_frame_version = _uv32_size(self.frame_version)
-        z_api_key = _uv32_size(self.api_key)
-        z_version = _uv32_size(self.version)
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_frame_version + z_api_key + z_version + z_body
+        _require(w_body, 'metadata_record/body')
+        _write_case(out, w_body, keep, MetadataRecord._switch_cases['body'], (((w_api_key * 1000) + w_version) if (w_version < 1000) else (-1)), 'metadata_record/body', w_version)
 
 
 MetadataRecord.__qualname__ = "MetadataRecord"
@@ -368,16 +344,14 @@ class MetadataRecord_BrokerEndpoint(_Node):
     """A listener on which a registered broker can be reached.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Listener name, such as PLAINTEXT; unique among the node's endpoints.
-        host (KafkaTypes_CompactString):
-            Host name or address the listener advertises.
-        port (int):
-            TCP port of the listener.
-        security_protocol (int):
-            Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): Listener name, such as PLAINTEXT; unique among the
+            node's endpoints.
+        host (KafkaTypes_CompactString): Host name or address the listener advertises.
+        port (int): TCP port of the listener.
+        security_protocol (int): Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2
+            SASL_PLAINTEXT, 3 SASL_SSL.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("name", "host", "port", "security_protocol", "tagged_fields", )
@@ -415,39 +389,17 @@ class MetadataRecord_BrokerEndpoint(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/broker_endpoint/name')
+        _write_value(out, w_name, keep)
         w_host = self.host
-        if w_host is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/host')
-        if isinstance(w_host, (bytes, bytearray, memoryview)):
-            out += w_host
-        else:
-            w_host._write(out, keep)
+        _require(w_host, 'metadata_record/broker_endpoint/host')
+        _write_value(out, w_host, keep)
         w_port = self.port
         w_security_protocol = self.security_protocol
         out += _S0.pack(w_port, w_security_protocol)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_endpoint/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_host = self.host.size()
-        z_port = 2
-        z_security_protocol = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_host + z_port + z_security_protocol + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/broker_endpoint/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_BrokerEndpoint.__qualname__ = "MetadataRecord.BrokerEndpoint"
@@ -457,14 +409,11 @@ class MetadataRecord_BrokerFeature(_Node):
     """A feature a broker supports, with the range of levels it can run.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Feature name, such as metadata.version.
-        min_supported_version (int):
-            Lowest level of the feature the broker supports.
-        max_supported_version (int):
-            Highest level of the feature the broker supports.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): Feature name, such as metadata.version.
+        min_supported_version (int): Lowest level of the feature the broker supports.
+        max_supported_version (int): Highest level of the feature the broker supports.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("name", "min_supported_version", "max_supported_version", "tagged_fields", )
@@ -499,31 +448,14 @@ class MetadataRecord_BrokerFeature(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_feature/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/broker_feature/name')
+        _write_value(out, w_name, keep)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
         out += _S1.pack(w_min_supported_version, w_max_supported_version)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_feature/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_min_supported_version = 2
-        z_max_supported_version = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_min_supported_version + z_max_supported_version + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/broker_feature/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_BrokerFeature.__qualname__ = "MetadataRecord.BrokerFeature"
@@ -534,16 +466,12 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
     directories; other tags stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_CompactUuidArray):
-            The field's data: tag 0 decodes as the UUIDs of the broker's available log directories;
-            other tags stay raw bytes.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_CompactUuidArray): The field's data: tag 0 decodes as the UUIDs of the
+            broker's available log directories; other tags stay raw bytes.
     """
 
     __slots__ = ("version", "_pins", "tag", "_data_length", "data", )
@@ -569,12 +497,8 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
             raise _needs_params('MetadataRecord.RegisterBrokerRecordTag', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_broker_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -595,15 +519,9 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record_tag/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/register_broker_record_tag/version')
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/tag')
+        _require(w_tag, 'metadata_record/register_broker_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -612,14 +530,7 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = ((-1) if ((w_tag == 0) and (version < 3)) else w_tag)
-                _want3 = KafkaTypes_CompactUuidArray if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/register_broker_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_RegisterBrokerRecordTag._switch_cases['data'], ((-1) if ((w_tag == 0) and (version < 3)) else w_tag), 'metadata_record/register_broker_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/register_broker_record_tag/data')
@@ -632,35 +543,7 @@ class MetadataRecord_RegisterBrokerRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record_tag/version')
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_RegisterBrokerRecordTag.__qualname__ = "MetadataRecord.RegisterBrokerRecordTag"
@@ -671,13 +554,11 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
     directories; other tags stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_RegisterBrokerRecordTag]):
-            The tagged fields, by ascending tag.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_RegisterBrokerRecordTag]): The tagged fields, by ascending
+            tag.
     """
 
     __slots__ = ("version", "_pins", "_count", "fields", )
@@ -703,8 +584,6 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
         self.version = version
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_broker_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -723,12 +602,7 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record_tags/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/register_broker_record_tags/version')
         w_count = self._count if self._pins & 1 else len(self.fields)
         if keep:
             self._count = w_count
@@ -737,38 +611,11 @@ class MetadataRecord_RegisterBrokerRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record_tags/fields')
+        _require(w_fields, 'metadata_record/register_broker_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep, version)
+            _write_value(out, _x1, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record_tags/version')
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size(version) for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_RegisterBrokerRecordTags.__qualname__ = "MetadataRecord.RegisterBrokerRecordTags"
@@ -781,36 +628,31 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
     (KIP-858) the broker's available log directories, as tag 0.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        broker_id (int):
-            Id of the broker (its node.id).
-        is_migrating_zk_broker (int | None):
-            Boolean: 1 if this is a ZooKeeper-mode broker registering during a ZooKeeper to KRaft
-            migration, 0 otherwise.
-        incarnation_id (bytes):
-            Random UUID of this run of the broker process, new at every start.
-        broker_epoch (int):
-            Broker epoch the active controller gave this registration; every new registration gets a
-            higher one.
-        end_points_count_plus_one (int):
-            Number of endpoints plus one. (Computed on write unless set.)
-        end_points (list[MetadataRecord_BrokerEndpoint]):
-            Listeners on which the broker can be reached.
-        features_count_plus_one (int):
-            Number of features plus one. (Computed on write unless set.)
-        features (list[MetadataRecord_BrokerFeature]):
-            Features the broker supports, with their level ranges.
-        rack (KafkaTypes_CompactNullableString):
-            Rack of the broker (broker.rack), or null if none is set.
-        fenced (int):
-            Boolean: 1 if the broker is fenced, so it is in no ISR and leads no partition; 0 if not.
-        in_controlled_shutdown (int | None):
-            Boolean: 1 if the broker is in controlled shutdown, moving its leaderships away before
-            it stops; 0 if not.
-        tagged_fields (MetadataRecord_RegisterBrokerRecordTags):
-            Tagged fields: tag 0 holds the broker's available log directories; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        broker_id (int): Id of the broker (its node.id).
+        is_migrating_zk_broker (int | None): Boolean: 1 if this is a ZooKeeper-mode broker
+            registering during a ZooKeeper to KRaft migration, 0 otherwise.
+        incarnation_id (bytes): Random UUID of this run of the broker process, new at every
+            start.
+        broker_epoch (int): Broker epoch the active controller gave this registration; every new
+            registration gets a higher one.
+        end_points_count_plus_one (int): Number of endpoints plus one. (Computed on write unless
+            set.)
+        end_points (list[MetadataRecord_BrokerEndpoint]): Listeners on which the broker can be
+            reached.
+        features_count_plus_one (int): Number of features plus one. (Computed on write unless
+            set.)
+        features (list[MetadataRecord_BrokerFeature]): Features the broker supports, with their
+            level ranges.
+        rack (KafkaTypes_CompactNullableString): Rack of the broker (broker.rack), or null if
+            none is set.
+        fenced (int): Boolean: 1 if the broker is fenced, so it is in no ISR and leads no
+            partition; 0 if not.
+        in_controlled_shutdown (int | None): Boolean: 1 if the broker is in controlled shutdown,
+            moving its leaderships away before it stops; 0 if not.
+        tagged_fields (MetadataRecord_RegisterBrokerRecordTags): Tagged fields: tag 0 holds the
+            broker's available log directories; others stay raw.
     """
 
     __slots__ = ("version", "_pins", "broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "rack", "fenced", "in_controlled_shutdown", "tagged_fields", )
@@ -879,8 +721,6 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
         f_broker_epoch, = _S3.unpack_from(buf, pos)
         pos += 8
         self.broker_epoch = f_broker_epoch
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_broker_record/end_points_count_plus_one')
         f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
@@ -895,8 +735,6 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
                 _v1, pos = MetadataRecord_BrokerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_broker_record/features_count_plus_one')
         f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_broker_record/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
@@ -932,24 +770,17 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/register_broker_record/version')
         w_broker_id = self.broker_id
         out += _S2.pack(w_broker_id)
         w_is_migrating_zk_broker = self.is_migrating_zk_broker
         if (version >= 2):
-            if w_is_migrating_zk_broker is None:
-                raise _EncodeError('is not set', 'metadata_record/register_broker_record/is_migrating_zk_broker')
+            _require(w_is_migrating_zk_broker, 'metadata_record/register_broker_record/is_migrating_zk_broker')
             out += _S4.pack(w_is_migrating_zk_broker)
         elif self.is_migrating_zk_broker is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/register_broker_record/is_migrating_zk_broker')
         w_incarnation_id = self.incarnation_id
-        if w_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record/incarnation_id')
+        _require(w_incarnation_id, 'metadata_record/register_broker_record/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_broker_record/incarnation_id')
         out += w_incarnation_id
@@ -963,13 +794,9 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
         else:
             _w_uv32(out, w_end_points_count_plus_one)
         w_end_points = self.end_points
-        if w_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record/end_points')
+        _require(w_end_points, 'metadata_record/register_broker_record/end_points')
         for _x1 in w_end_points:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -978,87 +805,28 @@ class MetadataRecord_RegisterBrokerRecord(_Node):
         else:
             _w_uv32(out, w_features_count_plus_one)
         w_features = self.features
-        if w_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record/features')
+        _require(w_features, 'metadata_record/register_broker_record/features')
         for _x2 in w_features:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_rack = self.rack
-        if w_rack is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record/rack')
-        if isinstance(w_rack, (bytes, bytearray, memoryview)):
-            out += w_rack
-        else:
-            w_rack._write(out, keep)
+        _require(w_rack, 'metadata_record/register_broker_record/rack')
+        _write_value(out, w_rack, keep)
         w_fenced = self.fenced
         if not 0 <= w_fenced <= 255:
             raise _EncodeError(f'{w_fenced} does not fit in u1', 'metadata_record/register_broker_record/fenced')
         out.append(w_fenced & 0xFF)
         w_in_controlled_shutdown = self.in_controlled_shutdown
         if (version >= 1):
-            if w_in_controlled_shutdown is None:
-                raise _EncodeError('is not set', 'metadata_record/register_broker_record/in_controlled_shutdown')
+            _require(w_in_controlled_shutdown, 'metadata_record/register_broker_record/in_controlled_shutdown')
             out += _S4.pack(w_in_controlled_shutdown)
         elif self.in_controlled_shutdown is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/register_broker_record/in_controlled_shutdown')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_broker_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep, version)
+        _require(w_tagged_fields, 'metadata_record/register_broker_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_broker_record/version')
-        d_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
-        d_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
-        z_broker_id = 4
-        z_is_migrating_zk_broker = (1 if (version >= 2) else 0)
-        z_incarnation_id = len(self.incarnation_id)
-        z_broker_epoch = 8
-        z_end_points_count_plus_one = _uv32_size(d_end_points_count_plus_one)
-        z_end_points = sum(_x.size() for _x in self.end_points)
-        z_features_count_plus_one = _uv32_size(d_features_count_plus_one)
-        z_features = sum(_x.size() for _x in self.features)
-        z_rack = self.rack.size()
-        z_fenced = 1
-        z_in_controlled_shutdown = (1 if (version >= 1) else 0)
-        z_tagged_fields = self.tagged_fields.size(version)
-        return z_broker_id + z_is_migrating_zk_broker + z_incarnation_id + z_broker_epoch + z_end_points_count_plus_one + z_end_points + z_features_count_plus_one + z_features + z_rack + z_fenced + z_in_controlled_shutdown + z_tagged_fields
-
-    @property
-    def end_points_count_plus_one(self):
-        """Number of endpoints plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._end_points_count_plus_one
-
-    @end_points_count_plus_one.setter
-    def end_points_count_plus_one(self, value):
-        self._end_points_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def features_count_plus_one(self):
-        """Number of features plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._features_count_plus_one
-
-    @features_count_plus_one.setter
-    def features_count_plus_one(self, value):
-        self._features_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    end_points_count_plus_one = _Derived("_end_points_count_plus_one", 1, 'Number of endpoints plus one. Computed on write unless set (pinned).')
+    features_count_plus_one = _Derived("_features_count_plus_one", 2, 'Number of features plus one. Computed on write unless set (pinned).')
 
     @property
     def log_dirs(self):
@@ -1078,15 +846,12 @@ class MetadataRecord_UnregisterBrokerRecord(_Node):
     Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        broker_id (int):
-            Id of the broker being unregistered.
-        broker_epoch (int):
-            Broker epoch of the registration being removed.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        broker_id (int): Id of the broker being unregistered.
+        broker_epoch (int): Broker epoch of the registration being removed.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "broker_id", "broker_epoch", "tagged_fields", )
@@ -1124,34 +889,13 @@ class MetadataRecord_UnregisterBrokerRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/unregister_broker_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/unregister_broker_record/version')
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
         out += _S5.pack(w_broker_id, w_broker_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/unregister_broker_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/unregister_broker_record/version')
-        z_broker_id = 4
-        z_broker_epoch = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_broker_id + z_broker_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/unregister_broker_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_UnregisterBrokerRecord.__qualname__ = "MetadataRecord.UnregisterBrokerRecord"
@@ -1162,15 +906,12 @@ class MetadataRecord_TopicRecord(_Node):
     PartitionRecords. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        name (KafkaTypes_CompactString):
-            Topic name.
-        topic_id (bytes):
-            UUID of the topic, by which other records refer to it.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        name (KafkaTypes_CompactString): Topic name.
+        topic_id (bytes): UUID of the topic, by which other records refer to it.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "name", "topic_id", "tagged_fields", )
@@ -1210,44 +951,18 @@ class MetadataRecord_TopicRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/topic_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/topic_record/version')
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/topic_record/name')
+        _write_value(out, w_name, keep)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record/topic_id')
+        _require(w_topic_id, 'metadata_record/topic_record/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'metadata_record/topic_record/topic_id')
         out += w_topic_id
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/topic_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/topic_record/version')
-        z_name = self.name.size()
-        z_topic_id = len(self.topic_id)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_topic_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/topic_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_TopicRecord.__qualname__ = "MetadataRecord.TopicRecord"
@@ -1259,18 +974,14 @@ class MetadataRecord_PartitionRecordTag(_Node):
     raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (object):
-            The field's data: tag 0 decodes as the leader recovery state (int8: 0 elected from the
-            ISR or recovered, 1 still recovering from an unclean election), tag 1 as the eligible
-            leader replicas and tag 2 as the last known ELR (broker ids, or null); other tags stay
-            raw bytes.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (object): The field's data: tag 0 decodes as the leader recovery state (int8: 0
+            elected from the ISR or recovered, 1 still recovering from an unclean election), tag 1
+            as the eligible leader replicas and tag 2 as the last known ELR (broker ids, or null);
+            other tags stay raw bytes.
     """
 
     __slots__ = ("version", "_pins", "tag", "_data_length", "data", )
@@ -1296,12 +1007,8 @@ class MetadataRecord_PartitionRecordTag(_Node):
             raise _needs_params('MetadataRecord.PartitionRecordTag', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -1328,15 +1035,9 @@ class MetadataRecord_PartitionRecordTag(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record_tag/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_record_tag/version')
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tag/tag')
+        _require(w_tag, 'metadata_record/partition_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -1345,14 +1046,7 @@ class MetadataRecord_PartitionRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = ((-1) if (((w_tag == 1) or (w_tag == 2)) and (version < 2)) else w_tag)
-                _want3 = KafkaTypes_TaggedInt8 if _on2 == 0 else KafkaTypes_CompactInt32Array if _on2 == 1 else KafkaTypes_CompactInt32Array if _on2 == 2 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/partition_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_PartitionRecordTag._switch_cases['data'], ((-1) if (((w_tag == 1) or (w_tag == 2)) and (version < 2)) else w_tag), 'metadata_record/partition_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/partition_record_tag/data')
@@ -1365,35 +1059,7 @@ class MetadataRecord_PartitionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record_tag/version')
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_PartitionRecordTag.__qualname__ = "MetadataRecord.PartitionRecordTag"
@@ -1404,13 +1070,10 @@ class MetadataRecord_PartitionRecordTags(_Node):
     the eligible leader replicas and 2 the last known ELR; other tags stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_PartitionRecordTag]):
-            The tagged fields, by ascending tag.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_PartitionRecordTag]): The tagged fields, by ascending tag.
     """
 
     __slots__ = ("version", "_pins", "_count", "fields", )
@@ -1436,8 +1099,6 @@ class MetadataRecord_PartitionRecordTags(_Node):
         self.version = version
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -1456,12 +1117,7 @@ class MetadataRecord_PartitionRecordTags(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record_tags/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_record_tags/version')
         w_count = self._count if self._pins & 1 else len(self.fields)
         if keep:
             self._count = w_count
@@ -1470,38 +1126,11 @@ class MetadataRecord_PartitionRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record_tags/fields')
+        _require(w_fields, 'metadata_record/partition_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep, version)
+            _write_value(out, _x1, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record_tags/version')
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size(version) for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_PartitionRecordTags.__qualname__ = "MetadataRecord.PartitionRecordTags"
@@ -1514,42 +1143,34 @@ class MetadataRecord_PartitionRecord(_Node):
     replicas (ELR) and the last known ELR, as tags 1 and 2.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        partition_id (int):
-            Index of the partition within its topic.
-        topic_id (bytes):
-            UUID of the topic the partition belongs to.
-        replicas_count_plus_one (int):
-            Number of replicas plus one. (Computed on write unless set.)
-        replicas (list[int]):
-            Broker ids of the replicas, in order of preference for leadership.
-        isr_count_plus_one (int):
-            Number of in-sync replicas plus one. (Computed on write unless set.)
-        isr (list[int]):
-            Broker ids of the in-sync replicas (ISR).
-        removing_replicas_count_plus_one (int):
-            Number of removing replicas plus one. (Computed on write unless set.)
-        removing_replicas (list[int]):
-            Broker ids of the replicas an ongoing reassignment is removing.
-        adding_replicas_count_plus_one (int):
-            Number of adding replicas plus one. (Computed on write unless set.)
-        adding_replicas (list[int]):
-            Broker ids of the replicas an ongoing reassignment is adding.
-        leader (int):
-            Broker id of the leader, -1 if the partition has none.
-        leader_epoch (int):
-            Leader epoch, raised every time the leader changes.
-        partition_epoch (int):
-            Partition epoch, raised on every change to the partition's state.
-        directories_count_plus_one (int | None):
-            Number of log directories plus one. (Computed on write unless set.)
-        directories (list[bytes] | None):
-            UUID of the log directory holding each replica, in the order of replicas.
-        tagged_fields (MetadataRecord_PartitionRecordTags):
-            Tagged fields: tag 0 holds the leader recovery state (0 when absent), 1 the eligible
-            leader replicas, 2 the last known ELR; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        partition_id (int): Index of the partition within its topic.
+        topic_id (bytes): UUID of the topic the partition belongs to.
+        replicas_count_plus_one (int): Number of replicas plus one. (Computed on write unless
+            set.)
+        replicas (list[int]): Broker ids of the replicas, in order of preference for leadership.
+        isr_count_plus_one (int): Number of in-sync replicas plus one. (Computed on write unless
+            set.)
+        isr (list[int]): Broker ids of the in-sync replicas (ISR).
+        removing_replicas_count_plus_one (int): Number of removing replicas plus one. (Computed
+            on write unless set.)
+        removing_replicas (list[int]): Broker ids of the replicas an ongoing reassignment is
+            removing.
+        adding_replicas_count_plus_one (int): Number of adding replicas plus one. (Computed on
+            write unless set.)
+        adding_replicas (list[int]): Broker ids of the replicas an ongoing reassignment is
+            adding.
+        leader (int): Broker id of the leader, -1 if the partition has none.
+        leader_epoch (int): Leader epoch, raised every time the leader changes.
+        partition_epoch (int): Partition epoch, raised on every change to the partition's state.
+        directories_count_plus_one (int | None): Number of log directories plus one. (Computed
+            on write unless set.)
+        directories (list[bytes] | None): UUID of the log directory holding each replica, in the
+            order of replicas.
+        tagged_fields (MetadataRecord_PartitionRecordTags): Tagged fields: tag 0 holds the
+            leader recovery state (0 when absent), 1 the eligible leader replicas, 2 the last known
+            ELR; others stay raw.
     """
 
     __slots__ = ("version", "_pins", "partition_id", "topic_id", "_replicas_count_plus_one", "replicas", "_isr_count_plus_one", "isr", "_removing_replicas_count_plus_one", "removing_replicas", "_adding_replicas_count_plus_one", "adding_replicas", "leader", "leader_epoch", "partition_epoch", "_directories_count_plus_one", "directories", "tagged_fields", )
@@ -1609,8 +1230,6 @@ class MetadataRecord_PartitionRecord(_Node):
         f_topic_id = buf[pos:pos + _n]
         pos += _n
         self.topic_id = f_topic_id
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record/replicas_count_plus_one')
         f_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record/replicas_count_plus_one')
         self._replicas_count_plus_one = f_replicas_count_plus_one
         f_replicas = []
@@ -1620,70 +1239,44 @@ class MetadataRecord_PartitionRecord(_Node):
                 raise _invalid(pos, 'metadata_record/partition_record/replicas', f"negative count {_c3}")
             if _c3 > (end - pos) // 4 or _c3 > _LIMITS.max_items:
                 raise _too_many(pos, 'metadata_record/partition_record/replicas', _c3, end - pos)
-            _ap2 = f_replicas.append
-            for _ in range(_c3):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'metadata_record/partition_record/replicas')
-                _v1, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap2(_v1)
+            f_replicas = list(_unpack_from(f'>{_c3}i', buf, pos))
+            pos += _c3 * 4
         self.replicas = f_replicas
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record/isr_count_plus_one')
         f_isr_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record/isr_count_plus_one')
         self._isr_count_plus_one = f_isr_count_plus_one
         f_isr = []
-        _c7 = (f_isr_count_plus_one - 1)
-        if _c7:
-            if _c7 < 0:
-                raise _invalid(pos, 'metadata_record/partition_record/isr', f"negative count {_c7}")
-            if _c7 > (end - pos) // 4 or _c7 > _LIMITS.max_items:
-                raise _too_many(pos, 'metadata_record/partition_record/isr', _c7, end - pos)
-            _ap6 = f_isr.append
-            for _ in range(_c7):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'metadata_record/partition_record/isr')
-                _v5, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap6(_v5)
+        _c6 = (f_isr_count_plus_one - 1)
+        if _c6:
+            if _c6 < 0:
+                raise _invalid(pos, 'metadata_record/partition_record/isr', f"negative count {_c6}")
+            if _c6 > (end - pos) // 4 or _c6 > _LIMITS.max_items:
+                raise _too_many(pos, 'metadata_record/partition_record/isr', _c6, end - pos)
+            f_isr = list(_unpack_from(f'>{_c6}i', buf, pos))
+            pos += _c6 * 4
         self.isr = f_isr
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record/removing_replicas_count_plus_one')
         f_removing_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record/removing_replicas_count_plus_one')
         self._removing_replicas_count_plus_one = f_removing_replicas_count_plus_one
         f_removing_replicas = []
-        _c11 = (f_removing_replicas_count_plus_one - 1)
-        if _c11:
-            if _c11 < 0:
-                raise _invalid(pos, 'metadata_record/partition_record/removing_replicas', f"negative count {_c11}")
-            if _c11 > (end - pos) // 4 or _c11 > _LIMITS.max_items:
-                raise _too_many(pos, 'metadata_record/partition_record/removing_replicas', _c11, end - pos)
-            _ap10 = f_removing_replicas.append
-            for _ in range(_c11):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'metadata_record/partition_record/removing_replicas')
-                _v9, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap10(_v9)
+        _c9 = (f_removing_replicas_count_plus_one - 1)
+        if _c9:
+            if _c9 < 0:
+                raise _invalid(pos, 'metadata_record/partition_record/removing_replicas', f"negative count {_c9}")
+            if _c9 > (end - pos) // 4 or _c9 > _LIMITS.max_items:
+                raise _too_many(pos, 'metadata_record/partition_record/removing_replicas', _c9, end - pos)
+            f_removing_replicas = list(_unpack_from(f'>{_c9}i', buf, pos))
+            pos += _c9 * 4
         self.removing_replicas = f_removing_replicas
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_record/adding_replicas_count_plus_one')
         f_adding_replicas_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record/adding_replicas_count_plus_one')
         self._adding_replicas_count_plus_one = f_adding_replicas_count_plus_one
         f_adding_replicas = []
-        _c15 = (f_adding_replicas_count_plus_one - 1)
-        if _c15:
-            if _c15 < 0:
-                raise _invalid(pos, 'metadata_record/partition_record/adding_replicas', f"negative count {_c15}")
-            if _c15 > (end - pos) // 4 or _c15 > _LIMITS.max_items:
-                raise _too_many(pos, 'metadata_record/partition_record/adding_replicas', _c15, end - pos)
-            _ap14 = f_adding_replicas.append
-            for _ in range(_c15):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'metadata_record/partition_record/adding_replicas')
-                _v13, = _S2.unpack_from(buf, pos)
-                pos += 4
-                _ap14(_v13)
+        _c12 = (f_adding_replicas_count_plus_one - 1)
+        if _c12:
+            if _c12 < 0:
+                raise _invalid(pos, 'metadata_record/partition_record/adding_replicas', f"negative count {_c12}")
+            if _c12 > (end - pos) // 4 or _c12 > _LIMITS.max_items:
+                raise _too_many(pos, 'metadata_record/partition_record/adding_replicas', _c12, end - pos)
+            f_adding_replicas = list(_unpack_from(f'>{_c12}i', buf, pos))
+            pos += _c12 * 4
         self.adding_replicas = f_adding_replicas
         if end - pos < 12:
             raise _truncated(pos, end, _T7)
@@ -1693,28 +1286,26 @@ class MetadataRecord_PartitionRecord(_Node):
         self.leader_epoch = f_leader_epoch
         self.partition_epoch = f_partition_epoch
         if (version >= 1):
-            if pos >= end:
-                raise _short(pos, end, 1, 'metadata_record/partition_record/directories_count_plus_one')
             f_directories_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_record/directories_count_plus_one')
         else:
             f_directories_count_plus_one = None
         self._directories_count_plus_one = f_directories_count_plus_one
         if (version >= 1):
             f_directories = []
-            _c19 = (f_directories_count_plus_one - 1)
-            if _c19:
-                if _c19 < 0:
-                    raise _invalid(pos, 'metadata_record/partition_record/directories', f"negative count {_c19}")
-                if _c19 > end - pos or _c19 > _LIMITS.max_items:
-                    raise _too_many(pos, 'metadata_record/partition_record/directories', _c19, end - pos)
-                _ap18 = f_directories.append
-                for _ in range(_c19):
+            _c15 = (f_directories_count_plus_one - 1)
+            if _c15:
+                if _c15 < 0:
+                    raise _invalid(pos, 'metadata_record/partition_record/directories', f"negative count {_c15}")
+                if _c15 > end - pos or _c15 > _LIMITS.max_items:
+                    raise _too_many(pos, 'metadata_record/partition_record/directories', _c15, end - pos)
+                _ap14 = f_directories.append
+                for _ in range(_c15):
                     _n = 16
                     if not 0 <= _n <= end - pos:
                         raise _bad_size(pos, end, _n, 'metadata_record/partition_record/directories')
-                    _v17 = buf[pos:pos + _n]
+                    _v13 = buf[pos:pos + _n]
                     pos += _n
-                    _ap18(_v17)
+                    _ap14(_v13)
         else:
             f_directories = None
         self.directories = f_directories
@@ -1724,17 +1315,11 @@ class MetadataRecord_PartitionRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_record/version')
         w_partition_id = self.partition_id
         out += _S2.pack(w_partition_id)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/topic_id')
+        _require(w_topic_id, 'metadata_record/partition_record/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'metadata_record/partition_record/topic_id')
         out += w_topic_id
@@ -1746,8 +1331,7 @@ class MetadataRecord_PartitionRecord(_Node):
         else:
             _w_uv32(out, w_replicas_count_plus_one)
         w_replicas = self.replicas
-        if w_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/replicas')
+        _require(w_replicas, 'metadata_record/partition_record/replicas')
         for _x1 in w_replicas:
             out += _S2.pack(_x1)
         w_isr_count_plus_one = self._isr_count_plus_one if self._pins & 2 else len(self.isr) + 1
@@ -1758,8 +1342,7 @@ class MetadataRecord_PartitionRecord(_Node):
         else:
             _w_uv32(out, w_isr_count_plus_one)
         w_isr = self.isr
-        if w_isr is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/isr')
+        _require(w_isr, 'metadata_record/partition_record/isr')
         for _x2 in w_isr:
             out += _S2.pack(_x2)
         w_removing_replicas_count_plus_one = self._removing_replicas_count_plus_one if self._pins & 4 else len(self.removing_replicas) + 1
@@ -1770,8 +1353,7 @@ class MetadataRecord_PartitionRecord(_Node):
         else:
             _w_uv32(out, w_removing_replicas_count_plus_one)
         w_removing_replicas = self.removing_replicas
-        if w_removing_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/removing_replicas')
+        _require(w_removing_replicas, 'metadata_record/partition_record/removing_replicas')
         for _x3 in w_removing_replicas:
             out += _S2.pack(_x3)
         w_adding_replicas_count_plus_one = self._adding_replicas_count_plus_one if self._pins & 8 else len(self.adding_replicas) + 1
@@ -1782,8 +1364,7 @@ class MetadataRecord_PartitionRecord(_Node):
         else:
             _w_uv32(out, w_adding_replicas_count_plus_one)
         w_adding_replicas = self.adding_replicas
-        if w_adding_replicas is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/adding_replicas')
+        _require(w_adding_replicas, 'metadata_record/partition_record/adding_replicas')
         for _x4 in w_adding_replicas:
             out += _S2.pack(_x4)
         w_leader = self.leader
@@ -1800,114 +1381,20 @@ class MetadataRecord_PartitionRecord(_Node):
                 _w_uv32(out, w_directories_count_plus_one)
         w_directories = self.directories
         if (version >= 1):
-            if w_directories is None:
-                raise _EncodeError('is not set', 'metadata_record/partition_record/directories')
+            _require(w_directories, 'metadata_record/partition_record/directories')
             for _x5 in w_directories:
                 out += _x5
         elif self.directories is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'metadata_record/partition_record/directories')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep, version)
+        _require(w_tagged_fields, 'metadata_record/partition_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_record/version')
-        d_replicas_count_plus_one = self._replicas_count_plus_one if self._pins & 1 else len(self.replicas) + 1
-        d_isr_count_plus_one = self._isr_count_plus_one if self._pins & 2 else len(self.isr) + 1
-        d_removing_replicas_count_plus_one = self._removing_replicas_count_plus_one if self._pins & 4 else len(self.removing_replicas) + 1
-        d_adding_replicas_count_plus_one = self._adding_replicas_count_plus_one if self._pins & 8 else len(self.adding_replicas) + 1
-        d_directories_count_plus_one = self._directories_count_plus_one if self._pins & 16 else (len(self.directories) + 1 if (version >= 1) else None)
-        z_partition_id = 4
-        z_topic_id = len(self.topic_id)
-        z_replicas_count_plus_one = _uv32_size(d_replicas_count_plus_one)
-        z_replicas = sum(4 for _x in self.replicas)
-        z_isr_count_plus_one = _uv32_size(d_isr_count_plus_one)
-        z_isr = sum(4 for _x in self.isr)
-        z_removing_replicas_count_plus_one = _uv32_size(d_removing_replicas_count_plus_one)
-        z_removing_replicas = sum(4 for _x in self.removing_replicas)
-        z_adding_replicas_count_plus_one = _uv32_size(d_adding_replicas_count_plus_one)
-        z_adding_replicas = sum(4 for _x in self.adding_replicas)
-        z_leader = 4
-        z_leader_epoch = 4
-        z_partition_epoch = 4
-        z_directories_count_plus_one = (_uv32_size(d_directories_count_plus_one) if (version >= 1) else 0)
-        z_directories = (sum(len(_x) for _x in self.directories) if (version >= 1) else 0)
-        z_tagged_fields = self.tagged_fields.size(version)
-        return z_partition_id + z_topic_id + z_replicas_count_plus_one + z_replicas + z_isr_count_plus_one + z_isr + z_removing_replicas_count_plus_one + z_removing_replicas + z_adding_replicas_count_plus_one + z_adding_replicas + z_leader + z_leader_epoch + z_partition_epoch + z_directories_count_plus_one + z_directories + z_tagged_fields
-
-    @property
-    def replicas_count_plus_one(self):
-        """Number of replicas plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._replicas_count_plus_one
-
-    @replicas_count_plus_one.setter
-    def replicas_count_plus_one(self, value):
-        self._replicas_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def isr_count_plus_one(self):
-        """Number of in-sync replicas plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._isr_count_plus_one
-
-    @isr_count_plus_one.setter
-    def isr_count_plus_one(self, value):
-        self._isr_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def removing_replicas_count_plus_one(self):
-        """Number of removing replicas plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._removing_replicas_count_plus_one
-
-    @removing_replicas_count_plus_one.setter
-    def removing_replicas_count_plus_one(self, value):
-        self._removing_replicas_count_plus_one = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
-
-    @property
-    def adding_replicas_count_plus_one(self):
-        """Number of adding replicas plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._adding_replicas_count_plus_one
-
-    @adding_replicas_count_plus_one.setter
-    def adding_replicas_count_plus_one(self, value):
-        self._adding_replicas_count_plus_one = value
-        self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
-
-    @property
-    def directories_count_plus_one(self):
-        """Number of log directories plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._directories_count_plus_one
-
-    @directories_count_plus_one.setter
-    def directories_count_plus_one(self, value):
-        self._directories_count_plus_one = value
-        self._pins = (self._pins | 16) if value is not None else (self._pins & ~16)
+    replicas_count_plus_one = _Derived("_replicas_count_plus_one", 1, 'Number of replicas plus one. Computed on write unless set (pinned).')
+    isr_count_plus_one = _Derived("_isr_count_plus_one", 2, 'Number of in-sync replicas plus one. Computed on write unless set (pinned).')
+    removing_replicas_count_plus_one = _Derived("_removing_replicas_count_plus_one", 4, 'Number of removing replicas plus one. Computed on write unless set (pinned).')
+    adding_replicas_count_plus_one = _Derived("_adding_replicas_count_plus_one", 8, 'Number of adding replicas plus one. Computed on write unless set (pinned).')
+    directories_count_plus_one = _Derived("_directories_count_plus_one", 16, 'Number of log directories plus one. Computed on write unless set (pinned).')
 
     @property
     def leader_recovery_state(self):
@@ -1944,20 +1431,17 @@ class MetadataRecord_ConfigRecord(_Node):
     """Sets or deletes one configuration entry of a resource. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        resource_type (int):
-            Type of the resource: 2 topic, 4 broker, 16 client metrics, 32 group.
-        resource_name (KafkaTypes_CompactString):
-            Name of the resource: a topic name, a broker id in decimal, or empty for the cluster-
-            wide broker default.
-        name (KafkaTypes_CompactString):
-            Configuration key.
-        value (KafkaTypes_CompactNullableString):
-            New value of the key, or null to delete the key.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        resource_type (int): Type of the resource: 2 topic, 4 broker, 16 client metrics, 32
+            group.
+        resource_name (KafkaTypes_CompactString): Name of the resource: a topic name, a broker
+            id in decimal, or empty for the cluster-wide broker default.
+        name (KafkaTypes_CompactString): Configuration key.
+        value (KafkaTypes_CompactNullableString): New value of the key, or null to delete the
+            key.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "resource_type", "resource_name", "name", "value", "tagged_fields", )
@@ -2004,58 +1488,23 @@ class MetadataRecord_ConfigRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/config_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/config_record/version')
         w_resource_type = self.resource_type
         if not -128 <= w_resource_type <= 127:
             raise _EncodeError(f'{w_resource_type} does not fit in s1', 'metadata_record/config_record/resource_type')
         out.append(w_resource_type & 0xFF)
         w_resource_name = self.resource_name
-        if w_resource_name is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record/resource_name')
-        if isinstance(w_resource_name, (bytes, bytearray, memoryview)):
-            out += w_resource_name
-        else:
-            w_resource_name._write(out, keep)
+        _require(w_resource_name, 'metadata_record/config_record/resource_name')
+        _write_value(out, w_resource_name, keep)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/config_record/name')
+        _write_value(out, w_name, keep)
         w_value = self.value
-        if w_value is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record/value')
-        if isinstance(w_value, (bytes, bytearray, memoryview)):
-            out += w_value
-        else:
-            w_value._write(out, keep)
+        _require(w_value, 'metadata_record/config_record/value')
+        _write_value(out, w_value, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/config_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/config_record/version')
-        z_resource_type = 1
-        z_resource_name = self.resource_name.size()
-        z_name = self.name.size()
-        z_value = self.value.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_resource_type + z_resource_name + z_name + z_value + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/config_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ConfigRecord.__qualname__ = "MetadataRecord.ConfigRecord"
@@ -2066,21 +1515,17 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
     and 7 from version 2); other tags stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (object):
-            The field's data: tag 0 decodes as the new ISR, 2 the new replicas, 3 the new removing
-            replicas and 4 the new adding replicas (broker ids; null for no change); tag 1 the new
-            leader (int32: -1 for no leader, -2 for no change); tag 5 the leader recovery state
-            (int8: -1 for no change, 0 elected from the ISR or recovered, 1 still recovering from an
-            unclean election); tags 6 and 7 the new eligible leader replicas and the new last known
-            ELR (broker ids; null for no change); tag 8 the new log directory UUID of each replica
-            (null for no change); other tags stay raw bytes.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (object): The field's data: tag 0 decodes as the new ISR, 2 the new replicas, 3 the
+            new removing replicas and 4 the new adding replicas (broker ids; null for no change);
+            tag 1 the new leader (int32: -1 for no leader, -2 for no change); tag 5 the leader
+            recovery state (int8: -1 for no change, 0 elected from the ISR or recovered, 1 still
+            recovering from an unclean election); tags 6 and 7 the new eligible leader replicas and
+            the new last known ELR (broker ids; null for no change); tag 8 the new log directory
+            UUID of each replica (null for no change); other tags stay raw bytes.
     """
 
     __slots__ = ("version", "_pins", "tag", "_data_length", "data", )
@@ -2106,12 +1551,8 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
             raise _needs_params('MetadataRecord.PartitionChangeRecordTag', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_change_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -2156,15 +1597,9 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record_tag/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_change_record_tag/version')
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/tag')
+        _require(w_tag, 'metadata_record/partition_change_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -2173,14 +1608,7 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = ((-1) if ((w_tag == 8) and (version < 1)) else ((-1) if (((w_tag == 6) or (w_tag == 7)) and (version < 2)) else w_tag))
-                _want3 = KafkaTypes_CompactInt32Array if _on2 == 0 else KafkaTypes_TaggedInt32 if _on2 == 1 else KafkaTypes_CompactInt32Array if _on2 == 2 else KafkaTypes_CompactInt32Array if _on2 == 3 else KafkaTypes_CompactInt32Array if _on2 == 4 else KafkaTypes_TaggedInt8 if _on2 == 5 else KafkaTypes_CompactInt32Array if _on2 == 6 else KafkaTypes_CompactInt32Array if _on2 == 7 else KafkaTypes_CompactUuidArray if _on2 == 8 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/partition_change_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_PartitionChangeRecordTag._switch_cases['data'], ((-1) if ((w_tag == 8) and (version < 1)) else ((-1) if (((w_tag == 6) or (w_tag == 7)) and (version < 2)) else w_tag)), 'metadata_record/partition_change_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/partition_change_record_tag/data')
@@ -2193,35 +1621,7 @@ class MetadataRecord_PartitionChangeRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record_tag/version')
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_PartitionChangeRecordTag.__qualname__ = "MetadataRecord.PartitionChangeRecordTag"
@@ -2234,13 +1634,11 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
     stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_PartitionChangeRecordTag]):
-            The tagged fields, by ascending tag.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_PartitionChangeRecordTag]): The tagged fields, by ascending
+            tag.
     """
 
     __slots__ = ("version", "_pins", "_count", "fields", )
@@ -2266,8 +1664,6 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
         self.version = version
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/partition_change_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/partition_change_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -2286,12 +1682,7 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record_tags/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_change_record_tags/version')
         w_count = self._count if self._pins & 1 else len(self.fields)
         if keep:
             self._count = w_count
@@ -2300,38 +1691,11 @@ class MetadataRecord_PartitionChangeRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record_tags/fields')
+        _require(w_fields, 'metadata_record/partition_change_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep, version)
+            _write_value(out, _x1, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record_tags/version')
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size(version) for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_PartitionChangeRecordTags.__qualname__ = "MetadataRecord.PartitionChangeRecordTags"
@@ -2344,15 +1708,12 @@ class MetadataRecord_PartitionChangeRecord(_Node):
     and 7.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        partition_id (int):
-            Index of the partition within its topic.
-        topic_id (bytes):
-            UUID of the topic the partition belongs to.
-        tagged_fields (MetadataRecord_PartitionChangeRecordTags):
-            Tagged fields holding the changes, tags 0 to 8; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        partition_id (int): Index of the partition within its topic.
+        topic_id (bytes): UUID of the topic the partition belongs to.
+        tagged_fields (MetadataRecord_PartitionChangeRecordTags): Tagged fields holding the
+            changes, tags 0 to 8; others stay raw.
     """
 
     __slots__ = ("version", "partition_id", "topic_id", "tagged_fields", )
@@ -2401,39 +1762,17 @@ class MetadataRecord_PartitionChangeRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/partition_change_record/version')
         w_partition_id = self.partition_id
         out += _S2.pack(w_partition_id)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record/topic_id')
+        _require(w_topic_id, 'metadata_record/partition_change_record/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'metadata_record/partition_change_record/topic_id')
         out += w_topic_id
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/partition_change_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep, version)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/partition_change_record/version')
-        z_partition_id = 4
-        z_topic_id = len(self.topic_id)
-        z_tagged_fields = self.tagged_fields.size(version)
-        return z_partition_id + z_topic_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/partition_change_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep, version)
 
     @property
     def isr(self):
@@ -2525,15 +1864,12 @@ class MetadataRecord_FenceBrokerRecord(_Node):
     BrokerRegistrationChangeRecord write that instead. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        id (int):
-            Id of the broker to fence.
-        epoch (int):
-            Broker epoch of the registration being fenced.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        id (int): Id of the broker to fence.
+        epoch (int): Broker epoch of the registration being fenced.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "id", "epoch", "tagged_fields", )
@@ -2571,34 +1907,13 @@ class MetadataRecord_FenceBrokerRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/fence_broker_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/fence_broker_record/version')
         w_id = self.id
         w_epoch = self.epoch
         out += _S5.pack(w_id, w_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/fence_broker_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/fence_broker_record/version')
-        z_id = 4
-        z_epoch = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_id + z_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/fence_broker_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_FenceBrokerRecord.__qualname__ = "MetadataRecord.FenceBrokerRecord"
@@ -2609,15 +1924,12 @@ class MetadataRecord_UnfenceBrokerRecord(_Node):
     BrokerRegistrationChangeRecord write that instead. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        id (int):
-            Id of the broker to unfence.
-        epoch (int):
-            Broker epoch of the registration being unfenced.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        id (int): Id of the broker to unfence.
+        epoch (int): Broker epoch of the registration being unfenced.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "id", "epoch", "tagged_fields", )
@@ -2655,34 +1967,13 @@ class MetadataRecord_UnfenceBrokerRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/unfence_broker_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/unfence_broker_record/version')
         w_id = self.id
         w_epoch = self.epoch
         out += _S5.pack(w_id, w_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/unfence_broker_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/unfence_broker_record/version')
-        z_id = 4
-        z_epoch = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_id + z_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/unfence_broker_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_UnfenceBrokerRecord.__qualname__ = "MetadataRecord.UnfenceBrokerRecord"
@@ -2692,13 +1983,11 @@ class MetadataRecord_RemoveTopicRecord(_Node):
     """Deletes a topic together with all of its partitions. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic_id (bytes):
-            UUID of the topic to delete.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic_id (bytes): UUID of the topic to delete.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "topic_id", "tagged_fields", )
@@ -2735,36 +2024,15 @@ class MetadataRecord_RemoveTopicRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_topic_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/remove_topic_record/version')
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_topic_record/topic_id')
+        _require(w_topic_id, 'metadata_record/remove_topic_record/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'metadata_record/remove_topic_record/topic_id')
         out += w_topic_id
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_topic_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_topic_record/version')
-        z_topic_id = len(self.topic_id)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/remove_topic_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_RemoveTopicRecord.__qualname__ = "MetadataRecord.RemoveTopicRecord"
@@ -2774,27 +2042,21 @@ class MetadataRecord_DelegationTokenRecord(_Node):
     """Creates a delegation token or records its renewal. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        owner (KafkaTypes_CompactString):
-            Principal that owns the token.
-        requester (KafkaTypes_CompactString):
-            Principal that asked for the token.
-        renewers_count_plus_one (int):
-            Number of renewers plus one. (Computed on write unless set.)
-        renewers (list[KafkaTypes_CompactString]):
-            Principals allowed to renew the token.
-        issue_timestamp (int):
-            When the token was issued (ms since the Unix epoch).
-        max_timestamp (int):
-            Time after which the token can no longer be renewed (ms since the Unix epoch).
-        expiration_timestamp (int):
-            Time by which the token must next be renewed, or it expires (ms since the Unix epoch).
-        token_id (KafkaTypes_CompactString):
-            Id of the token.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        owner (KafkaTypes_CompactString): Principal that owns the token.
+        requester (KafkaTypes_CompactString): Principal that asked for the token.
+        renewers_count_plus_one (int): Number of renewers plus one. (Computed on write unless
+            set.)
+        renewers (list[KafkaTypes_CompactString]): Principals allowed to renew the token.
+        issue_timestamp (int): When the token was issued (ms since the Unix epoch).
+        max_timestamp (int): Time after which the token can no longer be renewed (ms since the
+            Unix epoch).
+        expiration_timestamp (int): Time by which the token must next be renewed, or it expires
+            (ms since the Unix epoch).
+        token_id (KafkaTypes_CompactString): Id of the token.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "owner", "requester", "_renewers_count_plus_one", "renewers", "issue_timestamp", "max_timestamp", "expiration_timestamp", "token_id", "tagged_fields", )
@@ -2830,8 +2092,6 @@ class MetadataRecord_DelegationTokenRecord(_Node):
         self.owner = f_owner
         f_requester, pos = KafkaTypes_CompactString._read(buf, pos, end, self)
         self.requester = f_requester
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/delegation_token_record/renewers_count_plus_one')
         f_renewers_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/delegation_token_record/renewers_count_plus_one')
         self._renewers_count_plus_one = f_renewers_count_plus_one
         f_renewers = []
@@ -2861,26 +2121,13 @@ class MetadataRecord_DelegationTokenRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/delegation_token_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/delegation_token_record/version')
         w_owner = self.owner
-        if w_owner is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record/owner')
-        if isinstance(w_owner, (bytes, bytearray, memoryview)):
-            out += w_owner
-        else:
-            w_owner._write(out, keep)
+        _require(w_owner, 'metadata_record/delegation_token_record/owner')
+        _write_value(out, w_owner, keep)
         w_requester = self.requester
-        if w_requester is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record/requester')
-        if isinstance(w_requester, (bytes, bytearray, memoryview)):
-            out += w_requester
-        else:
-            w_requester._write(out, keep)
+        _require(w_requester, 'metadata_record/delegation_token_record/requester')
+        _write_value(out, w_requester, keep)
         w_renewers_count_plus_one = self._renewers_count_plus_one if self._pins & 1 else len(self.renewers) + 1
         if keep:
             self._renewers_count_plus_one = w_renewers_count_plus_one
@@ -2889,63 +2136,21 @@ class MetadataRecord_DelegationTokenRecord(_Node):
         else:
             _w_uv32(out, w_renewers_count_plus_one)
         w_renewers = self.renewers
-        if w_renewers is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record/renewers')
+        _require(w_renewers, 'metadata_record/delegation_token_record/renewers')
         for _x1 in w_renewers:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_issue_timestamp = self.issue_timestamp
         w_max_timestamp = self.max_timestamp
         w_expiration_timestamp = self.expiration_timestamp
         out += _S8.pack(w_issue_timestamp, w_max_timestamp, w_expiration_timestamp)
         w_token_id = self.token_id
-        if w_token_id is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record/token_id')
-        if isinstance(w_token_id, (bytes, bytearray, memoryview)):
-            out += w_token_id
-        else:
-            w_token_id._write(out, keep)
+        _require(w_token_id, 'metadata_record/delegation_token_record/token_id')
+        _write_value(out, w_token_id, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/delegation_token_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'metadata_record/delegation_token_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/delegation_token_record/version')
-        d_renewers_count_plus_one = self._renewers_count_plus_one if self._pins & 1 else len(self.renewers) + 1
-        z_owner = self.owner.size()
-        z_requester = self.requester.size()
-        z_renewers_count_plus_one = _uv32_size(d_renewers_count_plus_one)
-        z_renewers = sum(_x.size() for _x in self.renewers)
-        z_issue_timestamp = 8
-        z_max_timestamp = 8
-        z_expiration_timestamp = 8
-        z_token_id = self.token_id.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_owner + z_requester + z_renewers_count_plus_one + z_renewers + z_issue_timestamp + z_max_timestamp + z_expiration_timestamp + z_token_id + z_tagged_fields
-
-    @property
-    def renewers_count_plus_one(self):
-        """Number of renewers plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._renewers_count_plus_one
-
-    @renewers_count_plus_one.setter
-    def renewers_count_plus_one(self, value):
-        self._renewers_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    renewers_count_plus_one = _Derived("_renewers_count_plus_one", 1, 'Number of renewers plus one. Computed on write unless set (pinned).')
 
 
 MetadataRecord_DelegationTokenRecord.__qualname__ = "MetadataRecord.DelegationTokenRecord"
@@ -2955,23 +2160,18 @@ class MetadataRecord_UserScramCredentialRecord(_Node):
     """Creates or replaces a user's SCRAM credential for one mechanism (KIP-554). Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        name (KafkaTypes_CompactString):
-            User name.
-        mechanism (int):
-            SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
-        salt (KafkaTypes_CompactBytes):
-            Random salt of the credential.
-        stored_key (KafkaTypes_CompactBytes):
-            Stored key, with which the server checks the client's proof.
-        server_key (KafkaTypes_CompactBytes):
-            Server key, with which the client checks the server's signature.
-        iterations (int):
-            Number of hash iterations the credential was derived with.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        name (KafkaTypes_CompactString): User name.
+        mechanism (int): SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+        salt (KafkaTypes_CompactBytes): Random salt of the credential.
+        stored_key (KafkaTypes_CompactBytes): Stored key, with which the server checks the
+            client's proof.
+        server_key (KafkaTypes_CompactBytes): Server key, with which the client checks the
+            server's signature.
+        iterations (int): Number of hash iterations the credential was derived with.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "name", "mechanism", "salt", "stored_key", "server_key", "iterations", "tagged_fields", )
@@ -3025,69 +2225,28 @@ class MetadataRecord_UserScramCredentialRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/user_scram_credential_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/user_scram_credential_record/version')
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/user_scram_credential_record/name')
+        _write_value(out, w_name, keep)
         w_mechanism = self.mechanism
         if not -128 <= w_mechanism <= 127:
             raise _EncodeError(f'{w_mechanism} does not fit in s1', 'metadata_record/user_scram_credential_record/mechanism')
         out.append(w_mechanism & 0xFF)
         w_salt = self.salt
-        if w_salt is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record/salt')
-        if isinstance(w_salt, (bytes, bytearray, memoryview)):
-            out += w_salt
-        else:
-            w_salt._write(out, keep)
+        _require(w_salt, 'metadata_record/user_scram_credential_record/salt')
+        _write_value(out, w_salt, keep)
         w_stored_key = self.stored_key
-        if w_stored_key is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record/stored_key')
-        if isinstance(w_stored_key, (bytes, bytearray, memoryview)):
-            out += w_stored_key
-        else:
-            w_stored_key._write(out, keep)
+        _require(w_stored_key, 'metadata_record/user_scram_credential_record/stored_key')
+        _write_value(out, w_stored_key, keep)
         w_server_key = self.server_key
-        if w_server_key is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record/server_key')
-        if isinstance(w_server_key, (bytes, bytearray, memoryview)):
-            out += w_server_key
-        else:
-            w_server_key._write(out, keep)
+        _require(w_server_key, 'metadata_record/user_scram_credential_record/server_key')
+        _write_value(out, w_server_key, keep)
         w_iterations = self.iterations
         out += _S2.pack(w_iterations)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/user_scram_credential_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/user_scram_credential_record/version')
-        z_name = self.name.size()
-        z_mechanism = 1
-        z_salt = self.salt.size()
-        z_stored_key = self.stored_key.size()
-        z_server_key = self.server_key.size()
-        z_iterations = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_mechanism + z_salt + z_stored_key + z_server_key + z_iterations + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/user_scram_credential_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_UserScramCredentialRecord.__qualname__ = "MetadataRecord.UserScramCredentialRecord"
@@ -3099,15 +2258,12 @@ class MetadataRecord_FeatureLevelRecord(_Node):
     beyond version 0. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        name (KafkaTypes_CompactString):
-            Feature name, such as metadata.version.
-        feature_level (int):
-            Finalized level of the feature; 0 turns the feature off.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        name (KafkaTypes_CompactString): Feature name, such as metadata.version.
+        feature_level (int): Finalized level of the feature; 0 turns the feature off.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "name", "feature_level", "tagged_fields", )
@@ -3144,40 +2300,15 @@ class MetadataRecord_FeatureLevelRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/feature_level_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/feature_level_record/version')
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/feature_level_record/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/feature_level_record/name')
+        _write_value(out, w_name, keep)
         w_feature_level = self.feature_level
         out += _S9.pack(w_feature_level)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/feature_level_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/feature_level_record/version')
-        z_name = self.name.size()
-        z_feature_level = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_feature_level + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/feature_level_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_FeatureLevelRecord.__qualname__ = "MetadataRecord.FeatureLevelRecord"
@@ -3187,12 +2318,11 @@ class MetadataRecord_EntityData(_Node):
     """One part of a client quota entity's name: an entity type and a name.
 
     Fields:
-        entity_type (KafkaTypes_CompactString):
-            Entity type: user, client-id or ip.
-        entity_name (KafkaTypes_CompactNullableString):
-            Entity name, or null for the default entity of that type.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        entity_type (KafkaTypes_CompactString): Entity type: user, client-id or ip.
+        entity_name (KafkaTypes_CompactNullableString): Entity name, or null for the default
+            entity of that type.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("entity_type", "entity_name", "tagged_fields", )
@@ -3222,34 +2352,14 @@ class MetadataRecord_EntityData(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_entity_type = self.entity_type
-        if w_entity_type is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/entity_type')
-        if isinstance(w_entity_type, (bytes, bytearray, memoryview)):
-            out += w_entity_type
-        else:
-            w_entity_type._write(out, keep)
+        _require(w_entity_type, 'metadata_record/entity_data/entity_type')
+        _write_value(out, w_entity_type, keep)
         w_entity_name = self.entity_name
-        if w_entity_name is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/entity_name')
-        if isinstance(w_entity_name, (bytes, bytearray, memoryview)):
-            out += w_entity_name
-        else:
-            w_entity_name._write(out, keep)
+        _require(w_entity_name, 'metadata_record/entity_data/entity_name')
+        _write_value(out, w_entity_name, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/entity_data/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_entity_type = self.entity_type.size()
-        z_entity_name = self.entity_name.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_entity_type + z_entity_name + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/entity_data/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_EntityData.__qualname__ = "MetadataRecord.EntityData"
@@ -3260,21 +2370,16 @@ class MetadataRecord_ClientQuotaRecord(_Node):
     or an IP address). Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        entity_count_plus_one (int):
-            Number of entity parts plus one. (Computed on write unless set.)
-        entity (list[MetadataRecord_EntityData]):
-            The parts that together name the quota entity.
-        key (KafkaTypes_CompactString):
-            Quota key, such as producer_byte_rate.
-        value (float):
-            New value of the quota; ignored when remove is set.
-        remove (int):
-            Boolean: 1 to remove the quota key, 0 to set it to value.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        entity_count_plus_one (int): Number of entity parts plus one. (Computed on write unless
+            set.)
+        entity (list[MetadataRecord_EntityData]): The parts that together name the quota entity.
+        key (KafkaTypes_CompactString): Quota key, such as producer_byte_rate.
+        value (float): New value of the quota; ignored when remove is set.
+        remove (int): Boolean: 1 to remove the quota key, 0 to set it to value.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "_entity_count_plus_one", "entity", "key", "value", "remove", "tagged_fields", )
@@ -3305,8 +2410,6 @@ class MetadataRecord_ClientQuotaRecord(_Node):
             raise _needs_params('MetadataRecord.ClientQuotaRecord', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/client_quota_record/entity_count_plus_one')
         f_entity_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/client_quota_record/entity_count_plus_one')
         self._entity_count_plus_one = f_entity_count_plus_one
         f_entity = []
@@ -3335,12 +2438,7 @@ class MetadataRecord_ClientQuotaRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/client_quota_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/client_quota_record/version')
         w_entity_count_plus_one = self._entity_count_plus_one if self._pins & 1 else len(self.entity) + 1
         if keep:
             self._entity_count_plus_one = w_entity_count_plus_one
@@ -3349,59 +2447,20 @@ class MetadataRecord_ClientQuotaRecord(_Node):
         else:
             _w_uv32(out, w_entity_count_plus_one)
         w_entity = self.entity
-        if w_entity is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record/entity')
+        _require(w_entity, 'metadata_record/client_quota_record/entity')
         for _x1 in w_entity:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_key = self.key
-        if w_key is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record/key')
-        if isinstance(w_key, (bytes, bytearray, memoryview)):
-            out += w_key
-        else:
-            w_key._write(out, keep)
+        _require(w_key, 'metadata_record/client_quota_record/key')
+        _write_value(out, w_key, keep)
         w_value = self.value
         w_remove = self.remove
         out += _S10.pack(w_value, w_remove)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/client_quota_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'metadata_record/client_quota_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/client_quota_record/version')
-        d_entity_count_plus_one = self._entity_count_plus_one if self._pins & 1 else len(self.entity) + 1
-        z_entity_count_plus_one = _uv32_size(d_entity_count_plus_one)
-        z_entity = sum(_x.size() for _x in self.entity)
-        z_key = self.key.size()
-        z_value = 8
-        z_remove = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_entity_count_plus_one + z_entity + z_key + z_value + z_remove + z_tagged_fields
-
-    @property
-    def entity_count_plus_one(self):
-        """Number of entity parts plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._entity_count_plus_one
-
-    @entity_count_plus_one.setter
-    def entity_count_plus_one(self, value):
-        self._entity_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    entity_count_plus_one = _Derived("_entity_count_plus_one", 1, 'Number of entity parts plus one. Computed on write unless set (pinned).')
 
 
 MetadataRecord_ClientQuotaRecord.__qualname__ = "MetadataRecord.ClientQuotaRecord"
@@ -3412,18 +2471,14 @@ class MetadataRecord_ProducerIdsRecord(_Node):
     starts. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        broker_id (int):
-            Id of the broker that asked for the block.
-        broker_epoch (int):
-            Broker epoch of that broker, -1 if unknown.
-        next_producer_id (int):
-            First producer id of the next block to hand out, one past the last id of the block just
-            given.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        broker_id (int): Id of the broker that asked for the block.
+        broker_epoch (int): Broker epoch of that broker, -1 if unknown.
+        next_producer_id (int): First producer id of the next block to hand out, one past the
+            last id of the block just given.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "broker_id", "broker_epoch", "next_producer_id", "tagged_fields", )
@@ -3463,36 +2518,14 @@ class MetadataRecord_ProducerIdsRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/producer_ids_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/producer_ids_record/version')
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
         w_next_producer_id = self.next_producer_id
         out += _S11.pack(w_broker_id, w_broker_epoch, w_next_producer_id)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/producer_ids_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/producer_ids_record/version')
-        z_broker_id = 4
-        z_broker_epoch = 8
-        z_next_producer_id = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_broker_id + z_broker_epoch + z_next_producer_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/producer_ids_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ProducerIdsRecord.__qualname__ = "MetadataRecord.ProducerIdsRecord"
@@ -3503,18 +2536,14 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
     fencing change, 1 the controlled shutdown change, 2 the log directories; other tags stay raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (object):
-            The field's data: tag 0 decodes as the fencing change (int8: -1 unfenced, 0 no change, 1
-            fenced), tag 1 as the controlled shutdown change (int8: 0 no change, 1 in controlled
-            shutdown), tag 2 as the UUIDs of the broker's available log directories; other tags stay
-            raw bytes.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (object): The field's data: tag 0 decodes as the fencing change (int8: -1 unfenced,
+            0 no change, 1 fenced), tag 1 as the controlled shutdown change (int8: 0 no change, 1 in
+            controlled shutdown), tag 2 as the UUIDs of the broker's available log directories;
+            other tags stay raw bytes.
     """
 
     __slots__ = ("version", "_pins", "tag", "_data_length", "data", )
@@ -3540,12 +2569,8 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
             raise _needs_params('MetadataRecord.BrokerRegistrationChangeRecordTag', ('version',))
         self.version = version
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -3572,15 +2597,9 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record_tag/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/broker_registration_change_record_tag/version')
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/tag')
+        _require(w_tag, 'metadata_record/broker_registration_change_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -3589,14 +2608,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = ((-1) if ((w_tag == 1) and (version < 1)) else ((-1) if ((w_tag == 2) and (version < 2)) else w_tag))
-                _want3 = KafkaTypes_TaggedInt8 if _on2 == 0 else KafkaTypes_TaggedInt8 if _on2 == 1 else KafkaTypes_CompactUuidArray if _on2 == 2 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/broker_registration_change_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_BrokerRegistrationChangeRecordTag._switch_cases['data'], ((-1) if ((w_tag == 1) and (version < 1)) else ((-1) if ((w_tag == 2) and (version < 2)) else w_tag)), 'metadata_record/broker_registration_change_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tag/data')
@@ -3609,35 +2621,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record_tag/version')
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_BrokerRegistrationChangeRecordTag.__qualname__ = "MetadataRecord.BrokerRegistrationChangeRecordTag"
@@ -3649,13 +2633,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
     raw.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_BrokerRegistrationChangeRecordTag]):
-            The tagged fields, by ascending tag.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_BrokerRegistrationChangeRecordTag]): The tagged fields, by
+            ascending tag.
     """
 
     __slots__ = ("version", "_pins", "_count", "fields", )
@@ -3681,8 +2663,6 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
         self.version = version
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/broker_registration_change_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/broker_registration_change_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -3701,12 +2681,7 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record_tags/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/broker_registration_change_record_tags/version')
         w_count = self._count if self._pins & 1 else len(self.fields)
         if keep:
             self._count = w_count
@@ -3715,38 +2690,11 @@ class MetadataRecord_BrokerRegistrationChangeRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record_tags/fields')
+        _require(w_fields, 'metadata_record/broker_registration_change_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep, version)
+            _write_value(out, _x1, keep, version)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record_tags/version')
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size(version) for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_BrokerRegistrationChangeRecordTags.__qualname__ = "MetadataRecord.BrokerRegistrationChangeRecordTags"
@@ -3759,16 +2707,13 @@ class MetadataRecord_BrokerRegistrationChangeRecord(_Node):
     tag 2.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        broker_id (int):
-            Id of the broker.
-        broker_epoch (int):
-            Broker epoch of the registration being changed.
-        tagged_fields (MetadataRecord_BrokerRegistrationChangeRecordTags):
-            Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change, 2 the
-            available log directories; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        broker_id (int): Id of the broker.
+        broker_epoch (int): Broker epoch of the registration being changed.
+        tagged_fields (MetadataRecord_BrokerRegistrationChangeRecordTags): Tagged fields: tag 0
+            holds the fencing change, 1 the controlled shutdown change, 2 the available log
+            directories; others stay raw.
     """
 
     __slots__ = ("version", "broker_id", "broker_epoch", "tagged_fields", )
@@ -3812,34 +2757,13 @@ class MetadataRecord_BrokerRegistrationChangeRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/broker_registration_change_record/version')
         w_broker_id = self.broker_id
         w_broker_epoch = self.broker_epoch
         out += _S5.pack(w_broker_id, w_broker_epoch)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/broker_registration_change_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep, version)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/broker_registration_change_record/version')
-        z_broker_id = 4
-        z_broker_epoch = 8
-        z_tagged_fields = self.tagged_fields.size(version)
-        return z_broker_id + z_broker_epoch + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/broker_registration_change_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep, version)
 
     @property
     def fenced(self):
@@ -3877,30 +2801,23 @@ class MetadataRecord_AccessControlEntryRecord(_Node):
     Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        id (bytes):
-            UUID of this ACL.
-        resource_type (int):
-            Resource type: 2 topic, 3 group, 4 cluster, 5 transactional id, 6 delegation token, 7
-            user.
-        resource_name (KafkaTypes_CompactString):
-            Resource name, or the name prefix for a prefixed pattern; * for every resource.
-        pattern_type (int):
-            How resource_name matches: 3 literally, 4 as a prefix.
-        principal (KafkaTypes_CompactString):
-            Principal the ACL applies to, such as User:alice; User:* for every principal.
-        host (KafkaTypes_CompactString):
-            Client host the ACL applies to; * for every host.
-        operation (int):
-            Operation: 2 all, 3 read, 4 write, 5 create, 6 delete, 7 alter, 8 describe, 9 cluster
-            action, 10 describe configs, 11 alter configs, 12 idempotent write, 13 create tokens, 14
-            describe tokens.
-        permission_type (int):
-            Permission: 2 deny, 3 allow.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        id (bytes): UUID of this ACL.
+        resource_type (int): Resource type: 2 topic, 3 group, 4 cluster, 5 transactional id, 6
+            delegation token, 7 user.
+        resource_name (KafkaTypes_CompactString): Resource name, or the name prefix for a
+            prefixed pattern; * for every resource.
+        pattern_type (int): How resource_name matches: 3 literally, 4 as a prefix.
+        principal (KafkaTypes_CompactString): Principal the ACL applies to, such as User:alice;
+            User:* for every principal.
+        host (KafkaTypes_CompactString): Client host the ACL applies to; * for every host.
+        operation (int): Operation: 2 all, 3 read, 4 write, 5 create, 6 delete, 7 alter, 8
+            describe, 9 cluster action, 10 describe configs, 11 alter configs, 12 idempotent write,
+            13 create tokens, 14 describe tokens.
+        permission_type (int): Permission: 2 deny, 3 allow.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "id", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "tagged_fields", )
@@ -3970,15 +2887,9 @@ class MetadataRecord_AccessControlEntryRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/access_control_entry_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/access_control_entry_record/version')
         w_id = self.id
-        if w_id is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record/id')
+        _require(w_id, 'metadata_record/access_control_entry_record/id')
         if len(w_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'metadata_record/access_control_entry_record/id')
         out += w_id
@@ -3987,58 +2898,24 @@ class MetadataRecord_AccessControlEntryRecord(_Node):
             raise _EncodeError(f'{w_resource_type} does not fit in s1', 'metadata_record/access_control_entry_record/resource_type')
         out.append(w_resource_type & 0xFF)
         w_resource_name = self.resource_name
-        if w_resource_name is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record/resource_name')
-        if isinstance(w_resource_name, (bytes, bytearray, memoryview)):
-            out += w_resource_name
-        else:
-            w_resource_name._write(out, keep)
+        _require(w_resource_name, 'metadata_record/access_control_entry_record/resource_name')
+        _write_value(out, w_resource_name, keep)
         w_pattern_type = self.pattern_type
         if not -128 <= w_pattern_type <= 127:
             raise _EncodeError(f'{w_pattern_type} does not fit in s1', 'metadata_record/access_control_entry_record/pattern_type')
         out.append(w_pattern_type & 0xFF)
         w_principal = self.principal
-        if w_principal is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record/principal')
-        if isinstance(w_principal, (bytes, bytearray, memoryview)):
-            out += w_principal
-        else:
-            w_principal._write(out, keep)
+        _require(w_principal, 'metadata_record/access_control_entry_record/principal')
+        _write_value(out, w_principal, keep)
         w_host = self.host
-        if w_host is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record/host')
-        if isinstance(w_host, (bytes, bytearray, memoryview)):
-            out += w_host
-        else:
-            w_host._write(out, keep)
+        _require(w_host, 'metadata_record/access_control_entry_record/host')
+        _write_value(out, w_host, keep)
         w_operation = self.operation
         w_permission_type = self.permission_type
         out += _S12.pack(w_operation, w_permission_type)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/access_control_entry_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/access_control_entry_record/version')
-        z_id = len(self.id)
-        z_resource_type = 1
-        z_resource_name = self.resource_name.size()
-        z_pattern_type = 1
-        z_principal = self.principal.size()
-        z_host = self.host.size()
-        z_operation = 1
-        z_permission_type = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_id + z_resource_type + z_resource_name + z_pattern_type + z_principal + z_host + z_operation + z_permission_type + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/access_control_entry_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_AccessControlEntryRecord.__qualname__ = "MetadataRecord.AccessControlEntryRecord"
@@ -4048,13 +2925,11 @@ class MetadataRecord_RemoveAccessControlEntryRecord(_Node):
     """Deletes an ACL binding. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        id (bytes):
-            UUID of the ACL to delete.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        id (bytes): UUID of the ACL to delete.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "id", "tagged_fields", )
@@ -4091,36 +2966,15 @@ class MetadataRecord_RemoveAccessControlEntryRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_access_control_entry_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/remove_access_control_entry_record/version')
         w_id = self.id
-        if w_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_access_control_entry_record/id')
+        _require(w_id, 'metadata_record/remove_access_control_entry_record/id')
         if len(w_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'metadata_record/remove_access_control_entry_record/id')
         out += w_id
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_access_control_entry_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_access_control_entry_record/version')
-        z_id = len(self.id)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/remove_access_control_entry_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_RemoveAccessControlEntryRecord.__qualname__ = "MetadataRecord.RemoveAccessControlEntryRecord"
@@ -4131,11 +2985,10 @@ class MetadataRecord_NoOpRecord(_Node):
     advancing and brokers can tell they are caught up (KIP-835). Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "tagged_fields", )
@@ -4163,29 +3016,10 @@ class MetadataRecord_NoOpRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/no_op_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/no_op_record/version')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/no_op_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/no_op_record/version')
-        z_tagged_fields = self.tagged_fields.size()
-        return z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/no_op_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_NoOpRecord.__qualname__ = "MetadataRecord.NoOpRecord"
@@ -4196,14 +3030,12 @@ class MetadataRecord_ZkMigrationStateRecord(_Node):
     migrate, but still read it in logs of clusters that migrated under 3.x. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        zk_migration_state (int):
-            Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration (values 1 and 2
-            meant the reverse in Kafka 3.4).
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        zk_migration_state (int): Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-
+            migration (values 1 and 2 meant the reverse in Kafka 3.4).
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "zk_migration_state", "tagged_fields", )
@@ -4241,34 +3073,14 @@ class MetadataRecord_ZkMigrationStateRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/zk_migration_state_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/zk_migration_state_record/version')
         w_zk_migration_state = self.zk_migration_state
         if not -128 <= w_zk_migration_state <= 127:
             raise _EncodeError(f'{w_zk_migration_state} does not fit in s1', 'metadata_record/zk_migration_state_record/zk_migration_state')
         out.append(w_zk_migration_state & 0xFF)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/zk_migration_state_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/zk_migration_state_record/version')
-        z_zk_migration_state = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_zk_migration_state + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/zk_migration_state_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ZkMigrationStateRecord.__qualname__ = "MetadataRecord.ZkMigrationStateRecord"
@@ -4278,15 +3090,12 @@ class MetadataRecord_RemoveUserScramCredentialRecord(_Node):
     """Deletes a user's SCRAM credential for one mechanism. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        name (KafkaTypes_CompactString):
-            User name.
-        mechanism (int):
-            SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        name (KafkaTypes_CompactString): User name.
+        mechanism (int): SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "name", "mechanism", "tagged_fields", )
@@ -4325,42 +3134,17 @@ class MetadataRecord_RemoveUserScramCredentialRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_user_scram_credential_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/remove_user_scram_credential_record/version')
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_user_scram_credential_record/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/remove_user_scram_credential_record/name')
+        _write_value(out, w_name, keep)
         w_mechanism = self.mechanism
         if not -128 <= w_mechanism <= 127:
             raise _EncodeError(f'{w_mechanism} does not fit in s1', 'metadata_record/remove_user_scram_credential_record/mechanism')
         out.append(w_mechanism & 0xFF)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_user_scram_credential_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_user_scram_credential_record/version')
-        z_name = self.name.size()
-        z_mechanism = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_mechanism + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/remove_user_scram_credential_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_RemoveUserScramCredentialRecord.__qualname__ = "MetadataRecord.RemoveUserScramCredentialRecord"
@@ -4371,13 +3155,10 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
     other tags stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_CompactNullableString):
-            The field's data: tag 0 decodes as the transaction's optional name (a nullable string);
-            other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_CompactNullableString): The field's data: tag 0 decodes as the
+            transaction's optional name (a nullable string); other tags stay raw bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -4398,12 +3179,8 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -4425,8 +3202,7 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/tag')
+        _require(w_tag, 'metadata_record/begin_transaction_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -4435,14 +3211,7 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_CompactNullableString if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/begin_transaction_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_BeginTransactionRecordTag._switch_cases['data'], w_tag, 'metadata_record/begin_transaction_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tag/data')
@@ -4455,31 +3224,7 @@ class MetadataRecord_BeginTransactionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_BeginTransactionRecordTag.__qualname__ = "MetadataRecord.BeginTransactionRecordTag"
@@ -4490,10 +3235,9 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
     other tags stay raw.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_BeginTransactionRecordTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_BeginTransactionRecordTag]): The tagged fields, by ascending
+            tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -4514,8 +3258,6 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/begin_transaction_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/begin_transaction_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -4542,34 +3284,11 @@ class MetadataRecord_BeginTransactionRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record_tags/fields')
+        _require(w_fields, 'metadata_record/begin_transaction_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_BeginTransactionRecordTags.__qualname__ = "MetadataRecord.BeginTransactionRecordTags"
@@ -4580,11 +3299,10 @@ class MetadataRecord_BeginTransactionRecord(_Node):
     apply as one, or not at all if an AbortTransactionRecord ends it. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tagged_fields (MetadataRecord_BeginTransactionRecordTags):
-            Tagged fields: tag 0 holds an optional name for the transaction; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tagged_fields (MetadataRecord_BeginTransactionRecordTags): Tagged fields: tag 0 holds an
+            optional name for the transaction; others stay raw.
     """
 
     __slots__ = ("version", "tagged_fields", )
@@ -4616,29 +3334,10 @@ class MetadataRecord_BeginTransactionRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/begin_transaction_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/begin_transaction_record/version')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/begin_transaction_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/begin_transaction_record/version')
-        z_tagged_fields = self.tagged_fields.size()
-        return z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/begin_transaction_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
     @property
     def name(self):
@@ -4657,11 +3356,10 @@ class MetadataRecord_EndTransactionRecord(_Node):
     """Commits the open metadata transaction; it has no fields. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "tagged_fields", )
@@ -4689,29 +3387,10 @@ class MetadataRecord_EndTransactionRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/end_transaction_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/end_transaction_record/version')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/end_transaction_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/end_transaction_record/version')
-        z_tagged_fields = self.tagged_fields.size()
-        return z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/end_transaction_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_EndTransactionRecord.__qualname__ = "MetadataRecord.EndTransactionRecord"
@@ -4722,13 +3401,10 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
     stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_CompactNullableString):
-            The field's data: tag 0 decodes as the optional reason for the abort (a nullable
-            string); other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_CompactNullableString): The field's data: tag 0 decodes as the optional
+            reason for the abort (a nullable string); other tags stay raw bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -4749,12 +3425,8 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -4776,8 +3448,7 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/tag')
+        _require(w_tag, 'metadata_record/abort_transaction_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -4786,14 +3457,7 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_CompactNullableString if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'metadata_record/abort_transaction_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, MetadataRecord_AbortTransactionRecordTag._switch_cases['data'], w_tag, 'metadata_record/abort_transaction_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tag/data')
@@ -4806,31 +3470,7 @@ class MetadataRecord_AbortTransactionRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 MetadataRecord_AbortTransactionRecordTag.__qualname__ = "MetadataRecord.AbortTransactionRecordTag"
@@ -4841,10 +3481,9 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
     tags stay raw.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[MetadataRecord_AbortTransactionRecordTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[MetadataRecord_AbortTransactionRecordTag]): The tagged fields, by ascending
+            tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -4865,8 +3504,6 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/abort_transaction_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/abort_transaction_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -4893,34 +3530,11 @@ class MetadataRecord_AbortTransactionRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record_tags/fields')
+        _require(w_fields, 'metadata_record/abort_transaction_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 MetadataRecord_AbortTransactionRecordTags.__qualname__ = "MetadataRecord.AbortTransactionRecordTags"
@@ -4931,11 +3545,10 @@ class MetadataRecord_AbortTransactionRecord(_Node):
     discarded. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        tagged_fields (MetadataRecord_AbortTransactionRecordTags):
-            Tagged fields: tag 0 holds an optional reason for the abort; others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        tagged_fields (MetadataRecord_AbortTransactionRecordTags): Tagged fields: tag 0 holds an
+            optional reason for the abort; others stay raw.
     """
 
     __slots__ = ("version", "tagged_fields", )
@@ -4967,29 +3580,10 @@ class MetadataRecord_AbortTransactionRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/abort_transaction_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/abort_transaction_record/version')
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/abort_transaction_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/abort_transaction_record/version')
-        z_tagged_fields = self.tagged_fields.size()
-        return z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/abort_transaction_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
     @property
     def reason(self):
@@ -5008,13 +3602,11 @@ class MetadataRecord_RemoveDelegationTokenRecord(_Node):
     """Deletes a delegation token. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        token_id (KafkaTypes_CompactString):
-            Id of the token to delete.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        token_id (KafkaTypes_CompactString): Id of the token to delete.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "token_id", "tagged_fields", )
@@ -5045,37 +3637,13 @@ class MetadataRecord_RemoveDelegationTokenRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_delegation_token_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/remove_delegation_token_record/version')
         w_token_id = self.token_id
-        if w_token_id is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_delegation_token_record/token_id')
-        if isinstance(w_token_id, (bytes, bytearray, memoryview)):
-            out += w_token_id
-        else:
-            w_token_id._write(out, keep)
+        _require(w_token_id, 'metadata_record/remove_delegation_token_record/token_id')
+        _write_value(out, w_token_id, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/remove_delegation_token_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/remove_delegation_token_record/version')
-        z_token_id = self.token_id.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_token_id + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/remove_delegation_token_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_RemoveDelegationTokenRecord.__qualname__ = "MetadataRecord.RemoveDelegationTokenRecord"
@@ -5085,16 +3653,14 @@ class MetadataRecord_ControllerEndpoint(_Node):
     """A listener on which a registered controller can be reached.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Listener name, such as PLAINTEXT; unique among the node's endpoints.
-        host (KafkaTypes_CompactString):
-            Host name or address the listener advertises.
-        port (int):
-            TCP port of the listener.
-        security_protocol (int):
-            Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): Listener name, such as PLAINTEXT; unique among the
+            node's endpoints.
+        host (KafkaTypes_CompactString): Host name or address the listener advertises.
+        port (int): TCP port of the listener.
+        security_protocol (int): Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2
+            SASL_PLAINTEXT, 3 SASL_SSL.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("name", "host", "port", "security_protocol", "tagged_fields", )
@@ -5132,39 +3698,17 @@ class MetadataRecord_ControllerEndpoint(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/controller_endpoint/name')
+        _write_value(out, w_name, keep)
         w_host = self.host
-        if w_host is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/host')
-        if isinstance(w_host, (bytes, bytearray, memoryview)):
-            out += w_host
-        else:
-            w_host._write(out, keep)
+        _require(w_host, 'metadata_record/controller_endpoint/host')
+        _write_value(out, w_host, keep)
         w_port = self.port
         w_security_protocol = self.security_protocol
         out += _S0.pack(w_port, w_security_protocol)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_endpoint/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_host = self.host.size()
-        z_port = 2
-        z_security_protocol = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_host + z_port + z_security_protocol + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/controller_endpoint/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ControllerEndpoint.__qualname__ = "MetadataRecord.ControllerEndpoint"
@@ -5174,14 +3718,11 @@ class MetadataRecord_ControllerFeature(_Node):
     """A feature a controller supports, with the range of levels it can run.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Feature name, such as metadata.version.
-        min_supported_version (int):
-            Lowest level of the feature the controller supports.
-        max_supported_version (int):
-            Highest level of the feature the controller supports.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): Feature name, such as metadata.version.
+        min_supported_version (int): Lowest level of the feature the controller supports.
+        max_supported_version (int): Highest level of the feature the controller supports.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("name", "min_supported_version", "max_supported_version", "tagged_fields", )
@@ -5216,31 +3757,14 @@ class MetadataRecord_ControllerFeature(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_feature/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'metadata_record/controller_feature/name')
+        _write_value(out, w_name, keep)
         w_min_supported_version = self.min_supported_version
         w_max_supported_version = self.max_supported_version
         out += _S1.pack(w_min_supported_version, w_max_supported_version)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/controller_feature/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_min_supported_version = 2
-        z_max_supported_version = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_min_supported_version + z_max_supported_version + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/controller_feature/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ControllerFeature.__qualname__ = "MetadataRecord.ControllerFeature"
@@ -5251,26 +3775,23 @@ class MetadataRecord_RegisterControllerRecord(_Node):
     supports (KIP-919). Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        controller_id (int):
-            Id of the controller (its node.id).
-        incarnation_id (bytes):
-            Random UUID of this run of the controller process, new at every start.
-        zk_migration_ready (int):
-            Boolean: 1 if the controller has the configuration a ZooKeeper to KRaft migration needs,
-            0 if not.
-        end_points_count_plus_one (int):
-            Number of endpoints plus one. (Computed on write unless set.)
-        end_points (list[MetadataRecord_ControllerEndpoint]):
-            Listeners on which the controller can be reached.
-        features_count_plus_one (int):
-            Number of features plus one. (Computed on write unless set.)
-        features (list[MetadataRecord_ControllerFeature]):
-            Features the controller supports, with their level ranges.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        controller_id (int): Id of the controller (its node.id).
+        incarnation_id (bytes): Random UUID of this run of the controller process, new at every
+            start.
+        zk_migration_ready (int): Boolean: 1 if the controller has the configuration a ZooKeeper
+            to KRaft migration needs, 0 if not.
+        end_points_count_plus_one (int): Number of endpoints plus one. (Computed on write unless
+            set.)
+        end_points (list[MetadataRecord_ControllerEndpoint]): Listeners on which the controller
+            can be reached.
+        features_count_plus_one (int): Number of features plus one. (Computed on write unless
+            set.)
+        features (list[MetadataRecord_ControllerFeature]): Features the controller supports,
+            with their level ranges.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "_pins", "controller_id", "incarnation_id", "zk_migration_ready", "_end_points_count_plus_one", "end_points", "_features_count_plus_one", "features", "tagged_fields", )
@@ -5321,8 +3842,6 @@ class MetadataRecord_RegisterControllerRecord(_Node):
         f_zk_migration_ready = buf[pos]
         pos += 1
         self.zk_migration_ready = f_zk_migration_ready
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_controller_record/end_points_count_plus_one')
         f_end_points_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record/end_points_count_plus_one')
         self._end_points_count_plus_one = f_end_points_count_plus_one
         f_end_points = []
@@ -5337,8 +3856,6 @@ class MetadataRecord_RegisterControllerRecord(_Node):
                 _v1, pos = MetadataRecord_ControllerEndpoint._read(buf, pos, end, self)
                 _ap2(_v1)
         self.end_points = f_end_points
-        if pos >= end:
-            raise _short(pos, end, 1, 'metadata_record/register_controller_record/features_count_plus_one')
         f_features_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'metadata_record/register_controller_record/features_count_plus_one')
         self._features_count_plus_one = f_features_count_plus_one
         f_features = []
@@ -5359,17 +3876,11 @@ class MetadataRecord_RegisterControllerRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_controller_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/register_controller_record/version')
         w_controller_id = self.controller_id
         out += _S2.pack(w_controller_id)
         w_incarnation_id = self.incarnation_id
-        if w_incarnation_id is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record/incarnation_id')
+        _require(w_incarnation_id, 'metadata_record/register_controller_record/incarnation_id')
         if len(w_incarnation_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_incarnation_id)}', 'metadata_record/register_controller_record/incarnation_id')
         out += w_incarnation_id
@@ -5385,13 +3896,9 @@ class MetadataRecord_RegisterControllerRecord(_Node):
         else:
             _w_uv32(out, w_end_points_count_plus_one)
         w_end_points = self.end_points
-        if w_end_points is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record/end_points')
+        _require(w_end_points, 'metadata_record/register_controller_record/end_points')
         for _x1 in w_end_points:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
         if keep:
             self._features_count_plus_one = w_features_count_plus_one
@@ -5400,65 +3907,15 @@ class MetadataRecord_RegisterControllerRecord(_Node):
         else:
             _w_uv32(out, w_features_count_plus_one)
         w_features = self.features
-        if w_features is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record/features')
+        _require(w_features, 'metadata_record/register_controller_record/features')
         for _x2 in w_features:
-            if isinstance(_x2, (bytes, bytearray, memoryview)):
-                out += _x2
-            else:
-                _x2._write(out, keep)
+            _write_value(out, _x2, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/register_controller_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'metadata_record/register_controller_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/register_controller_record/version')
-        d_end_points_count_plus_one = self._end_points_count_plus_one if self._pins & 1 else len(self.end_points) + 1
-        d_features_count_plus_one = self._features_count_plus_one if self._pins & 2 else len(self.features) + 1
-        z_controller_id = 4
-        z_incarnation_id = len(self.incarnation_id)
-        z_zk_migration_ready = 1
-        z_end_points_count_plus_one = _uv32_size(d_end_points_count_plus_one)
-        z_end_points = sum(_x.size() for _x in self.end_points)
-        z_features_count_plus_one = _uv32_size(d_features_count_plus_one)
-        z_features = sum(_x.size() for _x in self.features)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_controller_id + z_incarnation_id + z_zk_migration_ready + z_end_points_count_plus_one + z_end_points + z_features_count_plus_one + z_features + z_tagged_fields
-
-    @property
-    def end_points_count_plus_one(self):
-        """Number of endpoints plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._end_points_count_plus_one
-
-    @end_points_count_plus_one.setter
-    def end_points_count_plus_one(self, value):
-        self._end_points_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def features_count_plus_one(self):
-        """Number of features plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._features_count_plus_one
-
-    @features_count_plus_one.setter
-    def features_count_plus_one(self, value):
-        self._features_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    end_points_count_plus_one = _Derived("_end_points_count_plus_one", 1, 'Number of endpoints plus one. Computed on write unless set (pinned).')
+    features_count_plus_one = _Derived("_features_count_plus_one", 2, 'Number of features plus one. Computed on write unless set (pinned).')
 
 
 MetadataRecord_RegisterControllerRecord.__qualname__ = "MetadataRecord.RegisterControllerRecord"
@@ -5469,13 +3926,12 @@ class MetadataRecord_ClearElrRecord(_Node):
     every partition (KIP-966). Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic_name (KafkaTypes_CompactString):
-            Topic whose ELRs to clear; empty to clear them in every topic.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic_name (KafkaTypes_CompactString): Topic whose ELRs to clear; empty to clear them in
+            every topic.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "topic_name", "tagged_fields", )
@@ -5506,37 +3962,13 @@ class MetadataRecord_ClearElrRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/clear_elr_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'metadata_record/clear_elr_record/version')
         w_topic_name = self.topic_name
-        if w_topic_name is None:
-            raise _EncodeError('is not set', 'metadata_record/clear_elr_record/topic_name')
-        if isinstance(w_topic_name, (bytes, bytearray, memoryview)):
-            out += w_topic_name
-        else:
-            w_topic_name._write(out, keep)
+        _require(w_topic_name, 'metadata_record/clear_elr_record/topic_name')
+        _write_value(out, w_topic_name, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'metadata_record/clear_elr_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'metadata_record/clear_elr_record/version')
-        z_topic_name = self.topic_name.size()
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_name + z_tagged_fields
+        _require(w_tagged_fields, 'metadata_record/clear_elr_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 MetadataRecord_ClearElrRecord.__qualname__ = "MetadataRecord.ClearElrRecord"

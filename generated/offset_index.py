@@ -6,9 +6,10 @@ from __future__ import annotations
 from struct import Struct
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 
 __all__ = ["OffsetIndex"]
 
@@ -24,8 +25,8 @@ class OffsetIndex(_Node):
     first. Since Kafka 2.0 each entry names the last offset of a batch (1.x wrote the first).
 
     Fields:
-        entries (list[OffsetIndex_Entry]):
-            Entries in increasing offset order; the file length must be a multiple of 8.
+        entries (list[OffsetIndex_Entry]): Entries in increasing offset order; the file length
+            must be a multiple of 8.
     """
 
     __slots__ = ("entries", )
@@ -53,19 +54,9 @@ class OffsetIndex(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
-        if w_entries is None:
-            raise _EncodeError('is not set', 'offset_index/entries')
+        _require(w_entries, 'offset_index/entries')
         for _x1 in w_entries:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_entries = sum(_x.size() for _x in self.entries)
-        return z_entries
+            _write_value(out, _x1, keep)
 
 
 OffsetIndex.__qualname__ = "OffsetIndex"
@@ -75,10 +66,9 @@ class OffsetIndex_Entry(_Node):
     """One 8-byte slot.
 
     Fields:
-        relative_offset (int):
-            Offset minus the segment's base offset (the number in the file name).
-        position (int):
-            Byte position in the `.log` file of the batch holding that offset.
+        relative_offset (int): Offset minus the segment's base offset (the number in the file
+            name).
+        position (int): Byte position in the `.log` file of the batch holding that offset.
     """
 
     __slots__ = ("relative_offset", "position", )
@@ -111,7 +101,6 @@ class OffsetIndex_Entry(_Node):
         w_relative_offset = self.relative_offset
         w_position = self.position
         out += _S0.pack(w_relative_offset, w_position)
-
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

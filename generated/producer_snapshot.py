@@ -8,12 +8,14 @@ from weakref import ref as _ref
 
 from kafkacodec.runtime.crc import crc32c as _crc32c
 from kafkacodec.runtime.errors import ChecksumError as _ChecksumError
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.limits import LIMITS as _LIMITS
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 
 __all__ = ["ProducerSnapshot"]
 
@@ -34,14 +36,12 @@ class ProducerSnapshot(_Node):
     last stable offset follows.
 
     Fields:
-        version (int):
-            File format version; 1 is the only one Kafka reads.
-        crc (int):
-            CRC-32C (Castagnoli) of every byte after this field. (Computed on write unless set.)
-        producer_count (int):
-            Number of producer entries. (Computed on write unless set.)
-        producers (list[ProducerSnapshot_ProducerEntry]):
-            One entry per producer id, in no particular order.
+        version (int): File format version; 1 is the only one Kafka reads.
+        crc (int): CRC-32C (Castagnoli) of every byte after this field. (Computed on write
+            unless set.)
+        producer_count (int): Number of producer entries. (Computed on write unless set.)
+        producers (list[ProducerSnapshot_ProducerEntry]): One entry per producer id, in no
+            particular order.
     """
 
     __slots__ = ("_pos", "_pins", "version", "_crc", "_crc_computed", "_producer_count", "producers", )
@@ -109,13 +109,9 @@ class ProducerSnapshot(_Node):
         _m_producer_count = len(out) + 6
         out += _S0.pack(w_version, w_crc, w_producer_count)
         w_producers = self.producers
-        if w_producers is None:
-            raise _EncodeError('is not set', 'producer_snapshot/producers')
+        _require(w_producers, 'producer_snapshot/producers')
         for _x1 in w_producers:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         if self._pins & 1:
             w_crc = self._crc
         else:
@@ -124,15 +120,6 @@ class ProducerSnapshot(_Node):
         if keep:
             self._crc = w_crc
         _S1.pack_into(out, _at_crc, w_crc)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_crc = 4
-        z_producer_count = 4
-        z_producers = sum(_x.size() for _x in self.producers)
-        return z_version + z_crc + z_producer_count + z_producers
 
     def _load_crc_checksum(self):
         value = self._crc_computed
@@ -146,18 +133,8 @@ class ProducerSnapshot(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'producer_snapshot/crc', stored=self._crc, computed=self._crc_computed)
 
-    @property
-    def crc(self):
-        """CRC-32C (Castagnoli) of every byte after this field.
-
-        Computed on write unless set (pinned).
-        """
-        return self._crc
-
-    @crc.setter
-    def crc(self, value):
-        self._crc = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    crc = _Derived("_crc", 1, 'CRC-32C (Castagnoli) of every byte after this field. Computed on write unless set (pinned).')
+    producer_count = _Derived("_producer_count", 2, 'Number of producer entries. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):
@@ -165,19 +142,6 @@ class ProducerSnapshot(_Node):
         if self._crc_computed is None:
             return None
         return self._load_crc_checksum() == self._crc
-
-    @property
-    def producer_count(self):
-        """Number of producer entries.
-
-        Computed on write unless set (pinned).
-        """
-        return self._producer_count
-
-    @producer_count.setter
-    def producer_count(self, value):
-        self._producer_count = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
 
 
 ProducerSnapshot.__qualname__ = "ProducerSnapshot"
@@ -187,24 +151,18 @@ class ProducerSnapshot_ProducerEntry(_Node):
     """One 46-byte entry.
 
     Fields:
-        producer_id (int):
-            The producer id.
-        producer_epoch (int):
-            Its latest epoch.
-        last_sequence (int):
-            Sequence number of the last record of its last batch.
-        last_offset (int):
-            Offset of the last record of its last batch; -1 when no batch is known.
-        offset_delta (int):
-            Last sequence minus first sequence of that batch; the first sequence is `last_sequence -
-            offset_delta`, wrapping below 0 to 2^31-1 as sequences do.
-        timestamp (int):
-            Largest timestamp of that batch.
-        coordinator_epoch (int):
-            Epoch of the transaction coordinator that wrote its last transaction marker; -1 for
-            none.
-        current_txn_first_offset (int):
-            First offset of its open transaction; -1 when none is open.
+        producer_id (int): The producer id.
+        producer_epoch (int): Its latest epoch.
+        last_sequence (int): Sequence number of the last record of its last batch.
+        last_offset (int): Offset of the last record of its last batch; -1 when no batch is
+            known.
+        offset_delta (int): Last sequence minus first sequence of that batch; the first sequence
+            is `last_sequence - offset_delta`, wrapping below 0 to 2^31-1 as sequences do.
+        timestamp (int): Largest timestamp of that batch.
+        coordinator_epoch (int): Epoch of the transaction coordinator that wrote its last
+            transaction marker; -1 for none.
+        current_txn_first_offset (int): First offset of its open transaction; -1 when none is
+            open.
     """
 
     __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_offset", "offset_delta", "timestamp", "coordinator_epoch", "current_txn_first_offset", )
@@ -264,7 +222,6 @@ class ProducerSnapshot_ProducerEntry(_Node):
         w_coordinator_epoch = self.coordinator_epoch
         w_current_txn_first_offset = self.current_txn_first_offset
         out += _S2.pack(w_producer_id, w_producer_epoch, w_last_sequence, w_last_offset, w_offset_delta, w_timestamp, w_coordinator_epoch, w_current_txn_first_offset)
-
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

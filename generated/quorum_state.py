@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.node import Node as _Node
+from kafkacodec.runtime.writing import require as _require
 
 __all__ = ["QuorumState"]
 
@@ -32,9 +32,8 @@ class QuorumState(_Node):
     missing from the object takes its default (-1 for the ids and the epoch).
 
     Fields:
-        state (str):
-            The JSON object on the first line (later lines are not read), e.g. `{"leaderId":3000,"le
-            aderEpoch":7,"votedId":-
+        state (str): The JSON object on the first line (later lines are not read), e.g. `{"leade
+            rId":3000,"leaderEpoch":7,"votedId":-
             1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}`.
     """
 
@@ -61,15 +60,8 @@ class QuorumState(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_state = self.state
-        if w_state is None:
-            raise _EncodeError('is not set', 'quorum_state/state')
+        _require(w_state, 'quorum_state/state')
         out += w_state.encode('UTF-8', 'surrogateescape')
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_state = len(self.state.encode('UTF-8', 'surrogateescape'))
-        return z_state
 
 
 QuorumState.__qualname__ = "QuorumState"

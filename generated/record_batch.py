@@ -34,6 +34,7 @@ from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
 from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
 from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
 from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
+from kafkacodec.runtime.writing import Derived as _Derived
 
 __all__ = ["RecordBatch"]
 
@@ -86,44 +87,35 @@ class RecordBatch(_Node):
     broker can assign `base_offset` and `partition_leader_epoch` without recomputing it.
 
     Fields:
-        base_offset (int):
-            Offset of the first record of the batch as it was first written; kept when compaction
-            removes records, so the first remaining record may have a larger offset.
-        batch_length (int):
-            Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a
-            batch shorter than 61 bytes in total corrupt. (Computed on write unless set.)
-        partition_leader_epoch (int):
-            Epoch of the leader that appended the batch, -1 when unknown; not covered by the CRC.
-        magic (int):
-            Message format version; byte 16 of every batch and every legacy entry.
-        crc (int):
-            CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch. (Computed
-            on write unless set.)
-        attributes (int):
-            Bit field: bits 0-2 compression codec, bit 3 timestamp type, bit 4 transactional, bit 5
-            control batch, bit 6 delete horizon present. Readers use the low byte only.
-        last_offset_delta (int):
-            Offset of the last record of the original batch minus `base_offset`. Kept through
-            compaction, so it may exceed the largest offset delta of the records still present.
-        base_timestamp (int):
-            Timestamp that record timestamp deltas are relative to, normally the first record's.
-            When the delete-horizon bit is set it holds the delete horizon in milliseconds; -1 in an
-            empty batch kept by the cleaner.
-        max_timestamp (int):
-            Largest record timestamp (CreateTime), or the broker's append time (LogAppendTime),
-            which then stands for every record's timestamp.
-        producer_id (int):
-            Idempotent or transactional producer id; -1 for none.
-        producer_epoch (int):
-            Epoch of that producer id; -1 for none.
-        base_sequence (int):
-            Sequence number of the first record; -1 for none. Record sequences wrap past 2^31-1.
-        records_count (int):
-            Number of records present in the batch, which compaction may have made smaller.
+        base_offset (int): Offset of the first record of the batch as it was first written; kept
+            when compaction removes records, so the first remaining record may have a larger offset.
+        batch_length (int): Number of bytes after this field; the whole batch is 12 bytes
+            longer. Kafka calls a batch shorter than 61 bytes in total corrupt. (Computed on write
+            unless set.)
+        partition_leader_epoch (int): Epoch of the leader that appended the batch, -1 when
+            unknown; not covered by the CRC.
+        magic (int): Message format version; byte 16 of every batch and every legacy entry.
+        crc (int): CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch.
             (Computed on write unless set.)
-        records (RecordBatch_Records):
-            The records, compressed as one stream by the codec in `attributes`. Decoded on first
-            access; they must fill the section exactly.
+        attributes (int): Bit field: bits 0-2 compression codec, bit 3 timestamp type, bit 4
+            transactional, bit 5 control batch, bit 6 delete horizon present. Readers use the low
+            byte only.
+        last_offset_delta (int): Offset of the last record of the original batch minus
+            `base_offset`. Kept through compaction, so it may exceed the largest offset delta of the
+            records still present.
+        base_timestamp (int): Timestamp that record timestamp deltas are relative to, normally
+            the first record's. When the delete-horizon bit is set it holds the delete horizon in
+            milliseconds; -1 in an empty batch kept by the cleaner.
+        max_timestamp (int): Largest record timestamp (CreateTime), or the broker's append time
+            (LogAppendTime), which then stands for every record's timestamp.
+        producer_id (int): Idempotent or transactional producer id; -1 for none.
+        producer_epoch (int): Epoch of that producer id; -1 for none.
+        base_sequence (int): Sequence number of the first record; -1 for none. Record sequences
+            wrap past 2^31-1.
+        records_count (int): Number of records present in the batch, which compaction may have
+            made smaller. (Computed on write unless set.)
+        records (RecordBatch_Records): The records, compressed as one stream by the codec in
+            `attributes`. Decoded on first access; they must fill the section exactly.
     """
 
     __slots__ = ("_pos", "_pins", "base_offset", "_batch_length", "partition_leader_epoch", "magic", "_crc", "_crc_computed", "attributes", "last_offset_delta", "base_timestamp", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "_records_count", "_records", "_records_raw", )
@@ -310,7 +302,6 @@ class RecordBatch(_Node):
             self._crc = w_crc
         _S2.pack_into(out, _at_crc, w_crc)
 
-
     @staticmethod
     def _pack(out: bytearray, a_base_offset, a_partition_leader_epoch, a_magic, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, a_records, ) -> None:
         """Encode from field values (base_offset, partition_leader_epoch, magic, attributes, last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, records) without an object."""
@@ -454,32 +445,9 @@ class RecordBatch(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'record_batch/crc', stored=self._crc, computed=self._crc_computed)
 
-    @property
-    def batch_length(self):
-        """Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a batch
-        shorter than 61 bytes in total corrupt.
-
-        Computed on write unless set (pinned).
-        """
-        return self._batch_length
-
-    @batch_length.setter
-    def batch_length(self, value):
-        self._batch_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def crc(self):
-        """CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch.
-
-        Computed on write unless set (pinned).
-        """
-        return self._crc
-
-    @crc.setter
-    def crc(self, value):
-        self._crc = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    batch_length = _Derived("_batch_length", 1, 'Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a batch shorter than 61 bytes in total corrupt. Computed on write unless set (pinned).')
+    crc = _Derived("_crc", 2, 'CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch. Computed on write unless set (pinned).')
+    records_count = _Derived("_records_count", 4, 'Number of records present in the batch, which compaction may have made smaller. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):
@@ -487,19 +455,6 @@ class RecordBatch(_Node):
         if self._crc_computed is None:
             return None
         return self._load_crc_checksum() == self._crc
-
-    @property
-    def records_count(self):
-        """Number of records present in the batch, which compaction may have made smaller.
-
-        Computed on write unless set (pinned).
-        """
-        return self._records_count
-
-    @records_count.setter
-    def records_count(self, value):
-        self._records_count = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
 
     @property
     def records(self):
@@ -554,8 +509,8 @@ class RecordBatch_Records(_Node):
     """The (decompressed) records section of a batch.
 
     Fields:
-        items (list[RecordBatch_Record]):
-            Exactly `records_count` records; no bytes may remain after them.
+        items (list[RecordBatch_Record]): Exactly `records_count` records; no bytes may remain
+            after them.
     """
 
     __slots__ = ("items", )
@@ -852,7 +807,6 @@ class RecordBatch_Records(_Node):
                 else:
                     _x1._write(out, keep)
 
-
     @staticmethod
     def _pack(out: bytearray, a_items, ) -> None:
         """Encode from field values (items) without an object."""
@@ -962,29 +916,22 @@ class RecordBatch_Record(_Node):
     """One record; every length, count and delta is a zigzag varint.
 
     Fields:
-        length (int):
-            Bytes of the record after this field; a reader must consume exactly this many. (Computed
-            on write unless set.)
-        attributes (int):
-            Unused; written as 0 and not validated by readers.
-        timestamp_delta (int):
-            Record timestamp minus the batch's `base_timestamp`; may be negative.
-        offset_delta (int):
-            Record offset minus the batch's `base_offset`.
-        key_length (int):
-            Length of the key in bytes; -1 (any negative value) for a null key. (Computed on write
-            unless set.)
-        key (bytes | None):
-            The key, or null.
-        value_length (int):
-            Length of the value in bytes; -1 (any negative value) for a null value (a tombstone).
+        length (int): Bytes of the record after this field; a reader must consume exactly this
+            many. (Computed on write unless set.)
+        attributes (int): Unused; written as 0 and not validated by readers.
+        timestamp_delta (int): Record timestamp minus the batch's `base_timestamp`; may be
+            negative.
+        offset_delta (int): Record offset minus the batch's `base_offset`.
+        key_length (int): Length of the key in bytes; -1 (any negative value) for a null key.
             (Computed on write unless set.)
-        value (bytes | None):
-            The value, or null.
-        headers_count (int):
-            Number of headers; Kafka rejects a negative count. (Computed on write unless set.)
-        headers (list[RecordBatch_Header]):
-            Headers in the order the producer added them; keys may repeat.
+        key (bytes | None): The key, or null.
+        value_length (int): Length of the value in bytes; -1 (any negative value) for a null
+            value (a tombstone). (Computed on write unless set.)
+        value (bytes | None): The value, or null.
+        headers_count (int): Number of headers; Kafka rejects a negative count. (Computed on
+            write unless set.)
+        headers (list[RecordBatch_Header]): Headers in the order the producer added them; keys
+            may repeat.
     """
 
     __slots__ = ("_pins", "offset", "timestamp", "_length", "attributes", "timestamp_delta", "offset_delta", "_key_length", "key", "_value_length", "value", "_headers_count", "headers", )
@@ -1346,7 +1293,6 @@ class RecordBatch_Record(_Node):
         `ends[i]` (`buf` is the bytes of `u8`, for the instances read one at a time)."""
         return _vectors().packed(u8, buf, starts, ends, counts, cls._skip, cls._skip1, (5, True), 7, 'record_batch/record')
 
-
     @staticmethod
     def _pack(out: bytearray, a_attributes, a_timestamp_delta, a_offset_delta, a_key, a_value, a_headers, ) -> None:
         """Encode from field values (attributes, timestamp_delta, offset_delta, key, value, headers) without an object."""
@@ -1451,57 +1397,10 @@ class RecordBatch_Record(_Node):
         z_length = _zz32_size(d_length)
         return z_length + z_attributes + z_timestamp_delta + z_offset_delta + z_key_length + z_key + z_value_length + z_value + z_headers_count + z_headers
 
-    @property
-    def length(self):
-        """Bytes of the record after this field; a reader must consume exactly this many.
-
-        Computed on write unless set (pinned).
-        """
-        return self._length
-
-    @length.setter
-    def length(self, value):
-        self._length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def key_length(self):
-        """Length of the key in bytes; -1 (any negative value) for a null key.
-
-        Computed on write unless set (pinned).
-        """
-        return self._key_length
-
-    @key_length.setter
-    def key_length(self, value):
-        self._key_length = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
-
-    @property
-    def value_length(self):
-        """Length of the value in bytes; -1 (any negative value) for a null value (a tombstone).
-
-        Computed on write unless set (pinned).
-        """
-        return self._value_length
-
-    @value_length.setter
-    def value_length(self, value):
-        self._value_length = value
-        self._pins = (self._pins | 4) if value is not None else (self._pins & ~4)
-
-    @property
-    def headers_count(self):
-        """Number of headers; Kafka rejects a negative count.
-
-        Computed on write unless set (pinned).
-        """
-        return self._headers_count
-
-    @headers_count.setter
-    def headers_count(self, value):
-        self._headers_count = value
-        self._pins = (self._pins | 8) if value is not None else (self._pins & ~8)
+    length = _Derived("_length", 1, 'Bytes of the record after this field; a reader must consume exactly this many. Computed on write unless set (pinned).')
+    key_length = _Derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
+    value_length = _Derived("_value_length", 4, 'Length of the value in bytes; -1 (any negative value) for a null value (a tombstone). Computed on write unless set (pinned).')
+    headers_count = _Derived("_headers_count", 8, 'Number of headers; Kafka rejects a negative count. Computed on write unless set (pinned).')
 
 
 RecordBatch_Record.__qualname__ = "RecordBatch.Record"
@@ -1511,14 +1410,12 @@ class RecordBatch_Header(_Node):
     """One record header, a UTF-8 key with an optional binary value.
 
     Fields:
-        key_length (int):
-            Length of the key in bytes; must not be negative. (Computed on write unless set.)
-        key (str):
-            The header key, UTF-8.
-        value_length (int):
-            Length of the value in bytes; -1 for a null value. (Computed on write unless set.)
-        value (bytes | None):
-            The header value, or null.
+        key_length (int): Length of the key in bytes; must not be negative. (Computed on write
+            unless set.)
+        key (str): The header key, UTF-8.
+        value_length (int): Length of the value in bytes; -1 for a null value. (Computed on
+            write unless set.)
+        value (bytes | None): The header value, or null.
     """
 
     __slots__ = ("_pins", "_key_length", "key", "_value_length", "value", )
@@ -1625,7 +1522,6 @@ class RecordBatch_Header(_Node):
         cols['value.size'], pos = _v.slices(pos, cols['value_length'], end, True, 'record_batch/header/value')
         return cols, pos
 
-
     @staticmethod
     def _pack(out: bytearray, a_key, a_value, ) -> None:
         """Encode from field values (key, value) without an object."""
@@ -1660,31 +1556,8 @@ class RecordBatch_Header(_Node):
         z_value = z_value or 0
         return z_key_length + z_key + z_value_length + z_value
 
-    @property
-    def key_length(self):
-        """Length of the key in bytes; must not be negative.
-
-        Computed on write unless set (pinned).
-        """
-        return self._key_length
-
-    @key_length.setter
-    def key_length(self, value):
-        self._key_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def value_length(self):
-        """Length of the value in bytes; -1 for a null value.
-
-        Computed on write unless set (pinned).
-        """
-        return self._value_length
-
-    @value_length.setter
-    def value_length(self, value):
-        self._value_length = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    key_length = _Derived("_key_length", 1, 'Length of the key in bytes; must not be negative. Computed on write unless set (pinned).')
+    value_length = _Derived("_value_length", 2, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
 
 
 RecordBatch_Header.__qualname__ = "RecordBatch.Header"

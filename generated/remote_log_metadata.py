@@ -17,8 +17,12 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactNullableBytes
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedBool
@@ -58,16 +62,14 @@ class RemoteLogMetadata(_Node):
     generator/kafka_spec.py; 4.2 changes none of them.
 
     Fields:
-        frame_version (int):
-            Version of the record framing, an unsigned varint; always 1.
-        api_key (int):
-            Record type: 0 RemoteLogSegmentMetadataRecord, 1 RemoteLogSegmentMetadataUpdateRecord, 2
-            RemotePartitionDeleteMetadataRecord, 3 RemoteLogSegmentMetadataSnapshotRecord.
-        version (int):
-            Version of that record type; with the api key it selects the layout of the body.
-        body (object):
-            The record of that type and version; raw bytes for a type or version this schema does
-            not know.
+        frame_version (int): Version of the record framing, an unsigned varint; always 1.
+        api_key (int): Record type: 0 RemoteLogSegmentMetadataRecord, 1
+            RemoteLogSegmentMetadataUpdateRecord, 2 RemotePartitionDeleteMetadataRecord, 3
+            RemoteLogSegmentMetadataSnapshotRecord.
+        version (int): Version of that record type; with the api key it selects the layout of
+            the body.
+        body (object): The record of that type and version; raw bytes for a type or version this
+            schema does not know.
     """
 
     __slots__ = ("frame_version", "api_key", "version", "body", )
@@ -87,16 +89,10 @@ class RemoteLogMetadata(_Node):
     def _read(cls, buf, pos, end, _parent=None):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/frame_version')
         f_frame_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/frame_version')
         self.frame_version = f_frame_version
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/api_key')
         f_api_key, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/api_key')
         self.api_key = f_api_key
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/version')
         f_version, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/version')
         self.version = f_version
         _e = end
@@ -130,46 +126,26 @@ class RemoteLogMetadata(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_frame_version = self.frame_version
-        if w_frame_version is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/frame_version')
+        _require(w_frame_version, 'remote_log_metadata/frame_version')
         if 0 <= w_frame_version < 0x4000:
             out += _VT[w_frame_version]
         else:
             _w_uv32(out, w_frame_version)
         w_api_key = self.api_key
-        if w_api_key is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/api_key')
+        _require(w_api_key, 'remote_log_metadata/api_key')
         if 0 <= w_api_key < 0x4000:
             out += _VT[w_api_key]
         else:
             _w_uv32(out, w_api_key)
         w_version = self.version
-        if w_version is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/version')
+        _require(w_version, 'remote_log_metadata/version')
         if 0 <= w_version < 0x4000:
             out += _VT[w_version]
         else:
             _w_uv32(out, w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = (((w_api_key * 1000) + w_version) if (w_version < 1000) else (-1))
-            _want2 = RemoteLogMetadata_RemoteLogSegmentMetadataRecord if _on1 == 0 else RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecord if _on1 == 1000 else RemoteLogMetadata_RemotePartitionDeleteMetadataRecord if _on1 == 2000 else RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord if _on1 == 3000 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'remote_log_metadata/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_frame_version = _uv32_size(self.frame_version)
-        z_api_key = _uv32_size(self.api_key)
-        z_version = _uv32_size(self.version)
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_frame_version + z_api_key + z_version + z_body
+        _require(w_body, 'remote_log_metadata/body')
+        _write_case(out, w_body, keep, RemoteLogMetadata._switch_cases['body'], (((w_api_key * 1000) + w_version) if (w_version < 1000) else (-1)), 'remote_log_metadata/body', w_version)
 
 
 RemoteLogMetadata.__qualname__ = "RemoteLogMetadata"
@@ -179,14 +155,11 @@ class RemoteLogMetadata_TopicIdPartitionEntry(_Node):
     """A topic partition, by name and by topic id.
 
     Fields:
-        name (KafkaTypes_CompactString):
-            Topic name.
-        id (bytes):
-            UUID of the topic.
-        partition (int):
-            The partition.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        name (KafkaTypes_CompactString): Topic name.
+        id (bytes): UUID of the topic.
+        partition (int): The partition.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("name", "id", "partition", "tagged_fields", )
@@ -228,36 +201,18 @@ class RemoteLogMetadata_TopicIdPartitionEntry(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_name = self.name
-        if w_name is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/name')
-        if isinstance(w_name, (bytes, bytearray, memoryview)):
-            out += w_name
-        else:
-            w_name._write(out, keep)
+        _require(w_name, 'remote_log_metadata/topic_id_partition_entry/name')
+        _write_value(out, w_name, keep)
         w_id = self.id
-        if w_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/id')
+        _require(w_id, 'remote_log_metadata/topic_id_partition_entry/id')
         if len(w_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'remote_log_metadata/topic_id_partition_entry/id')
         out += w_id
         w_partition = self.partition
         out += _S0.pack(w_partition)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/topic_id_partition_entry/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_name = self.name.size()
-        z_id = len(self.id)
-        z_partition = 4
-        z_tagged_fields = self.tagged_fields.size()
-        return z_name + z_id + z_partition + z_tagged_fields
+        _require(w_tagged_fields, 'remote_log_metadata/topic_id_partition_entry/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 RemoteLogMetadata_TopicIdPartitionEntry.__qualname__ = "RemoteLogMetadata.TopicIdPartitionEntry"
@@ -267,12 +222,11 @@ class RemoteLogMetadata_RemoteLogSegmentIdEntry(_Node):
     """A segment in remote storage: its partition and the UUID given to the copy.
 
     Fields:
-        topic_id_partition (RemoteLogMetadata_TopicIdPartitionEntry):
-            The partition the segment belongs to.
-        id (bytes):
-            UUID of the remote segment, new for every copy of a local segment.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        topic_id_partition (RemoteLogMetadata_TopicIdPartitionEntry): The partition the segment
+            belongs to.
+        id (bytes): UUID of the remote segment, new for every copy of a local segment.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("topic_id_partition", "id", "tagged_fields", )
@@ -308,33 +262,16 @@ class RemoteLogMetadata_RemoteLogSegmentIdEntry(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_topic_id_partition = self.topic_id_partition
-        if w_topic_id_partition is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/topic_id_partition')
-        if isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
-            out += w_topic_id_partition
-        else:
-            w_topic_id_partition._write(out, keep)
+        _require(w_topic_id_partition, 'remote_log_metadata/remote_log_segment_id_entry/topic_id_partition')
+        _write_value(out, w_topic_id_partition, keep)
         w_id = self.id
-        if w_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/id')
+        _require(w_id, 'remote_log_metadata/remote_log_segment_id_entry/id')
         if len(w_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_id)}', 'remote_log_metadata/remote_log_segment_id_entry/id')
         out += w_id
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_id_entry/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_topic_id_partition = self.topic_id_partition.size()
-        z_id = len(self.id)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id_partition + z_id + z_tagged_fields
+        _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_id_entry/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 RemoteLogMetadata_RemoteLogSegmentIdEntry.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentIdEntry"
@@ -344,12 +281,10 @@ class RemoteLogMetadata_SegmentLeaderEpochEntry(_Node):
     """A leader epoch and the first offset written in it, within the segment.
 
     Fields:
-        leader_epoch (int):
-            The leader epoch.
-        offset (int):
-            First offset of the segment written in that epoch.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        leader_epoch (int): The leader epoch.
+        offset (int): First offset of the segment written in that epoch.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("leader_epoch", "offset", "tagged_fields", )
@@ -386,20 +321,8 @@ class RemoteLogMetadata_SegmentLeaderEpochEntry(_Node):
         w_offset = self.offset
         out += _S1.pack(w_leader_epoch, w_offset)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_leader_epoch = 4
-        z_offset = 8
-        z_tagged_fields = self.tagged_fields.size()
-        return z_leader_epoch + z_offset + z_tagged_fields
+        _require(w_tagged_fields, 'remote_log_metadata/segment_leader_epoch_entry/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 RemoteLogMetadata_SegmentLeaderEpochEntry.__qualname__ = "RemoteLogMetadata.SegmentLeaderEpochEntry"
@@ -409,13 +332,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
     """One tagged field, decoded by its tag: 0 says whether the segment's transaction index is empty; other tags stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_TaggedBool):
-            The field's data: tag 0 decodes as a boolean, true when the segment has no aborted
-            transactions to look up; other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_TaggedBool): The field's data: tag 0 decodes as a boolean, true when
+            the segment has no aborted transactions to look up; other tags stay raw bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -436,12 +356,8 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -463,8 +379,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
+        _require(w_tag, 'remote_log_metadata/remote_log_segment_metadata_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -473,14 +388,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_TaggedBool if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag._switch_cases['data'], w_tag, 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tag/data')
@@ -493,31 +401,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataRecordTag"
@@ -527,10 +411,9 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
     """Tagged fields: tag 0 says whether the segment's transaction index is empty; others stay raw.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag]): The tagged fields,
+            by ascending tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -551,8 +434,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -579,34 +460,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
+        _require(w_fields, 'remote_log_metadata/remote_log_segment_metadata_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataRecordTags"
@@ -617,37 +475,27 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecord(_Node):
     Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        remote_log_segment_id (RemoteLogMetadata_RemoteLogSegmentIdEntry):
-            The remote segment.
-        start_offset (int):
-            First offset of the segment.
-        end_offset (int):
-            Last offset of the segment (inclusive).
-        broker_id (int):
-            The broker that wrote the record (the partition's leader).
-        max_timestamp_ms (int):
-            Largest record timestamp in the segment (ms).
-        event_timestamp_ms (int):
-            When the record was written (ms).
-        segment_leader_epochs_count_plus_one (int):
-            Number of leader epochs plus one. (Computed on write unless set.)
-        segment_leader_epochs (list[RemoteLogMetadata_SegmentLeaderEpochEntry]):
-            Leader epochs of the segment's records, each with the offset it starts at.
-        segment_size_in_bytes (int):
-            Size of the segment file in bytes.
-        custom_metadata (KafkaTypes_CompactNullableBytes):
-            Metadata the remote storage plugin returned when it copied the segment (KIP-917), or
-            null.
-        remote_log_segment_state (int):
-            State of the segment's copy or deletion: 0 COPY_SEGMENT_STARTED, 1
-            COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3 DELETE_SEGMENT_FINISHED.
-            COPY_SEGMENT_STARTED when the record is first written.
-        tagged_fields (RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags):
-            Tagged fields: tag 0 says whether the segment's transaction index is empty (false when
-            absent); others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        remote_log_segment_id (RemoteLogMetadata_RemoteLogSegmentIdEntry): The remote segment.
+        start_offset (int): First offset of the segment.
+        end_offset (int): Last offset of the segment (inclusive).
+        broker_id (int): The broker that wrote the record (the partition's leader).
+        max_timestamp_ms (int): Largest record timestamp in the segment (ms).
+        event_timestamp_ms (int): When the record was written (ms).
+        segment_leader_epochs_count_plus_one (int): Number of leader epochs plus one. (Computed
+            on write unless set.)
+        segment_leader_epochs (list[RemoteLogMetadata_SegmentLeaderEpochEntry]): Leader epochs
+            of the segment's records, each with the offset it starts at.
+        segment_size_in_bytes (int): Size of the segment file in bytes.
+        custom_metadata (KafkaTypes_CompactNullableBytes): Metadata the remote storage plugin
+            returned when it copied the segment (KIP-917), or null.
+        remote_log_segment_state (int): State of the segment's copy or deletion: 0
+            COPY_SEGMENT_STARTED, 1 COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3
+            DELETE_SEGMENT_FINISHED. COPY_SEGMENT_STARTED when the record is first written.
+        tagged_fields (RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags): Tagged fields: tag
+            0 says whether the segment's transaction index is empty (false when absent); others stay
+            raw.
     """
 
     __slots__ = ("version", "_pins", "remote_log_segment_id", "start_offset", "end_offset", "broker_id", "max_timestamp_ms", "event_timestamp_ms", "_segment_leader_epochs_count_plus_one", "segment_leader_epochs", "segment_size_in_bytes", "custom_metadata", "remote_log_segment_state", "tagged_fields", )
@@ -699,8 +547,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecord(_Node):
         self.broker_id = f_broker_id
         self.max_timestamp_ms = f_max_timestamp_ms
         self.event_timestamp_ms = f_event_timestamp_ms
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_record/segment_leader_epochs_count_plus_one')
         f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_record/segment_leader_epochs_count_plus_one')
         self._segment_leader_epochs_count_plus_one = f_segment_leader_epochs_count_plus_one
         f_segment_leader_epochs = []
@@ -735,19 +581,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'remote_log_metadata/remote_log_segment_metadata_record/version')
         w_remote_log_segment_id = self.remote_log_segment_id
-        if w_remote_log_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record/remote_log_segment_id')
-        if isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
-            out += w_remote_log_segment_id
-        else:
-            w_remote_log_segment_id._write(out, keep)
+        _require(w_remote_log_segment_id, 'remote_log_metadata/remote_log_segment_metadata_record/remote_log_segment_id')
+        _write_value(out, w_remote_log_segment_id, keep)
         w_start_offset = self.start_offset
         w_end_offset = self.end_offset
         w_broker_id = self.broker_id
@@ -762,68 +599,23 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecord(_Node):
         else:
             _w_uv32(out, w_segment_leader_epochs_count_plus_one)
         w_segment_leader_epochs = self.segment_leader_epochs
-        if w_segment_leader_epochs is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record/segment_leader_epochs')
+        _require(w_segment_leader_epochs, 'remote_log_metadata/remote_log_segment_metadata_record/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
         out += _S0.pack(w_segment_size_in_bytes)
         w_custom_metadata = self.custom_metadata
-        if w_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record/custom_metadata')
-        if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
-            out += w_custom_metadata
-        else:
-            w_custom_metadata._write(out, keep)
+        _require(w_custom_metadata, 'remote_log_metadata/remote_log_segment_metadata_record/custom_metadata')
+        _write_value(out, w_custom_metadata, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_record/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_metadata_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_record/version')
-        d_segment_leader_epochs_count_plus_one = self._segment_leader_epochs_count_plus_one if self._pins & 1 else len(self.segment_leader_epochs) + 1
-        z_remote_log_segment_id = self.remote_log_segment_id.size()
-        z_start_offset = 8
-        z_end_offset = 8
-        z_broker_id = 4
-        z_max_timestamp_ms = 8
-        z_event_timestamp_ms = 8
-        z_segment_leader_epochs_count_plus_one = _uv32_size(d_segment_leader_epochs_count_plus_one)
-        z_segment_leader_epochs = sum(_x.size() for _x in self.segment_leader_epochs)
-        z_segment_size_in_bytes = 4
-        z_custom_metadata = self.custom_metadata.size()
-        z_remote_log_segment_state = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_remote_log_segment_id + z_start_offset + z_end_offset + z_broker_id + z_max_timestamp_ms + z_event_timestamp_ms + z_segment_leader_epochs_count_plus_one + z_segment_leader_epochs + z_segment_size_in_bytes + z_custom_metadata + z_remote_log_segment_state + z_tagged_fields
-
-    @property
-    def segment_leader_epochs_count_plus_one(self):
-        """Number of leader epochs plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._segment_leader_epochs_count_plus_one
-
-    @segment_leader_epochs_count_plus_one.setter
-    def segment_leader_epochs_count_plus_one(self, value):
-        self._segment_leader_epochs_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    segment_leader_epochs_count_plus_one = _Derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
 
     @property
     def txn_index_empty(self):
@@ -842,23 +634,18 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecord(_Node):
     """A new state of a remote segment (api key 1): its copy finished, or its deletion started or finished. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        remote_log_segment_id (RemoteLogMetadata_RemoteLogSegmentIdEntry):
-            The remote segment.
-        broker_id (int):
-            The broker that wrote the record.
-        event_timestamp_ms (int):
-            When the record was written (ms).
-        custom_metadata (KafkaTypes_CompactNullableBytes):
-            Metadata the remote storage plugin returned when it copied the segment (KIP-917), or
-            null.
-        remote_log_segment_state (int):
-            State of the segment's copy or deletion: 0 COPY_SEGMENT_STARTED, 1
-            COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3 DELETE_SEGMENT_FINISHED.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        remote_log_segment_id (RemoteLogMetadata_RemoteLogSegmentIdEntry): The remote segment.
+        broker_id (int): The broker that wrote the record.
+        event_timestamp_ms (int): When the record was written (ms).
+        custom_metadata (KafkaTypes_CompactNullableBytes): Metadata the remote storage plugin
+            returned when it copied the segment (KIP-917), or null.
+        remote_log_segment_state (int): State of the segment's copy or deletion: 0
+            COPY_SEGMENT_STARTED, 1 COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3
+            DELETE_SEGMENT_FINISHED.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "remote_log_segment_id", "broker_id", "event_timestamp_ms", "custom_metadata", "remote_log_segment_state", "tagged_fields", )
@@ -908,55 +695,23 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'remote_log_metadata/remote_log_segment_metadata_update_record/version')
         w_remote_log_segment_id = self.remote_log_segment_id
-        if w_remote_log_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record/remote_log_segment_id')
-        if isinstance(w_remote_log_segment_id, (bytes, bytearray, memoryview)):
-            out += w_remote_log_segment_id
-        else:
-            w_remote_log_segment_id._write(out, keep)
+        _require(w_remote_log_segment_id, 'remote_log_metadata/remote_log_segment_metadata_update_record/remote_log_segment_id')
+        _write_value(out, w_remote_log_segment_id, keep)
         w_broker_id = self.broker_id
         w_event_timestamp_ms = self.event_timestamp_ms
         out += _S1.pack(w_broker_id, w_event_timestamp_ms)
         w_custom_metadata = self.custom_metadata
-        if w_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record/custom_metadata')
-        if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
-            out += w_custom_metadata
-        else:
-            w_custom_metadata._write(out, keep)
+        _require(w_custom_metadata, 'remote_log_metadata/remote_log_segment_metadata_update_record/custom_metadata')
+        _write_value(out, w_custom_metadata, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_update_record/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_update_record/version')
-        z_remote_log_segment_id = self.remote_log_segment_id.size()
-        z_broker_id = 4
-        z_event_timestamp_ms = 8
-        z_custom_metadata = self.custom_metadata.size()
-        z_remote_log_segment_state = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_remote_log_segment_id + z_broker_id + z_event_timestamp_ms + z_custom_metadata + z_remote_log_segment_state + z_tagged_fields
+        _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_metadata_update_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataUpdateRecord.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataUpdateRecord"
@@ -966,21 +721,16 @@ class RemoteLogMetadata_RemotePartitionDeleteMetadataRecord(_Node):
     """A step of deleting a partition's remote data (api key 2), as when its topic is deleted. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic_id_partition (RemoteLogMetadata_TopicIdPartitionEntry):
-            The partition.
-        broker_id (int):
-            The broker that wrote the record: the controller marks the deletion, the leader of the
-            metadata topic's partition starts and finishes it.
-        event_timestamp_ms (int):
-            When the record was written (ms).
-        remote_partition_delete_state (int):
-            Deletion state: 0 DELETE_PARTITION_MARKED, 1 DELETE_PARTITION_STARTED, 2
-            DELETE_PARTITION_FINISHED.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic_id_partition (RemoteLogMetadata_TopicIdPartitionEntry): The partition.
+        broker_id (int): The broker that wrote the record: the controller marks the deletion,
+            the leader of the metadata topic's partition starts and finishes it.
+        event_timestamp_ms (int): When the record was written (ms).
+        remote_partition_delete_state (int): Deletion state: 0 DELETE_PARTITION_MARKED, 1
+            DELETE_PARTITION_STARTED, 2 DELETE_PARTITION_FINISHED.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("version", "topic_id_partition", "broker_id", "event_timestamp_ms", "remote_partition_delete_state", "tagged_fields", )
@@ -1021,44 +771,17 @@ class RemoteLogMetadata_RemotePartitionDeleteMetadataRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_partition_delete_metadata_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'remote_log_metadata/remote_partition_delete_metadata_record/version')
         w_topic_id_partition = self.topic_id_partition
-        if w_topic_id_partition is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record/topic_id_partition')
-        if isinstance(w_topic_id_partition, (bytes, bytearray, memoryview)):
-            out += w_topic_id_partition
-        else:
-            w_topic_id_partition._write(out, keep)
+        _require(w_topic_id_partition, 'remote_log_metadata/remote_partition_delete_metadata_record/topic_id_partition')
+        _write_value(out, w_topic_id_partition, keep)
         w_broker_id = self.broker_id
         w_event_timestamp_ms = self.event_timestamp_ms
         w_remote_partition_delete_state = self.remote_partition_delete_state
         out += _S4.pack(w_broker_id, w_event_timestamp_ms, w_remote_partition_delete_state)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_partition_delete_metadata_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_partition_delete_metadata_record/version')
-        z_topic_id_partition = self.topic_id_partition.size()
-        z_broker_id = 4
-        z_event_timestamp_ms = 8
-        z_remote_partition_delete_state = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_topic_id_partition + z_broker_id + z_event_timestamp_ms + z_remote_partition_delete_state + z_tagged_fields
+        _require(w_tagged_fields, 'remote_log_metadata/remote_partition_delete_metadata_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 RemoteLogMetadata_RemotePartitionDeleteMetadataRecord.__qualname__ = "RemoteLogMetadata.RemotePartitionDeleteMetadataRecord"
@@ -1068,13 +791,10 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
     """One tagged field, decoded by its tag: 0 says whether the segment's transaction index is empty; other tags stay raw.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (KafkaTypes_TaggedBool):
-            The field's data: tag 0 decodes as a boolean, true when the segment has no aborted
-            transactions to look up; other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (KafkaTypes_TaggedBool): The field's data: tag 0 decodes as a boolean, true when
+            the segment has no aborted transactions to look up; other tags stay raw bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -1095,12 +815,8 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -1122,8 +838,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
+        _require(w_tag, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -1132,14 +847,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_TaggedBool if _on2 == 0 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag._switch_cases['data'], w_tag, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tag/data')
@@ -1152,31 +860,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecordTag"
@@ -1186,10 +870,9 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
     """Tagged fields: tag 0 says whether the segment's transaction index is empty; others stay raw.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag]): The tagged
+            fields, by ascending tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -1210,8 +893,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/count')
         self._count = f_count
         f_fields = []
@@ -1238,34 +919,11 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
+        _require(w_fields, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecordTags"
@@ -1276,36 +934,27 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord(_Node):
     key 3), without the partition; Kafka 4.1 still reads it but no longer writes it. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        segment_id (bytes):
-            UUID of the remote segment.
-        start_offset (int):
-            First offset of the segment.
-        end_offset (int):
-            Last offset of the segment (inclusive).
-        broker_id (int):
-            The broker that wrote or last updated the metadata.
-        max_timestamp_ms (int):
-            Largest record timestamp in the segment (ms).
-        event_timestamp_ms (int):
-            When the metadata was last written (ms).
-        segment_leader_epochs_count_plus_one (int):
-            Number of leader epochs plus one. (Computed on write unless set.)
-        segment_leader_epochs (list[RemoteLogMetadata_SegmentLeaderEpochEntry]):
-            Leader epochs of the segment's records, each with the offset it starts at.
-        segment_size_in_bytes (int):
-            Size of the segment file in bytes.
-        custom_metadata (KafkaTypes_CompactNullableBytes):
-            Metadata the remote storage plugin returned when it copied the segment (KIP-917), or
-            null.
-        remote_log_segment_state (int):
-            State of the segment's copy or deletion: 0 COPY_SEGMENT_STARTED, 1
-            COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3 DELETE_SEGMENT_FINISHED.
-        tagged_fields (RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags):
-            Tagged fields: tag 0 says whether the segment's transaction index is empty (false when
-            absent); others stay raw.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        segment_id (bytes): UUID of the remote segment.
+        start_offset (int): First offset of the segment.
+        end_offset (int): Last offset of the segment (inclusive).
+        broker_id (int): The broker that wrote or last updated the metadata.
+        max_timestamp_ms (int): Largest record timestamp in the segment (ms).
+        event_timestamp_ms (int): When the metadata was last written (ms).
+        segment_leader_epochs_count_plus_one (int): Number of leader epochs plus one. (Computed
+            on write unless set.)
+        segment_leader_epochs (list[RemoteLogMetadata_SegmentLeaderEpochEntry]): Leader epochs
+            of the segment's records, each with the offset it starts at.
+        segment_size_in_bytes (int): Size of the segment file in bytes.
+        custom_metadata (KafkaTypes_CompactNullableBytes): Metadata the remote storage plugin
+            returned when it copied the segment (KIP-917), or null.
+        remote_log_segment_state (int): State of the segment's copy or deletion: 0
+            COPY_SEGMENT_STARTED, 1 COPY_SEGMENT_FINISHED, 2 DELETE_SEGMENT_STARTED, 3
+            DELETE_SEGMENT_FINISHED.
+        tagged_fields (RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags): Tagged
+            fields: tag 0 says whether the segment's transaction index is empty (false when absent);
+            others stay raw.
     """
 
     __slots__ = ("version", "_pins", "segment_id", "start_offset", "end_offset", "broker_id", "max_timestamp_ms", "event_timestamp_ms", "_segment_leader_epochs_count_plus_one", "segment_leader_epochs", "segment_size_in_bytes", "custom_metadata", "remote_log_segment_state", "tagged_fields", )
@@ -1361,8 +1010,6 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord(_Node):
         self.broker_id = f_broker_id
         self.max_timestamp_ms = f_max_timestamp_ms
         self.event_timestamp_ms = f_event_timestamp_ms
-        if pos >= end:
-            raise _short(pos, end, 1, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_leader_epochs_count_plus_one')
         f_segment_leader_epochs_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_leader_epochs_count_plus_one')
         self._segment_leader_epochs_count_plus_one = f_segment_leader_epochs_count_plus_one
         f_segment_leader_epochs = []
@@ -1397,15 +1044,9 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/version')
         w_segment_id = self.segment_id
-        if w_segment_id is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_id')
+        _require(w_segment_id, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_id')
         if len(w_segment_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_segment_id)}', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_id')
         out += w_segment_id
@@ -1423,68 +1064,23 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord(_Node):
         else:
             _w_uv32(out, w_segment_leader_epochs_count_plus_one)
         w_segment_leader_epochs = self.segment_leader_epochs
-        if w_segment_leader_epochs is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_leader_epochs')
+        _require(w_segment_leader_epochs, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/segment_leader_epochs')
         for _x1 in w_segment_leader_epochs:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_segment_size_in_bytes = self.segment_size_in_bytes
         out += _S0.pack(w_segment_size_in_bytes)
         w_custom_metadata = self.custom_metadata
-        if w_custom_metadata is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/custom_metadata')
-        if isinstance(w_custom_metadata, (bytes, bytearray, memoryview)):
-            out += w_custom_metadata
-        else:
-            w_custom_metadata._write(out, keep)
+        _require(w_custom_metadata, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/custom_metadata')
+        _write_value(out, w_custom_metadata, keep)
         w_remote_log_segment_state = self.remote_log_segment_state
         if not -128 <= w_remote_log_segment_state <= 127:
             raise _EncodeError(f'{w_remote_log_segment_state} does not fit in s1', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/remote_log_segment_state')
         out.append(w_remote_log_segment_state & 0xFF)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/version')
-        d_segment_leader_epochs_count_plus_one = self._segment_leader_epochs_count_plus_one if self._pins & 1 else len(self.segment_leader_epochs) + 1
-        z_segment_id = len(self.segment_id)
-        z_start_offset = 8
-        z_end_offset = 8
-        z_broker_id = 4
-        z_max_timestamp_ms = 8
-        z_event_timestamp_ms = 8
-        z_segment_leader_epochs_count_plus_one = _uv32_size(d_segment_leader_epochs_count_plus_one)
-        z_segment_leader_epochs = sum(_x.size() for _x in self.segment_leader_epochs)
-        z_segment_size_in_bytes = 4
-        z_custom_metadata = self.custom_metadata.size()
-        z_remote_log_segment_state = 1
-        z_tagged_fields = self.tagged_fields.size()
-        return z_segment_id + z_start_offset + z_end_offset + z_broker_id + z_max_timestamp_ms + z_event_timestamp_ms + z_segment_leader_epochs_count_plus_one + z_segment_leader_epochs + z_segment_size_in_bytes + z_custom_metadata + z_remote_log_segment_state + z_tagged_fields
-
-    @property
-    def segment_leader_epochs_count_plus_one(self):
-        """Number of leader epochs plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._segment_leader_epochs_count_plus_one
-
-    @segment_leader_epochs_count_plus_one.setter
-    def segment_leader_epochs_count_plus_one(self, value):
-        self._segment_leader_epochs_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    segment_leader_epochs_count_plus_one = _Derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
 
     @property
     def txn_index_empty(self):

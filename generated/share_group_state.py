@@ -12,13 +12,16 @@ from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import bad_size as _bad_size
 from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import needs_params as _needs_params
-from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_String
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedFields
 
@@ -53,10 +56,9 @@ class ShareGroupState(_Node):
     generator/kafka_spec.py; Kafka 4.2 adds a tagged field to both values, which stays raw here.
 
     Fields:
-        type (int):
-            Record type: 0 ShareSnapshot, 1 ShareUpdate.
-        key (object):
-            The key of that record type; raw bytes for a type this schema does not know.
+        type (int): Record type: 0 ShareSnapshot, 1 ShareUpdate.
+        key (object): The key of that record type; raw bytes for a type this schema does not
+            know.
     """
 
     __slots__ = ("type", "key", )
@@ -100,23 +102,8 @@ class ShareGroupState(_Node):
         w_type = self.type
         out += _S0.pack(w_type)
         w_key = self.key
-        if w_key is None:
-            raise _EncodeError('is not set', 'share_group_state/key')
-        if isinstance(w_key, (bytes, bytearray, memoryview)):
-            out += w_key
-        else:
-            _on1 = w_type
-            _want2 = ShareGroupState_ShareSnapshotKey if _on1 == 0 else ShareGroupState_ShareUpdateKey if _on1 == 1 else None
-            if _want2 is not None and not isinstance(w_key, _want2):
-                raise _EncodeError(f'is a {type(w_key).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/key')
-            w_key._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_type = 2
-        z_key = (len(self.key) if isinstance(self.key, (bytes, bytearray, memoryview)) else self.key.size())
-        return z_type + z_key
+        _require(w_key, 'share_group_state/key')
+        _write_case(out, w_key, keep, ShareGroupState._switch_cases['key'], w_type, 'share_group_state/key')
 
 
 ShareGroupState.__qualname__ = "ShareGroupState"
@@ -126,12 +113,9 @@ class ShareGroupState_ShareSnapshotKey(_Node):
     """Key of a snapshot (record type 0): the share-partition it describes.
 
     Fields:
-        group_id (KafkaTypes_String):
-            The share group.
-        topic_id (bytes):
-            UUID of the topic.
-        partition (int):
-            The partition.
+        group_id (KafkaTypes_String): The share group.
+        topic_id (bytes): UUID of the topic.
+        partition (int): The partition.
     """
 
     __slots__ = ("group_id", "topic_id", "partition", )
@@ -170,28 +154,15 @@ class ShareGroupState_ShareSnapshotKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'share_group_state/share_snapshot_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_key/topic_id')
+        _require(w_topic_id, 'share_group_state/share_snapshot_key/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'share_group_state/share_snapshot_key/topic_id')
         out += w_topic_id
         w_partition = self.partition
         out += _S1.pack(w_partition)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_topic_id = len(self.topic_id)
-        z_partition = 4
-        return z_group_id + z_topic_id + z_partition
 
 
 ShareGroupState_ShareSnapshotKey.__qualname__ = "ShareGroupState.ShareSnapshotKey"
@@ -201,16 +172,12 @@ class ShareGroupState_StateBatch(_Node):
     """A range of offsets that share a delivery state and count.
 
     Fields:
-        first_offset (int):
-            First offset of the range.
-        last_offset (int):
-            Last offset of the range (inclusive).
-        delivery_state (int):
-            Delivery state: 0 available, 2 acknowledged, 4 archived.
-        delivery_count (int):
-            How many times the records of the range have been delivered.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; ones this version does not define stay encoded here.
+        first_offset (int): First offset of the range.
+        last_offset (int): Last offset of the range (inclusive).
+        delivery_state (int): Delivery state: 0 available, 2 acknowledged, 4 archived.
+        delivery_count (int): How many times the records of the range have been delivered.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; ones this version does not
+            define stay encoded here.
     """
 
     __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "tagged_fields", )
@@ -258,22 +225,8 @@ class ShareGroupState_StateBatch(_Node):
         w_delivery_count = self.delivery_count
         out += _S2.pack(w_first_offset, w_last_offset, w_delivery_state, w_delivery_count)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/state_batch/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_first_offset = 8
-        z_last_offset = 8
-        z_delivery_state = 1
-        z_delivery_count = 2
-        z_tagged_fields = self.tagged_fields.size()
-        return z_first_offset + z_last_offset + z_delivery_state + z_delivery_count + z_tagged_fields
+        _require(w_tagged_fields, 'share_group_state/state_batch/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
 
 ShareGroupState_StateBatch.__qualname__ = "ShareGroupState.StateBatch"
@@ -283,30 +236,23 @@ class ShareGroupState_ShareSnapshotValueBody(_Node):
     """The whole state of a share-partition. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        snapshot_epoch (int):
-            Epoch of this snapshot, one more than the previous snapshot's; updates name the snapshot
-            they apply to by it.
-        state_epoch (int):
-            Epoch of the state, bumped when the state is initialized again (as when the group's
-            offsets are reset).
-        leader_epoch (int):
-            Leader epoch of the partition leader that wrote the state.
-        start_offset (int):
-            The share-partition start offset: records below it are done with.
-        create_timestamp (int):
-            When the state was first created (ms).
-        write_timestamp (int):
-            When this snapshot was written (ms).
-        state_batches_count_plus_one (int):
-            Number of state batches plus one. (Computed on write unless set.)
-        state_batches (list[ShareGroupState_StateBatch]):
-            Delivery state of the offsets from the start offset on, by ranges.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; Kafka 4.1 defines none here, so all stay encoded (4.2 adds tag 0, the
-            count of offsets from the start offset on whose delivery is complete).
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        snapshot_epoch (int): Epoch of this snapshot, one more than the previous snapshot's;
+            updates name the snapshot they apply to by it.
+        state_epoch (int): Epoch of the state, bumped when the state is initialized again (as
+            when the group's offsets are reset).
+        leader_epoch (int): Leader epoch of the partition leader that wrote the state.
+        start_offset (int): The share-partition start offset: records below it are done with.
+        create_timestamp (int): When the state was first created (ms).
+        write_timestamp (int): When this snapshot was written (ms).
+        state_batches_count_plus_one (int): Number of state batches plus one. (Computed on write
+            unless set.)
+        state_batches (list[ShareGroupState_StateBatch]): Delivery state of the offsets from the
+            start offset on, by ranges.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; Kafka 4.1 defines none here, so
+            all stay encoded (4.2 adds tag 0, the count of offsets from the start offset on whose
+            delivery is complete).
     """
 
     __slots__ = ("version", "_pins", "snapshot_epoch", "state_epoch", "leader_epoch", "start_offset", "create_timestamp", "write_timestamp", "_state_batches_count_plus_one", "state_batches", "tagged_fields", )
@@ -357,8 +303,6 @@ class ShareGroupState_ShareSnapshotValueBody(_Node):
         self.start_offset = f_start_offset
         self.create_timestamp = f_create_timestamp
         self.write_timestamp = f_write_timestamp
-        if pos >= end:
-            raise _short(pos, end, 1, 'share_group_state/share_snapshot_value_body/state_batches_count_plus_one')
         f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_snapshot_value_body/state_batches_count_plus_one')
         self._state_batches_count_plus_one = f_state_batches_count_plus_one
         f_state_batches = []
@@ -379,12 +323,7 @@ class ShareGroupState_ShareSnapshotValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'share_group_state/share_snapshot_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'share_group_state/share_snapshot_value_body/version')
         w_snapshot_epoch = self.snapshot_epoch
         w_state_epoch = self.state_epoch
         w_leader_epoch = self.leader_epoch
@@ -400,52 +339,14 @@ class ShareGroupState_ShareSnapshotValueBody(_Node):
         else:
             _w_uv32(out, w_state_batches_count_plus_one)
         w_state_batches = self.state_batches
-        if w_state_batches is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_body/state_batches')
+        _require(w_state_batches, 'share_group_state/share_snapshot_value_body/state_batches')
         for _x1 in w_state_batches:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'share_group_state/share_snapshot_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'share_group_state/share_snapshot_value_body/version')
-        d_state_batches_count_plus_one = self._state_batches_count_plus_one if self._pins & 1 else len(self.state_batches) + 1
-        z_snapshot_epoch = 4
-        z_state_epoch = 4
-        z_leader_epoch = 4
-        z_start_offset = 8
-        z_create_timestamp = 8
-        z_write_timestamp = 8
-        z_state_batches_count_plus_one = _uv32_size(d_state_batches_count_plus_one)
-        z_state_batches = sum(_x.size() for _x in self.state_batches)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_snapshot_epoch + z_state_epoch + z_leader_epoch + z_start_offset + z_create_timestamp + z_write_timestamp + z_state_batches_count_plus_one + z_state_batches + z_tagged_fields
-
-    @property
-    def state_batches_count_plus_one(self):
-        """Number of state batches plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._state_batches_count_plus_one
-
-    @state_batches_count_plus_one.setter
-    def state_batches_count_plus_one(self, value):
-        self._state_batches_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    state_batches_count_plus_one = _Derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
 
 
 ShareGroupState_ShareSnapshotValueBody.__qualname__ = "ShareGroupState.ShareSnapshotValueBody"
@@ -455,10 +356,9 @@ class ShareGroupState_ShareSnapshotValue(_Node):
     """Value of a snapshot, prefixed by its version; null (a tombstone) deletes the state.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (ShareGroupState_ShareSnapshotValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (ShareGroupState_ShareSnapshotValueBody): The fields of that version; raw bytes for
+            a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -499,23 +399,8 @@ class ShareGroupState_ShareSnapshotValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'share_group_state/share_snapshot_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ShareGroupState_ShareSnapshotValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/share_snapshot_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'share_group_state/share_snapshot_value/body')
+        _write_case(out, w_body, keep, ShareGroupState_ShareSnapshotValue._switch_cases['body'], w_version, 'share_group_state/share_snapshot_value/body', w_version)
 
 
 ShareGroupState_ShareSnapshotValue.__qualname__ = "ShareGroupState.ShareSnapshotValue"
@@ -525,12 +410,9 @@ class ShareGroupState_ShareUpdateKey(_Node):
     """Key of an update (record type 1): the share-partition it changes.
 
     Fields:
-        group_id (KafkaTypes_String):
-            The share group.
-        topic_id (bytes):
-            UUID of the topic.
-        partition (int):
-            The partition.
+        group_id (KafkaTypes_String): The share group.
+        topic_id (bytes): UUID of the topic.
+        partition (int): The partition.
     """
 
     __slots__ = ("group_id", "topic_id", "partition", )
@@ -569,28 +451,15 @@ class ShareGroupState_ShareUpdateKey(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_group_id = self.group_id
-        if w_group_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_key/group_id')
-        if isinstance(w_group_id, (bytes, bytearray, memoryview)):
-            out += w_group_id
-        else:
-            w_group_id._write(out, keep)
+        _require(w_group_id, 'share_group_state/share_update_key/group_id')
+        _write_value(out, w_group_id, keep)
         w_topic_id = self.topic_id
-        if w_topic_id is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_key/topic_id')
+        _require(w_topic_id, 'share_group_state/share_update_key/topic_id')
         if len(w_topic_id) != 16:
             raise _EncodeError(f'must be 16 bytes, not {len(w_topic_id)}', 'share_group_state/share_update_key/topic_id')
         out += w_topic_id
         w_partition = self.partition
         out += _S1.pack(w_partition)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_group_id = self.group_id.size()
-        z_topic_id = len(self.topic_id)
-        z_partition = 4
-        return z_group_id + z_topic_id + z_partition
 
 
 ShareGroupState_ShareUpdateKey.__qualname__ = "ShareGroupState.ShareUpdateKey"
@@ -600,22 +469,18 @@ class ShareGroupState_ShareUpdateValueBody(_Node):
     """A change to a share-partition's state, applied over the latest snapshot. Version 0 only.
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        snapshot_epoch (int):
-            Epoch of the snapshot this update applies to.
-        leader_epoch (int):
-            Leader epoch of the partition leader that wrote the update.
-        start_offset (int):
-            The new share-partition start offset, -1 when it does not change.
-        state_batches_count_plus_one (int):
-            Number of state batches plus one. (Computed on write unless set.)
-        state_batches (list[ShareGroupState_StateBatch]):
-            The ranges whose delivery state or count changed.
-        tagged_fields (KafkaTypes_TaggedFields):
-            Tagged fields; Kafka 4.1 defines none here, so all stay encoded (4.2 adds tag 0, the
-            count of offsets from the start offset on whose delivery is complete).
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        snapshot_epoch (int): Epoch of the snapshot this update applies to.
+        leader_epoch (int): Leader epoch of the partition leader that wrote the update.
+        start_offset (int): The new share-partition start offset, -1 when it does not change.
+        state_batches_count_plus_one (int): Number of state batches plus one. (Computed on write
+            unless set.)
+        state_batches (list[ShareGroupState_StateBatch]): The ranges whose delivery state or
+            count changed.
+        tagged_fields (KafkaTypes_TaggedFields): Tagged fields; Kafka 4.1 defines none here, so
+            all stay encoded (4.2 adds tag 0, the count of offsets from the start offset on whose
+            delivery is complete).
     """
 
     __slots__ = ("version", "_pins", "snapshot_epoch", "leader_epoch", "start_offset", "_state_batches_count_plus_one", "state_batches", "tagged_fields", )
@@ -653,8 +518,6 @@ class ShareGroupState_ShareUpdateValueBody(_Node):
         self.snapshot_epoch = f_snapshot_epoch
         self.leader_epoch = f_leader_epoch
         self.start_offset = f_start_offset
-        if pos >= end:
-            raise _short(pos, end, 1, 'share_group_state/share_update_value_body/state_batches_count_plus_one')
         f_state_batches_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'share_group_state/share_update_value_body/state_batches_count_plus_one')
         self._state_batches_count_plus_one = f_state_batches_count_plus_one
         f_state_batches = []
@@ -675,12 +538,7 @@ class ShareGroupState_ShareUpdateValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'share_group_state/share_update_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'share_group_state/share_update_value_body/version')
         w_snapshot_epoch = self.snapshot_epoch
         w_leader_epoch = self.leader_epoch
         w_start_offset = self.start_offset
@@ -693,49 +551,14 @@ class ShareGroupState_ShareUpdateValueBody(_Node):
         else:
             _w_uv32(out, w_state_batches_count_plus_one)
         w_state_batches = self.state_batches
-        if w_state_batches is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value_body/state_batches')
+        _require(w_state_batches, 'share_group_state/share_update_value_body/state_batches')
         for _x1 in w_state_batches:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
         w_tagged_fields = self.tagged_fields
-        if w_tagged_fields is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value_body/tagged_fields')
-        if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-            out += w_tagged_fields
-        else:
-            w_tagged_fields._write(out, keep)
+        _require(w_tagged_fields, 'share_group_state/share_update_value_body/tagged_fields')
+        _write_value(out, w_tagged_fields, keep)
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'share_group_state/share_update_value_body/version')
-        d_state_batches_count_plus_one = self._state_batches_count_plus_one if self._pins & 1 else len(self.state_batches) + 1
-        z_snapshot_epoch = 4
-        z_leader_epoch = 4
-        z_start_offset = 8
-        z_state_batches_count_plus_one = _uv32_size(d_state_batches_count_plus_one)
-        z_state_batches = sum(_x.size() for _x in self.state_batches)
-        z_tagged_fields = self.tagged_fields.size()
-        return z_snapshot_epoch + z_leader_epoch + z_start_offset + z_state_batches_count_plus_one + z_state_batches + z_tagged_fields
-
-    @property
-    def state_batches_count_plus_one(self):
-        """Number of state batches plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._state_batches_count_plus_one
-
-    @state_batches_count_plus_one.setter
-    def state_batches_count_plus_one(self, value):
-        self._state_batches_count_plus_one = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    state_batches_count_plus_one = _Derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
 
 
 ShareGroupState_ShareUpdateValueBody.__qualname__ = "ShareGroupState.ShareUpdateValueBody"
@@ -745,10 +568,9 @@ class ShareGroupState_ShareUpdateValue(_Node):
     """Value of an update, prefixed by its version; null (a tombstone) deletes it.
 
     Fields:
-        version (int):
-            Value version; 0 is the only one Kafka 4.1 defines.
-        body (ShareGroupState_ShareUpdateValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version; 0 is the only one Kafka 4.1 defines.
+        body (ShareGroupState_ShareUpdateValueBody): The fields of that version; raw bytes for a
+            version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -789,23 +611,8 @@ class ShareGroupState_ShareUpdateValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'share_group_state/share_update_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = ShareGroupState_ShareUpdateValueBody if _on1 == 0 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'share_group_state/share_update_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'share_group_state/share_update_value/body')
+        _write_case(out, w_body, keep, ShareGroupState_ShareUpdateValue._switch_cases['body'], w_version, 'share_group_state/share_update_value/body', w_version)
 
 
 ShareGroupState_ShareUpdateValue.__qualname__ = "ShareGroupState.ShareUpdateValue"

@@ -6,9 +6,10 @@ from __future__ import annotations
 from struct import Struct
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 
 __all__ = ["TimeIndex"]
 
@@ -24,8 +25,8 @@ class TimeIndex(_Node):
     offset index, with one slot kept free for the entry written when the segment is rolled.
 
     Fields:
-        entries (list[TimeIndex_Entry]):
-            Entries with non-decreasing timestamps; the file length must be a multiple of 12.
+        entries (list[TimeIndex_Entry]): Entries with non-decreasing timestamps; the file length
+            must be a multiple of 12.
     """
 
     __slots__ = ("entries", )
@@ -53,19 +54,9 @@ class TimeIndex(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
-        if w_entries is None:
-            raise _EncodeError('is not set', 'time_index/entries')
+        _require(w_entries, 'time_index/entries')
         for _x1 in w_entries:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_entries = sum(_x.size() for _x in self.entries)
-        return z_entries
+            _write_value(out, _x1, keep)
 
 
 TimeIndex.__qualname__ = "TimeIndex"
@@ -75,10 +66,9 @@ class TimeIndex_Entry(_Node):
     """One 12-byte slot.
 
     Fields:
-        timestamp (int):
-            Largest timestamp in the segment up to `relative_offset`, in milliseconds.
-        relative_offset (int):
-            Offset minus the segment's base offset.
+        timestamp (int): Largest timestamp in the segment up to `relative_offset`, in
+            milliseconds.
+        relative_offset (int): Offset minus the segment's base offset.
     """
 
     __slots__ = ("timestamp", "relative_offset", )
@@ -111,7 +101,6 @@ class TimeIndex_Entry(_Node):
         w_timestamp = self.timestamp
         w_relative_offset = self.relative_offset
         out += _S0.pack(w_timestamp, w_relative_offset)
-
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

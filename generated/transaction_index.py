@@ -6,9 +6,10 @@ from __future__ import annotations
 from struct import Struct
 from weakref import ref as _ref
 
-from kafkacodec.runtime.errors import EncodeError as _EncodeError
 from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import truncated as _truncated
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_value as _write_value
 
 __all__ = ["TransactionIndex"]
 
@@ -26,8 +27,8 @@ class TransactionIndex(_Node):
     so a torn final entry is ignored.
 
     Fields:
-        entries (list[TransactionIndex_AbortedTxn]):
-            Entries with strictly increasing `last_offset`.
+        entries (list[TransactionIndex_AbortedTxn]): Entries with strictly increasing
+            `last_offset`.
     """
 
     __slots__ = ("entries", )
@@ -55,19 +56,9 @@ class TransactionIndex(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_entries = self.entries
-        if w_entries is None:
-            raise _EncodeError('is not set', 'transaction_index/entries')
+        _require(w_entries, 'transaction_index/entries')
         for _x1 in w_entries:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_entries = sum(_x.size() for _x in self.entries)
-        return z_entries
+            _write_value(out, _x1, keep)
 
 
 TransactionIndex.__qualname__ = "TransactionIndex"
@@ -77,18 +68,14 @@ class TransactionIndex_AbortedTxn(_Node):
     """One 34-byte entry.
 
     Fields:
-        version (int):
-            Entry format version, 0. Kafka's reader looks only at the first byte of the two and
-            rejects anything above 0.
-        producer_id (int):
-            Producer id of the aborted transaction.
-        first_offset (int):
-            Offset of the transaction's first record, possibly in an earlier segment.
-        last_offset (int):
-            Offset of the ABORT marker; at or above the segment's base offset.
-        last_stable_offset (int):
-            Last stable offset when the abort completed: the first offset of the oldest transaction
-            of another producer still open then, else `last_offset` + 1.
+        version (int): Entry format version, 0. Kafka's reader looks only at the first byte of
+            the two and rejects anything above 0.
+        producer_id (int): Producer id of the aborted transaction.
+        first_offset (int): Offset of the transaction's first record, possibly in an earlier
+            segment.
+        last_offset (int): Offset of the ABORT marker; at or above the segment's base offset.
+        last_stable_offset (int): Last stable offset when the abort completed: the first offset
+            of the oldest transaction of another producer still open then, else `last_offset` + 1.
     """
 
     __slots__ = ("version", "producer_id", "first_offset", "last_offset", "last_stable_offset", )
@@ -140,7 +127,6 @@ class TransactionIndex_AbortedTxn(_Node):
         w_last_offset = self.last_offset
         w_last_stable_offset = self.last_stable_offset
         out += _S0.pack(w_version, w_producer_id, w_first_offset, w_last_offset, w_last_stable_offset)
-
 
     def size(self) -> int:
         """Encoded size in bytes, without encoding (processed fields excepted)."""

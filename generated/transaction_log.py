@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 from struct import Struct
+from struct import unpack_from as _unpack_from
 from weakref import ref as _ref
 
 from kafkacodec.runtime.errors import EncodeError as _EncodeError
@@ -18,8 +19,12 @@ from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
-from kafkacodec.runtime.varint import uvarint_size as _uv32_size
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
+from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import param as _param
+from kafkacodec.runtime.writing import require as _require
+from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
 from kafkacodec.generated.kafka_types import KafkaTypes_String
 from kafkacodec.generated.kafka_types import KafkaTypes_TaggedFields
@@ -61,10 +66,8 @@ class TransactionLog(_Node):
     or more). A null value is a tombstone.
 
     Fields:
-        version (int):
-            Key version, 0.
-        transactional_id (KafkaTypes_String):
-            The producer's transactional.id.
+        version (int): Key version, 0.
+        transactional_id (KafkaTypes_String): The producer's transactional.id.
     """
 
     __slots__ = ("version", "transactional_id", )
@@ -102,19 +105,8 @@ class TransactionLog(_Node):
                 self.version = w_version
         out += _S0.pack(w_version)
         w_transactional_id = self.transactional_id
-        if w_transactional_id is None:
-            raise _EncodeError('is not set', 'transaction_log/transactional_id')
-        if isinstance(w_transactional_id, (bytes, bytearray, memoryview)):
-            out += w_transactional_id
-        else:
-            w_transactional_id._write(out, keep)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_transactional_id = self.transactional_id.size()
-        return z_version + z_transactional_id
+        _require(w_transactional_id, 'transaction_log/transactional_id')
+        _write_value(out, w_transactional_id, keep)
 
 
 TransactionLog.__qualname__ = "TransactionLog"
@@ -124,19 +116,14 @@ class TransactionLog_PartitionsSchema(_Node):
     """A topic and its partitions (in the compact encodings from version 1).
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        topic (object):
-            The topic.
-        partition_ids_count (int | None):
-            Number of partitions. (Computed on write unless set.)
-        partition_ids_count_plus_one (int | None):
-            Number of partitions plus one. (Computed on write unless set.)
-        partition_ids (list[int]):
-            The partitions.
-        tagged_fields (KafkaTypes_TaggedFields | None):
-            Tagged fields.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        topic (object): The topic.
+        partition_ids_count (int | None): Number of partitions. (Computed on write unless set.)
+        partition_ids_count_plus_one (int | None): Number of partitions plus one. (Computed on
+            write unless set.)
+        partition_ids (list[int]): The partitions.
+        tagged_fields (KafkaTypes_TaggedFields | None): Tagged fields.
     """
 
     __slots__ = ("version", "_pins", "topic", "_partition_ids_count", "_partition_ids_count_plus_one", "partition_ids", "tagged_fields", )
@@ -181,8 +168,6 @@ class TransactionLog_PartitionsSchema(_Node):
             f_partition_ids_count = None
         self._partition_ids_count = f_partition_ids_count
         if (version >= 1):
-            if pos >= end:
-                raise _short(pos, end, 1, 'transaction_log/partitions_schema/partition_ids_count_plus_one')
             f_partition_ids_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/partitions_schema/partition_ids_count_plus_one')
         else:
             f_partition_ids_count_plus_one = None
@@ -194,13 +179,8 @@ class TransactionLog_PartitionsSchema(_Node):
                 raise _invalid(pos, 'transaction_log/partitions_schema/partition_ids', f"negative count {_c4}")
             if _c4 > (end - pos) // 4 or _c4 > _LIMITS.max_items:
                 raise _too_many(pos, 'transaction_log/partitions_schema/partition_ids', _c4, end - pos)
-            _ap3 = f_partition_ids.append
-            for _ in range(_c4):
-                if end - pos < 4:
-                    raise _short(pos, end, 4, 'transaction_log/partitions_schema/partition_ids')
-                _v2, = _S1.unpack_from(buf, pos)
-                pos += 4
-                _ap3(_v2)
+            f_partition_ids = list(_unpack_from(f'>{_c4}i', buf, pos))
+            pos += _c4 * 4
         self.partition_ids = f_partition_ids
         if (version >= 1):
             f_tagged_fields, pos = KafkaTypes_TaggedFields._read(buf, pos, end, self)
@@ -211,23 +191,10 @@ class TransactionLog_PartitionsSchema(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'transaction_log/partitions_schema/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'transaction_log/partitions_schema/version')
         w_topic = self.topic
-        if w_topic is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_schema/topic')
-        if isinstance(w_topic, (bytes, bytearray, memoryview)):
-            out += w_topic
-        else:
-            _on1 = (version >= 1)
-            _want2 = KafkaTypes_CompactString if _on1 == True else KafkaTypes_String
-            if _want2 is not None and not isinstance(w_topic, _want2):
-                raise _EncodeError(f'is a {type(w_topic).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'transaction_log/partitions_schema/topic')
-            w_topic._write(out, keep)
+        _require(w_topic, 'transaction_log/partitions_schema/topic')
+        _write_case(out, w_topic, keep, TransactionLog_PartitionsSchema._switch_cases['topic'], (version >= 1), 'transaction_log/partitions_schema/topic')
         w_partition_ids_count = self._partition_ids_count if self._pins & 1 else (len(self.partition_ids) if (version < 1) else None)
         if keep:
             self._partition_ids_count = w_partition_ids_count
@@ -242,61 +209,18 @@ class TransactionLog_PartitionsSchema(_Node):
             else:
                 _w_uv32(out, w_partition_ids_count_plus_one)
         w_partition_ids = self.partition_ids
-        if w_partition_ids is None:
-            raise _EncodeError('is not set', 'transaction_log/partitions_schema/partition_ids')
-        for _x3 in w_partition_ids:
-            out += _S1.pack(_x3)
+        _require(w_partition_ids, 'transaction_log/partitions_schema/partition_ids')
+        for _x1 in w_partition_ids:
+            out += _S1.pack(_x1)
         w_tagged_fields = self.tagged_fields
         if (version >= 1):
-            if w_tagged_fields is None:
-                raise _EncodeError('is not set', 'transaction_log/partitions_schema/tagged_fields')
-            if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-                out += w_tagged_fields
-            else:
-                w_tagged_fields._write(out, keep)
+            _require(w_tagged_fields, 'transaction_log/partitions_schema/tagged_fields')
+            _write_value(out, w_tagged_fields, keep)
         elif self.tagged_fields is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'transaction_log/partitions_schema/tagged_fields')
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'transaction_log/partitions_schema/version')
-        d_partition_ids_count_plus_one = self._partition_ids_count_plus_one if self._pins & 2 else (len(self.partition_ids) + 1 if (version >= 1) else None)
-        z_topic = (len(self.topic) if isinstance(self.topic, (bytes, bytearray, memoryview)) else self.topic.size())
-        z_partition_ids_count = (4 if (version < 1) else 0)
-        z_partition_ids_count_plus_one = (_uv32_size(d_partition_ids_count_plus_one) if (version >= 1) else 0)
-        z_partition_ids = sum(4 for _x in self.partition_ids)
-        z_tagged_fields = (self.tagged_fields.size() if (version >= 1) else 0)
-        return z_topic + z_partition_ids_count + z_partition_ids_count_plus_one + z_partition_ids + z_tagged_fields
-
-    @property
-    def partition_ids_count(self):
-        """Number of partitions.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partition_ids_count
-
-    @partition_ids_count.setter
-    def partition_ids_count(self, value):
-        self._partition_ids_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def partition_ids_count_plus_one(self):
-        """Number of partitions plus one.
-
-        Computed on write unless set (pinned).
-        """
-        return self._partition_ids_count_plus_one
-
-    @partition_ids_count_plus_one.setter
-    def partition_ids_count_plus_one(self, value):
-        self._partition_ids_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    partition_ids_count = _Derived("_partition_ids_count", 1, 'Number of partitions. Computed on write unless set (pinned).')
+    partition_ids_count_plus_one = _Derived("_partition_ids_count_plus_one", 2, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 TransactionLog_PartitionsSchema.__qualname__ = "TransactionLog.PartitionsSchema"
@@ -306,12 +230,9 @@ class TransactionLog_TransactionLogValueBodyTag(_Node):
     """One tagged field of the value, decoded when its tag is one Kafka defines.
 
     Fields:
-        tag (int):
-            Tag number of the field.
-        data_length (int):
-            Size of the field's data in bytes. (Computed on write unless set.)
-        data (object):
-            The field's data, decoded by its tag; other tags stay raw bytes.
+        tag (int): Tag number of the field.
+        data_length (int): Size of the field's data in bytes. (Computed on write unless set.)
+        data (object): The field's data, decoded by its tag; other tags stay raw bytes.
     """
 
     __slots__ = ("_pins", "tag", "_data_length", "data", )
@@ -332,12 +253,8 @@ class TransactionLog_TransactionLogValueBodyTag(_Node):
         self = _new(cls)
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
-        if pos >= end:
-            raise _short(pos, end, 1, 'transaction_log/transaction_log_value_body_tag/tag')
         f_tag, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/transaction_log_value_body_tag/tag')
         self.tag = f_tag
-        if pos >= end:
-            raise _short(pos, end, 1, 'transaction_log/transaction_log_value_body_tag/data_length')
         f_data_length, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/transaction_log_value_body_tag/data_length')
         self._data_length = f_data_length
         _n = f_data_length
@@ -368,8 +285,7 @@ class TransactionLog_TransactionLogValueBodyTag(_Node):
     def _write(self, out: bytearray, keep: bool = True) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
         w_tag = self.tag
-        if w_tag is None:
-            raise _EncodeError('is not set', 'transaction_log/transaction_log_value_body_tag/tag')
+        _require(w_tag, 'transaction_log/transaction_log_value_body_tag/tag')
         if 0 <= w_tag < 0x4000:
             out += _VT[w_tag]
         else:
@@ -378,14 +294,7 @@ class TransactionLog_TransactionLogValueBodyTag(_Node):
             _b_data = None
         else:
             _t1 = bytearray()
-            if isinstance(self.data, (bytes, bytearray, memoryview)):
-                _t1 += self.data
-            else:
-                _on2 = w_tag
-                _want3 = KafkaTypes_TaggedInt64 if _on2 == 0 else KafkaTypes_TaggedInt64 if _on2 == 1 else KafkaTypes_TaggedInt16 if _on2 == 2 else KafkaTypes_TaggedInt16 if _on2 == 3 else None
-                if _want3 is not None and not isinstance(self.data, _want3):
-                    raise _EncodeError(f'is a {type(self.data).__qualname__}, where {_on2!r} selects {_want3.__qualname__}', 'transaction_log/transaction_log_value_body_tag/data')
-                self.data._write(_t1, keep)
+            _write_case(_t1, self.data, keep, TransactionLog_TransactionLogValueBodyTag._switch_cases['data'], w_tag, 'transaction_log/transaction_log_value_body_tag/data')
             _b_data = bytes(_t1)
         if _b_data is None:
             raise _EncodeError('is not set', 'transaction_log/transaction_log_value_body_tag/data')
@@ -398,31 +307,7 @@ class TransactionLog_TransactionLogValueBodyTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if self.data is None:
-            z_data = None
-        else:
-            z_data = (len(self.data) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data.size())
-        d_data_length = self._data_length if self._pins & 1 else (z_data if z_data is not None else None)
-        z_tag = _uv32_size(self.tag)
-        z_data_length = _uv32_size(d_data_length)
-        z_data = z_data or 0
-        return z_tag + z_data_length + z_data
-
-    @property
-    def data_length(self):
-        """Size of the field's data in bytes.
-
-        Computed on write unless set (pinned).
-        """
-        return self._data_length
-
-    @data_length.setter
-    def data_length(self, value):
-        self._data_length = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 TransactionLog_TransactionLogValueBodyTag.__qualname__ = "TransactionLog.TransactionLogValueBodyTag"
@@ -432,10 +317,9 @@ class TransactionLog_TransactionLogValueBodyTags(_Node):
     """The value's tagged fields.
 
     Fields:
-        count (int):
-            Number of tagged fields. (Computed on write unless set.)
-        fields (list[TransactionLog_TransactionLogValueBodyTag]):
-            The tagged fields, by ascending tag.
+        count (int): Number of tagged fields. (Computed on write unless set.)
+        fields (list[TransactionLog_TransactionLogValueBodyTag]): The tagged fields, by
+            ascending tag.
     """
 
     __slots__ = ("_pins", "_count", "fields", )
@@ -456,8 +340,6 @@ class TransactionLog_TransactionLogValueBodyTags(_Node):
         self._parent_ref = None if _parent is None else _ref(_parent)
         self._pins = 0
         _m_count = pos
-        if pos >= end:
-            raise _short(pos, end, 1, 'transaction_log/transaction_log_value_body_tags/count')
         f_count, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/transaction_log_value_body_tags/count')
         self._count = f_count
         f_fields = []
@@ -484,34 +366,11 @@ class TransactionLog_TransactionLogValueBodyTags(_Node):
         else:
             _w_uv32(out, w_count)
         w_fields = self.fields
-        if w_fields is None:
-            raise _EncodeError('is not set', 'transaction_log/transaction_log_value_body_tags/fields')
+        _require(w_fields, 'transaction_log/transaction_log_value_body_tags/fields')
         for _x1 in w_fields:
-            if isinstance(_x1, (bytes, bytearray, memoryview)):
-                out += _x1
-            else:
-                _x1._write(out, keep)
+            _write_value(out, _x1, keep)
 
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        d_count = self._count if self._pins & 1 else len(self.fields)
-        z_count = _uv32_size(d_count)
-        z_fields = sum(_x.size() for _x in self.fields)
-        return z_count + z_fields
-
-    @property
-    def count(self):
-        """Number of tagged fields.
-
-        Computed on write unless set (pinned).
-        """
-        return self._count
-
-    @count.setter
-    def count(self, value):
-        self._count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
+    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 TransactionLog_TransactionLogValueBodyTags.__qualname__ = "TransactionLog.TransactionLogValueBodyTags"
@@ -524,30 +383,21 @@ class TransactionLog_TransactionLogValueBody(_Node):
     ClientTransactionVersion (int16, default 0) and tag 3 NextProducerEpoch (int16, default -1).
 
     Fields:
-        version (int):
-            (param) Version of the message (from the framing before it); what that version lacks is
-            absent.
-        producer_id (int):
-            The producer id of the transactional id.
-        producer_epoch (int):
-            Its current epoch.
-        transaction_timeout_ms (int):
-            The transaction timeout.
-        transaction_status (TransactionLog_TransactionStatus | int):
-            The transaction's state.
-        transaction_partitions_count (int | None):
-            Number of topics in the transaction; -1 for null (written when the state is Empty).
-            (Computed on write unless set.)
-        transaction_partitions_count_plus_one (int | None):
-            Number of topics plus one; 0 for null. (Computed on write unless set.)
-        transaction_partitions (list[TransactionLog_PartitionsSchema] | None):
-            The partitions of the transaction, by topic.
-        transaction_last_update_timestamp_ms (int):
-            When the state last changed.
-        transaction_start_timestamp_ms (int):
-            When the transaction started.
-        tagged_fields (TransactionLog_TransactionLogValueBodyTags | None):
-            Tagged fields.
+        version (int): (param) Version of the message (from the framing before it); what that
+            version lacks is absent.
+        producer_id (int): The producer id of the transactional id.
+        producer_epoch (int): Its current epoch.
+        transaction_timeout_ms (int): The transaction timeout.
+        transaction_status (TransactionLog_TransactionStatus | int): The transaction's state.
+        transaction_partitions_count (int | None): Number of topics in the transaction; -1 for
+            null (written when the state is Empty). (Computed on write unless set.)
+        transaction_partitions_count_plus_one (int | None): Number of topics plus one; 0 for
+            null. (Computed on write unless set.)
+        transaction_partitions (list[TransactionLog_PartitionsSchema] | None): The partitions of
+            the transaction, by topic.
+        transaction_last_update_timestamp_ms (int): When the state last changed.
+        transaction_start_timestamp_ms (int): When the transaction started.
+        tagged_fields (TransactionLog_TransactionLogValueBodyTags | None): Tagged fields.
     """
 
     __slots__ = ("version", "_pins", "producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "_transaction_partitions_count", "_transaction_partitions_count_plus_one", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "tagged_fields", )
@@ -611,8 +461,6 @@ class TransactionLog_TransactionLogValueBody(_Node):
             f_transaction_partitions_count = None
         self._transaction_partitions_count = f_transaction_partitions_count
         if (version >= 1):
-            if pos >= end:
-                raise _short(pos, end, 1, 'transaction_log/transaction_log_value_body/transaction_partitions_count_plus_one')
             f_transaction_partitions_count_plus_one, pos = _read_uvarint(buf, pos, end, 5, 'transaction_log/transaction_log_value_body/transaction_partitions_count_plus_one')
         else:
             f_transaction_partitions_count_plus_one = None
@@ -647,12 +495,7 @@ class TransactionLog_TransactionLogValueBody(_Node):
 
     def _write(self, out: bytearray, keep: bool = True, version=None) -> None:
         # keep: leave computed and default values on the objects written (size() does not)
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'transaction_log/transaction_log_value_body/version')
-        elif keep:
-            self.version = version
+        version = _param(version, self, 'version', keep, 'transaction_log/transaction_log_value_body/version')
         w_producer_id = self.producer_id
         w_producer_epoch = self.producer_epoch
         w_transaction_timeout_ms = self.transaction_timeout_ms
@@ -673,13 +516,9 @@ class TransactionLog_TransactionLogValueBody(_Node):
                 _w_uv32(out, w_transaction_partitions_count_plus_one)
         w_transaction_partitions = self.transaction_partitions
         if ((w_transaction_partitions_count_plus_one > 0) if (version >= 1) else (w_transaction_partitions_count >= 0)):
-            if w_transaction_partitions is None:
-                raise _EncodeError('is not set', 'transaction_log/transaction_log_value_body/transaction_partitions')
+            _require(w_transaction_partitions, 'transaction_log/transaction_log_value_body/transaction_partitions')
             for _x1 in w_transaction_partitions:
-                if isinstance(_x1, (bytes, bytearray, memoryview)):
-                    out += _x1
-                else:
-                    _x1._write(out, keep, version)
+                _write_value(out, _x1, keep, version)
         elif self.transaction_partitions is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'transaction_log/transaction_log_value_body/transaction_partitions')
         w_transaction_last_update_timestamp_ms = self.transaction_last_update_timestamp_ms
@@ -687,61 +526,13 @@ class TransactionLog_TransactionLogValueBody(_Node):
         out += _S3.pack(w_transaction_last_update_timestamp_ms, w_transaction_start_timestamp_ms)
         w_tagged_fields = self.tagged_fields
         if (version >= 1):
-            if w_tagged_fields is None:
-                raise _EncodeError('is not set', 'transaction_log/transaction_log_value_body/tagged_fields')
-            if isinstance(w_tagged_fields, (bytes, bytearray, memoryview)):
-                out += w_tagged_fields
-            else:
-                w_tagged_fields._write(out, keep)
+            _require(w_tagged_fields, 'transaction_log/transaction_log_value_body/tagged_fields')
+            _write_value(out, w_tagged_fields, keep)
         elif self.tagged_fields is not None:
             raise _EncodeError(f'holds a value, but version {version} has no such field', 'transaction_log/transaction_log_value_body/tagged_fields')
 
-
-    def size(self, version=None) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        if version is None:
-            version = self.version
-            if version is None:
-                raise _EncodeError('param is not set', 'transaction_log/transaction_log_value_body/version')
-        d_transaction_partitions_count = self._transaction_partitions_count if self._pins & 1 else ((len(self.transaction_partitions) if self.transaction_partitions is not None else -1) if (version < 1) else None)
-        d_transaction_partitions_count_plus_one = self._transaction_partitions_count_plus_one if self._pins & 2 else ((len(self.transaction_partitions) + 1 if self.transaction_partitions is not None else 0) if (version >= 1) else None)
-        z_producer_id = 8
-        z_producer_epoch = 2
-        z_transaction_timeout_ms = 4
-        z_transaction_status = 1
-        z_transaction_partitions_count = (4 if (version < 1) else 0)
-        z_transaction_partitions_count_plus_one = (_uv32_size(d_transaction_partitions_count_plus_one) if (version >= 1) else 0)
-        z_transaction_partitions = (sum(_x.size(version) for _x in self.transaction_partitions) if ((d_transaction_partitions_count_plus_one > 0) if (version >= 1) else (d_transaction_partitions_count >= 0)) else 0)
-        z_transaction_last_update_timestamp_ms = 8
-        z_transaction_start_timestamp_ms = 8
-        z_tagged_fields = (self.tagged_fields.size() if (version >= 1) else 0)
-        return z_producer_id + z_producer_epoch + z_transaction_timeout_ms + z_transaction_status + z_transaction_partitions_count + z_transaction_partitions_count_plus_one + z_transaction_partitions + z_transaction_last_update_timestamp_ms + z_transaction_start_timestamp_ms + z_tagged_fields
-
-    @property
-    def transaction_partitions_count(self):
-        """Number of topics in the transaction; -1 for null (written when the state is Empty).
-
-        Computed on write unless set (pinned).
-        """
-        return self._transaction_partitions_count
-
-    @transaction_partitions_count.setter
-    def transaction_partitions_count(self, value):
-        self._transaction_partitions_count = value
-        self._pins = (self._pins | 1) if value is not None else (self._pins & ~1)
-
-    @property
-    def transaction_partitions_count_plus_one(self):
-        """Number of topics plus one; 0 for null.
-
-        Computed on write unless set (pinned).
-        """
-        return self._transaction_partitions_count_plus_one
-
-    @transaction_partitions_count_plus_one.setter
-    def transaction_partitions_count_plus_one(self, value):
-        self._transaction_partitions_count_plus_one = value
-        self._pins = (self._pins | 2) if value is not None else (self._pins & ~2)
+    transaction_partitions_count = _Derived("_transaction_partitions_count", 1, 'Number of topics in the transaction; -1 for null (written when the state is Empty). Computed on write unless set (pinned).')
+    transaction_partitions_count_plus_one = _Derived("_transaction_partitions_count_plus_one", 2, 'Number of topics plus one; 0 for null. Computed on write unless set (pinned).')
 
     @property
     def previous_producer_id(self):
@@ -787,10 +578,9 @@ class TransactionLog_TransactionLogValue(_Node):
     """The value, prefixed by its version.
 
     Fields:
-        version (int):
-            Value version, 0 or 1.
-        body (TransactionLog_TransactionLogValueBody):
-            The fields of that version; raw bytes for a version this schema does not know.
+        version (int): Value version, 0 or 1.
+        body (TransactionLog_TransactionLogValueBody): The fields of that version; raw bytes for
+            a version this schema does not know.
     """
 
     __slots__ = ("version", "body", )
@@ -834,23 +624,8 @@ class TransactionLog_TransactionLogValue(_Node):
         w_version = self.version
         out += _S0.pack(w_version)
         w_body = self.body
-        if w_body is None:
-            raise _EncodeError('is not set', 'transaction_log/transaction_log_value/body')
-        if isinstance(w_body, (bytes, bytearray, memoryview)):
-            out += w_body
-        else:
-            _on1 = w_version
-            _want2 = TransactionLog_TransactionLogValueBody if _on1 == 0 else TransactionLog_TransactionLogValueBody if _on1 == 1 else None
-            if _want2 is not None and not isinstance(w_body, _want2):
-                raise _EncodeError(f'is a {type(w_body).__qualname__}, where {_on1!r} selects {_want2.__qualname__}', 'transaction_log/transaction_log_value/body')
-            w_body._write(out, keep, w_version)
-
-
-    def size(self) -> int:
-        """Encoded size in bytes, without encoding (processed fields excepted)."""
-        z_version = 2
-        z_body = (len(self.body) if isinstance(self.body, (bytes, bytearray, memoryview)) else self.body.size(self.version))
-        return z_version + z_body
+        _require(w_body, 'transaction_log/transaction_log_value/body')
+        _write_case(out, w_body, keep, TransactionLog_TransactionLogValue._switch_cases['body'], w_version, 'transaction_log/transaction_log_value/body', w_version)
 
 
 TransactionLog_TransactionLogValue.__qualname__ = "TransactionLog.TransactionLogValue"

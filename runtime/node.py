@@ -97,6 +97,16 @@ class Node:
     def _verify(self) -> None:
         """Raise ChecksumError if a stored checksum does not match the bytes read (none here)."""
 
+    def size(self, *params, **named) -> int:
+        """Encoded size in bytes, by encoding (the -hot types compute theirs without encoding),
+        leaving the objects as they were."""
+        out = bytearray()
+        try:
+            self._write(out, False, *params, **named)
+        except (StructError, TypeError) as e:
+            raise EncodeError(str(e), self._schema_path) from None
+        return len(out)
+
     def to_bytes(self, **params) -> bytes:
         """Encode, computing every derived field that is not pinned (at the params given, such
         as a message's version, where the type has any; else at those the object holds)."""

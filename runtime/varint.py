@@ -17,6 +17,8 @@ TABLE_LIMIT = 0x4000
 def read_uvarint(buf, pos: int, end: int, max_bytes: int = MAX_VARINT_BYTES,
                  path: str | None = None) -> tuple[int, int]:
     """Read an unsigned varint of at most `max_bytes` bytes starting at `pos`."""
+    if pos >= end:  # said as a reader that needs one more byte says it
+        raise TruncatedError(f"needs 1 bytes, {max(0, end - pos)} left", pos, path)
     start = pos
     value = 0
     shift = 0

@@ -8,6 +8,7 @@ RUNTIME_NAMES = (
     ("enum", "IntEnum", "IntEnum"),
     ("struct", "Struct", "Struct"),
     ("struct", "error", "_StructError"),
+    ("struct", "unpack_from", "_unpack_from"),
     ("weakref", "ref", "_ref"),
     ("kafkacodec.runtime.codecs", "processor", "_processor"),
     ("kafkacodec.runtime.compiled", "attach", "_attach_compiled"),
@@ -42,6 +43,11 @@ RUNTIME_NAMES = (
     ("kafkacodec.runtime.varint", "write_zigzag64", "_w_zz64"),
     ("kafkacodec.runtime.varint", "zigzag32_size", "_zz32_size"),
     ("kafkacodec.runtime.varint", "zigzag64_size", "_zz64_size"),
+    ("kafkacodec.runtime.writing", "Derived", "_Derived"),
+    ("kafkacodec.runtime.writing", "param", "_param"),
+    ("kafkacodec.runtime.writing", "require", "_require"),
+    ("kafkacodec.runtime.writing", "write_case", "_write_case"),
+    ("kafkacodec.runtime.writing", "write_value", "_write_value"),
 )
 _ALIASES = {alias for _, _, alias in RUNTIME_NAMES}
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .imports import ImportList
 from .lines import Code, Constants
 from ..model import Attr, EnumSpec, RefKind, Schema, TypeSpec
-from ..ir import IR
+from ..ir import IR, FixedRun
 from .columns import ColumnPlanner
 from .read import Frame, ReadPlanner
 from .write import WritePlanner
@@ -36,7 +36,7 @@ class ClassPlan:
     init_body: list[str]
     read_body: list[str]
     write_body: list[str]
-    size_body: list[str]
+    size_body: list[str] | None
     verify_body: list[str] | None
     pack_params: list[str]
     pack_body: list[str] | None
@@ -48,7 +48,7 @@ class ClassPlan:
     dict_fields: list[str]
     schema_path: str
     nested: list[tuple[str, str]] = field(default_factory=list)  # (attribute, module-level name)
-    field_docs: list[tuple[str, str, list[str]]] = field(default_factory=list)  # name, hint, wrapped doc
+    field_docs: list[list[str]] = field(default_factory=list)  # each field's lines: name, hint, doc
     hints: dict[str, str] = field(default_factory=dict)
     columns_body: list[str] | None = None  # -columnar types: the vectorised readers
     skip_body: list[str] | None = None
@@ -64,6 +64,7 @@ class ClassPlan:
     switch_cases: dict[str, dict[str, str]] = field(default_factory=dict)  # switch field -> case -> class
     field_order: list[str] | None = None  # stored and named tagged fields, in the message's order
     tag_section: str | None = None  # the field holding the named tagged fields
+    derived: list[tuple[str, str, int, str]] = field(default_factory=list)  # (field, slot, pin bit, doc)
     present_when: list[tuple[str, str]] = field(default_factory=list)  # (field, function of the params)
 
 
@@ -222,7 +223,10 @@ class ModulePlanner:
             name=name, qualname=".".join(self.program.class_path(spec)),
             doc=(spec.doc or spec.name).strip(), slots=list(facts.slots),
             init_params=[p.id for p in spec.params] + [a.id for a in seq], init_body=init_body,
-            read_body=self.read_body(spec), write_body=writer.plan_write(), size_body=writer.plan_size(),
+            read_body=self.read_body(spec), write_body=writer.plan_write(),
+            # computed without encoding where size matters (the -hot types) or is a constant (a fixed
+            # layout, which an object not yet filled has too); the others encode (Node.size)
+            size_body=writer.plan_size() if spec.hot or all(isinstance(op, FixedRun) for op in facts.ops) else None,
             verify_body=self.verify(spec) if facts.has_checksums else None,
             pack_params=writer_pack.pack_params(), pack_body=self.pack_body(spec),
             props=props, loaders=loaders, raw_loaders=raw_loaders,
@@ -231,9 +235,8 @@ class ModulePlanner:
             dict_fields=params + [a.id for a in seq] + [i.id for i in spec.instances],
             schema_path="/".join(self.program.class_path(spec)),
             nested=nested,
-            field_docs=[(p.id, "int", textwrap.wrap(f"(param) {' '.join((p.doc or '').split())}".strip(), 88))
-                        for p in spec.params]
-            + [(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), self.wrap(a.doc, a)) for a in seq],
+            field_docs=[self.field_doc(p.id, "int", f"(param) {p.doc or ''}") for p in spec.params]
+            + [self.field_doc(a.id, self.hint(a) + (" | None" if a.if_ is not None else ""), a.doc, a) for a in seq],
             hints={**{p: "int" for p in params}, **{a.id: self.hint(a) for a in seq}},
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
@@ -244,7 +247,7 @@ class ModulePlanner:
             field_types={a.id: self.field_type(self.tr.attr_type(a)) for a in seq if not (a.derive or a.checksum)},
             switch_cases=self.switch_cases(spec),
             field_order=self.field_order(spec), present_when=self.present_when(spec),
-            tag_section=next((a.id for a in seq if a.tagged), None),
+            tag_section=next((a.id for a in seq if a.tagged), None), derived=self.derived(spec),
             **self.columnar(spec))
 
     def parent_name(self, spec: TypeSpec) -> str | None:
@@ -285,22 +288,18 @@ class ModulePlanner:
         return "object"
 
     @staticmethod
-    def wrap(doc: str | None, attr: Attr) -> list[str]:
+    def field_doc(name: str, hint: str, doc: str | None, attr: Attr | None = None) -> list[str]:
+        """A field's lines in its class's docstring: name, type and doc, wrapped."""
         text = " ".join((doc or "").split())
-        if attr.derive is not None or attr.checksum is not None:
+        if attr is not None and (attr.derive is not None or attr.checksum is not None):
             text += " (Computed on write unless set.)"
-        return textwrap.wrap(text.strip(), 88) or [""]
+        return textwrap.wrap(f"{name} ({hint}): {text}".strip(), 88)
 
     def props(self, spec: TypeSpec) -> list[Prop]:
         out = []
         for a in spec.seq:
             doc = (a.doc or "").strip()
-            if a.derive or a.checksum:
-                bit = self.ir[spec].field(a.id).pin_bit
-                out.append(Prop(a.id, f"{doc}\n\nComputed on write unless set (pinned).".strip(), [f"return self._{a.id}"], [
-                    f"self._{a.id} = value",
-                    f"self._pins = (self._pins | {bit}) if value is not None else (self._pins & ~{bit})"]))
-            elif a.lazy:
+            if a.lazy and not (a.derive or a.checksum):
                 out.append(Prop(a.id, doc, [
                     f"value = self._{a.id}",
                     f"if value is {self.rt('_LAZY')}:",
@@ -320,6 +319,14 @@ class ModulePlanner:
                 value = f"{self.rt('_enum_value')}({self.program.enum_py_name(self.program.enum_of[inst])}, {value})"
             out.append(Prop(inst.id, (inst.doc or "").strip(), [f"return {value}"]))
         return out
+
+    def derived(self, spec: TypeSpec) -> list[tuple[str, str, int, str]]:
+        """(field, slot, pin bit, doc) of each field computed on write unless set (pinned)."""
+        if any(a.derive or a.checksum for a in spec.seq):
+            self.rt("_Derived")
+        return [(a.id, f"_{a.id}", self.ir[spec].field(a.id).pin_bit,
+                 f"{' '.join((a.doc or '').split())} Computed on write unless set (pinned).".strip())
+                for a in spec.seq if a.derive or a.checksum]
 
     def tagged_props(self, spec: TypeSpec) -> list[Prop]:
         """A read-only property per named tagged field: its value from the section (the last
@@ -363,18 +370,16 @@ class ModulePlanner:
         return "object"
 
     def switch_cases(self, spec: TypeSpec) -> dict[str, dict[str, str]]:
-        """For each switch field whose cases are literals naming generated types: case -> class."""
+        """For each switch field whose cases are all literals (or the default) naming generated
+        types: case -> class (None for the default)."""
         out = {}
         for a in spec.seq:
-            if a.type.kind != RefKind.SWITCH:
+            if a.type.kind != RefKind.SWITCH or not a.type.cases:
                 continue
-            cases = {}
-            for key, case in a.type.cases:
-                target = self.program.resolved.get(case)
-                if (key is None or isinstance(key, (Int, Bool))) and target is not None and not target.intrinsic:
-                    cases["None" if key is None else repr(key.value)] = self.class_ref(target)
-            if cases:
-                out[a.id] = cases
+            targets = [(key, self.program.resolved.get(case)) for key, case in a.type.cases]
+            if all((key is None or isinstance(key, (Int, Bool))) and t is not None and not t.intrinsic
+                   for key, t in targets):
+                out[a.id] = {"None" if key is None else repr(key.value): self.class_ref(t) for key, t in targets}
         return out
 
     def present_when(self, spec: TypeSpec) -> list[tuple[str, str]]:

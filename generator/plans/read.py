@@ -208,6 +208,13 @@ class ReadPlanner:
             room = f"(end - pos) // {least}" if least > 1 else "end - pos"
             with c.block(f"if {count} > {room} or {count} > {self.ctx.rt('_LIMITS')}.max_items:"):
                 c(f"raise {self.ctx.rt('_too_many')}({at}, {path!r}, {count}, end - pos)")
+            if self.whole_run(attr):  # fixed-width numbers, room checked above: one unpack
+                code, width, _ = PRIMITIVES[attr.type.prim]
+                order = ">" if attr.type.endian == "be" else "<"
+                c(f"{var} = list({self.ctx.rt('_unpack_from')}(f'{order}{{{count}}}{code}', buf, pos))")
+                c(f"pos += {count} * {width}")
+                c.level -= 1
+                return
             loop = f"for _ in range({count}):"
         elif attr.repeat == "eos":
             loop = "while pos < end:"
@@ -237,6 +244,12 @@ class ReadPlanner:
                 c(f"{index} += 1")
         if attr.repeat == "expr":
             c.level -= 1
+
+    @staticmethod
+    def whole_run(attr: Attr) -> bool:
+        """A counted repeat of a fixed-width number, whose items need no check or enum each."""
+        return (attr.repeat == "expr" and attr.type.kind == RefKind.PRIM and attr.valid is None
+                and attr.enum is None and attr.process is None and attr.size is None and not attr.size_eos)
 
     def single(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         """Read one element at `pos`, advancing it."""
@@ -367,13 +380,13 @@ class ReadPlanner:
 
     def varint(self, c: Code, kind: str, var: str, buf: str, pos: str, end: str, path: str) -> None:
         zigzag = kind.startswith("zigzag")
-        with c.block(f"if {pos} >= {end}:"):
-            c(f"raise {self.ctx.rt('_short')}({pos}, {end}, 1, {path!r})")
-        if not self.spec.hot:  # a call: what inlining saves pays only in the types read most
+        if not self.spec.hot:  # a call (which checks the bounds): inlining pays only in the types read most
             c(f"{var}, {pos} = {self.ctx.rt('_read_uvarint')}({buf}, {pos}, {end}, {VARINT_MAX[kind]}, {path!r})")
             if zigzag:
                 c(f"{var} = ({var} >> 1) ^ -({var} & 1)")
             return
+        with c.block(f"if {pos} >= {end}:"):
+            c(f"raise {self.ctx.rt('_short')}({pos}, {end}, 1, {path!r})")
         c(f"{var} = {buf}[{pos}]")
         # one- and two-byte varints (lengths and deltas up to 8191) inline, zigzag by table
         with c.block(f"if {var} < 0x80:"):

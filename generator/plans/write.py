@@ -100,14 +100,9 @@ class WritePlanner:
     def params(self, c: Code, scope: Scope, keep: bool) -> None:
         """The params: as the enclosing writer passes them, else as the object holds them (a
         writer that passes them leaves them on the object, as it does computed fields)."""
-        for p in self.spec.params:
-            with c.block(f"if {p.id} is None:"):
-                c(f"{p.id} = self.{p.id}")
-                with c.block(f"if {p.id} is None:"):
-                    c(f"raise {self.ctx.rt('_EncodeError')}('param is not set', {self.path(p)!r})")
-            if keep:
-                with c.block("elif keep:"):
-                    c(f"self.{p.id} = {p.id}")
+        for p in self.spec.params:  # never -hot: a call is cheap enough
+            c(f"{p.id} = {self.ctx.rt('_param')}({p.id}, self, {p.id!r}, {'keep' if keep else 'False'}, "
+              f"{self.path(p)!r})")
             scope.locals[p.id] = p.id
 
     def left_out_by_params(self, attr: Attr) -> bool:
@@ -270,13 +265,13 @@ class WritePlanner:
             s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + PRIMITIVES[ref.prim][0])
             c(f"{out} += {s}.pack({value})")
         elif ref.kind == RefKind.SWITCH:
-            with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
-                c(f"{out} += {value}")
-            with c.block("else:"):
-                self.case_check(c, attr, ref, value)
-                c(f"{value}._write({out}, {self.keep}{self.args(ref)})")
+            c(f"{self.ctx.rt('_write_case')}({out}, {value}, {self.keep}, {self.case_classes(attr, ref)}, "
+              f"{self.ctx.tr.translate(ref.switch_on, self.scope, ref.loc)}, {self.path(attr)!r}{self.args(ref)})")
         else:
             target = self.ctx.program.resolved[ref]
+            if not target.intrinsic and not self.spec.hot and not self.ctx.packable(target):
+                c(f"{self.ctx.rt('_write_value')}({out}, {value}, {self.keep}{self.args(ref)})")
+                return
             if not target.intrinsic:
                 # a nested value may be an object, a tuple of its fields, or bytes already encoded
                 head = "if"
@@ -306,24 +301,13 @@ class WritePlanner:
             else:
                 c(f"{value}._write({out}, {self.keep})")
 
-    def case_check(self, c: Code, attr: Attr, ref: TypeRef, value: str) -> None:
-        """Refuse an object of another type than the switch's case: written, it would encode what
-        the reader then reads as the case's type (a string in the classic encoding inside a
-        flexible version, say)."""
-        targets = [(key, self.ctx.program.resolved.get(case)) for key, case in ref.cases]
-        if not targets or any(t is None or t.intrinsic for _, t in targets):
-            return  # cases of primitives or varints: no class to hold the object to
-        tr, scope = self.ctx.tr, self.scope
-        on, want = self.new("on"), self.new("want")
-        c(f"{on} = {tr.translate(ref.switch_on, scope, ref.loc)}")
-        default = next((self.ctx.class_ref(t) for key, t in targets if key is None), "None")
-        chain = default
-        for key, t in reversed([(k, t) for k, t in targets if k is not None]):
-            chain = f"{self.ctx.class_ref(t)} if {on} == {tr.translate(key, scope, ref.loc)} else {chain}"
-        c(f"{want} = {chain}")
-        with c.block(f"if {want} is not None and not isinstance({value}, {want}):"):
-            c(f"raise {self.ctx.rt('_EncodeError')}(f'is a {{type({value}).__qualname__}}, where {{{on}!r}} "
-              f"selects {{{want}.__qualname__}}', {self.path(attr)!r})")
+    def case_classes(self, attr: Attr, ref: TypeRef) -> str:
+        """The switch's cases and their classes, as an expression (None where a case has no class:
+        a primitive's, a varint's), which its value must be an object of: written as another
+        type, it would encode what the reader then takes for the case's type."""
+        if attr.id not in self.ctx.switch_cases(self.spec):
+            return "None"
+        return f"{self.ctx.class_ref(self.spec)}._switch_cases[{attr.id!r}]"
 
     def emit(self, c: Code, attr: Attr, scope: Scope) -> None:
         w = self.w(attr)
@@ -372,6 +356,9 @@ class WritePlanner:
     def require(self, c: Code, attr: Attr, w: str, path: str) -> None:
         if attr.id in self.length_of or attr.derive or attr.default is not None or attr.contents is not None:
             return  # computed, defaulted or fixed: never None here
+        if not self.spec.hot:  # a call: inline code pays only in the types written most
+            c(f"{self.ctx.rt('_require')}({w}, {path!r})")
+            return
         with c.block(f"if {w} is None:"):
             c(f"raise {self.ctx.rt('_EncodeError')}('is not set', {path!r})")
 
