@@ -53,12 +53,7 @@ def _plain(value) -> object:
         names = _shown_fields(value)
         if names == ["value"]:  # a string, bytes or tagged value of the message encodings
             return _plain(value.value)
-        facts = getattr(value, "_json", {})
-        out = {}
-        for n in names:
-            name, shown_as = facts.get(n, (None, None))
-            out[name or _camel(n)] = _as(getattr(value, n), shown_as)
-        return out
+        return {_json_name(value, n): _as(getattr(value, n), _shown_as(value, n)) for n in names}
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, list):
@@ -79,10 +74,11 @@ def _as(value, shown_as: str | None) -> object:
 
 def message_from_json(cls: type, data: dict, **params):
     """The generated message `cls` from Kafka's JSON of it (message_json's inverse), at the
-    params given (a message's version): the fields the version has, named tagged fields set
-    where the JSON gives them other than their default. A field the JSON lacks is a KeyError."""
-    facts, types = getattr(cls, "_json", {}), cls._field_types
-    present_when, tagged = getattr(cls, "_present_when", {}), getattr(cls, "_tagged", {})
+    params given (a message's version): the fields the version has, named tagged fields the
+    version defines set where the JSON gives them other than their default. A field the JSON
+    lacks is a KeyError."""
+    types, tagged = cls._field_types, getattr(cls, "_tagged", {})
+    present_when, switch_on = getattr(cls, "_present_when", {}), getattr(cls, "_switch_on", {})
     values = [params[p] for p in cls._params]
     fields = {}
     for n in cls._eq_fields:
@@ -91,17 +87,26 @@ def message_from_json(cls: type, data: dict, **params):
         if _null_marker(n, cls._eq_fields):  # the int8 before a nullable struct
             fields[n] = -1 if data[_json_name(cls, n.removesuffix("_present"))] is None else 1
         elif n == getattr(cls, "_tag_section", None):
-            given = {t: data[_json_name(cls, t)] for t in tagged if _json_name(cls, t) in data}
+            given = {t: data[_json_name(cls, t)] for t in tagged if _json_name(cls, t) in data
+                     and (t not in present_when or present_when[t](*values))}
             fields[n] = _tag_section(types[n], given, cls, params)
         elif n in SKIPPED:  # a section without named tags: none written
             fields[n] = types[n](fields=[])
         else:
-            fields[n] = _from_json(types[n], data[_json_name(cls, n)], facts.get(n, (None, None))[1], params)
+            kind = types[n]
+            if n in switch_on:  # a case the params decide (a string's encoding, by version)
+                cases = cls._switch_cases[n]
+                kind = cases.get(switch_on[n](*values), cases.get(None))
+            fields[n] = _from_json(kind, data[_json_name(cls, n)], _shown_as(cls, n), params)
     return cls(**params, **fields)
 
 
 def _json_name(cls: type, field: str) -> str:
     return getattr(cls, "_json", {}).get(field, (None, None))[0] or _camel(field)
+
+
+def _shown_as(cls: type, field: str) -> str | None:
+    return getattr(cls, "_json", {}).get(field, (None, None))[1]
 
 
 def _from_json(kind, value, shown_as: str | None, params: dict):
@@ -124,7 +129,8 @@ def _from_json(kind, value, shown_as: str | None, params: dict):
     own = [f for f in kind._eq_fields if f not in kind._params]
     if own == ["value"]:  # a string or bytes of the message encodings
         return kind(value=_from_json(kind._field_types["value"], value, None, params))
-    # a nested struct takes the message's version too, under its own name (message_version, say)
+    # a nested struct takes the message's params too, in their order, perhaps under other names
+    # (a struct with a field named version calls its param message_version)
     return message_from_json(kind, value, **dict(zip(kind._params, params.values())))
 
 
@@ -138,8 +144,7 @@ def _tag_section(section: type, given: dict, owner: type, params: dict):
             continue
         wrapper = item._switch_cases["data"][tag]
         held = wrapper._eq_fields[0]
-        shown_as = getattr(owner, "_json", {}).get(name, (None, None))[1]
-        value = _from_json(wrapper._field_types[held], given[name], shown_as, params)
+        value = _from_json(wrapper._field_types[held], given[name], _shown_as(owner, name), params)
         if value != default:
             fields.append(item(tag=tag, data=wrapper(**{held: value})))
     return section(fields=fields)

@@ -12,7 +12,7 @@ from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_case as _write_case
 from kafkacodec.runtime.writing import write_value as _write_value
@@ -172,7 +172,7 @@ class ConsumerProtocol_SubscriptionV0(_Node):
         _require(w_user_data, 'consumer_protocol/subscription_v0/user_data')
         _write_value(out, w_user_data, keep)
 
-    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    topics_count = _derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV0.__qualname__ = "ConsumerProtocol.SubscriptionV0"
@@ -275,8 +275,8 @@ class ConsumerProtocol_SubscriptionV1(_Node):
         for _x2 in w_owned_partitions:
             _write_value(out, _x2, keep)
 
-    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
-    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
+    topics_count = _derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV1.__qualname__ = "ConsumerProtocol.SubscriptionV1"
@@ -388,8 +388,8 @@ class ConsumerProtocol_SubscriptionV2(_Node):
         w_generation_id = self.generation_id
         out += _S1.pack(w_generation_id)
 
-    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
-    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
+    topics_count = _derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV2.__qualname__ = "ConsumerProtocol.SubscriptionV2"
@@ -508,8 +508,8 @@ class ConsumerProtocol_SubscriptionV3(_Node):
         _require(w_rack_id, 'consumer_protocol/subscription_v3/rack_id')
         _write_value(out, w_rack_id, keep)
 
-    topics_count = _Derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
-    owned_partitions_count = _Derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
+    topics_count = _derived("_topics_count", 1, 'Number of topics. Computed on write unless set (pinned).')
+    owned_partitions_count = _derived("_owned_partitions_count", 2, 'Number of topics with owned partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_SubscriptionV3.__qualname__ = "ConsumerProtocol.SubscriptionV3"
@@ -586,7 +586,7 @@ class ConsumerProtocol_Assignment(_Node):
         _require(w_user_data, 'consumer_protocol/assignment/user_data')
         _write_value(out, w_user_data, keep)
 
-    assigned_partitions_count = _Derived("_assigned_partitions_count", 1, 'Number of topics assigned. Computed on write unless set (pinned).')
+    assigned_partitions_count = _derived("_assigned_partitions_count", 1, 'Number of topics assigned. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_Assignment.__qualname__ = "ConsumerProtocol.Assignment"
@@ -653,7 +653,7 @@ class ConsumerProtocol_TopicPartitions(_Node):
         for _x1 in w_partitions:
             out += _S1.pack(_x1)
 
-    partitions_count = _Derived("_partitions_count", 1, 'Number of partitions. Computed on write unless set (pinned).')
+    partitions_count = _derived("_partitions_count", 1, 'Number of partitions. Computed on write unless set (pinned).')
 
 
 ConsumerProtocol_TopicPartitions.__qualname__ = "ConsumerProtocol.TopicPartitions"

@@ -18,7 +18,7 @@ from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_value as _write_value
 from kafkacodec.generated.kafka_types import KafkaTypes_CompactString
@@ -287,8 +287,8 @@ class ControlRecord_LeaderChangeMessage(_Node):
         _require(w_tagged_fields, 'control_record/leader_change_message/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    voters_count_plus_one = _Derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
-    granting_voters_count_plus_one = _Derived("_granting_voters_count_plus_one", 2, 'Number of granting voters plus one. Computed on write unless set (pinned).')
+    voters_count_plus_one = _derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
+    granting_voters_count_plus_one = _derived("_granting_voters_count_plus_one", 2, 'Number of granting voters plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_LeaderChangeMessage.__qualname__ = "ControlRecord.LeaderChangeMessage"
@@ -577,7 +577,7 @@ class ControlRecord_VotersRecord(_Node):
         _require(w_tagged_fields, 'control_record/voters_record/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    voters_count_plus_one = _Derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
+    voters_count_plus_one = _derived("_voters_count_plus_one", 1, 'Number of voters plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_VotersRecord.__qualname__ = "ControlRecord.VotersRecord"
@@ -681,7 +681,7 @@ class ControlRecord_VoterEntry(_Node):
         _require(w_tagged_fields, 'control_record/voter_entry/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    endpoints_count_plus_one = _Derived("_endpoints_count_plus_one", 1, 'Number of endpoints plus one. Computed on write unless set (pinned).')
+    endpoints_count_plus_one = _derived("_endpoints_count_plus_one", 1, 'Number of endpoints plus one. Computed on write unless set (pinned).')
 
 
 ControlRecord_VoterEntry.__qualname__ = "ControlRecord.VoterEntry"

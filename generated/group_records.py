@@ -18,7 +18,7 @@ from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import param as _param
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_case as _write_case
@@ -245,7 +245,7 @@ class GroupRecords_ShareGroupMemberMetadataValueBody(_Node):
         _require(w_tagged_fields, 'group_records/share_group_member_metadata_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    subscribed_topic_names_count_plus_one = _Derived("_subscribed_topic_names_count_plus_one", 1, 'Number of topic names plus one. Computed on write unless set (pinned).')
+    subscribed_topic_names_count_plus_one = _derived("_subscribed_topic_names_count_plus_one", 1, 'Number of topic names plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupMemberMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupMemberMetadataValueBody"
@@ -717,7 +717,7 @@ class GroupRecords_TopicPartition(_Node):
         _require(w_tagged_fields, 'group_records/topic_partition/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
+    partitions_count_plus_one = _derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartition.__qualname__ = "GroupRecords.TopicPartition"
@@ -795,7 +795,7 @@ class GroupRecords_ShareGroupTargetAssignmentMemberValueBody(_Node):
         _require(w_tagged_fields, 'group_records/share_group_target_assignment_member_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    topic_partitions_count_plus_one = _Derived("_topic_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
+    topic_partitions_count_plus_one = _derived("_topic_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupTargetAssignmentMemberValueBody.__qualname__ = "GroupRecords.ShareGroupTargetAssignmentMemberValueBody"
@@ -974,7 +974,7 @@ class GroupRecords_TopicPartitions(_Node):
         _require(w_tagged_fields, 'group_records/topic_partitions/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
+    partitions_count_plus_one = _derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartitions.__qualname__ = "GroupRecords.TopicPartitions"
@@ -1075,7 +1075,7 @@ class GroupRecords_ShareGroupCurrentMemberAssignmentValueBody(_Node):
         _require(w_tagged_fields, 'group_records/share_group_current_member_assignment_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    assigned_partitions_count_plus_one = _Derived("_assigned_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
+    assigned_partitions_count_plus_one = _derived("_assigned_partitions_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupCurrentMemberAssignmentValueBody.__qualname__ = "GroupRecords.ShareGroupCurrentMemberAssignmentValueBody"
@@ -1254,7 +1254,7 @@ class GroupRecords_TopicPartitionsInfo(_Node):
         _require(w_tagged_fields, 'group_records/topic_partitions_info/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
+    partitions_count_plus_one = _derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TopicPartitionsInfo.__qualname__ = "GroupRecords.TopicPartitionsInfo"
@@ -1453,9 +1453,9 @@ class GroupRecords_ShareGroupStatePartitionMetadataValueBody(_Node):
         _require(w_tagged_fields, 'group_records/share_group_state_partition_metadata_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    initializing_topics_count_plus_one = _Derived("_initializing_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
-    initialized_topics_count_plus_one = _Derived("_initialized_topics_count_plus_one", 2, 'Number of topics plus one. Computed on write unless set (pinned).')
-    deleting_topics_count_plus_one = _Derived("_deleting_topics_count_plus_one", 4, 'Number of topics plus one. Computed on write unless set (pinned).')
+    initializing_topics_count_plus_one = _derived("_initializing_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
+    initialized_topics_count_plus_one = _derived("_initialized_topics_count_plus_one", 2, 'Number of topics plus one. Computed on write unless set (pinned).')
+    deleting_topics_count_plus_one = _derived("_deleting_topics_count_plus_one", 4, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ShareGroupStatePartitionMetadataValueBody.__qualname__ = "GroupRecords.ShareGroupStatePartitionMetadataValueBody"
@@ -1642,7 +1642,7 @@ class GroupRecords_ConsumerGroupRegularExpressionValueBody(_Node):
         _require(w_tagged_fields, 'group_records/consumer_group_regular_expression_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    topics_count_plus_one = _Derived("_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
+    topics_count_plus_one = _derived("_topics_count_plus_one", 1, 'Number of topics plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_ConsumerGroupRegularExpressionValueBody.__qualname__ = "GroupRecords.ConsumerGroupRegularExpressionValueBody"
@@ -2143,7 +2143,7 @@ class GroupRecords_StreamsGroupMemberMetadataValueBody(_Node):
         _require(w_tagged_fields, 'group_records/streams_group_member_metadata_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    client_tags_count_plus_one = _Derived("_client_tags_count_plus_one", 1, 'Number of client tags plus one. Computed on write unless set (pinned).')
+    client_tags_count_plus_one = _derived("_client_tags_count_plus_one", 1, 'Number of client tags plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupMemberMetadataValueBody.__qualname__ = "GroupRecords.StreamsGroupMemberMetadataValueBody"
@@ -2458,7 +2458,7 @@ class GroupRecords_TaskIds(_Node):
         _require(w_tagged_fields, 'group_records/task_ids/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    partitions_count_plus_one = _Derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
+    partitions_count_plus_one = _derived("_partitions_count_plus_one", 1, 'Number of partitions plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_TaskIds.__qualname__ = "GroupRecords.TaskIds"
@@ -2596,9 +2596,9 @@ class GroupRecords_StreamsGroupTargetAssignmentMemberValueBody(_Node):
         _require(w_tagged_fields, 'group_records/streams_group_target_assignment_member_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    active_tasks_count_plus_one = _Derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    standby_tasks_count_plus_one = _Derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    warmup_tasks_count_plus_one = _Derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    active_tasks_count_plus_one = _derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_count_plus_one = _derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_count_plus_one = _derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTargetAssignmentMemberValueBody.__qualname__ = "GroupRecords.StreamsGroupTargetAssignmentMemberValueBody"
@@ -2948,12 +2948,12 @@ class GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody(_Node):
         _require(w_tagged_fields, 'group_records/streams_group_current_member_assignment_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    active_tasks_count_plus_one = _Derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    standby_tasks_count_plus_one = _Derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    warmup_tasks_count_plus_one = _Derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    active_tasks_pending_revocation_count_plus_one = _Derived("_active_tasks_pending_revocation_count_plus_one", 8, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    standby_tasks_pending_revocation_count_plus_one = _Derived("_standby_tasks_pending_revocation_count_plus_one", 16, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
-    warmup_tasks_pending_revocation_count_plus_one = _Derived("_warmup_tasks_pending_revocation_count_plus_one", 32, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    active_tasks_count_plus_one = _derived("_active_tasks_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_count_plus_one = _derived("_standby_tasks_count_plus_one", 2, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_count_plus_one = _derived("_warmup_tasks_count_plus_one", 4, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    active_tasks_pending_revocation_count_plus_one = _derived("_active_tasks_pending_revocation_count_plus_one", 8, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    standby_tasks_pending_revocation_count_plus_one = _derived("_standby_tasks_pending_revocation_count_plus_one", 16, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    warmup_tasks_pending_revocation_count_plus_one = _derived("_warmup_tasks_pending_revocation_count_plus_one", 32, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupCurrentMemberAssignmentValueBody.__qualname__ = "GroupRecords.StreamsGroupCurrentMemberAssignmentValueBody"
@@ -3183,7 +3183,7 @@ class GroupRecords_StreamsGroupTopologyTopicInfo(_Node):
         _require(w_tagged_fields, 'group_records/streams_group_topology_topic_info/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    topic_configs_count_plus_one = _Derived("_topic_configs_count_plus_one", 1, 'Number of configs plus one. Computed on write unless set (pinned).')
+    topic_configs_count_plus_one = _derived("_topic_configs_count_plus_one", 1, 'Number of configs plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTopologyTopicInfo.__qualname__ = "GroupRecords.StreamsGroupTopologyTopicInfo"
@@ -3309,9 +3309,9 @@ class GroupRecords_CopartitionGroup(_Node):
         _require(w_tagged_fields, 'group_records/copartition_group/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    source_topics_count_plus_one = _Derived("_source_topics_count_plus_one", 1, 'Number of indexes plus one. Computed on write unless set (pinned).')
-    source_topic_regex_count_plus_one = _Derived("_source_topic_regex_count_plus_one", 2, 'Number of indexes plus one. Computed on write unless set (pinned).')
-    repartition_source_topics_count_plus_one = _Derived("_repartition_source_topics_count_plus_one", 4, 'Number of indexes plus one. Computed on write unless set (pinned).')
+    source_topics_count_plus_one = _derived("_source_topics_count_plus_one", 1, 'Number of indexes plus one. Computed on write unless set (pinned).')
+    source_topic_regex_count_plus_one = _derived("_source_topic_regex_count_plus_one", 2, 'Number of indexes plus one. Computed on write unless set (pinned).')
+    repartition_source_topics_count_plus_one = _derived("_repartition_source_topics_count_plus_one", 4, 'Number of indexes plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_CopartitionGroup.__qualname__ = "GroupRecords.CopartitionGroup"
@@ -3542,12 +3542,12 @@ class GroupRecords_Subtopology(_Node):
         _require(w_tagged_fields, 'group_records/subtopology/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    source_topics_count_plus_one = _Derived("_source_topics_count_plus_one", 1, 'Number of source topics plus one. Computed on write unless set (pinned).')
-    source_topic_regex_count_plus_one = _Derived("_source_topic_regex_count_plus_one", 2, 'Number of regular expressions plus one. Computed on write unless set (pinned).')
-    state_changelog_topics_count_plus_one = _Derived("_state_changelog_topics_count_plus_one", 4, 'Number of changelog topics plus one. Computed on write unless set (pinned).')
-    repartition_sink_topics_count_plus_one = _Derived("_repartition_sink_topics_count_plus_one", 8, 'Number of repartition sink topics plus one. Computed on write unless set (pinned).')
-    repartition_source_topics_count_plus_one = _Derived("_repartition_source_topics_count_plus_one", 16, 'Number of repartition source topics plus one. Computed on write unless set (pinned).')
-    copartition_groups_count_plus_one = _Derived("_copartition_groups_count_plus_one", 32, 'Number of groups plus one. Computed on write unless set (pinned).')
+    source_topics_count_plus_one = _derived("_source_topics_count_plus_one", 1, 'Number of source topics plus one. Computed on write unless set (pinned).')
+    source_topic_regex_count_plus_one = _derived("_source_topic_regex_count_plus_one", 2, 'Number of regular expressions plus one. Computed on write unless set (pinned).')
+    state_changelog_topics_count_plus_one = _derived("_state_changelog_topics_count_plus_one", 4, 'Number of changelog topics plus one. Computed on write unless set (pinned).')
+    repartition_sink_topics_count_plus_one = _derived("_repartition_sink_topics_count_plus_one", 8, 'Number of repartition sink topics plus one. Computed on write unless set (pinned).')
+    repartition_source_topics_count_plus_one = _derived("_repartition_source_topics_count_plus_one", 16, 'Number of repartition source topics plus one. Computed on write unless set (pinned).')
+    copartition_groups_count_plus_one = _derived("_copartition_groups_count_plus_one", 32, 'Number of groups plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_Subtopology.__qualname__ = "GroupRecords.Subtopology"
@@ -3636,7 +3636,7 @@ class GroupRecords_StreamsGroupTopologyValueBody(_Node):
         _require(w_tagged_fields, 'group_records/streams_group_topology_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    subtopologies_count_plus_one = _Derived("_subtopologies_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
+    subtopologies_count_plus_one = _derived("_subtopologies_count_plus_one", 1, 'Number of subtopologies plus one. Computed on write unless set (pinned).')
 
 
 GroupRecords_StreamsGroupTopologyValueBody.__qualname__ = "GroupRecords.StreamsGroupTopologyValueBody"

@@ -17,7 +17,7 @@ from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_value as _write_value
 
@@ -127,7 +127,7 @@ class KafkaTypes_String(_Node):
         out += _S0.pack(w_length)
         out += _b_value
 
-    length = _Derived("_length", 1, 'Byte length of the string. Computed on write unless set (pinned).')
+    length = _derived("_length", 1, 'Byte length of the string. Computed on write unless set (pinned).')
 
 
 KafkaTypes_String.__qualname__ = "KafkaTypes.String"
@@ -186,7 +186,7 @@ class KafkaTypes_NullableString(_Node):
         if (w_length >= 0):
             out += _b_value
 
-    length = _Derived("_length", 1, 'Byte length of the string; -1 (any negative value) for null. Computed on write unless set (pinned).')
+    length = _derived("_length", 1, 'Byte length of the string; -1 (any negative value) for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_NullableString.__qualname__ = "KafkaTypes.NullableString"
@@ -242,7 +242,7 @@ class KafkaTypes_CompactString(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-    length_plus_one = _Derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 would be null, which Kafka rejects here. Computed on write unless set (pinned).')
+    length_plus_one = _derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 would be null, which Kafka rejects here. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactString.__qualname__ = "KafkaTypes.CompactString"
@@ -300,7 +300,7 @@ class KafkaTypes_CompactNullableString(_Node):
         if (w_length_plus_one > 0):
             out += _b_value
 
-    length_plus_one = _Derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 for null. Computed on write unless set (pinned).')
+    length_plus_one = _derived("_length_plus_one", 1, 'Byte length of the string plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactNullableString.__qualname__ = "KafkaTypes.CompactNullableString"
@@ -358,7 +358,7 @@ class KafkaTypes_Bytes(_Node):
         out += _S1.pack(w_length)
         out += _b_value
 
-    length = _Derived("_length", 1, 'Number of bytes. Computed on write unless set (pinned).')
+    length = _derived("_length", 1, 'Number of bytes. Computed on write unless set (pinned).')
 
 
 KafkaTypes_Bytes.__qualname__ = "KafkaTypes.Bytes"
@@ -417,7 +417,7 @@ class KafkaTypes_NullableBytes(_Node):
         if (w_length >= 0):
             out += _b_value
 
-    length = _Derived("_length", 1, 'Number of bytes; -1 (any negative value) for null. Computed on write unless set (pinned).')
+    length = _derived("_length", 1, 'Number of bytes; -1 (any negative value) for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_NullableBytes.__qualname__ = "KafkaTypes.NullableBytes"
@@ -472,7 +472,7 @@ class KafkaTypes_CompactBytes(_Node):
             _w_uv32(out, w_length_plus_one)
         out += _b_value
 
-    length_plus_one = _Derived("_length_plus_one", 1, 'Number of bytes plus one. Computed on write unless set (pinned).')
+    length_plus_one = _derived("_length_plus_one", 1, 'Number of bytes plus one. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactBytes.__qualname__ = "KafkaTypes.CompactBytes"
@@ -530,7 +530,7 @@ class KafkaTypes_CompactNullableBytes(_Node):
         if (w_length_plus_one > 0):
             out += _b_value
 
-    length_plus_one = _Derived("_length_plus_one", 1, 'Number of bytes plus one; 0 for null. Computed on write unless set (pinned).')
+    length_plus_one = _derived("_length_plus_one", 1, 'Number of bytes plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactNullableBytes.__qualname__ = "KafkaTypes.CompactNullableBytes"
@@ -594,7 +594,7 @@ class KafkaTypes_TaggedFields(_Node):
         for _x1 in w_fields:
             _write_value(out, _x1, keep)
 
-    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
+    count = _derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 KafkaTypes_TaggedFields.__qualname__ = "KafkaTypes.TaggedFields"
@@ -658,7 +658,7 @@ class KafkaTypes_TaggedField(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-    data_length = _Derived("_data_length", 1, 'Byte length of the value. Computed on write unless set (pinned).')
+    data_length = _derived("_data_length", 1, 'Byte length of the value. Computed on write unless set (pinned).')
 
 
 KafkaTypes_TaggedField.__qualname__ = "KafkaTypes.TaggedField"
@@ -989,7 +989,7 @@ class KafkaTypes_CompactInt32Array(_Node):
             for _x1 in w_items:
                 out += _S1.pack(_x1)
 
-    count_plus_one = _Derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
+    count_plus_one = _derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactInt32Array.__qualname__ = "KafkaTypes.CompactInt32Array"
@@ -1057,9 +1057,11 @@ class KafkaTypes_CompactUuidArray(_Node):
         if (w_count_plus_one > 0):
             _require(w_items, 'kafka_types/compact_uuid_array/items')
             for _x1 in w_items:
+                if len(_x1) != 16:
+                    raise _EncodeError(f'must be 16 bytes, not {len(_x1)}', 'kafka_types/compact_uuid_array/items')
                 out += _x1
 
-    count_plus_one = _Derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
+    count_plus_one = _derived("_count_plus_one", 1, 'Number of items plus one; 0 for null. Computed on write unless set (pinned).')
 
 
 KafkaTypes_CompactUuidArray.__qualname__ = "KafkaTypes.CompactUuidArray"

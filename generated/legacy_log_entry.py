@@ -24,8 +24,7 @@ from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import reencoded as _reencoded
 from kafkacodec.runtime.support import short as _short
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.writing import Derived as _Derived
-from kafkacodec.runtime.writing import write_case as _write_case
+from kafkacodec.runtime.writing import derived as _derived
 
 __all__ = ["LegacyLogEntry"]
 
@@ -182,7 +181,7 @@ class LegacyLogEntry(_Node):
         if self.message is not None:
             self.message._verify()
 
-    message_size = _Derived("_message_size", 1, 'Bytes of the message that follows; Kafka rejects sizes below 14. Computed on write unless set (pinned).')
+    message_size = _derived("_message_size", 1, 'Bytes of the message that follows; Kafka rejects sizes below 14. Computed on write unless set (pinned).')
 
 
 LegacyLogEntry.__qualname__ = "LegacyLogEntry"
@@ -326,10 +325,16 @@ class LegacyLogEntry_LegacyMessage(_Node):
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((w_attributes & 7))), w_magic)
             if _p2.identity:
-                _write_case(_t1, self.value, keep, None, ((w_attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                if isinstance(self.value, (bytes, bytearray, memoryview)):
+                    _t1 += self.value
+                else:
+                    self.value._write(_t1, keep)
             else:
                 _r3 = bytearray()
-                _write_case(_r3, self.value, keep, None, ((w_attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                if isinstance(self.value, (bytes, bytearray, memoryview)):
+                    _r3 += self.value
+                else:
+                    self.value._write(_r3, keep)
                 _t1 += _reencoded(_p2, _r3, self._value_raw)
             _b_value = bytes(_t1)
         w_value_length = self._value_length if self._pins & 4 else (len(_b_value) if _b_value is not None else -1)
@@ -372,10 +377,16 @@ class LegacyLogEntry_LegacyMessage(_Node):
             _t1 = bytearray()
             _p2 = _processor('kafka_compression', int(((a_attributes & 7))), a_magic)
             if _p2.identity:
-                _write_case(_t1, a_value, False, None, ((a_attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                if isinstance(a_value, (bytes, bytearray, memoryview)):
+                    _t1 += a_value
+                else:
+                    a_value._write(_t1, False)
             else:
                 _r3 = bytearray()
-                _write_case(_r3, a_value, False, None, ((a_attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                if isinstance(a_value, (bytes, bytearray, memoryview)):
+                    _r3 += a_value
+                else:
+                    a_value._write(_r3, False)
                 _t1 += _p2.encode(_r3)
             _b_value = bytes(_t1)
         w_value_length = (len(_b_value) if _b_value is not None else -1)
@@ -398,10 +409,16 @@ class LegacyLogEntry_LegacyMessage(_Node):
                 _t4 = bytearray()
                 _p5 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
                 if _p5.identity:
-                    _write_case(_t4, self.value, False, None, ((self.attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                    if isinstance(self.value, (bytes, bytearray, memoryview)):
+                        _t4 += self.value
+                    else:
+                        self.value._write(_t4, False)
                 else:
                     _r6 = bytearray()
-                    _write_case(_r6, self.value, False, None, ((self.attributes & 7)), 'legacy_log_entry/legacy_message/value')
+                    if isinstance(self.value, (bytes, bytearray, memoryview)):
+                        _r6 += self.value
+                    else:
+                        self.value._write(_r6, False)
                     _t4 += _reencoded(_p5, _r6, self._value_raw)
                 _t4 = len(_t4)
             z_value = _t4
@@ -478,9 +495,9 @@ class LegacyLogEntry_LegacyMessage(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'legacy_log_entry/legacy_message/crc', stored=self._crc, computed=self._crc_computed)
 
-    crc = _Derived("_crc", 1, 'CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message. Computed on write unless set (pinned).')
-    key_length = _Derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
-    value_length = _Derived("_value_length", 4, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
+    crc = _derived("_crc", 1, 'CRC-32 (IEEE, java.util.zip.CRC32) of the bytes from `magic` to the end of the message. Computed on write unless set (pinned).')
+    key_length = _derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
+    value_length = _derived("_value_length", 4, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):

@@ -13,7 +13,7 @@ from kafkacodec.runtime.node import Node as _Node
 from kafkacodec.runtime.support import invalid as _invalid
 from kafkacodec.runtime.support import too_many as _too_many
 from kafkacodec.runtime.support import truncated as _truncated
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_value as _write_value
 
@@ -133,8 +133,8 @@ class ProducerSnapshot(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'producer_snapshot/crc', stored=self._crc, computed=self._crc_computed)
 
-    crc = _Derived("_crc", 1, 'CRC-32C (Castagnoli) of every byte after this field. Computed on write unless set (pinned).')
-    producer_count = _Derived("_producer_count", 2, 'Number of producer entries. Computed on write unless set (pinned).')
+    crc = _derived("_crc", 1, 'CRC-32C (Castagnoli) of every byte after this field. Computed on write unless set (pinned).')
+    producer_count = _derived("_producer_count", 2, 'Number of producer entries. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):

@@ -34,7 +34,7 @@ from kafkacodec.runtime.varint import write_zigzag32 as _w_zz32
 from kafkacodec.runtime.varint import write_zigzag64 as _w_zz64
 from kafkacodec.runtime.varint import zigzag32_size as _zz32_size
 from kafkacodec.runtime.varint import zigzag64_size as _zz64_size
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 
 __all__ = ["RecordBatch"]
 
@@ -445,9 +445,9 @@ class RecordBatch(_Node):
         if self._crc_computed is not None and self._load_crc_checksum() != self._crc:
             raise _ChecksumError(f"stored crc = {self._crc}, computed crc = {self._crc_computed}", self._pos, 'record_batch/crc', stored=self._crc, computed=self._crc_computed)
 
-    batch_length = _Derived("_batch_length", 1, 'Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a batch shorter than 61 bytes in total corrupt. Computed on write unless set (pinned).')
-    crc = _Derived("_crc", 2, 'CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch. Computed on write unless set (pinned).')
-    records_count = _Derived("_records_count", 4, 'Number of records present in the batch, which compaction may have made smaller. Computed on write unless set (pinned).')
+    batch_length = _derived("_batch_length", 1, 'Number of bytes after this field; the whole batch is 12 bytes longer. Kafka calls a batch shorter than 61 bytes in total corrupt. Computed on write unless set (pinned).')
+    crc = _derived("_crc", 2, 'CRC-32C (Castagnoli) of every byte from `attributes` to the end of the batch. Computed on write unless set (pinned).')
+    records_count = _derived("_records_count", 4, 'Number of records present in the batch, which compaction may have made smaller. Computed on write unless set (pinned).')
 
     @property
     def crc_valid(self):
@@ -1397,10 +1397,10 @@ class RecordBatch_Record(_Node):
         z_length = _zz32_size(d_length)
         return z_length + z_attributes + z_timestamp_delta + z_offset_delta + z_key_length + z_key + z_value_length + z_value + z_headers_count + z_headers
 
-    length = _Derived("_length", 1, 'Bytes of the record after this field; a reader must consume exactly this many. Computed on write unless set (pinned).')
-    key_length = _Derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
-    value_length = _Derived("_value_length", 4, 'Length of the value in bytes; -1 (any negative value) for a null value (a tombstone). Computed on write unless set (pinned).')
-    headers_count = _Derived("_headers_count", 8, 'Number of headers; Kafka rejects a negative count. Computed on write unless set (pinned).')
+    length = _derived("_length", 1, 'Bytes of the record after this field; a reader must consume exactly this many. Computed on write unless set (pinned).')
+    key_length = _derived("_key_length", 2, 'Length of the key in bytes; -1 (any negative value) for a null key. Computed on write unless set (pinned).')
+    value_length = _derived("_value_length", 4, 'Length of the value in bytes; -1 (any negative value) for a null value (a tombstone). Computed on write unless set (pinned).')
+    headers_count = _derived("_headers_count", 8, 'Number of headers; Kafka rejects a negative count. Computed on write unless set (pinned).')
 
 
 RecordBatch_Record.__qualname__ = "RecordBatch.Record"
@@ -1556,8 +1556,8 @@ class RecordBatch_Header(_Node):
         z_value = z_value or 0
         return z_key_length + z_key + z_value_length + z_value
 
-    key_length = _Derived("_key_length", 1, 'Length of the key in bytes; must not be negative. Computed on write unless set (pinned).')
-    value_length = _Derived("_value_length", 2, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
+    key_length = _derived("_key_length", 1, 'Length of the key in bytes; must not be negative. Computed on write unless set (pinned).')
+    value_length = _derived("_value_length", 2, 'Length of the value in bytes; -1 for a null value. Computed on write unless set (pinned).')
 
 
 RecordBatch_Header.__qualname__ = "RecordBatch.Header"

@@ -18,7 +18,7 @@ from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import param as _param
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_case as _write_case
@@ -401,7 +401,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
+    data_length = _derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataRecordTag.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataRecordTag"
@@ -464,7 +464,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags(_Node):
         for _x1 in w_fields:
             _write_value(out, _x1, keep)
 
-    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
+    count = _derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataRecordTags.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataRecordTags"
@@ -615,7 +615,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataRecord(_Node):
         _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_metadata_record/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    segment_leader_epochs_count_plus_one = _Derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
+    segment_leader_epochs_count_plus_one = _derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
 
     @property
     def txn_index_empty(self):
@@ -860,7 +860,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag(_Node):
             _w_uv32(out, w_data_length)
         out += _b_data
 
-    data_length = _Derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
+    data_length = _derived("_data_length", 1, "Size of the field's data in bytes. Computed on write unless set (pinned).")
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTag.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecordTag"
@@ -923,7 +923,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags(_Node):
         for _x1 in w_fields:
             _write_value(out, _x1, keep)
 
-    count = _Derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
+    count = _derived("_count", 1, 'Number of tagged fields. Computed on write unless set (pinned).')
 
 
 RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecordTags.__qualname__ = "RemoteLogMetadata.RemoteLogSegmentMetadataSnapshotRecordTags"
@@ -1080,7 +1080,7 @@ class RemoteLogMetadata_RemoteLogSegmentMetadataSnapshotRecord(_Node):
         _require(w_tagged_fields, 'remote_log_metadata/remote_log_segment_metadata_snapshot_record/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    segment_leader_epochs_count_plus_one = _Derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
+    segment_leader_epochs_count_plus_one = _derived("_segment_leader_epochs_count_plus_one", 1, 'Number of leader epochs plus one. Computed on write unless set (pinned).')
 
     @property
     def txn_index_empty(self):

@@ -17,7 +17,7 @@ from kafkacodec.runtime.support import truncated as _truncated
 from kafkacodec.runtime.varint import SMALL_VARINTS as _VT
 from kafkacodec.runtime.varint import read_uvarint as _read_uvarint
 from kafkacodec.runtime.varint import write_uvarint32 as _w_uv32
-from kafkacodec.runtime.writing import Derived as _Derived
+from kafkacodec.runtime.writing import derived as _derived
 from kafkacodec.runtime.writing import param as _param
 from kafkacodec.runtime.writing import require as _require
 from kafkacodec.runtime.writing import write_case as _write_case
@@ -346,7 +346,7 @@ class ShareGroupState_ShareSnapshotValueBody(_Node):
         _require(w_tagged_fields, 'share_group_state/share_snapshot_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    state_batches_count_plus_one = _Derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
+    state_batches_count_plus_one = _derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
 
 
 ShareGroupState_ShareSnapshotValueBody.__qualname__ = "ShareGroupState.ShareSnapshotValueBody"
@@ -558,7 +558,7 @@ class ShareGroupState_ShareUpdateValueBody(_Node):
         _require(w_tagged_fields, 'share_group_state/share_update_value_body/tagged_fields')
         _write_value(out, w_tagged_fields, keep)
 
-    state_batches_count_plus_one = _Derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
+    state_batches_count_plus_one = _derived("_state_batches_count_plus_one", 1, 'Number of state batches plus one. Computed on write unless set (pinned).')
 
 
 ShareGroupState_ShareUpdateValueBody.__qualname__ = "ShareGroupState.ShareUpdateValueBody"

@@ -39,7 +39,7 @@ INSTANCE_KEYS_UNSUPPORTED = {"pos", "io", "type", "size", "size-eos", "repeat", 
 VALID_KEYS = {"eq", "min", "max", "any-of"}
 DERIVE_KEYS = {"length-of", "length-from", "count-of", "if-absent", "plus"}
 CHECKSUM_KEYS = {"algorithm", "from"}
-TAGGED_KEYS = {"id", "tag", "default", "after", "doc", "json"}
+TAGGED_KEYS = {"id", "tag", "default", "after", "doc", "json", "if"}
 JSON_KEYS = {"name", "as"}
 JSON_AS = ("bool", "uuid")
 TOLERATED_EXTENSIONS = {"-orig-id", "-webide-representation", "-affected-by"}
@@ -290,7 +290,7 @@ class Builder:
                 continue
             after = self.ident(item.value["after"], "after") if "after" in item.value else None
             out.append(Tagged(tid, tag.value, default, item.loc, after, self.text(item.value.get("doc")),
-                              self.json_as(item.value.get("json"))))
+                              self.json_as(item.value.get("json")), self.expression(item.value.get("if"))))
         return tuple(out)
 
     def json_as(self, node: Y | None) -> JsonAs | None:

@@ -157,6 +157,8 @@ class Drafter:
         """The `if` of a field present in `present` (a run of the message's versions)."""
         if present != list(range(present[0], present[-1] + 1)):
             raise SystemExit(f"{self.owner}: a field in versions {present} that are not a run")
+        if self.valid[0] < present[0] == present[-1] < self.valid[-1]:  # one version between others
+            return f"{self.param} == {present[0]}"
         parts = []
         if present[0] > self.valid[0]:
             parts.append(f"{self.param} >= {present[0]}")
@@ -196,14 +198,16 @@ class Drafter:
                     print(f"{self.owner}: tagged field {f['name']} of type {f['type']} stays raw", file=sys.stderr)
                     continue
                 tags.append((f, present))
+                shown, cond = json_of(f), self.condition(present)
                 named.append({"id": snake(f["name"]), "tag": int(f["tag"]), "default": tag_default(f),
-                              **({"after": before} if before else {}), **({"json": json_of(f)} if json_of(f) else {})})
+                              **({"after": before} if before else {}), **({"json": shown} if shown else {}),
+                              **({"if": cond} if cond else {})})
                 before = snake(f["name"])
                 continue
             before = snake(f["name"])
             entries, nested_versioned = self.field(f, present)
-            if json_of(f):
-                next(e for e in entries if e["id"] == snake(f["name"]))["-json"] = json_of(f)
+            if shown := json_of(f):
+                next(e for e in entries if e["id"] == snake(f["name"]))["-json"] = shown
             versioned |= nested_versioned
             cond = self.condition(present)
             if cond:

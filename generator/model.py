@@ -138,6 +138,7 @@ class Tagged:
     after: str | None = None
     doc: str | None = None
     json: JsonAs | None = None
+    if_: Expr | None = None  # the versions that define the tag, as a condition on the params
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import expr as ex
-from .expr import same_expr
+from .expr import names_in, same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
 from .pyexpr import Scope, T, Translator
@@ -195,6 +195,9 @@ def _check_tagged(program, problems, spec: TypeSpec, attr: Attr) -> None:
     if spec.hot:
         problems.add(attr.at("-tagged"), "-tagged is not for -hot types")
     names = {a.id for a in spec.seq} | {p.id for p in spec.params} | {i.id for i in spec.instances}
+    stored = spec.seq[:spec.seq.index(attr)]
+    before = {a.id for a in stored if not (a.derive or a.checksum)}  # what `after` may name
+    params = {p.id for p in spec.params}
     tags: set[int] = set()
     for t in attr.tagged:
         if t.id in GENERATED_MEMBERS:
@@ -204,12 +207,16 @@ def _check_tagged(program, problems, spec: TypeSpec, attr: Attr) -> None:
             problems.add(t.loc, f"tagged field {t.id!r} has the name of another field")
         if t.tag in tags:
             problems.add(t.loc, f"tag {t.tag} is named twice")
-        if t.after is not None and t.after not in names:
-            problems.add(t.loc, f"after: no field {t.after!r} before {t.id!r}")
+        if t.after is not None and t.after not in before:
+            problems.add(t.loc, f"after: no field {t.after!r} stored before the section, nor a tagged field "
+                                f"before {t.id!r}")
+        if t.if_ is not None and not {n.name for n in names_in(t.if_)} <= params:
+            problems.add(t.loc, "if: a tagged field's condition may name only the type's params")
         _, why = program.tagged_value_field(attr, t.tag)
         if why:
             problems.add(t.loc, why)
         names.add(t.id)
+        before.add(t.id)
         tags.add(t.tag)
 
 

@@ -81,6 +81,22 @@ def attach(name: str, sha256: str, namespace: dict) -> bool:
     return True
 
 
+def _swap_facts(cls: type, types: dict) -> None:
+    """The generated facts naming classes (each field's type, each switch's cases) name the
+    extension types in place of the Python classes they stand for."""
+    def swapped(kind):
+        return [swapped(kind[0])] if isinstance(kind, list) else types.get(kind, kind)
+    for name in ("_field_types", "_switch_cases"):
+        facts = cls.__dict__.get(name)
+        if facts is None:
+            continue
+        if name == "_field_types":
+            facts.update({field: swapped(kind) for field, kind in facts.items()})
+        else:
+            for cases in facts.values():
+                cases.update({key: swapped(kind) for key, kind in cases.items()})
+
+
 def install(module, namespace: dict) -> list[Swap]:
     """Put the extension types of the compiled `module` in place of the hot classes, wherever
     the generated module (its globals, `namespace`) names them, each reading with its compiled
@@ -97,6 +113,8 @@ def install(module, namespace: dict) -> list[Swap]:
             for attr, inner in list(vars(value).items()):
                 if isinstance(inner, type) and inner in types:
                     setattr(value, attr, types[inner])
+    for cls in {*types.values(), *(v for v in namespace.values() if isinstance(v, type))}:
+        _swap_facts(cls, types)
     namespace["_new"] = module.new  # the Python readers make extension types too
     for swap in swaps:
         swap.use(swap.compiled)

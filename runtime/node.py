@@ -98,8 +98,8 @@ class Node:
         """Raise ChecksumError if a stored checksum does not match the bytes read (none here)."""
 
     def size(self, *params, **named) -> int:
-        """Encoded size in bytes, by encoding (the -hot types compute theirs without encoding),
-        leaving the objects as they were."""
+        """Encoded size in bytes, by encoding, leaving the objects as they were (the -hot types
+        and those of a fixed layout compute theirs without encoding)."""
         out = bytearray()
         try:
             self._write(out, False, *params, **named)

@@ -41,23 +41,20 @@ def write_case(out: bytearray, value, keep: bool, cases: dict | None, on, path: 
     if isinstance(value, ENCODED):
         out += value
         return
-    want = None if cases is None else cases.get(on, cases.get(None))
-    if want is not None and not isinstance(value, want):
-        raise EncodeError(f"is a {type(value).__qualname__}, where {on!r} selects {want.__qualname__}", path)
+    if cases is not None:
+        want = cases.get(on, cases.get(None))
+        if want is None:  # read back, the bytes would stay raw: no case to write an object as
+            raise EncodeError(f"{on!r} selects no case; give the value as bytes", path)
+        if not isinstance(value, want):
+            raise EncodeError(f"is a {type(value).__qualname__}, where {on!r} selects {want.__qualname__}", path)
     value._write(out, keep, *params)
 
 
-class Derived:
-    """A field computed on write unless set: reads the slot holding it; setting it pins the value
-    (`bit` of the object's `_pins`) so that the writer keeps it, and None unpins it."""
-
-    def __init__(self, slot: str, bit: int, doc: str | None = None):
-        self.slot, self.bit, self.__doc__ = slot, bit, doc
-        self._get = attrgetter(slot)
-
-    def __get__(self, obj, owner=None):
-        return self if obj is None else self._get(obj)
-
-    def __set__(self, obj, value) -> None:
-        setattr(obj, self.slot, value)
-        obj._pins = (obj._pins | self.bit) if value is not None else (obj._pins & ~self.bit)
+def derived(slot: str, bit: int, doc: str | None = None) -> property:
+    """A field computed on write unless set: reads the slot holding it (a C getter, as fast as a
+    slot); setting it pins the value (`bit` of the object's `_pins`) so that the writer keeps
+    it, and None unpins it."""
+    def pin(obj, value) -> None:
+        setattr(obj, slot, value)
+        obj._pins = (obj._pins | bit) if value is not None else (obj._pins & ~bit)
+    return property(attrgetter(slot), pin, None, doc)

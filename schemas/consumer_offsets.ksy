@@ -126,7 +126,7 @@ types:
         doc: When the offset was committed (ms).
       - id: expire_timestamp
         type: s8
-        if: version >= 1 and version <= 1
+        if: version == 1
         doc: When the commit expires (ms), -1 for the group's default.
       - id: tagged_fields
         type: offset_commit_value_body_tags
@@ -138,6 +138,7 @@ types:
             after: expire_timestamp
             json:
               as: uuid
+            if: version >= 4
         if: version >= 4
         doc: Tagged fields.
   offset_commit_value:

@@ -235,6 +235,7 @@ types:
             after: in_controlled_shutdown
             json:
               as: uuid
+            if: version >= 3
         doc: 'Tagged fields: tag 0 holds the broker''s available log directories; others stay raw.'
   unregister_broker_record:
     doc: |
@@ -421,10 +422,12 @@ types:
             tag: 1
             default: null
             after: directories
+            if: version >= 2
           - id: last_known_elr
             tag: 2
             default: null
             after: eligible_leader_replicas
+            if: version >= 2
         doc: |
           Tagged fields: tag 0 holds the leader recovery state (0 when absent), 1 the eligible
           leader replicas, 2 the last known ELR; others stay raw.
@@ -565,14 +568,17 @@ types:
             after: leader_recovery_state
             json:
               as: uuid
+            if: version >= 1
           - id: eligible_leader_replicas
             tag: 6
             default: null
             after: directories
+            if: version >= 2
           - id: last_known_elr
             tag: 7
             default: null
             after: eligible_leader_replicas
+            if: version >= 2
         doc: Tagged fields holding the changes, tags 0 to 8; others stay raw.
   fence_broker_record:
     doc: |
@@ -856,12 +862,14 @@ types:
             tag: 1
             default: 0
             after: fenced
+            if: version >= 1
           - id: log_dirs
             tag: 2
             default: []
             after: in_controlled_shutdown
             json:
               as: uuid
+            if: version >= 2
         doc: |
           Tagged fields: tag 0 holds the fencing change, 1 the controlled shutdown change, 2 the
           available log directories; others stay raw.

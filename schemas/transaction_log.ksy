@@ -176,18 +176,22 @@ types:
             tag: 0
             default: -1
             after: producer_id
+            if: version >= 1
           - id: next_producer_id
             tag: 1
             default: -1
             after: previous_producer_id
+            if: version >= 1
           - id: next_producer_epoch
             tag: 3
             default: -1
             after: producer_epoch
+            if: version >= 1
           - id: client_transaction_version
             tag: 2
             default: 0
             after: transaction_start_timestamp_ms
+            if: version >= 1
         if: version >= 1
         doc: Tagged fields.
   transaction_log_value:

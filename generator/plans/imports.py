@@ -43,7 +43,7 @@ RUNTIME_NAMES = (
     ("kafkacodec.runtime.varint", "write_zigzag64", "_w_zz64"),
     ("kafkacodec.runtime.varint", "zigzag32_size", "_zz32_size"),
     ("kafkacodec.runtime.varint", "zigzag64_size", "_zz64_size"),
-    ("kafkacodec.runtime.writing", "Derived", "_Derived"),
+    ("kafkacodec.runtime.writing", "derived", "_derived"),
     ("kafkacodec.runtime.writing", "param", "_param"),
     ("kafkacodec.runtime.writing", "require", "_require"),
     ("kafkacodec.runtime.writing", "write_case", "_write_case"),

@@ -12,7 +12,7 @@ from .columns import ColumnPlanner
 from .read import Frame, ReadPlanner
 from .write import WritePlanner
 from ..program import Program, camel
-from ..expr import Bool, Int, names_in
+from ..expr import Binary, Bool, Int, names_in
 from ..pyexpr import OBJECT, Scope, Translator
 
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
@@ -66,6 +66,7 @@ class ClassPlan:
     tag_section: str | None = None  # the field holding the named tagged fields
     derived: list[tuple[str, str, int, str]] = field(default_factory=list)  # (field, slot, pin bit, doc)
     present_when: list[tuple[str, str]] = field(default_factory=list)  # (field, function of the params)
+    switch_on: list[tuple[str, str]] = field(default_factory=list)  # (switch field, function of the params)
 
 
 @dataclass
@@ -246,7 +247,7 @@ class ModulePlanner:
                   if x.json is not None},
             field_types={a.id: self.field_type(self.tr.attr_type(a)) for a in seq if not (a.derive or a.checksum)},
             switch_cases=self.switch_cases(spec),
-            field_order=self.field_order(spec), present_when=self.present_when(spec),
+            field_order=self.field_order(spec), present_when=self.present_when(spec), switch_on=self.switch_on(spec),
             tag_section=next((a.id for a in seq if a.tagged), None), derived=self.derived(spec),
             **self.columnar(spec))
 
@@ -323,7 +324,7 @@ class ModulePlanner:
     def derived(self, spec: TypeSpec) -> list[tuple[str, str, int, str]]:
         """(field, slot, pin bit, doc) of each field computed on write unless set (pinned)."""
         if any(a.derive or a.checksum for a in spec.seq):
-            self.rt("_Derived")
+            self.rt("_derived")
         return [(a.id, f"_{a.id}", self.ir[spec].field(a.id).pin_bit,
                  f"{' '.join((a.doc or '').split())} Computed on write unless set (pinned).".strip())
                 for a in spec.seq if a.derive or a.checksum]
@@ -384,14 +385,44 @@ class ModulePlanner:
 
     def present_when(self, spec: TypeSpec) -> list[tuple[str, str]]:
         """(field, a function of the params telling whether the field is there) for the fields
-        whose `if` only the params decide (the fields of some versions)."""
-        params = [p.id for p in spec.params]
-        scope = Scope(spec, obj="self")
-        scope.locals = {p: p for p in params}
+        and named tagged fields whose `if` the params decide, wholly or in a conjunct (the fields
+        of some versions; `version >= 2 and count >= 0` is absent before version 2)."""
+        if not spec.params:
+            return []
         out = []
         for a in spec.seq:
-            if a.if_ is not None and params and {n.name for n in names_in(a.if_)} <= set(params):
-                out.append((a.id, f"lambda {', '.join(params)}: {self.tr.translate(a.if_, scope, a.loc)}"))
+            if a.if_ is not None and (fn := self.of_params(spec, a.if_, a.loc)) is not None:
+                out.append((a.id, fn))
+            out += [(t.id, self.of_params(spec, t.if_, t.loc)) for t in a.tagged if t.if_ is not None]
+        return out
+
+    def of_params(self, spec: TypeSpec, e, loc) -> str | None:
+        """A function of the params giving the conjuncts of `e` that name only params, as code;
+        None where none does."""
+        params = [p.id for p in spec.params]
+        conjuncts, todo = [], [e]
+        while todo:
+            x = todo.pop()
+            if isinstance(x, Binary) and x.op == "and":
+                todo += [x.right, x.left]
+            elif {n.name for n in names_in(x)} <= set(params):
+                conjuncts.append(x)
+        if not conjuncts:
+            return None
+        scope = Scope(spec, obj="self")
+        scope.locals = {p: p for p in params}
+        test = " and ".join(f"({self.tr.translate(x, scope, loc)})" for x in conjuncts)
+        return f"lambda {', '.join(params)}: {test}"
+
+    def switch_on(self, spec: TypeSpec) -> list[tuple[str, str]]:
+        """(switch field, a function of the params giving the value it switches on) where only
+        the params decide the case (a string's encoding by version), for building from JSON."""
+        out = []
+        for a in spec.seq:
+            if a.type.kind == RefKind.SWITCH and a.id in self.switch_cases(spec) and spec.params:
+                names = {n.name for n in names_in(a.type.switch_on)}
+                if names <= {p.id for p in spec.params}:
+                    out.append((a.id, self.of_params(spec, a.type.switch_on, a.type.loc)))
         return out
 
     def loader(self, spec: TypeSpec, attr: Attr) -> list[str]:

@@ -264,6 +264,11 @@ class WritePlanner:
         elif ref.kind == RefKind.PRIM:
             s = self.ctx.consts.struct((">" if ref.endian == "be" else "<") + PRIMITIVES[ref.prim][0])
             c(f"{out} += {s}.pack({value})")
+        elif ref.kind == RefKind.SWITCH and self.spec.hot:  # inline, and its cases are not literals
+            with c.block(f"if isinstance({value}, (bytes, bytearray, memoryview)):"):
+                c(f"{out} += {value}")
+            with c.block("else:"):
+                c(f"{value}._write({out}, {self.keep}{self.args(ref)})")
         elif ref.kind == RefKind.SWITCH:
             c(f"{self.ctx.rt('_write_case')}({out}, {value}, {self.keep}, {self.case_classes(attr, ref)}, "
               f"{self.ctx.tr.translate(ref.switch_on, self.scope, ref.loc)}, {self.path(attr)!r}{self.args(ref)})")
@@ -334,11 +339,10 @@ class WritePlanner:
                         self.payload(body, attr, item, "out", scope)
             else:
                 with body.block(f"for {item} in {w}:"):
+                    self.fixed_length(body, attr, item, path)
                     self.payload(body, attr, item, "out", scope)
         else:
-            if attr.derive is None and attr.type.kind == RefKind.BYTES and isinstance(attr.size, Int):
-                with body.block(f"if len({w}) != {attr.size.value}:"):
-                    body(f"raise {self.ctx.rt('_EncodeError')}(f'must be {attr.size.value} bytes, not {{len({w})}}', {path!r})")
+            self.fixed_length(body, attr, w, path)
             self.payload(body, attr, w, "out", scope, self.raw(attr))
         if attr.if_ is not None:
             cond = self.ctx.tr.translate(attr.if_, scope, attr.loc)
@@ -352,6 +356,13 @@ class WritePlanner:
         else:
             self.require(c, attr, w, path)
             c.lines += body.lines
+
+    def fixed_length(self, c: Code, attr: Attr, value: str, path: str) -> None:
+        """Bytes of a fixed size (a UUID, say) must have that size: others would shift every field after."""
+        if attr.derive is None and attr.type.kind == RefKind.BYTES and isinstance(attr.size, Int):
+            with c.block(f"if len({value}) != {attr.size.value}:"):
+                c(f"raise {self.ctx.rt('_EncodeError')}(f'must be {attr.size.value} bytes, not {{len({value})}}', "
+                  f"{path!r})")
 
     def require(self, c: Code, attr: Attr, w: str, path: str) -> None:
         if attr.id in self.length_of or attr.derive or attr.default is not None or attr.contents is not None:

@@ -25,24 +25,26 @@ SPEC = {  # a framed record in Kafka's spec form; none of Kafka's has this shape
         {"name": "Late", "type": "int32", "versions": "2+", "taggedVersions": "2+", "tag": 1}]}
 
 
-@pytest.fixture(scope="module")
-def G(tmp_path_factory):
-    out = tmp_path_factory.mktemp("drafted")
-    (out / "spec").mkdir()
-    (out / "spec" / "GadgetRecord.json").write_text("// a comment, as Kafka's specs have\n" + json.dumps(SPEC))
+def draft(out, spec: dict, schema_id: str):
+    """Draft `spec` (written as Kafka writes its specs, a comment first) into a schema, compile it
+    and load its module: (the module's root class, the drafted schema)."""
+    (out / f"{spec['name']}.json").write_text("// a comment, as Kafka's specs have\n" + json.dumps(spec))
     schemas = out / "schemas"
     schemas.mkdir()
     for needed in ("kafka_types", "uvarint"):
         shutil.copy(ROOT / "schemas" / f"{needed}.ksy", schemas)
-    run = subprocess.run([sys.executable, "-m", "kafkacodec.generator.kafka_spec", str(schemas / "gadgets.ksy"),
-                          "--id", "gadgets", "--title", "Gadgets", "--doc-ref", "https://example.invalid/",
-                          str(out / "spec" / "GadgetRecord.json")], capture_output=True, text=True, cwd=ROOT)
+    run = subprocess.run([sys.executable, "-m", "kafkacodec.generator.kafka_spec", str(schemas / f"{schema_id}.ksy"),
+                          "--id", schema_id, "--title", schema_id.title(), "--doc-ref", "https://example.invalid/",
+                          str(out / f"{spec['name']}.json")], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr
-    drafted = yaml.safe_load((schemas / "gadgets.ksy").read_text())
-    outputs = compile_dir(schemas)
-    for name in ("gadgets", "kafka_types"):
-        (out / f"{name}.py").write_text(outputs[f"{name}.py"])
-    return load_module(out / "gadgets.py", "gadgets_drafted").Gadgets, drafted
+    (out / f"{schema_id}.py").write_text(compile_dir(schemas)[f"{schema_id}.py"])
+    module = load_module(out / f"{schema_id}.py", f"{schema_id}_drafted")  # imports the installed kafka_types
+    return getattr(module, schema_id.title()), yaml.safe_load((schemas / f"{schema_id}.ksy").read_text())
+
+
+@pytest.fixture(scope="module")
+def G(tmp_path_factory):
+    return draft(tmp_path_factory.mktemp("drafted"), SPEC, "gadgets")
 
 
 def test_one_type_per_message_with_version_conditions(G):
@@ -109,20 +111,9 @@ MIXED = {
 
 @pytest.fixture(scope="module")
 def W(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mixed")
-    (out / "WidgetRecord.json").write_text(json.dumps(MIXED))
-    schemas = out / "schemas"
-    schemas.mkdir()
-    for needed in ("kafka_types", "uvarint"):
-        shutil.copy(ROOT / "schemas" / f"{needed}.ksy", schemas)
-    run = subprocess.run([sys.executable, "-m", "kafkacodec.generator.kafka_spec", str(schemas / "widgets.ksy"),
-                          "--id", "widgets", "--title", "Widgets", "--doc-ref", "https://example.invalid/",
-                          str(out / "WidgetRecord.json")], capture_output=True, text=True, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    (out / "widgets.py").write_text(compile_dir(schemas)["widgets.py"])
     from kafkacodec.generated.kafka_types import KafkaTypes  # what the drafted module imports
-    return load_module(out / "widgets.py", "widgets_drafted").Widgets, KafkaTypes, \
-        yaml.safe_load((schemas / "widgets.ksy").read_text())
+    Widgets, drafted = draft(tmp_path_factory.mktemp("mixed"), MIXED, "widgets")
+    return Widgets, KafkaTypes, drafted
 
 
 def widget(version: int, parts: list[int] | None, tags: list[tuple[int, bytes]]) -> bytes:
@@ -146,8 +137,9 @@ def test_mixed_flexibility_is_one_type_whose_encodings_follow_the_version(W):
     assert fields["name"]["type"]["switch-on"] == "version >= 2"
     assert (fields["parts_count"]["if"], fields["parts_count_plus_one"]["if"]) == ("version < 2", "version >= 2")
     assert fields["tagged_fields"]["if"] == "version >= 2"
-    assert fields["tagged_fields"]["-tagged"] == [{"id": "spare", "tag": 0, "default": -1, "after": "id"},
-                                                  {"id": "mark", "tag": 1, "default": 0, "after": "parts"}]
+    assert fields["tagged_fields"]["-tagged"] == [
+        {"id": "spare", "tag": 0, "default": -1, "after": "id", "if": "version >= 2"},
+        {"id": "mark", "tag": 1, "default": 0, "after": "parts", "if": "version >= 2"}]
 
 
 @pytest.mark.parametrize("version", [0, 1, 2])
@@ -175,3 +167,25 @@ def test_mixed_flexibility_refuses_an_encoding_of_another_version(W):
         body.to_bytes(version=2)
     body.name = K.CompactString(value="abc")
     assert body.to_bytes(version=2) == widget(2, [], [])
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_mixed_flexibility_builds_back_from_kafkas_json(W, version):
+    """message_from_json picks each string's encoding by the version, as the reader does."""
+    from kafkacodec.codec.kafka_json import message_from_json, message_json
+    Widgets, _, _ = W
+    tags = [(0, (77).to_bytes(8, "big"))] if version >= 2 else []
+    data = bytes([1, 8, version]) + widget(version, [9, 8], tags)
+    body = Widgets.from_bytes(data).body
+    shown = message_json(body)
+    assert ("spare" in shown) == (version >= 2)  # a tag at its default, or outside its versions, is not shown
+    again = message_from_json(Widgets.WidgetRecord, shown, version=version)
+    assert Widgets(frame_version=1, api_key=8, version=version, body=again).to_bytes() == data
+
+
+def test_a_switch_that_selects_no_case_refuses_an_object(W):
+    from kafkacodec.runtime.errors import EncodeError
+    Widgets, _, _ = W
+    body = Widgets.from_bytes(bytes([1, 8, 2]) + widget(2, [], [])).body
+    with pytest.raises(EncodeError, match="selects no case"):  # version 9: read back, the body would stay raw
+        Widgets(frame_version=1, api_key=8, version=9, body=body).to_bytes()

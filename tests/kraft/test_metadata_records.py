@@ -190,6 +190,25 @@ def test_record_packs_back_from_its_json(api_key, version, body, data):
         assert packed == value
 
 
+def test_pack_leaves_out_a_tag_the_version_does_not_define():
+    """The ELR tags are version 2's: at version 1, Kafka's reader would refuse them."""
+    data = {"partitionId": 0, "topicId": "AAECAwQFBgcICQoLDA0ODw", "replicas": [1], "isr": [1],
+            "removingReplicas": [], "addingReplicas": [], "leader": 1, "leaderEpoch": 0, "partitionEpoch": 0,
+            "directories": ["AAAAAAAAAAAAAAAAAAAAAA"], "eligibleLeaderReplicas": [2, 3]}
+    at_1 = MetadataRecord.from_bytes(pack({"type": "PARTITION_RECORD", "version": 1, "data": data})).body
+    assert at_1.tagged_fields.fields == []
+    at_2 = MetadataRecord.from_bytes(pack({"type": "PARTITION_RECORD", "version": 2, "data": data})).body
+    assert at_2.eligible_leader_replicas == [2, 3]
+
+
+def test_a_uuid_of_another_length_is_refused_on_write():
+    from kafkacodec.runtime.errors import EncodeError
+    record = MetadataRecord.from_bytes(framed(*CASES[[c[:2] for c in CASES].index((3, 1))][:3]))
+    record.body.directories = [b"abc"]
+    with pytest.raises(EncodeError, match="must be 16 bytes, not 3"):
+        record.to_bytes()
+
+
 def test_the_printed_line_is_kafkas():
     class Record:
         offset = 42
