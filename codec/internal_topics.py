@@ -125,12 +125,12 @@ def offset_commit_record(group: str, topic: str, partition: int, offset: int, co
     key = offset_commit_key(group, topic, partition)
     if expire_timestamp is not None:
         body = ConsumerOffsets.OffsetCommitValueBody(offset=offset, metadata=s(value=metadata),
-                                                   commit_timestamp=commit_timestamp,
-                                                   expire_timestamp=expire_timestamp)
+                                                     commit_timestamp=commit_timestamp,
+                                                     expire_timestamp=expire_timestamp)
         version = 1
     else:
-        body = ConsumerOffsets.OffsetCommitValueBody(offset=offset, leader_epoch=leader_epoch, metadata=s(value=metadata),
-                                                   commit_timestamp=commit_timestamp)
+        body = ConsumerOffsets.OffsetCommitValueBody(offset=offset, leader_epoch=leader_epoch,
+                                                     metadata=s(value=metadata), commit_timestamp=commit_timestamp)
         version = 3
     return key, ConsumerOffsets.OffsetCommitValue(version=version, body=body).to_bytes()
 

@@ -341,6 +341,7 @@ def json_of(f: dict) -> dict:
     if kind in ("bool", "uuid"):
         out["as"] = kind
     name = f["name"][:1].lower() + f["name"][1:]
+    # the id camel-cased as codec/kafka_json._camel does it (the generator imports no codec code)
     head, *rest = snake(f["name"]).split("_")
     if head + "".join(p.title() for p in rest) != name:
         out["name"] = name

@@ -202,7 +202,6 @@ def _check_tagged(program, problems, spec: TypeSpec, attr: Attr) -> None:
     for t in attr.tagged:
         if t.id in GENERATED_MEMBERS:
             problems.add(t.loc, f"tagged field {t.id!r} would hide the generated {t.id}()")
-    for t in attr.tagged:
         if t.id in names:
             problems.add(t.loc, f"tagged field {t.id!r} has the name of another field")
         if t.tag in tags:

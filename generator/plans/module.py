@@ -18,6 +18,11 @@ from ..pyexpr import OBJECT, Scope, Translator
 CHECKSUM_FUNCTIONS = {"crc32": "_crc32", "crc32c": "_crc32c"}
 
 
+def default_code(value) -> str:
+    """A tagged field's default as code: a fresh list where it is an empty one."""
+    return "[]" if value == () else repr(value)
+
+
 @dataclass
 class Prop:
     name: str
@@ -107,6 +112,7 @@ class ModulePlanner:
         self._packs: dict[TypeSpec, list[str] | None] = {}
         self._reads: dict[TypeSpec, list[str]] = {}
         self._inlining: set[TypeSpec] = set()
+        self._switch_cases: dict[TypeSpec, dict[str, dict[str, str]]] = {}
 
     # -- shared services for the read/write planners ---------------------------------------
     def field_path(self, spec: TypeSpec, attr: Attr) -> str:
@@ -242,7 +248,7 @@ class ModulePlanner:
             spans=[f"_{a.id}_raw" for a in seq if a.lazy] + [f"_{a.id}_computed" for a in seq if a.checksum],
             parent=self.parent_name(spec),
             layout=facts.layout, params=params,
-            tagged={t.id: f"({t.tag}, {'[]' if t.default == () else repr(t.default)})" for a in seq for t in a.tagged},
+            tagged={t.id: f"({t.tag}, {default_code(t.default)})" for a in seq for t in a.tagged},
             json={x.id: (x.json.name, x.json.as_) for x in list(seq) + [t for a in seq for t in a.tagged]
                   if x.json is not None},
             field_types={a.id: self.field_type(self.tr.attr_type(a)) for a in seq if not (a.derive or a.checksum)},
@@ -337,7 +343,7 @@ class ModulePlanner:
         for a in spec.seq:
             for t in a.tagged:
                 held, _ = self.program.tagged_value_field(a, t.tag)
-                default = "[]" if t.default == () else repr(t.default)
+                default = default_code(t.default)
                 doc = f"{(t.doc or '').strip()}\n\nTag {t.tag} of `{a.id}`; {default} where the message does not hold it."
                 out.append(Prop(t.id, doc.strip(), [
                     f"_v = {default}",
@@ -372,7 +378,13 @@ class ModulePlanner:
 
     def switch_cases(self, spec: TypeSpec) -> dict[str, dict[str, str]]:
         """For each switch field whose cases are all literals (or the default) naming generated
-        types: case -> class (None for the default)."""
+        types: case -> class (None for the default). Planned once per type (the writer asks per
+        switch)."""
+        if spec not in self._switch_cases:
+            self._switch_cases[spec] = self._plan_switch_cases(spec)
+        return self._switch_cases[spec]
+
+    def _plan_switch_cases(self, spec: TypeSpec) -> dict[str, dict[str, str]]:
         out = {}
         for a in spec.seq:
             if a.type.kind != RefKind.SWITCH or not a.type.cases:
@@ -417,9 +429,9 @@ class ModulePlanner:
     def switch_on(self, spec: TypeSpec) -> list[tuple[str, str]]:
         """(switch field, a function of the params giving the value it switches on) where only
         the params decide the case (a string's encoding by version), for building from JSON."""
-        out = []
+        out, literal = [], self.switch_cases(spec)
         for a in spec.seq:
-            if a.type.kind == RefKind.SWITCH and a.id in self.switch_cases(spec) and spec.params:
+            if a.type.kind == RefKind.SWITCH and a.id in literal and spec.params:
                 names = {n.name for n in names_in(a.type.switch_on)}
                 if names <= {p.id for p in spec.params}:
                     out.append((a.id, self.of_params(spec, a.type.switch_on, a.type.loc)))
