@@ -15,7 +15,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from . import plain_legacy
 from .places import LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
-from kafkacodec.runtime import kernels
+from kafkacodec.runtime import compiled, kernels
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS
@@ -157,7 +157,8 @@ class PlainLegacyBatch(Batch):
 # v2 records sections and v0/v1 entries written by the compiled kernels, else by the generated writer
 plain_legacy.bind_facade(PlainLegacyBatch, Record)
 if kernels.facade is not None:
-    kernels.facade.bind_facade(PlainLegacyBatch, Record)
+    kernels.facade.bind_facade(PlainLegacyBatch, Record, compiled.packer(RecordBatch.Record),
+                               compiled.packer(LegacyLogEntry))
 _plain_reader = plain_legacy if kernels.facade is None else kernels.facade
 _plain_entries = _plain_reader.legacy_plain_entries
 _wrapped_records = _plain_reader.legacy_wrapped_records

@@ -677,4 +677,4 @@ LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "t
 LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "8590712b2d6f9f6b95e3c04a3d8b894b16d8b9b48956a7fbbf5a7a26068faba2", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "614a7df38161f7ee615f09824fd114f41e8b45702e88b394044ffcd8ccd4f5f8", globals())

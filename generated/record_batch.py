@@ -1260,8 +1260,10 @@ class RecordBatch_Record(_Node):
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')
         return cols, pos
 
-    # the compiled reader of whole sections (generator/cython_columns.py), when it is built
+    # the compiled reader of whole sections (generator/cython_columns.py) and its writer
+    # (generator/cython_pack_columns.py), when they are built
     _columns_compiled = None
+    _pack_columns_compiled = None
 
     @classmethod
     def _skip(cls, u8, pos, end):
@@ -1573,4 +1575,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "43306f56f6c371b5041455cec147e76df2ffedf5c95d82ed676d25a3869c339b", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "a777df5654314b43e9c610d070c3afabbd173afc2e01f658e882c5b388e7fdde", globals())

@@ -13,10 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafkacodec.codec.records import EncodedRecords
-from kafkacodec.runtime import kernels
+from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.storage.layout.names import is_legal_topic
-
-_of_columns = None if kernels.facade is None else kernels.facade.v2_records_of_columns
 
 
 @dataclass
@@ -162,42 +160,61 @@ def _headers(column: pa.ListArray) -> list:
     return [pairs[a:b] if a != b else () for a, b in zip((ends - counts).tolist(), ends.tolist())]
 
 
-def _binary(column, n: int, kind=pa.binary()) -> list | None:
-    """(offsets, bytes, null flags) of a binary column as numpy arrays (all null when absent);
-    None for a column of another type."""
+def _binary(column, n: int, kind=pa.binary()) -> tuple | None:
+    """(positions, sizes with -1 for null, bytes) of a binary column for the columnar writer (all
+    null when absent); None for a column of another type."""
     if column is None:
-        return [np.zeros(n + 1, np.int32), np.empty(0, np.uint8), np.ones(n, np.uint8)]
+        return np.zeros(n, np.int64), np.full(n, -1, np.int64), np.empty(0, np.uint8)
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if array.type != kind:
         return None
     _, offsets, data = array.buffers()
-    return [np.frombuffer(offsets, np.int32, n + 1, array.offset * 4),
-            np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8),
-            array.is_null().to_numpy(zero_copy_only=False).view(np.uint8)]
+    offsets = np.frombuffer(offsets, np.int32, n + 1, array.offset * 4).astype(np.int64)
+    sizes = np.diff(offsets)
+    if array.null_count:
+        sizes[array.is_null().to_numpy(zero_copy_only=False)] = -1
+    return offsets[:-1], sizes, np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8)
 
 
-def column_arrays(rows: pa.Table, millis: np.ndarray) -> list | None:
-    """The compiled writer's arguments for every record of `rows` (kernels.facade.
-    v2_records_of_columns, less the range of records), or None for columns of other types."""
+def _deltas(values: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """Each value less the first of its batch; None where a difference leaves 64 bits."""
+    firsts = np.repeat(values[starts], counts)
+    deltas = values - firsts  # wraps where it overflows: then its sign differs from the operands'
+    if len(values) and -2 ** 62 < values.min() and values.max() < 2 ** 62:
+        return deltas  # no difference of these overflows
+    return None if ((values ^ firsts) & (values ^ deltas) < 0).any() else deltas
+
+
+def writer_columns(rows: pa.Table, millis: np.ndarray, starts: np.ndarray) -> tuple | None:
+    """The columnar writer's (columns, data) for every record of `rows` (RecordBatch.Record.
+    _pack_columns_compiled), deltas taken from the first record of each batch at `starts`; None
+    for columns of other types or values whose deltas might not fit."""
     n = rows.num_rows
     names = rows.column_names
-    key = _binary(rows["key"] if "key" in names else None, n)
-    value = _binary(rows["value"], n)
-    header_starts = np.zeros(n + 1, np.int64)
-    hkey, hvalue = _binary(None, 0, pa.string()), _binary(None, 0)
+    counts = np.diff(np.append(starts, n))
+    cols = {"timestamp_delta": _deltas(np.asarray(millis, np.int64), starts, counts),
+            "offset_delta": _deltas(rows["offset"].to_numpy().astype(np.int64), starts, counts),
+            "headers": np.zeros(n + 1, np.int64)}
+    if cols["timestamp_delta"] is None or cols["offset_delta"] is None:
+        return None
+    fields = {"key": _binary(rows["key"] if "key" in names else None, n), "value": _binary(rows["value"], n),
+              "headers.key": _binary(None, 0, pa.string()), "headers.value": _binary(None, 0)}
     if "headers" in names:
         column = rows["headers"].combine_chunks()
         item = column.type.value_type if pa.types.is_list(column.type) else None
         if item is None or not pa.types.is_struct(item) or \
                 [(f.name, f.type) for f in item] != [("key", pa.string()), ("value", pa.binary())]:
             return None  # whatever its fields' nullability, Spark's header type is this one
-        np.cumsum(column.value_lengths().fill_null(0).to_numpy(), out=header_starts[1:])
+        np.cumsum(column.value_lengths().fill_null(0).to_numpy(), out=cols["headers"][1:])
         items = column.flatten()
-        hkey, hvalue = _binary(items.field("key"), len(items), pa.string()), _binary(items.field("value"), len(items))
-    if key is None or value is None or hkey is None or hvalue is None:
+        fields["headers.key"] = _binary(items.field("key"), len(items), pa.string())
+        fields["headers.value"] = _binary(items.field("value"), len(items))
+    if any(found is None for found in fields.values()):
         return None
-    offsets = np.ascontiguousarray(rows["offset"].to_numpy(), dtype=np.int64)
-    return [*key, *value, np.ascontiguousarray(millis, dtype=np.int64), offsets, header_starts, *hkey, *hvalue]
+    data = {}
+    for name, (positions, sizes, buffer) in fields.items():
+        cols[name], cols[name + ".size"], data[name] = positions, sizes, buffer
+    return cols, data
 
 
 def batch_options(rows: pa.Table, starts: np.ndarray, compression: str) -> list[dict]:
@@ -229,14 +246,17 @@ def batches(part: PartitionRows, records_per_batch: int, compression: str) -> It
     starts = batch_starts(rows, records_per_batch)
     options = batch_options(rows, starts, compression)
     millis = timestamps_ms(rows)
-    arrays = None if _of_columns is None else column_arrays(rows, millis)
+    pack = RecordBatch.Record._pack_columns_compiled
+    columns = None if pack is None else writer_columns(rows, millis, starts)
+    offsets = rows["offset"].to_numpy()
     cols = None
     names = ("key", "value", "timestamp", "offset", "headers")
     stops = starts[1:].tolist() + [rows.num_rows]
     for i, (start, stop) in enumerate(zip(starts.tolist(), stops)):
-        encoded = None if arrays is None else _of_columns(*arrays, start, stop)
-        if encoded is not None:
-            yield EncodedRecords(*encoded), options[i]
+        body = None if columns is None else pack(*columns, start, stop)
+        if body is not None:
+            yield EncodedRecords(body, stop - start, int(offsets[start]), int(offsets[stop - 1]), int(millis[start]),
+                                 int(millis[start:stop].max())), options[i]
             continue
         if cols is None:  # what the compiled writer leaves to the generated one (or no compiled writer)
             cols = record_columns(rows, millis)

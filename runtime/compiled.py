@@ -1,4 +1,5 @@
-"""The one loader of compiled modules, and the compiled readers it gives generated classes.
+"""The one loader of compiled modules, and the compiled readers and writers it gives generated
+classes.
 
 Two kinds of compiled module are loaded, each only when built from the source its Python side
 expects (a build of other source, say an old one in a checkout, is not used) and never with
@@ -11,7 +12,8 @@ KAFKACODEC_PURE=1 in the environment:
   SOURCE_SHA256 is the hash the generated module names. Each type the schema marks `-hot` is
   then an extension type in place of its Python class, with the class's API (its methods, its
   field names, pickles either backend reads), and a compiled reader that gives the same values
-  and, by handing bad input back to the Python reader, the same errors.
+  and, by handing bad input back to the Python reader, the same errors; where the module
+  writes its fields, a compiled `_pack` that does the same with the Python writer.
 """
 from __future__ import annotations
 
@@ -68,7 +70,25 @@ class Swap(NamedTuple):
 
 
 _SWAPS: list[Swap] = []  # the hot types of every generated module attached
-_COLUMNAR: list[type] = []  # the -columnar types given a compiled reader of whole sections
+
+
+class Attribute(NamedTuple):
+    """What a compiled module gives an extension type besides its reader (a writer, a columnar
+    reader or writer), and what the type had without it."""
+    ext: type
+    name: str
+    compiled: object
+    python: object
+    set_attr: Callable[[type, str, object], None]  # setattr refuses a static type's
+
+
+_ATTRIBUTES: list[Attribute] = []
+_PACKERS: dict[type, object] = {}  # extension type -> the capsule of its C writer
+
+
+def packer(cls: type):
+    """The capsule of the compiled C writer of `cls` (named by its C signature), or None."""
+    return _PACKERS.get(cls)
 
 
 def attach(name: str, sha256: str, namespace: dict) -> bool:
@@ -118,8 +138,10 @@ def install(module, namespace: dict) -> list[Swap]:
     namespace["_new"] = module.new  # the Python readers make extension types too
     for swap in swaps:
         swap.use(swap.compiled)
-    _COLUMNAR.extend(value for value in namespace.values()
-                     if isinstance(value, type) and value.__dict__.get("_columns_compiled") is not None)
+    _PACKERS.update(module.PACKERS)
+    for ext, name, value in module.compiled_attributes():
+        _ATTRIBUTES.append(Attribute(ext, name, value, ext.__dict__.get(name), module.set_attr))
+        module.set_attr(ext, name, value)
     return swaps
 
 
@@ -144,18 +166,18 @@ def compiled_types() -> list[str]:
 
 @contextmanager
 def pure():
-    """The Python readers for the duration, then whichever were in place (not thread-safe: for
-    comparing the two). The objects stay of the same types."""
+    """The Python readers and writers for the duration, then whichever were in place (not
+    thread-safe: for comparing the two). The objects stay of the same types."""
     before = [(s, s.ext.__dict__["_read"]) for s in _SWAPS]
-    columnar = [(cls, cls.__dict__["_columns_compiled"]) for cls in _COLUMNAR]
+    attributes = [(a, a.ext.__dict__[a.name]) for a in _ATTRIBUTES]
     for s in _SWAPS:
         s.use(s.python)
-    for cls, _ in columnar:
-        set_type_attr(cls, "_columns_compiled", None)
+    for a, _ in attributes:
+        a.set_attr(a.ext, a.name, a.python)
     try:
         yield
     finally:
         for s, reader in before:
             s.use(reader)
-        for cls, reader in columnar:
-            set_type_attr(cls, "_columns_compiled", reader)
+        for a, value in attributes:
+            a.set_attr(a.ext, a.name, value)

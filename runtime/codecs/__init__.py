@@ -24,11 +24,24 @@ class Codec:
 
 CODECS: dict[int, Codec] = {}
 _MADE: dict[tuple, object] = {}  # processors by (name, args): they hold no state between uses
+_LISTENERS: list[Callable[[], None]] = []
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call `listener` whenever a codec or a processor is registered: compiled writers keep
+    whether the processor they last made leaves bytes as they are."""
+    _LISTENERS.append(listener)
+
+
+def _changed() -> None:
+    _MADE.clear()  # processors made before hold the codec they found then
+    for listener in _LISTENERS:
+        listener()
 
 
 def register_codec(codec: Codec) -> None:
     CODECS[codec.id] = codec
-    _MADE.clear()  # processors made before hold the codec they found then
+    _changed()
 
 
 def codec(codec_id: int) -> Codec:
@@ -79,8 +92,7 @@ def register_processor(name: str, factory: Callable[..., object]) -> None:
     """Make `process: name(args)` in a schema call `factory(*args)` for decode/encode. The
     processor made for given arguments is kept and used again, so it must hold no state."""
     PROCESSORS[name] = factory
-    for key in [k for k in _MADE if k[0] == name]:
-        del _MADE[key]
+    _changed()
 
 
 def processor(name: str, *args):

@@ -1,18 +1,19 @@
-"""The compiled writers of the facade (runtime/_facade.pyx: v2 records sections, v0/v1 entries)
-against the generated writer that write_batch uses without them, under each backend
-(tests/support/roundtrip.py): the same bytes for the same records, and for what the kernels
-leave alone (other kinds of records or fields, values out of range) the same bytes or the same
-error."""
+"""The compiled writers (the generated `_pack` of each hot type; the facade's loops in
+runtime/_facade.pyx over them: v2 records sections, v0/v1 entries) against the generated Python
+writers that write_batch uses without them, under each backend (tests/support/roundtrip.py):
+the same bytes for the same records, and for what they leave alone (other kinds of records or
+fields, values out of range) the same bytes or the same error."""
 import random
 
 import pytest
 
 from tests.support import roundtrip
+from tests.support.roundtrip import odd_value, packed
 
 from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.codec import records
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime import kernels
+from kafkacodec.runtime import compiled, kernels
 
 built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 INT64_MAX = (1 << 63) - 1
@@ -50,6 +51,64 @@ def test_random_records_encode_alike(seed, backend):
     recs = random_records(rng, options["base_offset"])
     assert isinstance(alike(lambda: recs, backend, **options), bytes)
     alike(lambda: tuple(recs), backend, **options)
+
+
+PACKED = [a.ext for a in compiled._ATTRIBUTES if a.name == "_pack"]
+
+
+@pytest.mark.skipif(not PACKED, reason="the compiled writers are not built")
+@pytest.mark.parametrize("ext", PACKED, ids=lambda t: t._qualname)
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_pack_writes_or_raises_as_the_python_pack(ext, seed):
+    """The generated C writer of each hot type against its Python `_pack` on values of every
+    kind, valid ones as records hold them and odd ones: the same bytes, or the same error with
+    the same bytes left before it."""
+    rng = random.Random(seed)
+    with compiled.pure():
+        arity = ext._pack.__code__.co_argcount - 1
+    good = {"RecordBatch.Record": lambda: (0, rng.randrange(-(1 << 40), 1 << 40), rng.randrange(1 << 20), b"k",
+                                           rng.randbytes(rng.randrange(200)), [("h", b"v"), ("é", None)]),
+            "RecordBatch.Header": lambda: (rng.choice(["h", "ключ", ""]), rng.choice([None, b"v"])),
+            "LegacyLogEntry": lambda: (rng.randrange(1 << 40), (rng.choice([0, 1, None]), rng.choice([0, 8, 1, None]),
+                                                                rng.choice([None, -1, 1 << 40]), b"k", b"v")),
+            "LegacyLogEntry.LegacyMessage": lambda: (rng.choice([0, 1]), rng.choice([0, 8, 2]), 5, None,
+                                                     rng.randbytes(rng.randrange(100)))}
+    for i in range(1500):
+        make = good.get(ext._qualname)
+        args = make() if make is not None and i % 3 == 0 else \
+            tuple(odd_value(rng) for _ in range(arity if i % 50 else rng.randrange(arity + 2)))
+        compiled_result = packed(ext._pack, args)
+        with compiled.pure():
+            assert packed(ext._pack, args) == compiled_result, args
+
+
+def test_a_processor_registered_later_is_used_by_the_compiled_writer():
+    """The compiled writer remembers whether the processor it last asked keeps bytes as they
+    are; registering one forgets that, so a value is encoded by the processor now registered."""
+    from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+    from kafkacodec.runtime import codecs
+
+    def pack():
+        out = bytearray()
+        LegacyLogEntry.LegacyMessage._pack(out, 1, 0, 5, None, b"value")
+        return bytes(out)
+    plain = pack()  # asked once: codec 0 keeps bytes
+
+    class Reversing:  # codec 0, as a processor that changes bytes
+        identity = False
+
+        def __init__(self, codec_id, magic):
+            pass
+
+        def encode(self, data):
+            return bytes(data)[::-1]
+    codecs.register_processor("kafka_compression", Reversing)
+    try:
+        reversed_value = pack()
+        assert reversed_value[-5:] == b"eulav" and reversed_value[4:-5] == plain[4:-5]  # its own CRC
+    finally:
+        codecs.register_processor("kafka_compression", codecs.KafkaCompression)
+    assert pack() == plain
 
 
 @built

@@ -233,8 +233,8 @@ def test_records_sections_from_columns_equal_the_generated_writers(backend, seed
     beyond ASCII, timestamps absent or far apart, offsets with gaps; any range of records."""
     import random
 
-    from kafkacodec.codec.records import _v2_records_section
-    from kafkacodec.pipeline.sink_rows import column_arrays
+    from kafkacodec.codec.records import RecordBatch, _v2_records_section
+    from kafkacodec.pipeline.sink_rows import writer_columns
 
     rng = random.Random(seed)
     n = rng.randrange(1, 300)
@@ -251,7 +251,6 @@ def test_records_sections_from_columns_equal_the_generated_writers(backend, seed
                      "offset": pa.array(offsets, pa.int64()),
                      "headers": pa.array([[{"key": k, "value": v} for k, v in h] for h in headers],
                                          pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))})
-    arrays = column_arrays(rows, np.array(stamps, np.int64))
 
     def generated(start, stop):
         records = [{"key": rows["key"][i].as_py(), "value": rows["value"][i].as_py(), "timestamp": stamps[i],
@@ -259,37 +258,72 @@ def test_records_sections_from_columns_equal_the_generated_writers(backend, seed
         body, *rest = _v2_records_section(records, 0)
         return bytes(body), rest
 
-    def compiled_writer(start, stop):  # None where the kernel leaves the records to the generated writer
-        got = kernels.facade.v2_records_of_columns(*arrays, start, stop)
-        return None if got is None else (bytes(got[0]), list(got[1:]))
+    def compiled_writer(start, stop):  # None where it leaves the records to the generated writer
+        pack = RecordBatch.Record._pack_columns_compiled
+        columns = writer_columns(rows, np.array(stamps, np.int64), np.array(sorted({0, start})))
+        got = None if pack is None or columns is None else pack(*columns, start, stop)
+        return None if got is None else (bytes(got), [stop - start, offsets[start], offsets[stop - 1], stamps[start],
+                                                      max(stamps[start:stop])])
 
     ranges = [(0, n)] + [sorted(rng.sample(range(n + 1), 2)) for _ in range(5)]
     calls = [(f"records {start} to {stop}", (start, stop)) for start, stop in ranges if start != stop]
     kernel_alike(generated, compiled_writer, calls, backend, errors=())
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_the_columnar_writer_writes_back_what_the_columnar_reader_read(seed):
+    """Generated as inverses from one schema: the records sections of batches (several at once,
+    any sub-range of their records) read into columns and written from them are the same bytes."""
+    import random
+    from kafkacodec import write_batch
+    from kafkacodec.codec.records import RecordBatch
+    from kafkacodec.runtime.limits import LIMITS
+    read, write = RecordBatch.Record._columns_compiled, RecordBatch.Record._pack_columns_compiled
+    if write is None:
+        pytest.skip("the compiled readers are not built")
+    rng = random.Random(seed)
+    batches = [write_batch([{"key": rng.choice([None, b"", b"k" * rng.randrange(300)]),
+                             "value": rng.choice([None, rng.randbytes(rng.randrange(200))]),
+                             "timestamp": rng.choice([-1, 2 ** 40 + rng.randrange(1 << 30)]),
+                             "headers": [(rng.choice(["h", "clé", ""]), rng.choice([None, b"", b"x"]))
+                                         for _ in range(rng.choice([0, 0, 2]))]}
+                            for _ in range(rng.randrange(1, 30))], base_offset=rng.randrange(1 << 40))
+               for _ in range(rng.randrange(1, 5))]
+    seg = b"".join(batches)
+    u8 = np.frombuffer(seg, np.uint8)
+    at = np.cumsum([0] + [len(b) for b in batches])
+    counts = np.array([RecordBatch.read(b)[0].records_count for b in batches], np.int64)
+    cols = read(u8, at[:-1] + 61, at[1:], counts, LIMITS.max_items)
+    data = dict.fromkeys(["key", "value", "headers.key", "headers.value"], u8)
+    assert write(cols, data, 0, int(counts.sum())) == b"".join(b[61:] for b in batches)
+    first, stop = sorted(rng.sample(range(int(counts.sum()) + 1), 2))
+    records = [r for b in batches for r in RecordBatch.read(b)[0].records.items][first:stop]
+    assert write(cols, data, first, stop) == b"".join(r.to_bytes() for r in records)
+
+
 @pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writer():
-    from kafkacodec.pipeline.sink_rows import column_arrays
+    from kafkacodec.codec.records import RecordBatch
+    from kafkacodec.pipeline.sink_rows import writer_columns
 
-    def arrays(offsets, headers=None):
+    def columns(offsets, headers=None):
         n = len(offsets)
-        columns = {"value": pa.array([b"v"] * n, pa.binary()), "offset": pa.array(offsets, pa.int64())}
+        table = {"value": pa.array([b"v"] * n, pa.binary()), "offset": pa.array(offsets, pa.int64())}
         if headers is not None:
-            columns["headers"] = pa.array(headers, pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))
-        return column_arrays(pa.table(columns), np.full(n, 5, np.int64))
+            table["headers"] = pa.array(headers, pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))
+        return writer_columns(pa.table(table), np.full(n, 5, np.int64), np.array([0]))
 
-    write = kernels.facade.v2_records_of_columns
-    assert write(*arrays([0, 1]), 0, 2) is not None
-    assert write(*arrays([0, 2 ** 31]), 0, 2) is None  # the offset delta leaves 32 bits
-    assert write(*arrays([0], [[{"key": None, "value": b"x"}]]), 0, 1) is None  # a header without a key
-    bad = arrays([0, 1])
-    bad[0] = np.array([0, 1, 99], np.int32)  # key offsets past the key bytes
-    bad[2] = np.zeros(2, np.uint8)
-    with pytest.raises(ValueError, match="outside their data"):
-        write(*bad, 0, 2)
-    with pytest.raises(ValueError, match="outside them"):
-        write(*arrays([0, 1]), 0, 3)
+    write = RecordBatch.Record._pack_columns_compiled
+    assert write(*columns([0, 1]), 0, 2) is not None
+    assert write(*columns([0, 2 ** 31]), 0, 2) is None  # the offset delta leaves 32 bits
+    assert write(*columns([0], [[{"key": None, "value": b"x"}]]), 0, 1) is None  # a header without a key
+    assert columns([-2 ** 63, 2 ** 63 - 1]) is None  # a delta beyond 64 bits
+    cols, data = columns([0, 1])
+    data["value"] = np.zeros(1, np.uint8)  # value positions past the value bytes
+    with pytest.raises(ValueError, match="outside its data"):
+        write(cols, data, 0, 2)
+    with pytest.raises(ValueError, match="holds 3 values, fewer than 4"):  # the header starts
+        write(*columns([0, 1]), 0, 3)
 
 
 def test_groups_of_records_join_into_one_set_of_columns(monkeypatch, backend):

@@ -124,3 +124,19 @@ def test_valid_input_is_read_by_compiled_code_alone(toy):
             assert obj.to_bytes() == data
         with pytest.raises(AssertionError, match="fell back"):  # and damaged input is handed back
             module.ToyHot.from_bytes(data[:-1] if data[-1:] else data + b"x")
+
+
+def test_the_compiled_writers_write_or_raise_as_the_python_ones(toy):
+    """The types whose fields compiled code writes (varints, bytes and text sized by derived
+    lengths, absent ones): `_pack` against the Python class's on values of every kind, as
+    tests/codecs/test_encode_kernels.py does for Kafka's."""
+    from tests.support.roundtrip import odd_value, packed
+    module, _, fast = toy
+    types = {ext: ext._qualname for ext in fast.PACKERS}
+    assert sorted(types.values()) == ["ToyHot.Entry", "ToyHot.Item"]
+    rng = random.Random(11)
+    for ext, name in types.items():
+        python = getattr(module, name.replace(".", "_")).__dict__["_pack"].__func__
+        for _ in range(2000):
+            args = tuple(odd_value(rng) for _ in range(2))
+            assert packed(ext._pack, args) == packed(python, args), args

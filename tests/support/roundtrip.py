@@ -18,6 +18,7 @@ tests/codecs/conftest.py's `backend` fixture runs a test once for each backend.
 from __future__ import annotations
 
 import importlib
+import random
 import sys
 from contextlib import ExitStack, contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -74,9 +75,6 @@ def using(backend: str):
         stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
                                     _wrapped_records=plain_legacy.legacy_wrapped_records,
                                     _v2_records=None, _legacy_entries=None))
-        sink = sys.modules.get("kafkacodec.pipeline.sink_rows")  # imported only with pyarrow
-        if sink is not None:
-            stack.enter_context(patched(sink, _of_columns=None))
         yield
 
 
@@ -240,3 +238,24 @@ def kernel_alike(pure: Callable, fast: Callable | None, calls, backend: str, *, 
         out.append(found)
     return out
 
+
+def odd_value(rng: random.Random, depth: int = 0):
+    """A value of any kind a field may be handed: numbers at and past every width's bounds,
+    bytes and bytes-likes, text beyond ASCII, tuples and lists of such (items of a repeat)."""
+    kinds = [None, True, 1.5, 0, -1, 127, 128, -129, 255, 1 << 31, -(1 << 31) - 1, (1 << 32), (1 << 63) - 1, 1 << 63,
+             -(1 << 63) - 1, b"", b"k", rng.randbytes(rng.randrange(300)), bytearray(b"x"), memoryview(b"y"), "h",
+             "héllo", "\udcff"]
+    if depth < 2:
+        kinds += [[odd_value(rng, depth + 1) for _ in range(rng.randrange(3))],
+                  tuple(odd_value(rng, depth + 1) for _ in range(rng.randrange(4)))]
+    return rng.choice(kinds)
+
+
+def packed(pack, args) -> tuple:
+    """What `pack` leaves in a bytearray that held bytes already, or the error it raised."""
+    out = bytearray(b"before")
+    try:
+        pack(out, *args)
+    except Exception as e:  # noqa: BLE001: each error is compared, class and message
+        return type(e).__name__, str(e), bytes(out)
+    return "written", bytes(out)
