@@ -158,7 +158,8 @@ class PlainLegacyBatch(Batch):
 plain_legacy.bind_facade(PlainLegacyBatch, Record)
 if kernels.facade is not None:
     kernels.facade.bind_facade(PlainLegacyBatch, Record, compiled.packer(RecordBatch.Record),
-                               compiled.packer(LegacyLogEntry))
+                               compiled.packer(LegacyLogEntry), compiled.flat_reader(LegacyLogEntry),
+                               COMPRESSION, TIMESTAMP_TYPE_AT)
 _plain_reader = plain_legacy if kernels.facade is None else kernels.facade
 _plain_entries = _plain_reader.legacy_plain_entries
 _wrapped_records = _plain_reader.legacy_wrapped_records

@@ -464,8 +464,115 @@ def pack_LegacyLogEntry_LegacyMessage(out, *values):
     PP_LegacyLogEntry_LegacyMessage(out, *values)
 
 
+cdef Py_ssize_t fl_LegacyLogEntry(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) noexcept nogil:
+    """legacy_log_entry at pos read into f (slots: FLAT["LegacyLogEntry"]); the position after it, or -1."""
+    cdef int64_t v_offset
+    cdef int64_t v_message_size
+    cdef int64_t v_message
+    cdef Py_ssize_t e_message
+    cdef int64_t v_message_crc
+    cdef int64_t v_message_magic
+    cdef int64_t v_message_attributes
+    cdef int64_t v_message_timestamp
+    cdef int64_t v_message_key_length
+    cdef int64_t v_message_key
+    cdef int64_t v_message_value_length
+    cdef int64_t v_message_value
+    cdef Py_ssize_t p = pos, e = end
+    if e - p < 8:
+        return -1
+    v_offset = <int64_t>be(b + p, 8)
+    p += 8
+    f[0] = v_offset
+    if e - p < 4:
+        return -1
+    v_message_size = <int32_t>be(b + p, 4)
+    p += 4
+    if v_message_size < 14:
+        return -1
+    f[1] = v_message_size
+    v_message = v_message_size
+    if v_message < 0 or v_message > e - p:
+        return -1
+    e_message, e = e, p + v_message
+    if e - p < 4:
+        return -1
+    v_message_crc = <int64_t>be(b + p, 4)
+    p += 4
+    f[2] = v_message_crc
+    f[3] = p
+    if e - p < 1:
+        return -1
+    v_message_magic = <int8_t>be(b + p, 1)
+    p += 1
+    if v_message_magic not in (0, 1,):
+        return -1
+    f[4] = v_message_magic
+    if e - p < 1:
+        return -1
+    v_message_attributes = <int64_t>be(b + p, 1)
+    p += 1
+    f[5] = v_message_attributes
+    if (v_message_magic >= 1):
+        f[6] = 1
+        if e - p < 8:
+            return -1
+        v_message_timestamp = <int64_t>be(b + p, 8)
+        p += 8
+        f[7] = v_message_timestamp
+    else:
+        f[6] = 0
+        v_message_timestamp = 0
+        f[7] = 0
+    if e - p < 4:
+        return -1
+    v_message_key_length = <int32_t>be(b + p, 4)
+    p += 4
+    f[8] = v_message_key_length
+    if (v_message_key_length >= 0):
+        f[9] = 1
+        v_message_key = v_message_key_length
+        if v_message_key < 0 or v_message_key > e - p:
+            return -1
+        f[10] = p
+        f[11] = v_message_key
+        p += v_message_key
+    else:
+        f[9] = 0
+        v_message_key = 0
+        f[10] = 0
+        f[11] = -1
+    if e - p < 4:
+        return -1
+    v_message_value_length = <int32_t>be(b + p, 4)
+    p += 4
+    f[12] = v_message_value_length
+    if (v_message_value_length >= 0):
+        f[13] = 1
+        v_message_value = v_message_value_length
+        if v_message_value < 0 or v_message_value > e - p:
+            return -1
+        f[14] = p
+        f[15] = v_message_value
+        p += v_message_value
+    else:
+        f[13] = 0
+        v_message_value = 0
+        f[14] = 0
+        f[15] = -1
+    f[16] = p
+    if p != e:
+        return -1
+    p, e = e, e_message
+    return p
+
+
 cdef bytes SIGNATURE_LegacyLogEntry = 'int (bytearray, int64_t, object) except -1'.encode()
 cdef bytes SIGNATURE_LegacyLogEntry_LegacyMessage = 'int (bytearray, int64_t, int64_t, int64_t, object, object) except -1'.encode()
+cdef bytes FLAT_SIGNATURE = 'Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil'.encode()
+
+# the flat readers by extension type: (capsule named by FLAT_SIGNATURE, slot by name)
+FLAT = {LegacyLogEntry: (PyCapsule_New(<void*>fl_LegacyLogEntry, FLAT_SIGNATURE, NULL), {'offset': 0, 'message_size': 1, 'message.crc': 2, 'message.crc.from': 3, 'message.magic': 4, 'message.attributes': 5, 'message.timestamp.present': 6, 'message.timestamp': 7, 'message.key_length': 8, 'message.key.present': 9, 'message.key': 10, 'message.key.size': 11, 'message.value_length': 12, 'message.value.present': 13, 'message.value': 14, 'message.value.size': 15, 'message.crc.end': 16})}
 
 # the C writers by extension type, each capsule named by its signature: pk_<Type>(out, <_pack's fields>)
 PACKERS = {LegacyLogEntry: PyCapsule_New(<void*>pk_LegacyLogEntry, SIGNATURE_LegacyLogEntry, NULL), LegacyLogEntry_LegacyMessage: PyCapsule_New(<void*>pk_LegacyLogEntry_LegacyMessage, SIGNATURE_LegacyLogEntry_LegacyMessage, NULL)}

@@ -676,6 +676,107 @@ def pack_RecordBatch_Header(out, *values):
     PP_RecordBatch_Header(out, *values)
 
 
+cdef Py_ssize_t fl_RecordBatch(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) noexcept nogil:
+    """record_batch at pos read into f (slots: FLAT["RecordBatch"]); the position after it, or -1."""
+    cdef int64_t v_base_offset
+    cdef int64_t v_batch_length
+    cdef Py_ssize_t m_partition_leader_epoch
+    cdef int64_t v_partition_leader_epoch
+    cdef int64_t v_magic
+    cdef int64_t v_crc
+    cdef int64_t v_attributes
+    cdef int64_t v_last_offset_delta
+    cdef int64_t v_base_timestamp
+    cdef int64_t v_max_timestamp
+    cdef int64_t v_producer_id
+    cdef int64_t v_producer_epoch
+    cdef int64_t v_base_sequence
+    cdef int64_t v_records_count
+    cdef int64_t v_records
+    cdef Py_ssize_t p = pos, e = end
+    if e - p < 8:
+        return -1
+    v_base_offset = <int64_t>be(b + p, 8)
+    p += 8
+    f[0] = v_base_offset
+    if e - p < 4:
+        return -1
+    v_batch_length = <int32_t>be(b + p, 4)
+    p += 4
+    if v_batch_length < 49:
+        return -1
+    f[1] = v_batch_length
+    m_partition_leader_epoch = p
+    if e - p < 4:
+        return -1
+    v_partition_leader_epoch = <int32_t>be(b + p, 4)
+    p += 4
+    f[2] = v_partition_leader_epoch
+    if e - p < 1:
+        return -1
+    v_magic = <int8_t>be(b + p, 1)
+    p += 1
+    if v_magic != 2:
+        return -1
+    f[3] = v_magic
+    if e - p < 4:
+        return -1
+    v_crc = <int64_t>be(b + p, 4)
+    p += 4
+    f[4] = v_crc
+    f[5] = p
+    if e - p < 2:
+        return -1
+    v_attributes = <int64_t>be(b + p, 2)
+    p += 2
+    f[6] = v_attributes
+    if e - p < 4:
+        return -1
+    v_last_offset_delta = <int32_t>be(b + p, 4)
+    p += 4
+    f[7] = v_last_offset_delta
+    if e - p < 8:
+        return -1
+    v_base_timestamp = <int64_t>be(b + p, 8)
+    p += 8
+    f[8] = v_base_timestamp
+    if e - p < 8:
+        return -1
+    v_max_timestamp = <int64_t>be(b + p, 8)
+    p += 8
+    f[9] = v_max_timestamp
+    if e - p < 8:
+        return -1
+    v_producer_id = <int64_t>be(b + p, 8)
+    p += 8
+    f[10] = v_producer_id
+    if e - p < 2:
+        return -1
+    v_producer_epoch = <int16_t>be(b + p, 2)
+    p += 2
+    f[11] = v_producer_epoch
+    if e - p < 4:
+        return -1
+    v_base_sequence = <int32_t>be(b + p, 4)
+    p += 4
+    f[12] = v_base_sequence
+    if e - p < 4:
+        return -1
+    v_records_count = <int32_t>be(b + p, 4)
+    p += 4
+    f[13] = v_records_count
+    v_records = (v_batch_length - 49)
+    if v_records < 0 or v_records > e - p:
+        return -1
+    f[14] = p
+    f[15] = v_records
+    p += v_records
+    if p - m_partition_leader_epoch != v_batch_length:
+        return -1
+    f[16] = p
+    return p
+
+
 def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts, const int64_t[::1] ends, const int64_t[::1] counts, Py_ssize_t max_items):
     """The columns RecordBatch_Record._columns gives, of the instances laid end to end in each
     section [starts[i], ends[i]) (counts[i] of them), walking each section once; byte
@@ -982,6 +1083,10 @@ def column(dict cols, str name, Py_ssize_t need, default):
 
 cdef bytes SIGNATURE_RecordBatch_Record = 'int (bytearray, int64_t, int64_t, int64_t, object, object, object) except -1'.encode()
 cdef bytes SIGNATURE_RecordBatch_Header = 'int (bytearray, object, object) except -1'.encode()
+cdef bytes FLAT_SIGNATURE = 'Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil'.encode()
+
+# the flat readers by extension type: (capsule named by FLAT_SIGNATURE, slot by name)
+FLAT = {RecordBatch: (PyCapsule_New(<void*>fl_RecordBatch, FLAT_SIGNATURE, NULL), {'base_offset': 0, 'batch_length': 1, 'partition_leader_epoch': 2, 'magic': 3, 'crc': 4, 'crc.from': 5, 'attributes': 6, 'last_offset_delta': 7, 'base_timestamp': 8, 'max_timestamp': 9, 'producer_id': 10, 'producer_epoch': 11, 'base_sequence': 12, 'records_count': 13, 'records': 14, 'records.size': 15, 'crc.end': 16})}
 
 # the C writers by extension type, each capsule named by its signature: pk_<Type>(out, <_pack's fields>)
 PACKERS = {RecordBatch_Record: PyCapsule_New(<void*>pk_RecordBatch_Record, SIGNATURE_RecordBatch_Record, NULL), RecordBatch_Header: PyCapsule_New(<void*>pk_RecordBatch_Header, SIGNATURE_RecordBatch_Header, NULL)}

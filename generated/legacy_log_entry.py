@@ -677,4 +677,4 @@ LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "t
 LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "614a7df38161f7ee615f09824fd114f41e8b45702e88b394044ffcd8ccd4f5f8", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "f40274feeeca139da91b2911bb3b2fa3fc4b556848875e2e63a37fb600fc8bae", globals())

@@ -1575,4 +1575,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "a777df5654314b43e9c610d070c3afabbd173afc2e01f658e882c5b388e7fdde", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "7903b402e2073519051356dc0ec2db1deb703e884bee2f0981c39f08ab6aeb08", globals())

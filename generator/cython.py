@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from .cython_columns import ColumnsEmitter
+from .cython_flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
 from .cython_pack import PackEmitter
 from .cython_pack_columns import HELPERS, PackColumnsEmitter
 from .plans.lines import Code
@@ -82,13 +83,20 @@ class CythonPlanner:
         packed = [self.cls(s) for s in self.hot if writers.packable(s)]
         for spec in (s for s in self.hot if self.cls(s) in packed):
             entries += writers.function(spec)
+        flats = FlatEmitter(self)
+        flat = {}  # the root, read flat where it can be: class -> its slots
+        if self.schema.root.hot and flats.flat(self.schema.root):
+            lines = flats.function(self.schema.root)
+            if lines is not None:
+                entries += lines
+                flat[self.cls(self.schema.root)] = flats.slots
         columns, packs = ColumnsEmitter(self), PackColumnsEmitter(self)
         for spec in self.columnar:  # the columnar pass has refused the fields read otherwise
             entries += columns.function(spec)
             entries += packs.function(spec)
         if self.columnar:
             entries += HELPERS.splitlines()
-        entries += self.attributes(packed, writers) + writers.cache_lines()
+        entries += self.attributes(packed, writers, flat) + writers.cache_lines()
         classes = sorted(self.classes | {c for c, _ in self.offsets} | {self.cls(s) for s in self.hot})
         hot = [self.cls(s) for s in self.hot]
         head = [
@@ -164,13 +172,18 @@ class CythonPlanner:
         ]
         return "\n".join(head + readers + entries) + "\n"
 
-    def attributes(self, packed: list[str], writers: PackEmitter) -> list[str]:
-        """The compiled writers as capsules for other compiled code, and every attribute the
-        module gives the extension types besides their readers."""
+    def attributes(self, packed: list[str], writers: PackEmitter, flat: dict) -> list[str]:
+        """The compiled writers and flat readers as capsules for other compiled code, and every
+        attribute the module gives the extension types besides their readers."""
         specs = {self.cls(s): s for s in self.hot}
         c = Code()
         for name in packed:
             c(f"cdef bytes SIGNATURE_{name} = {writers.signature(specs[name])!r}.encode()")
+        c(f"cdef bytes FLAT_SIGNATURE = {FLAT_SIGNATURE!r}.encode()")
+        c("")
+        c("# the flat readers by extension type: (capsule named by FLAT_SIGNATURE, slot by name)")
+        c("FLAT = {" + ", ".join(f"{n}: (PyCapsule_New(<void*>fl_{n}, FLAT_SIGNATURE, NULL), "
+                                 f"{ {k: i for i, k in enumerate(slots)}!r})" for n, slots in flat.items()) + "}")
         c("")
         c("# the C writers by extension type, each capsule named by its signature: pk_<Type>(out, <_pack's fields>)")
         c("PACKERS = {" + ", ".join(f'{n}: PyCapsule_New(<void*>pk_{n}, SIGNATURE_{n}, NULL)' for n in packed) + "}")

@@ -9,7 +9,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from _fastread cimport alloc, be, get, put, slot_offset
+from _fastread cimport alloc, get, put, slot_offset
 from _fastwrite cimport crc32_ieee
 
 
@@ -36,14 +36,43 @@ RECORD_PACKER = b"int (bytearray, int64_t, int64_t, int64_t, object, object, obj
 ENTRY_PACKER = b"int (bytearray, int64_t, object) except -1"
 
 
-def bind_facade(type batch_cls, type record_cls, record_packer=None, entry_packer=None):
+# the generated flat reader of a v0/v1 log entry (generated/cython_flat.py): its fields into an
+# array, each at the slot its name maps to
+ctypedef Py_ssize_t (*FlatReader)(const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil
+cdef FlatReader READ_ENTRY = NULL
+FLAT_READER = b"Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil"
+DEF MAX_SLOTS = 32
+cdef Py_ssize_t E_OFFSET, E_SIZE, E_CRC, E_CRC_FROM, E_CRC_END, E_MAGIC, E_ATTRIBUTES, E_TIMESTAMP, E_TIMESTAMP_PRESENT
+cdef Py_ssize_t E_KEY, E_KEY_SIZE, E_VALUE, E_VALUE_SIZE
+cdef int64_t COMPRESSION = 0, TIMESTAMP_TYPE_AT = 0
+
+
+def bind_facade(type batch_cls, type record_cls, record_packer=None, entry_packer=None, entry_reader=None,
+                int64_t compression=0, int timestamp_type_at=0):
     """Name the facade's classes of plain legacy batches and of records, whose slots the kernels
-    fill and read, and the capsules of the compiled writers of a v2 record and of a v0/v1 log
-    entry, where they are built (ValueError for a capsule of another signature)."""
+    fill and read; the capsules of the compiled writers of a v2 record and of a v0/v1 log entry
+    and the flat reader of a v0/v1 log entry ((capsule, slot by field)), where they are built
+    (ValueError for a capsule of another signature); a legacy message's compression bits and
+    where its timestamp type's bit is."""
     global BATCH, RECORD, B_ENTRY, B_POSITION, B_SIZE, B_VERIFY, B_RECORD, B_BUFFER, B_AT, PACK_RECORD, PACK_ENTRY
+    global R_KEY, R_VALUE, R_TIMESTAMP, R_OFFSET, R_HEADERS, R_TIMESTAMP_TYPE, READ_ENTRY, COMPRESSION, TIMESTAMP_TYPE_AT
+    global E_OFFSET, E_SIZE, E_CRC, E_CRC_FROM, E_CRC_END, E_MAGIC, E_ATTRIBUTES, E_TIMESTAMP, E_TIMESTAMP_PRESENT
+    global E_KEY, E_KEY_SIZE, E_VALUE, E_VALUE_SIZE
     PACK_RECORD = NULL if record_packer is None else <RecordPacker>PyCapsule_GetPointer(record_packer, RECORD_PACKER)
     PACK_ENTRY = NULL if entry_packer is None else <EntryPacker>PyCapsule_GetPointer(entry_packer, ENTRY_PACKER)
-    global R_KEY, R_VALUE, R_TIMESTAMP, R_OFFSET, R_HEADERS, R_TIMESTAMP_TYPE
+    READ_ENTRY = NULL
+    if entry_reader is not None:
+        capsule, slots = entry_reader
+        if len(slots) > MAX_SLOTS:
+            raise ValueError(f"a flat reader of {len(slots)} slots, more than {MAX_SLOTS}")
+        E_OFFSET, E_CRC, E_MAGIC, E_ATTRIBUTES = (slots["offset"], slots["message.crc"], slots["message.magic"],
+                                                   slots["message.attributes"])
+        E_SIZE, E_CRC_FROM, E_CRC_END = slots["message_size"], slots["message.crc.from"], slots["message.crc.end"]
+        E_TIMESTAMP, E_TIMESTAMP_PRESENT = slots["message.timestamp"], slots["message.timestamp.present"]
+        E_KEY, E_KEY_SIZE = slots["message.key"], slots["message.key.size"]
+        E_VALUE, E_VALUE_SIZE = slots["message.value"], slots["message.value.size"]
+        READ_ENTRY = <FlatReader>PyCapsule_GetPointer(capsule, FLAT_READER)
+    COMPRESSION, TIMESTAMP_TYPE_AT = compression, timestamp_type_at
     B_ENTRY, B_POSITION = slot_offset(batch_cls, "_entry"), slot_offset(batch_cls, "position")
     B_SIZE, B_VERIFY = slot_offset(batch_cls, "size"), slot_offset(batch_cls, "verify")
     B_RECORD, B_BUFFER = slot_offset(batch_cls, "_record"), slot_offset(batch_cls, "_buffer")
@@ -60,60 +89,41 @@ def plain_batch_iter(self):
     return iter((get(self, B_RECORD),))
 
 
-cdef struct Message:  # a plain v0/v1 log entry: where its fields are
-    int64_t offset, timestamp, key_length, value_length
-    Py_ssize_t key, value
-    int magic, attributes
-
-
 cdef Py_ssize_t plain_entry(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, bint verify,
-                            Message* m) noexcept nogil:
+                            int64_t* f) noexcept nogil:
     """The end of the log entry at `pos` holding one uncompressed v0/v1 message, its fields in
-    `m`; -1 for anything else: cut short, malformed, compressed, or a CRC that does not match
-    (with `verify`)."""
-    cdef int64_t size
-    cdef Py_ssize_t start, q, stop
-    if end - pos < 12 + 14:
+    `f`; -1 for anything else: what the generated reader refuses, a compressed message, or a
+    CRC that does not match (with `verify`)."""
+    cdef Py_ssize_t after = READ_ENTRY(b, pos, end, f)
+    if after < 0 or f[E_ATTRIBUTES] & COMPRESSION:
         return -1
-    size = <int32_t>be(b + pos + 8, 4)
-    if size < 14 or size > end - pos - 12:
+    if verify and crc32_ieee(b + f[E_CRC_FROM], f[E_CRC_END] - f[E_CRC_FROM]) != <uint32_t>f[E_CRC]:
         return -1
-    start, stop = pos + 12, pos + 12 + size
-    m.magic, m.attributes = b[start + 4], b[start + 5]
-    if m.magic > 1 or m.attributes & 0x07:
-        return -1
-    q = start + (14 if m.magic else 6)
-    if q + 4 > stop:
-        return -1
-    m.key_length = <int32_t>be(b + q, 4)
-    m.key = q + 4
-    q = m.key + max(m.key_length, 0)
-    if m.key_length > stop - m.key or q + 4 > stop:
-        return -1
-    m.value_length = <int32_t>be(b + q, 4)
-    m.value = q + 4
-    if m.value_length > stop - m.value or m.value + max(m.value_length, 0) != stop:  # the value ends it
-        return -1
-    if verify and crc32_ieee(b + start + 4, size - 4) != <uint32_t>be(b + start, 4):
-        return -1
-    m.offset = <int64_t>be(b + pos, 8)
-    m.timestamp = <int64_t>be(b + start + 6, 8) if m.magic else -1
-    return stop
+    return after
 
 
-cdef inline object _bytes_or_none(const uint8_t* b, int64_t length):
-    return None if length < 0 else PyBytes_FromStringAndSize(<const char*>b, length)
+cdef inline object _bytes_or_none(const uint8_t* b, int64_t at, int64_t size):
+    return None if size < 0 else PyBytes_FromStringAndSize(<const char*>b + at, size)
 
 
-cdef object new_record(const uint8_t* b, Message* m, int64_t offset, int64_t timestamp, int timestamp_type):
+cdef object new_record(const uint8_t* b, int64_t* f, int64_t offset, int64_t timestamp, int timestamp_type):
     record = alloc(RECORD)
-    put(record, R_KEY, _bytes_or_none(b + m.key, m.key_length))
-    put(record, R_VALUE, _bytes_or_none(b + m.value, m.value_length))
+    put(record, R_KEY, _bytes_or_none(b, f[E_KEY], f[E_KEY_SIZE]))
+    put(record, R_VALUE, _bytes_or_none(b, f[E_VALUE], f[E_VALUE_SIZE]))
     put(record, R_TIMESTAMP, timestamp)
     put(record, R_OFFSET, offset)
     put(record, R_HEADERS, [])
     put(record, R_TIMESTAMP_TYPE, timestamp_type)
     return record
+
+
+cdef inline int64_t stamp(int64_t* f) noexcept nogil:
+    return f[E_TIMESTAMP] if f[E_TIMESTAMP_PRESENT] else -1
+
+
+cdef inline int stamp_type(int64_t* f) noexcept nogil:
+    """Kafka's timestamp type of a message: none for magic 0, else its attribute bit."""
+    return (f[E_ATTRIBUTES] >> TIMESTAMP_TYPE_AT) & 1 if f[E_MAGIC] else -1
 
 
 def legacy_plain_entries(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify, int64_t max_batch_bytes,
@@ -129,20 +139,18 @@ def legacy_plain_entries(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify,
         raise ValueError(f"range [{pos}, {end}) outside a buffer of {len(buf)} bytes")
     cdef const uint8_t* b = <const uint8_t*><const char*>buf
     cdef Py_ssize_t after
-    cdef Message m
+    cdef int64_t f[MAX_SLOTS]
     out = []
-    while pos < end and len(out) < max_entries:
-        if end - pos >= 12 and <int32_t>be(b + pos + 8, 4) > max_batch_bytes:
-            break
-        after = plain_entry(b, pos, end, verify, &m)
-        if after < 0:
+    while READ_ENTRY != NULL and pos < end and len(out) < max_entries:
+        after = plain_entry(b, pos, end, verify, f)
+        if after < 0 or f[E_SIZE] > max_batch_bytes:  # the Python reader names it
             break
         batch = alloc(BATCH)
         put(batch, B_ENTRY, None)
         put(batch, B_POSITION, pos)
         put(batch, B_SIZE, after - pos)
         put(batch, B_VERIFY, verify)
-        put(batch, B_RECORD, new_record(b, &m, m.offset, m.timestamp, (m.attributes >> 3) & 1 if m.magic else -1))
+        put(batch, B_RECORD, new_record(b, f, f[E_OFFSET], stamp(f), stamp_type(f)))
         put(batch, B_BUFFER, buf)
         put(batch, B_AT, pos)
         out.append(batch)
@@ -161,12 +169,14 @@ def legacy_wrapped_records(const uint8_t[::1] data, int64_t wrapper_offset, int 
     cdef Py_ssize_t end = data.shape[0], pos = 0, count = 0
     cdef const uint8_t* b = &data[0] if end else NULL
     cdef int64_t base = 0, last = 0, lowest = 0, highest = 0
-    cdef Message m
+    cdef int64_t f[MAX_SLOTS]
+    if READ_ENTRY == NULL:
+        return None
     while pos < end:  # check every message first: the Python reader names the first bad one
-        pos = plain_entry(b, pos, end, verify, &m)
+        pos = plain_entry(b, pos, end, verify, f)
         if pos < 0:
             return None
-        last = m.offset
+        last = f[E_OFFSET]
         lowest = last if count == 0 else min(lowest, last)
         highest = last if count == 0 else max(highest, last)
         count += 1
@@ -181,13 +191,11 @@ def legacy_wrapped_records(const uint8_t[::1] data, int64_t wrapper_offset, int 
     out = []
     pos = 0
     while pos < end:
-        pos = plain_entry(b, pos, end, False, &m)
+        pos = plain_entry(b, pos, end, False, f)
         if log_append:
-            out.append(new_record(b, &m, base + m.offset, append_time, 1))
-        elif m.magic == 0:
-            out.append(new_record(b, &m, base + m.offset, -1, -1))
+            out.append(new_record(b, f, base + f[E_OFFSET], append_time, 1))
         else:
-            out.append(new_record(b, &m, base + m.offset, m.timestamp, (m.attributes >> 3) & 1))
+            out.append(new_record(b, f, base + f[E_OFFSET], stamp(f), stamp_type(f)))
     return out
 
 

@@ -1,0 +1,169 @@
+"""The flat reader of a -hot type: its fields, and those of the structs it holds, read into an
+array of int64 without making an object, for compiled code that makes objects of its own (the
+facade's records of plain legacy messages).
+
+`fl_<Type>(b, pos, end, f)` returns the position after the instance, or -1 wherever the
+Python reader would raise (cut short, a value `valid:` refuses, a size out of bounds, a struct
+that does not fill its size where it must). A number is one slot; a byte field or a processed
+value its position and `<name>.size` (-1 where absent); a conditional number `<name>.present`
+too; a checksum also `<name>.from` and `<name>.end`, the bytes it covers (checking it is the
+caller's: it may not want to). A nested struct's fields are named `<struct>.<field>`. `FLAT`
+maps each type it reads to (its capsule, named by the signature; slot by name).
+
+Types with repeats, params or fields read through their parent are not read flat.
+"""
+from __future__ import annotations
+
+from .ir import ValueKind
+from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, TypeSpec
+from .plans.lines import Code
+from .plans.read import valid_checks
+from .pyexpr import ENCLOSING, OBJECT, Scope
+
+C_SIGNED = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
+SIGNATURE = "Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil"
+
+
+class FlatEmitter:
+    def __init__(self, planner):
+        self.program = planner.program
+        self.ir = planner.ir
+        self.cls = planner.cls
+        self.tr = planner.ctx.tr
+        self.schema = planner.schema
+
+    def flat(self, spec: TypeSpec, seen: frozenset = frozenset()) -> bool:
+        """Whether every field reads into slots: numbers, spans, structs that do too."""
+        if spec in seen or spec.params or spec.intrinsic or self.program.schema_of[spec] is not self.schema:
+            return False
+        for attr in spec.seq:
+            f = self.ir[spec].field(attr.id)
+            if attr.repeat or attr.contents is not None or attr.size_eos:
+                return False
+            if f.value == ValueKind.STRUCT and not attr.lazy and attr.process is None:
+                if attr.if_ is not None or not self.flat(f.target, seen | {spec}):
+                    return False
+            elif f.value not in (ValueKind.INT, ValueKind.VARINT) and attr.size is None:
+                return False
+            elif f.value == ValueKind.INT and f.width == 8 and not f.signed:
+                return False
+        return True
+
+    def function(self, spec: TypeSpec) -> list[str] | None:
+        """The flat reader, or None where a field's expressions need the objects around it."""
+        self.slots: list[str] = []
+        self.locals: dict[str, str] = {}
+        self.refused = False
+        body = Code(1)
+        body("cdef Py_ssize_t p = pos, e = end")
+        self.fields(body, spec, "")
+        body("return p")
+        if self.refused:
+            return None
+        name = self.cls(spec)
+        head = ["", "", f"cdef Py_ssize_t fl_{name}(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) "
+                        "noexcept nogil:",
+                f'    """{spec.name} at pos read into f (slots: FLAT["{name}"]); the position after it, or -1."""']
+        decls = [f"    cdef {ctype} {var}" for var, ctype in self.locals.items()]
+        return head + decls + body.lines
+
+    def slot(self, name: str) -> int:
+        self.slots.append(name)
+        return len(self.slots) - 1
+
+    def local(self, var: str, ctype: str) -> str:
+        self.locals.setdefault(var, ctype)
+        return var
+
+    def expr(self, e, scope: Scope, loc) -> str:
+        code = self.tr.translate(e, scope, loc)
+        if scope.uses & {OBJECT, ENCLOSING}:
+            self.refused = True
+        return code
+
+    def fields(self, c: Code, spec: TypeSpec, prefix: str) -> None:
+        """Read the fields of one `spec` at p, bounded by e."""
+        key = prefix.replace(".", "_")
+        scope = Scope(spec, obj="self", locals={})
+        marks = {a.derive.target for a in spec.seq if a.derive is not None and a.derive.kind == DeriveKind.LENGTH_FROM}
+        sums = [a for a in spec.seq if a.checksum is not None]
+        froms = {a.checksum.from_field: a for a in sums}
+        for attr in spec.seq:
+            if attr.id in marks:
+                c(f"{self.local(f'm_{key}{attr.id}', 'Py_ssize_t')} = p")
+            if attr.id in froms:
+                c(f"f[{self.slot(prefix + froms[attr.id].id + '.from')}] = p")
+            var = self.local(f"v_{key}{attr.id}", "int64_t")
+            scope.locals[attr.id] = var
+            if attr.if_ is not None:
+                present = self.slot(prefix + attr.id + ".present")
+                with c.block(f"if {self.expr(attr.if_, scope, attr.loc)}:"):
+                    c(f"f[{present}] = 1")
+                    self.field(c, spec, attr, prefix, var, scope)
+                with c.block("else:"):  # its slots as an absent value's: no bytes, size -1
+                    c(f"f[{present}] = 0")
+                    c(f"{var} = 0")
+                    for k in range(present + 1, len(self.slots)):
+                        c(f"f[{k}] = {-1 if self.slots[k].endswith('.size') else 0}")
+            else:
+                self.field(c, spec, attr, prefix, var, scope)
+        for attr in spec.seq:
+            d = attr.derive
+            if d is not None and d.kind == DeriveKind.LENGTH_FROM:
+                with c.block(f"if p - m_{key}{d.target} != v_{key}{attr.id}:"):
+                    c("return -1")
+        for attr in sums:
+            c(f"f[{self.slot(prefix + attr.id + '.end')}] = p")
+
+    def field(self, c: Code, spec: TypeSpec, attr: Attr, prefix: str, var: str, scope: Scope) -> None:
+        f = self.ir[spec].field(attr.id)
+        if f.value == ValueKind.INT:
+            _, width, signed = PRIMITIVES[attr.type.prim]
+            with c.block(f"if e - p < {width}:"):
+                c("return -1")
+            load = f"{'le' if f.endian == 'le' else 'be'}(b + p, {width})"
+            c(f"{var} = <{C_SIGNED[width]}>{load}" if signed else f"{var} = <int64_t>{load}")
+            c(f"p += {width}")
+        elif f.value == ValueKind.VARINT:
+            kind = f.intrinsic
+            if kind.startswith("zigzag"):
+                c(f"p = zigzag(b, p, e, {VARINT_MAX[kind]}, &{var})")
+            else:
+                u = self.local("u", "uint64_t")
+                c(f"p = uvarint(b, p, e, {VARINT_MAX[kind]}, &{u})")
+                c(f"{var} = <int64_t>{u}")
+            with c.block("if p < 0:"):
+                c("return -1")
+        else:
+            self.span(c, spec, attr, prefix, var, scope)
+            return
+        if attr.valid is not None:
+            fails = [cond for cond, _ in valid_checks(self.tr, attr.valid, var, scope)]
+            if scope.uses & {OBJECT, ENCLOSING}:
+                self.refused = True
+            with c.block(f"if {' or '.join(fails)}:"):
+                c("return -1")
+        c(f"f[{self.slot(prefix + attr.id)}] = {var}")
+
+    def span(self, c: Code, spec: TypeSpec, attr: Attr, prefix: str, var: str, scope: Scope) -> None:
+        """Bytes, a processed value, or a struct: sized by an expression (a struct maybe not)."""
+        f = self.ir[spec].field(attr.id)
+        inner = f.value == ValueKind.STRUCT and not attr.lazy and attr.process is None
+        if attr.size is None:  # an unsized struct: read where it lies
+            self.fields(c, f.target, prefix + attr.id + ".")
+            return
+        c(f"{var} = {self.expr(attr.size, scope, attr.loc)}")
+        with c.block(f"if {var} < 0 or {var} > e - p:"):
+            c("return -1")
+        if not inner:
+            c(f"f[{self.slot(prefix + attr.id)}] = p")
+            c(f"f[{self.slot(prefix + attr.id + '.size')}] = {var}")
+            c(f"p += {var}")
+            return
+        outer = self.local(f"e_{prefix.replace('.', '_')}{attr.id}", "Py_ssize_t")
+        c(f"{outer}, e = e, p + {var}")
+        self.fields(c, f.target, prefix + attr.id + ".")
+        if attr.require_eos:
+            with c.block("if p != e:"):
+                c("return -1")
+        c(f"p, e = e, {outer}")
