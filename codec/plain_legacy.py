@@ -1,28 +1,24 @@
 """v0/v1 messages read straight into records, without entry objects: the Python twins of the
-compiled kernels (runtime/_facade.pyx), used when they are not built. Each reads only what is
-regular (uncompressed messages, well framed, CRCs matching when checked) and leaves the rest to
-the generated reader, which names what is wrong; the kernels and these give the same batches.
+compiled kernels (runtime/_facade.pyx), used when they are not built. Each reads entries with
+the generated flat reader (LegacyLogEntry._flat), takes only what is regular (uncompressed
+messages, CRCs matching when checked) and leaves the rest to the generated reader, which names
+what is wrong; the kernels and these give the same batches.
 """
 from __future__ import annotations
 
-import struct
 import zlib
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from .attribute_bits import COMPRESSION, TIMESTAMP_TYPE_AT
-from .places import LEGACY_MIN_MESSAGE, LOG_OVERHEAD, SIZE_AT, layout_end
 
-_HEAD = struct.Struct(">qiIBB")  # offset, message size, crc, magic, attributes
-_INT32 = struct.Struct(">i")
-_TIMESTAMP_KEY_LENGTH = struct.Struct(">qi")
-# in the message (after the entry's LOG_OVERHEAD), where its CRC starts counting and where its
-# fixed fields end, from the schema's LAYOUT
-_CRC_FROM, _ = LegacyLogEntry.LegacyMessage.LAYOUT["magic"]
-_FIXED = layout_end(LegacyLogEntry.LegacyMessage.LAYOUT)
-_MIN_ENTRY = LOG_OVERHEAD + LEGACY_MIN_MESSAGE
-_V0_KEY_AT, _V1_KEY_AT = _FIXED + _INT32.size, _FIXED + _TIMESTAMP_KEY_LENGTH.size  # after the key's length
-if _HEAD.size != LOG_OVERHEAD + _FIXED:
-    raise ImportError("the legacy entry's leading fields are not those _HEAD reads")
+_READ = LegacyLogEntry._flat
+_SLOT = LegacyLogEntry.FLAT_SLOTS
+_OFFSET, _SIZE, _CRC, _CRC_FROM, _CRC_END = (_SLOT["offset"], _SLOT["message_size"], _SLOT["message.crc"],
+                                             _SLOT["message.crc.from"], _SLOT["message.crc.end"])
+_MAGIC, _ATTRIBUTES = _SLOT["message.magic"], _SLOT["message.attributes"]
+_TIMESTAMP, _TIMESTAMP_PRESENT = _SLOT["message.timestamp"], _SLOT["message.timestamp.present"]
+_KEY, _KEY_SIZE, _VALUE, _VALUE_SIZE = (_SLOT["message.key"], _SLOT["message.key.size"], _SLOT["message.value"],
+                                        _SLOT["message.value.size"])
 _batch_cls = _record_cls = None
 
 
@@ -35,36 +31,19 @@ def bind_facade(batch_cls: type, record_cls: type) -> None:
 def _plain_entry(buf: bytes, pos: int, end: int, verify: bool):
     """(end, offset, magic, attributes, timestamp, key, value) of the log entry at `pos` holding
     one uncompressed v0/v1 message; None for anything else."""
-    if end - pos < _MIN_ENTRY:
+    found = _READ(buf, pos, end)
+    if found is None:
         return None
-    offset, size, crc, magic, attributes = _HEAD.unpack_from(buf, pos)
-    if size < LEGACY_MIN_MESSAGE or size > end - pos - LOG_OVERHEAD or magic > 1 or attributes & COMPRESSION:
+    stop, f = found
+    attributes = f[_ATTRIBUTES]
+    if attributes & COMPRESSION:
         return None
-    start, stop = pos + LOG_OVERHEAD, pos + LOG_OVERHEAD + size
-    if magic:
-        if size < _V1_KEY_AT:
-            return None
-        timestamp, key_length = _TIMESTAMP_KEY_LENGTH.unpack_from(buf, start + _FIXED)
-        q = start + _V1_KEY_AT
-    else:
-        key_length, = _INT32.unpack_from(buf, start + _FIXED)
-        timestamp, q = -1, start + _V0_KEY_AT
-    if key_length >= 0:
-        if key_length > stop - q:
-            return None
-        key = buf[q:q + key_length]
-        q += key_length
-    else:
-        key = None
-    if q + 4 > stop:
+    if verify and zlib.crc32(buf[f[_CRC_FROM]:f[_CRC_END]]) != f[_CRC]:
         return None
-    value_length, = _INT32.unpack_from(buf, q)
-    q += 4
-    if (q + value_length if value_length >= 0 else q) != stop:  # the value ends the message
-        return None
-    if verify and zlib.crc32(buf[start + _CRC_FROM:stop]) != crc:
-        return None
-    return stop, offset, magic, attributes, timestamp, key, buf[q:stop] if value_length >= 0 else None
+    key = buf[f[_KEY]:f[_KEY] + f[_KEY_SIZE]] if f[_KEY_SIZE] >= 0 else None
+    value = buf[f[_VALUE]:f[_VALUE] + f[_VALUE_SIZE]] if f[_VALUE_SIZE] >= 0 else None
+    return (stop, f[_OFFSET], f[_MAGIC], attributes, f[_TIMESTAMP] if f[_TIMESTAMP_PRESENT] else -1, key, value,
+            f[_SIZE])
 
 
 def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch_bytes: int, max_entries: int):
@@ -72,12 +51,10 @@ def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch
     out = []
     new_batch, new_record = _batch_cls.__new__, _record_cls
     while pos < end and len(out) < max_entries:
-        if end - pos >= LOG_OVERHEAD and _INT32.unpack_from(buf, pos + SIZE_AT)[0] > max_batch_bytes:
-            break
         found = _plain_entry(buf, pos, end, verify)
-        if found is None:
+        if found is None or found[-1] > max_batch_bytes:  # the Python reader names it
             break
-        after, offset, magic, attributes, timestamp, key, value = found
+        after, offset, magic, attributes, timestamp, key, value, _ = found
         batch = new_batch(_batch_cls)
         batch._entry, batch.position, batch.size, batch.verify = None, pos, after - pos, verify
         batch._buffer, batch._at = buf, pos
@@ -109,7 +86,7 @@ def legacy_wrapped_records(data, wrapper_offset: int, wrapper_magic: int, append
     new_record = _record_cls
     if log_append:
         return [new_record(key, value, append_time, base + offset, [], 1)
-                for _, offset, _, _, _, key, value in found]
+                for _, offset, _, _, _, key, value, _ in found]
     return [new_record(key, value, timestamp, base + offset, [], (attributes >> TIMESTAMP_TYPE_AT) & 1) if magic
             else new_record(key, value, -1, base + offset, [], -1)
-            for _, offset, magic, attributes, timestamp, key, value in found]
+            for _, offset, magic, attributes, timestamp, key, value, _ in found]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from .cython_columns import ColumnsEmitter
-from .cython_flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
+from .flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
 from .cython_pack import PackEmitter
 from .cython_pack_columns import HELPERS, PackColumnsEmitter
 from .plans.lines import Code
@@ -83,7 +83,7 @@ class CythonPlanner:
         packed = [self.cls(s) for s in self.hot if writers.packable(s)]
         for spec in (s for s in self.hot if self.cls(s) in packed):
             entries += writers.function(spec)
-        flats = FlatEmitter(self)
+        flats = FlatEmitter(self.program, self.ir, self.ctx.tr, self.schema)
         flat = {}  # the root, read flat where it can be: class -> its slots
         if self.schema.root.hot and flats.flat(self.schema.root):
             lines = flats.function(self.schema.root)

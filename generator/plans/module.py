@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .imports import ImportList
 from .lines import Code, Constants
+from ..flat import FlatEmitter
 from ..model import Attr, EnumSpec, RefKind, Schema, TypeSpec
 from ..ir import IR, FixedRun
 from .columns import ColumnPlanner
@@ -56,6 +57,8 @@ class ClassPlan:
     field_docs: list[list[str]] = field(default_factory=list)  # each field's lines: name, hint, doc
     hints: dict[str, str] = field(default_factory=dict)
     columns_body: list[str] | None = None  # -columnar types: the vectorised readers
+    flat_body: list[str] | None = None  # a -hot root read into slots (generator/flat.py)
+    flat_slots: dict[str, int] | None = None
     skip_body: list[str] | None = None
     skip1_body: list[str] | None = None
     starts_body: list[str] | None = None
@@ -255,7 +258,15 @@ class ModulePlanner:
             switch_cases=self.switch_cases(spec),
             field_order=self.field_order(spec), present_when=self.present_when(spec), switch_on=self.switch_on(spec),
             tag_section=next((a.id for a in seq if a.tagged), None), derived=self.derived(spec),
-            **self.columnar(spec))
+            **self.columnar(spec), **self.flat(spec))
+
+    def flat(self, spec: TypeSpec) -> dict:
+        """The flat reader of the schema's root, where it is -hot and its fields read flat."""
+        if spec is not self.schema.root or not spec.hot:
+            return {}
+        flats = FlatEmitter(self.program, self.ir, self.tr, self.schema, python=True, struct=self.consts.struct)
+        body = flats.function(spec) if flats.flat(spec) else None
+        return {} if body is None else {"flat_body": body, "flat_slots": {k: i for i, k in enumerate(flats.slots)}}
 
     def parent_name(self, spec: TypeSpec) -> str | None:
         if not self.ir[spec].parent_depth:
