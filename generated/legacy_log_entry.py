@@ -150,15 +150,14 @@ class LegacyLogEntry(_Node):
     def _flat(buf, pos, end):
         """The fields of the instance at pos into slots, without an object: (the position after
         it, the slots), or None where the reader raises."""
-        f = [0] * 17
         p, e = pos, end
         if e - p < 12:
             return None
         v_offset, v_message_size = _S0.unpack_from(buf, p)
-        f[0] = v_offset
+        s0 = v_offset
         if v_message_size < 14:
             return None
-        f[1] = v_message_size
+        s1 = v_message_size
         p += 12
         v_message = v_message_size
         if v_message < 0 or v_message > e - p:
@@ -167,65 +166,65 @@ class LegacyLogEntry(_Node):
         if e - p < 6:
             return None
         v_message_crc, v_message_magic, v_message_attributes = _S1.unpack_from(buf, p)
-        f[2] = v_message_crc
-        f[3] = p + 4
+        s2 = v_message_crc
+        s3 = p + 4
         if v_message_magic not in (0, 1,):
             return None
-        f[4] = v_message_magic
-        f[5] = v_message_attributes
+        s4 = v_message_magic
+        s5 = v_message_attributes
         p += 6
         if (v_message_magic >= 1):
-            f[6] = 1
+            s6 = 1
             if e - p < 8:
                 return None
             v_message_timestamp, = _S2.unpack_from(buf, p)
             p += 8
-            f[7] = v_message_timestamp
+            s7 = v_message_timestamp
         else:
-            f[6] = 0
+            s6 = 0
             v_message_timestamp = 0
-            f[7] = 0
+            s7 = 0
         if e - p < 4:
             return None
         v_message_key_length, = _S3.unpack_from(buf, p)
         p += 4
-        f[8] = v_message_key_length
+        s8 = v_message_key_length
         if (v_message_key_length >= 0):
-            f[9] = 1
+            s9 = 1
             v_message_key = v_message_key_length
             if v_message_key < 0 or v_message_key > e - p:
                 return None
-            f[10] = p
-            f[11] = v_message_key
+            s10 = p
+            s11 = v_message_key
             p += v_message_key
         else:
-            f[9] = 0
+            s9 = 0
             v_message_key = 0
-            f[10] = 0
-            f[11] = -1
+            s10 = 0
+            s11 = -1
         if e - p < 4:
             return None
         v_message_value_length, = _S3.unpack_from(buf, p)
         p += 4
-        f[12] = v_message_value_length
+        s12 = v_message_value_length
         if (v_message_value_length >= 0):
-            f[13] = 1
+            s13 = 1
             v_message_value = v_message_value_length
             if v_message_value < 0 or v_message_value > e - p:
                 return None
-            f[14] = p
-            f[15] = v_message_value
+            s14 = p
+            s15 = v_message_value
             p += v_message_value
         else:
-            f[13] = 0
+            s13 = 0
             v_message_value = 0
-            f[14] = 0
-            f[15] = -1
-        f[16] = p
+            s14 = 0
+            s15 = -1
+        s16 = p
         if p != e:
             return None
         p, e = e, e_message
-        return p, f
+        return p, (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, )
 
     @staticmethod
     def _pack(out: bytearray, a_offset, a_message, ) -> None:

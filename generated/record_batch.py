@@ -309,41 +309,40 @@ class RecordBatch(_Node):
     def _flat(buf, pos, end):
         """The fields of the instance at pos into slots, without an object: (the position after
         it, the slots), or None where the reader raises."""
-        f = [0] * 17
         p, e = pos, end
         if e - p < 61:
             return None
         v_base_offset, v_batch_length, v_partition_leader_epoch, v_magic, v_crc, v_attributes, v_last_offset_delta, v_base_timestamp, v_max_timestamp, v_producer_id, v_producer_epoch, v_base_sequence, v_records_count = _S0.unpack_from(buf, p)
-        f[0] = v_base_offset
+        s0 = v_base_offset
         if v_batch_length < 49:
             return None
-        f[1] = v_batch_length
+        s1 = v_batch_length
         m_partition_leader_epoch = p + 12
-        f[2] = v_partition_leader_epoch
+        s2 = v_partition_leader_epoch
         if v_magic != 2:
             return None
-        f[3] = v_magic
-        f[4] = v_crc
-        f[5] = p + 21
-        f[6] = v_attributes
-        f[7] = v_last_offset_delta
-        f[8] = v_base_timestamp
-        f[9] = v_max_timestamp
-        f[10] = v_producer_id
-        f[11] = v_producer_epoch
-        f[12] = v_base_sequence
-        f[13] = v_records_count
+        s3 = v_magic
+        s4 = v_crc
+        s5 = p + 21
+        s6 = v_attributes
+        s7 = v_last_offset_delta
+        s8 = v_base_timestamp
+        s9 = v_max_timestamp
+        s10 = v_producer_id
+        s11 = v_producer_epoch
+        s12 = v_base_sequence
+        s13 = v_records_count
         p += 61
         v_records = (v_batch_length - 49)
         if v_records < 0 or v_records > e - p:
             return None
-        f[14] = p
-        f[15] = v_records
+        s14 = p
+        s15 = v_records
         p += v_records
         if p - m_partition_leader_epoch != v_batch_length:
             return None
-        f[16] = p
-        return p, f
+        s16 = p
+        return p, (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, )
 
     @staticmethod
     def _pack(out: bytearray, a_base_offset, a_partition_leader_epoch, a_magic, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, a_records, ) -> None:

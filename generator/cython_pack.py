@@ -18,11 +18,12 @@ does not take.
 from __future__ import annotations
 
 from .cython_pack_columns import default
-from .expr import names_in
+from .expr import Binary, Int, names_in
 from .ir import ValueKind
 from .model import VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
 from .plans.lines import Code
 from .pyexpr import OBJECT, Scope
+from .shapes import field_ref
 
 INT_RANGE = {"zigzag32": (-(1 << 31), (1 << 31) - 1), "zigzag64": None, "uvarint32": (0, (1 << 32) - 1)}
 CHECKSUMS = {"crc32": "crc32_ieee"}  # the C function of each checksum algorithm compiled writers compute
@@ -76,8 +77,8 @@ class PackEmitter:
             return "repeat" if plain and self.packable(f.target, seen) else None
         if attr.repeat or sized is None:
             return None
-        if attr.if_ is not None and sized.derive.if_absent is None:
-            return None  # absent only as its length's if-absent says
+        if attr.if_ is not None and (sized.derive.if_absent is None or not self.absent_below_zero(spec, attr, sized)):
+            return None  # absent exactly where its length is negative, as its if-absent writes it
         if attr.process is not None:  # its arguments are numbers, which the writer compares
             numbers = all(self.tr.typed(a, self.scope(spec), attr.loc)[1].kind in ("int", "bool")
                           for a in attr.process.args)
@@ -87,6 +88,13 @@ class PackEmitter:
         if f.value == ValueKind.STRUCT and not attr.lazy and attr.if_ is None:
             return "struct" if self.packable(f.target, seen) else None
         return None
+
+    def absent_below_zero(self, spec: TypeSpec, attr: Attr, length: Attr) -> bool:
+        """Whether a field's `if` is `<its length> >= 0`, which the writer takes for granted."""
+        e = attr.if_
+        earlier = {a.id: a for a in spec.seq[:spec.seq.index(attr)]}
+        return (isinstance(e, Binary) and e.op == ">=" and isinstance(e.right, Int) and e.right.value == 0
+                and field_ref(self.program, e.left, earlier) == length.id)
 
     def room(self, spec: TypeSpec, attr: Attr) -> bool:
         """A derived number known only once what follows is written: a length of the rest, or

@@ -2,7 +2,7 @@
 into slots without making an object, for code that makes objects of its own (the facade's
 records of plain legacy messages). One walk, two dialects: Cython (`fl_<Type>(b, pos, end, f)`
 into an int64 array: the position after the instance, or -1) and Python (`_flat(buf, pos,
-end)`: (the position after it, the slots as a list), or None), each wherever the reader would
+end)`: (the position after it, the slots as a tuple), or None), each wherever the reader would
 raise (cut short, a value `valid:` refuses, a size out of bounds, a struct that does not fill
 its size where it must). A number is one slot; a byte field or a processed
 value its position and `<name>.size` (-1 where absent); a conditional number `<name>.present`
@@ -63,17 +63,23 @@ class FlatEmitter:
         body = Code(0 if self.python else 1)
         body("p, e = pos, end" if self.python else "cdef Py_ssize_t p = pos, e = end")
         self.fields(body, spec, "")
-        body("return p, f" if self.python else "return p")
+        body(f"return p, ({''.join(f'{self.at(k)}, ' for k in range(len(self.slots)))})" if self.python
+             else "return p")
         if self.refused:
             return None
         if self.python:  # the body of _flat
-            return [f"f = [0] * {len(self.slots)}"] + body.lines
+            return body.lines
         name = self.program.py_name(spec)
         head = ["", "", f"cdef Py_ssize_t fl_{name}(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) "
                         "noexcept nogil:",
                 f'    """{spec.name} at pos read into f (slots: FLAT["{name}"]); the position after it, or -1."""']
         decls = [f"    cdef {ctype} {var}" for var, ctype in self.locals.items()]
         return head + decls + body.lines
+
+    def at(self, k: int) -> str:
+        """Where slot k is kept while reading: the array's item in C, a local in Python (the slots
+        are one tuple at the end)."""
+        return f"s{k}" if self.python else f"f[{k}]"
 
     def slot(self, name: str) -> int:
         self.slots.append(name)
@@ -106,7 +112,7 @@ class FlatEmitter:
                     scope.locals[f.id] = var
                     self.marks(c, f.attr, key, prefix, marks, froms, f"p + {at}")
                     self.valid(c, f.attr, var, scope)
-                    c(f"f[{self.slot(prefix + f.id)}] = {var}")
+                    c(f"{self.at(self.slot(prefix + f.id))} = {var}")
                 c(f"p += {op.width}")
                 continue
             for f in (op.fields if isinstance(op, FixedRun) else (op.field,)):
@@ -118,14 +124,14 @@ class FlatEmitter:
                 with c.block(f"if p - m_{key}{d.target} != v_{key}{attr.id}:"):
                     c(self.fail)
         for attr in sums:
-            c(f"f[{self.slot(prefix + attr.id + '.end')}] = p")
+            c(f"{self.at(self.slot(prefix + attr.id + '.end'))} = p")
 
     def marks(self, c: Code, attr: Attr, key: str, prefix: str, marks: set, froms: dict, at: str) -> None:
         """Where a field starts, for a length of the rest or a checksum that counts from it."""
         if attr.id in marks:
             c(f"{self.local(f'm_{key}{attr.id}', 'Py_ssize_t')} = {at}")
         if attr.id in froms:
-            c(f"f[{self.slot(prefix + froms[attr.id].id + '.from')}] = {at}")
+            c(f"{self.at(self.slot(prefix + froms[attr.id].id + '.from'))} = {at}")
 
     def one(self, c: Code, spec: TypeSpec, attr: Attr, key: str, prefix: str, scope: Scope) -> None:
         """One field, on its condition."""
@@ -136,13 +142,13 @@ class FlatEmitter:
             return
         present = self.slot(prefix + attr.id + ".present")
         with c.block(f"if {self.expr(attr.if_, scope, attr.loc)}:"):
-            c(f"f[{present}] = 1")
+            c(f"{self.at(present)} = 1")
             self.field(c, spec, attr, prefix, var, scope)
         with c.block("else:"):  # its slots as an absent value's: no bytes, size -1
-            c(f"f[{present}] = 0")
+            c(f"{self.at(present)} = 0")
             c(f"{var} = 0")
             for k in range(present + 1, len(self.slots)):
-                c(f"f[{k}] = {-1 if self.slots[k].endswith('.size') else 0}")
+                c(f"{self.at(k)} = {-1 if self.slots[k].endswith('.size') else 0}")
 
     def field(self, c: Code, spec: TypeSpec, attr: Attr, prefix: str, var: str, scope: Scope) -> None:
         f = self.ir[spec].field(attr.id)
@@ -170,7 +176,7 @@ class FlatEmitter:
             self.span(c, spec, attr, prefix, var, scope)
             return
         self.valid(c, attr, var, scope)
-        c(f"f[{self.slot(prefix + attr.id)}] = {var}")
+        c(f"{self.at(self.slot(prefix + attr.id))} = {var}")
 
     def valid(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         if attr.valid is None:
@@ -192,8 +198,8 @@ class FlatEmitter:
         with c.block(f"if {var} < 0 or {var} > e - p:"):
             c(self.fail)
         if not inner:
-            c(f"f[{self.slot(prefix + attr.id)}] = p")
-            c(f"f[{self.slot(prefix + attr.id + '.size')}] = {var}")
+            c(f"{self.at(self.slot(prefix + attr.id))} = p")
+            c(f"{self.at(self.slot(prefix + attr.id + '.size'))} = {var}")
             c(f"p += {var}")
             return
         outer = self.local(f"e_{prefix.replace('.', '_')}{attr.id}", "Py_ssize_t")
