@@ -1,5 +1,5 @@
 """v0/v1 messages read straight into records, without entry objects: the Python twins of the
-compiled kernels (runtime/_facade.pyx), used when they are not built. Each reads entries with
+compiled kernels (codec/_facade.pyx), used when they are not built. Each reads entries with
 the generated flat reader (LegacyLogEntry._flat), takes only what is regular (uncompressed
 messages, CRCs matching when checked) and leaves the rest to the generated reader, which names
 what is wrong; the kernels and these give the same batches.

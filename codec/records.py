@@ -12,10 +12,10 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
-from . import plain_legacy
+from . import kernels, plain_legacy
 from .places import LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
-from kafkacodec.runtime import compiled, kernels
+from kafkacodec.runtime import compiled
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS

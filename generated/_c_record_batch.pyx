@@ -633,7 +633,10 @@ cdef int pk_RecordBatch_Header(bytearray out, object a_key, object a_value) exce
     elif type(a_key) is str and PyUnicode_IS_ASCII(a_key):
         d_key, n_key = <const char*>PyUnicode_1BYTE_DATA(a_key), len(<str>a_key)
     elif type(a_key) is str:
-        o_key = (<str>a_key).encode('UTF-8', 'surrogateescape')
+        try:
+            o_key = (<str>a_key).encode('UTF-8', 'surrogateescape')
+        except UnicodeError:  # the Python writer raises it, with its own bytes
+            return 1
         d_key, n_key = PyBytes_AS_STRING(o_key), len(<bytes>o_key)
     else:
         return 1
@@ -939,18 +942,18 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
 
 def pack_columns_RecordBatch_Record(dict cols, dict data, Py_ssize_t start, Py_ssize_t stop):
     """record instances start..stop written from columns as RecordBatch_Record._columns names them
-    (see generator/cython_pack_columns.py): the bytes, or None for a value its field cannot
+    (see generator/compiled/pack_columns.py): the bytes, or None for a value its field cannot
     hold, which the Python writer names."""
     import numpy as np
+    if start < 0 or stop < start or stop > MAX_INSTANCES:
+        raise ValueError(f"no instances {start}..{stop}")
     cdef Py_ssize_t n = stop - start, i, j
     cdef int64_t v, s = 0, total = 0, span_c_length
-    if start < 0 or n < 0:
-        raise ValueError(f"no instances {start}..{stop}")
     cdef const int64_t[::1] c_headers = column(cols, 'headers', stop + 1, None)
     cdef Py_ssize_t items_c_headers = c_headers[stop]
-    cdef bint has_c_attributes = 'attributes' in cols
+    cdef bint has_c_attributes = cols.get('attributes') is not None
     cdef const int64_t[::1] c_attributes = column(cols, 'attributes', stop, 0)
-    cdef bint has_c_timestamp_delta = 'timestamp_delta' in cols
+    cdef bint has_c_timestamp_delta = cols.get('timestamp_delta') is not None
     cdef const int64_t[::1] c_timestamp_delta = column(cols, 'timestamp_delta', stop, 0)
     cdef const int64_t[::1] c_offset_delta = column(cols, 'offset_delta', stop, None)
     cdef const int64_t[::1] c_key = column(cols, 'key', stop, None)
@@ -994,6 +997,8 @@ def pack_columns_RecordBatch_Record(dict cols, dict data, Py_ssize_t start, Py_s
         if c_value_size[i] > 0 and (c_value[i] < 0 or c_value_size[i] > c_value_data.shape[0] - c_value[i]):
             raise ValueError("value: positions outside its data")
         s += c_value_size[i] if c_value_size[i] > 0 else 0
+        if c_headers[i] < 0 or c_headers[i + 1] < c_headers[i] or c_headers[i + 1] > items_c_headers:
+            raise ValueError("headers: item starts outside its items")
         v = c_headers[i + 1] - c_headers[i] + 0
         if not -2147483648 <= v <= 2147483647:
             return None
@@ -1047,6 +1052,8 @@ def pack_columns_RecordBatch_Record(dict cols, dict data, Py_ssize_t start, Py_s
         if c_value_size[i] > 0:
             memcpy(p, &c_value_data[0] + c_value[i], <size_t>c_value_size[i])
             p += c_value_size[i]
+        if c_headers[i] < 0 or c_headers[i + 1] < c_headers[i] or c_headers[i + 1] > items_c_headers:
+            raise ValueError("headers: item starts outside its items")
         v = c_headers[i + 1] - c_headers[i] + 0
         p = put_zigzag(p, v)
         for j in range(c_headers[i], c_headers[i + 1]):
@@ -1067,18 +1074,24 @@ def pack_columns_RecordBatch_Record(dict cols, dict data, Py_ssize_t start, Py_s
     return out
 
 
+MAX_INSTANCES = 1 << 62  # more than any column holds: stop + 1 stays in range
+
+
 def column(dict cols, str name, Py_ssize_t need, default):
-    """A column as int64, at least `need` long; a field's default where it is absent."""
+    """A column as int64, at least `need` long; a field's default where it is absent. Integers
+    only: a float or an unsigned 64-bit column would be cut or wrapped."""
     import numpy as np
     found = cols.get(name)
     if found is None:
         if default is None:
             raise ValueError(f"no column {name!r}")
         return np.empty(0, np.int64)  # not read: the default stands for it
-    found = np.ascontiguousarray(found, np.int64)
-    if found.ndim != 1 or found.shape[0] < need:
+    found = np.asarray(found)
+    if found.ndim != 1 or found.dtype.kind not in "iu" or found.dtype.kind == "u" and found.dtype.itemsize == 8:
+        raise ValueError(f"column {name!r} is not one-dimensional, of integers that fit int64")
+    if found.shape[0] < need:
         raise ValueError(f"column {name!r} holds {found.shape[0]} values, fewer than {need}")
-    return found
+    return np.ascontiguousarray(found, np.int64)
 
 
 cdef bytes SIGNATURE_RecordBatch_Record = 'int (bytearray, int64_t, int64_t, int64_t, object, object, object) except -1'.encode()

@@ -1302,8 +1302,8 @@ class RecordBatch_Record(_Node):
         _v.check_span(_m_attributes, pos, cols['length'], 'record_batch/record/length')
         return cols, pos
 
-    # the compiled reader of whole sections (generator/cython_columns.py) and its writer
-    # (generator/cython_pack_columns.py), when they are built
+    # the compiled reader of whole sections and its writer (generator/compiled/columns.py,
+    # pack_columns.py), when they are built
     _columns_compiled = None
     _pack_columns_compiled = None
 
@@ -1617,4 +1617,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "7903b402e2073519051356dc0ec2db1deb703e884bee2f0981c39f08ab6aeb08", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "e0dca91145445e573df4fb1d3c1ac5177fa574f000bcda585f1333fe2e050c37", globals())

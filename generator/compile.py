@@ -6,7 +6,7 @@ from pathlib import Path
 from . import GENERATOR_VERSION
 from .build import Builder
 from .passes import run as run_passes
-from .cython import CythonPlanner, source_sha256
+from .compiled.module import CythonPlanner, source_sha256
 from .ir import IR
 from .plans.module import ModulePlanner
 from .problems import CompileFailed, Problems

@@ -40,20 +40,19 @@ class FlatEmitter:
         """Whether every field reads into slots: numbers, spans, structs that do too."""
         if spec in seen or spec.params or spec.intrinsic or self.program.schema_of[spec] is not self.schema:
             return False
-        for attr in spec.seq:
-            f = self.ir[spec].field(attr.id)
-            if attr.repeat or attr.contents is not None or attr.size_eos:
-                return False
-            if f.value == ValueKind.STRUCT and not attr.lazy and attr.process is None:
-                if attr.if_ is not None or not self.flat(f.target, seen | {spec}):
-                    return False
-            elif f.value not in (ValueKind.INT, ValueKind.VARINT) and attr.size is None:
-                return False
-            elif f.value == ValueKind.INT and f.width == 8 and not f.signed:
-                return False
-            elif f.value == ValueKind.VARINT and self.python:
-                return False
-        return True
+        return all(self.flat_field(spec, attr, seen) for attr in spec.seq)
+
+    def flat_field(self, spec: TypeSpec, attr: Attr, seen: frozenset) -> bool:
+        f = self.ir[spec].field(attr.id)
+        if attr.repeat or attr.contents is not None or attr.size_eos:
+            return False
+        if f.value == ValueKind.STRUCT and not attr.lazy and attr.process is None:
+            return attr.if_ is None and self.flat(f.target, seen | {spec})
+        if f.value == ValueKind.INT:
+            return f.width < 8 or f.signed  # (u8 leaves int64)
+        if f.value == ValueKind.VARINT:
+            return not self.python  # (the Python dialect reads no varints yet)
+        return attr.size is not None  # bytes, text, a processed value: a span
 
     def function(self, spec: TypeSpec) -> list[str] | None:
         """The flat reader, or None where a field's expressions need the objects around it."""

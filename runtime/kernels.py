@@ -1,6 +1,6 @@
-"""The hand-written compiled kernels when they are built, current and wanted, else None:
-`compiled`, the columnar reader's (runtime/_kernels.pyx); `facade`, the facade's
-(runtime/_facade.pyx). runtime/compiled.py loads them and says when they are current.
+"""The hand-written compiled kernels of the runtime when they are built, current and wanted,
+else None: `compiled`, the columnar reader's primitives (runtime/_kernels.pyx); the facade's
+are kafkacodec.codec.kernels. runtime/compiled.py loads them and says when they are current.
 
 KAFKACODEC_PURE=1 in the environment forces the pure-Python paths, for comparison and for
 platforms without a compiler; both paths give the same values and errors.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from .compiled import load, sha256_beside
 
-_KERNELS, _FACADE = f"{__package__}._kernels", f"{__package__}._facade"
+_KERNELS = f"{__package__}._kernels"
 
 compiled = load(_KERNELS, sha256_beside(_KERNELS))
-facade = load(_FACADE, sha256_beside(_FACADE))

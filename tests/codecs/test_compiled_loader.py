@@ -12,9 +12,10 @@ import pytest
 
 from tests.support import ROOT
 
+from kafkacodec.codec import kernels as facade_kernels
 from kafkacodec.runtime import compiled, kernels
 
-HAND_WRITTEN = ["_kernels", "_facade"]
+HAND_WRITTEN = [("runtime", "_kernels"), ("codec", "_facade")]
 GENERATED = ["record_batch", "legacy_log_entry"]
 
 
@@ -88,16 +89,16 @@ def test_pure_mode_loads_neither_kind(package, monkeypatch):
     assert compiled.load(current, digest(source)) is None
 
 
-@pytest.mark.parametrize("stem", HAND_WRITTEN)
-def test_the_built_kernels_are_refused_with_another_hash_and_used_with_their_pyxs(stem):
-    name = f"kafkacodec.runtime.{stem}"
+@pytest.mark.parametrize("folder, stem", HAND_WRITTEN)
+def test_the_built_kernels_are_refused_with_another_hash_and_used_with_their_pyxs(folder, stem):
+    name = f"kafkacodec.{folder}.{stem}"
     module = built(name)
     if not compiled.WANTED:
         pytest.skip("KAFKACODEC_PURE=1")
-    assert compiled.sha256_beside(name) == digest((ROOT / "runtime" / f"{stem}.pyx").read_bytes())
+    assert compiled.sha256_beside(name) == digest((ROOT / folder / f"{stem}.pyx").read_bytes())
     assert compiled.load(name, "0" * 64) is None
     assert compiled.load(name, compiled.sha256_beside(name)) is module
-    assert getattr(kernels, {"_kernels": "compiled", "_facade": "facade"}[stem]) is module
+    assert {"_kernels": kernels.compiled, "_facade": facade_kernels.facade}[stem] is module
 
 
 @pytest.mark.parametrize("schema", GENERATED)
@@ -111,9 +112,9 @@ def test_the_built_readers_are_refused_with_another_hash_and_used_with_the_named
 
 
 def test_pure_mode_in_the_environment_loads_neither_kind():
-    probe = ("from kafkacodec.runtime import compiled, kernels; "
+    probe = ("from kafkacodec.runtime import compiled, kernels; from kafkacodec.codec import kernels as k; "
              "from kafkacodec.generated import record_batch, legacy_log_entry; "
-             f"print(kernels.compiled, kernels.facade, compiled.load('kafkacodec.generated._c_record_batch', "
+             f"print(kernels.compiled, k.facade, compiled.load('kafkacodec.generated._c_record_batch', "
              f"{named_hash('record_batch')!r}), compiled.compiled_types())")
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=ROOT)

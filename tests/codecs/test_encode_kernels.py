@@ -1,5 +1,5 @@
 """The compiled writers (the generated `_pack` of each hot type; the facade's loops in
-runtime/_facade.pyx over them: v2 records sections, v0/v1 entries) against the generated Python
+codec/_facade.pyx over them: v2 records sections, v0/v1 entries) against the generated Python
 writers that write_batch uses without them, under each backend (tests/support/roundtrip.py):
 the same bytes for the same records, and for what they leave alone (other kinds of records or
 fields, values out of range) the same bytes or the same error."""
@@ -13,7 +13,8 @@ from tests.support.roundtrip import odd_value, packed
 from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.codec import records
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.runtime import compiled, kernels
+from kafkacodec.codec import kernels
+from kafkacodec.runtime import compiled
 
 built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
 INT64_MAX = (1 << 63) - 1
@@ -164,8 +165,9 @@ class Plain:  # an object with key and value, as write_batch accepts
     pytest.param(lambda: [{"value": b"v", "extra": 1}, {}], id="dicts-sparse"),
 ])
 def test_what_the_kernel_leaves_alone_comes_out_alike(recs, backend):
-    for base_offset in (0, INT64_MAX - 1, 1 << 64):  # defaults past 64 bits too
-        alike(recs, backend, base_offset=base_offset)
+    for base_offset in (0, INT64_MAX - 1, 1 << 64, 1.5, None):  # defaults past 64 bits too, and not ints
+        for magic in (2, 1):
+            alike(recs, backend, base_offset=base_offset, magic=magic)
 
 
 @pytest.mark.parametrize("seed", range(30))

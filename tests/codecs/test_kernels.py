@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.roundtrip import GENERATED_TWINS, Raised, alike, compiled_bindings, kernel_alike, using
 
+from kafkacodec.codec import kernels as facade_kernels
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.compiled import compiled_types
 
@@ -40,7 +41,8 @@ def test_gather_refuses_slices_outside_the_buffer():
 
 
 def test_pure_mode_is_chosen_by_the_environment():
-    probe = "from kafkacodec.runtime import kernels; print(kernels.compiled, kernels.facade)"
+    probe = ("from kafkacodec.runtime import kernels; from kafkacodec.codec import kernels as k; "
+             "print(kernels.compiled, k.facade)")
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "None None"
@@ -49,7 +51,7 @@ def test_pure_mode_is_chosen_by_the_environment():
 @pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
 def test_make_test_runs_with_the_compiled_kernels():
     assert kernels.compiled is not None, "make install did not build runtime/_kernels.pyx"
-    assert kernels.facade is not None, "make install did not build runtime/_facade.pyx"
+    assert facade_kernels.facade is not None, "make install did not build codec/_facade.pyx"
 
 
 def test_the_pure_backend_runs_no_compiled_code():
@@ -63,7 +65,7 @@ def test_the_pure_backend_runs_no_compiled_code():
     import kafkacodec.storage.segments.columnar  # noqa: F401
     with using("pure"):
         held = compiled_bindings()
-    left = ["kafkacodec.codec.records.PlainLegacyBatch.__iter__"] if kernels.facade is not None else []
+    left = ["kafkacodec.codec.records.PlainLegacyBatch.__iter__"] if facade_kernels.facade is not None else []
     left += [f"{module}._new" for module in sorted(GENERATED_TWINS)] if compiled_types() else []
     assert held == left
 
@@ -301,7 +303,7 @@ def test_the_columnar_writer_writes_back_what_the_columnar_reader_read(seed):
     assert write(cols, data, first, stop) == b"".join(r.to_bytes() for r in records)
 
 
-@pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
+@pytest.mark.skipif(facade_kernels.facade is None, reason="the compiled kernels are not built")
 def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writer():
     from kafkacodec.codec.records import RecordBatch
     from kafkacodec.pipeline.sink_rows import writer_columns
@@ -324,6 +326,22 @@ def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writ
         write(cols, data, 0, 2)
     with pytest.raises(ValueError, match="holds 3 values, fewer than 4"):  # the header starts
         write(*columns([0, 1]), 0, 3)
+    for stop in ((1 << 62) + 1, (1 << 63) - 1):  # no sum past 64 bits
+        with pytest.raises(ValueError, match="no instances"):
+            write(*columns([0, 1]), 0, stop)
+    cols, data = columns([0, 1])
+    cols["headers"] = np.array([-(1 << 63), (1 << 63) - 1, 0])  # no difference of them taken
+    with pytest.raises(ValueError, match="headers: item starts outside"):
+        write(cols, data, 0, 2)
+    for odd in (np.array([0.5, 1.5]), np.array([0, 1], np.uint64), np.zeros((2, 2), np.int64)):
+        cols, data = columns([0, 1])
+        cols["offset_delta"] = odd
+        with pytest.raises(ValueError, match="integers that fit int64"):
+            write(cols, data, 0, 2)
+    cols, data = columns([0, 1])
+    expected = write(cols, data, 0, 2)
+    cols["attributes"] = cols["timestamp_delta"] = None  # absent: their defaults, as without them
+    assert write(cols, data, 0, 2) == expected
 
 
 def test_groups_of_records_join_into_one_set_of_columns(monkeypatch, backend):

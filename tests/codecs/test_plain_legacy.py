@@ -1,5 +1,5 @@
 """The readers of plain v0/v1 messages straight into records (the compiled kernels in
-runtime/_facade.pyx and their Python twins in codec/plain_legacy.py: runs of plain entries,
+codec/_facade.pyx and their Python twins in codec/plain_legacy.py: runs of plain entries,
 and a compressed wrapper's inner messages) against the facade's reading through the generated
 entry objects, on the same bytes, valid and mutated, under each backend
 (tests/support/roundtrip.py): the same batches, records and errors (class, position, path,
@@ -16,7 +16,7 @@ from tests.support.roundtrip import alike, kernel_alike, patched
 from kafkacodec.codec import plain_legacy, records
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
-from kafkacodec.runtime import kernels
+from kafkacodec.codec import kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 from kafkacodec.runtime.limits import LIMITS
 
@@ -116,9 +116,10 @@ def test_damaged_wrappers_give_the_generated_readers_error(name, entry, error, b
 def test_wrappers_with_unusual_inner_offsets_read_alike(magic, backend):
     """Inner offsets that are negative, out of order or past the last one, under a wrapper at an
     offset and at offset 0, read as Kafka reads them."""
-    for offsets in ([0, 1, 2], [-3, 0, 1], [2, 0, 1], [0, 5, 1], [0, 1, 1 << 62], [-(1 << 63), 0, 0]):
+    for offsets in ([0, 1, 2], [-3, 0, 1], [2, 0, 1], [0, 5, 1], [0, 1, 1 << 62], [-(1 << 63), 0, 0],
+                    [0, (1 << 63) - 1]):
         inner = b"".join(damage.legacy_entry(o, b"k", b"v%d" % o, magic=magic) for o in offsets)
-        for wrapper_offset in (0, 10, 1 << 62):
+        for wrapper_offset in (0, 10, 1 << 62, -2):  # (-2 less the last: a difference beyond 64 bits)
             seg = damage.legacy_wrapper(inner, magic=magic, offset=wrapper_offset)
             read_alike(seg, True, backend)
 

@@ -105,7 +105,7 @@ def test_the_generator_imports_neither_the_runtime_nor_generated_code():
 
 
 def test_passes_and_the_ir_import_no_emitter():
-    emitters = ("plans", "cython", "render", "docs", "svg")
+    emitters = ("plans", "compiled", "flat", "render", "docs", "svg")
     for module in ("passes.py", "ir.py", "shapes.py", "model.py", "program.py", "pyexpr.py"):
         for name in _imports(GENERATOR / module):
             assert not name.lstrip(".").startswith(emitters), (module, name)
@@ -114,8 +114,8 @@ def test_passes_and_the_ir_import_no_emitter():
 def test_no_emitter_parses_or_pattern_matches_text():
     """The emitters and the IR hold no parser or regular expression to read code back; the
     schema's own text is parsed by source, build and expr, which come before the model."""
-    emitting = [*GENERATOR.glob("plans/*.py"), *(GENERATOR / n for n in
-                ("cython.py", "render.py", "ir.py", "shapes.py", "compile.py", "outputs.py"))]
+    emitting = [*GENERATOR.glob("plans/*.py"), *GENERATOR.glob("compiled/*.py"), *(GENERATOR / n for n in
+                ("flat.py", "render.py", "ir.py", "shapes.py", "compile.py", "outputs.py"))]
     for path in emitting:
         imported = set(_imports(path))
         assert not imported & {"ast", "re", "tokenize"}, (path, imported & {"ast", "re", "tokenize"})

@@ -24,7 +24,7 @@ from contextlib import ExitStack, contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any, Callable, NamedTuple
 
-from kafkacodec.codec import plain_legacy, records
+from kafkacodec.codec import kernels as facade_kernels, plain_legacy, records
 from kafkacodec.runtime import compiled, kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 
@@ -41,7 +41,7 @@ def missing_compiled() -> list[str]:
         importlib.import_module(name)  # a generated module attaches its compiled readers on import
     read_compiled = {name.partition(".")[0] for name in compiled.compiled_types()}
     missing = [source for source, module in (("runtime/_kernels.pyx", kernels.compiled),
-                                             ("runtime/_facade.pyx", kernels.facade)) if module is None]
+                                             ("codec/_facade.pyx", facade_kernels.facade)) if module is None]
     return missing + [f"generated/_c_{name.rpartition('.')[2]}.pyx" for name, top in GENERATED_TWINS.items()
                       if top not in read_compiled]
 
@@ -70,7 +70,8 @@ def using(backend: str):
     assert backend == "pure", backend
     with ExitStack() as stack:
         stack.enter_context(compiled.pure())
-        stack.enter_context(patched(kernels, compiled=None, facade=None))
+        stack.enter_context(patched(kernels, compiled=None))
+        stack.enter_context(patched(facade_kernels, facade=None))
         # the facade's readers and writers codec.records binds at import: what it binds without
         stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
                                     _wrapped_records=plain_legacy.legacy_wrapped_records,
@@ -244,7 +245,7 @@ def odd_value(rng: random.Random, depth: int = 0):
     bytes and bytes-likes, text beyond ASCII, tuples and lists of such (items of a repeat)."""
     kinds = [None, True, 1.5, 0, -1, 127, 128, -129, 255, 1 << 31, -(1 << 31) - 1, (1 << 32), (1 << 63) - 1, 1 << 63,
              -(1 << 63) - 1, b"", b"k", rng.randbytes(rng.randrange(300)), bytearray(b"x"), memoryview(b"y"), "h",
-             "héllo", "\udcff"]
+             "héllo", "\udcff", "\ud800"]
     if depth < 2:
         kinds += [[odd_value(rng, depth + 1) for _ in range(rng.randrange(3))],
                   tuple(odd_value(rng, depth + 1) for _ in range(rng.randrange(4)))]

@@ -183,11 +183,9 @@ def legacy_wrapped_records(const uint8_t[::1] data, int64_t wrapper_offset, int 
     if count == 0:
         return None
     if wrapper_magic >= 1 and wrapper_offset != 0:  # inner offsets relative to the first
-        if lowest < 0 or highest > last:  # unusual offsets, whose sums C integers might not hold
+        if lowest < 0 or highest > last or wrapper_offset < last:  # unusual offsets, or a base below 0
             return None
         base = wrapper_offset - last
-        if base < 0:
-            return None
     out = []
     pos = 0
     while pos < end:
@@ -232,7 +230,8 @@ def v2_records(records, object first_offset):
     their field's range)."""
     if RECORD is None:
         raise RuntimeError("bind_facade first")
-    if PACK_RECORD == NULL or type(records) is not list and type(records) is not tuple or not records:
+    if PACK_RECORD == NULL or type(records) is not list and type(records) is not tuple or not records \
+            or type(first_offset) is not int:
         return None
     cdef Py_ssize_t count = len(records), i
     cdef int64_t ts, first = 0, last = 0, base_ts = 0, max_ts = 0, base_offset
@@ -275,7 +274,8 @@ def legacy_entries(records, object first_offset, int magic, int attributes, obje
     values the compiled writer leaves to the Python one)."""
     if RECORD is None:
         raise RuntimeError("bind_facade first")
-    if PACK_ENTRY == NULL or type(records) is not list and type(records) is not tuple or not records:
+    if PACK_ENTRY == NULL or type(records) is not list and type(records) is not tuple or not records \
+            or type(first_offset) is not int:
         return None
     if magic not in (0, 1) or not 0 <= attributes <= 255:
         return None

@@ -14,9 +14,9 @@ short, positions outside their data, item starts that go back) are a ValueError.
 """
 from __future__ import annotations
 
-from .expr import Int, Name, Unary
-from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
-from .plans.lines import Code
+from ..expr import Int, Name, Unary
+from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
+from ..plans.lines import Code
 
 RANGE = {"zigzag32": ("-2147483648", "2147483647"), "zigzag64": None, "uvarint32": ("0", "4294967295")}
 
@@ -39,10 +39,10 @@ class PackColumnsEmitter:
         self.instance(write, spec, "i", "", True)
         c = Code(1)
         c("import numpy as np")
+        with c.block("if start < 0 or stop < start or stop > MAX_INSTANCES:"):
+            c('raise ValueError(f"no instances {start}..{stop}")')
         c("cdef Py_ssize_t n = stop - start, i, j")
         c("cdef int64_t v, s = 0, total = 0" + "".join(f", {span}" for span in self.spans))
-        with c.block("if start < 0 or n < 0:"):
-            c('raise ValueError(f"no instances {start}..{stop}")')
         for col in self.repeats:  # the item columns are as long as the last instance's items reach
             c(f"cdef const int64_t[::1] {var(col)} = column(cols, {col!r}, stop + 1, None)")
             c(f"cdef Py_ssize_t items_{var(col)} = {var(col)}[stop]")
@@ -50,7 +50,7 @@ class PackColumnsEmitter:
             if col in self.repeats:
                 continue
             if default(attr) is not None:  # absent: the default, without a column of it
-                c(f"cdef bint has_{var(col)} = {col!r} in cols")
+                c(f"cdef bint has_{var(col)} = cols.get({col!r}) is not None")
             c(f"cdef const int64_t[::1] {var(col)} = column(cols, {col!r}, {need(col)}, {default(attr)!r})")
         for span in self.kept:  # an instance's own length of the rest, kept from measuring for the write
             c(f"cdef int64_t[::1] kept_{span} = np.empty(n, np.int64)")
@@ -68,7 +68,7 @@ class PackColumnsEmitter:
         c("return out")
         return ["", "", f"def pack_columns_{name}(dict cols, dict data, Py_ssize_t start, Py_ssize_t stop):",
                 f'    """{spec.name} instances start..stop written from columns as {name}._columns names them',
-                "    (see generator/cython_pack_columns.py): the bytes, or None for a value its field cannot",
+                "    (see generator/compiled/pack_columns.py): the bytes, or None for a value its field cannot",
                 '    hold, which the Python writer names."""'] + c.lines
 
     # -- one instance ------------------------------------------------------------------------
@@ -128,14 +128,17 @@ class PackColumnsEmitter:
             if col not in self.repeats:
                 self.repeats.append(col)
             self.inputs.setdefault(col, attr)
-            first, after = f"{var(col)}[{index}]", f"{var(col)}[{index} + 1]"
             if not writing:
-                with c.block(f"if {first} < 0 or {after} < {first} or {after} > items_{var(col)}:"):
-                    c(f'raise ValueError("{col}: item starts outside its items")')
-            with c.block(f"for j in range({first}, {after}):"):
+                self.item_starts(c, col, index)
+            with c.block(f"for j in range({var(col)}[{index}], {var(col)}[{index} + 1]):"):
                 self.instance(c, target, "j", col + ".", writing)
             return
         self.number(c, attr, self.value(c, spec, attr, index, prefix), writing)
+
+    def item_starts(self, c: Code, col: str, index: str) -> None:
+        first, after = f"{var(col)}[{index}]", f"{var(col)}[{index} + 1]"
+        with c.block(f"if {first} < 0 or {after} < {first} or {after} > items_{var(col)}:"):
+            c(f'raise ValueError("{col}: item starts outside its items")')
 
     def value(self, c: Code, spec: TypeSpec, attr: Attr, index: str, prefix: str) -> str:
         """The C expression of a number field's value: its column, or what it is derived from."""
@@ -150,8 +153,9 @@ class PackColumnsEmitter:
         if not isinstance(sibling, str):
             raise ValueError(f"{spec.name}.{attr.id}: a -columnar type's counts name a sibling field")
         target = prefix + sibling
-        if d.kind == DeriveKind.COUNT_OF:
+        if d.kind == DeriveKind.COUNT_OF:  # its items' starts checked before they are subtracted
             self.inputs.setdefault(target, next(a for a in spec.seq if a.id == sibling))
+            self.item_starts(c, target, index)
             c(f"v = {var(target)}[{index} + 1] - {var(target)}[{index}] + {d.plus}")
             return "v"
         c(f"v = {var(target)}_size[{index}]")  # length-of: the field is measured before it is read
@@ -210,16 +214,22 @@ def default(attr: Attr) -> int | None:
 
 HELPERS = '''
 
+MAX_INSTANCES = 1 << 62  # more than any column holds: stop + 1 stays in range
+
+
 def column(dict cols, str name, Py_ssize_t need, default):
-    """A column as int64, at least `need` long; a field's default where it is absent."""
+    """A column as int64, at least `need` long; a field's default where it is absent. Integers
+    only: a float or an unsigned 64-bit column would be cut or wrapped."""
     import numpy as np
     found = cols.get(name)
     if found is None:
         if default is None:
             raise ValueError(f"no column {name!r}")
         return np.empty(0, np.int64)  # not read: the default stands for it
-    found = np.ascontiguousarray(found, np.int64)
-    if found.ndim != 1 or found.shape[0] < need:
+    found = np.asarray(found)
+    if found.ndim != 1 or found.dtype.kind not in "iu" or found.dtype.kind == "u" and found.dtype.itemsize == 8:
+        raise ValueError(f"column {name!r} is not one-dimensional, of integers that fit int64")
+    if found.shape[0] < need:
         raise ValueError(f"column {name!r} holds {found.shape[0]} values, fewer than {need}")
-    return found
+    return np.ascontiguousarray(found, np.int64)
 '''

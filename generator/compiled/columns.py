@@ -12,9 +12,9 @@ and the Python readers then run and name the damage, as the compiled object read
 """
 from __future__ import annotations
 
-from .plans.lines import Code
-from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
-from .shapes import field_ref
+from ..plans.lines import Code
+from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
+from ..shapes import field_ref
 
 C_INT = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
 C_UINT = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}

@@ -17,13 +17,13 @@ does not take.
 """
 from __future__ import annotations
 
-from .cython_pack_columns import default
-from .expr import Binary, Int, names_in
-from .ir import ValueKind
-from .model import VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
-from .plans.lines import Code
-from .pyexpr import OBJECT, Scope
-from .shapes import field_ref
+from .pack_columns import default
+from ..expr import Binary, Int, names_in
+from ..ir import ValueKind
+from ..model import VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
+from ..plans.lines import Code
+from ..pyexpr import OBJECT, Scope
+from ..shapes import field_ref
 
 INT_RANGE = {"zigzag32": (-(1 << 31), (1 << 31) - 1), "zigzag64": None, "uvarint32": (0, (1 << 32) - 1)}
 CHECKSUMS = {"crc32": "crc32_ieee"}  # the C function of each checksum algorithm compiled writers compute
@@ -77,7 +77,8 @@ class PackEmitter:
             return "repeat" if plain and self.packable(f.target, seen) else None
         if attr.repeat or sized is None:
             return None
-        if attr.if_ is not None and (sized.derive.if_absent is None or not self.absent_below_zero(spec, attr, sized)):
+        absent = sized.derive.if_absent
+        if attr.if_ is not None and (absent is None or absent >= 0 or not self.absent_below_zero(spec, attr, sized)):
             return None  # absent exactly where its length is negative, as its if-absent writes it
         if attr.process is not None:  # its arguments are numbers, which the writer compares
             numbers = all(self.tr.typed(a, self.scope(spec), attr.loc)[1].kind in ("int", "bool")
@@ -214,7 +215,10 @@ class PackEmitter:
                     c(f"{data}, {n} = <const char*>PyUnicode_1BYTE_DATA(a_{attr.id}), len(<str>a_{attr.id})")
             with c.block(f"elif type(a_{attr.id}) is str:"):  # kept while its bytes are written
                 keep = self.local(f"o_{attr.id}", "object")
-                c(f"{keep} = (<str>a_{attr.id}).encode({attr.type.encoding!r}, 'surrogateescape')")
+                with c.block("try:"):
+                    c(f"{keep} = (<str>a_{attr.id}).encode({attr.type.encoding!r}, 'surrogateescape')")
+                with c.block("except UnicodeError:  # the Python writer raises it, with its own bytes"):
+                    c("return 1")
                 c(f"{data}, {n} = PyBytes_AS_STRING({keep}), len(<bytes>{keep})")
         else:
             with c.block(f"elif type(a_{attr.id}) is bytes:"):

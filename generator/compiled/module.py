@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import hashlib
 
-from .cython_columns import ColumnsEmitter
-from .flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
-from .cython_pack import PackEmitter
-from .cython_pack_columns import HELPERS, PackColumnsEmitter
-from .plans.lines import Code
-from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
-from .ir import FixedRun, parent_chain
-from .plans.read import valid_checks
-from .pyexpr import Scope
+from .columns import ColumnsEmitter
+from ..flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
+from .pack import PackEmitter
+from .pack_columns import HELPERS, PackColumnsEmitter
+from ..plans.lines import Code
+from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
+from ..ir import FixedRun, parent_chain
+from ..plans.read import valid_checks
+from ..pyexpr import Scope
 
 INT_PRIMS = {"u1", "u2", "u4", "s1", "s2", "s4", "s8"}  # held in a C int64 (u8 stays a Python int)
 C_SIGNED = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
