@@ -36,7 +36,7 @@ RECORD_PACKER = b"int (bytearray, int64_t, int64_t, int64_t, object, object, obj
 ENTRY_PACKER = b"int (bytearray, int64_t, object) except -1"
 
 
-# the generated flat reader of a v0/v1 log entry (generated/cython_flat.py): its fields into an
+# the generated flat reader of a v0/v1 log entry (generator/flat.py): its fields into an
 # array, each at the slot its name maps to
 ctypedef Py_ssize_t (*FlatReader)(const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil
 cdef FlatReader READ_ENTRY = NULL
