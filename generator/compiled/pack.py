@@ -17,7 +17,7 @@ does not take.
 """
 from __future__ import annotations
 
-from .pack_columns import default
+from .pack_columns import default, value_range
 from ..expr import Binary, Int, names_in
 from ..ir import ValueKind
 from ..model import VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
@@ -25,7 +25,6 @@ from ..plans.lines import Code
 from ..pyexpr import OBJECT, Scope
 from ..shapes import field_ref
 
-INT_RANGE = {"zigzag32": (-(1 << 31), (1 << 31) - 1), "zigzag64": None, "uvarint32": (0, (1 << 32) - 1)}
 CHECKSUMS = {"crc32": "crc32_ieee"}  # the C function of each checksum algorithm compiled writers compute
 
 
@@ -286,13 +285,7 @@ class PackEmitter:
         return self.tr.translate(attr.if_, self.scope(spec), attr.loc)
 
     def bounds(self, spec: TypeSpec, attr: Attr) -> tuple[int, int] | None:
-        f = self.ir[spec].field(attr.id)
-        if f.value == ValueKind.VARINT:
-            return INT_RANGE[f.intrinsic]
-        if f.width == 8:
-            return None
-        bits = 8 * f.width
-        return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if f.signed else (0, (1 << bits) - 1)
+        return value_range(self.program, attr)
 
     def width(self, spec: TypeSpec, attr: Attr) -> int:
         """The most bytes a number field takes."""

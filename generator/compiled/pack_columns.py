@@ -18,7 +18,7 @@ from ..expr import Int, Name, Unary
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
 from ..plans.lines import Code
 
-RANGE = {"zigzag32": ("-2147483648", "2147483647"), "zigzag64": None, "uvarint32": ("0", "4294967295")}
+VARINT_RANGE = {"zigzag32": (-(1 << 31), (1 << 31) - 1), "zigzag64": None, "uvarint32": (0, (1 << 32) - 1)}
 
 
 class PackColumnsEmitter:
@@ -174,12 +174,11 @@ class PackColumnsEmitter:
                 put = "put_le" if attr.type.endian == "le" else "put_be"
                 c(f"p = {put}(p, <uint64_t>{value}, {width})")
                 return
-            bits = 8 * width  # the columns hold int64: u8 up to 2**63 - 1
-            low, high = (f"-{1 << (bits - 1)}", f"{(1 << (bits - 1)) - 1}") if signed else ("0", f"{(1 << bits) - 1}")
-            if width < 8:
-                with c.block(f"if not {low} <= {value} <= {high}:"):
+            bounds = value_range(self.program, attr)
+            if bounds is not None:
+                with c.block(f"if not {bounds[0]} <= {value} <= {bounds[1]}:"):
                     c("return None")
-            elif not signed:
+            elif not signed:  # the columns hold int64: u8 up to 2**63 - 1
                 with c.block(f"if {value} < 0:"):
                     c("return None")
             c(f"s += {width}")
@@ -188,11 +187,23 @@ class PackColumnsEmitter:
         if writing:
             c(f"p = {'put_zigzag' if kind.startswith('zigzag') else 'put_uvarint'}(p, {value})")
             return
-        bounds = RANGE[kind]
+        bounds = value_range(self.program, attr)
         if bounds is not None:
             with c.block(f"if not {bounds[0]} <= {value} <= {bounds[1]}:"):
                 c("return None")
         c(f"s += {'zigzag_size' if kind.startswith('zigzag') else 'uvarint_size'}({value})")
+
+
+def value_range(program, attr: Attr) -> tuple[int, int] | None:
+    """The values a number field holds, for the compiled writers to check; None where int64
+    holds them all (s8, zigzag64) or cannot (u8, each writer's own case)."""
+    if attr.type.kind != RefKind.PRIM:
+        return VARINT_RANGE[program.resolved[attr.type].intrinsic]
+    _, width, signed = PRIMITIVES[attr.type.prim]
+    if width == 8:
+        return None
+    bits = 8 * width
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
 
 
 def var(col: str) -> str:
