@@ -20,6 +20,7 @@ _TIMESTAMP, _TIMESTAMP_PRESENT = _SLOT["message.timestamp"], _SLOT["message.time
 _KEY, _KEY_SIZE, _VALUE, _VALUE_SIZE = (_SLOT["message.key"], _SLOT["message.key.size"], _SLOT["message.value"],
                                         _SLOT["message.value.size"])
 _batch_cls = _record_cls = None
+_new_record = object.__new__
 
 
 def bind_facade(batch_cls: type, record_cls: type) -> None:
@@ -28,38 +29,42 @@ def bind_facade(batch_cls: type, record_cls: type) -> None:
     _batch_cls, _record_cls = batch_cls, record_cls
 
 
-def _plain_entry(buf: bytes, pos: int, end: int, verify: bool):
-    """(end, offset, magic, attributes, timestamp, key, value) of the log entry at `pos` holding
-    one uncompressed v0/v1 message; None for anything else."""
+def _plain(buf: bytes, pos: int, end: int, verify: bool, log_append_time: int | None = None):
+    """(end, slots, record) of the log entry at `pos` holding one uncompressed v0/v1 message,
+    its slots as the flat reader gives them, its record stamped `log_append_time` when given;
+    None for anything else."""
     found = _READ(buf, pos, end)
     if found is None:
         return None
-    stop, f = found
-    attributes = f[_ATTRIBUTES]
-    if attributes & COMPRESSION:
+    after, f = found
+    if f[_ATTRIBUTES] & COMPRESSION or verify and zlib.crc32(buf[f[_CRC_FROM]:f[_CRC_END]]) != f[_CRC]:
         return None
-    if verify and zlib.crc32(buf[f[_CRC_FROM]:f[_CRC_END]]) != f[_CRC]:
-        return None
-    key = buf[f[_KEY]:f[_KEY] + f[_KEY_SIZE]] if f[_KEY_SIZE] >= 0 else None
-    value = buf[f[_VALUE]:f[_VALUE] + f[_VALUE_SIZE]] if f[_VALUE_SIZE] >= 0 else None
-    return (stop, f[_OFFSET], f[_MAGIC], attributes, f[_TIMESTAMP] if f[_TIMESTAMP_PRESENT] else -1, key, value,
-            f[_SIZE])
+    record = _new_record(_record_cls)  # fields set one by one: cheaper than the dataclass's __init__
+    record.key = buf[f[_KEY]:f[_KEY] + f[_KEY_SIZE]] if f[_KEY_SIZE] >= 0 else None
+    record.value = buf[f[_VALUE]:f[_VALUE] + f[_VALUE_SIZE]] if f[_VALUE_SIZE] >= 0 else None
+    record.offset, record.headers = f[_OFFSET], []
+    if log_append_time is not None:
+        record.timestamp, record.timestamp_type = log_append_time, 1
+    elif f[_MAGIC]:
+        record.timestamp = f[_TIMESTAMP] if f[_TIMESTAMP_PRESENT] else -1
+        record.timestamp_type = (f[_ATTRIBUTES] >> TIMESTAMP_TYPE_AT) & 1
+    else:
+        record.timestamp, record.timestamp_type = -1, -1
+    return after, f, record
 
 
 def legacy_plain_entries(buf: bytes, pos: int, end: int, verify: bool, max_batch_bytes: int, max_entries: int):
     """What the kernel of this name does: (batches, position after them)."""
     out = []
-    new_batch, new_record = _batch_cls.__new__, _record_cls
+    new_batch = _batch_cls.__new__
     while pos < end and len(out) < max_entries:
-        found = _plain_entry(buf, pos, end, verify)
-        if found is None or found[-1] > max_batch_bytes:  # the Python reader names it
+        found = _plain(buf, pos, end, verify)
+        if found is None or found[1][_SIZE] > max_batch_bytes:  # the Python reader names it
             break
-        after, offset, magic, attributes, timestamp, key, value, _ = found
+        after, _, record = found
         batch = new_batch(_batch_cls)
         batch._entry, batch.position, batch.size, batch.verify = None, pos, after - pos, verify
-        batch._buffer, batch._at = buf, pos
-        batch._record = new_record(key, value, timestamp, offset, [],
-                                   (attributes >> TIMESTAMP_TYPE_AT) & 1 if magic else -1)
+        batch._buffer, batch._at, batch._record = buf, pos, record
         out.append(batch)
         pos = after
     return out, pos
@@ -69,24 +74,21 @@ def legacy_wrapped_records(data, wrapper_offset: int, wrapper_magic: int, append
                            verify: bool):
     """What the kernel of this name does: the records, or None."""
     data = bytes(data)
-    found, pos, end = [], 0, len(data)
-    while pos < end:
-        entry = _plain_entry(data, pos, end, verify)
-        if entry is None:
+    stamp = append_time if log_append else None
+    out, pos, end, last = [], 0, len(data), 0
+    while pos < end:  # offsets as stored: the base is known only at the last message
+        found = _plain(data, pos, end, verify, stamp)
+        if found is None:
             return None
-        found.append(entry)
-        pos = entry[0]
-    if not found:
+        pos, _, record = found
+        last = record.offset
+        out.append(record)
+    if not out:
         return None
-    base = 0
     if wrapper_magic >= 1 and wrapper_offset != 0:  # inner offsets relative to the first
-        base = wrapper_offset - found[-1][1]
+        base = wrapper_offset - last
         if base < 0:
             return None
-    new_record = _record_cls
-    if log_append:
-        return [new_record(key, value, append_time, base + offset, [], 1)
-                for _, offset, _, _, _, key, value, _ in found]
-    return [new_record(key, value, timestamp, base + offset, [], (attributes >> TIMESTAMP_TYPE_AT) & 1) if magic
-            else new_record(key, value, -1, base + offset, [], -1)
-            for _, offset, magic, attributes, timestamp, key, value, _ in found]
+        for record in out:
+            record.offset += base
+    return out

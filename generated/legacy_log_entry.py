@@ -34,6 +34,7 @@ _S1 = Struct(">IbB")
 _S2 = Struct(">q")
 _S3 = Struct(">i")
 _S4 = Struct(">I")
+_S5 = Struct(">qiIbB")
 _T0 = ((0, 8, 'legacy_log_entry/offset'), (8, 4, 'legacy_log_entry/message_size'), )
 _T1 = ((0, 4, 'legacy_log_entry/legacy_message/crc'), (4, 1, 'legacy_log_entry/legacy_message/magic'), (5, 1, 'legacy_log_entry/legacy_message/attributes'), )
 _T2 = ((0, 4, 'legacy_log_entry/legacy_message/key_length'), )
@@ -151,27 +152,19 @@ class LegacyLogEntry(_Node):
         """The fields of the instance at pos into slots, without an object: (the position after
         it, the slots), or None where the reader raises."""
         p, e = pos, end
-        if e - p < 12:
+        if e - p < 18:
             return None
-        v_offset, v_message_size = _S0.unpack_from(buf, p)
-        s0 = v_offset
+        v_offset, v_message_size, v_message_crc, v_message_magic, v_message_attributes = _S5.unpack_from(buf, p)
         if v_message_size < 14:
             return None
-        s1 = v_message_size
         p += 12
         v_message = v_message_size
         if v_message < 0 or v_message > e - p:
             return None
         e_message, e = e, p + v_message
-        if e - p < 6:
-            return None
-        v_message_crc, v_message_magic, v_message_attributes = _S1.unpack_from(buf, p)
-        s2 = v_message_crc
         s3 = p + 4
         if v_message_magic not in (0, 1,):
             return None
-        s4 = v_message_magic
-        s5 = v_message_attributes
         p += 6
         if (v_message_magic >= 1):
             s6 = 1
@@ -179,16 +172,13 @@ class LegacyLogEntry(_Node):
                 return None
             v_message_timestamp, = _S2.unpack_from(buf, p)
             p += 8
-            s7 = v_message_timestamp
         else:
             s6 = 0
             v_message_timestamp = 0
-            s7 = 0
         if e - p < 4:
             return None
         v_message_key_length, = _S3.unpack_from(buf, p)
         p += 4
-        s8 = v_message_key_length
         if (v_message_key_length >= 0):
             s9 = 1
             v_message_key = v_message_key_length
@@ -206,7 +196,6 @@ class LegacyLogEntry(_Node):
             return None
         v_message_value_length, = _S3.unpack_from(buf, p)
         p += 4
-        s12 = v_message_value_length
         if (v_message_value_length >= 0):
             s13 = 1
             v_message_value = v_message_value_length
@@ -224,7 +213,7 @@ class LegacyLogEntry(_Node):
         if p != e:
             return None
         p, e = e, e_message
-        return p, (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, )
+        return p, (v_offset, v_message_size, v_message_crc, s3, v_message_magic, v_message_attributes, s6, v_message_timestamp, v_message_key_length, s9, s10, s11, v_message_value_length, s13, s14, s15, s16, )
 
     @staticmethod
     def _pack(out: bytearray, a_offset, a_message, ) -> None:

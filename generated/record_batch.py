@@ -313,25 +313,12 @@ class RecordBatch(_Node):
         if e - p < 61:
             return None
         v_base_offset, v_batch_length, v_partition_leader_epoch, v_magic, v_crc, v_attributes, v_last_offset_delta, v_base_timestamp, v_max_timestamp, v_producer_id, v_producer_epoch, v_base_sequence, v_records_count = _S0.unpack_from(buf, p)
-        s0 = v_base_offset
         if v_batch_length < 49:
             return None
-        s1 = v_batch_length
         m_partition_leader_epoch = p + 12
-        s2 = v_partition_leader_epoch
         if v_magic != 2:
             return None
-        s3 = v_magic
-        s4 = v_crc
         s5 = p + 21
-        s6 = v_attributes
-        s7 = v_last_offset_delta
-        s8 = v_base_timestamp
-        s9 = v_max_timestamp
-        s10 = v_producer_id
-        s11 = v_producer_epoch
-        s12 = v_base_sequence
-        s13 = v_records_count
         p += 61
         v_records = (v_batch_length - 49)
         if v_records < 0 or v_records > e - p:
@@ -342,7 +329,7 @@ class RecordBatch(_Node):
         if p - m_partition_leader_epoch != v_batch_length:
             return None
         s16 = p
-        return p, (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, )
+        return p, (v_base_offset, v_batch_length, v_partition_leader_epoch, v_magic, v_crc, s5, v_attributes, v_last_offset_delta, v_base_timestamp, v_max_timestamp, v_producer_id, v_producer_epoch, v_base_sequence, v_records_count, s14, s15, s16, )
 
     @staticmethod
     def _pack(out: bytearray, a_base_offset, a_partition_leader_epoch, a_magic, a_attributes, a_last_offset_delta, a_base_timestamp, a_max_timestamp, a_producer_id, a_producer_epoch, a_base_sequence, a_records, ) -> None:

@@ -16,7 +16,8 @@ Python) those with varints.
 """
 from __future__ import annotations
 
-from .ir import FixedRun, ValueKind
+from .expr import Int, Name
+from .ir import FixedRun, Single, ValueKind
 from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, TypeSpec
 from .plans.lines import Code
 from .plans.read import valid_checks
@@ -57,8 +58,10 @@ class FlatEmitter:
     def function(self, spec: TypeSpec) -> list[str] | None:
         """The flat reader, or None where a field's expressions need the objects around it."""
         self.slots: list[str] = []
+        self.slot_locals: list[str] = []
         self.locals: dict[str, str] = {}
         self.refused = False
+        self.preread = None  # the locals a struct's first run was unpacked into (see merged)
         body = Code(0 if self.python else 1)
         body("p, e = pos, end" if self.python else "cdef Py_ssize_t p = pos, e = end")
         self.fields(body, spec, "")
@@ -78,11 +81,19 @@ class FlatEmitter:
     def at(self, k: int) -> str:
         """Where slot k is kept while reading: the array's item in C, a local in Python (the slots
         are one tuple at the end)."""
-        return f"s{k}" if self.python else f"f[{k}]"
+        return self.slot_locals[k] if self.python else f"f[{k}]"
 
-    def slot(self, name: str) -> int:
+    def slot(self, name: str, local: str | None = None) -> int:
+        """A new slot; in Python, kept in `local` (a number's own variable) or one of its own."""
         self.slots.append(name)
+        self.slot_locals.append(local or f"s{len(self.slots) - 1}")
         return len(self.slots) - 1
+
+    def keep(self, c: Code, name: str, var: str) -> None:
+        """A number read into `var` kept as slot `name`: in Python, `var` is the slot."""
+        k = self.slot(name, var if self.python else None)
+        if not self.python:
+            c(f"{self.at(k)} = {var}")
 
     def local(self, var: str, ctype: str) -> str:
         self.locals.setdefault(var, ctype)
@@ -94,25 +105,30 @@ class FlatEmitter:
             self.refused = True
         return code
 
-    def fields(self, c: Code, spec: TypeSpec, prefix: str) -> None:
-        """Read the fields of one `spec` at p, bounded by e."""
+    def fields(self, c: Code, spec: TypeSpec, prefix: str, preread: list[str] | None = None) -> None:
+        """Read the fields of one `spec` at p, bounded by e; `preread`: the locals its first run
+        was unpacked into, with the run before it (Python)."""
         key = prefix.replace(".", "_")
         scope = Scope(spec, obj="self", locals={})
         marks = {a.derive.target for a in spec.seq if a.derive is not None and a.derive.kind == DeriveKind.LENGTH_FROM}
         sums = [a for a in spec.seq if a.checksum is not None]
         froms = {a.checksum.from_field: a for a in sums}
-        for op in self.ir[spec].ops:
+        ops = self.ir[spec].ops
+        for i, op in enumerate(ops):
+            if i == 0 and preread is not None:  # unpacked with the run before this struct
+                self.run_fields(c, op, preread, key, prefix, marks, froms, scope)
+                continue
             if self.python and isinstance(op, FixedRun) and len(op.fields) > 1:  # one unpack for the run
-                with c.block(f"if e - p < {op.width}:"):
+                inner = self.merged(spec, op, ops[i + 1] if i + 1 < len(ops) else None)
+                width = op.width + (inner.width if inner else 0)
+                with c.block(f"if e - p < {width}:"):
                     c(self.fail)
                 names = [self.local(f"v_{key}{f.id}", "int64_t") for f in op.fields]
-                c(f"{', '.join(names)} = {self.struct(op.fmt)}.unpack_from(buf, p)")
-                for f, at, var in zip(op.fields, op.offsets, names):
-                    scope.locals[f.id] = var
-                    self.marks(c, f.attr, key, prefix, marks, froms, f"p + {at}")
-                    self.valid(c, f.attr, var, scope)
-                    c(f"{self.at(self.slot(prefix + f.id))} = {var}")
-                c(f"p += {op.width}")
+                inner_names = [f"v_{key}{ops[i + 1].field.id}_{f.id}" for f in inner.fields] if inner else []
+                fmt = op.fmt + (inner.fmt[1:] if inner else "")
+                c(f"{', '.join(names + inner_names)} = {self.struct(fmt)}.unpack_from(buf, p)")
+                self.run_fields(c, op, names, key, prefix, marks, froms, scope)
+                self.preread = inner_names or None
                 continue
             for f in (op.fields if isinstance(op, FixedRun) else (op.field,)):
                 self.marks(c, f.attr, key, prefix, marks, froms, "p")
@@ -124,6 +140,31 @@ class FlatEmitter:
                     c(self.fail)
         for attr in sums:
             c(f"{self.at(self.slot(prefix + attr.id + '.end'))} = p")
+
+    def run_fields(self, c: Code, op: FixedRun, names: list[str], key: str, prefix: str, marks: set,
+                   froms: dict, scope: Scope) -> None:
+        """The fields of a run unpacked into `names` at p: their checks and slots; p after them."""
+        for f, at, var in zip(op.fields, op.offsets, names):
+            scope.locals[f.id] = var
+            self.marks(c, f.attr, key, prefix, marks, froms, f"p + {at}")
+            self.valid(c, f.attr, var, scope)
+            self.keep(c, prefix + f.id, var)
+        c(f"p += {op.width}")
+
+    def merged(self, spec: TypeSpec, op: FixedRun, following) -> FixedRun | None:
+        """The first run of the struct that follows `op`, when one unpack may read both: the
+        struct is sized by the run's last field, whose `valid: min` leaves room for that run
+        (wherever these bytes are missing, the reader fails too)."""
+        if not isinstance(following, Single) or following.field.value != ValueKind.STRUCT:
+            return None
+        attr, last = following.field.attr, op.fields[-1].attr
+        if attr.lazy or attr.process is not None or attr.if_ is not None or not isinstance(attr.size, Name) \
+                or attr.size.name != last.id or last.valid is None or not isinstance(last.valid.min, Int):
+            return None
+        first = self.ir[following.field.target].ops[0] if self.ir[following.field.target].ops else None
+        if not isinstance(first, FixedRun) or first.endian != op.endian or first.width > last.valid.min.value:
+            return None
+        return first
 
     def marks(self, c: Code, attr: Attr, key: str, prefix: str, marks: set, froms: dict, at: str) -> None:
         """Where a field starts, for a length of the rest or a checksum that counts from it."""
@@ -147,7 +188,8 @@ class FlatEmitter:
             c(f"{self.at(present)} = 0")
             c(f"{var} = 0")
             for k in range(present + 1, len(self.slots)):
-                c(f"{self.at(k)} = {-1 if self.slots[k].endswith('.size') else 0}")
+                if self.at(k) != var:  # (set above)
+                    c(f"{self.at(k)} = {-1 if self.slots[k].endswith('.size') else 0}")
 
     def field(self, c: Code, spec: TypeSpec, attr: Attr, prefix: str, var: str, scope: Scope) -> None:
         f = self.ir[spec].field(attr.id)
@@ -175,7 +217,7 @@ class FlatEmitter:
             self.span(c, spec, attr, prefix, var, scope)
             return
         self.valid(c, attr, var, scope)
-        c(f"{self.at(self.slot(prefix + attr.id))} = {var}")
+        self.keep(c, prefix + attr.id, var)
 
     def valid(self, c: Code, attr: Attr, var: str, scope: Scope) -> None:
         if attr.valid is None:
@@ -203,7 +245,8 @@ class FlatEmitter:
             return
         outer = self.local(f"e_{prefix.replace('.', '_')}{attr.id}", "Py_ssize_t")
         c(f"{outer}, e = e, p + {var}")
-        self.fields(c, f.target, prefix + attr.id + ".")
+        preread, self.preread = self.preread, None
+        self.fields(c, f.target, prefix + attr.id + ".", preread)
         if attr.require_eos:
             with c.block("if p != e:"):
                 c(self.fail)
