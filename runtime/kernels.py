@@ -1,5 +1,5 @@
 """The hand-written compiled kernels of the runtime when they are built, current and wanted,
-else None: `compiled`, the columnar reader's primitives (runtime/_kernels.pyx); the facade's
+else None: `compiled`, the columnar reader's Arrow gather (runtime/_kernels.pyx); the facade's
 are kafkacodec.codec.kernels. runtime/compiled.py loads them and says when they are current.
 
 KAFKACODEC_PURE=1 in the environment forces the pure-Python paths, for comparison and for

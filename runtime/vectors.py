@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
 from .errors import InvalidValueError, LimitExceededError, TruncatedError
 from .limits import LIMITS
-
-
-_NO_ENDS = np.zeros(0, np.int64)  # for the compiled varints: one bound for all
 
 
 def position_type(size: int):
@@ -38,13 +34,6 @@ def varints(u8, pos, end, max_bytes: int, zigzag: bool, path: str):
     at most 5 bytes (keeping the low 32 bits, as the scalar reader does), int64 otherwise."""
     if not pos.size:
         return np.zeros(0, np.int32 if max_bytes <= 5 else np.int64), pos.copy()
-    if kernels.compiled is not None:  # one pass in C; irregular input goes on below
-        each = isinstance(end, np.ndarray)
-        found = kernels.compiled.varints(u8, np.ascontiguousarray(pos, np.int64),
-                                         np.ascontiguousarray(end, np.int64) if each else _NO_ENDS,
-                                         0 if each else int(end), max_bytes, zigzag)
-        if found is not None:
-            return found[0], found[1].astype(pos.dtype, copy=False)
     if pos.max() >= len(u8) - 1:  # one starts in the last byte (or past it): byte by byte, bounded
         return _long_varints(u8, pos, end, max_bytes, zigzag, path)
     # one- and two-byte varints (values below 16384) from one or two gathers and narrow passes
@@ -217,12 +206,6 @@ def packed(u8, buf, starts, ends, counts, skip, skip1, prefix, least: int, path:
     bytes after it: then a leaner step runs first and is checked at the end, the careful one
     taking over wherever that check fails. Each instance takes at least `least` bytes."""
     check_counts(starts, ends, counts, least, path)
-    if prefix is not None and kernels.compiled is not None:  # one pass in C; irregular input goes on below
-        found = kernels.compiled.prefixed_starts(u8, np.ascontiguousarray(starts, np.int64),
-                                                 np.ascontiguousarray(ends, np.int64),
-                                                 np.ascontiguousarray(counts, np.int64), *prefix)
-        if found is not None:
-            return found.astype(starts.dtype, copy=False)
     first = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=first[1:])
     out = np.empty(int(first[-1]), starts.dtype)

@@ -103,22 +103,6 @@ def test_record_starts_equal_the_vectorised_ones_on_valid_and_damaged_batches(ba
             alike(lambda: columns(bytes(damaged), positions), backend, case=at)
 
 
-@pytest.mark.parametrize("seed", range(30))
-@pytest.mark.parametrize("max_bytes,zigzag", [(5, True), (5, False), (10, True)])
-def test_varints_equal_the_vectorised_ones(backend, seed, max_bytes, zigzag):
-    from kafkacodec.runtime import vectors
-    rng = np.random.default_rng(seed)
-    high = rng.random(400) < rng.random()  # from none to most bytes continuing: varints of any length
-    u8 = np.where(high, rng.integers(0x80, 256, 400), rng.integers(0, 0x80, 400)).astype(np.uint8)
-    pos = np.sort(rng.integers(0, 400, int(rng.integers(1, 60)))).astype(np.int32)
-    end = 400 if seed % 2 else np.minimum(pos + rng.integers(0, 12, pos.size), 400)
-
-    def read():
-        values, after = vectors.varints(u8, pos, end, max_bytes, zigzag, "x")
-        return values.tolist(), after.tolist(), str(values.dtype), str(after.dtype)
-    alike(read, backend)
-
-
 def fields(seg: bytes):
     """The fields columns of every record of one v2 batch (values and dtypes)."""
     from kafkacodec.storage.segments.columnar import read_columns
