@@ -347,7 +347,11 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     self = alloc(C_RecordBatch_Record)
     put(self, O_RecordBatch_Record_parent_ref_21, up)
     put(self, O_RecordBatch_Record_pins_22, 0)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_length = z
@@ -359,19 +363,31 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     f_attributes = <int8_t>be(b + pos + 0, 1)
     put(self, O_RecordBatch_Record_attributes_24, f_attributes)
     pos += 1
-    q = zigzag(b, pos, end, 10, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 10, &z)
     if q < 0:
         return None
     f_timestamp_delta = z
     pos = q
     put(self, O_RecordBatch_Record_timestamp_delta_25, f_timestamp_delta)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_offset_delta = z
     pos = q
     put(self, O_RecordBatch_Record_offset_delta_26, f_offset_delta)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_key_length = z
@@ -387,7 +403,11 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     else:
         f_key = None
     put(self, O_RecordBatch_Record_key_28, f_key)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_value_length = z
@@ -403,7 +423,11 @@ cdef object r_RecordBatch_Record(const uint8_t* b, object buf, Py_ssize_t pos, P
     else:
         f_value = None
     put(self, O_RecordBatch_Record_value_30, f_value)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_headers_count = z
@@ -444,7 +468,11 @@ cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, P
     self = alloc(C_RecordBatch_Header)
     put(self, O_RecordBatch_Header_parent_ref_35, up)
     put(self, O_RecordBatch_Header_pins_36, 0)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_key_length = z
@@ -457,7 +485,11 @@ cdef object r_RecordBatch_Header(const uint8_t* b, object buf, Py_ssize_t pos, P
     f_key = PyUnicode_DecodeUTF8(<const char*>b + pos, n, 'surrogateescape')
     pos = e
     put(self, O_RecordBatch_Header_key_38, f_key)
-    q = zigzag(b, pos, end, 5, &z)
+    if pos < end and b[pos] < 0x80:
+        z = <int64_t>(b[pos] >> 1) ^ -<int64_t>(b[pos] & 1)
+        q = pos + 1
+    else:
+        q = zigzag(b, pos, end, 5, &z)
     if q < 0:
         return None
     f_value_length = z
@@ -822,7 +854,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
     for i in range(nb):
         p, e = starts[i], ends[i]
         for k in range(counts[i]):
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
@@ -835,18 +871,30 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
             p += 1
             f_attributes = v
             c_attributes[r] = v
-            p = zigzag(b, p, e, 10, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 10, &v)
             if p < 0:
                 return None
             f_timestamp_delta = v
             c_timestamp_delta[r] = v
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
             f_offset_delta = v
             c_offset_delta[r] = v
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
@@ -856,7 +904,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
                 return None
             c_key[r] = p
             p += f_key_length if f_key_length > 0 else 0
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
@@ -866,7 +918,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
                 return None
             c_value[r] = p
             p += f_value_length if f_value_length > 0 else 0
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
@@ -878,7 +934,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
             total_headers += f_headers_count
             at_headers[r] = p
             for j in range(f_headers_count):
-                p = zigzag(b, p, e, 5, &v)
+                if p < e and b[p] < 0x80:
+                    v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                    p = p + 1
+                else:
+                    p = zigzag(b, p, e, 5, &v)
                 if p < 0:
                     return None
                 v = <int32_t>v
@@ -886,7 +946,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
                 if f_headers_key_length > e - p or f_headers_key_length < 0:
                     return None
                 p += f_headers_key_length
-                p = zigzag(b, p, e, 5, &v)
+                if p < e and b[p] < 0x80:
+                    v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                    p = p + 1
+                else:
+                    p = zigzag(b, p, e, 5, &v)
                 if p < 0:
                     return None
                 v = <int32_t>v
@@ -912,7 +976,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
     for r in range(n):
         p, e = at_headers[r], length
         for j in range(c_headers[r + 1] - c_headers[r]):
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v
@@ -922,7 +990,11 @@ def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts,
                 return None
             c_headers__key[t] = p
             p += f_headers_key_length
-            p = zigzag(b, p, e, 5, &v)
+            if p < e and b[p] < 0x80:
+                v = <int64_t>(b[p] >> 1) ^ -<int64_t>(b[p] & 1)
+                p = p + 1
+            else:
+                p = zigzag(b, p, e, 5, &v)
             if p < 0:
                 return None
             v = <int32_t>v

@@ -1604,4 +1604,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "e0dca91145445e573df4fb1d3c1ac5177fa574f000bcda585f1333fe2e050c37", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "653ba31fae177ee9471a0661000cee00af1e0f919824fe8a8dd0b1f6511b76fb", globals())

@@ -19,6 +19,7 @@ from __future__ import annotations
 from .expr import Int, Name
 from .ir import FixedRun, Single, ValueKind
 from .model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, TypeSpec
+from .compiled.columns import read_zigzag
 from .plans.lines import Code
 from .plans.read import valid_checks
 from .pyexpr import ENCLOSING, OBJECT, Scope
@@ -206,7 +207,7 @@ class FlatEmitter:
         elif f.value == ValueKind.VARINT:
             kind = f.intrinsic
             if kind.startswith("zigzag"):
-                c(f"p = zigzag(b, p, e, {VARINT_MAX[kind]}, &{var})")
+                read_zigzag(c, "p", "e", VARINT_MAX[kind], var, "p")
             else:
                 u = self.local("u", "uint64_t")
                 c(f"p = uvarint(b, p, e, {VARINT_MAX[kind]}, &{u})")

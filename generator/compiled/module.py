@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
-from .columns import ColumnsEmitter
+from .columns import ColumnsEmitter, read_zigzag
 from ..flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
 from .pack import PackEmitter
 from .pack_columns import HELPERS, PackColumnsEmitter
@@ -451,7 +451,7 @@ class CythonPlanner:
     def varint(self, c: Code, kind: str, var: str) -> None:
         if kind.startswith("zigzag"):
             self.local("z", "int64_t")
-            c(f"q = zigzag(b, pos, end, {VARINT_MAX[kind]}, &z)")
+            read_zigzag(c, "pos", "end", VARINT_MAX[kind], "z", "q")
         else:
             self.local("u", "uint64_t")
             c(f"q = uvarint(b, pos, end, {VARINT_MAX[kind]}, &u)")
