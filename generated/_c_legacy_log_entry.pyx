@@ -567,6 +567,30 @@ cdef Py_ssize_t fl_LegacyLogEntry(const uint8_t* b, Py_ssize_t pos, Py_ssize_t e
     return p
 
 
+def flat_rows_LegacyLogEntry(const uint8_t[::1] u8, const int64_t[::1] starts, const int64_t[::1] ends):
+    """legacy_log_entry at each start, bounded by its end, read flat: (rows of slots as FLAT_SLOTS names
+    them, positions after each), or None at the first the reader would raise on (the Python
+    reader names it)."""
+    import numpy as np
+    cdef Py_ssize_t n = starts.shape[0], i, length = u8.shape[0]
+    if ends.shape[0] != n:
+        raise ValueError("starts and ends differ in length")
+    rows, after = np.empty((n, 17), np.int64), np.empty(n, np.int64)
+    if n == 0:
+        return rows, after
+    if length == 0:
+        return None
+    cdef int64_t[:, ::1] f = rows
+    cdef int64_t[::1] at = after
+    for i in range(n):
+        if not 0 <= starts[i] <= ends[i] <= length:
+            return None
+        at[i] = fl_LegacyLogEntry(&u8[0], starts[i], ends[i], &f[i, 0])
+        if at[i] < 0:
+            return None
+    return rows, after
+
+
 cdef bytes SIGNATURE_LegacyLogEntry = 'int (bytearray, int64_t, object) except -1'.encode()
 cdef bytes SIGNATURE_LegacyLogEntry_LegacyMessage = 'int (bytearray, int64_t, int64_t, int64_t, object, object) except -1'.encode()
 cdef bytes FLAT_SIGNATURE = 'Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil'.encode()
@@ -580,8 +604,8 @@ PACKERS = {LegacyLogEntry: PyCapsule_New(<void*>pk_LegacyLogEntry, SIGNATURE_Leg
 
 def compiled_attributes():
     """(extension type, attribute, value) of what the compiled code provides besides the
-    readers: the writers, the columnar readers and writers."""
-    return [(LegacyLogEntry, "_pack", staticmethod(pack_LegacyLogEntry)), (LegacyLogEntry_LegacyMessage, "_pack", staticmethod(pack_LegacyLogEntry_LegacyMessage))]
+    readers: the writers, the flat readers of many instances, the columnar readers and writers."""
+    return [(LegacyLogEntry, "_pack", staticmethod(pack_LegacyLogEntry)), (LegacyLogEntry_LegacyMessage, "_pack", staticmethod(pack_LegacyLogEntry_LegacyMessage)), (LegacyLogEntry, "_flat_rows_compiled", staticmethod(flat_rows_LegacyLogEntry))]
 
 
 cdef int PS_LegacyLogEntry_LegacyMessage_value = -1  # whether the processor last asked keeps bytes (-1: none asked)

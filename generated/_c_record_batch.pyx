@@ -812,6 +812,30 @@ cdef Py_ssize_t fl_RecordBatch(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end,
     return p
 
 
+def flat_rows_RecordBatch(const uint8_t[::1] u8, const int64_t[::1] starts, const int64_t[::1] ends):
+    """record_batch at each start, bounded by its end, read flat: (rows of slots as FLAT_SLOTS names
+    them, positions after each), or None at the first the reader would raise on (the Python
+    reader names it)."""
+    import numpy as np
+    cdef Py_ssize_t n = starts.shape[0], i, length = u8.shape[0]
+    if ends.shape[0] != n:
+        raise ValueError("starts and ends differ in length")
+    rows, after = np.empty((n, 17), np.int64), np.empty(n, np.int64)
+    if n == 0:
+        return rows, after
+    if length == 0:
+        return None
+    cdef int64_t[:, ::1] f = rows
+    cdef int64_t[::1] at = after
+    for i in range(n):
+        if not 0 <= starts[i] <= ends[i] <= length:
+            return None
+        at[i] = fl_RecordBatch(&u8[0], starts[i], ends[i], &f[i, 0])
+        if at[i] < 0:
+            return None
+    return rows, after
+
+
 def columns_RecordBatch_Record(const uint8_t[::1] u8, const int64_t[::1] starts, const int64_t[::1] ends, const int64_t[::1] counts, Py_ssize_t max_items):
     """The columns RecordBatch_Record._columns gives, of the instances laid end to end in each
     section [starts[i], ends[i]) (counts[i] of them), walking each section once; byte
@@ -1179,5 +1203,5 @@ PACKERS = {RecordBatch_Record: PyCapsule_New(<void*>pk_RecordBatch_Record, SIGNA
 
 def compiled_attributes():
     """(extension type, attribute, value) of what the compiled code provides besides the
-    readers: the writers, the columnar readers and writers."""
-    return [(RecordBatch_Record, "_pack", staticmethod(pack_RecordBatch_Record)), (RecordBatch_Header, "_pack", staticmethod(pack_RecordBatch_Header)), (RecordBatch_Record, "_columns_compiled", staticmethod(columns_RecordBatch_Record)), (RecordBatch_Record, "_pack_columns_compiled", staticmethod(pack_columns_RecordBatch_Record))]
+    readers: the writers, the flat readers of many instances, the columnar readers and writers."""
+    return [(RecordBatch_Record, "_pack", staticmethod(pack_RecordBatch_Record)), (RecordBatch_Header, "_pack", staticmethod(pack_RecordBatch_Header)), (RecordBatch, "_flat_rows_compiled", staticmethod(flat_rows_RecordBatch)), (RecordBatch_Record, "_columns_compiled", staticmethod(columns_RecordBatch_Record)), (RecordBatch_Record, "_pack_columns_compiled", staticmethod(pack_columns_RecordBatch_Record))]

@@ -146,6 +146,8 @@ class LegacyLogEntry(_Node):
 
     # where _flat puts each field (generator/flat.py): a span's position and size (-1: absent)
     FLAT_SLOTS = {'offset': 0, 'message_size': 1, 'message.crc': 2, 'message.crc.from': 3, 'message.magic': 4, 'message.attributes': 5, 'message.timestamp.present': 6, 'message.timestamp': 7, 'message.key_length': 8, 'message.key.present': 9, 'message.key': 10, 'message.key.size': 11, 'message.value_length': 12, 'message.value.present': 13, 'message.value': 14, 'message.value.size': 15, 'message.crc.end': 16}
+    # the compiled _flat of many instances into one array, when it is built
+    _flat_rows_compiled = None
 
     @staticmethod
     def _flat(buf, pos, end):
@@ -749,4 +751,4 @@ LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "t
 LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "f40274feeeca139da91b2911bb3b2fa3fc4b556848875e2e63a37fb600fc8bae", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "9ef19fedee058f0467dec881d056e95f2a686c1446221b7b2a17004e640015ea", globals())

@@ -304,6 +304,8 @@ class RecordBatch(_Node):
 
     # where _flat puts each field (generator/flat.py): a span's position and size (-1: absent)
     FLAT_SLOTS = {'base_offset': 0, 'batch_length': 1, 'partition_leader_epoch': 2, 'magic': 3, 'crc': 4, 'crc.from': 5, 'attributes': 6, 'last_offset_delta': 7, 'base_timestamp': 8, 'max_timestamp': 9, 'producer_id': 10, 'producer_epoch': 11, 'base_sequence': 12, 'records_count': 13, 'records': 14, 'records.size': 15, 'crc.end': 16}
+    # the compiled _flat of many instances into one array, when it is built
+    _flat_rows_compiled = None
 
     @staticmethod
     def _flat(buf, pos, end):
@@ -1604,4 +1606,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "653ba31fae177ee9471a0661000cee00af1e0f919824fe8a8dd0b1f6511b76fb", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "c97f4112a7c512455c09cea83112ec3983b5a721d11472a418b9352b258a896e", globals())

@@ -79,6 +79,38 @@ class FlatEmitter:
         decls = [f"    cdef {ctype} {var}" for var, ctype in self.locals.items()]
         return head + decls + body.lines
 
+    def rows_function(self, spec: TypeSpec) -> list[str]:
+        """A compiled `_flat_rows`: the flat reader over many instances into one int64 array, a
+        row of slots each (after `function` made the reader)."""
+        name = self.program.py_name(spec)
+        c = Code()
+        c("")
+        c("")
+        with c.block(f"def flat_rows_{name}(const uint8_t[::1] u8, const int64_t[::1] starts, "
+                     "const int64_t[::1] ends):"):
+            c(f'"""{spec.name} at each start, bounded by its end, read flat: (rows of slots as FLAT_SLOTS names')
+            c("them, positions after each), or None at the first the reader would raise on (the Python")
+            c('reader names it)."""')
+            c("import numpy as np")
+            c("cdef Py_ssize_t n = starts.shape[0], i, length = u8.shape[0]")
+            with c.block("if ends.shape[0] != n:"):
+                c('raise ValueError("starts and ends differ in length")')
+            c(f"rows, after = np.empty((n, {len(self.slots)}), np.int64), np.empty(n, np.int64)")
+            with c.block("if n == 0:"):
+                c("return rows, after")
+            with c.block("if length == 0:"):
+                c("return None")
+            c("cdef int64_t[:, ::1] f = rows")
+            c("cdef int64_t[::1] at = after")
+            with c.block("for i in range(n):"):
+                with c.block("if not 0 <= starts[i] <= ends[i] <= length:"):
+                    c("return None")
+                c(f"at[i] = fl_{name}(&u8[0], starts[i], ends[i], &f[i, 0])")
+                with c.block("if at[i] < 0:"):
+                    c("return None")
+            c("return rows, after")
+        return c.lines
+
     def at(self, k: int) -> str:
         """Where slot k is kept while reading: the array's item in C, a local in Python (the slots
         are one tuple at the end)."""

@@ -88,7 +88,7 @@ class CythonPlanner:
         if self.schema.root.hot and flats.flat(self.schema.root):
             lines = flats.function(self.schema.root)
             if lines is not None:
-                entries += lines
+                entries += lines + flats.rows_function(self.schema.root)
                 flat[self.cls(self.schema.root)] = flats.slots
         columns, packs = ColumnsEmitter(self), PackColumnsEmitter(self)
         for spec in self.columnar:  # the columnar pass has refused the fields read otherwise
@@ -191,8 +191,9 @@ class CythonPlanner:
         c("")
         with c.block("def compiled_attributes():"):
             c('"""(extension type, attribute, value) of what the compiled code provides besides the')
-            c('readers: the writers, the columnar readers and writers."""')
+            c('readers: the writers, the flat readers of many instances, the columnar readers and writers."""')
             found = [f'({n}, "_pack", staticmethod(pack_{n}))' for n in packed]
+            found += [f'({n}, "_flat_rows_compiled", staticmethod(flat_rows_{n}))' for n in flat]
             for spec in self.columnar:
                 n = self.cls(spec)
                 found += [f'({n}, "_columns_compiled", staticmethod(columns_{n}))',

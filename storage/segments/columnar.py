@@ -1,9 +1,11 @@
 """Records of many v2 batches decoded at once into flat numpy columns, and from there into Arrow
 arrays, without a Python object per record.
 
-Uncompressed records are read where they are; compressed ones are decompressed and joined. The
-compiled columnar reader generated from the schema walks each batch's records once, filling every
-column as it goes. Without it (or where the records are irregular, for the errors to be named),
+Uncompressed records are read where they are; compressed ones are decompressed and joined. Where
+the compiled readers are built, regular uncompressed batches take no object each: their headers
+are read flat into one array (the generated `_flat_rows_compiled`), their CRCs checked in one
+loop, and the compiled columnar reader generated from the schema walks their records once,
+filling every column as it goes. Without it (or where the records are irregular, for the errors to be named),
 record starts are found by following every batch's chain of record lengths in lockstep, one
 vectorised step per record index (a batch much longer than the others finishes one record at a
 time), and the fields of all records are then read by the generated `Record._columns`, field by
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+import crc32c
 import numpy as np
 
 try:  # Arrow only for the arrays handed out; decoding by columns (deep verify) needs numpy alone
@@ -34,6 +37,7 @@ from .scan import file_frames
 from ..diskio.windowed import WindowedFile
 
 Record = RecordBatch.Record
+_SLOT = RecordBatch.FLAT_SLOTS  # the header fields' columns in _flat_rows_compiled's rows
 # records read together by Record._columns: as many as keep their bytes within a few MiB, so that
 # the passes over them after the first find them in cache
 CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
@@ -129,6 +133,10 @@ def read_columns(buf, positions, verify: bool = True, batches: list[RecordBatch]
         if not 0 <= p < len(buf):
             raise (InvalidValueError if p < 0 else TruncatedError)(
                 f"batch position {p} is outside the buffer of {len(buf)} bytes", p, "log")
+    if batches is None:
+        found = _flat_columns(buf, positions, verify)
+        if found is not None:
+            return found
     unverified = batches is None and verify  # checked group by group, just before the walk
     if batches is None:
         batches = _headers(buf, positions, verify)
@@ -189,15 +197,53 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
             _check_crcs(batches)
         record_pos = Record._starts(u8, data, starts, ends, counts)  # each batch's records fill its section
         fields = _fields(u8, record_pos, np.repeat(ends, counts))
-    batch = np.repeat(np.arange(len(batches), dtype=np.int32), counts)
     head = np.array([(b.base_offset, b.base_timestamp, b.max_timestamp, b.attributes) for b in batches],
                     np.int64).reshape(-1, 4)
-    offset = np.repeat(head[:, 0], counts) + fields["offset_delta"]
-    timestamp = np.repeat(head[:, 1], counts) + fields["timestamp_delta"]
-    append_time = np.repeat((head[:, 3] & LOG_APPEND_TIME) != 0, counts)
+    return _columns(u8, fields, counts, head[:, 0], head[:, 1], head[:, 2], head[:, 3])
+
+
+def _columns(u8, fields: dict, counts, base_offset, base_timestamp, max_timestamp, attributes) -> Columns:
+    """The records' columns from their fields and their batches' header fields (arrays, one
+    item a batch)."""
+    batch = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+    offset = np.repeat(base_offset, counts) + fields["offset_delta"]
+    timestamp = np.repeat(base_timestamp, counts) + fields["timestamp_delta"]
+    append_time = np.repeat((attributes & LOG_APPEND_TIME) != 0, counts)
     if append_time.any():  # the batch's max timestamp stands for every record's
-        timestamp[append_time] = np.repeat(head[:, 2], counts)[append_time]
+        timestamp[append_time] = np.repeat(max_timestamp, counts)[append_time]
     return Columns(u8, batch, offset, timestamp, fields)
+
+
+def _flat_columns(buf, positions, verify: bool) -> Columns | None:
+    """read_columns of regular batches without an object each: their headers read flat by the
+    compiled reader, their CRCs checked in one loop, their records walked at once. None where
+    that reader is not built or anything is not regular (a batch that is compressed, damaged or
+    not followed by the next, a CRC that does not match): the careful path names what is."""
+    rows_of = RecordBatch._flat_rows_compiled
+    if rows_of is None or Record._columns_compiled is None or not len(positions):
+        return None
+    u8 = np.frombuffer(buf, np.uint8)
+    starts = np.asarray(positions, np.int64)
+    found = rows_of(u8, starts, np.full(len(starts), len(u8), np.int64))
+    if found is None:
+        return None
+    rows = found[0]
+    attributes = rows[:, _SLOT["attributes"]]
+    first = rows[:, _SLOT["records"]]
+    ends = first + rows[:, _SLOT["records.size"]]
+    if (attributes & COMPRESSION).any() or (first[1:] < ends[:-1]).any():
+        return None
+    if verify:
+        view = memoryview(buf)
+        spans = rows[:, [_SLOT["crc.from"], _SLOT["crc.end"], _SLOT["crc"]]].tolist()
+        if any(crc32c.crc32c(view[at:end]) != stored for at, end, stored in spans):
+            return None
+    counts = rows[:, _SLOT["records_count"]]
+    fields = _walked_fields(u8, first.astype(position_type(len(u8))), ends, counts, None)
+    if fields is None:
+        return None
+    return _columns(u8, fields, counts, rows[:, _SLOT["base_offset"]], rows[:, _SLOT["base_timestamp"]],
+                    rows[:, _SLOT["max_timestamp"]], attributes)
 
 
 def _walked_fields(u8, starts, ends, counts, to_verify: list[RecordBatch] | None) -> dict | None:
