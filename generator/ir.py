@@ -53,6 +53,7 @@ class FieldIR:
     pin_bit: int | None = None  # derived and checksum fields: their bit in `_pins`
     count_source: str | None = None  # a counted repeat whose count is a sibling field: that field
     min_item_size: int = 0  # a lower bound on one element's encoded size
+    length_field: Attr | None = None  # the sibling a `-derive: length-of` computes from this field
 
     @property
     def id(self) -> str:
@@ -232,7 +233,10 @@ class IR:
         common = dict(attr=attr, path=self.field_path(spec, attr),
                       enum=self.program.enum_of.get(attr),
                       pin_bit=(1 << pinned.index(attr)) if attr in pinned else None,
-                      count_source=_count_source(attr, ids), min_item_size=self.min_size(attr))
+                      count_source=_count_source(attr, ids), min_item_size=self.min_size(attr),
+                      length_field=next((a for a in spec.seq if a.derive is not None
+                                         and a.derive.kind == DeriveKind.LENGTH_OF and a.derive.target == attr.id),
+                                        None))
         if ref.kind == RefKind.PRIM:
             code, width, signed = PRIMITIVES[ref.prim]
             kind = ValueKind.FLOAT if ref.prim.startswith("f") else ValueKind.INT

@@ -36,9 +36,19 @@ class PackEmitter:
         self.cls = planner.cls
         self.tr = planner.ctx.tr
         self.caches: list[tuple[str, int]] = []  # (name, argument count) of each processed field's memory
+        self.packable_types: dict[TypeSpec, bool] = {}
 
     # -- which types ---------------------------------------------------------------------------
     def packable(self, spec: TypeSpec, seen: frozenset = frozenset()) -> bool:
+        """Whether the compiled writer writes `spec` (asked of each type by the module, of each
+        field's by `kind`: answered once for a type asked on its own)."""
+        if seen:
+            return self.decide_packable(spec, seen)
+        if spec not in self.packable_types:
+            self.packable_types[spec] = self.decide_packable(spec, seen)
+        return self.packable_types[spec]
+
+    def decide_packable(self, spec: TypeSpec, seen: frozenset) -> bool:
         if spec in seen or not spec.hot or spec.params or self.program.schema_of[spec] is not self.planner.schema:
             return False
         if not self.planner.ctx.packable(spec):  # the Python writer needs the object
@@ -68,7 +78,7 @@ class PackEmitter:
                     and self.sibling(spec, d.target) is None:
                 return None
             return "int"
-        sized = self.length_of(spec, attr)
+        sized = self.ir[spec].field(attr.id).length_field
         if f.value == ValueKind.STRUCT and attr.repeat == "expr":
             counted = any(a.derive is not None and a.derive.kind == DeriveKind.COUNT_OF
                           and self.sibling(spec, a.derive.target) is attr for a in spec.seq)
@@ -106,10 +116,6 @@ class PackEmitter:
     def sibling(self, spec: TypeSpec, target) -> Attr | None:
         name = getattr(target, "name", target)
         return next((a for a in spec.seq if a.id == name), None)
-
-    def length_of(self, spec: TypeSpec, attr: Attr) -> Attr | None:
-        return next((a for a in spec.seq if a.derive is not None and a.derive.kind == DeriveKind.LENGTH_OF
-                     and a.derive.target == attr.id), None)
 
     def scope(self, spec: TypeSpec) -> Scope:
         return Scope(spec, obj="self", locals={a.id: self.value(a) for a in spec.seq})

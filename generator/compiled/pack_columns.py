@@ -24,6 +24,7 @@ VARINT_RANGE = {"zigzag32": (-(1 << 31), (1 << 31) - 1), "zigzag64": None, "uvar
 class PackColumnsEmitter:
     def __init__(self, planner):
         self.program = planner.program
+        self.ir = planner.ir
         self.cls = planner.cls
         self.inputs: dict[str, Attr] = {}  # number column -> its field
         self.byte_fields: list[str] = []
@@ -115,8 +116,7 @@ class PackColumnsEmitter:
                     c(f"p += {size}")
                 return
             self.inputs.setdefault(col, attr)
-            if attr.if_ is None and not any(a.derive is not None and a.derive.kind == DeriveKind.LENGTH_OF
-                                            and a.derive.target == attr.id for a in spec.seq):
+            if attr.if_ is None and self.ir[spec].field(attr.id).length_field is None:
                 with c.block(f"if {size} < 0:"):  # (a length derived from it refuses it first)
                     c("return None")
             with c.block(f"if {size} > 0 and ({var(col)}[{index}] < 0 or {size} > {data}.shape[0] - {var(col)}[{index}]):"):

@@ -46,7 +46,7 @@ class WritePlanner:
         self.pack = pack
         self.facts = ctx.ir[spec]
         self.ids = [a.id for a in spec.seq]
-        self.length_of = {a.derive.target: a for a in spec.seq if a.derive and a.derive.kind == DeriveKind.LENGTH_OF}
+        self.length_of = {f.id: f.length_field for f in self.facts.fields if f.length_field is not None}
         self.encoded: dict[str, str] = {}  # length-of target -> local holding its bytes
         # whether nested objects keep what they computed: `keep` in _write, never in _pack or size()
         self.keep = "False" if pack else "keep"
