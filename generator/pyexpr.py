@@ -1,4 +1,4 @@
-"""Translate Kaitai expressions to Python with static types, reporting unknown names.
+"""Translate Kaitai expressions to a target's source with static types, reporting unknown names.
 
 The translator knows what each name means in the type where the expression stands: a field
 (read into a local, or an attribute of `self`), a param, an instance, `_parent`, `_io`, `_`, `_index`,
@@ -57,13 +57,62 @@ ENCLOSING = "enclosing"  # `_parent` or `_root`: the code needs the objects arou
 MAX_INLINE_DEPTH = 4
 
 
+class PythonSyntax:
+    """How a target language spells what the translator resolved: Python's (and Cython's, which
+    reads Python expressions). A target with other spelling overrides these; the translator's
+    name resolution and types stay one."""
+
+    def literal(self, value) -> str:
+        return repr(value)
+
+    def member(self, obj: str, name: str) -> str:
+        return f"{obj}.{name}"
+
+    def group(self, text: str) -> str:
+        return f"({text})"
+
+    def index(self, base: str, idx: str) -> str:
+        return f"{base}[{idx}]"
+
+    def unary(self, op: str, inner: str) -> str:
+        return f"(not {inner})" if op == "not" else f"({op}{inner})"
+
+    def binary(self, op: str, left: str, right: str, floating: bool = False) -> str:
+        """`op` as the schema writes it (and, or, comparisons, arithmetic, bit operators); `/`
+        of integers divides rounding down, as Kaitai's does."""
+        return f"({left} {'//' if op == '/' and not floating else op} {right})"
+
+    def concat(self, left: str, right: str) -> str:
+        return f"({left} + {right})"
+
+    def ternary(self, cond: str, then: str, other: str) -> str:
+        return f"({then} if {cond} else {other})"
+
+    def length(self, base: str) -> str:
+        return f"len({base})"
+
+    def first(self, base: str) -> str:
+        return f"{base}[0]"
+
+    def last(self, base: str) -> str:
+        return f"{base}[-1]"
+
+    def extreme(self, name: str, base: str) -> str:
+        """`min` or `max` of an array."""
+        return f"{name}({base})"
+
+    def to_int(self, base: str) -> str:
+        return f"int({base})"
+
+
 class Translator:
     """Instances used inside other expressions are inlined (they are pure), so comparisons with
     enum members compare plain integers instead of building enum objects at run time."""
 
-    def __init__(self, program: Program, problems):
+    def __init__(self, program: Program, problems, syntax: PythonSyntax | None = None):
         self.program = program
         self.problems = problems
+        self.syntax = syntax or PythonSyntax()
         self.depth = 0
 
     # -- types of model elements ----------------------------------------------------------
@@ -126,7 +175,7 @@ class Translator:
                     return scope.locals[name], INT
                 if scope is not None:
                     scope.uses.add(OBJECT)
-                return f"{obj}.{name}", INT
+                return self.syntax.member(obj, name), INT
         for attr in spec.seq:
             if attr.id == name:
                 if scope is not None and name in scope.locals:
@@ -137,13 +186,13 @@ class Translator:
                         return read, self.attr_type(attr)
                 if scope is not None:
                     scope.uses.add(OBJECT)
-                return f"{obj}.{access(attr)}", self.attr_type(attr)
+                return self.syntax.member(obj, access(attr)), self.attr_type(attr)
         for inst in spec.instances:
             if inst.id == name:
                 if self.depth >= MAX_INLINE_DEPTH:
                     if scope is not None:
                         scope.uses.add(OBJECT)
-                    return f"{obj}.{name}", self.instance_type(inst, spec)
+                    return self.syntax.member(obj, name), self.instance_type(inst, spec)
                 self.depth += 1
                 # the same object as the scope's: its fields may be in locals already
                 same = scope is not None and obj == scope.obj
@@ -161,16 +210,17 @@ class Translator:
                     self.depth -= 1
                 if inst in self.program.enum_of:
                     t = T("enum", enum=self.program.enum_of[inst])
-                return f"({text})", t
+                return self.syntax.group(text), t
         return None
 
     def _tr(self, e: ex.Expr, scope: Scope, loc: Loc | None) -> tuple[str, T]:
+        syntax = self.syntax
         if isinstance(e, ex.Int):
-            return repr(e.value), INT
+            return syntax.literal(e.value), INT
         if isinstance(e, ex.Bool):
-            return repr(e.value), BOOL
+            return syntax.literal(e.value), BOOL
         if isinstance(e, ex.Str):
-            return repr(e.value), T("str")
+            return syntax.literal(e.value), T("str")
         if isinstance(e, ex.Name):
             return self._name(e, scope, loc)
         if isinstance(e, ex.EnumRef):
@@ -180,40 +230,38 @@ class Translator:
             member = next((v for v in enum.values if v.id == e.value), None)
             if member is None:
                 self._fail(loc, e, f"enum {e.enum!r} has no value {e.value!r}")
-            return repr(member.value), T("enum", enum=enum)  # IntEnum members equal their values
+            return syntax.literal(member.value), T("enum", enum=enum)  # IntEnum members equal their values
         if isinstance(e, ex.Attribute):
             return self._attribute(e, scope, loc)
         if isinstance(e, ex.Index):
             base, bt = self._tr(e.obj, scope, loc)
             idx, _ = self._tr(e.index, scope, loc)
             if bt.kind == "array":
-                return f"{base}[{idx}]", bt.elem or ANY
+                return syntax.index(base, idx), bt.elem or ANY
             if bt.kind == "bytes":
-                return f"{base}[{idx}]", INT
+                return syntax.index(base, idx), INT
             if bt.kind == "any":
-                return f"{base}[{idx}]", ANY
+                return syntax.index(base, idx), ANY
             self._fail(loc, e, "only arrays and byte strings can be indexed")
         if isinstance(e, ex.Unary):
             inner, it = self._tr(e.operand, scope, loc)
             if e.op == "not":
-                return f"(not {inner})", BOOL
-            return f"({e.op}{inner})", it if it.kind in ("int", "float") else INT
+                return syntax.unary("not", inner), BOOL
+            return syntax.unary(e.op, inner), it if it.kind in ("int", "float") else INT
         if isinstance(e, ex.Binary):
             left, lt = self._tr(e.left, scope, loc)
             right, rt = self._tr(e.right, scope, loc)
-            if e.op in ("and", "or"):
-                return f"({left} {e.op} {right})", BOOL
-            if e.op in ("==", "!=", "<", "<=", ">", ">="):
-                return f"({left} {e.op} {right})", BOOL
+            if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">="):
+                return syntax.binary(e.op, left, right), BOOL
             if e.op == "+" and lt.kind in ("str", "bytes"):
-                return f"({left} + {right})", lt
-            op = "//" if e.op == "/" and "float" not in (lt.kind, rt.kind) else e.op
-            return f"({left} {op} {right})", T("float") if "float" in (lt.kind, rt.kind) else INT
+                return syntax.concat(left, right), lt
+            floating = "float" in (lt.kind, rt.kind)
+            return syntax.binary(e.op, left, right, floating), T("float") if floating else INT
         if isinstance(e, ex.Ternary):
             cond, _ = self._tr(e.cond, scope, loc)
             then, tt = self._tr(e.then, scope, loc)
             other, ot = self._tr(e.other, scope, loc)
-            return f"({then} if {cond} else {other})", tt if tt == ot else (tt if ot.kind == "enum" else ot)
+            return syntax.ternary(cond, then, other), tt if tt == ot else (tt if ot.kind == "enum" else ot)
         if isinstance(e, ex.Call):
             self._fail(loc, e, "calls are allowed only in 'process'")
         self._fail(loc, e, "unsupported expression")
@@ -227,10 +275,10 @@ class Translator:
                 return scope.ancestors[0], T("user", parent) if parent else ANY
             if scope.parent is None:
                 scope.uses.add(OBJECT)
-            return scope.parent or f"{scope.obj}._parent", T("user", parent) if parent else ANY
+            return scope.parent or self.syntax.member(scope.obj, "_parent"), T("user", parent) if parent else ANY
         if n == "_root":
             scope.uses |= {OBJECT, ENCLOSING}
-            return f"{scope.obj}._root", ANY
+            return self.syntax.member(scope.obj, "_root"), ANY
         if n == "_":
             if scope.underscore is None:
                 self._fail(loc, e, "'_' is only defined inside repeat-until")
@@ -253,12 +301,12 @@ class Translator:
             pos, start, end = scope.io
             if e.name == "pos":
                 scope.uses.add(IO_START)
-                return f"({pos} - {start})", INT
+                return self.syntax.binary("-", pos, start), INT
             if e.name == "size":
                 scope.uses.add(IO_START)
-                return f"({end} - {start})", INT
+                return self.syntax.binary("-", end, start), INT
             if e.name == "eof":
-                return f"({pos} >= {end})", BOOL
+                return self.syntax.binary(">=", pos, end), BOOL
             self._fail(loc, e, f"'_io.{e.name}' is not supported")
         base, bt = self._tr(e.obj, scope, loc)
         name = e.name
@@ -268,7 +316,7 @@ class Translator:
             up = scope.ancestors.index(base) + 1 if base in scope.ancestors else 0
             if 0 < up < len(scope.ancestors):
                 return scope.ancestors[up], T("user", parent) if parent else ANY
-            return f"{base}._parent", T("user", parent) if parent else ANY
+            return self.syntax.member(base, "_parent"), T("user", parent) if parent else ANY
         if bt.kind == "intrinsic":
             if name == "value":
                 return base, INT
@@ -280,22 +328,22 @@ class Translator:
             return found
         if bt.kind == "array":
             if name in ("size", "length"):
-                return f"len({base})", INT
+                return self.syntax.length(base), INT
             if name == "first":
-                return f"{base}[0]", bt.elem or ANY
+                return self.syntax.first(base), bt.elem or ANY
             if name == "last":
-                return f"{base}[-1]", bt.elem or ANY
+                return self.syntax.last(base), bt.elem or ANY
             if name in ("min", "max"):
-                return f"{name}({base})", bt.elem or ANY
+                return self.syntax.extreme(name, base), bt.elem or ANY
             self._fail(loc, e, f"arrays have no '.{name}'")
         if bt.kind in ("bytes", "str"):
             if name in ("length", "size"):
-                return f"len({base})", INT
+                return self.syntax.length(base), INT
             self._fail(loc, e, f"{bt.kind} values have no '.{name}'")
         if name == "to_i" and bt.kind in ("enum", "int", "bool", "any"):
-            return f"int({base})", INT
+            return self.syntax.to_int(base), INT
         if bt.kind == "any":
-            return f"{base}.{name}", ANY
+            return self.syntax.member(base, name), ANY
         self._fail(loc, e, f"{bt.kind} values have no '.{name}'")
 
 
