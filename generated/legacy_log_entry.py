@@ -508,7 +508,10 @@ class LegacyLogEntry_LegacyMessage(_Node):
 
     def _load_value(self):
         buf, pos, _e = self._value_raw
-        _p1 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+        try:
+            _p1 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+        except _DecodeError as _err:
+            raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')
         if _p1.identity:
             _on2 = ((self.attributes & 7))
             if _on2 == 1:
@@ -556,10 +559,10 @@ class LegacyLogEntry_LegacyMessage(_Node):
         if self._value_raw is None:
             return None
         buf, pos, _e = self._value_raw
-        _p = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-        if _p.identity:
-            return memoryview(buf)[pos:_e]
         try:
+            _p = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+            if _p.identity:
+                return memoryview(buf)[pos:_e]
             return _p.decode(buf[pos:_e])
         except _DecodeError as _err:
             raise _in_processed(_err, pos, 'legacy_log_entry/legacy_message/value', 'kafka_compression')

@@ -431,7 +431,10 @@ class RecordBatch(_Node):
 
     def _load_records(self):
         buf, pos, _e = self._records_raw
-        _p1 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+        try:
+            _p1 = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+        except _DecodeError as _err:
+            raise _in_processed(_err, pos, 'record_batch/records', 'kafka_compression')
         if _p1.identity:
             _q2 = pos
             value, _q2 = RecordBatch_Records._read(buf, _q2, _e, self)
@@ -463,10 +466,10 @@ class RecordBatch(_Node):
         if self._records_raw is None:
             return None
         buf, pos, _e = self._records_raw
-        _p = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
-        if _p.identity:
-            return memoryview(buf)[pos:_e]
         try:
+            _p = _processor('kafka_compression', int(((self.attributes & 7))), self.magic)
+            if _p.identity:
+                return memoryview(buf)[pos:_e]
             return _p.decode(buf[pos:_e])
         except _DecodeError as _err:
             raise _in_processed(_err, pos, 'record_batch/records', 'kafka_compression')

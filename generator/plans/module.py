@@ -483,10 +483,10 @@ class ModulePlanner:
             return c.lines
         scope = Scope(spec, obj="self")
         args = ", ".join(self.tr.translate(a, scope, p.loc) for a in p.args)
-        c(f"_p = {self.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
-        with c.block("if _p.identity:"):
-            c("return memoryview(buf)[pos:_e]")
-        with c.block("try:"):
+        with c.block("try:"):  # arguments it refuses (an unknown codec) are the field's error too
+            c(f"_p = {self.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
+            with c.block("if _p.identity:"):
+                c("return memoryview(buf)[pos:_e]")
             c("return _p.decode(buf[pos:_e])")
         with c.block(f"except {self.rt('_DecodeError')} as _err:"):
             c(f"raise {self.rt('_in_processed')}(_err, pos, {self.field_path(spec, attr)!r}, {p.name!r})")

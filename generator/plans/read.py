@@ -300,7 +300,10 @@ class ReadPlanner:
             return
         args = ", ".join(self.ctx.tr.translate(a, scope, p.loc) for a in p.args)
         proc = self.new("p")
-        c(f"{proc} = {self.ctx.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
+        with c.block("try:"):  # arguments it refuses (an unknown codec) are the field's error
+            c(f"{proc} = {self.ctx.rt('_processor')}({p.name!r}{', ' if args else ''}{args})")
+        with c.block(f"except {self.ctx.rt('_DecodeError')} as {self.v('_err')}:"):
+            c(f"raise {self.ctx.rt('_in_processed')}({self.v('_err')}, {start}, {path!r}, {p.name!r})")
         with c.block(f"if {proc}.identity:"):
             self.typed_region(c, attr, attr.type, var, scope, buf, start, end)
         with c.block("else:"):

@@ -1,6 +1,7 @@
 """Damaged bytes raise only the package's typed errors (DecodeError subclasses): bit flips,
 truncations, splices and overwritten length fields of real segments, read all the way down."""
 import struct
+import zlib
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -69,3 +70,31 @@ def test_garbage_raises_only_typed_errors(data):
             obj.to_dict() if cls is not RecordBatch.Record else None
         except DecodeError:
             pass
+
+
+def test_an_unknown_codec_is_an_error_at_the_records_naming_them():
+    """Codec ids 5-7 are no codec: the error names the records' first byte and field, whether
+    the records are read (v2) or the value is (v0/v1), as any other bad compressed data."""
+    import crc32c
+    from kafkacodec.runtime.errors import CompressionError
+    batch = bytearray(write_batch([{"value": b"v"}]))
+    batch[22] |= 5  # attributes: codec 5
+    batch[17:21] = crc32c.crc32c(bytes(batch[21:])).to_bytes(4, "big")
+    read, _ = RecordBatch.read(bytes(batch), 0)
+    try:
+        read.records
+    except CompressionError as err:
+        assert (err.position, err.path) == (61, "record_batch/records")
+        assert "unknown compression codec id 5" in str(err)
+    else:
+        raise AssertionError("codec 5 read")
+    entry = bytearray(write_batch([{"value": b"v"}], magic=1, compression="gzip"))
+    entry[17] = (entry[17] & ~7) | 6  # the wrapper's attributes: codec 6
+    entry[12:16] = (zlib.crc32(bytes(entry[16:])) & 0xFFFFFFFF).to_bytes(4, "big")
+    read, _ = LegacyLogEntry.read(bytes(entry), 0)
+    try:
+        read.message.value
+    except CompressionError as err:
+        assert err.path == "legacy_log_entry/legacy_message/value" and err.position is not None
+    else:
+        raise AssertionError("codec 6 read")
