@@ -10,7 +10,7 @@ TEST_STAMP  := .venv/.installed-test
 BENCH_STAMP := .venv/.installed-bench
 NODE_STAMP  := node_modules/.installed
 
-.PHONY: install browser generate check test test-cluster run bench docs wheels clean
+.PHONY: install browser jdk generate check test test-cluster run bench docs wheels clean
 
 # the package and its runtime dependencies, as `pip install kafkacodec` gives a user (no pyarrow,
 # pyspark or test tools): the command is .venv/bin/kafkacodec
@@ -43,6 +43,10 @@ $(NODE_STAMP): package.json
 browser:
 	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
+# a JDK (Debian's package) for the tests that compile the generated Java readers with javac
+jdk:
+	@command -v javac >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openjdk-17-jdk-headless)
+
 generate: install
 	$(KC) generate
 
@@ -59,7 +63,7 @@ PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py te
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
-test: $(TEST_STAMP) $(NODE_STAMP) browser
+test: $(TEST_STAMP) $(NODE_STAMP) browser jdk
 	$(KC) generate --check
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark"
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)

@@ -8,6 +8,7 @@ from .build import Builder
 from .passes import run as run_passes
 from .compiled.module import CythonPlanner, source_sha256
 from .ir import IR
+from .java.emitter import JavaEmitter
 from .plans.module import ModulePlanner
 from .problems import CompileFailed, Problems
 from .program import Program
@@ -67,6 +68,10 @@ def compile_program(schema_dir: Path) -> tuple[Program, dict[str, str]]:
                 outputs[f"_c_{sid}.pyx"] = compiled
                 plan.compiled = (f"_c_{sid}", source_sha256(compiled))
             outputs[f"{sid}.py"] = render_module(plan, env)
+            java = JavaEmitter(program, ir, schema, problems)
+            java_source = java.source()
+            if java_source is not None:  # (read by the JVM reader for Spark)
+                outputs[java.path()] = java_source
             modules.append((sid, plan.root_class, plan.title))
         outputs["__init__.py"] = env.get_template("package.py.j2").render(
             modules=modules, version=GENERATOR_VERSION).rstrip("\n") + "\n"

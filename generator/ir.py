@@ -167,6 +167,24 @@ class IR:
             found = self._types[spec] = self._build(spec)
         return found
 
+    def hot_depth(self, spec: TypeSpec, seen: frozenset = frozenset()) -> int:
+        """How many enclosing objects a compiled reader of `spec` is handed: at least its parent
+        (for `_parent`), and as many as its fields, eager instances and hot children refer to."""
+        facts = self[spec]
+        depth = max([1, facts.parent_depth] + [parent_chain(i.value) for i in facts.eager])
+        for child in facts.children:
+            if child.hot and child not in seen:
+                depth = max(depth, self.hot_depth(child, seen | {spec}) - 1)
+        return depth
+
+    def hot_ancestors(self, spec: TypeSpec) -> list[TypeSpec | None]:
+        """The types of those enclosing objects, nearest first (None where not one type)."""
+        chain, node = [], spec
+        for _ in range(self.hot_depth(spec)):
+            node = self.program.parent_type(node) if node is not None else None
+            chain.append(node)
+        return chain
+
     def field_path(self, spec: TypeSpec, attr: Attr) -> str:
         names = []
         node: TypeSpec | None = spec

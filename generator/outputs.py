@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-CODE_SUFFIXES = (".py", ".pyx")
+CODE_SUFFIXES = (".py", ".pyx", ".java")
 DOC_SUFFIXES = (".md", ".svg")
 
 

@@ -20,7 +20,7 @@ from .pack import PackEmitter
 from .pack_columns import HELPERS, PackColumnsEmitter
 from ..plans.lines import Code
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
-from ..ir import FixedRun, parent_chain
+from ..ir import FixedRun
 from ..plans.read import valid_checks
 from ..pyexpr import Scope
 
@@ -50,22 +50,11 @@ class CythonPlanner:
             self.offsets[key] = f"O_{key[0]}_{slot.lstrip('_')}_{len(self.offsets)}"
         return self.offsets[key]
 
-    def depth(self, spec: TypeSpec, seen: frozenset = frozenset()) -> int:
-        """How many enclosing objects reading `spec` passes along: at least its parent (for
-        `_parent`), and as many as its fields, eager instances and hot children refer to."""
-        facts = self.ir[spec]
-        depth = max([1, facts.parent_depth] + [parent_chain(i.value) for i in facts.eager])
-        for child in facts.children:
-            if child.hot and child not in seen:
-                depth = max(depth, self.depth(child, seen | {spec}) - 1)
-        return depth
+    def depth(self, spec: TypeSpec) -> int:
+        return self.ir.hot_depth(spec)
 
     def ancestor_specs(self, spec: TypeSpec) -> list[TypeSpec | None]:
-        chain, node = [], spec
-        for _ in range(self.depth(spec)):
-            node = self.program.parent_type(node) if node is not None else None
-            chain.append(node)
-        return chain
+        return self.ir.hot_ancestors(spec)
 
     # -- the module ------------------------------------------------------------------------
     def module(self) -> str | None:

@@ -13,13 +13,17 @@ class Code:
         self.lines.append("    " * self.level + line)
 
     @contextmanager
-    def block(self, header: str):
+    def block(self, header: str, end: str | None = None):
+        """Lines indented under `header`; `end` closes the block (a brace) where the language
+        has one."""
         self(header)
         self.level += 1
         try:
             yield
         finally:
             self.level -= 1
+            if end is not None:
+                self(end)
 
 
 class Constants:

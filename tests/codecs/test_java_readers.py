@@ -1,0 +1,126 @@
+"""The Java readers generated from the schemas (generated/java, with the Java runtime in
+runtime/java), compiled with javac and run on segments that kafka-python wrote: every field of
+every record equal to what the Python readers give, and damaged segments refused where the
+Python readers refuse them, at the same byte and field."""
+import json
+import random
+import shutil
+import subprocess
+
+import pytest
+from kafka.record.default_records import DefaultRecordBatchBuilder
+
+from kafkacodec.generated.record_batch import RecordBatch
+from kafkacodec.runtime.errors import DecodeError
+from kafkacodec.storage.segments.scan import batch_positions
+from tests.support import TESTS
+
+ROOT = TESTS.parent
+pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK")
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory):
+    """Run the Java readers over segments (one JVM for all): the JSON lines of each."""
+    out = tmp_path_factory.mktemp("java")
+    sources = [*(ROOT / "runtime/java").rglob("*.java"), *(ROOT / "generated/java").rglob("*.java"),
+               TESTS / "support/java/DumpBatches.java"]
+    subprocess.run(["javac", "-d", str(out), *map(str, sources)], check=True)
+
+    def run(segments: list[bytes], verify: bool = True) -> list[list[dict]]:
+        paths = []
+        for i, seg in enumerate(segments):
+            paths.append(out / f"segment-{i}.log")
+            paths[-1].write_bytes(seg)
+        done = subprocess.run(["java", "-cp", str(out), "DumpBatches"] + ([] if verify else ["--no-verify"])
+                              + list(map(str, paths)), check=True, capture_output=True, text=True)
+        found: list[list[dict]] = []
+        for line in done.stdout.splitlines():
+            item = json.loads(line)
+            if set(item) == {"file"}:
+                found.append([])
+            else:
+                found[-1].append(item)
+        return found
+    return run
+
+
+def python_lines(seg: bytes, verify: bool = True) -> list[dict]:
+    out, pos = [], 0
+    try:
+        while pos < len(seg):
+            batch, after = RecordBatch.read(seg, pos, verify=verify)
+            records = [[r.offset, r.timestamp, hexed(r.key), hexed(r.value), [[java_text(h.key), hexed(h.value)]
+                                                                              for h in r.headers]]
+                       for r in batch.records.items]
+            out.append({"pos": pos, "base_offset": batch.base_offset, "attributes": batch.attributes,
+                        "producer_id": batch.producer_id, "records": records})
+            pos = after
+    except DecodeError as err:
+        out.append({"error": err.path, "position": err.position})
+    return out
+
+
+def java_text(key: str) -> str:
+    """A header key as Java decodes it: bytes that are not UTF-8 replaced, where Python escapes them."""
+    return key.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def hexed(value: bytes | None):
+    return None if value is None else value.hex()
+
+
+def kafka_python_batch(rng: random.Random, codec: int, base_offset: int, log_append_time: bool = False,
+                       large: bool = True) -> bytes:
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=rng.random() < 0.3,
+                                  producer_id=rng.choice([-1, 7, 1 << 40]), producer_epoch=0, base_sequence=0,
+                                  batch_size=1 << 30)
+    for i in range(rng.randrange(1, 30)):
+        key = rng.choice([None, b"", b"k%d" % i, bytes(rng.randrange(200))])
+        value = rng.choice([None, b"", bytes(rng.randrange(300)), bytes(rng.randrange(20000 if large else 300))])
+        headers = [("h%d" % j, rng.choice([None, b"", bytes(rng.randrange(40))])) for j in range(rng.choice([0, 1, 3]))]
+        b.append(i, timestamp=1_700_000_000_000 + rng.choice([0, -5, 70_000, i]), key=key, value=value,
+                 headers=headers)
+    data = bytearray(b.build())
+    data[0:8] = base_offset.to_bytes(8, "big")
+    if log_append_time:  # the timestamp-type bit, and the CRC again over the changed attributes
+        import crc32c
+        data[22] |= 0x08
+        data[17:21] = crc32c.crc32c(bytes(data[21:])).to_bytes(4, "big")
+    return bytes(data)
+
+
+def segment(seed: int, codecs=(0, 1), large: bool = True) -> bytes:
+    rng = random.Random(seed)
+    return b"".join(kafka_python_batch(rng, rng.choice(codecs), 100 * i, rng.random() < 0.2, large) for i in range(8))
+
+
+def test_every_field_of_every_record_equals_the_python_readers(dump):
+    segments = [segment(seed) for seed in range(6)]
+    want = [python_lines(seg) for seg in segments]
+    assert all("error" not in lines[-1] and len(lines) == 8 for lines in want)
+    assert dump(segments) == want
+
+
+@pytest.mark.parametrize("verify", [True, False], ids=["CRCs checked", "records reached"])
+def test_damaged_segments_fail_where_the_python_readers_fail(dump, verify):
+    """With CRCs checked most damage is a CRC mismatch; without, it reaches the records."""
+    rng = random.Random(3)
+    clean = segment(11, codecs=(0,), large=False)  # uncompressed: damage lands in the records as they are read
+    starts = batch_positions(clean)
+    segments = []
+    for _ in range(80):
+        seg = bytearray(clean)
+        for _ in range(rng.choice([1, 3])):  # mostly in a header or the first records, where the sizes are
+            at = rng.choice(starts) + rng.randrange(120) if rng.random() < 0.7 else rng.randrange(len(seg))
+            seg[min(at, len(seg) - 1)] = rng.choice([0, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        segments.append(bytes(seg))
+    want = [python_lines(seg, verify) for seg in segments]
+    assert sum("error" in lines[-1] for lines in want) > 10  # the damage reached the readers' checks
+    assert dump(segments, verify) == want
+
+
+def test_a_codec_the_java_readers_do_not_read_yet_is_an_error_not_a_wrong_answer(dump):
+    rng = random.Random(5)
+    seg = kafka_python_batch(rng, 3, 0)  # lz4
+    assert dump([seg]) == [[{"error": "record_batch/records", "position": 61}]]
