@@ -48,6 +48,8 @@ class JavaEmitter:
                 return False
             if attr.type.kind == RefKind.PRIM and attr.type.prim.startswith("f"):
                 return False
+            if attr.type.kind == RefKind.STR and attr.type.encoding.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
+                return False  # (Input.text decodes UTF-8)
         return True
 
     def java_type(self, attr: Attr) -> str:

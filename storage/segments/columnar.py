@@ -5,12 +5,12 @@ Uncompressed records are read where they are; compressed ones are decompressed a
 the compiled readers are built, regular uncompressed batches take no object each: their headers
 are read flat into one array (the generated `_flat_rows_compiled`), their CRCs checked in one
 loop, and the compiled columnar reader generated from the schema walks their records once,
-filling every column as it goes. Without it (or where the records are irregular, for the errors to be named),
-record starts are found by following every batch's chain of record lengths in lockstep, one
-vectorised step per record index (a batch much longer than the others finishes one record at a
-time), and the fields of all records are then read by the generated `Record._columns`, field by
-field. Keys, values and header parts stay (start, size) pairs into the buffer until Arrow copies
-them out.
+filling every column as it goes. Without it (or where the records are irregular, for the errors
+to be named), record starts are found by following every batch's chain of record lengths in
+lockstep, one vectorised step per record index (a batch much longer than the others finishes one
+record at a time), and the fields of all records are then read by the generated
+`Record._columns`, field by field. Keys, values and header parts stay (start, size) pairs into
+the buffer until Arrow copies them out.
 """
 from __future__ import annotations
 
