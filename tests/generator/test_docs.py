@@ -201,6 +201,8 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
         assert _overflow(chromium, page) == 0, page  # every table fits a 1300-pixel window
         if page.name == "index.html" and page.parent == site:
             continue
+        if not parsed[page].images and page.stem != "index":
+            continue  # laid out, as the probe showed; painted is checked where there are diagrams
         shot = ARTIFACTS / f"docs-{page.stem}.png"
         shot.unlink(missing_ok=True)
         subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
