@@ -3,9 +3,9 @@ arrays, without a Python object per record.
 
 Uncompressed records are read where they are; compressed ones are decompressed and joined. Where
 the compiled readers are built, regular uncompressed batches take no object each: their headers
-are read flat into one array (the generated `_flat_rows_compiled`), their CRCs checked in one
-loop, and the compiled columnar reader generated from the schema walks their records once,
-filling every column as it goes. Without it (or where the records are irregular, for the errors
+are read flat into one array (the generated `_flat_rows_compiled`), and the compiled columnar
+reader generated from the schema walks their records once, filling every column as it goes,
+group by group of batches when their CRCs are checked just before (while in cache). Without it (or where the records are irregular, for the errors
 to be named), record starts are found by following every batch's chain of record lengths in
 lockstep, one vectorised step per record index (a batch much longer than the others finishes one
 record at a time), and the fields of all records are then read by the generated
@@ -44,6 +44,7 @@ CHUNK_RECORDS, CHUNK_RECORDS_MIN, CHUNK_BYTES = 16384, 2048, 8 << 20
 # batches walked together by the compiled reader, each group's CRCs checked just before: their
 # bytes are still in cache when its records are walked
 WALK_BYTES = 2 << 20
+ONE_WALK_BYTES = 32 << 20  # up to this, CRCs checked and records walked in one pass each
 
 
 @dataclass
@@ -191,7 +192,8 @@ def _decode(data, starts: np.ndarray, ends: np.ndarray, batches: list[RecordBatc
     u8 = np.frombuffer(data, np.uint8)
     kind = position_type(len(u8))
     starts, ends = starts.astype(kind), ends.astype(kind)
-    fields = _walked_fields(u8, starts, ends, counts, batches if unverified else None)
+    fields = _walked_fields(u8, starts, ends, counts,
+                            (lambda lo, hi: _check_crcs(batches[lo:hi]) or True) if unverified else None)
     if fields is None:
         if unverified:  # again, for a group walked before: checking is idempotent, and this is rare
             _check_crcs(batches)
@@ -216,7 +218,7 @@ def _columns(u8, fields: dict, counts, base_offset, base_timestamp, max_timestam
 
 def _flat_columns(buf, positions, verify: bool) -> Columns | None:
     """read_columns of regular batches without an object each: their headers read flat by the
-    compiled reader, their CRCs checked in one loop, their records walked at once. None where
+    compiled reader, their CRCs checked and their records walked group by group. None where
     that reader is not built or anything is not regular (a batch that is compressed, damaged or
     not followed by the next, a CRC that does not match): the careful path names what is."""
     rows_of = RecordBatch._flat_rows_compiled
@@ -233,35 +235,40 @@ def _flat_columns(buf, positions, verify: bool) -> Columns | None:
     ends = first + rows[:, _SLOT["records.size"]]
     if (attributes & COMPRESSION).any() or (first[1:] < ends[:-1]).any():
         return None
+    check = None
     if verify:
         view = memoryview(buf)
         spans = rows[:, [_SLOT["crc.from"], _SLOT["crc.end"], _SLOT["crc"]]].tolist()
-        if any(crc32c.crc32c(view[at:end]) != stored for at, end, stored in spans):
-            return None
+
+        def check(lo: int, hi: int) -> bool:
+            return all(crc32c.crc32c(view[at:end]) == stored for at, end, stored in spans[lo:hi])
     counts = rows[:, _SLOT["records_count"]]
-    fields = _walked_fields(u8, first.astype(position_type(len(u8))), ends, counts, None)
+    fields = _walked_fields(u8, first.astype(position_type(len(u8))), ends, counts, check)
     if fields is None:
         return None
     return _columns(u8, fields, counts, rows[:, _SLOT["base_offset"]], rows[:, _SLOT["base_timestamp"]],
                     rows[:, _SLOT["max_timestamp"]], attributes)
 
 
-def _walked_fields(u8, starts, ends, counts, to_verify: list[RecordBatch] | None) -> dict | None:
+def _walked_fields(u8, starts, ends, counts, check=None) -> dict | None:
     """The fields of every record from the compiled columnar reader, one walk of each batch's
-    records, group by group of batches (checking the CRCs of `to_verify`'s batches of the group
-    first); None where it is not built or the records are not regular."""
+    records; with `check(lo, hi)`, group by group of batches, each group's CRCs checked first
+    (False: one does not match, or it raises for the first): their bytes are then in cache when
+    their records are walked. None where the reader is not built, a CRC does not match or the
+    records are not regular."""
     read = Record._columns_compiled
     if read is None:
         return None
     starts64, ends64, counts64 = starts.astype(np.int64), ends.astype(np.int64), counts.astype(np.int64)
-    # in groups only to check CRCs just before: more arrays made and joined cost more than the
-    # walk gains otherwise
-    group = WALK_BYTES if to_verify is not None else 1 << 62
+    # in groups only to check CRCs just before, and only where the whole would not stay in a
+    # last-level cache between the two passes: more arrays made and joined cost more otherwise
+    whole = int(ends64[-1] - starts64[0]) if len(starts64) else 0
+    group = WALK_BYTES if check is not None and whole > ONE_WALK_BYTES else 1 << 62
     parts, lo = [], 0
     while lo < len(starts64):
         hi = max(int(np.searchsorted(ends64, starts64[lo] + group, "right")), lo + 1)
-        if to_verify is not None:
-            _check_crcs(to_verify[lo:hi])
+        if check is not None and not check(lo, hi):
+            return None
         found = read(u8, starts64[lo:hi], ends64[lo:hi], counts64[lo:hi], LIMITS.max_items)
         if found is None:
             return None

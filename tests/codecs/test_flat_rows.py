@@ -75,8 +75,12 @@ def columns(buf: bytes, positions, verify: bool):
             c.arrow_bytes("value").to_pylist(), c.arrow_headers().to_pylist())
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_the_flat_path_gives_what_the_careful_path_gives(seed, monkeypatch):
+@pytest.mark.parametrize("grouped", [False, True], ids=["one walk", "group by group"])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_flat_path_gives_what_the_careful_path_gives(seed, grouped, monkeypatch):
+    if grouped:  # CRCs checked and records walked a few batches at a time, as in a large segment
+        monkeypatch.setattr(columnar, "WALK_BYTES", 300)
+        monkeypatch.setattr(columnar, "ONE_WALK_BYTES", 300)
     rng = random.Random(seed)
     clean = segment(rng, 2)
     positions = batch_positions(clean)

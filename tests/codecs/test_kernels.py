@@ -344,6 +344,7 @@ def test_groups_of_records_join_into_one_set_of_columns(monkeypatch, backend):
     positions = batch_positions(seg)
     whole = columnar.read_columns(seg, positions)
     monkeypatch.setattr(columnar, "WALK_BYTES", 300)
+    monkeypatch.setattr(columnar, "ONE_WALK_BYTES", 300)
     monkeypatch.setattr(columnar, "CHUNK_RECORDS", 5)
     monkeypatch.setattr(columnar, "CHUNK_RECORDS_MIN", 1)
     with using(backend):
