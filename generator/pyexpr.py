@@ -88,6 +88,10 @@ class PythonSyntax:
     def ternary(self, cond: str, then: str, other: str) -> str:
         return f"({then} if {cond} else {other})"
 
+    def not_any_of(self, value: str, options: list[str]) -> str:
+        """Whether `value` equals none of `options` (`valid: any-of`)."""
+        return f"{value} not in ({', '.join(options)},)"
+
     def length(self, base: str) -> str:
         return f"len({base})"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..ir import FixedRun, ValueKind
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
 from ..plans.lines import Code
+from ..plans.read import valid_checks
 from ..pyexpr import Scope, Translator
 from .syntax import JavaSyntax
 
@@ -183,18 +184,9 @@ class JavaEmitter:
         c(f"in.pos += {op.width};")
 
     def valid(self, c: Code, attr: Attr, var: str, scope: Scope, path: str, at: str) -> None:
-        v = attr.valid
-        if v is None:
+        if attr.valid is None:
             return
-        fails = []
-        if v.eq is not None:
-            fails.append(f"{var} != {self.expr(v.eq, scope, v.loc)}")
-        if v.min is not None:
-            fails.append(f"{var} < {self.expr(v.min, scope, v.loc)}")
-        if v.max is not None:
-            fails.append(f"{var} > {self.expr(v.max, scope, v.loc)}")
-        if v.any_of:
-            fails.append("!(" + " || ".join(f"{var} == {self.expr(e, scope, v.loc)}" for e in v.any_of) + ")")
+        fails = [cond for cond, _ in valid_checks(self.tr, attr.valid, var, scope)]
         with c.block(f"if ({' || '.join(fails)}) {{", end="}"):
             c(f'throw new DecodeException("{attr.id} " + {var} + " is not valid", {at}, "{path}");')
 
@@ -252,17 +244,16 @@ class JavaEmitter:
             return
         self.size(c, attr, scope, f.path)
         if processed:
-            args = ", ".join(self.expr(a, scope, attr.process.loc) for a in attr.process.args)
-            c(f'byte[] data = Processors.decode("{attr.process.name}", new long[] {{{args}}}, in.b, in.pos, e, '
-              f'"{f.path}");')
-            c("Input sub = new Input(data, 0, data.length);")
+            c(f"long[] args = {self.process_args(attr, scope)};")
+            self.processed_input(c, "sub", attr, "args", "in.b", "in.pos", "e", f.path)
             source = "sub"
         else:
             source = "in"
+        length = "sub.end - sub.pos" if processed else "n"
         if f.value == ValueKind.BYTES:
-            c(f"{target_var} = {source}.bytes({'data.length' if processed else 'n'});")
+            c(f"{target_var} = {source}.bytes({length});")
         elif f.value == ValueKind.STR:
-            c(f"{target_var} = {source}.text({'data.length' if processed else 'n'});")
+            c(f"{target_var} = {source}.text({length});")
         else:
             if not processed:
                 c("int saved = in.end;")
@@ -275,11 +266,24 @@ class JavaEmitter:
                 c("in.end = saved;")
         c("in.pos = e;")
 
-    def child_ancestors(self, spec: TypeSpec, child: TypeSpec, self_name: str = "self") -> str:
-        """The enclosing objects a child read takes: this object, then its own."""
+    def child_ancestors(self, spec: TypeSpec, child: TypeSpec, mine: list[str] | None = None) -> str:
+        """The enclosing objects a child read takes: this object, then its own (`mine`, by
+        default the reader's arguments), null past them."""
         want = self.depth(child)
-        mine = [self_name] + [f"a{k}" for k in range(1, self.depth(spec) + 1)]
+        mine = mine or ["self"] + [f"a{k}" for k in range(1, self.depth(spec) + 1)]
         return "".join(f", {a}" for a in (mine + ["null"] * want)[:want])
+
+    def process_args(self, attr: Attr, scope: Scope) -> str:
+        args = ", ".join(self.expr(a, scope, attr.process.loc) for a in attr.process.args) \
+            if attr.process is not None else ""
+        return f"new long[] {{{args}}}"
+
+    def processed_input(self, c: Code, var: str, attr: Attr, args: str, b: str, lo: str, hi: str, path: str) -> None:
+        """`var`: the bytes [lo, hi) of `b` as the field's processor gives them, read in place where
+        it leaves them as they are (so that positions in errors are the buffer's)."""
+        name = attr.process.name
+        with c.block(f'Input {var} = Processors.keeps("{name}", {args}) ? new Input({b}, {lo}, {hi})', end=None):
+            c(f': new Input(Processors.decode("{name}", {args}, {b}, {lo}, {hi}, "{path}"));')
 
     def repeat(self, c: Code, spec: TypeSpec, attr: Attr, var: str, scope: Scope) -> None:
         f = self.ir[spec].field(attr.id)
@@ -319,9 +323,7 @@ class JavaEmitter:
         f = self.ir[spec].field(attr.id)
         with c.block("{", end="}"):
             self.size(c, attr, scope, f.path)
-            args = ", ".join(self.expr(a, scope, attr.process.loc) for a in attr.process.args) \
-                if attr.process is not None else ""
-            c(f"self._{attr.id}_args = new long[] {{{args}}};")
+            c(f"self._{attr.id}_args = {self.process_args(attr, scope)};")
             c(f"self._{attr.id}_buf = in.b;")
             c(f"self._{attr.id}_from = in.pos;")
             c(f"self._{attr.id}_to = e;")
@@ -335,16 +337,13 @@ class JavaEmitter:
         with c.block(f"public {kind} {attr.id}(boolean verify) throws DecodeException {{", end="}"):
             b, lo, hi = f"_{attr.id}_buf", f"_{attr.id}_from", f"_{attr.id}_to"
             if attr.process is not None:
-                name = attr.process.name
-                with c.block(f'Input in = Processors.keeps("{name}", _{attr.id}_args) ? new Input({b}, {lo}, {hi})',
-                             end=None):
-                    c(f': new Input(Processors.decode("{name}", _{attr.id}_args, {b}, {lo}, {hi}, "{f.path}"));')
+                self.processed_input(c, "in", attr, f"_{attr.id}_args", b, lo, hi, f.path)
             else:
                 c(f"Input in = new Input({b}, {lo}, {hi});")
             if f.value == ValueKind.BYTES:
                 c("return in.bytes(in.end - in.pos);")
                 return
-            ancestors = "".join(f", {a}" for a in (["this", "_parent"] + ["null"] * 8)[:self.depth(f.target)])
+            ancestors = self.child_ancestors(spec, f.target, ["this", "_parent"])
             c(f"{kind} value = {self.cls(f.target)}.read(in, verify{ancestors});")
             if attr.require_eos:
                 with c.block("if (in.pos != in.end) {", end="}"):

@@ -31,6 +31,9 @@ class JavaSyntax(PythonSyntax):
     def ternary(self, cond: str, then: str, other: str) -> str:
         return f"({cond} ? {then} : {other})"
 
+    def not_any_of(self, value: str, options: list[str]) -> str:
+        return "!(" + " || ".join(f"{value} == {o}" for o in options) + ")"
+
     def index(self, base: str, idx: str) -> str:
         return f"{base}[(int) {idx}]"
 

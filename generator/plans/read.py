@@ -416,8 +416,8 @@ class ReadPlanner:
 
 
 def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
-    """The conditions under which `var` fails `valid:`, each with what the value must be (an
-    f-string fragment), for every backend."""
+    """The conditions under which `var` fails `valid:`, in the translator's spelling, each with
+    what the value must be (a Python f-string fragment), for every backend."""
     checks = []
     if v.eq is not None:
         want = tr.translate(v.eq, scope, v.loc)
@@ -429,7 +429,7 @@ def valid_checks(tr, v, var: str, scope: Scope) -> list[tuple[str, str]]:
         high = tr.translate(v.max, scope, v.loc)
         checks.append((f"{var} > {high}", f"must be at most {{{high}}}"))
     if v.any_of:
-        options = ", ".join(tr.translate(e, scope, v.loc) for e in v.any_of)
-        checks.append((f"{var} not in ({options},)", f"must be one of ({options})"))
+        options = [tr.translate(e, scope, v.loc) for e in v.any_of]
+        checks.append((tr.syntax.not_any_of(var, options), f"must be one of ({', '.join(options)})"))
     return checks
 
