@@ -6,6 +6,8 @@ name. The root class also gets `read(byte[], pos, end, verify)`. Types with what
 not read yet (switches, repeats until, parameters) leave the schema without Java readers."""
 from __future__ import annotations
 
+import contextlib
+
 from ..ir import FixedRun, ValueKind
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, TypeSpec
 from ..plans.lines import Code
@@ -258,10 +260,11 @@ class JavaEmitter:
             if not processed:
                 c("int saved = in.end;")
                 c("in.end = e;")
-            c(f"{target_var} = {self.cls(f.target)}.read({source}, verify{self.child_ancestors(spec, f.target)});")
-            if attr.require_eos:
-                with c.block(f"if ({source}.pos != {source}.end) {{", end="}"):
-                    c(f'throw new DecodeException("bytes left after {attr.id}", {source}.pos, "{f.path}");')
+            with self.anchored(c, attr, source, "in.b", "in.pos"):
+                c(f"{target_var} = {self.cls(f.target)}.read({source}, verify{self.child_ancestors(spec, f.target)});")
+                if attr.require_eos:
+                    with c.block(f"if ({source}.pos != {source}.end) {{", end="}"):
+                        c(f'throw new DecodeException("bytes left after {attr.id}", {source}.pos, "{f.path}");')
             if not processed:
                 c("in.end = saved;")
         c("in.pos = e;")
@@ -277,6 +280,19 @@ class JavaEmitter:
         args = ", ".join(self.expr(a, scope, attr.process.loc) for a in attr.process.args) \
             if attr.process is not None else ""
         return f"new long[] {{{args}}}"
+
+    @contextlib.contextmanager
+    def anchored(self, c: Code, attr: Attr, source: str, b: str, lo: str):
+        """A processed field's read, its errors moved to the field's first byte where the processor
+        gave other bytes than the buffer's (a position in decompressed bytes is in no file), as
+        the Python readers do."""
+        if attr.process is None:
+            yield
+            return
+        with c.block("try {", end=None):
+            yield
+        with c.block("} catch (DecodeException err) {", end="}"):
+            c(f"throw err.within({source}.b, {b}, {lo});")
 
     def processed_input(self, c: Code, var: str, attr: Attr, args: str, b: str, lo: str, hi: str, path: str) -> None:
         """`var`: the bytes [lo, hi) of `b` as the field's processor gives them, read in place where
@@ -344,8 +360,9 @@ class JavaEmitter:
                 c("return in.bytes(in.end - in.pos);")
                 return
             ancestors = self.child_ancestors(spec, f.target, ["this", "_parent"])
-            c(f"{kind} value = {self.cls(f.target)}.read(in, verify{ancestors});")
-            if attr.require_eos:
-                with c.block("if (in.pos != in.end) {", end="}"):
-                    c(f'throw new DecodeException("bytes left after {attr.id}", in.pos, "{f.path}");')
-            c("return value;")
+            with self.anchored(c, attr, "in", b, lo):
+                c(f"{kind} value = {self.cls(f.target)}.read(in, verify{ancestors});")
+                if attr.require_eos:
+                    with c.block("if (in.pos != in.end) {", end="}"):
+                        c(f'throw new DecodeException("bytes left after {attr.id}", in.pos, "{f.path}");')
+                c("return value;")

@@ -89,11 +89,15 @@ public final class RecordBatch {
     public RecordBatch.Records records(boolean verify) throws DecodeException {
         Input in = Processors.keeps("kafka_compression", _records_args) ? new Input(_records_buf, _records_from, _records_to)
             : new Input(Processors.decode("kafka_compression", _records_args, _records_buf, _records_from, _records_to, "record_batch/records"));
-        RecordBatch.Records value = RecordBatch.Records.read(in, verify, this);
-        if (in.pos != in.end) {
-            throw new DecodeException("bytes left after records", in.pos, "record_batch/records");
+        try {
+            RecordBatch.Records value = RecordBatch.Records.read(in, verify, this);
+            if (in.pos != in.end) {
+                throw new DecodeException("bytes left after records", in.pos, "record_batch/records");
+            }
+            return value;
+        } catch (DecodeException err) {
+            throw err.within(in.b, _records_buf, _records_from);
         }
-        return value;
     }
 
     public static RecordBatch read(byte[] b, int pos, int end, boolean verify) throws DecodeException {

@@ -6,7 +6,8 @@ import java.io.IOException;
 import java.util.zip.GZIPInputStream;
 
 /** What a schema's `process:` names, by name: the bytes of a field as its type reads them. Every
- *  decompression is bounded by MAX_DECOMPRESSED_BYTES. */
+ *  decompression is bounded by MAX_DECOMPRESSED_BYTES. Snappy, LZ4 and zstd go through the libraries
+ *  Spark ships (snappy-java, lz4-java, zstd-jni), which must be on the class path. */
 public final class Processors {
     private Processors() {}
 
@@ -28,8 +29,13 @@ public final class Processors {
         switch (codec) {
             case 0: return java.util.Arrays.copyOfRange(b, from, to);
             case 1: return gunzip(b, from, to, path);
-            case 2: case 3: case 4:
-                throw new DecodeException("compression codec " + codec + " is not read here yet", from, path);
+            case 2: return SnappyFrames.decode(b, from, to, path);
+            case 3: return Lz4Frames.decode(b, from, to, (int) args[1], path);
+            case 4:
+                if (args[1] < 2) {
+                    throw new DecodeException("zstd is not valid for magic " + args[1], from, path);
+                }
+                return ZstdFrames.decode(b, from, to, path);
             default: throw new DecodeException("unknown compression codec id " + codec, from, path);
         }
     }
