@@ -1,0 +1,227 @@
+package kafkacodec.spark;
+
+import java.nio.charset.StandardCharsets;
+import kafkacodec.generated.RecordBatch;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/** Rows appended column by column into Spark's column vectors: the columns a query needs, in its order. */
+final class ColumnSink {
+    private static final long EARLIEST_MS = -62_135_596_800_000L, LATEST_MS = 253_402_300_799_999L;  // years 1-9999
+    private static final long NO_TIMESTAMP = -1;
+    private static final byte[][] CODEC_NAMES = {utf8("none"), utf8("gzip"), utf8("snappy"), utf8("lz4"), utf8("zstd")};
+    private static final byte[] UNKNOWN_CODEC = utf8("?");
+
+    private final String[] names;
+    private final OnHeapColumnVector[] vectors;
+    private final ColumnarBatch batch;
+    private final byte[] topic, segment;
+    private final int partition;
+    private int rows;
+    private long bytes;
+
+    ColumnSink(StructType schema, Slice slice) {
+        names = schema.fieldNames();
+        vectors = OnHeapColumnVector.allocateColumns(ReadSettings.ROWS_PER_BATCH, schema);
+        batch = new ColumnarBatch(vectors);
+        topic = utf8(slice.topic);
+        segment = utf8(slice.segment);
+        partition = slice.partition;
+    }
+
+    boolean wants(String name) {
+        for (String n : names) {
+            if (n.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    int rows() {
+        return rows;
+    }
+
+    boolean full() {
+        return rows >= ReadSettings.ROWS_PER_BATCH || bytes >= ReadSettings.BYTES_PER_BATCH;
+    }
+
+    void reset() {
+        for (OnHeapColumnVector v : vectors) {
+            v.reset();
+        }
+        rows = 0;
+        bytes = 0;
+    }
+
+    ColumnarBatch batch() {
+        batch.setNumRows(rows);
+        return batch;
+    }
+
+    void close() {
+        batch.close();
+    }
+
+    /** The records of `b` with offsets in [lo, hi). */
+    void records(RecordBatch b, RecordBatch.Record[] items, long lo, long hi, long position, boolean crcValid) {
+        int[] kept = new int[items.length];
+        int n = 0;
+        for (int i = 0; i < items.length; i++) {
+            if (items[i].offset >= lo && items[i].offset < hi) {
+                kept[n++] = i;
+            }
+        }
+        for (int c = 0; c < names.length; c++) {
+            WritableColumnVector v = vectors[c];
+            switch (names[c]) {
+                case "key":
+                    for (int k = 0; k < n; k++) {
+                        bytes += binary(v, items[kept[k]].key);
+                    }
+                    break;
+                case "value":
+                    for (int k = 0; k < n; k++) {
+                        bytes += binary(v, items[kept[k]].value);
+                    }
+                    break;
+                case "offset":
+                    for (int k = 0; k < n; k++) {
+                        v.appendLong(items[kept[k]].offset);
+                    }
+                    break;
+                case "timestamp":
+                    for (int k = 0; k < n; k++) {
+                        long ms = items[kept[k]].timestamp;
+                        if (ms == NO_TIMESTAMP || ms < EARLIEST_MS || ms > LATEST_MS) {
+                            v.appendNull();
+                        } else {
+                            v.appendLong(ms * 1000);
+                        }
+                    }
+                    break;
+                case "sequence":
+                    for (int k = 0; k < n; k++) {
+                        v.appendInt(sequence(b, items[kept[k]].offset));
+                    }
+                    break;
+                case "headers":
+                    for (int k = 0; k < n; k++) {
+                        headers(v, items[kept[k]].headers);
+                    }
+                    break;
+                default:
+                    perBatch(v, names[c], b, n, position, crcValid);
+            }
+        }
+        rows += n;
+    }
+
+    /** `n` records of `b` from offset `first`, one after another, from its header alone. */
+    void fromHeader(RecordBatch b, long first, int n, long position, boolean crcValid) {
+        for (int c = 0; c < names.length; c++) {
+            WritableColumnVector v = vectors[c];
+            switch (names[c]) {
+                case "offset":
+                    for (int k = 0; k < n; k++) {
+                        v.appendLong(first + k);
+                    }
+                    break;
+                case "sequence":
+                    for (int k = 0; k < n; k++) {
+                        v.appendInt(sequence(b, first + k));
+                    }
+                    break;
+                default:
+                    perBatch(v, names[c], b, n, position, crcValid);
+            }
+        }
+        rows += n;
+    }
+
+    /** A row standing for a batch that could not be read (onCorrupt=report). */
+    void corruption(long position, String said) {
+        for (int c = 0; c < names.length; c++) {
+            WritableColumnVector v = vectors[c];
+            switch (names[c]) {
+                case "topic": v.appendByteArray(topic, 0, topic.length); break;
+                case "partition": v.appendInt(partition); break;
+                case "segment": v.appendByteArray(segment, 0, segment.length); break;
+                case "crcValid": v.appendBoolean(false); break;
+                case "position": v.appendLong(position); break;
+                case "corruption":
+                    byte[] text = utf8(said);
+                    v.appendByteArray(text, 0, text.length);
+                    break;
+                default: v.appendNull();
+            }
+        }
+        rows += 1;
+    }
+
+    private void perBatch(WritableColumnVector v, String name, RecordBatch b, int n, long position, boolean crcValid) {
+        switch (name) {
+            case "topic": for (int k = 0; k < n; k++) { v.appendByteArray(topic, 0, topic.length); } break;
+            case "partition": v.appendInts(n, partition); break;
+            case "segment": for (int k = 0; k < n; k++) { v.appendByteArray(segment, 0, segment.length); } break;
+            case "timestampType": v.appendInts(n, (int) ((b.attributes >> 3) & 1)); break;
+            case "magic": v.appendInts(n, (int) b.magic); break;
+            case "compression":
+                int codec = (int) (b.attributes & 7);
+                byte[] name8 = codec < CODEC_NAMES.length ? CODEC_NAMES[codec] : UNKNOWN_CODEC;
+                for (int k = 0; k < n; k++) {
+                    v.appendByteArray(name8, 0, name8.length);
+                }
+                break;
+            case "producerId": v.appendLongs(n, b.producer_id); break;
+            case "producerEpoch": v.appendInts(n, (int) b.producer_epoch); break;
+            case "isTransactional": v.appendBooleans(n, ((b.attributes >> 4) & 1) == 1); break;
+            case "isControl": v.appendBooleans(n, ((b.attributes >> 5) & 1) == 1); break;
+            case "crcValid": v.appendBooleans(n, crcValid); break;
+            case "position": v.appendLongs(n, position); break;
+            case "corruption": v.appendNulls(n); break;
+            default: throw new IllegalStateException("no column " + name);
+        }
+    }
+
+    /** Kafka's sequence `offset` - base offset after the batch's first, wrapping past 2^31-1 to 0; -1 where
+     *  the batch has none. */
+    private static int sequence(RecordBatch b, long offset) {
+        if (b.base_sequence < 0) {
+            return -1;
+        }
+        long seq = b.base_sequence + (offset - b.base_offset);
+        return (int) (seq > Integer.MAX_VALUE ? seq - Integer.MAX_VALUE - 1 : seq);
+    }
+
+    private static int binary(WritableColumnVector v, byte[] value) {
+        if (value == null) {
+            v.appendNull();
+            return 0;
+        }
+        v.appendByteArray(value, 0, value.length);
+        return value.length;
+    }
+
+    /** A record's headers; null where it has none, as Spark's Kafka source gives them. */
+    private void headers(WritableColumnVector v, RecordBatch.Header[] headers) {
+        if (headers.length == 0) {
+            v.appendNull();
+            return;
+        }
+        v.appendArray(headers.length);
+        WritableColumnVector element = v.arrayData();
+        for (RecordBatch.Header h : headers) {
+            element.appendStruct(false);
+            byte[] key = utf8(h.key);
+            element.getChild(0).appendByteArray(key, 0, key.length);
+            bytes += key.length + binary(element.getChild(1), h.value);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

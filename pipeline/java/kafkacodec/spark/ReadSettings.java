@@ -1,0 +1,32 @@
+package kafkacodec.spark;
+
+import java.io.Serializable;
+import java.util.Map;
+
+/** The options of a read that every task applies, as the planner gave them. */
+final class ReadSettings implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    static final int ROWS_PER_BATCH = 4096;
+    static final long BYTES_PER_BATCH = 16L << 20;  // keys and values of a columnar batch, past which it goes
+    static final int WINDOW_BYTES = 8 << 20;  // read from the file at once: whole batches, never a whole segment
+
+    final boolean includeHeaders;
+    final boolean verifyCrc;
+    final String onCorrupt;  // fail, skip or report
+    final boolean readCommitted;
+    final boolean includeControl;
+
+    ReadSettings(Map<String, String> options) {
+        includeHeaders = flag(options, "includeheaders", false);
+        verifyCrc = flag(options, "verifycrc", true);
+        onCorrupt = options.getOrDefault("oncorrupt", "fail").toLowerCase();
+        readCommitted = options.getOrDefault("isolationlevel", "read_uncommitted").equalsIgnoreCase("read_committed");
+        includeControl = flag(options, "includecontrolrecords", false);
+    }
+
+    private static boolean flag(Map<String, String> options, String name, boolean otherwise) {
+        String v = options.get(name);
+        return v == null ? otherwise : Boolean.parseBoolean(v);
+    }
+}

@@ -1,0 +1,121 @@
+"""The JVM reader of kafka-log (pipeline/java, around the Java readers generated from the schemas):
+its jar, compiled with javac against the installed pyspark's jars the first time a session needs it
+(a second or two) and kept beside the package, or in the user's cache where that is read-only.
+No pyspark import until a session is at hand."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# the Java sources: the runtime, the generated readers, the data source (in a wheel, beside each
+# package's modules)
+SOURCE_ROOTS = ("runtime/java", "generated/java", "pipeline/java")
+SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
+SOURCE_NAME = "kafka-log-jvm"
+
+
+class JvmReaderUnavailable(RuntimeError):
+    """The JVM reader cannot be built or loaded here; the message says why."""
+
+
+def _roots() -> list[Path]:
+    base = HERE.parent  # the repository root in an editable install, kafkacodec/ in a wheel: the same folders
+    roots = [base / r for r in SOURCE_ROOTS]
+    if not all(r.is_dir() for r in roots):
+        raise JvmReaderUnavailable(f"the Java sources are not installed beside {HERE}")
+    return roots
+
+
+def _spark_jars() -> Path:
+    try:
+        import pyspark
+    except ImportError:
+        raise JvmReaderUnavailable("pyspark is not installed") from None
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def _javac() -> str:
+    home = os.environ.get("JAVA_HOME")
+    found = (str(Path(home) / "bin" / "javac") if home and (Path(home) / "bin" / "javac").exists()
+             else shutil.which("javac"))
+    if found is None:
+        raise JvmReaderUnavailable("no JDK (javac) here: install one, e.g. Debian's openjdk-17-jdk-headless")
+    return found
+
+
+def _sources() -> list[Path]:
+    return sorted(p for root in _roots() for p in root.rglob("*.java"))
+
+
+def _digest(sources: list[Path], jars: Path) -> str:
+    h = hashlib.sha256(jars.resolve().as_posix().encode())
+    h.update(" ".join(sorted(p.name for p in jars.glob("spark-sql_*.jar"))).encode())  # the Spark it builds for
+    for p in sources:
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _jar_dirs() -> list[Path]:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kafkacodec"
+    return [HERE / "jars", cache]
+
+
+def jar(build: bool = True) -> Path:
+    """The reader's jar for these sources and this pyspark, built when missing (`build`); raises
+    JvmReaderUnavailable saying why there is none."""
+    sources, jars = _sources(), _spark_jars()
+    name = f"kafkacodec-spark-{_digest(sources, jars)}.jar"
+    for folder in _jar_dirs():
+        if (folder / name).exists():
+            return folder / name
+    if not build:
+        raise JvmReaderUnavailable("the JVM reader's jar is not built (kafkacodec.pipeline.jvm.jar() builds it)")
+    javac = _javac()
+    problems = []
+    for folder in _jar_dirs():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            return _build(javac, sources, jars, folder / name)
+        except OSError as err:  # a read-only install: the next folder
+            problems.append(f"{folder}: {err.strerror or err}")
+    raise JvmReaderUnavailable("nowhere to keep the JVM reader's jar (" + "; ".join(problems) + ")")
+
+
+def _build(javac: str, sources: list[Path], jars: Path, target: Path) -> Path:
+    with tempfile.TemporaryDirectory(prefix="kafkacodec-javac-") as tmp:
+        classes = Path(tmp) / "classes"
+        done = subprocess.run([javac, "--release", "17", "-nowarn", "-cp", str(jars / "*"), "-d", str(classes),
+                               *map(str, sources)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise JvmReaderUnavailable(f"javac failed on the JVM reader: {done.stderr.strip()[-2000:]}")
+        service = next(root / SERVICE for root in _roots() if (root / SERVICE).exists())
+        partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+            z.write(service, SERVICE)
+            for f in sorted(classes.rglob("*.class")):
+                z.write(f, f.relative_to(classes).as_posix())
+        os.replace(partial, target)  # whole or not at all, whatever runs beside it
+    return target
+
+
+def attach(spark) -> Path:
+    """Make the JVM reader usable from this Python thread of `spark`'s session: its jar built if need
+    be, then added with SQL's ADD JAR (which serves the thread that runs it; again is harmless)."""
+    path = jar()
+    spark.sql(f"ADD JAR '{path.as_posix()}'")
+    return path
+
+
+if __name__ == "__main__":  # make install and make test build the jar ahead of the first session
+    try:
+        print(jar())
+    except JvmReaderUnavailable as err:
+        print(f"kafkacodec: no JVM reader for Spark: {err}; the Python data source is used")

@@ -1,0 +1,77 @@
+"""read(spark, path, ...): kafka-log through the JVM reader where this machine can build it (javac and
+pyspark), else through the Python data source, with the same options, columns and rows. Both plan
+alike: the Python planner (plan.py: partitions, offsets through the indexes, the last stable offset,
+aborted transactions, splits) hands the JVM reader its slices, so only the decoding differs."""
+from __future__ import annotations
+
+import json
+import logging
+
+from . import jvm
+from .files import list_log
+from .plan import OptionError, not_found, options_for_schema, parse_options, slices
+
+log = logging.getLogger("kafkacodec.pipeline")
+READERS = ("auto", "jvm", "python")
+_said_why: set[str] = set()  # why the JVM reader is not used, said once per reason
+
+
+def _option_text(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def hadoop_uri(uri: str, path: str) -> str:
+    """The URI by which Hadoop's FileSystem opens `path`, a file the planner listed under `uri`."""
+    if "://" in uri and not uri.startswith("file://"):
+        scheme = uri.split("://", 1)[0]
+        return f"{'s3a' if scheme == 's3' else scheme}://{path}"
+    return "file://" + path
+
+
+def planned_slices(path: str, options: dict, schema=None) -> str:
+    """The slices of a read as JSON, for the JVM reader's `slices` option."""
+    try:
+        plan = parse_options({**options, "path": path})
+        if schema is not None:
+            options_for_schema(schema, plan.options)  # the same checks, and messages, as the Python source
+    except OptionError as err:
+        raise ValueError(f"kafka-log: {err}") from None
+    listing = list_log(plan.uri)
+    missing = not_found(plan, listing.partitions)
+    if missing is not None:
+        log.warning("kafka-log: %s", missing)
+    work, _ = slices(plan, listing=listing)
+    return json.dumps([{"uri": hadoop_uri(plan.uri, s.path), "segment": s.path, "topic": s.topic,
+                        "partition": s.partition, "start": s.start_pos, "end": s.end_pos, "lo": s.start_offset,
+                        "hi": s.end_offset, "aborted": [list(t) for t in s.aborted]} for s in work])
+
+
+def read(spark, path, schema=None, reader: str = "auto", **options):
+    """A DataFrame of the records under `path` (a log-dirs root, a partition directory or a segment),
+    with the options of format("kafka-log") as keywords (subscribe="orders", includeHeaders=True, ...)
+    and optionally a narrower schema of its columns. `reader`: "jvm" (fail if it cannot be used),
+    "python" (the Python data source), or "auto": the JVM reader when it can be built and loaded,
+    else the Python source, saying once why."""
+    if reader not in READERS:
+        raise ValueError(f"reader must be one of {', '.join(READERS)}, not {reader!r}")
+    options = {k: _option_text(v) for k, v in options.items()}
+    if isinstance(schema, str):
+        from pyspark.sql.types import _parse_datatype_string
+        schema = _parse_datatype_string(schema)
+    if reader != "python":
+        try:
+            jvm.attach(spark)
+        except jvm.JvmReaderUnavailable as err:
+            if reader == "jvm":
+                raise
+            if str(err) not in _said_why:
+                _said_why.add(str(err))
+                log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", err)
+        else:
+            frame = spark.read.format(jvm.SOURCE_NAME).options(**options)
+            frame = frame.option("slices", planned_slices(str(path), options, schema))
+            return (frame.schema(schema) if schema is not None else frame).load()
+    from . import register
+    register(spark, check=False)
+    frame = spark.read.format("kafka-log").options(**options)
+    return (frame.schema(schema) if schema is not None else frame).load(str(path))
