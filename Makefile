@@ -70,7 +70,7 @@ test: $(TEST_STAMP) $(NODE_STAMP) browser jdk
 
 # the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
 # recipe for a cluster on a standalone master and two workers (tests/pipeline/test_spark_cluster.py)
-test-cluster: $(TEST_STAMP)
+test-cluster: $(TEST_STAMP) jdk
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
 
 # export goes through Spark: the spark extra (pyspark, pyarrow, pandas; Java 17 must be there)
