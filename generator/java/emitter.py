@@ -3,7 +3,8 @@ fields (each named as the Python classes store it) and `read(Input, verify, encl
 which walks the type's ops as the other readers do and throws DecodeException (the byte and the
 schema path) wherever they raise. Lazy fields keep their bytes and decode in a method of their
 name. The root class also gets `read(byte[], pos, end, verify)`. Types with what this target does
-not read yet (switches, repeats until, parameters) leave the schema without Java readers."""
+not read yet (eager switches, repeats until, parameters) leave the schema without Java readers;
+a lazy sized switch is an Object: the case's class, or byte[] where no case matches."""
 from __future__ import annotations
 
 import contextlib
@@ -44,16 +45,23 @@ class JavaEmitter:
         if spec.params or not spec.hot:
             return False
         for attr in spec.seq:
-            if attr.type.kind == RefKind.SWITCH or attr.repeat == "until" or attr.contents is not None:
+            if attr.repeat == "until" or attr.contents is not None:
                 return False
+            if attr.type.kind == RefKind.SWITCH and not (attr.lazy and attr.size is not None and not attr.repeat
+                                                         and all(self.struct_case(t) for _, t in attr.type.cases)):
+                return False  # a switch is read here as a lazy sized field of struct cases (bytes where none matches)
             target = self.program.resolved.get(attr.type) if attr.type.kind == RefKind.USER else None
-            if target is not None and not target.intrinsic and (not target.hot or not self.readable(target)):
+            if target is not None and not target.intrinsic and not target.hot:
                 return False
             if attr.type.kind == RefKind.PRIM and attr.type.prim.startswith("f"):
                 return False
             if attr.type.kind == RefKind.STR and attr.type.encoding.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
                 return False  # (Input.text decodes UTF-8)
         return True
+
+    def struct_case(self, ref) -> bool:
+        target = self.program.resolved.get(ref) if ref.kind == RefKind.USER else None
+        return target is not None and not target.intrinsic and target.hot and not target.params
 
     def java_type(self, attr: Attr) -> str:
         f = self.field_ir(attr)
@@ -64,6 +72,8 @@ class JavaEmitter:
             return "byte[][]" if attr.repeat else "byte[]"
         if f.value == ValueKind.STR:
             return "String[]" if attr.repeat else "String"
+        if f.value == ValueKind.SWITCH:
+            return "Object"  # a case's class, or byte[] where no case matches
         return self.cls(f.target) + ("[]" if attr.repeat else "")
 
     def field_ir(self, attr: Attr):
@@ -337,7 +347,7 @@ class JavaEmitter:
     # -- lazy fields ---------------------------------------------------------------------
     def lazy(self, c: Code, spec: TypeSpec, attr: Attr, scope: Scope) -> None:
         f = self.ir[spec].field(attr.id)
-        with c.block("{", end="}"):
+        with c.block("{" if attr.if_ is None else f"if ({self.expr(attr.if_, scope, attr.loc)}) {{", end="}"):
             self.size(c, attr, scope, f.path)
             c(f"self._{attr.id}_args = {self.process_args(attr, scope)};")
             c(f"self._{attr.id}_buf = in.b;")
@@ -352,6 +362,9 @@ class JavaEmitter:
         c(f"/** {attr.id}, decoded from the bytes kept when this was read. */")
         with c.block(f"public {kind} {attr.id}(boolean verify) throws DecodeException {{", end="}"):
             b, lo, hi = f"_{attr.id}_buf", f"_{attr.id}_from", f"_{attr.id}_to"
+            if attr.if_ is not None:
+                with c.block(f"if ({b} == null) {{", end="}"):
+                    c("return null;  // absent")
             if attr.process is not None:
                 self.processed_input(c, "in", attr, f"_{attr.id}_args", b, lo, hi, f.path)
             else:
@@ -359,10 +372,24 @@ class JavaEmitter:
             if f.value == ValueKind.BYTES:
                 c("return in.bytes(in.end - in.pos);")
                 return
-            ancestors = self.child_ancestors(spec, f.target, ["this", "_parent"])
-            with self.anchored(c, attr, "in", b, lo):
-                c(f"{kind} value = {self.cls(f.target)}.read(in, verify{ancestors});")
-                if attr.require_eos:
-                    with c.block("if (in.pos != in.end) {", end="}"):
-                        c(f'throw new DecodeException("bytes left after {attr.id}", in.pos, "{f.path}");')
-                c("return value;")
+            if f.value != ValueKind.SWITCH:
+                self.lazy_struct(c, spec, attr, f.target, b, lo, f.path)
+                return
+            scope = Scope(spec, obj="this", parent="_parent", io=("in.pos", lo, "in.end"),
+                          ancestors=tuple(["_parent"] + [f"_parent_{k}" for k in range(2, self.depth(spec) + 1)]))
+            c(f"long on = {self.expr(attr.type.switch_on, scope, attr.type.loc)};")
+            for key, case in attr.type.cases:
+                condition = "true" if key is None else f"on == {self.expr(key, scope, attr.type.loc)}"
+                with c.block(f"if ({condition}) {{", end="}"):
+                    self.lazy_struct(c, spec, attr, self.program.resolved[case], b, lo, f.path)
+            if all(key is not None for key, _ in attr.type.cases):
+                c("return in.bytes(in.end - in.pos);  // no case: the bytes")
+
+    def lazy_struct(self, c: Code, spec: TypeSpec, attr: Attr, target: TypeSpec, b: str, lo: str, path: str) -> None:
+        ancestors = self.child_ancestors(spec, target, ["this", "_parent"])
+        with self.anchored(c, attr, "in", b, lo):
+            c(f"{self.cls(target)} value = {self.cls(target)}.read(in, verify{ancestors});")
+            if attr.require_eos:
+                with c.block("if (in.pos != in.end) {", end="}"):
+                    c(f'throw new DecodeException("bytes left after {attr.id}", in.pos, "{path}");')
+            c("return value;")

@@ -1,6 +1,7 @@
 package kafkacodec.spark;
 
 import java.nio.charset.StandardCharsets;
+import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -94,12 +95,7 @@ final class ColumnSink {
                     break;
                 case "timestamp":
                     for (int k = 0; k < n; k++) {
-                        long ms = items[kept[k]].timestamp;
-                        if (ms == NO_TIMESTAMP || ms < EARLIEST_MS || ms > LATEST_MS) {
-                            v.appendNull();
-                        } else {
-                            v.appendLong(ms * 1000);
-                        }
+                        timestamp(v, items[kept[k]].timestamp);
                     }
                     break;
                 case "sequence":
@@ -114,6 +110,44 @@ final class ColumnSink {
                     break;
                 default:
                     perBatch(v, names[c], b, n, position, crcValid);
+            }
+        }
+        rows += n;
+    }
+
+    /** The records of a legacy entry whose message is `m`, with offsets in [lo, hi). */
+    void legacy(LegacyLogEntry.LegacyMessage m, LegacyRecords r, long lo, long hi, long position, boolean crcValid) {
+        int n = 0;
+        int[] kept = new int[r.offsets.length];
+        for (int i = 0; i < r.offsets.length; i++) {
+            if (r.offsets[i] >= lo && r.offsets[i] < hi) {
+                kept[n++] = i;
+            }
+        }
+        for (int c = 0; c < names.length; c++) {
+            WritableColumnVector v = vectors[c];
+            for (int k = 0; k < n; k++) {
+                int i = kept[k];
+                switch (names[c]) {
+                    case "key": bytes += binary(v, r.keys[i]); break;
+                    case "value": bytes += binary(v, r.values[i]); break;
+                    case "offset": v.appendLong(r.offsets[i]); break;
+                    case "timestamp": timestamp(v, r.timestamps[i]); break;
+                    case "timestampType": v.appendInt(r.timestampTypes[i]); break;
+                    case "headers": v.appendNull(); break;
+                    case "topic": v.appendByteArray(topic, 0, topic.length); break;
+                    case "partition": v.appendInt(partition); break;
+                    case "segment": v.appendByteArray(segment, 0, segment.length); break;
+                    case "magic": v.appendInt((int) m.magic); break;
+                    case "compression": codec(v, (int) (m.attributes & 7)); break;
+                    case "producerId": v.appendLong(-1); break;
+                    case "producerEpoch": case "sequence": v.appendInt(-1); break;
+                    case "isTransactional": case "isControl": v.appendBoolean(false); break;
+                    case "crcValid": v.appendBoolean(crcValid); break;
+                    case "position": v.appendLong(position); break;
+                    case "corruption": v.appendNull(); break;
+                    default: throw new IllegalStateException("no column " + names[c]);
+                }
             }
         }
         rows += n;
@@ -169,10 +203,8 @@ final class ColumnSink {
             case "timestampType": v.appendInts(n, (int) ((b.attributes >> 3) & 1)); break;
             case "magic": v.appendInts(n, (int) b.magic); break;
             case "compression":
-                int codec = (int) (b.attributes & 7);
-                byte[] name8 = codec < CODEC_NAMES.length ? CODEC_NAMES[codec] : UNKNOWN_CODEC;
                 for (int k = 0; k < n; k++) {
-                    v.appendByteArray(name8, 0, name8.length);
+                    codec(v, (int) (b.attributes & 7));
                 }
                 break;
             case "producerId": v.appendLongs(n, b.producer_id); break;
@@ -194,6 +226,20 @@ final class ColumnSink {
         }
         long seq = b.base_sequence + (offset - b.base_offset);
         return (int) (seq > Integer.MAX_VALUE ? seq - Integer.MAX_VALUE - 1 : seq);
+    }
+
+    /** Milliseconds as Spark's microseconds; null for none (-1) and outside the years Spark holds. */
+    private static void timestamp(WritableColumnVector v, long ms) {
+        if (ms == NO_TIMESTAMP || ms < EARLIEST_MS || ms > LATEST_MS) {
+            v.appendNull();
+        } else {
+            v.appendLong(ms * 1000);
+        }
+    }
+
+    private static void codec(WritableColumnVector v, int codec) {
+        byte[] name = codec < CODEC_NAMES.length ? CODEC_NAMES[codec] : UNKNOWN_CODEC;
+        v.appendByteArray(name, 0, name.length);
     }
 
     private static int binary(WritableColumnVector v, byte[] value) {

@@ -1,6 +1,7 @@
 package kafkacodec.spark;
 
 import java.io.IOException;
+import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import kafkacodec.runtime.Checksums;
 import kafkacodec.runtime.DecodeException;
@@ -12,7 +13,8 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-/** The records of one slice in columnar batches, as pipeline/decode.py gives them: offset bounds, control
+/** The records of one slice in columnar batches, as pipeline/decode.py gives them (v2 batches and legacy
+ *  entries, compressed wrappers expanded): offset bounds, control
  *  batches left out unless asked for, aborted transactions left out under read_committed, and a damaged
  *  batch failed, skipped or reported. The file is read in windows of whole batches. */
 final class SliceReader implements PartitionReader<ColumnarBatch> {
@@ -99,10 +101,9 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
         load(at, LOG_OVERHEAD + size);
         pos = at + LOG_OVERHEAD + size;
         int from = (int) (at - windowAt);
-        if (window[from + MAGIC_AT] < 2) {
-            throw new IOException(slice.segment + ": byte " + at + ": a magic " + window[from + MAGIC_AT]
-                                  + " message set, which the JVM reader does not read yet: read this log with "
-                                  + "kafkacodec.pipeline.read(..., reader=\"python\")");
+        if ((window[from + MAGIC_AT] & 0xFF) < 2) {  // unsigned, as the Python reader compares it
+            legacy(at, from, size);
+            return;
         }
         RecordBatch batch;
         try {
@@ -139,6 +140,22 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
             return;
         }
         out.records(batch, items, slice.lo, slice.hi, at, crcValid);
+    }
+
+    /** A legacy entry's records, in the offset bounds. */
+    private void legacy(long at, int from, int size) throws IOException {
+        LegacyLogEntry entry;
+        LegacyRecords records;
+        try {
+            entry = LegacyLogEntry.read(window, from, from + LOG_OVERHEAD + size, settings.verifyCrc);
+            records = LegacyRecords.of(entry, settings.verifyCrc);
+        } catch (DecodeException e) {
+            damaged(e.reason, e.position < 0 ? at : windowAt + e.position, e.path, at);
+            return;
+        }
+        boolean crcValid = settings.verifyCrc || !out.wants("crcValid")
+            || Checksums.of("crc32", window, from + LOG_OVERHEAD + 4, from + LOG_OVERHEAD + size) == entry.message._crc;
+        out.legacy(entry.message, records, slice.lo, slice.hi, at, crcValid);
     }
 
     /** Fails the read, or passes over or reports the batch at `batchAt`, as onCorrupt says. */
