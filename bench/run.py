@@ -174,11 +174,14 @@ def ratio(row, peer):
 def spark_table(where: str, figures: list[dict] | None) -> None:
     if not figures:
         return
-    print(f"\nSpark, {where} ({figures[0]['records']:,} records, lz4, headers; best of 2):\n")
-    print("| workload | kafka-log rows/s | Parquet rows/s (same rows) | kafka-log time / Parquet time |")
-    print("|---|---|---|---|")
+    print(f"\nSpark, {where} ({figures[0]['records']:,} records, lz4, headers, random values; best of 2):\n")
+    print("| workload | Python source rows/s | JVM reader rows/s | Parquet rows/s (same rows) "
+          "| Python source time / Parquet time | JVM reader time / Parquet time |")
+    print("|---|---|---|---|---|---|")
     for r in figures:
-        print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x |")
+        jvm_rps, jvm = r.get("jvm_rps"), r.get("jvm_slowdown")
+        print(f"| {r['workload']} | {r['kafka_log_rps']:,.0f} | {f'{jvm_rps:,.0f}' if jvm_rps else '-'} "
+              f"| {r['parquet_rps']:,.0f} | {r['slowdown']:.2f}x | {f'{jvm:.2f}x' if jvm else '-'} |")
     sys.stdout.flush()
 
 

@@ -1,8 +1,9 @@
-"""Kafka log directories as Spark DataFrames and back (pyspark 4.x Python data sources).
+"""Kafka log directories as Spark DataFrames and back (pyspark 4.x).
 
-    from kafkacodec.pipeline import register
+    from kafkacodec.pipeline import read, register
     register(spark)
-    df = spark.read.format("kafka-log").option("subscribe", "orders").load("/var/lib/kafka")
+    df = read(spark, "/var/lib/kafka", subscribe="orders")  # the JVM reader where it can be built
+    df = spark.read.format("kafka-log").option("subscribe", "orders").load("/var/lib/kafka")  # the Python source
 """
 from __future__ import annotations
 
@@ -110,6 +111,12 @@ def check_workers(spark) -> None:
             "spark.executorEnv.PYTHONPATH in the directory you submitted from; unpack the archive there as the "
             f"README's cluster recipe does ({UNPACK}), and make {executable} a Python {version} on this "
             "machine too")
+
+
+def read(spark, path, schema=None, reader: str = "auto", **options):
+    """kafka-log's records under `path`, through the JVM reader where it can be built (see reading.read)."""
+    from .reading import read as read_log
+    return read_log(spark, path, schema, reader, **options)
 
 
 def register(spark, check: bool = True) -> None:

@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import register
+from . import jvm, register
+from .reading import read
 
 FORMATS = ("parquet", "delta")
 TIMESTAMP_TYPE_CONF = "spark.sql.parquet.outputTimestampType"
@@ -29,7 +30,7 @@ def session(master: str | None = None, app: str = "kafkacodec export"):
                    .config("spark.sql.shuffle.partitions", str(os.cpu_count() or 2)))
     else:
         builder = builder.master(master)
-    spark = (builder.config("spark.ui.showConsoleProgress", "false")
+    spark = (jvm.configure(builder).config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)
@@ -118,8 +119,7 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     """Read every record, transaction markers included (`isControl`), damaged batches reported as
     rows with `corruption` set, and write the table; then gather the summary from the segments
     table and the written rows."""
-    df = (spark.read.format("kafka-log").option("includeHeaders", str(include_headers).lower())
-          .option("includeControlRecords", "true").option("onCorrupt", "report").load(logdir))
+    df = read(spark, logdir, includeHeaders=include_headers, includeControlRecords=True, onCorrupt="report")
     write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)

@@ -33,11 +33,20 @@ def _roots() -> list[Path]:
 
 
 def _spark_jars() -> Path:
+    """The jars of the Spark this process runs: SPARK_HOME's (spark-submit sets it, and imports pyspark
+    from a zip inside it), else the pip-installed pyspark's."""
+    candidates = [Path(os.environ["SPARK_HOME"]) / "jars"] if os.environ.get("SPARK_HOME") else []
     try:
         import pyspark
+        candidates.append(Path(pyspark.__file__).parent / "jars")
     except ImportError:
-        raise JvmReaderUnavailable("pyspark is not installed") from None
-    return Path(pyspark.__file__).parent / "jars"
+        pass
+    for jars in candidates:
+        if any(jars.glob("spark-sql_*.jar")):
+            return jars
+    raise JvmReaderUnavailable("no Spark jars to compile against (pyspark is not installed, and SPARK_HOME "
+                               "has no jars/)" if not candidates else
+                               f"no Spark jars in {' or '.join(map(str, candidates))}")
 
 
 def _javac() -> str:
@@ -103,7 +112,19 @@ def _build(javac: str, sources: list[Path], jars: Path, target: Path) -> Path:
             for f in sorted(classes.rglob("*.class")):
                 z.write(f, f.relative_to(classes).as_posix())
         os.replace(partial, target)  # whole or not at all, whatever runs beside it
+    for stale in target.parent.glob("kafkacodec-spark-*.jar"):  # of other sources or another pyspark
+        if stale != target:
+            stale.unlink(missing_ok=True)
     return target
+
+
+def configure(builder):
+    """A SparkSession builder that loads the JVM reader in every thread of the session it builds
+    (spark.jars), where it can be built; the builder as it was otherwise."""
+    try:
+        return builder.config("spark.jars", jar().as_posix())
+    except JvmReaderUnavailable:
+        return builder
 
 
 def attach(spark) -> Path:

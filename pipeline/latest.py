@@ -7,6 +7,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from .export import write_table
+from .reading import read
 
 KEPT = ["offset", "timestamp", "value"]
 
@@ -29,8 +30,8 @@ def compact_table(spark, logdir: str, out: str, fmt: str = "parquet", mode: str 
                   read_committed: bool = True) -> list[tuple[str, int, int]]:
     """Write the latest value of every key of every topic-partition under `logdir` as a table;
     returns (topic, partitions, keys) per topic."""
-    df = (spark.read.format("kafka-log").option("includeHeaders", "true")
-          .option("isolationLevel", "read_committed" if read_committed else "read_uncommitted").load(logdir))
+    df = read(spark, logdir, includeHeaders=True,
+              isolationLevel="read_committed" if read_committed else "read_uncommitted")
     write_table(latest_per_key(df), out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     return [(r["topic"], r["partitions"], r["keys"]) for r in written.groupBy("topic").agg(

@@ -75,3 +75,9 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
     register(spark, check=False)
     frame = spark.read.format("kafka-log").options(**options)
     return (frame.schema(schema) if schema is not None else frame).load(str(path))
+
+
+def reader_of(frame) -> str:
+    """Which reader a DataFrame of `read` reads kafka-log through: "jvm" or "python"."""
+    plan = frame._jdf.queryExecution().executedPlan().toString()
+    return "jvm" if f"BatchScan {jvm.SOURCE_NAME}" in plan else "python"

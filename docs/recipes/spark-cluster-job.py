@@ -7,13 +7,15 @@ import sys
 
 from pyspark.sql import SparkSession
 
-from kafkacodec.pipeline import register
+from kafkacodec.pipeline import read, register
+from kafkacodec.pipeline.reading import reader_of
 
 logdir, out = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.appName("kafkacodec on a cluster").getOrCreate()
 register(spark)  # fails at once, saying what to do, if the executors' or the driver's Python workers cannot import us
 
-records = spark.read.format("kafka-log").option("includeHeaders", "true").load(logdir)
+records = read(spark, logdir, includeHeaders=True)  # the JVM reader where the driver has a JDK, else the Python source
+print(f"records read by the {reader_of(records)} reader")
 records.write.mode("overwrite").parquet(f"{out}/records")
 spark.read.format("kafka-log-segments").load(logdir).write.mode("overwrite").parquet(f"{out}/segments")
 

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,6 +170,7 @@ def test_the_recipe_runs_on_a_standalone_cluster_and_survives_a_lost_worker(clus
     assert lost, text[-3000:]
     assert f"Finished task {lost[1]}.1 in stage {lost[2]} " in text  # the lost task, run again on the other worker
     assert "checked: " in text and f"(Python {VERSION}." in text  # pack-env tried the archive with the nodes' Python
+    assert f"records read by the {'jvm' if shutil.which('javac') else 'python'} reader" in text
 
     # exactly the library's records and segments, the lost worker's tasks done again elsewhere
     want_records, want_segments = expected(logdir)

@@ -5,6 +5,7 @@ import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import kafkacodec.runtime.Checksums;
 import kafkacodec.runtime.DecodeException;
+import kafkacodec.runtime.Processors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -127,7 +128,10 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
         }
         boolean crcValid = settings.verifyCrc || !out.wants("crcValid")
             || Checksums.of("crc32c", window, from + 21, from + LOG_OVERHEAD + size) == batch._crc;
-        if (headersEnough && batch._records_count == batch.last_offset_delta + 1) {
+        // from the header alone where its offsets follow one another (the cleaner's batches leave gaps), and
+        // its count is one the records' reader would take (a larger one is refused there, as damage)
+        if (headersEnough && batch._records_count == batch.last_offset_delta + 1
+                && batch._records_count <= Processors.MAX_ITEMS) {
             long first = Math.max(slice.lo, base), through = Math.min(slice.hi - 1, last);
             out.fromHeader(batch, first, (int) (through - first + 1), at, crcValid);
             return;
