@@ -3,10 +3,13 @@ package kafkacodec.spark;
 import java.nio.charset.StandardCharsets;
 import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /** Rows appended column by column into Spark's column vectors: the columns a query needs, in its order. */
 final class ColumnSink {
@@ -18,6 +21,7 @@ final class ColumnSink {
     private final String[] names;
     private final OnHeapColumnVector[] vectors;
     private final ColumnarBatch batch;
+    private static final java.util.Set<String> SLICE_CONSTANTS = java.util.Set.of("topic", "partition", "segment");
     private final byte[] topic, segment;
     private final int partition;
     private int rows;
@@ -26,10 +30,24 @@ final class ColumnSink {
     ColumnSink(StructType schema, Slice slice) {
         names = schema.fieldNames();
         vectors = OnHeapColumnVector.allocateColumns(ReadSettings.ROWS_PER_BATCH, schema);
-        batch = new ColumnarBatch(vectors);
         topic = utf8(slice.topic);
         segment = utf8(slice.segment);
         partition = slice.partition;
+        // the slice's topic, partition and segment: one value for every row, set once (no bytes per row)
+        ColumnVector[] columns = new ColumnVector[names.length];
+        for (int c = 0; c < names.length; c++) {
+            columns[c] = vectors[c];
+            if (SLICE_CONSTANTS.contains(names[c])) {
+                ConstantColumnVector constant = new ConstantColumnVector(1, schema.fields()[c].dataType());
+                if (names[c].equals("partition")) {
+                    constant.setInt(partition);
+                } else {
+                    constant.setUtf8String(UTF8String.fromBytes(names[c].equals("topic") ? topic : segment));
+                }
+                columns[c] = constant;
+            }
+        }
+        batch = new ColumnarBatch(columns);
     }
 
     boolean wants(String name) {
@@ -135,9 +153,7 @@ final class ColumnSink {
                     case "timestamp": timestamp(v, r.timestamps[i]); break;
                     case "timestampType": v.appendInt(r.timestampTypes[i]); break;
                     case "headers": v.appendNull(); break;
-                    case "topic": v.appendByteArray(topic, 0, topic.length); break;
-                    case "partition": v.appendInt(partition); break;
-                    case "segment": v.appendByteArray(segment, 0, segment.length); break;
+                    case "topic": case "partition": case "segment": break;  // constant vectors
                     case "magic": v.appendInt((int) m.magic); break;
                     case "compression": codec(v, (int) (m.attributes & 7)); break;
                     case "producerId": v.appendLong(-1); break;
@@ -180,9 +196,7 @@ final class ColumnSink {
         for (int c = 0; c < names.length; c++) {
             WritableColumnVector v = vectors[c];
             switch (names[c]) {
-                case "topic": v.appendByteArray(topic, 0, topic.length); break;
-                case "partition": v.appendInt(partition); break;
-                case "segment": v.appendByteArray(segment, 0, segment.length); break;
+                case "topic": case "partition": case "segment": break;  // constant vectors
                 case "crcValid": v.appendBoolean(false); break;
                 case "position": v.appendLong(position); break;
                 case "corruption":
@@ -197,9 +211,7 @@ final class ColumnSink {
 
     private void perBatch(WritableColumnVector v, String name, RecordBatch b, int n, long position, boolean crcValid) {
         switch (name) {
-            case "topic": for (int k = 0; k < n; k++) { v.appendByteArray(topic, 0, topic.length); } break;
-            case "partition": v.appendInts(n, partition); break;
-            case "segment": for (int k = 0; k < n; k++) { v.appendByteArray(segment, 0, segment.length); } break;
+            case "topic": case "partition": case "segment": break;  // constant vectors
             case "timestampType": v.appendInts(n, (int) ((b.attributes >> 3) & 1)); break;
             case "magic": v.appendInts(n, (int) b.magic); break;
             case "compression":

@@ -9,7 +9,9 @@ final class ReadSettings implements Serializable {
 
     static final int ROWS_PER_BATCH = 4096;
     static final long BYTES_PER_BATCH = 16L << 20;  // keys and values of a columnar batch, past which it goes
-    static final int WINDOW_BYTES = 8 << 20;  // read from the file at once: whole batches, never a whole segment
+    // read from the file at once (whole batches, never a whole segment): from object stores, and locally
+    static final int WINDOW_BYTES = 8 << 20;
+    static final int LOCAL_WINDOW_BYTES = 1 << 20;
 
     final boolean includeHeaders;
     final boolean verifyCrc;

@@ -15,6 +15,8 @@ final class Lz4Frames {
     private static final LZ4SafeDecompressor BLOCKS = LZ4Factory.fastestInstance().safeDecompressor();
     private static final XXHash32 XXHASH = XXHashFactory.fastestInstance().hash32();
     private static final int MAGIC = 0x184D2204;
+    private static final int SCRATCH_KEPT = 4 << 20;
+    private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[256 << 10]);
 
     static byte[] decode(byte[] b, int from, int to, int magic, String path) throws DecodeException {
         int n = to - from;
@@ -45,7 +47,7 @@ final class Lz4Frames {
             throw fault("stream frame descriptor corrupted", from, path);
         }
         pos++;
-        byte[] out = new byte[Math.min(maxBlock, Processors.MAX_DECOMPRESSED_BYTES)];
+        byte[] out = SCRATCH.get();  // blocks land here, then the whole is copied out once, at its size
         int total = 0;
         while (true) {
             if (pos + 4 > to) {
@@ -74,6 +76,7 @@ final class Lz4Frames {
                 }
                 out = java.util.Arrays.copyOf(out, (int) Math.min((long) out.length * 2 + maxBlock,
                                                                  Processors.MAX_DECOMPRESSED_BYTES + (long) maxBlock));
+                SCRATCH.set(out);
             }
             if (stored) {
                 System.arraycopy(b, pos, out, total, size);
@@ -91,7 +94,11 @@ final class Lz4Frames {
             }
             pos += size + (blockChecksum ? 4 : 0);
         }
-        return total == out.length ? out : java.util.Arrays.copyOf(out, total);
+        byte[] whole = java.util.Arrays.copyOf(out, total);
+        if (out.length > SCRATCH_KEPT) {
+            SCRATCH.remove();  // a large batch's scratch is not held on to
+        }
+        return whole;
     }
 
     private static int le32(byte[] b, int at) {

@@ -21,7 +21,7 @@ final class SnappyFrames {
             block(b, from, to - from, out, 0, from, path);
             return out;
         }
-        byte[] out = new byte[0];
+        byte[] out = new byte[framedLength(b, from, to, path)];
         int total = 0;
         int pos = from + 16;
         while (pos < to) {
@@ -40,15 +40,34 @@ final class SnappyFrames {
             if (pos + n > to) {
                 throw fault("stream ends inside a chunk", from, path);
             }
-            int length = blockLength(b, pos, n, total, from, path);
-            if (total + length > out.length) {
-                out = java.util.Arrays.copyOf(out, (int) Math.min(Math.max((long) out.length * 2, total + (long) length),
-                                                                 Processors.MAX_DECOMPRESSED_BYTES));
+            if (total + blockLength(b, pos, n, total, from, path) > out.length) {
+                throw fault("a block decompresses to more than its length says", from, path);
             }
             total += block(b, pos, n, out, total, from, path);
             pos += n;
         }
         return total == out.length ? out : java.util.Arrays.copyOf(out, total);
+    }
+
+    /** The decompressed length of a framed stream: the sum of its blocks' declared lengths (checked
+     *  against the limit), so that the output is allocated once. */
+    private static int framedLength(byte[] b, int from, int to, String path) throws DecodeException {
+        long total = 0;
+        int pos = from + 16;
+        while (pos + 4 <= to) {
+            if (magicAt(b, pos, to)) {
+                pos += 16;
+                continue;
+            }
+            int n = (b[pos] & 0xFF) << 24 | (b[pos + 1] & 0xFF) << 16 | (b[pos + 2] & 0xFF) << 8 | (b[pos + 3] & 0xFF);
+            pos += 4;
+            if (n < 0 || n > MAX_CHUNK || pos + n > to) {
+                break;  // the reading pass names it
+            }
+            total += blockLength(b, pos, n, (int) Math.min(total, Integer.MAX_VALUE), from, path);
+            pos += n;
+        }
+        return (int) total;
     }
 
     private static boolean magicAt(byte[] b, int at, int to) {
