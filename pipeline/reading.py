@@ -28,6 +28,24 @@ def hadoop_uri(uri: str, path: str) -> str:
     return "file://" + path
 
 
+def _check_scheme(spark, uri: str) -> None:
+    """Raise JvmReaderUnavailable where the session's Hadoop has no FileSystem for the path's scheme
+    (s3a: needs hadoop-aws, which pyspark's pip package does not ship), which pyarrow reads."""
+    target = hadoop_uri(uri, "x")
+    scheme = target.split("://", 1)[0]
+    if scheme == "file":
+        return
+    if "?" in uri:
+        raise jvm.JvmReaderUnavailable(f"the options in the path's query ({uri.split('?', 1)[1]}) are pyarrow's, "
+                                       "which Hadoop's FileSystem does not take (set them as spark.hadoop.* instead)")
+    try:
+        conf = spark.sparkContext._jsc.hadoopConfiguration()
+        spark.sparkContext._jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, conf)
+    except Exception:  # py4j's error for the JVM's UnsupportedFileSystemException
+        raise jvm.JvmReaderUnavailable(f"this session's Hadoop has no FileSystem for {scheme}: (add its connector, "
+                                       f"e.g. hadoop-aws for s3a:, to spark.jars)") from None
+
+
 def planned_slices(path: str, options: dict, schema=None) -> str:
     """The slices of a read as JSON, for the JVM reader's `slices` option."""
     try:
@@ -61,6 +79,7 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
     if reader != "python":
         try:
             jvm.attach(spark)
+            _check_scheme(spark, str(path))
         except jvm.JvmReaderUnavailable as err:
             if reader == "jvm":
                 raise

@@ -9,6 +9,7 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
+from kafkacodec.pipeline.reading import read as read_log, reader_of  # noqa: E402
 from kafkacodec.storage.layout import logdir  # noqa: E402
 from kafkacodec.storage.segments.reader import partition_records  # noqa: E402
 from kafkacodec.storage.audit.verify import verify_partition  # noqa: E402
@@ -255,6 +256,9 @@ def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
         uri = f"s3://retained/kafka?endpoint_override={host}:{port}&scheme=http&region=us-east-1"
         remote = spark_rows(read(spark, uri, includeHeaders="true"))
         assert remote == expected_rows(sample, control=False)
+        # kafkacodec's read() passes such a path to the Python source: pyarrow's options mean nothing to Hadoop
+        through_read = read_log(spark, uri, includeHeaders=True)
+        assert reader_of(through_read) == "python" and spark_rows(through_read) == remote
         one = read(spark, uri.replace("/kafka?", "/kafka/payments-0/00000000000000000034.log?"))
         from kafkacodec.storage.segments.reader import partition_batches
         data = [r for seg, b in partition_batches(logdir.open_partition(sample / "payments-0"))

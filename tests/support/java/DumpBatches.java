@@ -1,10 +1,11 @@
 import java.nio.file.Files;
 import java.nio.file.Paths;
 
+import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import kafkacodec.runtime.DecodeException;
 
-/** Every v2 batch of files through the generated Java readers, one JSON line a batch; the first
+/** Every v2 batch and legacy entry of files through the generated Java readers, one JSON line each; the first
  *  error as a file's last line. CRCs checked unless the first argument is --no-verify. The test compares these lines with what the Python readers give. */
 public final class DumpBatches {
     /** Arguments: [--no-verify] file...; each file's lines follow a line {"file": <index>}. */
@@ -22,6 +23,12 @@ public final class DumpBatches {
         int pos = 0;
         try {
             while (pos < b.length) {
+                if (pos + 16 < b.length && b[pos + 16] < 2) {  // a legacy entry
+                    LegacyLogEntry entry = LegacyLogEntry.read(b, pos, b.length, verify);
+                    out.append(legacy(pos, entry, verify)).append("\n");
+                    pos = entry._end;
+                    continue;
+                }
                 RecordBatch batch = RecordBatch.read(b, pos, b.length, verify);
                 StringBuilder line = new StringBuilder();  // a batch's line, once all of it has read
                 line.append("{\"pos\": ").append(pos).append(", \"base_offset\": ").append(batch.base_offset)
@@ -45,6 +52,28 @@ public final class DumpBatches {
             out.append("{\"error\": ").append(text(e.path)).append(", \"position\": ").append(e.position)
                 .append("}\n");
         }
+    }
+
+    /** A legacy entry's line: its fields, and its value's bytes or, for a wrapper, its entries' lines. */
+    static String legacy(int pos, LegacyLogEntry entry, boolean verify) throws DecodeException {
+        LegacyLogEntry.LegacyMessage m = entry.message;
+        StringBuilder line = new StringBuilder();
+        line.append("{\"pos\": ").append(pos).append(", \"offset\": ").append(entry.offset)
+            .append(", \"magic\": ").append(m.magic).append(", \"attributes\": ").append(m.attributes)
+            .append(", \"timestamp\": ").append(m.timestamp).append(", \"key\": ").append(hex(m.key))
+            .append(", \"value\": ");
+        Object value = m.value(verify);
+        if (value instanceof LegacyLogEntry.MessageSet) {
+            line.append("[");
+            LegacyLogEntry[] inner = ((LegacyLogEntry.MessageSet) value).entries;
+            for (int i = 0; i < inner.length; i++) {
+                line.append(i == 0 ? "" : ", ").append(legacy(-1, inner[i], verify));
+            }
+            line.append("]");
+        } else {
+            line.append(hex((byte[]) value));
+        }
+        return line.append("}").toString();
     }
 
     static String hex(byte[] v) {
