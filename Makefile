@@ -23,12 +23,16 @@ $(STAMP): pyproject.toml setup.py runtime/_kernels.pyx codec/_facade.pyx runtime
 	touch $(STAMP)
 
 # the extras, on top of the package: reinstalled when pyproject.toml changes, not when a .pyx does
+# with pyspark: the JVM reader's jar too, compiled against its jars where javac is there (else the
+# first read says why it takes the Python data source)
 $(SPARK_STAMP): pyproject.toml | $(STAMP)
 	$(PIP) install -q -e '.[spark]'
+	$(PY) -m kafkacodec.pipeline.jvm
 	touch $(SPARK_STAMP)
 
-$(TEST_STAMP): pyproject.toml | $(STAMP)
+$(TEST_STAMP): pyproject.toml | $(STAMP) jdk
 	$(PIP) install -q -e '.[test]'
+	$(PY) -m kafkacodec.pipeline.jvm
 	touch $(TEST_STAMP)
 
 $(BENCH_STAMP): pyproject.toml | $(TEST_STAMP)
