@@ -378,10 +378,14 @@ class JavaEmitter:
             scope = Scope(spec, obj="this", parent="_parent", io=("in.pos", lo, "in.end"),
                           ancestors=tuple(["_parent"] + [f"_parent_{k}" for k in range(2, self.depth(spec) + 1)]))
             c(f"long on = {self.expr(attr.type.switch_on, scope, attr.type.loc)};")
+            keys_by_target: dict[TypeSpec, list] = {}  # cases of one type read in one branch
             for key, case in attr.type.cases:
-                condition = "true" if key is None else f"on == {self.expr(key, scope, attr.type.loc)}"
+                keys_by_target.setdefault(self.program.resolved[case], []).append(key)
+            for target, keys in sorted(keys_by_target.items(), key=lambda item: None in item[1]):  # default last
+                condition = "true" if None in keys else " || ".join(
+                    f"on == {self.expr(key, scope, attr.type.loc)}" for key in keys)
                 with c.block(f"if ({condition}) {{", end="}"):
-                    self.lazy_struct(c, spec, attr, self.program.resolved[case], b, lo, f.path)
+                    self.lazy_struct(c, spec, attr, target, b, lo, f.path)
             if all(key is not None for key, _ in attr.type.cases):
                 c("return in.bytes(in.end - in.pos);  // no case: the bytes")
 

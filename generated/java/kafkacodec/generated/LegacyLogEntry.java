@@ -137,23 +137,7 @@ public final class LegacyLogEntry {
             Input in = Processors.keeps("kafka_compression", _value_args) ? new Input(_value_buf, _value_from, _value_to)
                 : new Input(Processors.decode("kafka_compression", _value_args, _value_buf, _value_from, _value_to, "legacy_log_entry/legacy_message/value"));
             long on = ((this.attributes & 7L));
-            if (on == 1L) {
-                try {
-                    LegacyLogEntry.MessageSet value = LegacyLogEntry.MessageSet.read(in, verify, this);
-                    return value;
-                } catch (DecodeException err) {
-                    throw err.within(in.b, _value_buf, _value_from);
-                }
-            }
-            if (on == 2L) {
-                try {
-                    LegacyLogEntry.MessageSet value = LegacyLogEntry.MessageSet.read(in, verify, this);
-                    return value;
-                } catch (DecodeException err) {
-                    throw err.within(in.b, _value_buf, _value_from);
-                }
-            }
-            if (on == 3L) {
+            if (on == 1L || on == 2L || on == 3L) {
                 try {
                     LegacyLogEntry.MessageSet value = LegacyLogEntry.MessageSet.read(in, verify, this);
                     return value;
