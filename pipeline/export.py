@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import jvm, register
-from .reading import read
+from . import jvm
+from .registration import register
 
 FORMATS = ("parquet", "delta")
 TIMESTAMP_TYPE_CONF = "spark.sql.parquet.outputTimestampType"
@@ -119,6 +119,7 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     """Read every record, transaction markers included (`isControl`), damaged batches reported as
     rows with `corruption` set, and write the table; then gather the summary from the segments
     table and the written rows."""
+    from .reading import read  # pyarrow: loaded once a session exists, as pyspark is
     df = read(spark, logdir, includeHeaders=include_headers, includeControlRecords=True, onCorrupt="report")
     write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)

@@ -105,16 +105,19 @@ def _build(javac: str, sources: list[Path], jars: Path, target: Path) -> Path:
         if done.returncode != 0:
             raise JvmReaderUnavailable(f"javac failed on the JVM reader: {done.stderr.strip()[-2000:]}")
         service = next(root / SERVICE for root in _roots() if (root / SERVICE).exists())
-        partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        handle, partial_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(handle)
+        partial = Path(partial_name)  # one of its own for each builder, processes and threads alike
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
             z.write(service, SERVICE)
             for f in sorted(classes.rglob("*.class")):
                 z.write(f, f.relative_to(classes).as_posix())
         os.replace(partial, target)  # whole or not at all, whatever runs beside it
-    for stale in target.parent.glob("kafkacodec-spark-*.jar"):  # of other sources or another pyspark
-        if stale != target:
-            stale.unlink(missing_ok=True)
+    if target.parent == HERE / "jars":  # this install's own folder (the shared cache serves other installs too)
+        for stale in target.parent.glob("kafkacodec-spark-*.jar"):  # of earlier sources of this install
+            if stale != target:
+                stale.unlink(missing_ok=True)
     return target
 
 
@@ -122,16 +125,19 @@ def configure(builder):
     """A SparkSession builder that loads the JVM reader in every thread of the session it builds
     (spark.jars), where it can be built; the builder as it was otherwise."""
     try:
-        return builder.config("spark.jars", jar().as_posix())
+        path = jar().as_posix()
     except JvmReaderUnavailable:
         return builder
+    given = getattr(builder, "_options", {}).get("spark.jars")  # the user's own jars stay
+    return builder.config("spark.jars", f"{given},{path}" if given else path)
 
 
 def attach(spark) -> Path:
     """Make the JVM reader usable from this Python thread of `spark`'s session: its jar built if need
     be, then added with SQL's ADD JAR (which serves the thread that runs it; again is harmless)."""
     path = jar()
-    spark.sql(f"ADD JAR '{path.as_posix()}'")
+    quoted = path.as_posix().replace("\\", "\\\\").replace("'", "\\'")  # a SQL string literal's escapes
+    spark.sql(f"ADD JAR '{quoted}'")
     return path
 
 

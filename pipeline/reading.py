@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 from . import jvm
 from .files import list_log
@@ -21,29 +23,51 @@ def _option_text(value) -> str:
 
 
 def hadoop_uri(uri: str, path: str) -> str:
-    """The URI by which Hadoop's FileSystem opens `path`, a file the planner listed under `uri`."""
+    """The URI by which Hadoop's FileSystem opens `path`, a file the planner listed under `uri`,
+    percent-encoded: pyarrow's path is the bucket and key for object stores (s3: is Hadoop's s3a:),
+    and an absolute path under the URI's authority for the others (hdfs://namenode:8020/...)."""
     if "://" in uri and not uri.startswith("file://"):
-        scheme = uri.split("://", 1)[0]
-        return f"{'s3a' if scheme == 's3' else scheme}://{path}"
-    return "file://" + path
+        parts = urlsplit(uri)
+        scheme = "s3a" if parts.scheme == "s3" else parts.scheme
+        if path.startswith("/"):
+            return f"{scheme}://{parts.netloc}{quote(path)}"
+        return f"{scheme}://{quote(path)}"
+    return Path(path).as_uri()
 
 
-def _check_scheme(spark, uri: str) -> None:
-    """Raise JvmReaderUnavailable where the session's Hadoop has no FileSystem for the path's scheme
-    (s3a: needs hadoop-aws, which pyspark's pip package does not ship), which pyarrow reads."""
-    target = hadoop_uri(uri, "x")
-    scheme = target.split("://", 1)[0]
-    if scheme == "file":
-        return
+def _jvm_unavailable(spark, uri: str) -> jvm.JvmReaderUnavailable | None:
+    """Why the JVM reader cannot read `uri` in this session's calling thread, or None when it is attached."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+    try:
+        jvm.attach(spark)
+    except jvm.JvmReaderUnavailable as err:
+        return err
+    except (Py4JError, PySparkException) as err:  # Spark refusing ADD JAR (a Connect session has no JVM here)
+        first = str(err).strip().splitlines()[0][:300] if str(err).strip() else repr(err)
+        return jvm.JvmReaderUnavailable(f"the session does not take the JVM reader's jar: {first}")
+    return _scheme_unavailable(spark, uri)
+
+
+def _scheme_unavailable(spark, uri: str) -> jvm.JvmReaderUnavailable | None:
+    """Why Hadoop's FileSystem, which the JVM reader opens files with, cannot open what pyarrow lists
+    under `uri`: no connector for its scheme (s3a: needs hadoop-aws, which pyspark's pip package does
+    not ship), or options in its query, which are pyarrow's; None when it can."""
+    if "://" not in uri or uri.startswith("file://"):
+        return None
     if "?" in uri:
-        raise jvm.JvmReaderUnavailable(f"the options in the path's query ({uri.split('?', 1)[1]}) are pyarrow's, "
-                                       "which Hadoop's FileSystem does not take (set them as spark.hadoop.* instead)")
+        return jvm.JvmReaderUnavailable(f"the options in the path's query ({uri.split('?', 1)[1]}) are pyarrow's, "
+                                        "which Hadoop's FileSystem does not take (set them as spark.hadoop.* instead)")
+    from py4j.protocol import Py4JError
+    scheme = hadoop_uri(uri, "x").split("://", 1)[0]
     try:
         conf = spark.sparkContext._jsc.hadoopConfiguration()
         spark.sparkContext._jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, conf)
-    except Exception:  # py4j's error for the JVM's UnsupportedFileSystemException
-        raise jvm.JvmReaderUnavailable(f"this session's Hadoop has no FileSystem for {scheme}: (add its connector, "
-                                       f"e.g. hadoop-aws for s3a:, to spark.jars)") from None
+    except Py4JError as err:  # carrying the JVM's error (UnsupportedFileSystemException: no connector)
+        said = next((line.strip() for line in str(err).splitlines() if "Exception" in line), str(err))[:300]
+        return jvm.JvmReaderUnavailable(f"this session's Hadoop cannot open {scheme}: paths ({said}; a connector "
+                                        "such as hadoop-aws for s3a: goes in spark.jars)")
+    return None
 
 
 def planned_slices(path: str, options: dict, schema=None) -> str:
@@ -77,20 +101,17 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
         from pyspark.sql.types import _parse_datatype_string
         schema = _parse_datatype_string(schema)
     if reader != "python":
-        try:
-            jvm.attach(spark)
-            _check_scheme(spark, str(path))
-        except jvm.JvmReaderUnavailable as err:
-            if reader == "jvm":
-                raise
-            if str(err) not in _said_why:
-                _said_why.add(str(err))
-                log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", err)
-        else:
+        why_not = _jvm_unavailable(spark, str(path))
+        if why_not is not None and reader == "jvm":
+            raise why_not
+        if why_not is not None and str(why_not) not in _said_why:
+            _said_why.add(str(why_not))
+            log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", why_not)
+        if why_not is None:
             frame = spark.read.format(jvm.SOURCE_NAME).options(**options)
             frame = frame.option("slices", planned_slices(str(path), options, schema))
             return (frame.schema(schema) if schema is not None else frame).load()
-    from . import register
+    from .registration import register
     register(spark, check=False)
     frame = spark.read.format("kafka-log").options(**options)
     return (frame.schema(schema) if schema is not None else frame).load(str(path))

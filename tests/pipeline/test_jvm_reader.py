@@ -161,3 +161,42 @@ def test_auto_says_once_why_it_reads_through_the_python_source(spark, codecs_log
     assert said == ["kafka-log: the Python data source reads this (slower than the JVM reader): no JDK (javac) here"]
     with pytest.raises(jvm.JvmReaderUnavailable):
         read(spark, codecs_log, reader="jvm")
+
+
+def test_a_field_of_the_headers_and_extreme_offset_bounds_read_as_in_the_python_source(spark, codecs_log):
+    """Spark prunes nested fields (headers.key alone); a bound at the largest long is no bound."""
+    for query in (lambda df: df.select("offset", "headers.key"),
+                  lambda df: df.where("array_contains(headers.value, X'')").select("offset"),
+                  lambda df: df.where("offset <= 9223372036854775807").select("offset", "value"),
+                  lambda df: df.where("offset > 9223372036854775806").select("offset")):
+        got = [query(read(spark, codecs_log, reader=r, includeHeaders=True)) for r in ("jvm", "python")]
+        assert got[0].exceptAll(got[1]).count() == 0 and got[1].exceptAll(got[0]).count() == 0
+    assert read(spark, codecs_log, reader="jvm").where("offset <= 9223372036854775807").count() > 0
+
+
+def test_a_batch_whose_records_do_not_decode_is_damage_even_for_a_count(spark, codecs_log, tmp_path):
+    """A valid CRC over a codec id no reader knows (7), and over a negative record count: a count(), which
+    needs no column of the records, still finds them, as the Python source does."""
+    import crc32c
+    for attributes_or, count in ((7, None), (0, -1)):
+        log, starts = damaged_copy(codecs_log / "mixed-1", tmp_path / f"c{count}" / "mixed-1", [])
+        data = bytearray(log.read_bytes())
+        at = starts[2]
+        if count is None:
+            data[at + 22] |= attributes_or
+        else:
+            data[at + 23:at + 27] = (count - 1).to_bytes(4, "big", signed=True)  # last offset delta
+            data[at + 57:at + 61] = count.to_bytes(4, "big", signed=True)
+        data[at + 17:at + 21] = crc32c.crc32c(bytes(data[at + 21:starts[3]])).to_bytes(4, "big")
+        log.write_bytes(bytes(data))
+        path = log.parent.parent
+        with pytest.raises(Exception, match=f"{log}: byte"):
+            read(spark, path, reader="jvm").count()
+        counts = [read(spark, path, reader=r, onCorrupt="skip").count() for r in ("jvm", "python")]
+        assert counts[0] == counts[1] > 0
+
+
+def test_a_log_dir_whose_path_needs_escaping_reads_as_in_the_python_source(spark, codecs_log, tmp_path):
+    odd = tmp_path / "a dir %41 with #"
+    shutil.copytree(codecs_log, odd)
+    assert same_rows(spark, odd, includeHeaders=True) > 0

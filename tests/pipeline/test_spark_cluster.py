@@ -213,7 +213,7 @@ def test_the_readme_gives_the_scripts_commands():
 
 
 def test_a_worker_that_does_not_start_is_reported_by_the_line_that_says_why():
-    from kafkacodec.pipeline import _cause
+    from kafkacodec.pipeline.registration import _cause
 
     err = RuntimeError("An error occurred while calling o52.collectAndServe.\n: org.apache.spark.SparkException: "
                        "Job aborted due to stage failure: Task 0 in stage 0.0 failed 4 times, most recent failure: "

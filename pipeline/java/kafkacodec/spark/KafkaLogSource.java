@@ -93,7 +93,7 @@ public final class KafkaLogSource implements TableProvider, DataSourceRegister {
                                                        + " is not one of kafka-log's, with its type");
                 }
             }
-            return new LogScan(schema, slices(options), new ReadSettings(options));
+            return new LogScan(schema, slices(options), new ReadSettings(options), options.asCaseSensitiveMap());
         }
     }
 }

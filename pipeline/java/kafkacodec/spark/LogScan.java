@@ -3,6 +3,7 @@ package kafkacodec.spark;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Literal;
@@ -15,6 +16,7 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /** A read of planned slices: the columns Spark needs, and the slices narrowed by pushed filters on topic,
@@ -24,12 +26,14 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
     private StructType schema;
     private final List<Slice> planned;
     private final ReadSettings settings;
+    private final Map<String, String> options;
     private Set<String> topics;  // null: any
     private Set<Integer> partitions;
     private long lo = Long.MIN_VALUE, hi = Long.MAX_VALUE;
     private final List<Predicate> used = new ArrayList<>();
 
-    LogScan(StructType schema, List<Slice> planned, ReadSettings settings) {
+    LogScan(StructType schema, List<Slice> planned, ReadSettings settings, Map<String, String> options) {
+        this.options = options;
         this.schema = schema;
         this.planned = planned;
         this.settings = settings;
@@ -37,7 +41,13 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
 
     @Override
     public void pruneColumns(StructType required) {
-        schema = required;
+        // headers whole even where a query names one of their fields (Spark prunes nested fields too):
+        // the readers fill both, and may hand back more than asked
+        StructType pruned = new StructType();
+        for (StructField f : required.fields()) {
+            pruned = pruned.add(f.name().equals("headers") ? Columns.schema(true).apply("headers") : f);
+        }
+        schema = pruned;
     }
 
     @Override
@@ -88,11 +98,11 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
         }
         long v = ((Number) values.get(0)).longValue();
         switch (op) {
-            case "=": lo = Math.max(lo, v); hi = Math.min(hi, v + 1); return true;
-            case ">": lo = Math.max(lo, v + 1); return true;
+            case "=": lo = Math.max(lo, v); hi = Math.min(hi, after(v)); return true;
+            case ">": lo = Math.max(lo, after(v)); return true;
             case ">=": lo = Math.max(lo, v); return true;
             case "<": hi = Math.min(hi, v); return true;
-            case "<=": hi = Math.min(hi, v + 1); return true;
+            case "<=": hi = Math.min(hi, after(v)); return true;
             case "IN":
                 long least = Long.MAX_VALUE, most = Long.MIN_VALUE;
                 for (Object o : values) {
@@ -100,10 +110,15 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
                     most = Math.max(most, ((Number) o).longValue());
                 }
                 lo = Math.max(lo, least);
-                hi = Math.min(hi, most + 1);
+                hi = Math.min(hi, after(most));
                 return true;
             default: return false;
         }
+    }
+
+    /** The exclusive bound just past offset `v`; none past the largest long (no offset is that large). */
+    private static long after(long v) {
+        return v == Long.MAX_VALUE ? Long.MAX_VALUE : v + 1;
     }
 
     private static <T> Set<T> intersect(Set<T> a, Set<T> b) {
@@ -149,6 +164,6 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new SliceReaders(schema, settings);
+        return new SliceReaders(schema, settings, options);
     }
 }

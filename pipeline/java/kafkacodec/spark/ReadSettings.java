@@ -1,6 +1,7 @@
 package kafkacodec.spark;
 
 import java.io.Serializable;
+import java.util.Locale;
 import java.util.Map;
 
 /** The options of a read that every task applies, as the planner gave them. */
@@ -12,6 +13,9 @@ final class ReadSettings implements Serializable {
     // read from the file at once (whole batches, never a whole segment): from object stores, and locally
     static final int WINDOW_BYTES = 8 << 20;
     static final int LOCAL_WINDOW_BYTES = 1 << 20;
+    // a batch larger than this is refused where the Python source refuses it (LIMITS.max_batch_bytes): a
+    // legacy entry, or a v2 batch cut by the offset bounds
+    static final long MAX_BATCH_BYTES = 64L << 20;
 
     final boolean includeHeaders;
     final boolean verifyCrc;
@@ -22,7 +26,7 @@ final class ReadSettings implements Serializable {
     ReadSettings(Map<String, String> options) {
         includeHeaders = flag(options, "includeheaders", false);
         verifyCrc = flag(options, "verifycrc", true);
-        onCorrupt = options.getOrDefault("oncorrupt", "fail").toLowerCase();
+        onCorrupt = options.getOrDefault("oncorrupt", "fail").toLowerCase(Locale.ROOT);
         readCommitted = options.getOrDefault("isolationlevel", "read_uncommitted").equalsIgnoreCase("read_committed");
         includeControl = flag(options, "includecontrolrecords", false);
     }

@@ -1,6 +1,7 @@
 package kafkacodec.spark;
 
 import java.io.IOException;
+import java.net.URI;
 import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import kafkacodec.runtime.Checksums;
@@ -46,7 +47,7 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
             enough &= Columns.FROM_BATCH_HEADER.contains(name);
         }
         headersEnough = enough;
-        Path path = new Path(slice.uri);
+        Path path = new Path(URI.create(slice.uri));  // percent-encoded by the planner
         FileSystem fs = path.getFileSystem(hadoop);
         if (fs instanceof LocalFileSystem) {
             // Kafka's files have no Hadoop .crc beside them: the raw reads skip that layer, and a window
@@ -113,7 +114,9 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
         pos = at + LOG_OVERHEAD + size;
         int from = (int) (at - windowAt);
         if ((window[from + MAGIC_AT] & 0xFF) < 2) {  // unsigned, as the Python reader compares it
-            legacy(at, from, size);
+            if (!tooLarge(at, size)) {
+                legacy(at, from, size);
+            }
             return;
         }
         RecordBatch batch;
@@ -136,12 +139,15 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
                     : settings.readCommitted && transactional && slice.isAborted(batch.producer_id, base)) {
             return;
         }
+        if ((base < slice.lo || last >= slice.hi) && tooLarge(at, size)) {  // read record by record there
+            return;
+        }
         boolean crcValid = settings.verifyCrc || !out.wants("crcValid")
             || Checksums.of("crc32c", window, from + 21, from + LOG_OVERHEAD + size) == batch._crc;
-        // from the header alone where its offsets follow one another (the cleaner's batches leave gaps), and
-        // its count is one the records' reader would take (a larger one is refused there, as damage)
-        if (headersEnough && batch._records_count == batch.last_offset_delta + 1
-                && batch._records_count <= Processors.MAX_ITEMS) {
+        // from the header alone where its offsets follow one another (the cleaner's batches leave gaps), its
+        // count is one the records' reader would take and its codec one it knows (else it is refused there)
+        if (headersEnough && batch._records_count == batch.last_offset_delta + 1 && batch._records_count >= 0
+                && batch._records_count <= Processors.MAX_ITEMS && (batch.attributes & 7) <= 4) {
             long first = Math.max(slice.lo, base), through = Math.min(slice.hi - 1, last);
             out.fromHeader(batch, first, (int) (through - first + 1), at, crcValid);
             return;
@@ -154,6 +160,16 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
             return;
         }
         out.records(batch, items, slice.lo, slice.hi, at, crcValid);
+    }
+
+    /** Whether the batch at `at` is larger than the Python source reads record by record, said as damage. */
+    private boolean tooLarge(long at, int size) throws IOException {
+        if (size <= ReadSettings.MAX_BATCH_BYTES) {
+            return false;
+        }
+        damaged("batch of " + size + " bytes is larger than the limit of " + ReadSettings.MAX_BATCH_BYTES
+                + " (kafkacodec.runtime.limits.LIMITS.max_batch_bytes)", at + 8, "log/size", at);
+        return true;
     }
 
     /** A legacy entry's records, in the offset bounds. */

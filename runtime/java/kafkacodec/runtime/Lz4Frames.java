@@ -47,6 +47,17 @@ final class Lz4Frames {
             throw fault("stream frame descriptor corrupted", from, path);
         }
         pos++;
+        try {
+            return blocks(b, from, to, pos, maxBlock, blockChecksum, path);
+        } finally {
+            if (SCRATCH.get().length > SCRATCH_KEPT) {
+                SCRATCH.remove();  // a large batch's scratch (or a bomb's, refused) is not held on to
+            }
+        }
+    }
+
+    private static byte[] blocks(byte[] b, int from, int to, int pos, int maxBlock, boolean blockChecksum,
+                                 String path) throws DecodeException {
         byte[] out = SCRATCH.get();  // blocks land here, then the whole is copied out once, at its size
         int total = 0;
         while (true) {
@@ -94,11 +105,7 @@ final class Lz4Frames {
             }
             pos += size + (blockChecksum ? 4 : 0);
         }
-        byte[] whole = java.util.Arrays.copyOf(out, total);
-        if (out.length > SCRATCH_KEPT) {
-            SCRATCH.remove();  // a large batch's scratch is not held on to
-        }
-        return whole;
+        return java.util.Arrays.copyOf(out, total);
     }
 
     private static int le32(byte[] b, int at) {
