@@ -77,6 +77,7 @@ class Summary:
     aborted_transactions: int = 0
     damaged: list[tuple[str, int, str]] = field(default_factory=list)
     lag: list[tuple[str, str, int, int]] = field(default_factory=list)  # group, topic, partitions, total lag
+    reader: str = ""  # which read the records: "jvm" or "python"
 
     def table(self) -> Table:
         t = Table("topic", "partitions", "records", "bytes")
@@ -115,16 +116,17 @@ def write_table(df, out: str, fmt: str, mode: str) -> None:
 
 
 def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
-           include_headers: bool = True) -> Summary:
+           include_headers: bool = True, reader: str = "auto") -> Summary:
     """Read every record, transaction markers included (`isControl`), damaged batches reported as
     rows with `corruption` set, and write the table; then gather the summary from the segments
     table and the written rows."""
-    from .reading import read  # pyarrow: loaded once a session exists, as pyspark is
-    df = read(spark, logdir, includeHeaders=include_headers, includeControlRecords=True, onCorrupt="report")
+    from .reading import read, reader_of  # pyarrow: loaded once a session exists, as pyspark is
+    df = read(spark, logdir, reader=reader, includeHeaders=include_headers, includeControlRecords=True,
+              onCorrupt="report")
     write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)
-    summary = Summary()
+    summary = Summary(reader=reader_of(df))
     from pyspark.sql import functions as F  # pyspark: an optional extra (see session)
     per_topic = segments.groupBy("topic").agg(
         F.countDistinct("partition").alias("partitions"), F.sum("sizeBytes").alias("bytes"),

@@ -27,10 +27,10 @@ def latest_per_key(df: DataFrame) -> DataFrame:
 
 
 def compact_table(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
-                  read_committed: bool = True) -> list[tuple[str, int, int]]:
+                  read_committed: bool = True, reader: str = "auto") -> list[tuple[str, int, int]]:
     """Write the latest value of every key of every topic-partition under `logdir` as a table;
     returns (topic, partitions, keys) per topic."""
-    df = read(spark, logdir, includeHeaders=True,
+    df = read(spark, logdir, reader=reader, includeHeaders=True,
               isolationLevel="read_committed" if read_committed else "read_uncommitted")
     write_table(latest_per_key(df), out, fmt, mode)
     written = spark.read.format(fmt).load(out)

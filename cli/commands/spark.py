@@ -12,8 +12,10 @@ import click
 @click.argument("out")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
 @click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
+@click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
+              help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's Python data source.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> None:
+def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, force: bool) -> None:
     """Export a log dir (or partition, or segment; local or s3://, gs://, hdfs://) to a table through
     Spark: every record with Kafka's columns and the batch columns, headers and transaction
     markers (isControl) included."""
@@ -28,7 +30,7 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
     spark = session(master)
     try:
         with stage_progress(spark, console):
-            summary = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists")
+            summary = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", reader=reader)
     except Exception as err:  # Spark reports a Python error deep in its own; say it in one line
         text = str(err).strip().splitlines()
         click.echo(f"error: {text[0] if text else err}", err=True)
@@ -38,7 +40,8 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
     Console().print(summary.table())
     if summary.lag:
         Console().print(summary.lag_table())
-    click.echo(f"wrote {out} ({fmt}); corrupt batches: {summary.corrupt_batches}; invalid bytes at segment ends: "
+    click.echo(f"wrote {out} ({fmt}, read by the {summary.reader} reader); corrupt batches: {summary.corrupt_batches}; "
+               f"invalid bytes at segment ends: "
                f"{summary.invalid_bytes}; aborted transactions: {summary.aborted_transactions}")
     for segment, position, why in summary.damaged:
         click.echo(f"damaged: {segment} at byte {position}: {why}", err=True)
@@ -51,8 +54,11 @@ def export(logdir: str, out: str, fmt: str, master: str | None, force: bool) -> 
 @click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
 @click.option("--read-uncommitted", is_flag=True, help="Count records of aborted transactions too.")
 @click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
+@click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
+              help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's Python data source.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, master: str | None, force: bool) -> None:
+def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, master: str | None, reader: str,
+                  force: bool) -> None:
     """The current value of every key of every topic-partition of a log dir (local or s3://...),
     as a table: the latest record per key, tombstones delete, read-committed unless told."""
     from rich.console import Console
@@ -67,7 +73,8 @@ def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, maste
     spark = session(master, app="kafkacodec compact-table")
     try:
         with stage_progress(spark, Console(stderr=True)):
-            topics = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", not read_uncommitted)
+            topics = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", not read_uncommitted,
+                         reader=reader)
     except Exception as err:
         text = str(err).strip().splitlines()
         click.echo(f"error: {text[0] if text else err}", err=True)

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.spark
 from kafkacodec.pipeline import jvm  # noqa: E402
 from kafkacodec.pipeline.reading import read  # noqa: E402
 from kafkacodec.storage.change.writer import PartitionWriter  # noqa: E402
+from tests.storage.test_tiered_layouts import aiven, local_tiered, written  # noqa: E402,F401 (a fixture)
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -200,3 +201,12 @@ def test_a_log_dir_whose_path_needs_escaping_reads_as_in_the_python_source(spark
     odd = tmp_path / "a dir %41 with #"
     shutil.copytree(codecs_log, odd)
     assert same_rows(spark, odd, includeHeaders=True) > 0
+
+
+@pytest.mark.parametrize("layout", ["local-tiered", "aiven"])
+def test_tiered_storage_copies_read_as_in_the_python_source(spark, written, tmp_path, layout):
+    """The layouts of Kafka's LocalTieredStorage and of Aiven's plugin, which the planner lists and the
+    JVM reader then reads as any segment."""
+    root = local_tiered(written, tmp_path / "rsm", padded=True) if layout == "local-tiered" else \
+        aiven(written, tmp_path / "bucket")
+    assert same_rows(spark, root, includeHeaders=True) == 2 * 60 * 5

@@ -229,6 +229,7 @@ def test_export_command_writes_parquet_and_summarises(sample, tmp_path):
     assert table.num_rows == len(expected_rows(sample))
     assert set(table.column_names) >= {"key", "value", "topic", "partition", "offset", "headers", "corruption"}
     assert "aborted transactions: 2" in run.stdout and "payments" in run.stdout
+    assert f"read by the {'jvm' if shutil.which('javac') else 'python'} reader" in run.stdout
     for piece in out.glob("*.parquet"):  # timestamps as INT64 micros, with the statistics to skip by time
         meta = pq.ParquetFile(piece).metadata
         column = meta.schema.column(meta.schema.names.index("timestamp"))
@@ -238,6 +239,10 @@ def test_export_command_writes_parquet_and_summarises(sample, tmp_path):
     again = subprocess.run([sys.executable, "-m", "kafkacodec", "export", str(sample), str(out)],
                            capture_output=True, text=True, timeout=600)
     assert again.returncode == 1 and "error:" in again.stderr  # an existing table is kept unless --force
+    by_python = subprocess.run([sys.executable, "-m", "kafkacodec", "export", "--reader", "python", str(sample),
+                                str(tmp_path / "again")], capture_output=True, text=True, timeout=600)
+    assert by_python.returncode == 0 and "read by the python reader" in by_python.stdout
+    assert pq.read_table(tmp_path / "again").num_rows == table.num_rows
 
 
 def test_reads_a_log_dir_in_an_s3_bucket(spark, sample):
