@@ -2,7 +2,9 @@
 fields (each named as the Python classes store it) and `read(Input, verify, enclosing objects...)`,
 which walks the type's ops as the other readers do and throws DecodeException (the byte and the
 schema path) wherever they raise. Lazy fields keep their bytes and decode in a method of their
-name. The root class also gets `read(byte[], pos, end, verify)`. Types with what this target does
+name; sized bytes and text read as they lie are kept in place (`_<name>_at`, `_<name>_len` in the
+buffer read, `_io`), copied or decoded by a method of their name, so that a reader of many records
+appends them from there: the buffer must stay as it was while they are used. The root class also gets `read(byte[], pos, end, verify)`. Types with what this target does
 not read yet (eager switches, repeats until, parameters) leave the schema without Java readers;
 a lazy sized switch is an Object: the case's class, or byte[] where no case matches."""
 from __future__ import annotations
@@ -121,11 +123,15 @@ class JavaEmitter:
 
     def members(self, c: Code, spec: TypeSpec) -> None:
         self.owner = spec
+        if any(self.in_place(a) for a in spec.seq):
+            c("public byte[] _io;  // the bytes read, which the fields kept in place are copied or decoded from")
         for attr in spec.seq:
             if attr.lazy:
                 c(f"public long[] _{attr.id}_args;  // the processor's arguments, as read")
                 c(f"public byte[] _{attr.id}_buf;")
                 c(f"public int _{attr.id}_from, _{attr.id}_to;")
+            elif self.in_place(attr):
+                c(f"public int _{attr.id}_at = -1, _{attr.id}_len;  // where in _io; -1: absent")
             else:
                 c(f"public {self.java_type(attr)} {attr.storage};")
         for inst in spec.instances:
@@ -136,6 +142,8 @@ class JavaEmitter:
         for attr in spec.seq:
             if attr.lazy:
                 self.lazy_method(c, spec, attr)
+            elif self.in_place(attr):
+                self.in_place_method(c, attr)
 
     # -- one type's reader ---------------------------------------------------------------
     def scope(self, spec: TypeSpec) -> Scope:
@@ -156,6 +164,8 @@ class JavaEmitter:
         with c.block(f"static {name} read(Input in, boolean verify{params}) throws DecodeException {{", end="}"):
             c(f"{name} self = new {name}();")
             c("self._parent = a1;")
+            if any(self.in_place(a) for a in spec.seq):
+                c("self._io = in.b;")
             c("int start = in.pos;")
             for op in facts.ops:
                 if isinstance(op, FixedRun):
@@ -202,11 +212,36 @@ class JavaEmitter:
         with c.block(f"if ({' || '.join(fails)}) {{", end="}"):
             c(f'throw new DecodeException("{attr.id} " + {var} + " is not valid", {at}, "{path}");')
 
+    def in_place(self, attr: Attr) -> bool:
+        """Whether a field is kept as where its bytes are (copied or decoded only when asked for, and
+        appended from there by whoever reads many): sized bytes or text, read as they lie."""
+        f = self.field_ir(attr)
+        return (f.value in (ValueKind.BYTES, ValueKind.STR) and not attr.repeat and not attr.lazy
+                and attr.process is None and attr.size is not None)
+
+    def in_place_method(self, c: Code, attr: Attr) -> None:
+        kind = self.java_type(attr)
+        at, n = f"_{attr.id}_at", f"_{attr.id}_len"
+        c("")
+        c(f"/** {attr.id}, {'decoded' if kind == 'String' else 'copied'} from the bytes read; null where absent. */")
+        with c.block(f"public {kind} {attr.id}() {{", end="}"):
+            value = (f"new String(_io, {at}, {n}, java.nio.charset.StandardCharsets.UTF_8)" if kind == "String"
+                     else f"java.util.Arrays.copyOfRange(_io, {at}, {at} + {n})")
+            c(f"return {at} < 0 ? null : {value};")
+
     def field(self, c: Code, spec: TypeSpec, attr: Attr, scope: Scope) -> None:
         var = f"f_{attr.id}"
         kind = self.java_type(attr)
         if attr.lazy:
             self.lazy(c, spec, attr, scope)
+            return
+        if self.in_place(attr):
+            path = self.ir[spec].field(attr.id).path
+            with c.block("{" if attr.if_ is None else f"if ({self.expr(attr.if_, scope, attr.loc)}) {{", end="}"):
+                self.size(c, attr, scope, path)
+                c(f"self._{attr.id}_at = in.pos;")
+                c(f"self._{attr.id}_len = n;")
+                c("in.pos = e;")
             return
         c(f"{kind} {var};")
         if attr.if_ is not None:

@@ -38,10 +38,10 @@ public final class DumpBatches {
                 for (int i = 0; i < items.length; i++) {
                     RecordBatch.Record r = items[i];
                     line.append(i == 0 ? "" : ", ").append("[").append(r.offset).append(", ").append(r.timestamp)
-                        .append(", ").append(hex(r.key)).append(", ").append(hex(r.value)).append(", [");
+                        .append(", ").append(hex(r.key())).append(", ").append(hex(r.value())).append(", [");
                     for (int j = 0; j < r.headers.length; j++) {
-                        line.append(j == 0 ? "" : ", ").append("[").append(text(r.headers[j].key)).append(", ")
-                            .append(hex(r.headers[j].value)).append("]");
+                        line.append(j == 0 ? "" : ", ").append("[").append(text(r.headers[j].key())).append(", ")
+                            .append(hex(r.headers[j].value())).append("]");
                     }
                     line.append("]]");
                 }
@@ -60,7 +60,7 @@ public final class DumpBatches {
         StringBuilder line = new StringBuilder();
         line.append("{\"pos\": ").append(pos).append(", \"offset\": ").append(entry.offset)
             .append(", \"magic\": ").append(m.magic).append(", \"attributes\": ").append(m.attributes)
-            .append(", \"timestamp\": ").append(m.timestamp).append(", \"key\": ").append(hex(m.key))
+            .append(", \"timestamp\": ").append(m.timestamp).append(", \"key\": ").append(hex(m.key()))
             .append(", \"value\": ");
         Object value = m.value(verify);
         if (value instanceof LegacyLogEntry.MessageSet) {

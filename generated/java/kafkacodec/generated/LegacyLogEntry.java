@@ -55,12 +55,13 @@ public final class LegacyLogEntry {
     public int _end;
 
     public static final class LegacyMessage {
+        public byte[] _io;  // the bytes read, which the fields kept in place are copied or decoded from
         public long _crc;
         public long magic;
         public long attributes;
         public Long timestamp;
         public long _key_length;
-        public byte[] key;
+        public int _key_at = -1, _key_len;  // where in _io; -1: absent
         public long _value_length;
         public long[] _value_args;  // the processor's arguments, as read
         public byte[] _value_buf;
@@ -70,6 +71,7 @@ public final class LegacyLogEntry {
         static LegacyLogEntry.LegacyMessage read(Input in, boolean verify, LegacyLogEntry a1) throws DecodeException {
             LegacyLogEntry.LegacyMessage self = new LegacyLogEntry.LegacyMessage();
             self._parent = a1;
+            self._io = in.b;
             int start = in.pos;
             in.need(6, "legacy_log_entry/legacy_message/crc");
             long f_crc = in.be(in.pos + 0, 4, false);
@@ -97,19 +99,13 @@ public final class LegacyLogEntry {
             long f_key_length = in.be(in.pos + 0, 4, true);
             self._key_length = f_key_length;
             in.pos += 4;
-            byte[] f_key;
             if ((f_key_length >= 0L)) {
-                {
-                    int n = in.size(f_key_length, "legacy_log_entry/legacy_message/key");
-                    int e = in.pos + n;
-                    f_key = in.bytes(n);
-                    in.pos = e;
-                }
+                int n = in.size(f_key_length, "legacy_log_entry/legacy_message/key");
+                int e = in.pos + n;
+                self._key_at = in.pos;
+                self._key_len = n;
+                in.pos = e;
             }
-            else {
-                f_key = null;
-            }
-            self.key = f_key;
             in.need(4, "legacy_log_entry/legacy_message/value_length");
             long f_value_length = in.be(in.pos + 0, 4, true);
             self._value_length = f_value_length;
@@ -127,6 +123,11 @@ public final class LegacyLogEntry {
                 throw new DecodeException("stored crc " + f_crc + " does not match the bytes", start, "legacy_log_entry/legacy_message/crc");
             }
             return self;
+        }
+
+        /** key, copied from the bytes read; null where absent. */
+        public byte[] key() {
+            return _key_at < 0 ? null : java.util.Arrays.copyOfRange(_io, _key_at, _key_at + _key_len);
         }
 
         /** value, decoded from the bytes kept when this was read. */

@@ -135,14 +135,15 @@ public final class RecordBatch {
     }
 
     public static final class Record {
+        public byte[] _io;  // the bytes read, which the fields kept in place are copied or decoded from
         public long _length;
         public long attributes;
         public long timestamp_delta;
         public long offset_delta;
         public long _key_length;
-        public byte[] key;
+        public int _key_at = -1, _key_len;  // where in _io; -1: absent
         public long _value_length;
-        public byte[] value;
+        public int _value_at = -1, _value_len;  // where in _io; -1: absent
         public long _headers_count;
         public RecordBatch.Header[] headers;
         public long offset;
@@ -152,6 +153,7 @@ public final class RecordBatch {
         static RecordBatch.Record read(Input in, boolean verify, RecordBatch.Records a1, RecordBatch a2) throws DecodeException {
             RecordBatch.Record self = new RecordBatch.Record();
             self._parent = a1;
+            self._io = in.b;
             int start = in.pos;
             long f_length;
             f_length = in.varint(5, true, "record_batch/record/length");
@@ -170,35 +172,23 @@ public final class RecordBatch {
             long f_key_length;
             f_key_length = in.varint(5, true, "record_batch/record/key_length");
             self._key_length = f_key_length;
-            byte[] f_key;
             if ((f_key_length >= 0L)) {
-                {
-                    int n = in.size(f_key_length, "record_batch/record/key");
-                    int e = in.pos + n;
-                    f_key = in.bytes(n);
-                    in.pos = e;
-                }
+                int n = in.size(f_key_length, "record_batch/record/key");
+                int e = in.pos + n;
+                self._key_at = in.pos;
+                self._key_len = n;
+                in.pos = e;
             }
-            else {
-                f_key = null;
-            }
-            self.key = f_key;
             long f_value_length;
             f_value_length = in.varint(5, true, "record_batch/record/value_length");
             self._value_length = f_value_length;
-            byte[] f_value;
             if ((f_value_length >= 0L)) {
-                {
-                    int n = in.size(f_value_length, "record_batch/record/value");
-                    int e = in.pos + n;
-                    f_value = in.bytes(n);
-                    in.pos = e;
-                }
+                int n = in.size(f_value_length, "record_batch/record/value");
+                int e = in.pos + n;
+                self._value_at = in.pos;
+                self._value_len = n;
+                in.pos = e;
             }
-            else {
-                f_value = null;
-            }
-            self.value = f_value;
             int m_headers_count = in.pos;
             long f_headers_count;
             f_headers_count = in.varint(5, true, "record_batch/record/headers_count");
@@ -222,47 +212,62 @@ public final class RecordBatch {
             self.timestamp = (((((a2.attributes >> 3L) & 1L)) == 1L) ? a2.max_timestamp : (a2.base_timestamp + f_timestamp_delta));
             return self;
         }
+
+        /** key, copied from the bytes read; null where absent. */
+        public byte[] key() {
+            return _key_at < 0 ? null : java.util.Arrays.copyOfRange(_io, _key_at, _key_at + _key_len);
+        }
+
+        /** value, copied from the bytes read; null where absent. */
+        public byte[] value() {
+            return _value_at < 0 ? null : java.util.Arrays.copyOfRange(_io, _value_at, _value_at + _value_len);
+        }
     }
 
     public static final class Header {
+        public byte[] _io;  // the bytes read, which the fields kept in place are copied or decoded from
         public long _key_length;
-        public String key;
+        public int _key_at = -1, _key_len;  // where in _io; -1: absent
         public long _value_length;
-        public byte[] value;
+        public int _value_at = -1, _value_len;  // where in _io; -1: absent
         public RecordBatch.Record _parent;
 
         static RecordBatch.Header read(Input in, boolean verify, RecordBatch.Record a1) throws DecodeException {
             RecordBatch.Header self = new RecordBatch.Header();
             self._parent = a1;
+            self._io = in.b;
             int start = in.pos;
             long f_key_length;
             f_key_length = in.varint(5, true, "record_batch/header/key_length");
             self._key_length = f_key_length;
-            String f_key;
             {
                 int n = in.size(f_key_length, "record_batch/header/key");
                 int e = in.pos + n;
-                f_key = in.text(n);
+                self._key_at = in.pos;
+                self._key_len = n;
                 in.pos = e;
             }
-            self.key = f_key;
             long f_value_length;
             f_value_length = in.varint(5, true, "record_batch/header/value_length");
             self._value_length = f_value_length;
-            byte[] f_value;
             if ((f_value_length >= 0L)) {
-                {
-                    int n = in.size(f_value_length, "record_batch/header/value");
-                    int e = in.pos + n;
-                    f_value = in.bytes(n);
-                    in.pos = e;
-                }
+                int n = in.size(f_value_length, "record_batch/header/value");
+                int e = in.pos + n;
+                self._value_at = in.pos;
+                self._value_len = n;
+                in.pos = e;
             }
-            else {
-                f_value = null;
-            }
-            self.value = f_value;
             return self;
+        }
+
+        /** key, decoded from the bytes read; null where absent. */
+        public String key() {
+            return _key_at < 0 ? null : new String(_io, _key_at, _key_len, java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        /** value, copied from the bytes read; null where absent. */
+        public byte[] value() {
+            return _value_at < 0 ? null : java.util.Arrays.copyOfRange(_io, _value_at, _value_at + _value_len);
         }
     }
 }

@@ -98,12 +98,14 @@ final class ColumnSink {
             switch (names[c]) {
                 case "key":
                     for (int k = 0; k < n; k++) {
-                        bytes += binary(v, items[kept[k]].key);
+                        RecordBatch.Record r = items[kept[k]];
+                        bytes += binary(v, r._io, r._key_at, r._key_len);
                     }
                     break;
                 case "value":
                     for (int k = 0; k < n; k++) {
-                        bytes += binary(v, items[kept[k]].value);
+                        RecordBatch.Record r = items[kept[k]];
+                        bytes += binary(v, r._io, r._value_at, r._value_len);
                     }
                     break;
                 case "offset":
@@ -255,12 +257,17 @@ final class ColumnSink {
     }
 
     private static int binary(WritableColumnVector v, byte[] value) {
-        if (value == null) {
+        return value == null ? binary(v, null, -1, 0) : binary(v, value, 0, value.length);
+    }
+
+    /** The bytes [at, at + n) of `b`, appended as they lie; null where `at` is -1 (absent). */
+    private static int binary(WritableColumnVector v, byte[] b, int at, int n) {
+        if (at < 0) {
             v.appendNull();
             return 0;
         }
-        v.appendByteArray(value, 0, value.length);
-        return value.length;
+        v.appendByteArray(b, at, n);
+        return n;
     }
 
     /** A record's headers; null where it has none, as Spark's Kafka source gives them. */
@@ -273,10 +280,25 @@ final class ColumnSink {
         WritableColumnVector element = v.arrayData();
         for (RecordBatch.Header h : headers) {
             element.appendStruct(false);
-            byte[] key = utf8(h.key);
-            element.getChild(0).appendByteArray(key, 0, key.length);
-            bytes += key.length + binary(element.getChild(1), h.value);
+            if (ascii(h._io, h._key_at, h._key_len)) {  // as it lies; other text as Java decodes it (Kafka's way)
+                element.getChild(0).appendByteArray(h._io, h._key_at, h._key_len);
+                bytes += h._key_len;
+            } else {
+                byte[] key = utf8(h.key());
+                element.getChild(0).appendByteArray(key, 0, key.length);
+                bytes += key.length;
+            }
+            bytes += binary(element.getChild(1), h._io, h._value_at, h._value_len);
         }
+    }
+
+    private static boolean ascii(byte[] b, int at, int n) {
+        for (int i = at; i < at + n; i++) {
+            if (b[i] < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static byte[] utf8(String s) {

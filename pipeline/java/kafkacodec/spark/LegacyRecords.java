@@ -27,7 +27,7 @@ final class LegacyRecords {
         int attributes = (int) m.attributes;
         if ((attributes & COMPRESSION) == 0) {
             LegacyRecords one = new LegacyRecords(1);
-            one.keys[0] = m.key;
+            one.keys[0] = m.key();
             one.values[0] = (byte[]) m.value(verify);
             one.offsets[0] = entry.offset;
             one.timestamps[0] = m.magic == 0 ? -1 : m.timestamp;
@@ -73,7 +73,7 @@ final class LegacyRecords {
             if ((im.attributes & COMPRESSION) != 0) {
                 throw new DecodeException("inner messages must not be compressed", -1, "legacy_log_entry/message");
             }
-            out.keys[i] = im.key;
+            out.keys[i] = im.key();
             out.values[i] = (byte[]) im.value(verify);
             out.offsets[i] = base + inner[i].offset;
             if (logAppend) {
