@@ -17,11 +17,11 @@ final class ColumnSink {
     private static final long NO_TIMESTAMP = -1;
     private static final byte[][] CODEC_NAMES = {utf8("none"), utf8("gzip"), utf8("snappy"), utf8("lz4"), utf8("zstd")};
     private static final byte[] UNKNOWN_CODEC = utf8("?");
+    private static final java.util.Set<String> SLICE_CONSTANTS = java.util.Set.of("topic", "partition", "segment");
 
     private final String[] names;
     private final OnHeapColumnVector[] vectors;
     private final ColumnarBatch batch;
-    private static final java.util.Set<String> SLICE_CONSTANTS = java.util.Set.of("topic", "partition", "segment");
     private final byte[] topic, segment;
     private final int partition;
     private int rows;

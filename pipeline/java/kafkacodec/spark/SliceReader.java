@@ -110,13 +110,16 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
             done = true;
             return;
         }
-        load(at, LOG_OVERHEAD + size);
         pos = at + LOG_OVERHEAD + size;
+        load(at, MAGIC_AT + 1);  // (size >= MIN_RECORD_OVERHEAD: the magic byte is inside the batch)
+        boolean legacy = (window[(int) (at - windowAt) + MAGIC_AT] & 0xFF) < 2;  // unsigned, as in Python
+        if (legacy && tooLarge(at, size)) {  // refused before its bytes are read
+            return;
+        }
+        load(at, LOG_OVERHEAD + size);
         int from = (int) (at - windowAt);
-        if ((window[from + MAGIC_AT] & 0xFF) < 2) {  // unsigned, as the Python reader compares it
-            if (!tooLarge(at, size)) {
-                legacy(at, from, size);
-            }
+        if (legacy) {
+            legacy(at, from, size);
             return;
         }
         RecordBatch batch;
