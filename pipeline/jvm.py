@@ -4,6 +4,7 @@ its jar, compiled with javac against the installed pyspark's jars the first time
 No pyspark import until a session is at hand."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -71,6 +72,13 @@ def _digest(sources: list[Path], jars: Path) -> str:
     return h.hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1)
+def _named() -> tuple[list[Path], Path, str]:
+    """The sources, the Spark jars and the jar's name: found and hashed once a process, not at every read."""
+    sources, jars = _sources(), _spark_jars()
+    return sources, jars, f"kafkacodec-spark-{_digest(sources, jars)}.jar"
+
+
 def _jar_dirs() -> list[Path]:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kafkacodec"
     return [HERE / "jars", cache]
@@ -79,8 +87,7 @@ def _jar_dirs() -> list[Path]:
 def jar(build: bool = True) -> Path:
     """The reader's jar for these sources and this pyspark, built when missing (`build`); raises
     JvmReaderUnavailable saying why there is none."""
-    sources, jars = _sources(), _spark_jars()
-    name = f"kafkacodec-spark-{_digest(sources, jars)}.jar"
+    sources, jars, name = _named()
     for folder in _jar_dirs():
         if (folder / name).exists():
             return folder / name

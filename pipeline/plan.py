@@ -261,6 +261,16 @@ def slices(plan: Plan, max_bytes: int | None = None, pushed: dict | None = None,
     return out, listing.skipped
 
 
+def planned(plan: Plan, pushed: dict | None = None) -> list[Slice]:
+    """The slices of a read (see `slices`), after a warning naming what subscribe, subscribePattern
+    or assign names that the path does not hold (a read of it is no rows)."""
+    listing = list_log(plan.uri)
+    missing = not_found(plan, listing.partitions)
+    if missing is not None:
+        log.warning("kafka-log: %s", missing)
+    return slices(plan, pushed=pushed, listing=listing)[0]
+
+
 def _stable_bound(uri: str, part: PartitionFiles, end: int | None, stopped: list[str],
                   passed_over: list) -> int | None:
     """`end` lowered to the partition's last stable offset where a transaction is still open at its

@@ -10,8 +10,9 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from . import jvm
-from .files import list_log
-from .plan import OptionError, not_found, options_for_schema, parse_options, slices
+from .columns import ddl
+from .headers import HEADER_COLUMNS
+from .plan import OptionError, options_for_schema, parse_options, planned
 
 log = logging.getLogger("kafkacodec.pipeline")
 READERS = ("auto", "jvm", "python")
@@ -78,14 +79,9 @@ def planned_slices(path: str, options: dict, schema=None) -> str:
             options_for_schema(schema, plan.options)  # the same checks, and messages, as the Python source
     except OptionError as err:
         raise ValueError(f"kafka-log: {err}") from None
-    listing = list_log(plan.uri)
-    missing = not_found(plan, listing.partitions)
-    if missing is not None:
-        log.warning("kafka-log: %s", missing)
-    work, _ = slices(plan, listing=listing)
     return json.dumps([{"uri": hadoop_uri(plan.uri, s.path), "segment": s.path, "topic": s.topic,
                         "partition": s.partition, "start": s.start_pos, "end": s.end_pos, "lo": s.start_offset,
-                        "hi": s.end_offset, "aborted": [list(t) for t in s.aborted]} for s in work])
+                        "hi": s.end_offset, "aborted": [list(t) for t in s.aborted]} for s in planned(plan)])
 
 
 def read(spark, path, schema=None, reader: str = "auto", **options):
@@ -109,7 +105,9 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
             log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", why_not)
         if why_not is None:
             frame = spark.read.format(jvm.SOURCE_NAME).options(**options)
-            frame = frame.option("slices", planned_slices(str(path), options, schema))
+            # what it reads, as the Python source reads it: the slices, every column, those of batch headers
+            frame = frame.options(slices=planned_slices(str(path), options, schema), columns=ddl(True),
+                                  batchHeaderColumns=",".join(sorted(HEADER_COLUMNS)))
             return (frame.schema(schema) if schema is not None else frame).load()
     from .registration import register
     register(spark, check=False)

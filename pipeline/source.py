@@ -3,7 +3,6 @@ columns and options of Spark's own Kafka source."""
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from dataclasses import replace
 
 from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, GreaterThan, GreaterThanOrEqual, In,
@@ -11,14 +10,10 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, EqualTo, Great
 
 from . import columns
 from .decode import Slice, decode_slice
-from .files import list_log, windows
+from .files import windows
 from .headers import HEADER_COLUMNS, header_rows, projected
-from .plan import OptionError, Plan, not_found, options_for_schema, parse_options, slices
+from .plan import OptionError, Plan, options_for_schema, parse_options, planned
 from .sink import KafkaLogWriter
-
-# Spark plans a read in a Python process of its own on the driver: what it logs goes to the
-# driver's console (or to spark.tvf.python_worker_logs() with spark.sql.pyspark.worker.logging.enabled)
-log = logging.getLogger("kafkacodec.pipeline")
 
 
 class SlicePartition(InputPartition):
@@ -32,12 +27,9 @@ class KafkaLogReader(DataSourceReader):
         self.pushed: dict = {}
 
     def partitions(self):
-        listing = list_log(self.plan.uri)
-        missing = not_found(self.plan, listing.partitions)
-        if missing is not None:
-            log.warning("kafka-log: %s", missing)
-        work, _ = slices(self.plan, pushed=self.pushed, listing=listing)
-        return [SlicePartition(s) for s in work]
+        # Spark plans a read in a Python process of its own on the driver: what `planned` logs goes to
+        # the driver's console (or to spark.tvf.python_worker_logs() with spark.sql.pyspark.worker.logging.enabled)
+        return [SlicePartition(s) for s in planned(self.plan, self.pushed)]
 
     def read(self, partition: SlicePartition):
         s: Slice | None = partition.value

@@ -6,14 +6,17 @@ from pathlib import Path
 
 import click
 
+READER = click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
+                      help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's "
+                           "Python data source.")
+
 
 @click.command()
 @click.argument("logdir")
 @click.argument("out")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
 @click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
-@click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
-              help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's Python data source.")
+@READER
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, force: bool) -> None:
     """Export a log dir (or partition, or segment; local or s3://, gs://, hdfs://) to a table through
@@ -54,8 +57,7 @@ def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, for
 @click.option("--format", "fmt", type=click.Choice(["parquet", "delta"]), default="parquet", show_default=True)
 @click.option("--read-uncommitted", is_flag=True, help="Count records of aborted transactions too.")
 @click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
-@click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
-              help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's Python data source.")
+@READER
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 def compact_table(logdir: str, out: str, fmt: str, read_uncommitted: bool, master: str | None, reader: str,
                   force: bool) -> None:

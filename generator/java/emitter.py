@@ -123,7 +123,7 @@ class JavaEmitter:
 
     def members(self, c: Code, spec: TypeSpec) -> None:
         self.owner = spec
-        if any(self.in_place(a) for a in spec.seq):
+        if self.keeps_in_place(spec):
             c("public byte[] _io;  // the bytes read, which the fields kept in place are copied or decoded from")
         for attr in spec.seq:
             if attr.lazy:
@@ -164,7 +164,7 @@ class JavaEmitter:
         with c.block(f"static {name} read(Input in, boolean verify{params}) throws DecodeException {{", end="}"):
             c(f"{name} self = new {name}();")
             c("self._parent = a1;")
-            if any(self.in_place(a) for a in spec.seq):
+            if self.keeps_in_place(spec):
                 c("self._io = in.b;")
             c("int start = in.pos;")
             for op in facts.ops:
@@ -218,6 +218,9 @@ class JavaEmitter:
         f = self.field_ir(attr)
         return (f.value in (ValueKind.BYTES, ValueKind.STR) and not attr.repeat and not attr.lazy
                 and attr.process is None and attr.size is not None)
+
+    def keeps_in_place(self, spec: TypeSpec) -> bool:
+        return any(self.in_place(a) for a in spec.seq)
 
     def in_place_method(self, c: Code, attr: Attr) -> None:
         kind = self.java_type(attr)
@@ -410,8 +413,9 @@ class JavaEmitter:
             if f.value != ValueKind.SWITCH:
                 self.lazy_struct(c, spec, attr, f.target, b, lo, f.path)
                 return
+            # the enclosing objects as this object holds them: _parent, _parent._parent, ...
             scope = Scope(spec, obj="this", parent="_parent", io=("in.pos", lo, "in.end"),
-                          ancestors=tuple(["_parent"] + [f"_parent_{k}" for k in range(2, self.depth(spec) + 1)]))
+                          ancestors=tuple(".".join(["_parent"] * k) for k in range(1, self.depth(spec) + 1)))
             c(f"long on = {self.expr(attr.type.switch_on, scope, attr.type.loc)};")
             keys_by_target: dict[TypeSpec, list] = {}  # cases of one type read in one branch
             for key, case in attr.type.cases:

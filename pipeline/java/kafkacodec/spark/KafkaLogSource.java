@@ -31,7 +31,7 @@ public final class KafkaLogSource implements TableProvider, DataSourceRegister {
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        return Columns.schema(new ReadSettings(options).includeHeaders);
+        return Columns.schema(options, new ReadSettings(options).includeHeaders);
     }
 
     @Override
@@ -44,12 +44,19 @@ public final class KafkaLogSource implements TableProvider, DataSourceRegister {
         return new LogTable(schema);
     }
 
-    static List<Slice> slices(CaseInsensitiveStringMap options) {
-        String json = options.get("slices");
-        if (json == null) {
-            throw new IllegalArgumentException(NAME + " reads the slices kafkacodec plans: read through "
-                                               + "kafkacodec.pipeline.read(spark, path, ...), not format(\"" + NAME + "\")");
+    /** An option only kafkacodec's planner gives (the slices, the columns), which a read must have. */
+    static String planned(Map<String, String> options, String name) {
+        String value = options.get(name);
+        if (value == null) {
+            throw new IllegalArgumentException(NAME + " reads what kafkacodec plans: read through "
+                                               + "kafkacodec.pipeline.read(spark, path, ...), not format(\"" + NAME
+                                               + "\") (no option " + name + ")");
         }
+        return value;
+    }
+
+    static List<Slice> slices(CaseInsensitiveStringMap options) {
+        String json = planned(options, "slices");
         List<Slice> out = new ArrayList<>();
         try {
             for (JsonNode s : new ObjectMapper().readTree(json)) {
@@ -85,7 +92,7 @@ public final class KafkaLogSource implements TableProvider, DataSourceRegister {
 
         @Override
         public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-            StructType ours = Columns.schema(true);
+            StructType ours = Columns.all(options);
             for (String name : schema.fieldNames()) {
                 if (ours.getFieldIndex(name).isEmpty()
                         || !ours.apply(name).dataType().sameType(schema.apply(name).dataType())) {
@@ -93,7 +100,7 @@ public final class KafkaLogSource implements TableProvider, DataSourceRegister {
                                                        + " is not one of kafka-log's, with its type");
                 }
             }
-            return new LogScan(schema, slices(options), new ReadSettings(options), options.asCaseSensitiveMap());
+            return new LogScan(schema, ours, slices(options), new ReadSettings(options), options.asCaseSensitiveMap());
         }
     }
 }

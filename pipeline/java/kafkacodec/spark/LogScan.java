@@ -24,6 +24,7 @@ import org.apache.spark.sql.types.StructType;
  *  slices and batches. */
 final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, Scan, Batch {
     private StructType schema;
+    private final StructType all;  // every column of kafka-log
     private final List<Slice> planned;
     private final ReadSettings settings;
     private final Map<String, String> options;
@@ -32,7 +33,8 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
     private long lo = Long.MIN_VALUE, hi = Long.MAX_VALUE;
     private final List<Predicate> used = new ArrayList<>();
 
-    LogScan(StructType schema, List<Slice> planned, ReadSettings settings, Map<String, String> options) {
+    LogScan(StructType schema, StructType all, List<Slice> planned, ReadSettings settings, Map<String, String> options) {
+        this.all = all;
         this.options = options;
         this.schema = schema;
         this.planned = planned;
@@ -45,7 +47,7 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
         // the readers fill both, and may hand back more than asked
         StructType pruned = new StructType();
         for (StructField f : required.fields()) {
-            pruned = pruned.add(f.name().equals("headers") ? Columns.schema(true).apply("headers") : f);
+            pruned = pruned.add(f.name().equals("headers") ? all.apply("headers") : f);
         }
         schema = pruned;
     }

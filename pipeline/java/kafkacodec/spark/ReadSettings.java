@@ -3,6 +3,7 @@ package kafkacodec.spark;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** The options of a read that every task applies, as the planner gave them. */
 final class ReadSettings implements Serializable {
@@ -22,6 +23,7 @@ final class ReadSettings implements Serializable {
     final String onCorrupt;  // fail, skip or report
     final boolean readCommitted;
     final boolean includeControl;
+    final Set<String> fromBatchHeader;  // the columns a v2 batch's header gives for all its records
 
     ReadSettings(Map<String, String> options) {
         includeHeaders = flag(options, "includeheaders", false);
@@ -29,6 +31,7 @@ final class ReadSettings implements Serializable {
         onCorrupt = options.getOrDefault("oncorrupt", "fail").toLowerCase(Locale.ROOT);
         readCommitted = options.getOrDefault("isolationlevel", "read_uncommitted").equalsIgnoreCase("read_committed");
         includeControl = flag(options, "includecontrolrecords", false);
+        fromBatchHeader = Columns.fromBatchHeader(options);
     }
 
     private static boolean flag(Map<String, String> options, String name, boolean otherwise) {

@@ -44,7 +44,7 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
         this.out = new ColumnSink(schema, slice);
         boolean enough = true;
         for (String name : schema.fieldNames()) {
-            enough &= Columns.FROM_BATCH_HEADER.contains(name);
+            enough &= settings.fromBatchHeader.contains(name);
         }
         headersEnough = enough;
         Path path = new Path(URI.create(slice.uri));  // percent-encoded by the planner
