@@ -93,6 +93,19 @@ def report(case: Case, tmp: Path, only: tuple[str, ...] = ()) -> None:
     assert not problems, f"{len(problems)} of {points} points failed:\n" + "\n".join(problems[:20])
 
 
+def test_the_injection_catches_a_command_that_is_not_crash_consistent(tmp_path):
+    """A file rewritten in place (truncated, then written in two parts) is torn by a kill at its
+    writes: the harness must find those points, or its passes above would say nothing."""
+    script = ("import sys; f = open(sys.argv[1] + '/f', 'w'); f.write('new-'); f.flush(); f.write('content'); "
+              "f.close()")
+    case = Case("torn", [sys.executable, "-c", script, "{work}"], lambda work: (work / "f").write_text("old content"),
+                resume=[])
+    case.check = lambda work, _: None if (work / "f").read_text() in ("old content", "new-content") else "torn"
+    points, problems = every_point(case, tmp_path)
+    assert len(problems) == 2 and all(p.endswith(": torn") for p in problems), problems
+    assert {p.split(":")[0] for p in problems} == {"write#1", "write#2"}
+
+
 # -- clean --------------------------------------------------------------------------------------
 def test_clean_in_place_killed_anywhere_leaves_the_log_before_or_after(tmp_path):
     """A kill then `recover`: every partition as it was, or every one cleaned; never a mix,

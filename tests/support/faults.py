@@ -5,9 +5,12 @@ and a check of what is on disk. Also small tmpfs and read-only mounts, for ENOSP
 A first run under strace counts the calls of each system call that changes files (and the
 openat calls that create one); then each point is run in a fresh copy of the files. Runs are
 deterministic (no bytecode written, a fixed hash seed), so the Nth call is the same call in
-every run of the same command on the same files."""
+every run of the same command on the same files. The counted and the killed runs are forked
+from a server that has imported what the command imports (tests.support.forkserver): the
+start-up is not paid at every point."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -18,6 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
+
+from . import forkserver
+from .forkserver import ForkServer
 
 STRACE = shutil.which("strace") or ("/usr/bin/strace" if os.path.exists("/usr/bin/strace") else None)
 # the calls that change files, one name each as strace counts them
@@ -84,10 +90,22 @@ def run_here(args: list[str], work: Path, stdin: str | None = None) -> tuple[int
     return result.exit_code, result.output
 
 
-def injection_points(case: Case, work: Path) -> list[Point]:
+def served(server: ForkServer, case: Case, work: Path, strace: list[str]) -> subprocess.CompletedProcess:
+    """The command run by the fork server under strace, as `run` gives it."""
+    out, err = work.parent / f"{work.name}.out", work.parent / f"{work.name}.err"
+    try:
+        status = server.run(_argv(case.argv, work), work.parent, work / case.stdin if case.stdin else None, out, err,
+                            STRACE, strace)
+        return subprocess.CompletedProcess(case.argv, status, out.read_bytes(), err.read_bytes())
+    finally:
+        out.unlink(missing_ok=True)
+        err.unlink(missing_ok=True)
+
+
+def injection_points(case: Case, work: Path, server: ForkServer) -> list[Point]:
     """Every point of the command on these files, from one traced run."""
     trace = work.parent / f"{work.name}.trace"
-    done = run(case.argv, work, case.stdin, ["-o", str(trace), "-e", f"trace={','.join(CHANGING + (CREATING,))}"])
+    done = served(server, case, work, ["-o", str(trace), "-e", f"trace={','.join(CHANGING + (CREATING,))}"])
     assert done.returncode == case.status, \
         f"{case.name}: the traced run exited {done.returncode}, not {case.status}: {done.stderr.decode()[-2000:]}"
     counts: dict[str, int] = {}
@@ -109,16 +127,23 @@ def injection_points(case: Case, work: Path) -> list[Point]:
 
 
 def kill_at(case: Case, work: Path, point: Point) -> subprocess.CompletedProcess:
-    return run(case.argv, work, case.stdin, ["-o", os.devnull, "-e", f"trace={point.syscall}",
-                                             "-e", f"inject={point.syscall}:signal=KILL:when={point.n}"])
+    global _SERVER
+    if _SERVER is None:  # one per worker, ended as the worker ends
+        from multiprocessing.util import Finalize
+
+        _SERVER = ForkServer(case.argv[0], _ACTIVE[3], ENV)
+        Finalize(_SERVER, _SERVER.close, exitpriority=10)
+    return served(_SERVER, case, work, ["-o", os.devnull, "-e", f"trace={point.syscall}",
+                                        "-e", f"inject={point.syscall}:signal=KILL:when={point.n}"])
 
 
-_ACTIVE: tuple | None = None  # (case, template, scratch) for the forked workers
+_ACTIVE: tuple | None = None  # (case, template, scratch, modules to import) for the forked workers
+_SERVER: ForkServer | None = None
 
 
 def try_point(point: Point) -> str | None:
     """Kill the command at `point` in a fresh copy of the files, resume, check; what went wrong."""
-    case, template, scratch = _ACTIVE
+    case, template, scratch, _ = _ACTIVE
     work = scratch / f"{case.name}-{point.syscall}-{point.n}"
     shutil.copytree(template, work, symlinks=True)
     try:
@@ -157,12 +182,19 @@ def every_point(case: Case, tmp: Path, workers: int = 2, only: tuple[str, ...] =
         case.prepare(template)
         probe = scratch / f"{case.name}-probe"
         shutil.copytree(template, probe, symlinks=True)
-        run(case.argv, probe, case.stdin)  # bytecode written for every module the runs import
+        listed = scratch / "modules.json"  # and bytecode written for every module the runs import
+        forkserver.probe(_argv(case.argv, probe), listed, probe.parent, probe / case.stdin if case.stdin else None,
+                         dict(ENV, PYTHONDONTWRITEBYTECODE=""))
+        modules = json.loads(listed.read_text())
         shutil.rmtree(probe)
         shutil.copytree(template, probe, symlinks=True)
-        points = [p for p in injection_points(case, probe) if not only or p.syscall in only]
+        server = ForkServer(case.argv[0], modules, ENV)
+        try:
+            points = [p for p in injection_points(case, probe, server) if not only or p.syscall in only]
+        finally:
+            server.close()
         shutil.rmtree(probe)
-        _ACTIVE = (case, template, scratch)
+        _ACTIVE = (case, template, scratch, modules)
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             problems = [p for p in pool.map(try_point, points) if p]
         return len(points), problems
