@@ -83,6 +83,7 @@ run: $(SPARK_STAMP)
 	$(KC) sample --force build/sample-logs
 	$(KC) verify build/sample-logs
 	$(KC) lag build/sample-logs
+	$(KC) cat build/sample-logs --topic 'shop\..*' --tail 2
 	$(KC) clean build/sample-logs --policy compact,delete --min-cleanable-dirty-ratio 0
 	$(KC) export --force build/sample-logs build/sample-parquet
 	$(KC) sample --force --kraft-controller build/sample-controller

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .commands import cleaning, codegen, dump_log, lag, metadata, packenv, questions, reading, segments, spark
+from .commands import cat, cleaning, codegen, dump_log, lag, metadata, packenv, questions, reading, segments, spark
 
 
 class _Main(click.Group):
@@ -45,7 +45,8 @@ class _Main(click.Group):
 
 
 # the optional dependencies, by the extra of pyproject.toml that installs them
-_EXTRA_OF = {"pyarrow": "columnar", "pyspark": "spark", "pandas": "spark"}
+_EXTRA_OF = {"pyarrow": "columnar", "pyspark": "spark", "pandas": "spark", "fastavro": "values", "google": "values",
+             "grpc_tools": "values", "jsonschema": "values", "referencing": "values"}
 
 
 @click.group(cls=_Main)
@@ -68,6 +69,6 @@ def main(max_batch_bytes: int | None, max_decompressed_bytes: int | None, max_it
 
 for command in (codegen.generate, codegen.docs, segments.sample, segments.write, segments.convert,
                 segments.reindex, segments.recover, reading.verify, reading.dump, cleaning.clean, spark.export, spark.compact_table,
-                questions.describe, questions.find, questions.offsets, lag.lag, dump_log.dump_log, metadata.metadata,
+                questions.describe, questions.find, questions.offsets, cat.cat, lag.lag, dump_log.dump_log, metadata.metadata,
                 packenv.pack_env):
     main.add_command(command)

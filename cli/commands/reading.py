@@ -9,6 +9,7 @@ import click
 
 from .progress import partitions_size, progress, size_of
 from .terminal import cell, say
+from .value_options import decoders, format_options, schema_options
 
 
 def partition_name(part) -> str:
@@ -133,10 +134,14 @@ def verify(path: Path, quick: bool, skip_corrupt: bool, compacted: str | None) -
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one object per batch, records included (none, and \"recordsValid\": false, for "
                    "a batch whose records do not read).")
+@format_options(None)
+@schema_options
 def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, max_bytes: int, max_message_size: int,
          verify_index_only: bool, index_sanity_check: bool, skip_record_metadata: bool, offsets_decoder: bool,
          cluster_metadata_decoder: bool, transaction_log_decoder: bool, remote_log_metadata_decoder: bool,
-         share_group_state_decoder: bool, skip_corrupt: bool, as_json: bool) -> None:
+         share_group_state_decoder: bool, skip_corrupt: bool, as_json: bool, key_format: str | None,
+         value_format: str | None, schemas_spec: str | None, schemas_topic: str, schema_context: str | None,
+         avro_reader_schema: Path | None, validate: bool) -> None:
     """Print segments (.log, and `recover`'s .log.corrupt-N), KRaft snapshots (.checkpoint),
     indexes (.index, .timeindex, .txnindex) and producer snapshots (.snapshot) with the lines of
     Kafka 4.1's kafka-dump-log (`kafkacodec dump-log` takes its options as well). A partition
@@ -146,6 +151,10 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
     the bad batch starts, and why) and the other files are still dumped: a CRC mismatch, bytes
     at the end that are not a batch, records that do not read. --skip-corrupt lists the batches
     after bytes that do not frame one.
+
+    With --json, --key-format and --value-format add each record's key and value decoded
+    (`keyDecoded`, `valueDecoded`: the value, its format, schema id, and error where it does not
+    decode, which is damage too), by the schemas of the log dir's `_schemas` partition or --schemas.
 
     Exit status: 0 when everything read is valid, 1 when anything is damaged, 2 for usage errors
     and files that cannot be read."""
@@ -161,12 +170,18 @@ def dump(files: tuple[Path, ...], deep_iteration: bool, print_data_log: bool, ma
         click.echo("error: choose one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder, "
                    "--remote-log-metadata-decoder and --share-group-state-decoder", err=True)
         sys.exit(2)
+    if (key_format or value_format) and not as_json:
+        click.echo("error: --key-format and --value-format decode records for --json only", err=True)
+        sys.exit(2)
+    given = files
     files, status = _segments_of(files)
     kind = chosen[0] if chosen else None
     if as_json:
+        keys, values, _ = decoders(given[0], key_format, value_format, schemas_spec, schemas_topic, schema_context,
+                                   avro_reader_schema, validate)
         for path in files:
             try:
-                status = max(status, _dump_json(path, kind, skip_corrupt))
+                status = max(status, _dump_json(path, kind, skip_corrupt, keys, values))
             except FileProblem as err:  # a FIFO, a device, unreadable: the other files are still dumped
                 say(f"error: {err}", err=True)
                 status = max(status, 2)
@@ -255,7 +270,7 @@ def _is_kept_cut(path: Path) -> bool:
     return re.search(r"\.log\.corrupt-\d+(-\d+)?$", path.name) is not None
 
 
-def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
+def _dump_json(path: Path, kind: str | None, skip_corrupt: bool, keys=None, values=None) -> int:
     """`dump --json` of one segment: a line per batch; damage on stderr. Returns the exit status."""
     import json
 
@@ -265,6 +280,8 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
     from kafkacodec.storage.exchange.jsonl import listed_json
     from kafkacodec.storage.segments.reader import Skipped, batches_of
     from kafkacodec.storage.diskio.safeio import read_whole
+
+    from .cat_format import decoded_json
 
     status = 0
     data = read_whole(path)
@@ -288,6 +305,17 @@ def _dump_json(path: Path, kind: str | None, skip_corrupt: bool) -> int:
             if kind is not None and not (not batch.is_legacy and batch.entry.is_control):
                 for record, out in zip(listed.records, obj["records"]):
                     out["decoded"] = decoders.decoded_json(record, kind)
+            if (keys or values) and not (not batch.is_legacy and batch.entry.is_control):
+                for record, out in zip(listed.records, obj["records"]):
+                    for name, decoder, raw in (("key", keys, record.key), ("value", values, record.value)):
+                        if decoder is None:
+                            continue
+                        decoded = decoder.decode(raw, record.headers)
+                        out[name + "Decoded"] = decoded_json(decoded, raw)
+                        if decoded.problem is not None:
+                            say(f"error: {path}: batch at byte {batch.position}: offset {record.offset}: {name}: "
+                                f"{decoded.problem.message}", err=True)
+                            status = 1
             click.echo(json.dumps(obj, separators=(",", ":")))
     except DecodeError as err:  # every valid batch is out; then where and why it stops
         err.file = err.file or str(path)

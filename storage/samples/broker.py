@@ -11,7 +11,9 @@ topic lived through the message-format upgrades, plus producers of every kind.
 - __consumer_offsets-0: commits of two consumer groups over time (one group's expiring commit
   written at value version 1), their group metadata, and the tombstones that expire a third
   group's commits;
-- __transaction_state-0: the transaction coordinator's records for the payments producers.
+- __transaction_state-0: the transaction coordinator's records for the payments producers;
+- _schemas-0, shop.orders-0, shop.shipments-0, shop.reviews-0: Avro, Protobuf and JSON Schema values in
+  Confluent's framing and the schema registry's storage topic (samples.registry_topics).
 Plus the log dir's checkpoints, meta.properties and each partition's partition.metadata and
 leader-epoch-checkpoint.
 """
@@ -29,6 +31,7 @@ from ..layout import textfiles
 from kafkacodec.codec.internal_topics import offset_commit_key, offset_commit_record
 from ..change.writer import PartitionWriter
 from ..state.control_rules import ControlType, key_bytes, marker_value_bytes
+from . import registry_topics
 
 T0 = 1_600_000_000_000
 SEGMENT_BYTES = 16 * 1024
@@ -172,10 +175,13 @@ def _transaction_state_0(w: PartitionWriter) -> None:
 
 
 PARTITIONS = {("clicks", 0): _clicks_0, ("clicks", 1): _clicks_1, ("payments", 0): _payments_0,
-              ("__consumer_offsets", 0): _consumer_offsets_0, ("__transaction_state", 0): _transaction_state_0}
+              ("__consumer_offsets", 0): _consumer_offsets_0, ("__transaction_state", 0): _transaction_state_0,
+              **registry_topics.PARTITIONS}
 SEGMENT_BYTES_OF = {"payments": 2048}  # small segments, so transactions span rolls
 TOPIC_IDS = {"clicks": bytes(range(1, 17)), "payments": bytes(range(17, 33)),
-             "__consumer_offsets": bytes(range(33, 49)), "__transaction_state": bytes(range(49, 65))}
+             "__consumer_offsets": bytes(range(33, 49)), "__transaction_state": bytes(range(49, 65)),
+             "_schemas": bytes(range(65, 81)), "shop.orders": bytes(range(81, 97)),
+             "shop.shipments": bytes(range(97, 113)), "shop.reviews": bytes(range(113, 129))}
 
 
 def write_sample(root: str | Path) -> list[Path]:

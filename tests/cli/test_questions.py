@@ -269,10 +269,10 @@ def test_describe_sums_each_topic_and_the_whole_log_dir(sample, records):
 
     clicks = [o for o in objects if o["topic"] == "clicks"]
     assert len(clicks) == 2 and sum(o["records"] for o in clicks) == len(records[("clicks", 0)]) + len(records[("clicks", 1)])
-    for name, chosen in (("clicks (2 partitions)", clicks), ("all (5 partitions, 4 topics)", objects)):
+    for name, chosen in (("clicks (2 partitions)", clicks), ("all (9 partitions, 8 topics)", objects)):
         cells = rows[name]
         assert cells[:4] + [cells[6].split()[0]] == sums(chosen), name
-    assert rows["all (5 partitions, 4 topics)"][7] == "2 committed, 2 aborted, 1 open"
+    assert rows["all (9 partitions, 8 topics)"][7] == "2 committed, 2 aborted, 1 open"
     assert not any(name.startswith("payments (") for name in rows)  # one partition: its row says it all
     lone = kc("describe", sample / "clicks-0").stdout
     assert "partitions)" not in lone  # one partition: no sums

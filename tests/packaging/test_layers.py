@@ -14,7 +14,7 @@ LAYERS = [
     ["kafkacodec.storage", S + "diskio"],
     [S + "layout"],
     [S + "segments", S + "indexes"],
-    [S + "state"],
+    [S + "state", S + "schemas"],  # what internal topics hold: producers, groups, the schema registry's
     [S + "audit", S + "change", S + "kraft", S + "dump_log", S + "exchange"],
     [S + "samples"],  # writes sample logs through change and kraft
     ["kafkacodec.pipeline"],

@@ -17,7 +17,7 @@ from kafkacodec.storage.layout import logdir, names
 from kafkacodec.storage.change.unfinished import pending
 from kafkacodec.storage.change.lock import log_root
 from kafkacodec.storage.segments.reader import partition_records
-from kafkacodec.storage.samples.broker import write_sample
+from kafkacodec.storage.samples.broker import PARTITIONS as SAMPLE_PARTITIONS, write_sample
 from kafkacodec.storage.segments.scan import batch_positions
 from kafkacodec.storage.change.writer import PartitionWriter
 
@@ -106,7 +106,7 @@ def test_the_spark_source_lists_the_partitions_beside_a_server_log(two_log_dirs)
     plain, stray = (list_log(str(two_log_dirs[name])) for name in ("plain", "stray"))
     assert [(p.topic, p.partition, len(p.segments)) for p in stray.partitions] == \
         [(p.topic, p.partition, len(p.segments)) for p in plain.partitions]
-    assert len(stray.partitions) == 5
+    assert len(stray.partitions) == len(SAMPLE_PARTITIONS)
 
 
 def test_what_is_a_partition_directory(tmp_path):
@@ -122,7 +122,7 @@ def test_what_is_a_partition_directory(tmp_path):
     shutil.copy(root / "clicks-1" / "00000000000000000000.log", stray)
     assert not logdir.is_partition_dir(root) and log_root(root) == root
     found = logdir.at_path(root)
-    assert len(found.partitions) == 5
+    assert len(found.partitions) == len(SAMPLE_PARTITIONS)
     assert (stray, "a segment file outside any partition directory (Kafka does not read it)") in found.skipped
     copied = tmp_path / "suspect"  # a partition copied under another name is still one
     shutil.copytree(root / "clicks-1", copied)
@@ -286,7 +286,7 @@ def test_a_link_loop_and_a_partition_name_on_a_file_are_said(linked, tmp_path):
     assert said["loop-0"].startswith("a symbolic link to loop-0, which cannot be followed (Too many levels")
     assert said["orders-0"] == (f"named as a partition directory but a symbolic link to {linked / 'meta.properties'}"
                                 ", not a directory (Kafka passes it over: nothing is read)")
-    assert sorted(said) == ["loop-0", "orders-0"] and len(logdir.open_log_dir(linked).partitions) == 5
+    assert sorted(said) == ["loop-0", "orders-0"] and len(logdir.open_log_dir(linked).partitions) == len(SAMPLE_PARTITIONS)
     run = kafkacodec("verify", linked)
     assert run.returncode == 0 and f"skipped {linked / 'orders-0'}: named as a partition" in run.stderr
 

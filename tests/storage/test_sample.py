@@ -20,8 +20,9 @@ def test_sample_is_valid_complete_and_the_same_every_time(tmp_path):
 
     d = logdir.open_log_dir(a)
     assert [(p.topic, p.partition) for p in d.partitions] == [
-        ("__consumer_offsets", 0), ("__transaction_state", 0), ("clicks", 0), ("clicks", 1), ("payments", 0)]
-    clicks0, clicks1, payments = d.partitions[2:]
+        ("__consumer_offsets", 0), ("__transaction_state", 0), ("_schemas", 0), ("clicks", 0), ("clicks", 1),
+        ("payments", 0), ("shop.orders", 0), ("shop.reviews", 0), ("shop.shipments", 0)]
+    clicks0, clicks1, payments = d.partitions[3:6]
     assert len(clicks0.segments) >= 2
     batches = [b for _, b in partition_batches(clicks0)]
     assert {b.magic for b in batches} == {0, 1, 2}

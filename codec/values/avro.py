@@ -1,0 +1,85 @@
+"""Avro payloads by their writer's schema (fastavro): the registered text parsed once per id,
+the schemas it references parsed first into the same names, and a reader's schema, when given,
+resolved against it as Avro's rules say (fields added with defaults, promotions, aliases)."""
+from __future__ import annotations
+
+import io
+import json
+from typing import Callable
+
+from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, UndecodableValue
+from .registry import Reference, RegisteredSchema, qualified_reference
+
+Resolve = Callable[[str, int], RegisteredSchema | None]  # (subject, version) -> the referenced version
+
+
+def parse_text(text: str, named: dict, what: str, schema_id: int | None = None):
+    """A schema's JSON text parsed by fastavro, its named types added to `named`."""
+    import fastavro
+
+    try:
+        return fastavro.parse_schema(json.loads(text), named_schemas=named)
+    except Exception as err:  # fastavro raises what it meets (SchemaParseException, KeyError, ...)
+        raise UndecodableValue(BAD_SCHEMA, f"{what} is not an Avro schema fastavro reads: "
+                                           f"{type(err).__name__}: {err}", schema_id=schema_id) from None
+
+
+class AvroDecoder:
+    """Payloads into Python values (records as dicts, logical types as Python's: Decimal,
+    datetime, date, UUID)."""
+
+    def __init__(self, resolve: Resolve, reader_schema: str | None = None):
+        self._resolve = resolve
+        self._writers: dict[tuple[str, int], object] = {}
+        self._reader = parse_text(reader_schema, {}, "the reader's schema") if reader_schema is not None else None
+
+    def writer(self, schema: RegisteredSchema):
+        key = (schema.context, schema.id)
+        if key not in self._writers:
+            named: dict = {}
+            self._parse_references(schema, named, set())
+            self._writers[key] = parse_text(schema.text, named, f"schema {schema.id} ({schema.subject} "
+                                                                f"version {schema.version})", schema.id)
+        return self._writers[key]
+
+    def _parse_references(self, schema: RegisteredSchema, named: dict, seen: set) -> None:
+        for ref in schema.references:
+            found = self._referenced(schema, ref)
+            if (found.subject, found.version) in seen:
+                continue
+            seen.add((found.subject, found.version))
+            self._parse_references(found, named, seen)
+            parse_text(found.text, named, f"the schema {ref.name} that schema {schema.id} references", schema.id)
+
+    def _referenced(self, schema: RegisteredSchema, ref: Reference) -> RegisteredSchema:
+        found = self._resolve(qualified_reference(schema.subject, ref.subject), ref.version)
+        if found is None:
+            raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} references {ref.name} ({ref.subject} version "
+                                               f"{ref.version}), which the schema source does not hold",
+                                   schema_id=schema.id)
+        return found
+
+    def decode(self, payload: bytes, schema: RegisteredSchema, at: int = 0):
+        """The value of `payload[at:]`; every byte must be read."""
+        import fastavro
+
+        writer = self.writer(schema)
+        stream = io.BytesIO(payload)
+        stream.seek(at)
+        try:
+            value = fastavro.schemaless_reader(stream, writer, self._reader)
+        except EOFError:
+            raise UndecodableValue(TRUNCATED, f"the payload ends before schema {schema.id} is read",
+                                   len(payload), schema.id) from None
+        except Exception as err:  # what fastavro meets in bytes that are not its schema's
+            said = str(err) if len(str(err)) <= 200 else str(err)[:200] + "..."  # resolution errors quote both schemas
+            raise UndecodableValue(MISMATCH, f"the payload does not read as schema {schema.id}: "
+                                             f"{type(err).__name__}: {said}", stream.tell(), schema.id) from None
+        if stream.tell() != len(payload):
+            raise UndecodableValue(MISMATCH, f"{_bytes(len(payload) - stream.tell())} follow the value schema "
+                                             f"{schema.id} reads", stream.tell(), schema.id)
+        return value
+
+
+def _bytes(n: int) -> str:
+    return f"{n} byte{'s' if n != 1 else ''}"

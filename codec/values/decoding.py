@@ -1,0 +1,125 @@
+"""One entry point: a key or value in, its value out (or why not), by the format asked for.
+
+- `registry`: framed as Confluent's serializers frame it; decoded by the type of the schema its
+  id names (Avro, Protobuf or JSON Schema). `avro`, `protobuf` and `json-schema` are the same,
+  and the schema must be of that type.
+- `json`, `string`, `hex`, `base64`: the bytes as they are (no framing).
+- `auto`: `registry` where the bytes are framed and name a schema the source holds, else text
+  where they are UTF-8, else base64; bytes that look framed but name a schema the source lacks
+  are given so with a note (a big-endian number starts as a framed payload does, so this is no
+  error here; `registry` makes it one).
+A record's problem is returned with it, never raised: one bad record stops nothing."""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from . import framing
+from .avro import AvroDecoder
+from .json_schema import JsonSchemaDecoder, read_json
+from .problems import MISMATCH, NOT_TEXT, UNKNOWN_SCHEMA, UndecodableValue
+from .protobuf import ProtobufDecoder
+from .registry import AVRO, JSON_SCHEMA, PROTOBUF, RegisteredSchema, Registry
+
+SCHEMA_FORMATS = {"avro": AVRO, "protobuf": PROTOBUF, "json-schema": JSON_SCHEMA}
+FORMATS = ("auto", "registry", *SCHEMA_FORMATS, "json", "string", "hex", "base64")
+FORMAT_OF_TYPE = {t: f for f, t in SCHEMA_FORMATS.items()}
+
+
+@dataclass(frozen=True)
+class Decoded:
+    value: object  # Python values (None for a null key or value)
+    format: str | None  # the format that read it: avro, protobuf, json-schema, json, string, hex, base64
+    schema: RegisteredSchema | None = None
+    problem: UndecodableValue | None = None
+    note: str | None = None  # what `auto` guessed, where it guessed
+
+    @property
+    def schema_id(self) -> int | None:
+        if self.schema is not None:
+            return self.schema.id
+        return self.problem.schema_id if self.problem is not None else None
+
+
+class ValueDecoder:
+    """Decodes keys (`is_key`) or values in `fmt` with the schemas of `registry`."""
+
+    def __init__(self, fmt: str, registry: Registry | None = None, is_key: bool = False, validate: bool = False,
+                 avro_reader_schema: str | None = None, context: str | None = None):
+        if fmt not in FORMATS:
+            raise ValueError(f"{fmt!r} is none of the formats {', '.join(FORMATS)}")
+        self.format = fmt
+        self.registry = registry if registry is not None else Registry()
+        self.is_key = is_key
+        self.context = context
+        resolve = self.registry.version
+        self._avro = AvroDecoder(resolve, avro_reader_schema)
+        self._protobuf = ProtobufDecoder(resolve)
+        self._json = JsonSchemaDecoder(resolve, validate)
+
+    def decode(self, data: bytes | None, headers=()) -> Decoded:
+        if data is None:
+            return Decoded(None, None)
+        try:
+            return self._decode(data, headers)
+        except UndecodableValue as problem:
+            return Decoded(None, None, None, problem)
+
+    def _decode(self, data: bytes, headers) -> Decoded:
+        fmt = self.format
+        if fmt == "auto":
+            ref = self._framed_ref(data, headers)
+            if ref is not None and self._schema(ref) is not None:
+                fmt = "registry"
+            else:
+                note = None if ref is None else f"starts as a payload of schema {ref} does, which the schema " \
+                                                "source does not hold"
+                try:
+                    return Decoded(bytes(data).decode("utf-8"), "string", note=note)
+                except UnicodeDecodeError:
+                    return Decoded(base64.b64encode(data).decode(), "base64", note=note)
+        if fmt == "string":
+            try:
+                return Decoded(bytes(data).decode("utf-8"), "string")
+            except UnicodeDecodeError as err:
+                raise UndecodableValue(NOT_TEXT, f"not UTF-8: {err.reason} at its byte {err.start}", err.start) from None
+        if fmt == "json":
+            return Decoded(read_json(data), "json")
+        if fmt == "hex":
+            return Decoded(bytes(data).hex(), "hex")
+        if fmt == "base64":
+            return Decoded(base64.b64encode(data).decode(), "base64")
+        return self._registered(data, headers, SCHEMA_FORMATS.get(fmt))
+
+    def _framed_ref(self, data: bytes, headers) -> framing.SchemaRef | None:
+        try:
+            return framing.unframe(data, headers, self.is_key)[0].ref
+        except UndecodableValue:
+            return None
+
+    def _schema(self, ref: framing.SchemaRef) -> RegisteredSchema | None:
+        if ref.id is not None:
+            return self.registry.by_id(ref.id, self.context)
+        return self.registry.by_guid(ref.guid)
+
+    def _registered(self, data: bytes, headers, wanted_type: str | None) -> Decoded:
+        framed, header = framing.unframe(data, headers, self.is_key)
+        schema = self._schema(framed.ref)
+        if schema is None:
+            contexts = self.registry.contexts_of(framed.ref.id) if framed.ref.id is not None else []
+            more = f" (contexts {', '.join(contexts)} each hold one: say which)" if len(contexts) > 1 else ""
+            raise UndecodableValue(UNKNOWN_SCHEMA, f"the schema source holds no schema of {framed.ref}{more}",
+                                   0, framed.ref.id)
+        if wanted_type is not None and schema.schema_type != wanted_type:
+            raise UndecodableValue(MISMATCH, f"schema {schema.id} is {schema.schema_type}, not {wanted_type}",
+                                   0, schema.id)
+        body, at = (data, 0) if framed.in_header else (data, framed.body_at)
+        if schema.schema_type == AVRO:
+            value = self._avro.decode(body, schema, at)
+        elif schema.schema_type == PROTOBUF:
+            indexes, after = framing.message_indexes(header if framed.in_header else data,
+                                                     framed.body_at)
+            value = self._protobuf.decode(body, schema, indexes, 0 if framed.in_header else after)
+        else:
+            value = self._json.decode(body, schema, at)
+        return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema)

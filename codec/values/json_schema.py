@@ -1,0 +1,89 @@
+"""JSON payloads of a registered JSON Schema: the JSON read strictly (UTF-8, one document), and
+validated against the schema when asked, its references (`$ref`s by the names they are
+registered under) resolved from the schema source."""
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from .problems import BAD_SCHEMA, INVALID, NOT_TEXT, UndecodableValue
+from .registry import RegisteredSchema, qualified_reference
+
+Resolve = Callable[[str, int], RegisteredSchema | None]
+
+
+def read_json(payload: bytes, at: int = 0, schema_id: int | None = None):
+    try:
+        return json.loads(bytes(payload[at:]).decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise UndecodableValue(NOT_TEXT, f"the payload is not UTF-8: {err.reason} at its byte {err.start}",
+                               at + err.start, schema_id) from None
+    except ValueError as err:
+        raise UndecodableValue(NOT_TEXT, f"the payload is not JSON: {err}", at, schema_id) from None
+
+
+def _schema_json(text: str, what: str, schema_id: int):
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise UndecodableValue(BAD_SCHEMA, f"{what} is not JSON: {err}", schema_id=schema_id) from None
+
+
+class JsonSchemaDecoder:
+    def __init__(self, resolve: Resolve, validate: bool = False):
+        self._resolve = resolve
+        self.validate = validate
+        self._validators: dict[tuple[str, int], object] = {}
+
+    def validator(self, schema: RegisteredSchema):
+        key = (schema.context, schema.id)
+        if key not in self._validators:
+            from jsonschema import exceptions, validators
+            from referencing import Registry, Resource
+            from referencing.jsonschema import DRAFT7
+
+            resources = {}
+            self._references(schema, resources)
+            root = _schema_json(schema.text, f"schema {schema.id}", schema.id)
+            registry = Registry().with_resources(
+                (name, Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
+            cls = validators.validator_for(root, default=validators.Draft7Validator)
+            try:
+                cls.check_schema(root)
+            except exceptions.SchemaError as err:
+                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} is not a JSON Schema: {err.message}",
+                                       schema_id=schema.id) from None
+            self._validators[key] = cls(root, registry=registry)
+        return self._validators[key]
+
+    def _references(self, schema: RegisteredSchema, out: dict) -> None:
+        for ref in schema.references:
+            if ref.name in out:
+                continue
+            found = self._resolve(qualified_reference(schema.subject, ref.subject), ref.version)
+            if found is None:
+                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} references {ref.name} ({ref.subject} "
+                                                   f"version {ref.version}), which the schema source does not hold",
+                                       schema_id=schema.id)
+            out[ref.name] = _schema_json(found.text, f"the schema {ref.name} that schema {schema.id} references",
+                                         schema.id)
+            self._references(found, out)
+
+    def decode(self, payload: bytes, schema: RegisteredSchema, at: int = 0):
+        value = read_json(payload, at, schema.id)
+        if self.validate:
+            from jsonschema import exceptions
+            from referencing.exceptions import Unresolvable
+
+            try:
+                error = next(iter(self.validator(schema).iter_errors(value)), None)
+            except Unresolvable as err:
+                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} has a $ref the schema source does not "
+                                                   f"give: {err}", schema_id=schema.id) from None
+            except exceptions.SchemaError as err:
+                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id}: {err.message}", schema_id=schema.id) from None
+            if error is not None:
+                where = "/".join(str(p) for p in error.absolute_path) or "(the whole value)"
+                raise UndecodableValue(INVALID, f"the value does not match schema {schema.id} at {where}: "
+                                                f"{error.message}", at, schema.id)
+        return value

@@ -1,0 +1,28 @@
+"""The registry's state from its storage topic's partition: every record applied in offset order,
+as the registry's reader applies them at start-up. A record the registry does not write, and
+damage in the partition, are passed over and said (file, byte, offset)."""
+from __future__ import annotations
+
+from kafkacodec.codec.values.registry import RecordProblem, Registry
+from kafkacodec.storage.layout.logdir import Partition
+from kafkacodec.storage.segments.reader import partition_records
+
+from .source import SchemaSource
+
+
+def source(part: Partition) -> SchemaSource:
+    registry = Registry()
+    passed_over: list[str] = []
+
+    def damaged(damage) -> None:
+        passed_over.append(f"{damage.error}; the records after it in {damage.segment.log.name} are not read")
+
+    for batch, record in partition_records(part, on_damage=damaged):
+        if not batch.is_legacy and batch.entry.is_control:
+            continue
+        try:
+            registry.apply(record.key, record.value)
+        except RecordProblem as why:
+            passed_over.append(f"{part.path}: the record at offset {record.offset} (batch at byte {batch.position}) "
+                               f"is passed over: {why}")
+    return SchemaSource(registry, str(part.path), passed_over)
