@@ -20,8 +20,8 @@ def _position(text: str | None, option: str):
         return None
     if text.startswith("@"):
         return "time", parse_time(text[1:])
-    if not text.isdigit() or len(text) > 19:
-        raise click.BadParameter(f"{text!r} is neither an offset nor @ and a time", param_hint=option)
+    if not text.isdigit() or len(text) > 19 or int(text) >= 2 ** 63:
+        raise click.BadParameter(f"{text!r} is neither an offset (0 to 2^63-1) nor @ and a time", param_hint=option)
     return "offset", int(text)
 
 
@@ -48,14 +48,18 @@ def cat(path: Path, topic: str | None, partitions: str | None, start: str | None
     """Print the records of a log dir, a partition or a segment with keys and values decoded:
     Avro, Protobuf and JSON Schema payloads in Confluent's framing, by the schemas of the log
     dir's own `_schemas` partition (or --schemas), as JSON. Control records are not printed, as
-    consumers do not see them.
+    consumers do not see them; records of aborted transactions are, as a read_uncommitted
+    consumer sees them.
 
     A key or value that does not decode (an id the schemas lack, a payload that does not match its
     schema, a truncated one) is printed as base64 beside its problem, reported on stderr with its
-    file, batch and offset, and counted; the rest are still printed.
+    file, batch and offset, and counted; the rest are still printed. With the default `auto`
+    format, bytes that only look framed (an id the schemas lack) are printed as they are, with a
+    note.
 
-    Exit status: 0 when every record read decoded, 1 when any did not or anything is damaged,
-    2 for usage errors and files that cannot be read."""
+    Exit status: 0 when every record read decoded, 1 when any did not or anything read (the
+    schemas included) is damaged, 2 for usage errors, files that cannot be read and a registry
+    that does not answer."""
     from .cat_format import compile_format, record_json
 
     try:
@@ -63,15 +67,21 @@ def cat(path: Path, topic: str | None, partitions: str | None, start: str | None
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--format") from None
     first, last = _position(start, "--from"), _position(stop, "--to")
+    if first and last and first[0] == last[0] and last[1] < first[1]:
+        raise click.BadParameter(f"{stop} is before --from {start}", param_hint="--to")
     root, chosen = selected(path, topic, parse_partitions(partitions))
     keys, values, source = decoders(path, key_format, value_format, schemas_spec, schemas_topic, schema_context,
                                     avro_reader_schema, validate)
-    counts = {"records": 0, "keys": 0, "values": 0, "damage": 0, "notes": 0}
+    counts = {"records": 0, "keys": 0, "values": 0, "damage": len(source.damaged) if source else 0, "notes": 0}
     for where, why in root.skipped:
         say(f"skipped {where}: {why}", err=True)
+    if not chosen:
+        say(f"note: no partition under {path} matches the --topic and --partitions given", err=True)
     for part in chosen:
         if part.topic == schemas_topic and source is not None and topic is None:
-            continue  # the registry's own records are the schemas, not data to print
+            say(f"note: {part.path} holds the schemas and is not printed (--topic {schemas_topic} prints it)",
+                err=True)
+            continue
         for fields in _records(part, first, last, head, tail, counts):
             fields["key"] = keys.decode(fields["record"].key, fields["record"].headers)
             fields["value"] = values.decode(fields["record"].value, fields["record"].headers)
@@ -112,13 +122,23 @@ def _header_pairs(record) -> list:
 
 def _records(part, first, last, head, tail, counts):
     """The records of the partition to print, as dicts of what the printers need."""
+    from kafkacodec.runtime.errors import KafkaCodecError
     from kafkacodec.storage.audit.positions import records_at_time
 
     start = 0
     if first is not None and first[0] == "offset":
         start = first[1]
     elif first is not None:
-        hit = next(records_at_time(part, first[1]), None)
+        try:
+            hit = next(records_at_time(part, first[1]), None)
+        except KafkaCodecError as err:  # a time index that does not read: the log alone says where
+            say(f"note: {err}; the first record at or after the time is found by reading the log", err=True)
+            try:
+                hit = next(records_at_time(part, first[1], use_index=False), None)
+            except KafkaCodecError as again:
+                counts["damage"] += 1
+                say(f"error: {again}; {part.topic}-{part.partition} is not read", err=True)
+                return
         if hit is None:
             return
         start = hit.record.offset

@@ -31,8 +31,8 @@ def compile_format(text: str):
             parts.append((token,))
         else:
             raise ValueError(f"%{token} is none of " + ", ".join(f"%{t} ({what})" for t, what in TOKENS.items()))
-    if text.endswith(("%", "\\")) and not text.endswith(("%%", "\\\\")):
-        raise ValueError("the format ends inside a token")
+    if re.search(r"(?<!%)(%%)*%$|(?<!\\)(\\\\)*\\$", text):
+        raise ValueError("the format ends inside a token (a lone % or \\ at its end)")
     # what comes from the files is escaped as all text output is (commands.terminal); the format's own
     # newlines and tabs are not
     return lambda fields: "".join(p if isinstance(p, str) else shown(_field(fields, p[0])) for p in parts)
@@ -67,8 +67,9 @@ def _field(f: dict, token: str) -> str:
         return as_text(f["key"], record.key)
     if token == "s":
         return as_text(f["value"], record.value)
-    if token == "h":
-        return ",".join(f"{k}={'' if v is None else v}" for k, v in f["raw_headers"])
+    if token == "h":  # a value that is not UTF-8 as its bytes escaped
+        return ",".join(f"{k}={'' if v is None else v if isinstance(v, str) else v.decode('utf-8', 'backslashreplace')}"
+                        for k, v in f["raw_headers"])
     if token == "K":
         return _length(record.key)
     if token == "S":

@@ -44,8 +44,8 @@ def schema_options(command):
 def decoders(path: Path, key_format: str | None, value_format: str | None, schemas_spec: str | None,
              schemas_topic: str, schema_context: str | None, avro_reader_schema: Path | None, validate: bool):
     """(key decoder, value decoder, the schema source or None); a decoder is None for a format
-    not asked for. What the source passed over is said; a format that needs schemas where there
-    are none ends the command (exit 2)."""
+    not asked for. What the source passed over is said, and its damage (which the caller counts
+    as damage); a format that needs schemas where there are none ends the command (exit 2)."""
     from kafkacodec.codec.values.decoding import ValueDecoder
     from kafkacodec.storage.layout import logdir
     from kafkacodec.storage.schemas import open_schema_source
@@ -61,9 +61,19 @@ def decoders(path: Path, key_format: str | None, value_format: str | None, schem
     registry = source.registry if source is not None else None
     for line in source.passed_over if source is not None else ():
         say(f"note: {line}", err=True)
-    reader = avro_reader_schema.read_text(encoding="utf-8") if avro_reader_schema is not None else None
-    keys = ValueDecoder(key_format, registry, is_key=True, validate=validate, context=schema_context) \
-        if key_format is not None else None
-    values = ValueDecoder(value_format, registry, validate=validate, avro_reader_schema=reader,
-                          context=schema_context) if value_format is not None else None
+    for line in source.damaged if source is not None else ():
+        say(f"error: the schemas: {line}", err=True)
+    if schema_context is not None and registry is not None and not any(
+            s.context == schema_context for s in registry.versions.values()):
+        say(f"note: the schemas hold no version in context {schema_context}", err=True)
+    from kafkacodec.codec.values.problems import UndecodableValue
+
+    try:
+        reader = avro_reader_schema.read_text(encoding="utf-8") if avro_reader_schema is not None else None
+        keys = ValueDecoder(key_format, registry, is_key=True, validate=validate, context=schema_context) \
+            if key_format is not None else None
+        values = ValueDecoder(value_format, registry, validate=validate, avro_reader_schema=reader,
+                              context=schema_context) if value_format is not None else None
+    except (UndecodableValue, UnicodeDecodeError) as err:
+        raise click.BadParameter(str(err), param_hint="--avro-reader-schema") from None
     return keys, values, source

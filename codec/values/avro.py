@@ -19,9 +19,37 @@ def parse_text(text: str, named: dict, what: str, schema_id: int | None = None):
 
     try:
         return fastavro.parse_schema(json.loads(text), named_schemas=named)
+    except RecursionError:
+        raise UndecodableValue(BAD_SCHEMA, f"{what} nests deeper than Python reads", schema_id=schema_id) from None
     except Exception as err:  # fastavro raises what it meets (SchemaParseException, KeyError, ...)
         raise UndecodableValue(BAD_SCHEMA, f"{what} is not an Avro schema fastavro reads: "
                                            f"{type(err).__name__}: {err}", schema_id=schema_id) from None
+
+
+def _recursive(schema, named: dict) -> bool:
+    """Whether a named type of the parsed schema can hold itself (a list, a tree)."""
+    def names_in(node, out: set) -> None:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, str):
+                out.add(n)
+            elif isinstance(n, list):
+                stack += n
+            elif isinstance(n, dict):
+                stack += [n.get("type"), n.get("items"), n.get("values")] + [f["type"] for f in n.get("fields", ())]
+    for name, definition in named.items():
+        seen, todo = set(), [definition]
+        while todo:
+            found: set = set()
+            names_in(todo.pop(), found)
+            for ref in found - seen:
+                seen.add(ref)
+                if ref == name:
+                    return True
+                if ref in named:
+                    todo.append(named[ref])
+    return False
 
 
 class AvroDecoder:
@@ -31,15 +59,30 @@ class AvroDecoder:
     def __init__(self, resolve: Resolve, reader_schema: str | None = None):
         self._resolve = resolve
         self._writers: dict[tuple[str, int], object] = {}
-        self._reader = parse_text(reader_schema, {}, "the reader's schema") if reader_schema is not None else None
+        self._deep: dict[tuple[str, int], bool] = {}  # schemas whose values may nest without end
+        self._failed: dict[tuple[str, int], UndecodableValue] = {}
+        reader_named: dict = {}
+        self._reader = parse_text(reader_schema, reader_named, "the reader's schema") if reader_schema is not None \
+            else None
+        self._reader_deep = self._reader is not None and _recursive(self._reader, reader_named)
 
     def writer(self, schema: RegisteredSchema):
         key = (schema.context, schema.id)
+        if key in self._failed:  # not parsed again for every record
+            raise self._failed[key]
+        try:
+            return self._writer(schema, key)
+        except UndecodableValue as err:
+            self._failed[key] = err
+            raise
+
+    def _writer(self, schema: RegisteredSchema, key):
         if key not in self._writers:
             named: dict = {}
             self._parse_references(schema, named, set())
             self._writers[key] = parse_text(schema.text, named, f"schema {schema.id} ({schema.subject} "
                                                                 f"version {schema.version})", schema.id)
+            self._deep[key] = _recursive(self._writers[key], named)
         return self._writers[key]
 
     def _parse_references(self, schema: RegisteredSchema, named: dict, seen: set) -> None:
@@ -66,8 +109,18 @@ class AvroDecoder:
         writer = self.writer(schema)
         stream = io.BytesIO(payload)
         stream.seek(at)
+        # a schema that holds itself is read by fastavro's Python reader, whose depth Python bounds: its
+        # compiled one recurses on the C stack, which a value nested deep enough overflows
+        deep = self._deep[(schema.context, schema.id)] or self._reader_deep
         try:
-            value = fastavro.schemaless_reader(stream, writer, self._reader)
+            if deep:
+                from fastavro import _read_py
+                value = _read_py.schemaless_reader(stream, writer, self._reader)
+            else:
+                value = fastavro.schemaless_reader(stream, writer, self._reader)
+        except RecursionError:
+            raise UndecodableValue(MISMATCH, f"the payload nests deeper than Python reads (schema {schema.id})",
+                                   at, schema.id) from None
         except EOFError:
             raise UndecodableValue(TRUNCATED, f"the payload ends before schema {schema.id} is read",
                                    len(payload), schema.id) from None

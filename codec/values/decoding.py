@@ -22,6 +22,7 @@ from .protobuf import ProtobufDecoder
 from .registry import AVRO, JSON_SCHEMA, PROTOBUF, RegisteredSchema, Registry
 
 SCHEMA_FORMATS = {"avro": AVRO, "protobuf": PROTOBUF, "json-schema": JSON_SCHEMA}
+MAX_DEPTH = 200  # levels of nesting a value may have: what prints it, and Arrow, recurse
 FORMATS = ("auto", "registry", *SCHEMA_FORMATS, "json", "string", "hex", "base64")
 FORMAT_OF_TYPE = {t: f for f, t in SCHEMA_FORMATS.items()}
 
@@ -52,6 +53,7 @@ class ValueDecoder:
         self.registry = registry if registry is not None else Registry()
         self.is_key = is_key
         self.context = context
+        self._schemas: dict = {}  # by id or GUID: the registry does not change while records are read
         resolve = self.registry.version
         self._avro = AvroDecoder(resolve, avro_reader_schema)
         self._protobuf = ProtobufDecoder(resolve)
@@ -61,9 +63,15 @@ class ValueDecoder:
         if data is None:
             return Decoded(None, None)
         try:
-            return self._decode(data, headers)
+            found = self._decode(data, headers)
         except UndecodableValue as problem:
             return Decoded(None, None, None, problem)
+        except RecursionError:
+            return Decoded(None, None, None, UndecodableValue(MISMATCH, "the value nests deeper than Python reads"))
+        if isinstance(found.value, (dict, list)) and _deeper_than(found.value, MAX_DEPTH):
+            problem = UndecodableValue(MISMATCH, f"the value nests deeper than {MAX_DEPTH} levels", None, found.schema_id)
+            return Decoded(None, None, None, problem)
+        return found
 
     def _decode(self, data: bytes, headers) -> Decoded:
         fmt = self.format
@@ -98,9 +106,10 @@ class ValueDecoder:
             return None
 
     def _schema(self, ref: framing.SchemaRef) -> RegisteredSchema | None:
-        if ref.id is not None:
-            return self.registry.by_id(ref.id, self.context)
-        return self.registry.by_guid(ref.guid)
+        if ref not in self._schemas:
+            self._schemas[ref] = self.registry.by_id(ref.id, self.context) if ref.id is not None \
+                else self.registry.by_guid(ref.guid)
+        return self._schemas[ref]
 
     def _registered(self, data: bytes, headers, wanted_type: str | None) -> Decoded:
         framed, header = framing.unframe(data, headers, self.is_key)
@@ -123,3 +132,15 @@ class ValueDecoder:
         else:
             value = self._json.decode(body, schema, at)
         return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema)
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether lists and maps nest more than `limit` levels in `value` (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack += [(child, depth + 1) for child in children if isinstance(child, (dict, list, tuple))]
+    return False

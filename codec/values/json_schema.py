@@ -20,13 +20,16 @@ def read_json(payload: bytes, at: int = 0, schema_id: int | None = None):
                                at + err.start, schema_id) from None
     except ValueError as err:
         raise UndecodableValue(NOT_TEXT, f"the payload is not JSON: {err}", at, schema_id) from None
+    except RecursionError:
+        raise UndecodableValue(NOT_TEXT, "the payload's JSON nests deeper than Python reads", at, schema_id) from None
 
 
 def _schema_json(text: str, what: str, schema_id: int):
     try:
         return json.loads(text)
-    except ValueError as err:
-        raise UndecodableValue(BAD_SCHEMA, f"{what} is not JSON: {err}", schema_id=schema_id) from None
+    except (ValueError, RecursionError) as err:
+        raise UndecodableValue(BAD_SCHEMA, f"{what} is not JSON Python reads: {type(err).__name__}",
+                               schema_id=schema_id) from None
 
 
 class JsonSchemaDecoder:
@@ -34,9 +37,19 @@ class JsonSchemaDecoder:
         self._resolve = resolve
         self.validate = validate
         self._validators: dict[tuple[str, int], object] = {}
+        self._failed: dict[tuple[str, int], UndecodableValue] = {}
 
     def validator(self, schema: RegisteredSchema):
         key = (schema.context, schema.id)
+        if key in self._failed:  # not compiled again for every record
+            raise self._failed[key]
+        try:
+            return self._validator(schema, key)
+        except UndecodableValue as err:
+            self._failed[key] = err
+            raise
+
+    def _validator(self, schema: RegisteredSchema, key):
         if key not in self._validators:
             from jsonschema import exceptions, validators
             from referencing import Registry, Resource
@@ -80,6 +93,9 @@ class JsonSchemaDecoder:
             except Unresolvable as err:
                 raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} has a $ref the schema source does not "
                                                    f"give: {err}", schema_id=schema.id) from None
+            except RecursionError:  # a $ref that leads back to itself without consuming the value
+                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} refers to itself without end",
+                                       schema_id=schema.id) from None
             except exceptions.SchemaError as err:
                 raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id}: {err.message}", schema_id=schema.id) from None
             if error is not None:

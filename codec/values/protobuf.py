@@ -77,6 +77,7 @@ class ProtobufDecoder:
         self._resolve = resolve
         self._compiled: dict[tuple[str, int], tuple[object, object]] = {}  # -> (pool, root FileDescriptorProto)
         self._classes: dict[tuple[str, int, tuple[int, ...]], type] = {}
+        self._failed: dict[tuple[str, int], UndecodableValue] = {}
 
     def _sources(self, schema: RegisteredSchema, files: dict[str, str], seen: set) -> None:
         for ref in schema.references:
@@ -93,6 +94,15 @@ class ProtobufDecoder:
 
     def compiled(self, schema: RegisteredSchema):
         key = (schema.context, schema.id)
+        if key in self._failed:  # protoc is not run again for every record of a schema that does not compile
+            raise self._failed[key]
+        try:
+            return self._compile(schema, key)
+        except UndecodableValue as err:
+            self._failed[key] = err
+            raise
+
+    def _compile(self, schema: RegisteredSchema, key):
         if key not in self._compiled:
             from google.protobuf import descriptor_pool
 
@@ -146,5 +156,9 @@ class ProtobufDecoder:
         except DecodeError as err:
             raise UndecodableValue(MISMATCH, f"the payload does not read as {cls.DESCRIPTOR.full_name} of schema "
                                              f"{schema.id}: {err}", at, schema.id) from None
-        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True, unquote_int64_if_possible=True,
-                                         preserving_proto_field_name=True)
+        try:
+            return json_format.MessageToDict(message, always_print_fields_with_no_presence=True,
+                                             unquote_int64_if_possible=True, preserving_proto_field_name=True)
+        except (json_format.Error, TypeError, ValueError) as err:  # an Any of an unknown type, a time out of range
+            raise UndecodableValue(MISMATCH, f"the message reads but has no JSON form: {type(err).__name__}: "
+                                             f"{str(err)[:200]}", at, schema.id) from None

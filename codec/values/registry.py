@@ -54,18 +54,20 @@ class RegisteredSchema:
     def guid(self) -> str:
         """The registry's GUID of the schema: an MD5 over its text and references (and metadata),
         written as a UUID."""
-        digest = hashlib.md5(self.text.encode())
+        digest = hashlib.md5(self.text.encode("utf-8", "surrogatepass"))
         for ref in self.references:
             digest.update(ref.name.encode() + ref.subject.encode() + struct.pack(">i", ref.version))
         if self.metadata:
             digest.update(b"\x01")
-            for tag, values in sorted((self.metadata.get("tags") or {}).items()):
-                digest.update(tag.encode())
-                for value in values:
-                    digest.update(value.encode())
-            for key, value in sorted((self.metadata.get("properties") or {}).items()):
-                digest.update(key.encode() + value.encode())
-            for name in sorted(self.metadata.get("sensitive") or ()):
+            tags, properties = self.metadata.get("tags"), self.metadata.get("properties")
+            for tag, values in sorted((tags if isinstance(tags, dict) else {}).items()):
+                digest.update(str(tag).encode())
+                for value in values if isinstance(values, list) else ():
+                    digest.update(str(value).encode())
+            for key, value in sorted((properties if isinstance(properties, dict) else {}).items()):
+                digest.update(str(key).encode() + str(value).encode())
+            sensitive = self.metadata.get("sensitive")
+            for name in sorted(str(n) for n in (sensitive if isinstance(sensitive, list) else ())):
                 digest.update(name.encode())
         return str(uuid.UUID(bytes=digest.digest()))
 
@@ -95,6 +97,8 @@ def _json(data: bytes, what: str) -> dict:
         obj = json.loads(bytes(data).decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         raise RecordProblem(f"its {what} is not JSON: {err}") from None
+    except RecursionError:
+        raise RecordProblem(f"its {what} is JSON nested deeper than Python reads") from None
     if not isinstance(obj, dict):
         raise RecordProblem(f"its {what} is JSON but not an object")
     return obj
@@ -124,11 +128,15 @@ def _schema_value(subject: str, version: int, obj: dict) -> RegisteredSchema:
     if schema_type not in SCHEMA_TYPES:
         raise RecordProblem(f"its schema type {schema_type!r} is none of {', '.join(SCHEMA_TYPES)}")
     refs = []
+    if not isinstance(obj.get("references") or [], list):
+        raise RecordProblem("its value's references are not a list")
     for ref in obj.get("references") or ():
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) or not isinstance(ref.get("subject"), str):
             raise RecordProblem("a reference of its value lacks a name or a subject")
         refs.append(Reference(ref["name"], ref["subject"], _version(ref, "reference")))
     metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else None
+    if not isinstance(obj.get("deleted", False), bool):
+        raise RecordProblem("its value's deleted is not true or false")
     return RegisteredSchema(subject, version, schema_id, schema_type, text, tuple(refs),
                             bool(obj.get("deleted", False)), metadata)
 
@@ -142,6 +150,7 @@ class Registry:
         self.versions: dict[tuple[str, int], RegisteredSchema] = {}
         self._by_id: dict[tuple[str, int], dict[tuple[str, int], None]] = {}  # (context, id) -> versions
         self._by_guid: dict[str, tuple[str, int]] | None = None
+        self._of_subject: dict[str, set[int]] = {}  # its versions: a subject's delete marks them without a scan
         self.other_records = 0  # config, mode, context, noop and association records read
 
     # -- rebuilding ------------------------------------------------------------------------------
@@ -151,6 +160,8 @@ class Registry:
             raise RecordProblem("it has no key")
         obj = _json(key, "key")
         keytype = obj.get("keytype")
+        if not isinstance(keytype, str):
+            raise RecordProblem("its key has no key type")
         if keytype == "SCHEMA":
             subject = _subject(obj, "key")
             if subject is None:
@@ -167,9 +178,10 @@ class Registry:
                 if subject is None:
                     raise RecordProblem("its DELETE_SUBJECT record names no subject")
                 upto = _version(body, "value")
-                for (s, v), schema in list(self.versions.items()):
-                    if s == subject and v <= upto and not schema.deleted:
-                        self.versions[(s, v)] = _with_deleted(schema)
+                for v in list(self._of_subject.get(subject, ())):
+                    schema = self.versions[(subject, v)]
+                    if v <= upto and not schema.deleted:
+                        self.versions[(subject, v)] = _with_deleted(schema)
         elif keytype == "CLEAR_SUBJECT":
             if value is not None:
                 self._clear(_subject(_json(value, "value"), "value"))
@@ -182,12 +194,14 @@ class Registry:
         where = (schema.subject, schema.version)
         self._remove(where)
         self.versions[where] = schema
+        self._of_subject.setdefault(schema.subject, set()).add(schema.version)
         self._by_id.setdefault((schema.context, schema.id), {})[where] = None
         self._by_guid = None
 
     def _remove(self, where: tuple[str, int]) -> None:
         old = self.versions.pop(where, None)
         if old is not None:
+            self._of_subject.get(where[0], set()).discard(where[1])
             holders = self._by_id.get((old.context, old.id), {})
             holders.pop(where, None)
             if not holders:

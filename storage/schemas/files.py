@@ -24,9 +24,11 @@ MAX_FILE = 64 << 20
 def answered_version(obj: dict, where: str) -> RegisteredSchema:
     """One version as the REST API gives it."""
     schema_type = obj.get("schemaType") or AVRO
-    if not isinstance(obj.get("schema"), str) or not isinstance(obj.get("id"), int) or schema_type not in SCHEMA_TYPES:
-        raise ValueError(f"{where}: not a registry's answer for a schema version (schema text, id, schemaType)")
-    refs = tuple(Reference(r["name"], r["subject"], int(r["version"])) for r in obj.get("references") or ())
+    if not isinstance(obj.get("schema"), str) or not isinstance(obj.get("id"), int) or schema_type not in SCHEMA_TYPES \
+            or not isinstance(obj.get("version", 1), int) or not isinstance(obj.get("references") or [], list):
+        raise ValueError(f"{where}: not a registry's answer for a schema version (schema text, id, version, "
+                         "schemaType, references)")
+    refs = tuple(Reference(str(r["name"]), str(r["subject"]), int(r["version"])) for r in obj.get("references") or ())
     return RegisteredSchema(str(obj.get("subject", f"id-{obj['id']}")), int(obj.get("version", 1)), obj["id"],
                             schema_type, obj["schema"], refs, bool(obj.get("deleted", False)))
 
@@ -59,6 +61,8 @@ def source(root: Path) -> SchemaSource:
                 if registry.version(schema.subject, schema.version) is not None:
                     raise ValueError(f"{path}: {schema.subject} version {schema.version} is given twice")
                 registry.add(schema)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as why:
+        except (ValueError, KeyError, TypeError, OverflowError, AttributeError, UnicodeDecodeError) as why:
             passed_over.append(f"{path} is passed over: {why}")
+        except RecursionError:
+            passed_over.append(f"{path} is passed over: its JSON nests deeper than Python reads")
     return SchemaSource(registry, str(root), passed_over)

@@ -11,6 +11,7 @@ import urllib.request
 
 from kafkacodec.codec.values.registry import RegisteredSchema, Registry
 from kafkacodec.runtime.errors import KafkaCodecError
+from kafkacodec.storage.diskio.safeio import FileProblem
 
 from .files import answered_version
 from .source import SchemaSource
@@ -18,8 +19,12 @@ from .source import SchemaSource
 TIMEOUT_SECONDS = 30
 
 
-class RegistryUnreachable(KafkaCodecError):
-    pass
+class RegistryUnreachable(FileProblem):
+    """A registry that does not answer, or not with a schema: a source that cannot be used (exit 2)."""
+
+    def __init__(self, message: str):
+        KafkaCodecError.__init__(self, message)
+        self.file, self.message, self.position = None, message, None
 
 
 class RemoteRegistry(Registry):
@@ -40,13 +45,19 @@ class RemoteRegistry(Registry):
             raise RegistryUnreachable(f"{address}: the registry answered {err.code} {err.reason}") from None
         except (urllib.error.URLError, OSError, ValueError) as err:
             raise RegistryUnreachable(f"{address}: no answer from the registry: {err}") from None
+        except RecursionError:
+            raise RegistryUnreachable(f"{address}: the registry's answer nests deeper than Python reads") from None
 
     def _once(self, path: str, fill) -> None:
         if path not in self._asked:
             self._asked.add(path)
             obj = self._get(path)
-            if obj is not None:
-                self.add(fill(obj))
+            if obj is None:
+                return
+            try:
+                self.add(fill(obj if isinstance(obj, dict) else {}))
+            except (ValueError, KeyError, TypeError, OverflowError, AttributeError) as err:
+                raise RegistryUnreachable(f"{self.url}{path}: the registry's answer is not a schema: {err}") from None
 
     def by_id(self, schema_id: int, context: str | None = None) -> RegisteredSchema | None:
         found = super().by_id(schema_id, context)

@@ -13,4 +13,6 @@ DEFAULT_TOPIC = "_schemas"
 class SchemaSource:
     registry: Registry
     where: str  # what it was read from, for messages
-    passed_over: list[str] = field(default_factory=list)
+    passed_over: list[str] = field(default_factory=list)  # files that hold no schema, said
+    damaged: list[str] = field(default_factory=list)  # damage, and records the registry does not write: the
+    # state may lack what they held, so what is decoded by it is not known to be right

@@ -12,10 +12,10 @@ from .source import SchemaSource
 
 def source(part: Partition) -> SchemaSource:
     registry = Registry()
-    passed_over: list[str] = []
+    problems: list[str] = []
 
     def damaged(damage) -> None:
-        passed_over.append(f"{damage.error}; the records after it in {damage.segment.log.name} are not read")
+        problems.append(f"{damage.error}; the records after it in {damage.segment.log.name} are not read")
 
     for batch, record in partition_records(part, on_damage=damaged):
         if not batch.is_legacy and batch.entry.is_control:
@@ -23,6 +23,6 @@ def source(part: Partition) -> SchemaSource:
         try:
             registry.apply(record.key, record.value)
         except RecordProblem as why:
-            passed_over.append(f"{part.path}: the record at offset {record.offset} (batch at byte {batch.position}) "
-                               f"is passed over: {why}")
-    return SchemaSource(registry, str(part.path), passed_over)
+            problems.append(f"{part.path}: the record at offset {record.offset} (batch at byte {batch.position}) "
+                            f"is passed over: {why}")
+    return SchemaSource(registry, str(part.path), damaged=problems)

@@ -1,0 +1,123 @@
+"""Input built to break the value decoders: each record that cannot be decoded is reported, with
+no traceback and no crash, and the records around it are still printed; damage in the schemas
+themselves makes the exit status 1."""
+import json
+import shutil
+import struct
+
+import pytest
+from click.testing import CliRunner
+
+from kafkacodec.cli import main
+from kafkacodec.storage.change.writer import PartitionWriter
+
+T = 1_700_000_000_000
+
+
+def schema_record(subject, version, schema_id, text, kind=None):
+    key = {"keytype": "SCHEMA", "subject": subject, "version": version, "magic": 1}
+    value = {"subject": subject, "version": version, "id": schema_id, "schema": text, "deleted": False}
+    if kind:
+        value["schemaType"] = kind
+    return {"key": json.dumps(key).encode(), "value": json.dumps(value).encode(), "timestamp": T}
+
+
+def framed(schema_id, payload, indexes=b""):
+    return b"\x00" + struct.pack(">i", schema_id) + indexes + payload
+
+
+def log_dir(root, schemas, values, topic="t"):
+    with PartitionWriter(root / "_schemas-0") as w:
+        for record in schemas:
+            w.append([record])
+    with PartitionWriter(root / f"{topic}-0") as w:
+        w.append([{"key": b"k%d" % i, "value": v, "timestamp": T} for i, v in enumerate(values)])
+    return root
+
+
+def cat(*args):
+    run = CliRunner().invoke(main, ["cat", *map(str, args)])
+    assert run.exception is None or isinstance(run.exception, SystemExit), run.exception
+    return run, [json.loads(line) for line in run.stdout.splitlines()]
+
+
+LIST = json.dumps({"type": "record", "name": "L", "fields": [{"name": "next", "type": ["null", "L"]}]})
+
+
+def test_a_value_nested_deep_in_a_recursive_avro_schema_is_an_error_not_a_crash(tmp_path):
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 3, LIST)],
+                   [framed(3, b"\x02" * 5000 + b"\x00"), framed(3, b"\x02" * 3 + b"\x00"), framed(3, b"\x00")])
+    run, lines = cat(root, "--value-format", "registry")
+    assert run.exit_code == 1
+    assert [line.get("valueError", {}).get("kind") for line in lines] == ["mismatch", None, None]
+    assert lines[1]["value"] == {"next": {"next": {"next": {"next": None}}}}
+
+
+@pytest.mark.parametrize("value", [b"[" * 100_000, b"[" * 300 + b"]" * 300])
+def test_json_nested_deeper_than_is_read_is_an_error(tmp_path, value):
+    root = log_dir(tmp_path, [], [value, b'{"a": 1}'])
+    run, lines = cat(root, "--value-format", "json")
+    assert run.exit_code == 1 and lines[0]["valueError"]["kind"] in ("not-text", "mismatch")
+    assert lines[1]["value"] == {"a": 1}
+
+
+def test_a_protobuf_message_without_a_json_form_is_an_error(tmp_path):
+    proto = ('syntax = "proto3";\nimport "google/protobuf/any.proto";\nimport "google/protobuf/timestamp.proto";\n'
+             'message M { google.protobuf.Any a = 1; google.protobuf.Timestamp t = 2; }\n')
+    any_unknown = b"\x0a\x22\x0a\x20type.googleapis.com/nope.Nope12345"[:36]
+    far_time = b"\x12\x08\x08" + bytes([0xFF] * 6 + [0x01])  # seconds far past what RFC 3339 holds
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, proto, "PROTOBUF")],
+                   [framed(1, any_unknown, b"\x00"), framed(1, far_time, b"\x00"), framed(1, b"", b"\x00")])
+    run, lines = cat(root, "--value-format", "protobuf")
+    kinds = [line.get("valueError", {}).get("kind") for line in lines]
+    assert kinds[:2] == ["mismatch", "mismatch"] and kinds[2] is None and run.exit_code == 1
+
+
+@pytest.mark.parametrize("key,value", [
+    (b'{"keytype":["SCHEMA"],"magic":0}', b"{}"),
+    (b'{"keytype":"SCHEMA","subject":"s","version":1,"magic":1}', b'{"id":1,"schema":"\\"int\\"","references":5}'),
+    (b"[" * 100_000, b"{}"),
+])
+def test_a_schemas_record_the_registry_does_not_write_is_damage_said_and_the_rest_read(tmp_path, key, value):
+    good = schema_record("t-value", 1, 2, '"string"')
+    root = log_dir(tmp_path, [{"key": key, "value": value, "timestamp": T}, good], [framed(2, b"\x04hi")])
+    run, lines = cat(root, "--value-format", "registry")
+    assert run.exit_code == 1 and lines[0]["value"] == "hi"
+    assert "is passed over" in run.stderr and "damaged ranges not read: 1" in run.stderr
+
+
+def test_a_damaged_schemas_partition_makes_the_exit_status_1(tmp_path, sample):
+    shutil.copytree(sample, tmp_path / "logs")
+    log = tmp_path / "logs" / "_schemas-0" / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    data[300] ^= 0xFF
+    log.write_bytes(bytes(data))
+    run, lines = cat(tmp_path / "logs", "--topic", "shop.orders")
+    assert run.exit_code == 1 and len(lines) == 12 and "error: the schemas:" in run.stderr
+
+
+def test_a_time_index_that_does_not_read_falls_back_to_the_log(tmp_path, sample):
+    shutil.copytree(sample, tmp_path / "logs")
+    (tmp_path / "logs" / "shop.orders-0" / "00000000000000000000.timeindex").write_bytes(b"\x01" * 7)
+    run, lines = cat(tmp_path / "logs", "--topic", "shop.orders", "--from", "@2020-09-13T12:32:00Z")
+    assert run.exit_code == 0 and [line["offset"] for line in lines] == [10, 11]
+    assert "found by reading the log" in run.stderr
+
+
+def test_a_schema_that_does_not_compile_is_reported_for_each_record_and_compiled_once(tmp_path, monkeypatch):
+    from kafkacodec.codec.values import protobuf
+
+    calls = []
+    real = protobuf.compile_files
+    monkeypatch.setattr(protobuf, "compile_files", lambda *a: calls.append(1) or real(*a))
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, "syntax = \"proto3\"; message {", "PROTOBUF")],
+                   [framed(1, b"", b"\x00")] * 5)
+    run, lines = cat(root, "--value-format", "registry")
+    assert run.exit_code == 1 and [line["valueError"]["kind"] for line in lines] == ["bad-schema"] * 5
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("fmt", ["%o%%%", "ab%", "%o\\"])
+def test_a_format_ending_inside_a_token_is_refused(sample, fmt):
+    run = CliRunner().invoke(main, ["cat", str(sample), "-f", fmt])
+    assert run.exit_code == 2 and "ends inside a token" in run.output
