@@ -32,6 +32,7 @@ import lazy  # noqa: E402
 import peers  # noqa: E402
 import spark as spark_bench  # noqa: E402
 import spark_cluster  # noqa: E402
+import spark_values  # noqa: E402
 import verify as verify_bench  # noqa: E402
 from peers import CODECS, kp_decode, kp_encode  # noqa: E402,F401  (instructions.py uses them from here)
 from reference_reader import read_records  # noqa: E402
@@ -258,6 +259,15 @@ def main() -> None:
     if not args.no_spark:
         sparked = spark_bench.table()
         spark_table("local[2]", sparked)
+    values = None
+    if not args.no_spark:
+        values = spark_values.table()
+        print(f"\nSpark, local[2], typed values ({values[0]['records']:,} Avro records of two schema versions; "
+              "best of 2):\n")
+        print("| workload | bytes rows/s | typed rows/s | typed time / bytes time |")
+        print("|---|---|---|---|")
+        for r in values:
+            print(f"| {r['workload']} | {r['binary_rps']:,.0f} | {r['typed_rps']:,.0f} | {r['slowdown']:.2f}x |")
     if not args.no_spark and not args.no_cluster:
         clustered = spark_cluster.table()
         spark_table("a standalone cluster of two 1-core workers set up as the README's recipe sets one up", clustered)
@@ -272,6 +282,7 @@ def main() -> None:
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
                                "runs": args.runs, "rows": rows, "framing": framed, "columnar": cols,
                                "lazy": lazy_figures, "directory": scans, "verify": verified, "spark": sparked,
+                               "spark_values": values,
                                "spark_cluster": clustered,
                                "instructions": counted},
                               indent=2) + "\n")

@@ -54,6 +54,7 @@ class ReadOptions:
     include_control: bool = False  # transaction markers (control batches) as rows; Spark's Kafka source gives none
     rows_per_batch: int = 65_536  # Arrow batches handed to Spark: larger ones cost it less per row
     columns: tuple[str, ...] | None = None  # a schema the user gave: only these, in this order
+    typed: tuple = ()  # keys and values as typed columns (values.columns.TypedColumn), added at the end
 
 
 def is_aborted(spec: Slice, pid: int, offset: int) -> bool:

@@ -78,6 +78,7 @@ class Summary:
     damaged: list[tuple[str, int, str]] = field(default_factory=list)
     lag: list[tuple[str, str, int, int]] = field(default_factory=list)  # group, topic, partitions, total lag
     reader: str = ""  # which read the records: "jvm" or "python"
+    undecoded: list[tuple[str, int, int, str]] = field(default_factory=list)  # segment, position, offset, why
 
     def table(self) -> Table:
         t = Table("topic", "partitions", "records", "bytes")
@@ -116,13 +117,14 @@ def write_table(df, out: str, fmt: str, mode: str) -> None:
 
 
 def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "errorifexists",
-           include_headers: bool = True, reader: str = "auto") -> Summary:
+           include_headers: bool = True, reader: str = "auto", options: dict | None = None) -> Summary:
     """Read every record, transaction markers included (`isControl`), damaged batches reported as
     rows with `corruption` set, and write the table; then gather the summary from the segments
-    table and the written rows."""
+    table and the written rows. `options`: more of kafka-log's (subscribe, valueFormat, ...)."""
     from .reading import read, reader_of  # pyarrow: loaded once a session exists, as pyspark is
+    options = dict(options or {})
     df = read(spark, logdir, reader=reader, includeHeaders=include_headers, includeControlRecords=True,
-              onCorrupt="report")
+              onCorrupt="report", **options)
     write_table(df, out, fmt, mode)
     written = spark.read.format(fmt).load(out)
     segments = spark.read.format("kafka-log-segments").load(logdir)
@@ -131,7 +133,9 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     per_topic = segments.groupBy("topic").agg(
         F.countDistinct("partition").alias("partitions"), F.sum("sizeBytes").alias("bytes"),
         F.sum("invalidBytes").alias("invalid"), F.sum("abortedTransactions").alias("aborted"))
-    sizes = {r["topic"]: (r["partitions"], r["bytes"], r["invalid"], r["aborted"]) for r in per_topic.collect()}
+    chosen = {t.strip() for t in options["subscribe"].split(",")} if options.get("subscribe") else None
+    sizes = {r["topic"]: (r["partitions"], r["bytes"], r["invalid"], r["aborted"]) for r in per_topic.collect()
+             if chosen is None or r["topic"] in chosen}
     counts = {r["topic"]: r["count"] for r in written.where("corruption is null").groupBy("topic").count().collect()}
     for topic in sorted(sizes):
         parts, size, invalid, aborted = sizes[topic]
@@ -144,5 +148,10 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
                    .orderBy("group", "topic").collect()]
     bad = written.where("corruption is not null").select("segment", "position", "corruption").collect()
     summary.corrupt_batches = len(bad)
+    for name in ("keyError", "valueError"):  # written as they are, with their bytes; said here
+        if name in written.columns:
+            summary.undecoded += [(r["segment"], r["position"], r["offset"], f"{name[:-5]}: {r[name]}")
+                                  for r in written.where(f"{name} is not null").select(
+                                      "segment", "position", "offset", name).orderBy("segment", "offset").collect()]
     summary.damaged = [(r["segment"], r["position"], r["corruption"]) for r in bad]
     return summary

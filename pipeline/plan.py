@@ -110,14 +110,29 @@ def parse_options(options: dict) -> Plan:
         ts_strategy=o.get("startingoffsetsbytimestampstrategy", "error").lower(), max_bytes=max(1, max_bytes))
 
 
+def named_topics(options: dict) -> tuple[str, ...] | None:
+    """The topics `subscribe` or `assign` name (options lower-cased), or None."""
+    if options.get("subscribe"):
+        return tuple(t.strip() for t in options["subscribe"].split(","))
+    if options.get("assign"):
+        try:
+            return tuple(json.loads(options["assign"]))
+        except (ValueError, TypeError):
+            return None
+    return None
+
+
 def options_for_schema(schema, options: ReadOptions) -> ReadOptions:
     """ReadOptions for the schema Spark hands the reader: ours (all columns), or a user's narrower
     one naming some of ours with our types (headers included when named), checked here."""
     ours = {n: t for n, t in (f.split(" ", 1) for f in ddl(True).split(", "))}
+    typed = [name for column in options.typed for name in column.names()]
     names = tuple(schema.fieldNames())
-    if list(names) == [f.split(" ", 1)[0] for f in ddl(options.include_headers).split(", ")]:
+    if list(names) == [f.split(" ", 1)[0] for f in ddl(options.include_headers).split(", ")] + typed:
         return options
     for field in schema.fields:
+        if field.name in typed:
+            continue
         want = ours.get(field.name)
         if want is None:
             raise OptionError(f"the schema names {field.name!r}, which is not a column of kafka-log "

@@ -97,7 +97,9 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
         from pyspark.sql.types import _parse_datatype_string
         schema = _parse_datatype_string(schema)
     if reader != "python":
-        why_not = _jvm_unavailable(spark, str(path))
+        typed = [name for name in ("keyFormat", "valueFormat") if options.get(name) or options.get(name.lower())]
+        why_not = jvm.JvmReaderUnavailable(f"the JVM reader does not decode {' and '.join(typed)} yet") if typed \
+            else _jvm_unavailable(spark, str(path))
         if why_not is not None and reader == "jvm":
             raise why_not
         if why_not is not None and str(why_not) not in _said_why:

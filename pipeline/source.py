@@ -12,8 +12,9 @@ from . import columns
 from .decode import Slice, decode_slice
 from .files import windows
 from .headers import HEADER_COLUMNS, header_rows, projected
-from .plan import OptionError, Plan, options_for_schema, parse_options, planned
+from .plan import OptionError, Plan, named_topics, options_for_schema, parse_options, planned
 from .sink import KafkaLogWriter
+from .values.columns import ColumnDecoder, ValueOptionError, typed_columns, with_typed
 
 
 class SlicePartition(InputPartition):
@@ -36,15 +37,17 @@ class KafkaLogReader(DataSourceReader):
         if s is None:  # pyspark's one partition of an empty plan
             return
         names = s.options.columns
+        typed = [ColumnDecoder(column) for column in s.options.typed]
         for pos, data in windows(s):
             part = replace(s, start_pos=pos, end_pos=pos + len(data))
             if names is None:
-                yield from decode_slice(data, part, segment_name=s.path, base_pos=pos)
+                for batch in decode_slice(data, part, segment_name=s.path, base_pos=pos):
+                    yield with_typed(batch, typed)
             elif HEADER_COLUMNS.issuperset(names):
                 yield from header_rows(data, part, names, s.path, base_pos=pos)
             else:
                 for batch in decode_slice(data, part, segment_name=s.path, base_pos=pos):
-                    yield projected(batch, names)
+                    yield projected(with_typed(batch, typed), names)
 
 
 def _millis(value) -> int:
@@ -98,11 +101,20 @@ class KafkaLogDataSource(DataSource):
 
     def schema(self):
         include = str(self.options.get("includeHeaders", "false")).lower() == "true"
-        return columns.ddl(include)
+        return ", ".join([columns.ddl(include)] + [t.ddl() for t in self._typed()])
+
+    def _typed(self) -> list:
+        """The typed key and value columns the options ask for (values.columns)."""
+        options = {k.lower(): v for k, v in dict(self.options).items()}
+        try:
+            return typed_columns(options, named_topics(options))
+        except ValueOptionError as err:
+            raise ValueError(f"kafka-log: {err}") from None
 
     def reader(self, schema):
         try:
             plan = parse_options(dict(self.options))
+            plan = replace(plan, options=replace(plan.options, typed=tuple(self._typed())))
             plan = replace(plan, options=options_for_schema(schema, plan.options))
         except OptionError as err:
             raise ValueError(f"kafka-log: {err}") from None

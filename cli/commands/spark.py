@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from .terminal import say
+
 READER = click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), default="auto", show_default=True,
                       help="Read the records with the JVM reader (auto: where a JDK can build it) or Spark's "
                            "Python data source.")
@@ -18,10 +20,18 @@ READER = click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), 
 @click.option("--master", default=None, help="Spark master URL (default: a local session on every core).")
 @READER
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, force: bool) -> None:
+@click.option("--topic", "topics", default=None, metavar="T1,T2", help="Only these topics (kafka-log's subscribe).")
+@click.option("--value-format", type=click.Choice(["avro"]), default=None,
+              help="Add the values as a typed column (valueDecoded, valueSchemaId, valueError) of the subject's "
+                   "latest schema: one topic, or --value-subject.")
+@click.option("--value-subject", default=None, help="The subject whose schema types the values (default <topic>-value).")
+@click.option("--schemas", default=None, metavar="DIR|URL",
+              help="Where the schemas are (default: the log dir's `_schemas` partition).")
+def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, force: bool, topics: str | None,
+           value_format: str | None, value_subject: str | None, schemas: str | None) -> None:
     """Export a log dir (or partition, or segment; local or s3://, gs://, hdfs://) to a table through
     Spark: every record with Kafka's columns and the batch columns, headers and transaction
-    markers (isControl) included."""
+    markers (isControl) included; with --value-format, the values decoded as typed columns too."""
     from rich.console import Console
 
     from kafkacodec.pipeline.export import export as run, session, stage_progress
@@ -33,7 +43,11 @@ def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, for
     spark = session(master)
     try:
         with stage_progress(spark, console):
-            summary = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", reader=reader)
+            options = {name: value for name, value in (("subscribe", topics), ("valueFormat", value_format),
+                                                       ("valueSubject", value_subject), ("schemas", schemas))
+                       if value is not None}
+            summary = run(spark, logdir, out, fmt, "overwrite" if force else "errorifexists", reader=reader,
+                          options=options)
     except Exception as err:  # Spark reports a Python error deep in its own; say it in one line
         text = str(err).strip().splitlines()
         click.echo(f"error: {text[0] if text else err}", err=True)
@@ -48,7 +62,12 @@ def export(logdir: str, out: str, fmt: str, master: str | None, reader: str, for
                f"{summary.invalid_bytes}; aborted transactions: {summary.aborted_transactions}")
     for segment, position, why in summary.damaged:
         click.echo(f"damaged: {segment} at byte {position}: {why}", err=True)
-    sys.exit(1 if summary.damaged else 0)
+    for segment, position, offset, why in summary.undecoded:
+        say(f"not decoded: {segment}: batch at byte {position}: offset {offset}: {why}", err=True)
+    if summary.undecoded:
+        click.echo(f"{len(summary.undecoded)} records did not decode (written with their bytes and the error column)",
+                   err=True)
+    sys.exit(1 if summary.damaged or summary.undecoded else 0)
 
 
 @click.command("compact-table")

@@ -1,0 +1,107 @@
+"""Avro schemas as Spark and Arrow types, as Spark's own Avro support maps them: records as
+structs, arrays, maps with string keys, enums as strings, fixed and bytes as binary, the logical
+types as Spark's (decimal, date, timestamps), a union of null and one type as that type,
+nullable. What Spark has no type for (other unions, a record that holds itself) is a JSON string."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable
+
+import pyarrow as pa
+
+from kafkacodec.codec.values.jsonable import jsonable
+
+PRIMITIVES = {"boolean": ("boolean", pa.bool_()), "int": ("int", pa.int32()), "long": ("bigint", pa.int64()),
+              "float": ("float", pa.float32()), "double": ("double", pa.float64()), "bytes": ("binary", pa.binary()),
+              "string": ("string", pa.string()), "null": ("string", pa.string())}
+LOGICAL = {("int", "date"): ("date", pa.date32()), ("long", "timestamp-millis"): ("timestamp", pa.timestamp("us", "UTC")),
+           ("long", "timestamp-micros"): ("timestamp", pa.timestamp("us", "UTC")),
+           ("long", "local-timestamp-millis"): ("timestamp_ntz", pa.timestamp("us")),
+           ("long", "local-timestamp-micros"): ("timestamp_ntz", pa.timestamp("us")),
+           ("string", "uuid"): ("string", pa.string())}
+MAX_DECIMAL_PRECISION = 38  # Spark's
+
+
+@dataclass(frozen=True)
+class Mapped:
+    ddl: str  # Spark's type, as DDL
+    arrow: pa.DataType
+    convert: Callable | None = None  # what fastavro gives -> what Arrow takes, where they differ
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _as_json(value):
+    return None if value is None else json.dumps(jsonable(value), separators=(",", ":"))
+
+
+AS_JSON = Mapped("string", pa.string(), _as_json)
+
+
+def mapped(schema, named: dict | None = None, open_records: frozenset = frozenset()) -> Mapped:
+    """The Spark and Arrow types of a schema parsed by fastavro (named types by full name)."""
+    named = {} if named is None else named
+    if isinstance(schema, str):
+        if schema in PRIMITIVES:
+            ddl, arrow = PRIMITIVES[schema]
+            return Mapped(ddl, arrow)
+        if schema in open_records:  # a record that holds itself: no Spark type is deep enough
+            return AS_JSON
+        return mapped(named[schema], named, open_records)
+    if isinstance(schema, list):
+        branches = [s for s in schema if s != "null"]
+        if len(branches) == 1:
+            return mapped(branches[0], named, open_records)
+        return AS_JSON
+    kind = schema["type"]
+    logical = schema.get("logicalType")
+    if logical == "decimal" and kind in ("bytes", "fixed") and schema.get("precision", 0) <= MAX_DECIMAL_PRECISION:
+        precision, scale = schema["precision"], schema.get("scale", 0)
+        return Mapped(f"decimal({precision},{scale})", pa.decimal128(precision, scale))
+    if (kind, logical) in LOGICAL:
+        ddl, arrow = LOGICAL[(kind, logical)]
+        return Mapped(ddl, arrow, str if logical == "uuid" else None)
+    if kind == "record":
+        name = schema.get("name")
+        if name:
+            named[name] = schema
+        inner = open_records | {name}
+        fields = [(f["name"], mapped(f["type"], named, inner)) for f in schema["fields"]]
+        ddl = "struct<" + ",".join(f"{_quoted(n)}:{m.ddl}" for n, m in fields) + ">"
+        arrow = pa.struct([(n, m.arrow) for n, m in fields])
+        converting = [(n, m.convert) for n, m in fields if m.convert is not None]
+        if not converting:
+            return Mapped(ddl, arrow)
+
+        def convert(record):
+            if record is None:
+                return None
+            out = dict(record)
+            for n, c in converting:
+                out[n] = c(out.get(n))
+            return out
+        return Mapped(ddl, arrow, convert)
+    if kind == "enum":
+        if schema.get("name"):
+            named[schema["name"]] = schema
+        return Mapped("string", pa.string())
+    if kind == "fixed":
+        if schema.get("name"):
+            named[schema["name"]] = schema
+        return Mapped("binary", pa.binary())
+    if kind == "array":
+        item = mapped(schema["items"], named, open_records)
+        c = item.convert
+        return Mapped(f"array<{item.ddl}>", pa.list_(item.arrow),
+                      None if c is None else lambda xs: None if xs is None else [c(x) for x in xs])
+    if kind == "map":
+        value = mapped(schema["values"], named, open_records)
+        c = value.convert
+        return Mapped(f"map<string,{value.ddl}>", pa.map_(pa.string(), value.arrow),
+                      lambda m: None if m is None else [(k, v if c is None else c(v)) for k, v in m.items()])
+    if kind in PRIMITIVES:  # {"type": "string"}, and logical types Spark does not hold (time-millis)
+        return mapped(kind, named, open_records)
+    return mapped(kind, named, open_records)  # a named type referred to as {"type": "Name"}

@@ -1,0 +1,179 @@
+"""Keys and values as typed columns: with `valueFormat=avro` (and `keyFormat=avro`), kafka-log adds
+`valueDecoded` (a struct of the subject's schema), `valueSchemaId` (the id each record names) and
+`valueError` (why a record does not decode; NULL when it does), beside the `value` bytes, which
+stay. Every record is read with its writer's schema and resolved to the subject's version (its
+latest by default), as Avro's schema evolution says, so one type holds them all.
+
+The schemas come from the log dir's own `_schemas` partition on whatever filesystem the read is
+on, or from the `schemas` option (a `_schemas` partition directory, a directory of schema files,
+a registry's address), read once on the driver and shipped to the tasks."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from kafkacodec.codec.values.avro import parse_text
+from kafkacodec.codec.values.decoding import ValueDecoder
+from kafkacodec.codec.values.registry import AVRO, RecordProblem, RegisteredSchema, Registry
+
+from .avro_types import Mapped, mapped
+
+log = logging.getLogger("kafkacodec.pipeline")
+FORMATS = ("avro",)
+
+
+class ValueOptionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class TypedColumn:
+    """What one of key or value decodes to: picklable, shipped with each slice."""
+    field: str  # "key" or "value"
+    registry: Registry
+    reader: RegisteredSchema  # the subject's version whose schema types the column
+    ddl_type: str
+
+    def ddl(self) -> str:
+        return f"{self.field}Decoded {self.ddl_type}, {self.field}SchemaId int, {self.field}Error string"
+
+    def names(self) -> tuple[str, str, str]:
+        return f"{self.field}Decoded", f"{self.field}SchemaId", f"{self.field}Error"
+
+    def decoder(self) -> tuple[ValueDecoder, Mapped]:
+        named: dict = {}
+        parsed = parse_text(self.reader.text, named, f"{self.reader.subject} version {self.reader.version}")
+        decoder = ValueDecoder("avro", self.registry, is_key=self.field == "key", avro_reader_schema=self.reader.text)
+        return decoder, mapped(parsed, named)
+
+
+def registry_in_log(uri: str, topic: str) -> Registry:
+    """The registry's state from the `topic` partition under `uri` (any filesystem pyarrow reads);
+    what cannot be used is logged and passed over."""
+    from kafkacodec.runtime.errors import DecodeError
+    from kafkacodec.storage.segments.reader import Skipped, batches_of
+
+    from ..files import list_log, read_range
+
+    registry = Registry()
+    found = [p for p in list_log(uri).partitions if p.topic == topic]
+    if not found:
+        raise ValueOptionError(f"no `{topic}` partition under {uri}: say where the schemas are with the schemas option")
+    for seg in found[0].segments:
+        try:
+            for batch in batches_of(read_range(uri, seg.log), skip_corrupt=True):
+                if isinstance(batch, Skipped):
+                    log.warning("kafka-log: %s: bytes %d..%d of the schemas passed over: %s", seg.log, batch.start,
+                                batch.end, batch.error.message)
+                    continue
+                if not batch.is_legacy and batch.entry.is_control:
+                    continue
+                for record in batch:
+                    try:
+                        registry.apply(record.key, record.value)
+                    except RecordProblem as why:
+                        log.warning("kafka-log: %s: the record at offset %d is passed over: %s", seg.log,
+                                    record.offset, why)
+        except DecodeError as err:
+            log.warning("kafka-log: %s: %s; the schemas after it are not read", seg.log, err)
+    return registry
+
+
+def _registry(options: dict, uri: str) -> Registry:
+    spec = options.get("schemas")
+    topic = options.get("schemastopic", "_schemas")
+    if spec is None:
+        return registry_in_log(uri, topic)
+    from pathlib import Path
+
+    from kafkacodec.storage.schemas import open_schema_source
+
+    source = open_schema_source(spec, Path(spec), topic)
+    for line in source.passed_over:
+        log.warning("kafka-log: %s", line)
+    return source.registry
+
+
+def typed_columns(options: dict, topics: tuple[str, ...] | None) -> list[TypedColumn]:
+    """The typed columns the options ask for (names lower-cased, as Spark hands them over)."""
+    wanted = [(f, options[f"{f}format"].lower()) for f in ("key", "value") if options.get(f"{f}format")]
+    if not wanted:
+        return []
+    registry = None
+    out = []
+    for field, fmt in wanted:
+        if fmt not in FORMATS:
+            raise ValueOptionError(f"{field}Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        subject = options.get(f"{field}subject")
+        if subject is None:
+            if not topics or len(topics) != 1:
+                raise ValueOptionError(f"{field}Format={fmt} types one column by one subject: give {field}Subject, "
+                                       f"or subscribe to one topic (its subject is <topic>-{field})")
+            subject = f"{topics[0]}-{field}"
+        registry = registry if registry is not None else _registry(options, options["path"])
+        version = options.get(f"{field}schemaversion", "latest")
+        reader = registry.latest(subject) if version == "latest" else registry.version(subject, _int(version, field))
+        if reader is None:
+            raise ValueOptionError(f"the schemas hold no {'live version' if version == 'latest' else f'version {version}'}"
+                                   f" of subject {subject!r}")
+        if reader.schema_type != AVRO:
+            raise ValueOptionError(f"subject {subject!r} holds a {reader.schema_type} schema, not Avro")
+        column = TypedColumn(field, registry, reader, "")
+        _, types = column.decoder()
+        out.append(TypedColumn(field, registry, reader, types.ddl))
+    return out
+
+
+def _int(text: str, field: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueOptionError(f"{field}SchemaVersion must be latest or a number, not {text!r}") from None
+
+
+class ColumnDecoder:
+    """Decodes one batch's keys or values into the typed column's three arrays."""
+
+    def __init__(self, column: TypedColumn):
+        self.column = column
+        self.decoder, self.types = column.decoder()
+
+    def arrays(self, raw: pa.Array, headers: pa.Array | None) -> list[pa.Array]:
+        values, ids, errors = [], [], []
+        convert = self.types.convert
+        header_lists = headers.to_pylist() if headers is not None else None
+        for i, data in enumerate(raw.to_pylist()):
+            found = self.decoder.decode(data, _headers(header_lists[i]) if header_lists else ())
+            ids.append(found.schema_id)
+            if found.problem is not None:
+                values.append(None)
+                errors.append(f"{found.problem.kind}: {found.problem.message}")
+            else:
+                values.append(found.value if convert is None else convert(found.value))
+                errors.append(None)
+        return [pa.array(values, self.types.arrow), pa.array(ids, pa.int32()), pa.array(errors, pa.string())]
+
+
+class _Header:
+    __slots__ = ("key", "value")
+
+    def __init__(self, key, value):
+        self.key, self.value = key, value
+
+
+def _headers(pairs) -> list:
+    return [_Header(h["key"], h["value"]) for h in pairs or ()]
+
+
+def with_typed(batch: pa.RecordBatch, decoders: list[ColumnDecoder]) -> pa.RecordBatch:
+    """`batch` with each typed column's arrays added at the end."""
+    if not decoders:
+        return batch
+    arrays, names = list(batch.columns), list(batch.schema.names)
+    headers = batch.column("headers") if "headers" in names else None
+    for d in decoders:
+        arrays += d.arrays(batch.column(d.column.field), headers)
+        names += list(d.column.names())
+    return pa.RecordBatch.from_arrays(arrays, names=names)
