@@ -21,7 +21,7 @@ READER = click.option("--reader", type=click.Choice(["auto", "jvm", "python"]), 
 @READER
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--topic", "topics", default=None, metavar="T1,T2", help="Only these topics (kafka-log's subscribe).")
-@click.option("--value-format", type=click.Choice(["avro"]), default=None,
+@click.option("--value-format", type=click.Choice(["avro", "protobuf", "json-schema"]), default=None,
               help="Add the values as a typed column (valueDecoded, valueSchemaId, valueError) of the subject's "
                    "latest schema: one topic, or --value-subject.")
 @click.option("--value-subject", default=None, help="The subject whose schema types the values (default <topic>-value).")

@@ -34,6 +34,7 @@ class Decoded:
     schema: RegisteredSchema | None = None
     problem: UndecodableValue | None = None
     note: str | None = None  # what `auto` guessed, where it guessed
+    type_name: str | None = None  # Protobuf: the full name of the message type the payload is
 
     @property
     def schema_id(self) -> int | None:
@@ -55,9 +56,9 @@ class ValueDecoder:
         self.context = context
         self._schemas: dict = {}  # by id or GUID: the registry does not change while records are read
         resolve = self.registry.version
-        self._avro = AvroDecoder(resolve, avro_reader_schema)
-        self._protobuf = ProtobufDecoder(resolve)
-        self._json = JsonSchemaDecoder(resolve, validate)
+        self.avro = AvroDecoder(resolve, avro_reader_schema)
+        self.protobuf = ProtobufDecoder(resolve)
+        self.json_schema = JsonSchemaDecoder(resolve, validate)
 
     def decode(self, data: bytes | None, headers=()) -> Decoded:
         if data is None:
@@ -123,15 +124,17 @@ class ValueDecoder:
             raise UndecodableValue(MISMATCH, f"schema {schema.id} is {schema.schema_type}, not {wanted_type}",
                                    0, schema.id)
         body, at = (data, 0) if framed.in_header else (data, framed.body_at)
+        type_name = None
         if schema.schema_type == AVRO:
-            value = self._avro.decode(body, schema, at)
+            value = self.avro.decode(body, schema, at)
         elif schema.schema_type == PROTOBUF:
             indexes, after = framing.message_indexes(header if framed.in_header else data,
                                                      framed.body_at)
-            value = self._protobuf.decode(body, schema, indexes, 0 if framed.in_header else after)
+            value = self.protobuf.decode(body, schema, indexes, 0 if framed.in_header else after)
+            type_name = self.protobuf.message_class(schema, indexes).DESCRIPTOR.full_name
         else:
-            value = self._json.decode(body, schema, at)
-        return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema)
+            value = self.json_schema.decode(body, schema, at)
+        return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema, type_name=type_name)
 
 
 def _deeper_than(value, limit: int) -> bool:

@@ -69,6 +69,12 @@ class JsonSchemaDecoder:
             self._validators[key] = cls(root, registry=registry)
         return self._validators[key]
 
+    def documents(self, schema: RegisteredSchema) -> dict:
+        """The schemas `schema` references (and they reference), parsed, by the names they are referenced by."""
+        out: dict = {}
+        self._references(schema, out)
+        return out
+
     def _references(self, schema: RegisteredSchema, out: dict) -> None:
         for ref in schema.references:
             if ref.name in out:

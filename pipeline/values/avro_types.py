@@ -30,7 +30,7 @@ class Mapped:
     convert: Callable | None = None  # what fastavro gives -> what Arrow takes, where they differ
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -70,7 +70,7 @@ def mapped(schema, named: dict | None = None, open_records: frozenset = frozense
             named[name] = schema
         inner = open_records | {name}
         fields = [(f["name"], mapped(f["type"], named, inner)) for f in schema["fields"]]
-        ddl = "struct<" + ",".join(f"{_quoted(n)}:{m.ddl}" for n, m in fields) + ">"
+        ddl = "struct<" + ",".join(f"{quoted(n)}:{m.ddl}" for n, m in fields) + ">"
         arrow = pa.struct([(n, m.arrow) for n, m in fields])
         converting = [(n, m.convert) for n, m in fields if m.convert is not None]
         if not converting:

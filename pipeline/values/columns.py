@@ -1,27 +1,33 @@
-"""Keys and values as typed columns: with `valueFormat=avro` (and `keyFormat=avro`), kafka-log adds
-`valueDecoded` (a struct of the subject's schema), `valueSchemaId` (the id each record names) and
-`valueError` (why a record does not decode; NULL when it does), beside the `value` bytes, which
-stay. Every record is read with its writer's schema and resolved to the subject's version (its
-latest by default), as Avro's schema evolution says, so one type holds them all.
+"""Keys and values as typed columns: with `valueFormat` (and `keyFormat`) avro, protobuf or
+json-schema, kafka-log adds `valueDecoded` (a struct of the subject's schema), `valueSchemaId`
+(the id each record names) and `valueError` (why a record does not decode; NULL when it does),
+beside the `value` bytes, which stay. Every record is read with its writer's schema; the column
+has the type of the subject's version (its latest by default): Avro values are resolved to it as
+Avro's schema evolution says, Protobuf and JSON values fill its fields by name (a field the
+version lacks is left out, one it adds is NULL).
 
 The schemas come from the log dir's own `_schemas` partition on whatever filesystem the read is
 on, or from the `schemas` option (a `_schemas` partition directory, a directory of schema files,
 a registry's address), read once on the driver and shipped to the tasks."""
 from __future__ import annotations
 
+import decimal
+import json
 import logging
 from dataclasses import dataclass
 
 import pyarrow as pa
 
 from kafkacodec.codec.values.avro import parse_text
-from kafkacodec.codec.values.decoding import ValueDecoder
-from kafkacodec.codec.values.registry import AVRO, RecordProblem, RegisteredSchema, Registry
+from kafkacodec.codec.values.decoding import SCHEMA_FORMATS, ValueDecoder
+from kafkacodec.codec.values.problems import MISMATCH, UndecodableValue
+from kafkacodec.codec.values.registry import RecordProblem, RegisteredSchema, Registry
 
-from .avro_types import Mapped, mapped
+from . import avro_types, json_types, proto_types
+from .avro_types import Mapped
 
 log = logging.getLogger("kafkacodec.pipeline")
-FORMATS = ("avro",)
+FORMATS = tuple(SCHEMA_FORMATS)  # avro, protobuf, json-schema
 
 
 class ValueOptionError(ValueError):
@@ -32,9 +38,11 @@ class ValueOptionError(ValueError):
 class TypedColumn:
     """What one of key or value decodes to: picklable, shipped with each slice."""
     field: str  # "key" or "value"
+    format: str  # avro, protobuf or json-schema
     registry: Registry
     reader: RegisteredSchema  # the subject's version whose schema types the column
     ddl_type: str
+    message: str | None = None  # Protobuf: the message type's full name (default: the schema's first)
 
     def ddl(self) -> str:
         return f"{self.field}Decoded {self.ddl_type}, {self.field}SchemaId int, {self.field}Error string"
@@ -42,11 +50,28 @@ class TypedColumn:
     def names(self) -> tuple[str, str, str]:
         return f"{self.field}Decoded", f"{self.field}SchemaId", f"{self.field}Error"
 
+    def message_name(self, decoder: ValueDecoder) -> str:
+        """Protobuf: the full name of the column's message type."""
+        _, root = decoder.protobuf.compiled(self.reader)
+        if not root.message_type:
+            raise UndecodableValue(MISMATCH, "the schema defines no message")
+        return self.message or ".".join(filter(None, [root.package, root.message_type[0].name]))
+
     def decoder(self) -> tuple[ValueDecoder, Mapped]:
-        named: dict = {}
-        parsed = parse_text(self.reader.text, named, f"{self.reader.subject} version {self.reader.version}")
-        decoder = ValueDecoder("avro", self.registry, is_key=self.field == "key", avro_reader_schema=self.reader.text)
-        return decoder, mapped(parsed, named)
+        is_key = self.field == "key"
+        if self.format == "avro":
+            named: dict = {}
+            parsed = parse_text(self.reader.text, named, f"{self.reader.subject} version {self.reader.version}")
+            decoder = ValueDecoder("avro", self.registry, is_key=is_key, avro_reader_schema=self.reader.text)
+            return decoder, avro_types.mapped(parsed, named)
+        decoder = ValueDecoder(self.format, self.registry, is_key=is_key)
+        if self.format == "protobuf":
+            name = self.message_name(decoder)
+            pool, _ = decoder.protobuf.compiled(self.reader)
+            return decoder, proto_types.message(pool.FindMessageTypeByName(name))
+        documents = decoder.json_schema.documents(self.reader)
+        types = json_types.mapped(json.loads(self.reader.text), documents=documents)
+        return decoder, Mapped(types.ddl, types.arrow, json_types.column_converter(types))
 
 
 def registry_in_log(uri: str, topic: str) -> Registry:
@@ -118,11 +143,16 @@ def typed_columns(options: dict, topics: tuple[str, ...] | None) -> list[TypedCo
         if reader is None:
             raise ValueOptionError(f"the schemas hold no {'live version' if version == 'latest' else f'version {version}'}"
                                    f" of subject {subject!r}")
-        if reader.schema_type != AVRO:
-            raise ValueOptionError(f"subject {subject!r} holds a {reader.schema_type} schema, not Avro")
-        column = TypedColumn(field, registry, reader, "")
-        _, types = column.decoder()
-        out.append(TypedColumn(field, registry, reader, types.ddl))
+        if reader.schema_type != SCHEMA_FORMATS[fmt]:
+            raise ValueOptionError(f"subject {subject!r} holds a {reader.schema_type} schema, not {SCHEMA_FORMATS[fmt]}")
+        column = TypedColumn(field, fmt, registry, reader, "", options.get(f"{field}message"))
+        try:
+            _, types = column.decoder()
+        except UndecodableValue as err:
+            raise ValueOptionError(f"subject {subject!r} version {reader.version}: {err.message}") from None
+        except KeyError:
+            raise ValueOptionError(f"subject {subject!r} has no message {column.message!r}") from None
+        out.append(TypedColumn(field, fmt, registry, reader, types.ddl, column.message))
     return out
 
 
@@ -139,6 +169,7 @@ class ColumnDecoder:
     def __init__(self, column: TypedColumn):
         self.column = column
         self.decoder, self.types = column.decoder()
+        self.message = column.message_name(self.decoder) if column.format == "protobuf" else None
 
     def arrays(self, raw: pa.Array, headers: pa.Array | None) -> list[pa.Array]:
         values, ids, errors = [], [], []
@@ -150,9 +181,17 @@ class ColumnDecoder:
             if found.problem is not None:
                 values.append(None)
                 errors.append(f"{found.problem.kind}: {found.problem.message}")
-            else:
+                continue
+            if self.message is not None and found.type_name != self.message:
+                values.append(None)
+                errors.append(f"{MISMATCH}: the record is a {found.type_name}, not the column's {self.message}")
+                continue
+            try:
                 values.append(found.value if convert is None else convert(found.value))
                 errors.append(None)
+            except (ValueError, TypeError, decimal.InvalidOperation) as why:  # json_types.Mismatch among them
+                values.append(None)
+                errors.append(f"{MISMATCH}: the value does not fit the column's type: {why}")
         return [pa.array(values, self.types.arrow), pa.array(ids, pa.int32()), pa.array(errors, pa.string())]
 
 

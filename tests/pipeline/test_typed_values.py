@@ -43,7 +43,7 @@ def test_options_that_name_no_one_subject_are_refused(spark, corpus):
         read(spark, corpus.root, valueFormat="avro").schema
     with pytest.raises(Exception, match="no live version"):
         read(spark, corpus.root, subscribe="retired", valueFormat="avro").schema
-    with pytest.raises(Exception, match="PROTOBUF schema, not Avro"):
+    with pytest.raises(Exception, match="PROTOBUF schema, not AVRO"):
         read(spark, corpus.root, subscribe="payments", valueFormat="avro").schema
 
 
@@ -59,3 +59,36 @@ def test_export_writes_the_typed_columns_to_parquet_and_says_what_did_not_decode
                      options={"subscribe": "retired", "valueFormat": "avro", "valueSubject": "retired-value",
                               "valueSchemaVersion": "1"})
     assert [(offset, why.split(":")[1].strip()) for _, _, offset, why in retired.undecoded] == [(1, "unknown-schema")]
+
+
+def test_protobuf_values_as_a_struct_of_the_first_message(spark, corpus):
+    from google.protobuf import json_format
+
+    frame = read(spark, corpus.root, subscribe="payments", valueFormat="protobuf")
+    assert frame.schema["valueDecoded"].dataType.simpleString() == (
+        "struct<id:string,amount:struct<currency:string,units:bigint>,tags:array<string>,at:timestamp,kind:string>")
+    rows = frame.orderBy("offset").collect()
+    payments = [m for m in corpus.given["payments"] if m.DESCRIPTOR.name == "Payment"]
+    for row, message in zip(rows, payments):
+        got = row.valueDecoded.asDict(recursive=True)
+        assert got["id"] == message.id and got["tags"] == list(message.tags) and got["kind"] == \
+            message.DESCRIPTOR.enum_types_by_name["Kind"].values_by_number[message.kind].name
+        assert got["amount"] == {"currency": message.amount.currency, "units": message.amount.units}
+        assert got["at"].timestamp() == message.at.seconds
+    # the Refund record names message index [1]: not the column's type, and said so
+    assert rows[-1].valueDecoded is None and "is a shop.Refund, not the column's shop.Payment" in rows[-1].valueError
+    refunds = read(spark, corpus.root, subscribe="payments", valueFormat="protobuf",
+                   valueMessage="shop.Refund").orderBy("offset").collect()
+    assert refunds[-1].valueDecoded.asDict() == json_format.MessageToDict(
+        corpus.given["payments"][-1], preserving_proto_field_name=True)
+    assert len(rows) == len(corpus.given["payments"])
+
+
+def test_json_schema_values_as_a_struct_of_their_schema_with_its_references(spark, corpus):
+    frame = read(spark, corpus.root, subscribe="events", valueFormat="json-schema")
+    assert frame.schema["valueDecoded"].dataType.simpleString() == \
+        "struct<kind:string,count:bigint,where:struct<city:string,zip:string>>"
+    rows = frame.orderBy("offset").collect()
+    assert [r.valueDecoded.asDict(recursive=True) for r in rows] == \
+        [{"where": None, **g} for g in corpus.given["events"]]
+    assert all(r.valueError is None and r.valueSchemaId is not None for r in rows)
