@@ -44,11 +44,16 @@ def _best(fn, runs: int = 2) -> float:
 
 def table() -> list[dict]:
     """The figures in local[2]."""
+    return local_table(measure)
+
+
+def local_table(measure_in, app: str = "kafkacodec bench") -> list[dict]:
+    """`measure_in(spark, tmp)`'s figures in a local[2] session of their own."""
     from kafkacodec.pipeline.export import session
-    spark = session("local[2]", app="kafkacodec bench")
+    spark = session("local[2]", app=app)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            return measure(spark, Path(tmp))
+            return measure_in(spark, Path(tmp))
     finally:
         spark.stop()
 

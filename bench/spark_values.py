@@ -8,12 +8,11 @@ import io
 import json
 import random
 import struct
-import tempfile
-import time
 from pathlib import Path
 
 from kafkacodec.pipeline.reading import read
 from kafkacodec.storage.change.writer import PartitionWriter
+from spark import _best, local_table
 
 PARTITIONS, RECORDS_PER_PARTITION, PER_BATCH = 2, 100_000, 500
 V1 = {"type": "record", "name": "Click", "namespace": "bench", "fields": [
@@ -57,15 +56,6 @@ def build(root: Path) -> int:
     return PARTITIONS * RECORDS_PER_PARTITION
 
 
-def _best(fn, runs: int = 2) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def measure(spark, tmp: Path) -> list[dict]:
     root = tmp / "values"
     records = build(root)
@@ -82,10 +72,4 @@ def measure(spark, tmp: Path) -> list[dict]:
 
 
 def table() -> list[dict]:
-    from kafkacodec.pipeline.export import session
-    spark = session("local[2]", app="kafkacodec bench values")
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            return measure(spark, Path(tmp))
-    finally:
-        spark.stop()
+    return local_table(measure, app="kafkacodec bench values")

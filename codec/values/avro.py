@@ -7,7 +7,7 @@ import io
 import json
 from typing import Callable
 
-from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, UndecodableValue
+from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, Remembered, UndecodableValue
 from .registry import Reference, RegisteredSchema, qualified_reference
 
 Resolve = Callable[[str, int], RegisteredSchema | None]  # (subject, version) -> the referenced version
@@ -58,32 +58,21 @@ class AvroDecoder:
 
     def __init__(self, resolve: Resolve, reader_schema: str | None = None):
         self._resolve = resolve
-        self._writers: dict[tuple[str, int], object] = {}
         self._deep: dict[tuple[str, int], bool] = {}  # schemas whose values may nest without end
-        self._failed: dict[tuple[str, int], UndecodableValue] = {}
+        self.writer = Remembered(self._writer)
         reader_named: dict = {}
         self._reader = parse_text(reader_schema, reader_named, "the reader's schema") if reader_schema is not None \
             else None
         self._reader_deep = self._reader is not None and _recursive(self._reader, reader_named)
 
-    def writer(self, schema: RegisteredSchema):
-        key = (schema.context, schema.id)
-        if key in self._failed:  # not parsed again for every record
-            raise self._failed[key]
-        try:
-            return self._writer(schema, key)
-        except UndecodableValue as err:
-            self._failed[key] = err
-            raise
-
-    def _writer(self, schema: RegisteredSchema, key):
-        if key not in self._writers:
-            named: dict = {}
-            self._parse_references(schema, named, set())
-            self._writers[key] = parse_text(schema.text, named, f"schema {schema.id} ({schema.subject} "
-                                                                f"version {schema.version})", schema.id)
-            self._deep[key] = _recursive(self._writers[key], named)
-        return self._writers[key]
+    def _writer(self, schema: RegisteredSchema):
+        """The writer's schema parsed, the schemas it references first."""
+        named: dict = {}
+        self._parse_references(schema, named, set())
+        parsed = parse_text(schema.text, named, f"schema {schema.id} ({schema.subject} version {schema.version})",
+                            schema.id)
+        self._deep[(schema.context, schema.id)] = _recursive(parsed, named)
+        return parsed
 
     def _parse_references(self, schema: RegisteredSchema, named: dict, seen: set) -> None:
         for ref in schema.references:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from .problems import BAD_SCHEMA, INVALID, NOT_TEXT, UndecodableValue
+from .problems import BAD_SCHEMA, INVALID, NOT_TEXT, Remembered, UndecodableValue
 from .registry import RegisteredSchema, qualified_reference
 
 Resolve = Callable[[str, int], RegisteredSchema | None]
@@ -36,38 +36,26 @@ class JsonSchemaDecoder:
     def __init__(self, resolve: Resolve, validate: bool = False):
         self._resolve = resolve
         self.validate = validate
-        self._validators: dict[tuple[str, int], object] = {}
-        self._failed: dict[tuple[str, int], UndecodableValue] = {}
+        self.validator = Remembered(self._validator)
 
-    def validator(self, schema: RegisteredSchema):
-        key = (schema.context, schema.id)
-        if key in self._failed:  # not compiled again for every record
-            raise self._failed[key]
+    def _validator(self, schema: RegisteredSchema):
+        """The schema's validator, its references resolved from the schema source."""
+        from jsonschema import exceptions, validators
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT7
+
+        resources = {}
+        self._references(schema, resources)
+        root = _schema_json(schema.text, f"schema {schema.id}", schema.id)
+        registry = Registry().with_resources(
+            (name, Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
+        cls = validators.validator_for(root, default=validators.Draft7Validator)
         try:
-            return self._validator(schema, key)
-        except UndecodableValue as err:
-            self._failed[key] = err
-            raise
-
-    def _validator(self, schema: RegisteredSchema, key):
-        if key not in self._validators:
-            from jsonschema import exceptions, validators
-            from referencing import Registry, Resource
-            from referencing.jsonschema import DRAFT7
-
-            resources = {}
-            self._references(schema, resources)
-            root = _schema_json(schema.text, f"schema {schema.id}", schema.id)
-            registry = Registry().with_resources(
-                (name, Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
-            cls = validators.validator_for(root, default=validators.Draft7Validator)
-            try:
-                cls.check_schema(root)
-            except exceptions.SchemaError as err:
-                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} is not a JSON Schema: {err.message}",
-                                       schema_id=schema.id) from None
-            self._validators[key] = cls(root, registry=registry)
-        return self._validators[key]
+            cls.check_schema(root)
+        except exceptions.SchemaError as err:
+            raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} is not a JSON Schema: {err.message}",
+                                   schema_id=schema.id) from None
+        return cls(root, registry=registry)
 
     def documents(self, schema: RegisteredSchema) -> dict:
         """The schemas `schema` references (and they reference), parsed, by the names they are referenced by."""

@@ -21,3 +21,25 @@ class UndecodableValue(DecodeError):
         super().__init__(message, position)
         self.kind = kind
         self.schema_id = schema_id
+
+
+class Remembered:
+    """What is built once per schema (a parsed writer's schema, a compiled .proto, a validator):
+    the result, or the problem, so that a schema that does not parse is not parsed again for each
+    of its records."""
+
+    def __init__(self, build):
+        self._build = build
+        self._done: dict = {}
+
+    def __call__(self, schema):
+        key = (schema.context, schema.id)
+        if key not in self._done:
+            try:
+                self._done[key] = (self._build(schema), None)
+            except UndecodableValue as err:
+                self._done[key] = (None, err)
+        value, problem = self._done[key]
+        if problem is not None:
+            raise problem
+        return value

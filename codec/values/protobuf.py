@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from .problems import BAD_SCHEMA, MISMATCH, UndecodableValue
+from .problems import BAD_SCHEMA, MISMATCH, Remembered, UndecodableValue
 from .registry import RegisteredSchema, qualified_reference
 
 Resolve = Callable[[str, int], RegisteredSchema | None]
@@ -75,9 +75,8 @@ def compile_files(files: dict[str, str], roots: list[str], schema_id: int):
 class ProtobufDecoder:
     def __init__(self, resolve: Resolve):
         self._resolve = resolve
-        self._compiled: dict[tuple[str, int], tuple[object, object]] = {}  # -> (pool, root FileDescriptorProto)
+        self.compiled = Remembered(self._compile)  # protoc runs once per schema, whether or not it compiles
         self._classes: dict[tuple[str, int, tuple[int, ...]], type] = {}
-        self._failed: dict[tuple[str, int], UndecodableValue] = {}
 
     def _sources(self, schema: RegisteredSchema, files: dict[str, str], seen: set) -> None:
         for ref in schema.references:
@@ -92,40 +91,29 @@ class ProtobufDecoder:
             self._sources(found, files, seen)
             files[_safe_name(ref.name, schema.id)] = found.text
 
-    def compiled(self, schema: RegisteredSchema):
-        key = (schema.context, schema.id)
-        if key in self._failed:  # protoc is not run again for every record of a schema that does not compile
-            raise self._failed[key]
+    def _compile(self, schema: RegisteredSchema):
+        """(a descriptor pool holding the schema and its imports, the schema's FileDescriptorProto)."""
+        from google.protobuf import descriptor_pool
+
+        files: dict[str, str] = {}
+        self._sources(schema, files, set())
+        root_proto = _serialized(schema.text)
+        root = f"kafkacodec_schema_{schema.id}.proto"
+        if root_proto is None:
+            files[root] = schema.text
+            compiled = compile_files(files, [root], schema.id).file
+        else:  # imports compiled, the root as given
+            compiled = list(compile_files(files, sorted(files), schema.id).file) if files else []
+            root_proto.name = root
+            compiled.append(root_proto)
+        pool = descriptor_pool.DescriptorPool()
         try:
-            return self._compile(schema, key)
-        except UndecodableValue as err:
-            self._failed[key] = err
-            raise
-
-    def _compile(self, schema: RegisteredSchema, key):
-        if key not in self._compiled:
-            from google.protobuf import descriptor_pool
-
-            files: dict[str, str] = {}
-            self._sources(schema, files, set())
-            root_proto = _serialized(schema.text)
-            root = f"kafkacodec_schema_{schema.id}.proto"
-            if root_proto is None:
-                files[root] = schema.text
-                compiled = compile_files(files, [root], schema.id).file
-            else:  # imports compiled, the root as given
-                compiled = list(compile_files(files, sorted(files), schema.id).file) if files else []
-                root_proto.name = root
-                compiled.append(root_proto)
-            pool = descriptor_pool.DescriptorPool()
-            try:
-                for proto in compiled:
-                    pool.AddSerializedFile(proto.SerializeToString())
-            except Exception as err:  # the pool refuses what does not link (a missing import)
-                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} does not link: {err}",
-                                       schema_id=schema.id) from None
-            self._compiled[key] = (pool, next(p for p in compiled if p.name == root))
-        return self._compiled[key]
+            for proto in compiled:
+                pool.AddSerializedFile(proto.SerializeToString())
+        except Exception as err:  # the pool refuses what does not link (a missing import)
+            raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} does not link: {err}",
+                                   schema_id=schema.id) from None
+        return pool, next(p for p in compiled if p.name == root)
 
     def message_class(self, schema: RegisteredSchema, indexes: list[int]):
         key = (schema.context, schema.id, tuple(indexes))

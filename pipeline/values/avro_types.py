@@ -41,6 +41,22 @@ def _as_json(value):
 AS_JSON = Mapped("string", pa.string(), _as_json)
 
 
+def struct_converter(fields: list[tuple[str, Mapped]]):
+    """A struct's converter: the fields whose values need converting converted, None when none do."""
+    converting = [(n, m.convert) for n, m in fields if m.convert is not None]
+    if not converting:
+        return None
+
+    def convert(record):
+        if record is None:
+            return None
+        out = dict(record)
+        for n, c in converting:
+            out[n] = c(out.get(n))
+        return out
+    return convert
+
+
 def mapped(schema, named: dict | None = None, open_records: frozenset = frozenset()) -> Mapped:
     """The Spark and Arrow types of a schema parsed by fastavro (named types by full name)."""
     named = {} if named is None else named
@@ -72,18 +88,7 @@ def mapped(schema, named: dict | None = None, open_records: frozenset = frozense
         fields = [(f["name"], mapped(f["type"], named, inner)) for f in schema["fields"]]
         ddl = "struct<" + ",".join(f"{quoted(n)}:{m.ddl}" for n, m in fields) + ">"
         arrow = pa.struct([(n, m.arrow) for n, m in fields])
-        converting = [(n, m.convert) for n, m in fields if m.convert is not None]
-        if not converting:
-            return Mapped(ddl, arrow)
-
-        def convert(record):
-            if record is None:
-                return None
-            out = dict(record)
-            for n, c in converting:
-                out[n] = c(out.get(n))
-            return out
-        return Mapped(ddl, arrow, convert)
+        return Mapped(ddl, arrow, struct_converter(fields))
     if kind == "enum":
         if schema.get("name"):
             named[schema["name"]] = schema

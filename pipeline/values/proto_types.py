@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from kafkacodec.codec.values.jsonable import jsonable
 
-from .avro_types import Mapped, quoted
+from .avro_types import Mapped, quoted, struct_converter
 
 # FieldDescriptor.TYPE_* numbers
 _DOUBLE, _FLOAT, _INT64, _UINT64, _INT32, _FIXED64, _FIXED32, _BOOL, _STRING, _GROUP, _MESSAGE, _BYTES, _UINT32, \
@@ -108,14 +108,5 @@ def message(descriptor, open_messages: frozenset = frozenset()) -> Mapped:
         return AS_JSON
     inner = open_messages | {name}
     fields = [(f.name, _field(f, inner)) for f in descriptor.fields]
-    converting = [(n, m.convert) for n, m in fields if m.convert is not None]
-
-    def convert(value):
-        if value is None:
-            return None
-        out = dict(value)
-        for n, c in converting:
-            out[n] = c(out.get(n))
-        return out
     return Mapped("struct<" + ",".join(f"{quoted(n)}:{m.ddl}" for n, m in fields) + ">",
-                  pa.struct([(n, m.arrow) for n, m in fields]), convert if converting else None)
+                  pa.struct([(n, m.arrow) for n, m in fields]), struct_converter(fields))

@@ -10,11 +10,7 @@ from kafkacodec.pipeline.reading import read  # noqa: E402
 from tests.support import value_corpus  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    pytest.importorskip("confluent_kafka.schema_registry.avro")
-    tmp = tmp_path_factory.mktemp("values")
-    return value_corpus.build(tmp / "logs", tmp / "work")
+corpus = pytest.fixture(scope="module", name="corpus")(value_corpus.corpus_fixture)
 
 
 def test_avro_values_as_a_struct_of_the_subjects_latest_version(spark, corpus):

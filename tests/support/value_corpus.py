@@ -143,3 +143,13 @@ def _produce(root: Path, corpus: Corpus, topic: str, serialized, strings) -> Non
     corpus.keys[topic] = [f"k{i}" for i in range(len(serialized))]
     _segment(root, topic, [(strings(k), value, [("origin", b"corpus")], NOW + i)
                            for i, (k, (value, _)) in enumerate(zip(corpus.keys[topic], serialized))])
+
+
+def corpus_fixture(tmp_path_factory) -> Corpus:
+    """The corpus for a test module (`corpus = pytest.fixture(scope="module")(corpus_fixture)`); skipped
+    where confluent-kafka's schema registry serializers are not installed."""
+    import pytest
+
+    pytest.importorskip("confluent_kafka.schema_registry.avro")
+    tmp = tmp_path_factory.mktemp("values")
+    return build(tmp / "logs", tmp / "work")

@@ -14,11 +14,7 @@ from kafkacodec.storage.segments.reader import partition_records
 from tests.support import value_corpus
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    pytest.importorskip("confluent_kafka.schema_registry.avro")
-    tmp = tmp_path_factory.mktemp("values")
-    return value_corpus.build(tmp / "logs", tmp / "work")
+corpus = pytest.fixture(scope="module", name="corpus")(value_corpus.corpus_fixture)
 
 
 def records(corpus, topic):
