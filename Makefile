@@ -22,21 +22,29 @@ $(STAMP): pyproject.toml setup.py runtime/_kernels.pyx codec/_facade.pyx runtime
 	$(PIP) install -q -e .
 	touch $(STAMP)
 
-# the extras, on top of the package: reinstalled when pyproject.toml changes, not when a .pyx does
+# the extras, on top of the package: reinstalled when pyproject.toml changes, not when a .pyx does;
+# their requirements alone (an extra's kafkacodec[...] expanded), so the package is not built again
 # with pyspark: the JVM reader's jar too, compiled against its jars where javac is there (else the
 # first read says why it takes the Python data source)
+EXTRA = $(PY) -c 'import sys, re, tomllib; extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; \
+	needs = lambda name: [d for r in extras[name] for d in (needs(re.fullmatch(r"kafkacodec\[(\w+)\]", r)[1]) if r.startswith("kafkacodec[") else [r])]; \
+	print("\n".join(dict.fromkeys(needs(sys.argv[1]))))'
+
 $(SPARK_STAMP): pyproject.toml | $(STAMP)
-	$(PIP) install -q -e '.[spark]'
+	$(EXTRA) spark > .venv/requirements-spark.txt
+	$(PIP) install -q -r .venv/requirements-spark.txt
 	$(PY) -m kafkacodec.pipeline.jvm
 	touch $(SPARK_STAMP)
 
 $(TEST_STAMP): pyproject.toml | $(STAMP) jdk
-	$(PIP) install -q -e '.[test]'
+	$(EXTRA) test > .venv/requirements-test.txt
+	$(PIP) install -q -r .venv/requirements-test.txt
 	$(PY) -m kafkacodec.pipeline.jvm
 	touch $(TEST_STAMP)
 
 $(BENCH_STAMP): pyproject.toml | $(TEST_STAMP)
-	$(PIP) install -q -e '.[bench]'
+	$(EXTRA) bench > .venv/requirements-bench.txt
+	$(PIP) install -q -r .venv/requirements-bench.txt
 	touch $(BENCH_STAMP)
 
 $(NODE_STAMP): package.json

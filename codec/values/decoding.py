@@ -123,17 +123,16 @@ class ValueDecoder:
         if wanted_type is not None and schema.schema_type != wanted_type:
             raise UndecodableValue(MISMATCH, f"schema {schema.id} is {schema.schema_type}, not {wanted_type}",
                                    0, schema.id)
-        body, at = (data, 0) if framed.in_header else (data, framed.body_at)
+        at = 0 if framed.in_header else framed.body_at  # a header names the schema: the payload is bare
         type_name = None
         if schema.schema_type == AVRO:
-            value = self.avro.decode(body, schema, at)
-        elif schema.schema_type == PROTOBUF:
-            indexes, after = framing.message_indexes(header if framed.in_header else data,
-                                                     framed.body_at)
-            value = self.protobuf.decode(body, schema, indexes, 0 if framed.in_header else after)
+            value = self.avro.decode(data, schema, at)
+        elif schema.schema_type == PROTOBUF:  # the message indexes follow the id, in the header or the payload
+            indexes, after = framing.message_indexes(header if framed.in_header else data, framed.body_at)
+            value = self.protobuf.decode(data, schema, indexes, 0 if framed.in_header else after)
             type_name = self.protobuf.message_class(schema, indexes).DESCRIPTOR.full_name
         else:
-            value = self.json_schema.decode(body, schema, at)
+            value = self.json_schema.decode(data, schema, at)
         return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema, type_name=type_name)
 
 

@@ -17,6 +17,19 @@ def kc(*args):
     return subprocess.run([sys.executable, "-m", "kafkacodec", *map(str, args)], capture_output=True, text=True)
 
 
+def kc_here(*args):
+    """kc in this process, for the loops that ask many questions (each process's start-up was most of them)."""
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from kafkacodec.cli import main
+
+    result = CliRunner().invoke(main, [*map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout, stderr=result.stderr)
+
+
 @pytest.fixture(scope="module")
 def records(sample):
     """(topic, partition) -> [(offset, timestamp, key)] in offset order, by reading every record."""
@@ -70,7 +83,7 @@ def first_at_or_after(rows, target):
 
 def test_offsets_equal_brute_force(sample, records):
     def answers(*args):
-        run = kc("offsets", sample, *args)
+        run = kc_here("offsets", sample, *args)
         assert run.returncode == 0, run.stderr
         return {(t, int(p)): int(o) for t, p, o in (line.rsplit(":", 2) for line in run.stdout.splitlines())}
 
@@ -99,14 +112,14 @@ def test_offsets_from_an_iso_time_and_a_checkpointed_log_start(sample, records, 
 def test_find_by_offset_time_and_key(sample, records):
     rows = records[("payments", 0)]
     for offset, ts, key in rows[::5]:
-        run = kc("find", sample, "--offset", offset, "--topic", "payments", "--json")
+        run = kc_here("find", sample, "--offset", offset, "--topic", "payments", "--json")
         assert run.returncode == 0, run.stderr
         (hit,) = map(json.loads, run.stdout.splitlines())
         assert (hit["offset"], hit["timestamp"]) == (offset, ts) and hit["note"] is None
         assert hit["file"].endswith(".log") and hit["position"] >= 0
     times = sorted({ts for _, ts, _ in rows})
     for target in times[::4]:
-        run = kc("find", sample, "--timestamp", target, "--topic", "payments", "--json")
+        run = kc_here("find", sample, "--timestamp", target, "--topic", "payments", "--json")
         (hit,) = map(json.loads, run.stdout.splitlines())
         assert hit["offset"] == first_at_or_after(rows, target)
     everywhere = [(t, p, o) for (t, p), rs in records.items() for o, _, k in rs if k == b"user-1"]

@@ -4,6 +4,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -197,21 +199,29 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     svg_module = importlib.import_module("kafkacodec.generator.svg")
     diagram = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in (svg_module.FILL, svg_module.COVERED)}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    painted = [page for page in pages if not (page.name == "index.html" and page.parent == site)
+               and (parsed[page].images or page.stem == "index")]
+    # a Chromium per page, a few at a time: each mostly waits on its own start-up
+    with ThreadPoolExecutor(4) as pool:
+        overflows = dict(zip(pages, pool.map(lambda page: _overflow(chromium, page), pages)))
+        shots = dict(zip(painted, pool.map(lambda page: _screenshot(chromium, page, site), painted)))
     for page in pages:
-        assert _overflow(chromium, page) == 0, page  # every table fits a 1300-pixel window
-        if page.name == "index.html" and page.parent == site:
-            continue
-        if not parsed[page].images and page.stem != "index":
-            continue  # laid out, as the probe showed; painted is checked where there are diagrams
-        shot = ARTIFACTS / f"docs-{page.stem}.png"
-        shot.unlink(missing_ok=True)
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        "--window-size=1280,1600", f"--screenshot={shot}", page.as_uri()],
-                       check=True, capture_output=True, timeout=120)
+        assert overflows[page] == 0, page  # every table fits a 1300-pixel window
+    for page, shot in shots.items():  # the others are laid out, as the probe showed
         seen = colours(shot)
         assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
         if parsed[page].images:  # the diagrams were loaded and painted
             assert seen & diagram, page.name
+
+
+def _screenshot(chromium: str, page: Path, site: Path) -> Path:
+    shot = ARTIFACTS / f"docs-{'-'.join(page.relative_to(site).with_suffix('').parts)}.png"  # one per page
+    shot.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as profile:  # a profile each: Chromiums sharing one wait on each other
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        f"--user-data-dir={profile}", "--window-size=1280,1600", f"--screenshot={shot}",
+                        page.as_uri()], check=True, capture_output=True, timeout=120)
+    return shot
 
 
 def _overflow(chromium: str, page: Path) -> int:
@@ -224,8 +234,10 @@ def _overflow(chromium: str, page: Path) -> int:
                    "...document.querySelectorAll('table')]) { w = Math.max(w, e.scrollWidth - e.clientWidth); } "
                    "document.body.setAttribute('data-overflow', w)</script></body>"))
     try:
-        run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
-                              "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True, timeout=120)
+        with tempfile.TemporaryDirectory() as profile:
+            run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
+                                  f"--user-data-dir={profile}", "--dump-dom", probe.as_uri()], check=True,
+                                 capture_output=True, text=True, timeout=120)
     finally:
         probe.unlink()
     return int(re.search(r'data-overflow="(-?\d+)"', run.stdout)[1])
