@@ -121,6 +121,7 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     """Read every record, transaction markers included (`isControl`), damaged batches reported as
     rows with `corruption` set, and write the table; then gather the summary from the segments
     table and the written rows. `options`: more of kafka-log's (subscribe, valueFormat, ...)."""
+    from .plan import named_topics
     from .reading import read, reader_of  # pyarrow: loaded once a session exists, as pyspark is
     options = dict(options or {})
     df = read(spark, logdir, reader=reader, includeHeaders=include_headers, includeControlRecords=True,
@@ -133,7 +134,7 @@ def export(spark, logdir: str, out: str, fmt: str = "parquet", mode: str = "erro
     per_topic = segments.groupBy("topic").agg(
         F.countDistinct("partition").alias("partitions"), F.sum("sizeBytes").alias("bytes"),
         F.sum("invalidBytes").alias("invalid"), F.sum("abortedTransactions").alias("aborted"))
-    chosen = {t.strip() for t in options["subscribe"].split(",")} if options.get("subscribe") else None
+    chosen = named_topics({k.lower(): v for k, v in options.items()})  # the summary's topics: those read
     sizes = {r["topic"]: (r["partitions"], r["bytes"], r["invalid"], r["aborted"]) for r in per_topic.collect()
              if chosen is None or r["topic"] in chosen}
     counts = {r["topic"]: r["count"] for r in written.where("corruption is null").groupBy("topic").count().collect()}

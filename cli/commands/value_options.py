@@ -9,6 +9,8 @@ import click
 
 from .terminal import say
 
+# codec.values.decoding's formats, restated: the command line loads no layer below it at start-up
+# (tests/values/test_framing.py checks they agree)
 FORMATS = ["auto", "registry", "avro", "protobuf", "json-schema", "json", "string", "hex", "base64"]
 FORMATS_HELP = ("auto (schema registry framing where the schema is known, else text, else base64), registry "
                 "(by the type of the schema the framing names), avro, protobuf, json-schema, json, string, hex or base64")
@@ -47,6 +49,7 @@ def decoders(path: Path, key_format: str | None, value_format: str | None, schem
     not asked for. What the source passed over is said, and its damage (which the caller counts
     as damage); a format that needs schemas where there are none ends the command (exit 2)."""
     from kafkacodec.codec.values.decoding import ValueDecoder
+    from kafkacodec.codec.values.problems import UndecodableValue
     from kafkacodec.storage.layout import logdir
     from kafkacodec.storage.schemas import open_schema_source
 
@@ -66,8 +69,6 @@ def decoders(path: Path, key_format: str | None, value_format: str | None, schem
     if schema_context is not None and registry is not None and not any(
             s.context == schema_context for s in registry.versions.values()):
         say(f"note: the schemas hold no version in context {schema_context}", err=True)
-    from kafkacodec.codec.values.problems import UndecodableValue
-
     try:
         reader = avro_reader_schema.read_text(encoding="utf-8") if avro_reader_schema is not None else None
         keys = ValueDecoder(key_format, registry, is_key=True, validate=validate, context=schema_context) \

@@ -8,7 +8,7 @@ import json
 from typing import Callable
 
 from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, Remembered, UndecodableValue
-from .registry import Reference, RegisteredSchema, qualified_reference
+from .registry import RegisteredSchema, referenced
 
 Resolve = Callable[[str, int], RegisteredSchema | None]  # (subject, version) -> the referenced version
 
@@ -76,20 +76,12 @@ class AvroDecoder:
 
     def _parse_references(self, schema: RegisteredSchema, named: dict, seen: set) -> None:
         for ref in schema.references:
-            found = self._referenced(schema, ref)
+            found = referenced(self._resolve, schema, ref)
             if (found.subject, found.version) in seen:
                 continue
             seen.add((found.subject, found.version))
             self._parse_references(found, named, seen)
             parse_text(found.text, named, f"the schema {ref.name} that schema {schema.id} references", schema.id)
-
-    def _referenced(self, schema: RegisteredSchema, ref: Reference) -> RegisteredSchema:
-        found = self._resolve(qualified_reference(schema.subject, ref.subject), ref.version)
-        if found is None:
-            raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} references {ref.name} ({ref.subject} version "
-                                               f"{ref.version}), which the schema source does not hold",
-                                   schema_id=schema.id)
-        return found
 
     def decode(self, payload: bytes, schema: RegisteredSchema, at: int = 0):
         """The value of `payload[at:]`; every byte must be read."""

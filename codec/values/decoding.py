@@ -77,16 +77,18 @@ class ValueDecoder:
     def _decode(self, data: bytes, headers) -> Decoded:
         fmt = self.format
         if fmt == "auto":
-            ref = self._framed_ref(data, headers)
-            if ref is not None and self._schema(ref) is not None:
-                fmt = "registry"
-            else:
-                note = None if ref is None else f"starts as a payload of schema {ref} does, which the schema " \
-                                                "source does not hold"
-                try:
-                    return Decoded(bytes(data).decode("utf-8"), "string", note=note)
-                except UnicodeDecodeError:
-                    return Decoded(base64.b64encode(data).decode(), "base64", note=note)
+            try:
+                framed = framing.unframe(data, headers, self.is_key)
+            except UndecodableValue:
+                framed = None
+            if framed is not None and self._schema(framed.ref) is not None:
+                return self._registered(data, None, framed)
+            note = None if framed is None else f"starts as a payload of schema {framed.ref} does, which the " \
+                                               "schema source does not hold"
+            try:
+                return Decoded(bytes(data).decode("utf-8"), "string", note=note)
+            except UnicodeDecodeError:
+                return Decoded(base64.b64encode(data).decode(), "base64", note=note)
         if fmt == "string":
             try:
                 return Decoded(bytes(data).decode("utf-8"), "string")
@@ -98,13 +100,7 @@ class ValueDecoder:
             return Decoded(bytes(data).hex(), "hex")
         if fmt == "base64":
             return Decoded(base64.b64encode(data).decode(), "base64")
-        return self._registered(data, headers, SCHEMA_FORMATS.get(fmt))
-
-    def _framed_ref(self, data: bytes, headers) -> framing.SchemaRef | None:
-        try:
-            return framing.unframe(data, headers, self.is_key)[0].ref
-        except UndecodableValue:
-            return None
+        return self._registered(data, SCHEMA_FORMATS.get(fmt), framing.unframe(data, headers, self.is_key))
 
     def _schema(self, ref: framing.SchemaRef) -> RegisteredSchema | None:
         if ref not in self._schemas:
@@ -112,8 +108,7 @@ class ValueDecoder:
                 else self.registry.by_guid(ref.guid)
         return self._schemas[ref]
 
-    def _registered(self, data: bytes, headers, wanted_type: str | None) -> Decoded:
-        framed, header = framing.unframe(data, headers, self.is_key)
+    def _registered(self, data: bytes, wanted_type: str | None, framed: framing.Framed) -> Decoded:
         schema = self._schema(framed.ref)
         if schema is None:
             contexts = self.registry.contexts_of(framed.ref.id) if framed.ref.id is not None else []
@@ -128,7 +123,7 @@ class ValueDecoder:
         if schema.schema_type == AVRO:
             value = self.avro.decode(data, schema, at)
         elif schema.schema_type == PROTOBUF:  # the message indexes follow the id, in the header or the payload
-            indexes, after = framing.message_indexes(header if framed.in_header else data, framed.body_at)
+            indexes, after = framing.message_indexes(framed.header if framed.in_header else data, framed.body_at)
             value = self.protobuf.decode(data, schema, indexes, 0 if framed.in_header else after)
             type_name = self.protobuf.message_class(schema, indexes).DESCRIPTOR.full_name
         else:

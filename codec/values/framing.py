@@ -34,8 +34,12 @@ class SchemaRef:
 @dataclass(frozen=True)
 class Framed:
     ref: SchemaRef
-    body_at: int  # where what follows the framing starts in the key or value
-    in_header: bool = False
+    body_at: int  # where what follows the framing starts: in the header that named the schema, or the payload
+    header: bytes | None = None  # that header's bytes; None when the payload's own prefix named it
+
+    @property
+    def in_header(self) -> bool:
+        return self.header is not None
 
 
 def _ref(data: bytes, at: int, what: str) -> tuple[SchemaRef, int]:
@@ -67,16 +71,15 @@ def header_value(headers, is_key: bool) -> bytes | None:
     return found
 
 
-def unframe(data: bytes, headers=(), is_key: bool = False) -> tuple[Framed, bytes | None]:
-    """Which schema `data` names and where its body starts, and the header bytes that named it
-    (None when the payload's own prefix did). The header wins, as Confluent's deserializers
-    read it; its bytes are then what message indexes are read from."""
+def unframe(data: bytes, headers=(), is_key: bool = False) -> Framed:
+    """Which schema `data` names and where what follows starts. A header wins, as Confluent's
+    deserializers read it; its bytes are then what message indexes are read from."""
     in_header = header_value(headers, is_key)
     if in_header is not None:
         ref, end = _ref(in_header, 0, f"header {HEADER_OF[is_key]}")
-        return Framed(ref, end, in_header=True), in_header
+        return Framed(ref, end, in_header)
     ref, end = _ref(data, 0, "the key" if is_key else "the value")
-    return Framed(ref, end), None
+    return Framed(ref, end)
 
 
 def _zigzag_varint(data: bytes, at: int) -> tuple[int, int]:

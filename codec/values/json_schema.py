@@ -7,7 +7,7 @@ import json
 from typing import Callable
 
 from .problems import BAD_SCHEMA, INVALID, NOT_TEXT, Remembered, UndecodableValue
-from .registry import RegisteredSchema, qualified_reference
+from .registry import RegisteredSchema, referenced
 
 Resolve = Callable[[str, int], RegisteredSchema | None]
 
@@ -67,11 +67,7 @@ class JsonSchemaDecoder:
         for ref in schema.references:
             if ref.name in out:
                 continue
-            found = self._resolve(qualified_reference(schema.subject, ref.subject), ref.version)
-            if found is None:
-                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} references {ref.name} ({ref.subject} "
-                                                   f"version {ref.version}), which the schema source does not hold",
-                                       schema_id=schema.id)
+            found = referenced(self._resolve, schema, ref)
             out[ref.name] = _schema_json(found.text, f"the schema {ref.name} that schema {schema.id} references",
                                          schema.id)
             self._references(found, out)

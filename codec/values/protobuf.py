@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from .problems import BAD_SCHEMA, MISMATCH, Remembered, UndecodableValue
-from .registry import RegisteredSchema, qualified_reference
+from .registry import RegisteredSchema, referenced
 
 Resolve = Callable[[str, int], RegisteredSchema | None]
 COMPILE_SECONDS = 120
@@ -83,11 +83,7 @@ class ProtobufDecoder:
             if ref.name in files or ref.name in seen:
                 continue
             seen.add(ref.name)
-            found = self._resolve(qualified_reference(schema.subject, ref.subject), ref.version)
-            if found is None:
-                raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} imports {ref.name} ({ref.subject} version "
-                                                   f"{ref.version}), which the schema source does not hold",
-                                       schema_id=schema.id)
+            found = referenced(self._resolve, schema, ref, "imports")
             self._sources(found, files, seen)
             files[_safe_name(ref.name, schema.id)] = found.text
 

@@ -20,6 +20,8 @@ import struct
 import uuid
 from dataclasses import dataclass, field
 
+from .problems import BAD_SCHEMA, UndecodableValue
+
 AVRO, PROTOBUF, JSON_SCHEMA = "AVRO", "PROTOBUF", "JSON"
 SCHEMA_TYPES = (AVRO, PROTOBUF, JSON_SCHEMA)
 DEFAULT_CONTEXT = "."
@@ -86,6 +88,17 @@ def qualified_reference(referrer: str, subject: str) -> str:
     if subject.startswith(CONTEXT_PREFIX) or context_of(referrer) == DEFAULT_CONTEXT:
         return subject
     return f":{context_of(referrer)}:{subject}"
+
+
+def referenced(resolve, schema: RegisteredSchema, ref: Reference, verb: str = "references") -> RegisteredSchema:
+    """The version `ref` of `schema` names, by `resolve(subject, version)`; an UndecodableValue of
+    the kind bad-schema when the source does not hold it."""
+    found = resolve(qualified_reference(schema.subject, ref.subject), ref.version)
+    if found is None:
+        raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} {verb} {ref.name} ({ref.subject} version "
+                                           f"{ref.version}), which the schema source does not hold",
+                               schema_id=schema.id)
+    return found
 
 
 class RecordProblem(ValueError):

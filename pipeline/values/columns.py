@@ -21,7 +21,7 @@ import pyarrow as pa
 from kafkacodec.codec.values.avro import parse_text
 from kafkacodec.codec.values.decoding import SCHEMA_FORMATS, ValueDecoder
 from kafkacodec.codec.values.problems import MISMATCH, UndecodableValue
-from kafkacodec.codec.values.registry import RecordProblem, RegisteredSchema, Registry
+from kafkacodec.codec.values.registry import RegisteredSchema, Registry
 
 from . import avro_types, json_types, proto_types
 from .avro_types import Mapped
@@ -78,32 +78,29 @@ def registry_in_log(uri: str, topic: str) -> Registry:
     """The registry's state from the `topic` partition under `uri` (any filesystem pyarrow reads);
     what cannot be used is logged and passed over."""
     from kafkacodec.runtime.errors import DecodeError
+    from kafkacodec.storage.schemas.topic_records import registry_of
     from kafkacodec.storage.segments.reader import Skipped, batches_of
 
     from ..files import list_log, read_range
 
-    registry = Registry()
     found = [p for p in list_log(uri).partitions if p.topic == topic]
     if not found:
         raise ValueOptionError(f"no `{topic}` partition under {uri}: say where the schemas are with the schemas option")
-    for seg in found[0].segments:
-        try:
-            for batch in batches_of(read_range(uri, seg.log), skip_corrupt=True):
-                if isinstance(batch, Skipped):
-                    log.warning("kafka-log: %s: bytes %d..%d of the schemas passed over: %s", seg.log, batch.start,
-                                batch.end, batch.error.message)
-                    continue
-                if not batch.is_legacy and batch.entry.is_control:
-                    continue
-                for record in batch:
-                    try:
-                        registry.apply(record.key, record.value)
-                    except RecordProblem as why:
-                        log.warning("kafka-log: %s: the record at offset %d is passed over: %s", seg.log,
-                                    record.offset, why)
-        except DecodeError as err:
-            log.warning("kafka-log: %s: %s; the schemas after it are not read", seg.log, err)
-    return registry
+
+    def records():
+        for seg in found[0].segments:
+            try:
+                for batch in batches_of(read_range(uri, seg.log), skip_corrupt=True):
+                    if isinstance(batch, Skipped):
+                        log.warning("kafka-log: %s: bytes %d..%d of the schemas passed over: %s", seg.log,
+                                    batch.start, batch.end, batch.error.message)
+                        continue
+                    for record in batch:
+                        yield seg.log, batch, record
+            except DecodeError as err:
+                log.warning("kafka-log: %s: %s; the schemas after it are not read", seg.log, err)
+
+    return registry_of(records(), lambda message: log.warning("kafka-log: %s", message))
 
 
 def _registry(options: dict, uri: str) -> Registry:

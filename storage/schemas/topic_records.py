@@ -10,19 +10,26 @@ from kafkacodec.storage.segments.reader import partition_records
 from .source import SchemaSource
 
 
-def source(part: Partition) -> SchemaSource:
+def registry_of(records, passed_over) -> Registry:
+    """The registry's state from (where, batch, record) of its storage topic, in offset order;
+    `passed_over(message)` is told of each record the registry does not write."""
     registry = Registry()
-    problems: list[str] = []
-
-    def damaged(damage) -> None:
-        problems.append(f"{damage.error}; the records after it in {damage.segment.log.name} are not read")
-
-    for batch, record in partition_records(part, on_damage=damaged):
+    for where, batch, record in records:
         if not batch.is_legacy and batch.entry.is_control:
             continue
         try:
             registry.apply(record.key, record.value)
         except RecordProblem as why:
-            problems.append(f"{part.path}: the record at offset {record.offset} (batch at byte {batch.position}) "
-                            f"is passed over: {why}")
-    return SchemaSource(registry, str(part.path), damaged=problems)
+            passed_over(f"{where}: the record at offset {record.offset} (batch at byte {batch.position}) is passed "
+                        f"over: {why}")
+    return registry
+
+
+def source(part: Partition) -> SchemaSource:
+    problems: list[str] = []
+
+    def damaged(damage) -> None:
+        problems.append(f"{damage.error}; the records after it in {damage.segment.log.name} are not read")
+
+    records = ((part.path, batch, record) for batch, record in partition_records(part, on_damage=damaged))
+    return SchemaSource(registry_of(records, problems.append), str(part.path), damaged=problems)

@@ -67,13 +67,12 @@ def _argv(argv: list[str], work: Path) -> list[str]:
     return [a.replace("{work}", str(work)) for a in argv]
 
 
-def run(argv: list[str], work: Path, stdin: str | None = None, strace: list[str] | None = None,
-        timeout: float = 60) -> subprocess.CompletedProcess:
-    """The command in a subprocess; untraced runs may write bytecode, so traced ones find it all."""
-    cmd = ([STRACE, "-f", "-qq", *strace, "--"] if strace else []) + _argv(argv, work)
-    env = ENV if strace else dict(ENV, PYTHONDONTWRITEBYTECODE="")
+def run(argv: list[str], work: Path, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The command in a subprocess of its own, untraced (traced runs are the fork server's): it may
+    write bytecode, so the traced ones find it all."""
     with open(work / stdin, "rb") if stdin else open(os.devnull, "rb") as f:
-        return subprocess.run(cmd, stdin=f, capture_output=True, cwd=work.parent, env=env, timeout=timeout)
+        return subprocess.run(_argv(argv, work), stdin=f, capture_output=True, cwd=work.parent,
+                              env=dict(ENV, PYTHONDONTWRITEBYTECODE=""), timeout=timeout)
 
 
 def run_here(args: list[str], work: Path, stdin: str | None = None) -> tuple[int, str]:

@@ -11,13 +11,13 @@ from kafkacodec.codec.values.problems import NOT_FRAMED, TRUNCATED, UndecodableV
 
 
 def test_magic_zero_and_a_big_endian_id():
-    framed, header = framing.unframe(b"\x00\x00\x00\x01\x02payload")
-    assert framed.ref == framing.SchemaRef(id=258) and framed.body_at == 5 and header is None
+    framed = framing.unframe(b"\x00\x00\x00\x01\x02payload")
+    assert framed.ref == framing.SchemaRef(id=258) and framed.body_at == 5 and framed.header is None
 
 
 def test_magic_one_and_a_guid():
     guid = uuid.uuid4()
-    framed, _ = framing.unframe(b"\x01" + guid.bytes + b"rest")
+    framed = framing.unframe(b"\x01" + guid.bytes + b"rest")
     assert framed.ref == framing.SchemaRef(guid=str(guid)) and framed.body_at == 17
 
 
@@ -32,9 +32,9 @@ def test_what_is_not_framed_says_so(data, kind):
 def test_the_header_names_the_schema_and_the_payload_stays_bare():
     guid = uuid.uuid4()
     headers = [Header(key="__value_schema_id", value=b"\x01" + guid.bytes + b"\x02\x02")]
-    framed, header = framing.unframe(b"bare payload", headers)
+    framed = framing.unframe(b"bare payload", headers)
     assert framed.in_header and framed.ref.guid == str(guid)
-    assert framing.message_indexes(header, framed.body_at) == ([1], len(header))
+    assert framing.message_indexes(framed.header, framed.body_at) == ([1], len(framed.header))
     # the key's header is another header
     with pytest.raises(UndecodableValue):
         framing.unframe(b"bare", headers, is_key=True)
@@ -50,3 +50,14 @@ def test_message_indexes(data, indexes):
 def test_bad_message_indexes_are_refused(data):
     with pytest.raises(UndecodableValue):
         framing.message_indexes(data, 0)
+
+
+def test_the_command_lines_formats_are_the_decoders():
+    """The command line restates them (it loads no layer below it at start-up): they must agree."""
+    from kafkacodec.cli.commands import spark, value_options
+    from kafkacodec.codec.values.decoding import FORMATS, SCHEMA_FORMATS
+
+    assert value_options.FORMATS == list(FORMATS)
+    assert value_options.NEEDS_SCHEMAS == {"registry", *SCHEMA_FORMATS}
+    export_formats = next(p for p in spark.export.params if p.name == "value_format").type.choices
+    assert list(export_formats) == list(SCHEMA_FORMATS)
