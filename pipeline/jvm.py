@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 SOURCE_ROOTS = ("runtime/java", "generated/java", "pipeline/java")
 SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 SOURCE_NAME = "kafka-log-jvm"
+CANNOT_DECODE = "the JVM reader cannot decode"  # how it refuses a typed column (AvroColumn.java)
 
 
 class JvmReaderUnavailable(RuntimeError):

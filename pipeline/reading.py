@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from . import jvm
 from .columns import ddl
 from .headers import HEADER_COLUMNS
-from .plan import OptionError, options_for_schema, parse_options, planned
+from .plan import OptionError, named_topics, options_for_schema, parse_options, planned
 
 log = logging.getLogger("kafkacodec.pipeline")
 READERS = ("auto", "jvm", "python")
@@ -71,10 +72,12 @@ def _scheme_unavailable(spark, uri: str) -> jvm.JvmReaderUnavailable | None:
     return None
 
 
-def planned_slices(path: str, options: dict, schema=None) -> str:
-    """The slices of a read as JSON, for the JVM reader's `slices` option."""
+def planned_slices(path: str, options: dict, schema=None, typed: tuple = ()) -> str:
+    """The slices of a read as JSON, for the JVM reader's `slices` option (`typed`: the typed key
+    and value columns a schema may name)."""
     try:
         plan = parse_options({**options, "path": path})
+        plan = replace(plan, options=replace(plan.options, typed=tuple(typed)))
         if schema is not None:
             options_for_schema(schema, plan.options)  # the same checks, and messages, as the Python source
     except OptionError as err:
@@ -82,6 +85,46 @@ def planned_slices(path: str, options: dict, schema=None) -> str:
     return json.dumps([{"uri": hadoop_uri(plan.uri, s.path), "segment": s.path, "topic": s.topic,
                         "partition": s.partition, "start": s.start_pos, "end": s.end_pos, "lo": s.start_offset,
                         "hi": s.end_offset, "aborted": [list(t) for t in s.aborted]} for s in planned(plan)])
+
+
+def _typed_for_jvm(path: str, options: dict) -> tuple[list, jvm.JvmReaderUnavailable | None]:
+    """The typed key and value columns the options ask for, and why the JVM reader cannot give
+    them (None when it can)."""
+    lowered = {k.lower(): v for k, v in options.items()}
+    if not any(lowered.get(f"{f}format") for f in ("key", "value")):
+        return [], None
+    from .values.columns import ValueOptionError, typed_columns
+    from .values.jvm_spec import why_not_jvm
+    try:
+        typed = typed_columns({**lowered, "path": path}, named_topics(lowered))
+    except ValueOptionError as err:
+        raise ValueError(f"kafka-log: {err}") from None
+    for column in typed:
+        why = why_not_jvm(column)
+        if why is not None:
+            return typed, jvm.JvmReaderUnavailable(f"{column.field}Format={column.format}: {why}")
+    return typed, None
+
+
+def _jvm_frame(spark, path: str, schema, options: dict, typed: list):
+    frame = spark.read.format(jvm.SOURCE_NAME).options(**options)
+    # what it reads, as the Python source reads it: the slices, every column, those of batch headers
+    frame = frame.options(slices=planned_slices(path, options, schema, tuple(typed)),
+                          columns=", ".join([ddl(True)] + [t.ddl() for t in typed]),
+                          batchHeaderColumns=",".join(sorted(HEADER_COLUMNS)))
+    if not typed:
+        return (frame.schema(schema) if schema is not None else frame).load()
+    from pyspark.errors import IllegalArgumentException
+
+    from .values.jvm_spec import typed_columns_option
+    frame = frame.option("typedColumns", typed_columns_option(typed))
+    try:
+        return (frame.schema(schema) if schema is not None else frame).load()
+    except IllegalArgumentException as err:  # a reader's schema Avro's Java parser refuses, said so
+        said = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        if jvm.CANNOT_DECODE not in said:
+            raise
+        raise jvm.JvmReaderUnavailable(said[said.index(jvm.CANNOT_DECODE):][:500]) from None
 
 
 def read(spark, path, schema=None, reader: str = "auto", **options):
@@ -97,20 +140,20 @@ def read(spark, path, schema=None, reader: str = "auto", **options):
         from pyspark.sql.types import _parse_datatype_string
         schema = _parse_datatype_string(schema)
     if reader != "python":
-        typed = [name for name in ("keyFormat", "valueFormat") if options.get(name) or options.get(name.lower())]
-        why_not = jvm.JvmReaderUnavailable(f"the JVM reader does not decode {' and '.join(typed)} yet") if typed \
-            else _jvm_unavailable(spark, str(path))
+        typed, why_not = _typed_for_jvm(str(path), options)
+        why_not = why_not or _jvm_unavailable(spark, str(path))
         if why_not is not None and reader == "jvm":
             raise why_not
         if why_not is not None and str(why_not) not in _said_why:
             _said_why.add(str(why_not))
             log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", why_not)
         if why_not is None:
-            frame = spark.read.format(jvm.SOURCE_NAME).options(**options)
-            # what it reads, as the Python source reads it: the slices, every column, those of batch headers
-            frame = frame.options(slices=planned_slices(str(path), options, schema), columns=ddl(True),
-                                  batchHeaderColumns=",".join(sorted(HEADER_COLUMNS)))
-            return (frame.schema(schema) if schema is not None else frame).load()
+            try:
+                return _jvm_frame(spark, str(path), schema, options, typed)
+            except jvm.JvmReaderUnavailable as err:
+                if reader == "jvm":
+                    raise
+                log.warning("kafka-log: the Python data source reads this (slower than the JVM reader): %s", err)
     from .registration import register
     register(spark, check=False)
     frame = spark.read.format("kafka-log").options(**options)

@@ -38,11 +38,16 @@ class KafkaLogReader(DataSourceReader):
             return
         names = s.options.columns
         typed = [ColumnDecoder(column) for column in s.options.typed]
+        # a header may name a record's schema: typed columns read the headers, shown or not
+        hidden = bool(typed) and not s.options.include_headers
+        if hidden:
+            s = replace(s, options=replace(s.options, include_headers=True))
         for pos, data in windows(s):
             part = replace(s, start_pos=pos, end_pos=pos + len(data))
             if names is None:
                 for batch in decode_slice(data, part, segment_name=s.path, base_pos=pos):
-                    yield with_typed(batch, typed)
+                    batch = with_typed(batch, typed)
+                    yield batch.drop_columns(["headers"]) if hidden else batch
             elif HEADER_COLUMNS.issuperset(names):
                 yield from header_rows(data, part, names, s.path, base_pos=pos)
             else:

@@ -72,7 +72,8 @@ def cat(path: Path, topic: str | None, partitions: str | None, start: str | None
     root, chosen = selected(path, topic, parse_partitions(partitions))
     keys, values, source = decoders(path, key_format, value_format, schemas_spec, schemas_topic, schema_context,
                                     avro_reader_schema, validate)
-    counts = {"records": 0, "keys": 0, "values": 0, "damage": len(source.damaged) if source else 0, "notes": 0}
+    counts = {"records": 0, "keys": 0, "values": 0, "damage": len(source.damaged) if source else 0, "notes": 0,
+              "unknown fields": 0}
     for where, why in root.skipped:
         say(f"skipped {where}: {why}", err=True)
     if not chosen:
@@ -86,7 +87,8 @@ def cat(path: Path, topic: str | None, partitions: str | None, start: str | None
             fields["key"] = keys.decode(fields["record"].key, fields["record"].headers)
             fields["value"] = values.decode(fields["record"].value, fields["record"].headers)
             for name in ("key", "value"):
-                counts["notes"] += fields[name].note is not None
+                if fields[name].note is not None:  # a guess of auto's, or fields a Protobuf schema lacks
+                    counts["unknown fields" if fields[name].format == "protobuf" else "notes"] += 1
                 problem = fields[name].problem
                 if problem is not None:
                     counts[name + "s"] += 1
@@ -101,6 +103,9 @@ def cat(path: Path, topic: str | None, partitions: str | None, start: str | None
         say(f"note: {counts['notes']} keys or values start as schema registry payloads do but name schemas the "
             f"source does not hold; they are printed as text or base64 (see keyNote and valueNote); "
             f"--key-format or --value-format registry counts them as not decoded", err=True)
+    if counts["unknown fields"]:
+        say(f"note: {counts['unknown fields']} Protobuf keys or values hold fields their schema does not define "
+            f"(a newer writer's); they are left out of what is printed (see keyNote and valueNote)", err=True)
     bad = counts["keys"] + counts["values"]
     if bad or counts["damage"]:
         say(f"{counts['records']} records printed; not decoded: {counts['values']} values, {counts['keys']} keys; "

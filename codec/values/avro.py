@@ -7,6 +7,7 @@ import io
 import json
 from typing import Callable
 
+from .avro_items import check_items, holds_empty_items
 from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, Remembered, UndecodableValue
 from .registry import RegisteredSchema, referenced
 
@@ -59,6 +60,7 @@ class AvroDecoder:
     def __init__(self, resolve: Resolve, reader_schema: str | None = None):
         self._resolve = resolve
         self._deep: dict[tuple[str, int], bool] = {}  # schemas whose values may nest without end
+        self._bounded: dict[tuple[str, int], dict | None] = {}  # the names of schemas whose items are counted first
         self.writer = Remembered(self._writer)
         reader_named: dict = {}
         self._reader = parse_text(reader_schema, reader_named, "the reader's schema") if reader_schema is not None \
@@ -68,26 +70,38 @@ class AvroDecoder:
     def _writer(self, schema: RegisteredSchema):
         """The writer's schema parsed, the schemas it references first."""
         named: dict = {}
-        self._parse_references(schema, named, set())
+        for name, found in self.references(schema):
+            parse_text(found.text, named, f"the schema {name} that schema {schema.id} references", schema.id)
         parsed = parse_text(schema.text, named, f"schema {schema.id} ({schema.subject} version {schema.version})",
                             schema.id)
         self._deep[(schema.context, schema.id)] = _recursive(parsed, named)
+        self._bounded[(schema.context, schema.id)] = named if holds_empty_items(parsed, named) else None
         return parsed
 
-    def _parse_references(self, schema: RegisteredSchema, named: dict, seen: set) -> None:
-        for ref in schema.references:
-            found = referenced(self._resolve, schema, ref)
-            if (found.subject, found.version) in seen:
-                continue
-            seen.add((found.subject, found.version))
-            self._parse_references(found, named, seen)
-            parse_text(found.text, named, f"the schema {ref.name} that schema {schema.id} references", schema.id)
+    def references(self, schema: RegisteredSchema) -> list[tuple[str, RegisteredSchema]]:
+        """The schemas `schema` references, each after those it references in turn: the order they
+        are parsed in, so that every name is defined before it is used."""
+        out: list[tuple[str, RegisteredSchema]] = []
+        seen: set = set()
+
+        def visit(referrer: RegisteredSchema) -> None:
+            for ref in referrer.references:
+                found = referenced(self._resolve, referrer, ref)
+                if (found.subject, found.version) not in seen:
+                    seen.add((found.subject, found.version))
+                    visit(found)
+                    out.append((ref.name, found))
+        visit(schema)
+        return out
 
     def decode(self, payload: bytes, schema: RegisteredSchema, at: int = 0):
         """The value of `payload[at:]`; every byte must be read."""
         import fastavro
 
         writer = self.writer(schema)
+        named = self._bounded[(schema.context, schema.id)]
+        if named is not None:  # items that take no bytes, which fastavro would make one by one
+            check_items(payload, at, writer, named, schema.id)
         stream = io.BytesIO(payload)
         stream.seek(at)
         # a schema that holds itself is read by fastavro's Python reader, whose depth Python bounds: its

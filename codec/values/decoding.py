@@ -33,7 +33,7 @@ class Decoded:
     format: str | None  # the format that read it: avro, protobuf, json-schema, json, string, hex, base64
     schema: RegisteredSchema | None = None
     problem: UndecodableValue | None = None
-    note: str | None = None  # what `auto` guessed, where it guessed
+    note: str | None = None  # what `auto` guessed, where it guessed; what a Protobuf value left out
     type_name: str | None = None  # Protobuf: the full name of the message type the payload is
 
     @property
@@ -108,27 +108,33 @@ class ValueDecoder:
                 else self.registry.by_guid(ref.guid)
         return self._schemas[ref]
 
-    def _registered(self, data: bytes, wanted_type: str | None, framed: framing.Framed) -> Decoded:
-        schema = self._schema(framed.ref)
+    def writer_schema(self, ref: framing.SchemaRef, wanted_type: str | None) -> RegisteredSchema:
+        """The schema a payload names, of `wanted_type` when one is wanted; else an UndecodableValue."""
+        schema = self._schema(ref)
         if schema is None:
-            contexts = self.registry.contexts_of(framed.ref.id) if framed.ref.id is not None else []
+            contexts = self.registry.contexts_of(ref.id) if ref.id is not None else []
             more = f" (contexts {', '.join(contexts)} each hold one: say which)" if len(contexts) > 1 else ""
-            raise UndecodableValue(UNKNOWN_SCHEMA, f"the schema source holds no schema of {framed.ref}{more}",
-                                   0, framed.ref.id)
+            raise UndecodableValue(UNKNOWN_SCHEMA, f"the schema source holds no schema of {ref}{more}", 0, ref.id)
         if wanted_type is not None and schema.schema_type != wanted_type:
             raise UndecodableValue(MISMATCH, f"schema {schema.id} is {schema.schema_type}, not {wanted_type}",
                                    0, schema.id)
+        return schema
+
+    def _registered(self, data: bytes, wanted_type: str | None, framed: framing.Framed) -> Decoded:
+        schema = self.writer_schema(framed.ref, wanted_type)
         at = 0 if framed.in_header else framed.body_at  # a header names the schema: the payload is bare
-        type_name = None
+        type_name = note = None
         if schema.schema_type == AVRO:
             value = self.avro.decode(data, schema, at)
         elif schema.schema_type == PROTOBUF:  # the message indexes follow the id, in the header or the payload
             indexes, after = framing.message_indexes(framed.header if framed.in_header else data, framed.body_at)
-            value = self.protobuf.decode(data, schema, indexes, 0 if framed.in_header else after)
+            value, unknown = self.protobuf.decode(data, schema, indexes, 0 if framed.in_header else after)
             type_name = self.protobuf.message_class(schema, indexes).DESCRIPTOR.full_name
+            if unknown:
+                note = f"{unknown} bytes of fields {type_name} of schema {schema.id} does not define are left out"
         else:
             value = self.json_schema.decode(data, schema, at)
-        return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema, type_name=type_name)
+        return Decoded(value, FORMAT_OF_TYPE[schema.schema_type], schema, note=note, type_name=type_name)
 
 
 def _deeper_than(value, limit: int) -> bool:

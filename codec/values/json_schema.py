@@ -10,6 +10,48 @@ from .problems import BAD_SCHEMA, INVALID, NOT_TEXT, Remembered, UndecodableValu
 from .registry import RegisteredSchema, referenced
 
 Resolve = Callable[[str, int], RegisteredSchema | None]
+PATTERN_SECONDS = 1.0  # how long a schema's pattern may take on one string (a pattern can backtrack without end)
+
+
+class PatternProblem(Exception):
+    """A schema's pattern that could not be matched: `kind` as problems.py names it."""
+
+    def __init__(self, kind: str, said: str):
+        super().__init__(said)
+        self.kind, self.said = kind, said
+
+
+def _search(pattern: str, text: str):
+    import regex
+
+    try:
+        return regex.search(pattern, text, timeout=PATTERN_SECONDS)
+    except TimeoutError:
+        raise PatternProblem(INVALID, f"not validated: the pattern {pattern!r} took longer than "
+                                      f"{PATTERN_SECONDS:g} s on a string of the value") from None
+    except regex.error as err:
+        raise PatternProblem(BAD_SCHEMA, f"the pattern {pattern!r} is not a regular expression: {err}") from None
+
+
+def _bounded(cls):
+    """The validator class with `pattern` and `patternProperties` matched by `regex` under a time
+    limit (jsonschema matches them with Python's re, which a pattern like (a|aa)+$ keeps busy for
+    ever on a long enough string)."""
+    from jsonschema import ValidationError, validators
+
+    def pattern(validator, expected, instance, schema):
+        if validator.is_type(instance, "string") and not _search(expected, instance):
+            yield ValidationError(f"{instance!r} does not match {expected!r}")
+
+    def pattern_properties(validator, patterns, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        for expected, subschema in patterns.items():
+            for key, value in instance.items():
+                if _search(expected, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=expected)
+
+    return validators.extend(cls, {"pattern": pattern, "patternProperties": pattern_properties})
 
 
 def read_json(payload: bytes, at: int = 0, schema_id: int | None = None):
@@ -55,7 +97,7 @@ class JsonSchemaDecoder:
         except exceptions.SchemaError as err:
             raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id} is not a JSON Schema: {err.message}",
                                    schema_id=schema.id) from None
-        return cls(root, registry=registry)
+        return _bounded(cls)(root, registry=registry)
 
     def documents(self, schema: RegisteredSchema) -> dict:
         """The schemas `schema` references (and they reference), parsed, by the names they are referenced by."""
@@ -88,6 +130,8 @@ class JsonSchemaDecoder:
                                        schema_id=schema.id) from None
             except exceptions.SchemaError as err:
                 raise UndecodableValue(BAD_SCHEMA, f"schema {schema.id}: {err.message}", schema_id=schema.id) from None
+            except PatternProblem as err:
+                raise UndecodableValue(err.kind, f"schema {schema.id}: {err.said}", at, schema.id) from None
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path) or "(the whole value)"
                 raise UndecodableValue(INVALID, f"the value does not match schema {schema.id} at {where}: "

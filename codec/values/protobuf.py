@@ -128,9 +128,10 @@ class ProtobufDecoder:
             self._classes[key] = message_factory.GetMessageClass(pool.FindMessageTypeByName(".".join(names)))
         return self._classes[key]
 
-    def decode(self, payload: bytes, schema: RegisteredSchema, indexes: list[int], at: int = 0):
+    def decode(self, payload: bytes, schema: RegisteredSchema, indexes: list[int], at: int = 0) -> tuple[dict, int]:
         """The message of `payload[at:]` as protobuf's JSON mapping (field names as in the .proto,
-        fields at their defaults included)."""
+        fields at their defaults included), and how many of its bytes are fields the schema does not
+        define (a newer writer's), which the mapping leaves out."""
         from google.protobuf import json_format
         from google.protobuf.message import DecodeError
 
@@ -140,9 +141,51 @@ class ProtobufDecoder:
         except DecodeError as err:
             raise UndecodableValue(MISMATCH, f"the payload does not read as {cls.DESCRIPTOR.full_name} of schema "
                                              f"{schema.id}: {err}", at, schema.id) from None
+        where = _not_utf8(message)
+        if where is not None:  # proto2 keeps such strings as bytes; protobuf's JSON mapping has no form for them
+            raise UndecodableValue(MISMATCH, f"the string {where} of {cls.DESCRIPTOR.full_name} (schema {schema.id}) "
+                                             "is not UTF-8", at, schema.id)
+        known = cls()
+        known.CopyFrom(message)
+        known.DiscardUnknownFields()  # nested messages' too
+        unknown = message.ByteSize() - known.ByteSize()
         try:
             return json_format.MessageToDict(message, always_print_fields_with_no_presence=True,
-                                             unquote_int64_if_possible=True, preserving_proto_field_name=True)
+                                             unquote_int64_if_possible=True,
+                                             preserving_proto_field_name=True), unknown
         except (json_format.Error, TypeError, ValueError) as err:  # an Any of an unknown type, a time out of range
             raise UndecodableValue(MISMATCH, f"the message reads but has no JSON form: {type(err).__name__}: "
                                              f"{str(err)[:200]}", at, schema.id) from None
+
+
+def _not_utf8(message, path: str = "") -> str | None:
+    """The path of the first string field of `message` (nested messages, repeated fields and maps
+    included) that holds bytes which are not UTF-8, or None."""
+    from google.protobuf.descriptor import FieldDescriptor
+
+    for field, value in message.ListFields():
+        name = f"{path}{field.name}"
+        entry = field.message_type.GetOptions().map_entry if field.message_type is not None else False
+        if entry:  # a map: its keys and values
+            value_field = field.message_type.fields_by_name["value"]
+            for key, item in value.items():
+                if isinstance(key, bytes):
+                    return f"{name} (a key)"
+                if value_field.type == FieldDescriptor.TYPE_STRING and isinstance(item, bytes):
+                    return f"{name}[{key!r}]"
+                if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+                    found = _not_utf8(item, f"{name}[{key!r}].")
+                    if found is not None:
+                        return found
+            continue
+        repeated = field.is_repeated if hasattr(field, "is_repeated") else field.label == field.LABEL_REPEATED
+        items = value if repeated else [value]
+        for i, item in enumerate(items):
+            at = f"{name}[{i}]" if repeated else name
+            if field.type == FieldDescriptor.TYPE_STRING and isinstance(item, bytes):
+                return at
+            if field.type in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_GROUP):
+                found = _not_utf8(item, f"{at}.")
+                if found is not None:
+                    return found
+    return None

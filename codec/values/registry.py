@@ -14,6 +14,7 @@ written before a soft delete still name it. Ids count per context; a subject in 
 than the default one is qualified, `:.ctx:subject`."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import struct
@@ -47,6 +48,8 @@ class RegisteredSchema:
     references: tuple[Reference, ...] = ()
     deleted: bool = False
     metadata: dict | None = field(default=None, compare=False)
+    rule_set: dict | None = field(default=None, compare=False)
+    md5: str | None = field(default=None, compare=False)  # base64, where the record carries it
 
     @property
     def context(self) -> str:
@@ -54,24 +57,77 @@ class RegisteredSchema:
 
     @property
     def guid(self) -> str:
-        """The registry's GUID of the schema: an MD5 over its text and references (and metadata),
-        written as a UUID."""
-        digest = hashlib.md5(self.text.encode("utf-8", "surrogatepass"))
-        for ref in self.references:
-            digest.update(ref.name.encode() + ref.subject.encode() + struct.pack(">i", ref.version))
-        if self.metadata:
-            digest.update(b"\x01")
-            tags, properties = self.metadata.get("tags"), self.metadata.get("properties")
-            for tag, values in sorted((tags if isinstance(tags, dict) else {}).items()):
-                digest.update(str(tag).encode())
-                for value in values if isinstance(values, list) else ():
-                    digest.update(str(value).encode())
-            for key, value in sorted((properties if isinstance(properties, dict) else {}).items()):
-                digest.update(str(key).encode() + str(value).encode())
-            sensitive = self.metadata.get("sensitive")
-            for name in sorted(str(n) for n in (sensitive if isinstance(sensitive, list) else ())):
-                digest.update(name.encode())
-        return str(uuid.UUID(bytes=digest.digest()))
+        """The registry's GUID of the schema: the MD5 its record carries (where sensitive metadata
+        is kept encrypted), else an MD5 over its text, references, metadata and rule set as the
+        registry hashes them, written as a UUID."""
+        stored = _stored_md5(self.md5)
+        return str(uuid.UUID(bytes=stored if stored is not None else _md5(self).digest()))
+
+
+def _stored_md5(text) -> bytes | None:
+    try:
+        found = base64.b64decode(text, validate=True) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return found if found is not None and len(found) == 16 else None
+
+
+def _java_sorted(items) -> list[str]:
+    """Strings as Java sorts them (by UTF-16 code unit)."""
+    return sorted((str(i) for i in items), key=lambda t: t.encode("utf-16-be", "surrogatepass"))
+
+
+def _utf8(text) -> bytes:
+    return str(text).encode("utf-8", "surrogatepass")
+
+
+def _md5(schema: "RegisteredSchema"):
+    digest = hashlib.md5(_utf8(schema.text))
+    for ref in schema.references:
+        digest.update(_utf8(ref.name) + _utf8(ref.subject) + struct.pack(">i", ref.version))
+    if schema.metadata:
+        digest.update(b"\x01")
+        tags, properties = _dict(schema.metadata.get("tags")), _dict(schema.metadata.get("properties"))
+        for tag in _java_sorted(tags):
+            digest.update(_utf8(tag))
+            for value in _java_sorted(tags[tag] if isinstance(tags[tag], list) else ()):
+                digest.update(_utf8(value))
+        for key in _java_sorted(properties):
+            digest.update(_utf8(key) + _utf8(properties[key]))
+        sensitive = schema.metadata.get("sensitive")
+        for name in _java_sorted(sensitive if isinstance(sensitive, list) else ()):
+            digest.update(_utf8(name))
+    if schema.rule_set:
+        digest.update(b"\x01")
+        for kind in ("migrationRules", "domainRules", "encodingRules"):
+            rules = schema.rule_set.get(kind)
+            for rule in rules if isinstance(rules, list) else ():
+                _rule_md5(digest, rule if isinstance(rule, dict) else {})
+    return digest
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _rule_md5(digest, rule: dict) -> None:
+    """A rule as the registry hashes it: its kind and mode defaulted, its tags and params sorted."""
+    for name in ("name", "doc"):
+        if rule.get(name) is not None:
+            digest.update(_utf8(rule[name]))
+    digest.update(_utf8(rule.get("kind") or "TRANSFORM") + _utf8(rule.get("mode") or "WRITEREAD"))
+    if rule.get("type") is not None:
+        digest.update(_utf8(rule["type"]))
+    for tag in _java_sorted(rule.get("tags") if isinstance(rule.get("tags"), list) else ()):
+        digest.update(_utf8(tag))
+    params = _dict(rule.get("params"))
+    for key in _java_sorted(params):
+        digest.update(_utf8(key) + _utf8(params[key]))
+    for name in ("expr", "onSuccess", "onFailure"):
+        if rule.get(name) is not None:
+            digest.update(_utf8(rule[name]))
+    if rule.get("disabled") is True:
+        digest.update(b"\x01")
 
 
 def context_of(subject: str) -> str:
@@ -150,8 +206,9 @@ def _schema_value(subject: str, version: int, obj: dict) -> RegisteredSchema:
     metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else None
     if not isinstance(obj.get("deleted", False), bool):
         raise RecordProblem("its value's deleted is not true or false")
+    rule_set = obj.get("ruleSet") if isinstance(obj.get("ruleSet"), dict) else None
     return RegisteredSchema(subject, version, schema_id, schema_type, text, tuple(refs),
-                            bool(obj.get("deleted", False)), metadata)
+                            bool(obj.get("deleted", False)), metadata, rule_set, obj.get("md5"))
 
 
 class Registry:
@@ -244,6 +301,10 @@ class Registry:
             if len(others) == 1:
                 return self._holder(others[0], schema_id)
         return None
+
+    def ids(self) -> list[int]:
+        """Every schema id some context holds."""
+        return sorted({i for _, i in self._by_id})
 
     def contexts_of(self, schema_id: int) -> list[str]:
         return sorted(ctx for ctx, i in self._by_id if i == schema_id)

@@ -28,6 +28,8 @@ class Mapped:
     ddl: str  # Spark's type, as DDL
     arrow: pa.DataType
     convert: Callable | None = None  # what fastavro gives -> what Arrow takes, where they differ
+    as_json: bool = False  # whether some part of it is a JSON string (no Spark type holds that part)
+    depth: int = 0  # how many records, arrays and maps nest in it
 
 
 def quoted(name: str) -> str:
@@ -38,7 +40,18 @@ def _as_json(value):
     return None if value is None else json.dumps(jsonable(value), separators=(",", ":"))
 
 
-AS_JSON = Mapped("string", pa.string(), _as_json)
+AS_JSON = Mapped("string", pa.string(), _as_json, as_json=True)
+
+
+def _within(precision: int, scale: int):
+    """A decimal's converter: one with more digits than the column's precision is refused (Arrow
+    would refuse the whole batch). fastavro rounds such a value to the precision, which moves its
+    exponent off the scale: that is how it shows."""
+    def convert(value):
+        if value is not None and (value.as_tuple().exponent != -scale or len(value.as_tuple().digits) > precision):
+            raise ValueError(f"a decimal of more digits than its precision, {precision}")
+        return value
+    return convert
 
 
 def struct_converter(fields: list[tuple[str, Mapped]]):
@@ -76,7 +89,7 @@ def mapped(schema, named: dict | None = None, open_records: frozenset = frozense
     logical = schema.get("logicalType")
     if logical == "decimal" and kind in ("bytes", "fixed") and schema.get("precision", 0) <= MAX_DECIMAL_PRECISION:
         precision, scale = schema["precision"], schema.get("scale", 0)
-        return Mapped(f"decimal({precision},{scale})", pa.decimal128(precision, scale))
+        return Mapped(f"decimal({precision},{scale})", pa.decimal128(precision, scale), _within(precision, scale))
     if (kind, logical) in LOGICAL:
         ddl, arrow = LOGICAL[(kind, logical)]
         return Mapped(ddl, arrow, str if logical == "uuid" else None)
@@ -88,7 +101,8 @@ def mapped(schema, named: dict | None = None, open_records: frozenset = frozense
         fields = [(f["name"], mapped(f["type"], named, inner)) for f in schema["fields"]]
         ddl = "struct<" + ",".join(f"{quoted(n)}:{m.ddl}" for n, m in fields) + ">"
         arrow = pa.struct([(n, m.arrow) for n, m in fields])
-        return Mapped(ddl, arrow, struct_converter(fields))
+        return Mapped(ddl, arrow, struct_converter(fields), any(m.as_json for _, m in fields),
+                      1 + max((m.depth for _, m in fields), default=0))
     if kind == "enum":
         if schema.get("name"):
             named[schema["name"]] = schema
@@ -101,12 +115,14 @@ def mapped(schema, named: dict | None = None, open_records: frozenset = frozense
         item = mapped(schema["items"], named, open_records)
         c = item.convert
         return Mapped(f"array<{item.ddl}>", pa.list_(item.arrow),
-                      None if c is None else lambda xs: None if xs is None else [c(x) for x in xs])
+                      None if c is None else lambda xs: None if xs is None else [c(x) for x in xs],
+                      item.as_json, item.depth + 1)
     if kind == "map":
         value = mapped(schema["values"], named, open_records)
         c = value.convert
         return Mapped(f"map<string,{value.ddl}>", pa.map_(pa.string(), value.arrow),
-                      lambda m: None if m is None else [(k, v if c is None else c(v)) for k, v in m.items()])
+                      lambda m: None if m is None else [(k, v if c is None else c(v)) for k, v in m.items()],
+                      value.as_json, value.depth + 1)
     if kind in PRIMITIVES:  # {"type": "string"}, and logical types Spark does not hold (time-millis)
         return mapped(kind, named, open_records)
     return mapped(kind, named, open_records)  # a named type referred to as {"type": "Name"}

@@ -29,8 +29,11 @@ def answered_version(obj: dict, where: str) -> RegisteredSchema:
         raise ValueError(f"{where}: not a registry's answer for a schema version (schema text, id, version, "
                          "schemaType, references)")
     refs = tuple(Reference(str(r["name"]), str(r["subject"]), int(r["version"])) for r in obj.get("references") or ())
+    # metadata and rule set as answered: a GUID covers them
+    extra = {name: obj[key] for name, key in (("metadata", "metadata"), ("rule_set", "ruleSet"))
+             if isinstance(obj.get(key), dict)}
     return RegisteredSchema(str(obj.get("subject", f"id-{obj['id']}")), int(obj.get("version", 1)), obj["id"],
-                            schema_type, obj["schema"], refs, bool(obj.get("deleted", False)))
+                            schema_type, obj["schema"], refs, bool(obj.get("deleted", False)), **extra)
 
 
 def _of_file(path: Path) -> list[RegisteredSchema]:

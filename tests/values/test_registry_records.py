@@ -93,3 +93,27 @@ def test_the_guid_is_the_md5_of_text_and_references():
     r = replay(schema("s", 1, 1, "\"string\"", references=[{"name": "n", "subject": "x", "version": 2}]))
     digest = hashlib.md5(b"\"string\"" + b"n" + b"x" + struct.pack(">i", 2)).digest()
     assert r.by_guid(str(uuid.UUID(bytes=digest))).id == 1
+
+
+def test_the_guid_covers_the_rule_set_as_the_registry_hashes_it():
+    """Each rule: name, doc, kind and mode (TRANSFORM and WRITEREAD when not given), type, tags and
+    params sorted, expr, onSuccess, onFailure, then a 1 byte when disabled; a 1 byte first."""
+    import hashlib
+    import uuid
+
+    rules = {"domainRules": [{"name": "r", "type": "CEL", "tags": ["b", "a"], "params": {"y": "2", "x": "1"},
+                              "expr": "true", "disabled": True}],
+             "migrationRules": [{"name": "m", "kind": "CONDITION", "mode": "UPGRADE", "type": "JSONATA"}]}
+    r = replay(schema("s", 1, 1, ruleSet=rules))
+    digest = hashlib.md5(b"\"string\"" + b"\x01" + b"m" + b"CONDITION" + b"UPGRADE" + b"JSONATA"
+                         + b"r" + b"TRANSFORM" + b"WRITEREAD" + b"CEL" + b"ab" + b"x1y2" + b"true" + b"\x01").digest()
+    assert r.by_guid(str(uuid.UUID(bytes=digest))).id == 1
+
+
+def test_a_stored_md5_is_the_guid():
+    import base64
+    import uuid
+
+    given = bytes(range(16))
+    r = replay(schema("s", 1, 1, md5=base64.b64encode(given).decode()))
+    assert r.by_guid(str(uuid.UUID(bytes=given))).id == 1

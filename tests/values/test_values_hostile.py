@@ -121,3 +121,53 @@ def test_a_schema_that_does_not_compile_is_reported_for_each_record_and_compiled
 def test_a_format_ending_inside_a_token_is_refused(sample, fmt):
     run = CliRunner().invoke(main, ["cat", str(sample), "-f", fmt])
     assert run.exit_code == 2 and "ends inside a token" in run.output
+
+
+def test_a_pattern_that_backtracks_without_end_is_stopped_and_said(tmp_path):
+    """(a|aa)+$ against forty a's and a ! takes Python's re longer than anyone waits: the match is
+    stopped, that value said not validated, and the values after it read."""
+    schema = json.dumps({"type": "object", "properties": {"s": {"type": "string", "pattern": "(a|aa)+$"}}})
+    values = [framed(1, json.dumps({"s": "a" * 40 + "!"}).encode()), framed(1, b'{"s": "aaa"}'),
+              framed(1, b'{"s": "b"}')]
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, schema, "JSON")], values)
+    run, lines = cat(root, "--value-format", "json-schema", "--validate")
+    errors = [line.get("valueError") for line in lines]
+    assert errors[0]["kind"] == "invalid" and "not validated" in errors[0]["message"]
+    assert errors[1] is None and lines[1]["value"] == {"s": "aaa"}
+    assert errors[2]["kind"] == "invalid" and "does not match" in errors[2]["message"] and run.exit_code == 1
+
+
+def test_protobuf_fields_the_schema_does_not_define_are_said_left_out(tmp_path):
+    proto = 'syntax = "proto3";\nmessage M { int32 a = 1; N n = 2; }\nmessage N { string s = 1; }\n'
+    newer = b"\x08\x05" + b"\x38\x01" + b"\x12\x05\x0a\x01x\x10\x02"  # field 7, and field 2 inside n
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, proto, "PROTOBUF")],
+                   [framed(1, newer, b"\x00"), framed(1, b"\x08\x06", b"\x00")])
+    run, lines = cat(root, "--value-format", "protobuf")
+    assert [line["value"] for line in lines] == [{"a": 5, "n": {"s": "x"}}, {"a": 6}]
+    assert "4 bytes of fields M of schema 1 does not define" in lines[0]["valueNote"]
+    assert "valueNote" not in lines[1]
+    assert run.exit_code == 0 and "1 Protobuf keys or values hold fields their schema does not define" in run.stderr
+
+
+def test_a_proto2_string_that_is_not_utf8_is_an_error_naming_the_field(tmp_path):
+    proto = ('syntax = "proto2";\nmessage M { optional string s = 1; repeated N ns = 2; map<string, string> m = 3; }\n'
+             'message N { repeated string t = 1; }\n')
+    bad = b"\x02\xff\xfe"
+    values = [b"\x0a" + bad, b"\x12\x07\x0a\x01a\x0a" + bad, b"\x1a\x07\x0a\x01k\x12" + bad,
+              b"\x0a\x02ok"]
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, proto, "PROTOBUF")], [framed(1, v, b"\x00") for v in values])
+    run, lines = cat(root, "--value-format", "protobuf")
+    said = [line.get("valueError", {}).get("message", "") for line in lines]
+    assert "the string s of M" in said[0] and "the string ns[0].t[1] of M" in said[1]
+    assert "the string m['k'] of M" in said[2] and lines[3]["value"] == {"s": "ok", "ns": [], "m": {}}
+    assert run.exit_code == 1
+
+
+def test_ten_bytes_declaring_millions_of_nulls_are_refused_before_they_are_made(tmp_path):
+    nothing = json.dumps({"type": "record", "name": "N", "fields": [
+        {"name": "xs", "type": {"type": "array", "items": "null"}}, {"name": "n", "type": "int"}]})
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, nothing)],
+                   [framed(1, b"\x80\xc2\xd7\x2f\x00\x02"), framed(1, b"\x06\x00\x02")])  # 5*10^7 nulls; 3
+    run, lines = cat(root, "--value-format", "avro")
+    assert lines[0]["valueError"]["kind"] == "mismatch" and "1048576 items" in lines[0]["valueError"]["message"]
+    assert lines[1]["value"] == {"xs": [None] * 3, "n": 1} and run.exit_code == 1

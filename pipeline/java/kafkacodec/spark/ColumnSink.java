@@ -24,10 +24,29 @@ final class ColumnSink {
     private final ColumnarBatch batch;
     private final byte[] topic, segment;
     private final int partition;
+    private final Typed[] typed;  // the typed key and value columns the query reads
+    private final ReadSettings settings;
     private int rows;
     private long bytes;
 
-    ColumnSink(StructType schema, Slice slice) {
+    /** A typed column's decoder and its three vectors, null where the query does not read one. */
+    private static final class Typed {
+        final AvroColumn column;
+        final WritableColumnVector decoded, ids, errors;
+
+        Typed(AvroColumn column, WritableColumnVector decoded, WritableColumnVector ids, WritableColumnVector errors) {
+            this.column = column;
+            this.decoded = decoded;
+            this.ids = ids;
+            this.errors = errors;
+        }
+
+        boolean isKey() {
+            return column.isKey;
+        }
+    }
+
+    ColumnSink(StructType schema, Slice slice, ReadSettings settings) {
         names = schema.fieldNames();
         vectors = OnHeapColumnVector.allocateColumns(ReadSettings.ROWS_PER_BATCH, schema);
         topic = utf8(slice.topic);
@@ -48,6 +67,36 @@ final class ColumnSink {
             }
         }
         batch = new ColumnarBatch(columns);
+        this.settings = settings;
+        java.util.List<Typed> reading = new java.util.ArrayList<>();
+        for (AvroColumn column : settings.typed) {
+            WritableColumnVector decoded = vector(column.field + "Decoded"), ids = vector(column.field + "SchemaId"),
+                errors = vector(column.field + "Error");
+            if (decoded != null || ids != null || errors != null) {
+                column.prepare();
+                reading.add(new Typed(column, decoded, ids, errors));
+            }
+        }
+        typed = reading.toArray(new Typed[0]);
+    }
+
+    private WritableColumnVector vector(String name) {
+        for (int c = 0; c < names.length; c++) {
+            if (names[c].equals(name)) {
+                return vectors[c];
+            }
+        }
+        return null;
+    }
+
+    private boolean isTyped(String name) {
+        for (AvroColumn column : settings.typed) {
+            if (name.equals(column.field + "Decoded") || name.equals(column.field + "SchemaId")
+                    || name.equals(column.field + "Error")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     boolean wants(String name) {
@@ -129,7 +178,22 @@ final class ColumnSink {
                     }
                     break;
                 default:
-                    perBatch(v, names[c], b, n, position, crcValid);
+                    if (!isTyped(names[c])) {
+                        perBatch(v, names[c], b, n, position, crcValid);
+                    }
+            }
+        }
+        for (Typed t : typed) {
+            for (int k = 0; k < n; k++) {
+                RecordBatch.Record r = items[kept[k]];
+                RecordBatch.Header[] headers = r.headers;  // one may name the schema, shown or not
+                if (t.isKey()) {
+                    t.column.append(r._io, r._key_at, r._key_len, headers, t.decoded, t.ids, t.errors);
+                    bytes += Math.max(r._key_len, 0);  // what a decoded value takes, about: a batch stays bounded
+                } else {
+                    t.column.append(r._io, r._value_at, r._value_len, headers, t.decoded, t.ids, t.errors);
+                    bytes += Math.max(r._value_len, 0);
+                }
             }
         }
         rows += n;
@@ -164,8 +228,19 @@ final class ColumnSink {
                     case "crcValid": v.appendBoolean(crcValid); break;
                     case "position": v.appendLong(position); break;
                     case "corruption": v.appendNull(); break;
-                    default: throw new IllegalStateException("no column " + names[c]);
+                    default:
+                        if (!isTyped(names[c])) {
+                            throw new IllegalStateException("no column " + names[c]);
+                        }
                 }
+            }
+        }
+        for (Typed t : typed) {
+            for (int k = 0; k < n; k++) {
+                byte[] data = t.isKey() ? r.keys[kept[k]] : r.values[kept[k]];
+                t.column.append(data, data == null ? -1 : 0, data == null ? 0 : data.length, null, t.decoded, t.ids,
+                                t.errors);
+                bytes += data == null ? 0 : data.length;
             }
         }
         rows += n;
@@ -205,7 +280,7 @@ final class ColumnSink {
                     byte[] text = utf8(said);
                     v.appendByteArray(text, 0, text.length);
                     break;
-                default: v.appendNull();
+                default: AvroAppender.appendNull(v);  // a struct's fields too, in step
             }
         }
         rows += 1;

@@ -43,11 +43,11 @@ final class LogScan implements ScanBuilder, SupportsPushDownRequiredColumns, Sup
 
     @Override
     public void pruneColumns(StructType required) {
-        // headers whole even where a query names one of their fields (Spark prunes nested fields too):
-        // the readers fill both, and may hand back more than asked
+        // headers and decoded keys and values whole even where a query names one of their fields (Spark
+        // prunes nested fields too): the readers fill them whole, and may hand back more than asked
         StructType pruned = new StructType();
         for (StructField f : required.fields()) {
-            pruned = pruned.add(f.name().equals("headers") ? all.apply("headers") : f);
+            pruned = pruned.add(all.apply(f.name()));
         }
         schema = pruned;
     }

@@ -1,9 +1,15 @@
 package kafkacodec.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.types.StructType;
 
 /** The options of a read that every task applies, as the planner gave them. */
 final class ReadSettings implements Serializable {
@@ -24,6 +30,7 @@ final class ReadSettings implements Serializable {
     final boolean readCommitted;
     final boolean includeControl;
     final Set<String> fromBatchHeader;  // the columns a v2 batch's header gives for all its records
+    final List<AvroColumn> typed;  // keys and values read as Avro (valueFormat, keyFormat)
 
     ReadSettings(Map<String, String> options) {
         includeHeaders = flag(options, "includeheaders", false);
@@ -32,6 +39,27 @@ final class ReadSettings implements Serializable {
         readCommitted = options.getOrDefault("isolationlevel", "read_uncommitted").equalsIgnoreCase("read_committed");
         includeControl = flag(options, "includecontrolrecords", false);
         fromBatchHeader = Columns.fromBatchHeader(options);
+        typed = typed(options);
+    }
+
+    /** The planner's typed columns (option typedColumns, JSON: pipeline/values/jvm_spec.py), each with the
+     *  Spark type of its decoded column. */
+    private static List<AvroColumn> typed(Map<String, String> options) {
+        List<AvroColumn> out = new ArrayList<>();
+        String json = options.get("typedcolumns");
+        if (json == null) {
+            return out;
+        }
+        StructType all = Columns.all(options);
+        try {
+            for (JsonNode spec : new ObjectMapper().readTree(json)) {
+                out.add(new AvroColumn(spec, all.apply(spec.get("field").asText() + "Decoded").dataType()));
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException(KafkaLogSource.NAME + ": option typedColumns is not the planner's JSON: "
+                                               + e.getMessage());
+        }
+        return out;
     }
 
     private static boolean flag(Map<String, String> options, String name, boolean otherwise) {

@@ -41,7 +41,7 @@ final class SliceReader implements PartitionReader<ColumnarBatch> {
     SliceReader(Slice slice, StructType schema, ReadSettings settings, Configuration hadoop) throws IOException {
         this.slice = slice;
         this.settings = settings;
-        this.out = new ColumnSink(schema, slice);
+        this.out = new ColumnSink(schema, slice, settings);
         boolean enough = true;
         for (String name : schema.fieldNames()) {
             enough &= settings.fromBatchHeader.contains(name);
