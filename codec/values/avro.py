@@ -7,6 +7,7 @@ import io
 import json
 from typing import Callable
 
+from .avro_defaults import read_defaults
 from .avro_items import check_items, holds_empty_items
 from .problems import BAD_SCHEMA, MISMATCH, TRUNCATED, Remembered, UndecodableValue
 from .registry import RegisteredSchema, referenced
@@ -65,6 +66,8 @@ class AvroDecoder:
         reader_named: dict = {}
         self._reader = parse_text(reader_schema, reader_named, "the reader's schema") if reader_schema is not None \
             else None
+        if self._reader is not None:  # as the specification reads them, which fastavro does not
+            read_defaults(self._reader, reader_named, "the reader's schema")
         self._reader_deep = self._reader is not None and _recursive(self._reader, reader_named)
 
     def _writer(self, schema: RegisteredSchema):

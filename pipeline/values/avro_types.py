@@ -70,13 +70,28 @@ def struct_converter(fields: list[tuple[str, Mapped]]):
     return convert
 
 
+def _bounded(bits: int):
+    """An int's or long's converter: fastavro reads a varint of any length, and a value past the
+    column's range would make Arrow refuse the whole batch."""
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+    def convert(value):
+        if value is not None and not low <= value <= high:
+            raise ValueError(f"{value} is out of a {bits}-bit integer's range")
+        return value
+    return convert
+
+
+BOUNDED = {"int": _bounded(32), "long": _bounded(64)}
+
+
 def mapped(schema, named: dict | None = None, open_records: frozenset = frozenset()) -> Mapped:
     """The Spark and Arrow types of a schema parsed by fastavro (named types by full name)."""
     named = {} if named is None else named
     if isinstance(schema, str):
         if schema in PRIMITIVES:
             ddl, arrow = PRIMITIVES[schema]
-            return Mapped(ddl, arrow)
+            return Mapped(ddl, arrow, BOUNDED.get(schema))
         if schema in open_records:  # a record that holds itself: no Spark type is deep enough
             return AS_JSON
         return mapped(named[schema], named, open_records)

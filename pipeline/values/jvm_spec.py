@@ -43,6 +43,8 @@ def _entry(decoder: ValueDecoder, ref: SchemaRef) -> dict:
 
 
 def spec(column: TypedColumn) -> dict:
+    """One column's part of the option: its field, the reader's texts, the entries, and which entry
+    each id and GUID stands for."""
     decoder = ValueDecoder("avro", column.registry, is_key=column.field == "key")
     registry = column.registry
     refs = [SchemaRef(id=i) for i in registry.ids()]

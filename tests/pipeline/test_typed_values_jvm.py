@@ -217,3 +217,45 @@ def test_a_column_spark_has_no_type_for_stays_with_the_python_source(spark, logs
     with caplog.at_level("WARNING", logger="kafkacodec.pipeline"):
         frame = read(spark, root, **options)
     assert reader_of(frame) == "python" and "no Spark type" in caplog.text
+
+
+DEFAULTS = {"type": "record", "name": "D", "fields": [
+    {"name": "a", "type": "int"},
+    {"name": "b", "type": "bytes", "default": "\u00ff\u0001"},
+    {"name": "f", "type": {"type": "fixed", "name": "Two", "size": 2}, "default": "\u00ff\u0002"},
+    {"name": "d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}, "default": "\u0001"},
+    {"name": "t", "type": {"type": "long", "logicalType": "timestamp-millis"}, "default": 1},
+    {"name": "lt", "type": {"type": "long", "logicalType": "local-timestamp-micros"}, "default": 5},
+    {"name": "n", "type": {"type": "record", "name": "Nd", "fields": [{"name": "x", "type": "int", "default": 5}]},
+     "default": {}},
+    {"name": "ns", "type": {"type": "array", "items": "Nd"}, "default": [{"x": 1}, {}]},
+    {"name": "m", "type": {"type": "map", "values": "long"}, "default": {"k": 2}},
+    {"name": "u", "type": ["null", "string"], "default": None},
+    {"name": "e", "type": {"type": "enum", "name": "Ed", "symbols": ["P", "Q"]}, "default": "Q"}]}
+
+
+@pytest.mark.parametrize("reader", ["python", "jvm"])
+def test_defaults_are_read_as_avros_specification_reads_them(spark, tmp_path, reader):
+    """A writer with one field, resolved to a reader that adds one of every kind: bytes defaults are
+    code points 0-255, logical types apply, a record's missing fields take their own defaults."""
+    import datetime
+
+    writer = {"type": "record", "name": "D", "fields": [{"name": "a", "type": "int"}]}
+    with PartitionWriter(tmp_path / "_schemas-0") as w:
+        w.append([_schema_record("d-value", 1, 1, writer), _schema_record("d-value", 2, 2, DEFAULTS)])
+    with PartitionWriter(tmp_path / "d-0") as w:
+        w.append([{"key": None, "value": _framed(1, _avro(writer, {"a": 3}) + tail), "timestamp": 1}
+                  for tail in (b"", b"\x02\x02")])  # the second with bytes left over
+    rows = read(spark, tmp_path, reader=reader, subscribe="d", valueFormat="avro").orderBy("offset").collect()
+    got = rows[0].valueDecoded.asDict(recursive=True)
+    assert got == {"a": 3, "b": b"\xff\x01", "f": b"\xff\x02", "d": decimal.Decimal("0.01"),
+                   "t": datetime.datetime(1970, 1, 1, 0, 0, 0, 1000), "lt": datetime.datetime(1970, 1, 1, 0, 0, 0, 5),
+                   "n": {"x": 5}, "ns": [{"x": 1}, {"x": 5}], "m": {"k": 2}, "u": None, "e": "Q"}
+    assert rows[1].valueDecoded is None and rows[1].valueError.startswith("mismatch:")
+
+
+def _schema_record(subject, version, schema_id, schema):
+    key = {"keytype": "SCHEMA", "subject": subject, "version": version, "magic": 1}
+    value = {"subject": subject, "version": version, "id": schema_id, "deleted": False,
+             "schema": json.dumps(schema, separators=(",", ":"))}
+    return {"key": json.dumps(key).encode(), "value": json.dumps(value).encode(), "timestamp": 1}

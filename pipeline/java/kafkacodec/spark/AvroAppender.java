@@ -188,7 +188,7 @@ abstract class AvroAppender {
             Schema.Field f = a.readerOrder[a.firstDefault + k];
             defaultPositions[k] = at(struct, f, r, t);
             defaulted[k] = of(Resolver.resolve(f.schema(), f.schema()), struct.fields()[defaultPositions[k]].dataType());
-            defaultBytes[k] = AvroSkipper.encoded(a.defaults[k], f.schema());
+            defaultBytes[k] = AvroSkipper.encodedDefault(f);
         }
         return new Record(steps, positions, defaulted, defaultPositions, defaultBytes);
     }
@@ -214,7 +214,8 @@ abstract class AvroAppender {
         }
     }
 
-    private static final class WriterUnion extends AvroAppender {
+    /** A union as the writer wrote it: its branch's index, then the branch. */
+    static final class WriterUnion extends AvroAppender {
         private final AvroAppender[] branches;
 
         WriterUnion(AvroAppender[] branches) {
@@ -385,12 +386,7 @@ abstract class AvroAppender {
 
         @Override
         void read(AvroInput in, WritableColumnVector v) throws IOException {
-            int n = fixed;
-            if (n < 0) {
-                n = in.readSpan();
-            } else {
-                in.skip(n);
-            }
+            int n = in.readSpanOrFixed(fixed);
             v.appendByteArray(in.bytes(), in.spanAt(n), n);
         }
 
@@ -411,12 +407,7 @@ abstract class AvroAppender {
 
         @Override
         void read(AvroInput in, WritableColumnVector v) throws IOException {
-            int n = fixed;
-            if (n < 0) {
-                n = in.readSpan();
-            } else {
-                in.skip(n);
-            }
+            int n = in.readSpanOrFixed(fixed);
             BigInteger unscaled = n == 0 ? BigInteger.ZERO : new BigInteger(in.bytes(), in.spanAt(n), n);
             int digits = unscaled.signum() == 0 ? 1 : unscaled.abs().toString().length();
             if (digits > precision) {
@@ -508,8 +499,30 @@ abstract class AvroAppender {
         }
     }
 
-    /** An array (keys null) or a map (keys strings): blocks of items until a block of none. */
-    private static final class Items extends AvroAppender {
+    /** The blocks of an array (`keys` null) or a map until a block of none, each item read into the vectors
+     *  (null where it is passed over): how many items. */
+    static long blocks(AvroInput in, AvroAppender keys, AvroAppender items, WritableColumnVector keyVector,
+                       WritableColumnVector itemVector) throws IOException {
+        long total = 0;
+        for (long n = in.items(); n != 0; n = in.items()) {
+            total += n;
+            if (n < 0 || total > Integer.MAX_VALUE || items.empty() && total > MAX_EMPTY_ITEMS) {
+                throw new AvroRuntimeException("a block of " + n + " items" + (n < 0 ? "" : " (more than "
+                                               + MAX_EMPTY_ITEMS + " items that take no bytes are not read)"));
+            }
+            for (long k = 0; k < n; k++) {
+                if (keys != null) {
+                    keys.read(in, keyVector);
+                }
+                items.read(in, itemVector);
+            }
+        }
+        return total;
+    }
+
+    /** An array (keys null) or a map (keys strings): blocks of items until a block of none; passed over
+     *  where there is no vector (a writer's field the reader lacks). */
+    static final class Items extends AvroAppender {
         private final AvroAppender keys;
         private final AvroAppender items;
 
@@ -520,23 +533,14 @@ abstract class AvroAppender {
 
         @Override
         void read(AvroInput in, WritableColumnVector v) throws IOException {
+            if (v == null) {
+                blocks(in, keys, items, null, null);
+                return;
+            }
             WritableColumnVector keyVector = (WritableColumnVector) v.getChild(0);
             WritableColumnVector itemVector = keys == null ? keyVector : (WritableColumnVector) v.getChild(1);
             int start = keyVector.getElementsAppended();
-            long total = 0;
-            for (long n = in.items(); n != 0; n = in.items()) {
-                total += n;
-                if (n < 0 || total > Integer.MAX_VALUE || items.empty() && total > MAX_EMPTY_ITEMS) {
-                    throw new AvroRuntimeException("a block of " + n + " items" + (n < 0 ? "" : " (more than "
-                                                   + MAX_EMPTY_ITEMS + " items that take no bytes are not read)"));
-                }
-                for (long k = 0; k < n; k++) {
-                    if (keys != null) {
-                        keys.read(in, keyVector);
-                    }
-                    items.read(in, itemVector);
-                }
-            }
+            long total = blocks(in, keys, items, keyVector, itemVector);
             int row = v.getElementsAppended();
             v.reserve(row + 1);
             v.putNotNull(row);

@@ -54,6 +54,9 @@ final class AvroInput {
         for (int shift = 0; shift < 64; shift += 7) {
             need(1);
             int k = b[pos++];
+            if (shift == 63 && (k & 0x7E) != 0) {  // bits past the 64th: fastavro reads them, and the value is no long
+                throw new AvroRuntimeException("Invalid long encoding: more than 64 bits");
+            }
             raw |= (long) (k & 0x7F) << shift;
             if (k >= 0) {
                 return (raw >>> 1) ^ -(raw & 1);
@@ -90,6 +93,16 @@ final class AvroInput {
         return (int) n;
     }
 
+    /** The next bytes (`fixed` -1: sized by a length first) or fixed of `fixed` bytes, where it lies: its
+     *  length; it starts at `bytes()[spanAt()]`. */
+    int readSpanOrFixed(int fixed) throws IOException {
+        if (fixed < 0) {
+            return readSpan();
+        }
+        skip(fixed);
+        return fixed;
+    }
+
     /** Where the span just read starts. */
     int spanAt(int length) {
         return pos - length;
@@ -97,6 +110,9 @@ final class AvroInput {
 
     /** Passes over `n` bytes (a fixed, a float, a double). */
     void skip(long n) throws IOException {
+        if (n < 0) {  // a fixed of a negative size, which Avro's parser takes
+            throw new AvroRuntimeException("a size of " + n);
+        }
         need(n);
         pos += (int) n;
     }

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.io.parsing.ResolvingGrammarGenerator;
+import org.apache.avro.util.internal.Accessor;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 
 /** Passing over a writer's field the reader's schema lacks (its bytes are read, nothing is appended), and
@@ -37,12 +38,12 @@ final class AvroSkipper {
             case FIXED: return new Bytes(w.getFixedSize());
             case INT: case LONG: case ENUM: return new Varint();
             case STRING: case BYTES: return new Span();
-            case ARRAY: return new Items(null, of(w.getElementType(), seen));
-            case MAP: return new Items(new Span(), of(w.getValueType(), seen));
+            case ARRAY: return new AvroAppender.Items(null, of(w.getElementType(), seen));
+            case MAP: return new AvroAppender.Items(new Span(), of(w.getValueType(), seen));
             case UNION: {
                 List<Schema> types = w.getTypes();
                 AvroAppender[] branches = new AvroAppender[types.size()];
-                Union union = new Union(branches);
+                AvroAppender union = new AvroAppender.WriterUnion(branches);
                 seen.put(w, union);
                 for (int i = 0; i < branches.length; i++) {
                     branches[i] = of(types.get(i), seen);
@@ -62,12 +63,14 @@ final class AvroSkipper {
         }
     }
 
-    /** `value` (as Avro's GenericData holds a default) in Avro's binary encoding of `schema`. */
-    static byte[] encoded(Object value, Schema schema) {
+    /** A reader's field's default in Avro's binary encoding of its schema, as Avro's resolving decoder
+     *  encodes it: JSON's code points 0-255 as bytes, a union's default as its first branch, a record's
+     *  missing fields from their own defaults. */
+    static byte[] encodedDefault(Schema.Field field) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
         try {
-            new GenericDatumWriter<Object>(schema).write(value, encoder);
+            ResolvingGrammarGenerator.encode(encoder, field.schema(), Accessor.defaultValue(field));
             encoder.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -107,23 +110,6 @@ final class AvroSkipper {
         }
     }
 
-    private static final class Union extends AvroAppender {
-        private final AvroAppender[] branches;
-
-        Union(AvroAppender[] branches) {
-            this.branches = branches;
-        }
-
-        @Override
-        void read(AvroInput in, WritableColumnVector v) throws IOException {
-            int branch = in.readInt();
-            if (branch < 0 || branch >= branches.length) {
-                throw new AvroRuntimeException("union branch " + branch + " of a union of " + branches.length);
-            }
-            branches[branch].read(in, v);
-        }
-    }
-
     private static final class Record extends AvroAppender {
         private final AvroAppender[] fields;
         private Boolean empty;  // worked out once (null while it is: a record that holds itself takes bytes)
@@ -154,33 +140,6 @@ final class AvroSkipper {
                 empty = all;
             }
             return empty;
-        }
-    }
-
-    private static final class Items extends AvroAppender {
-        private final AvroAppender keys;
-        private final AvroAppender items;
-
-        Items(AvroAppender keys, AvroAppender items) {
-            this.keys = keys;
-            this.items = items;
-        }
-
-        @Override
-        void read(AvroInput in, WritableColumnVector v) throws IOException {
-            long total = 0;
-            for (long n = in.items(); n != 0; n = in.items()) {
-                total += n;
-                if (n < 0 || items.empty() && total > AvroAppender.MAX_EMPTY_ITEMS) {
-                    throw new AvroRuntimeException("a block of " + n + " items");
-                }
-                for (long k = 0; k < n; k++) {
-                    if (keys != null) {
-                        keys.read(in, v);
-                    }
-                    items.read(in, v);
-                }
-            }
         }
     }
 }
