@@ -15,12 +15,30 @@ from .registry import RegisteredSchema, referenced
 Resolve = Callable[[str, int], RegisteredSchema | None]  # (subject, version) -> the referenced version
 
 
+def _negative_fixed(node) -> bool:
+    """Whether a fixed of a negative size is declared in `node` (fastavro takes one, and then reads
+    backwards)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack += n
+        elif isinstance(n, dict):
+            if n.get("type") == "fixed" and isinstance(n.get("size"), int) and n["size"] < 0:
+                return True
+            stack += [v for v in n.values() if isinstance(v, (dict, list))]
+    return False
+
+
 def parse_text(text: str, named: dict, what: str, schema_id: int | None = None):
     """A schema's JSON text parsed by fastavro, its named types added to `named`."""
     import fastavro
 
     try:
-        return fastavro.parse_schema(json.loads(text), named_schemas=named)
+        loaded = json.loads(text)
+        if _negative_fixed(loaded):
+            raise ValueError("a fixed of a negative size")
+        return fastavro.parse_schema(loaded, named_schemas=named)
     except RecursionError:
         raise UndecodableValue(BAD_SCHEMA, f"{what} nests deeper than Python reads", schema_id=schema_id) from None
     except Exception as err:  # fastavro raises what it meets (SchemaParseException, KeyError, ...)

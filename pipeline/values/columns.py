@@ -186,10 +186,25 @@ class ColumnDecoder:
             try:
                 values.append(found.value if convert is None else convert(found.value))
                 errors.append(None)
-            except (ValueError, TypeError, decimal.InvalidOperation) as why:  # json_types.Mismatch among them
+            except (ValueError, TypeError, AttributeError, decimal.InvalidOperation) as why:  # json_types.Mismatch too
                 values.append(None)
                 errors.append(f"{MISMATCH}: the value does not fit the column's type: {why}")
-        return [pa.array(values, self.types.arrow), pa.array(ids, pa.int32()), pa.array(errors, pa.string())]
+        return [self._array(values, errors), pa.array(ids, pa.int32()), pa.array(errors, pa.string())]
+
+    def _array(self, values: list, errors: list) -> pa.Array:
+        """The values as the column's Arrow array; one Arrow refuses (a value of a type a resolution
+        left as the writer's) is that record's error, not its whole batch's."""
+        try:
+            return pa.array(values, self.types.arrow)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError, AttributeError):
+            pass
+        for i, value in enumerate(values):
+            try:
+                pa.array([value], self.types.arrow)
+            except (pa.ArrowException, TypeError, ValueError, OverflowError, AttributeError) as why:
+                values[i] = None
+                errors[i] = f"{MISMATCH}: the value does not fit the column's type: {type(why).__name__}: {why}"
+        return pa.array(values, self.types.arrow)
 
 
 class _Header:

@@ -259,3 +259,36 @@ def _schema_record(subject, version, schema_id, schema):
     value = {"subject": subject, "version": version, "id": schema_id, "deleted": False,
              "schema": json.dumps(schema, separators=(",", ":"))}
     return {"key": json.dumps(key).encode(), "value": json.dumps(value).encode(), "timestamp": 1}
+
+
+def _log(root, schemas, values, topic="t"):
+    with PartitionWriter(root / "_schemas-0") as w:
+        w.append([_schema_record(f"{topic}-value", version, version, schema)
+                  for version, schema in enumerate(schemas, start=1)])
+    with PartitionWriter(root / f"{topic}-0") as w:
+        w.append([{"key": None, "value": v, "timestamp": 1} for v in values])
+    return root
+
+
+def test_a_value_that_decodes_past_what_a_value_may_take_is_an_error(spark, tmp_path):
+    """Five bytes declare 2^20 empty records, and the reader's default copies a thousand bytes into
+    each: the JVM reader stops at 64 MiB and says so; the next value reads."""
+    empty = {"type": "record", "name": "E", "fields": []}
+    writer = {"type": "record", "name": "T", "fields": [{"name": "xs", "type": {"type": "array", "items": empty}}]}
+    padded = {"type": "record", "name": "E", "fields": [{"name": "pad", "type": "string", "default": "x" * 1000}]}
+    reader = {"type": "record", "name": "T", "fields": [{"name": "xs", "type": {"type": "array", "items": padded}}]}
+    root = _log(tmp_path, [writer, reader], [_framed(1, b"\x80\x80\x80\x01\x00"), _framed(1, b"\x04\x00")])
+    rows = read(spark, root, reader="jvm", subscribe="t", valueFormat="avro").orderBy("offset").collect()
+    assert rows[0].valueDecoded is None and "decodes to more than" in rows[0].valueError
+    assert [x.pad for x in rows[1].valueDecoded.xs] == ["x" * 1000] * 2
+
+
+def test_a_writers_type_arrow_refuses_is_that_records_error_in_the_python_source(spark, tmp_path):
+    """Resolutions fastavro leaves as the writer's type (bytes read as a decimal stay bytes): the
+    record says so, and the batch's other records are read."""
+    writer = {"type": "record", "name": "T", "fields": [{"name": "d", "type": "bytes"}]}
+    reader = {"type": "record", "name": "T", "fields": [
+        {"name": "d", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}}]}
+    root = _log(tmp_path, [writer, reader], [_framed(1, b"\x02\x01"), _framed(2, b"\x02\x01")])
+    rows = read(spark, root, reader="python", subscribe="t", valueFormat="avro").orderBy("offset").collect()
+    assert rows[0].valueError.startswith("mismatch:") and rows[1].valueDecoded.d == decimal.Decimal("0.01")

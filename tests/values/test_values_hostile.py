@@ -171,3 +171,11 @@ def test_ten_bytes_declaring_millions_of_nulls_are_refused_before_they_are_made(
     run, lines = cat(root, "--value-format", "avro")
     assert lines[0]["valueError"]["kind"] == "mismatch" and "1048576 items" in lines[0]["valueError"]["message"]
     assert lines[1]["value"] == {"xs": [None] * 3, "n": 1} and run.exit_code == 1
+
+
+def test_a_fixed_of_a_negative_size_is_a_bad_schema_not_a_backward_read(tmp_path):
+    bad = json.dumps({"type": "record", "name": "R", "fields": [
+        {"name": "junk", "type": {"type": "array", "items": {"type": "fixed", "name": "F", "size": -1}}}]})
+    root = log_dir(tmp_path, [schema_record("t-value", 1, 1, bad)], [framed(1, b"\x80\x80\x80\x80\x80\x80\x80\x80\x40\x00")])
+    run, lines = cat(root, "--value-format", "avro")
+    assert lines[0]["valueError"]["kind"] == "bad-schema" and "negative size" in lines[0]["valueError"]["message"]

@@ -328,6 +328,7 @@ abstract class AvroAppender {
             int n = in.readSpan();
             int at = in.spanAt(n);
             utf8(in.bytes(), at, n);
+            in.spend(n);
             append(v, in.bytes(), at, n);
         }
 
@@ -387,6 +388,7 @@ abstract class AvroAppender {
         @Override
         void read(AvroInput in, WritableColumnVector v) throws IOException {
             int n = in.readSpanOrFixed(fixed);
+            in.spend(n);
             v.appendByteArray(in.bytes(), in.spanAt(n), n);
         }
 
@@ -483,6 +485,7 @@ abstract class AvroAppender {
                 steps[i].read(in, positions[i] < 0 ? null : (WritableColumnVector) v.getChild(positions[i]));
             }
             for (int k = 0; k < defaulted.length; k++) {
+                in.spend(defaultBytes[k].length + 8);  // copied into every value that lacks it
                 defaults.reset(defaultBytes[k], 0, defaultBytes[k].length);
                 defaulted[k].read(defaults, (WritableColumnVector) v.getChild(defaultPositions[k]));
             }
@@ -506,9 +509,15 @@ abstract class AvroAppender {
         long total = 0;
         for (long n = in.items(); n != 0; n = in.items()) {
             total += n;
-            if (n < 0 || total > Integer.MAX_VALUE || items.empty() && total > MAX_EMPTY_ITEMS) {
-                throw new AvroRuntimeException("a block of " + n + " items" + (n < 0 ? "" : " (more than "
-                                               + MAX_EMPTY_ITEMS + " items that take no bytes are not read)"));
+            if (n < 0 || total > Integer.MAX_VALUE) {
+                throw new AvroRuntimeException("a block of " + n + " items");
+            }
+            if (items.empty() && total > MAX_EMPTY_ITEMS) {
+                throw new AvroRuntimeException("a block of " + n + " items (more than " + MAX_EMPTY_ITEMS
+                                               + " items that take no bytes are not read)");
+            }
+            if (keyVector != null) {
+                in.spend(8 * n);  // an offset, a length or a number each, at least
             }
             for (long k = 0; k < n; k++) {
                 if (keys != null) {

@@ -56,6 +56,7 @@ final class AvroColumn implements Serializable {
     private transient OnHeapColumnVector scratch;  // where values go that no column shows
     private transient int lastId;
     private transient Entry lastEntry;  // of lastId
+    private transient long room;  // what the value read may take in decoded bytes
 
     AvroColumn(JsonNode spec, DataType type) {
         field = spec.get("field").asText();
@@ -110,13 +111,16 @@ final class AvroColumn implements Serializable {
     }
 
     /** The column's three vectors (null where the query does not read one) given a record's bytes: [at,
-     *  at + n) of `b`, null where `at` is -1. */
-    void append(byte[] b, int at, int n, RecordBatch.Header[] headers, WritableColumnVector decoded,
-                WritableColumnVector ids, WritableColumnVector errors) {
+     *  at + n) of `b`, null where `at` is -1, taking at most `room` bytes decoded; about how many bytes the
+     *  decoded value takes. */
+    long append(byte[] b, int at, int n, RecordBatch.Header[] headers, WritableColumnVector decoded,
+                WritableColumnVector ids, WritableColumnVector errors, long room) {
+        this.room = room;
         if (at < 0) {  // a null key or value: nothing to decode, and nothing wrong
             nulls(decoded, ids, errors);
-            return;
+            return 0;
         }
+        input.reset(b, at, at);  // nothing spent until a value is read
         long id = NO_ID;
         try {
             byte[] frame = b;
@@ -185,7 +189,7 @@ final class AvroColumn implements Serializable {
                 byte[] said = e.getMessage().getBytes(StandardCharsets.UTF_8);
                 errors.appendByteArray(said, 0, said.length);
             }
-            return;
+            return n;
         }
         if (ids != null) {
             ids.appendInt((int) id);
@@ -193,6 +197,7 @@ final class AvroColumn implements Serializable {
         if (errors != null) {
             errors.appendNull();
         }
+        return Math.max(n, input.spent());
     }
 
     /** What carries the framing, as an error names it. */
@@ -242,7 +247,7 @@ final class AvroColumn implements Serializable {
             throw new Undecodable((String) entry.steps);
         }
         AvroAppender steps = (AvroAppender) entry.steps;
-        AvroInput in = input.reset(b, at, end);
+        AvroInput in = input.reset(b, at, end, room);
         if (decoded == null) {  // the value checked all the same, though no column shows it
             if (scratch == null) {
                 scratch = new OnHeapColumnVector(1, type);

@@ -12,6 +12,18 @@ final class AvroInput {
     private byte[] b;
     private int pos, end;
     int depth;  // how deep a value that is being skipped nests (a writer's schema may hold itself)
+    // what the value read may still take in Spark's vectors: a few bytes can declare items by the million,
+    // and a reader's default is copied into each
+    static final long MAX_DECODED_BYTES = 64L << 20;
+    private long budget, start;
+
+    /** Reads [at, end) of `bytes` from here on, the value taking at most `room` decoded bytes. */
+    AvroInput reset(byte[] bytes, int at, int end, long room) {
+        reset(bytes, at, end);
+        budget = Math.min(budget, room);
+        start = budget;
+        return this;
+    }
 
     /** Reads [at, end) of `bytes` from here on. */
     AvroInput reset(byte[] bytes, int at, int end) {
@@ -19,7 +31,23 @@ final class AvroInput {
         this.pos = at;
         this.end = end;
         this.depth = 0;
+        this.budget = this.start = MAX_DECODED_BYTES;
         return this;
+    }
+
+    /** Counts `n` bytes of decoded value against the value's budget. */
+    void spend(long n) {
+        budget -= n;
+        if (budget < 0) {
+            throw new AvroRuntimeException("the value decodes to more than " + start + " bytes, which are not read"
+                                           + (start < MAX_DECODED_BYTES ? " (the values before it in its batch took "
+                                              + "the rest of what a batch may take)" : ""));
+        }
+    }
+
+    /** How much of the budget the value read so far took. */
+    long spent() {
+        return start - budget;
     }
 
     int left() {
@@ -54,9 +82,6 @@ final class AvroInput {
         for (int shift = 0; shift < 64; shift += 7) {
             need(1);
             int k = b[pos++];
-            if (shift == 63 && (k & 0x7E) != 0) {  // bits past the 64th: fastavro reads them, and the value is no long
-                throw new AvroRuntimeException("Invalid long encoding: more than 64 bits");
-            }
             raw |= (long) (k & 0x7F) << shift;
             if (k >= 0) {
                 return (raw >>> 1) ^ -(raw & 1);

@@ -112,6 +112,12 @@ final class ColumnSink {
         return rows;
     }
 
+    /** What a decoded key or value may still take: a batch of Kafka's is appended whole, so its values
+     *  together are bounded here, not only each (a few bytes can declare millions of items). */
+    private long room() {
+        return Math.max(0, ReadSettings.MAX_DECODED_BYTES - bytes);
+    }
+
     boolean full() {
         return rows >= ReadSettings.ROWS_PER_BATCH || bytes >= ReadSettings.BYTES_PER_BATCH;
     }
@@ -187,12 +193,12 @@ final class ColumnSink {
             for (int k = 0; k < n; k++) {
                 RecordBatch.Record r = items[kept[k]];
                 RecordBatch.Header[] headers = r.headers;  // one may name the schema, shown or not
+                // what each decoded value takes counts toward the batch's bytes: a batch stays bounded
                 if (t.isKey()) {
-                    t.column.append(r._io, r._key_at, r._key_len, headers, t.decoded, t.ids, t.errors);
-                    bytes += Math.max(r._key_len, 0);  // what a decoded value takes, about: a batch stays bounded
+                    bytes += t.column.append(r._io, r._key_at, r._key_len, headers, t.decoded, t.ids, t.errors, room());
                 } else {
-                    t.column.append(r._io, r._value_at, r._value_len, headers, t.decoded, t.ids, t.errors);
-                    bytes += Math.max(r._value_len, 0);
+                    bytes += t.column.append(r._io, r._value_at, r._value_len, headers, t.decoded, t.ids, t.errors,
+                                             room());
                 }
             }
         }
@@ -238,9 +244,8 @@ final class ColumnSink {
         for (Typed t : typed) {
             for (int k = 0; k < n; k++) {
                 byte[] data = t.isKey() ? r.keys[kept[k]] : r.values[kept[k]];
-                t.column.append(data, data == null ? -1 : 0, data == null ? 0 : data.length, null, t.decoded, t.ids,
-                                t.errors);
-                bytes += data == null ? 0 : data.length;
+                bytes += t.column.append(data, data == null ? -1 : 0, data == null ? 0 : data.length, null, t.decoded,
+                                         t.ids, t.errors, room());
             }
         }
         rows += n;

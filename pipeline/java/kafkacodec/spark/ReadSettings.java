@@ -23,6 +23,9 @@ final class ReadSettings implements Serializable {
     // a batch larger than this is refused where the Python source refuses it (LIMITS.max_batch_bytes): a
     // legacy entry, or a v2 batch cut by the offset bounds
     static final long MAX_BATCH_BYTES = 64L << 20;
+    // decoded keys and values (valueFormat, keyFormat) a columnar batch takes at most: past it, a value is an
+    // error that says so
+    static final long MAX_DECODED_BYTES = 256L << 20;
 
     final boolean includeHeaders;
     final boolean verifyCrc;
