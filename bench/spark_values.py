@@ -81,7 +81,7 @@ def measure(spark, tmp: Path) -> list[dict]:
                     "every": lambda: typed.selectExpr(*EVERY_FIELD).collect(),
                     "one": lambda: typed.selectExpr(*ONE_FIELD).collect()})
         for query in ("every", "one"):
-            out.append({"workload": f"{reader} reader: {query} field{'s' if query == 'every' else ''} of the "
+            out.append({"workload": f"{reader} reader: {query} field of the "
                                     "decoded struct, beside sum(length(value))", "records": records,
                         "binary_rps": records / t["binary"], "typed_rps": records / t[query],
                         "slowdown": t[query] / t["binary"]})
