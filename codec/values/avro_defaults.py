@@ -10,23 +10,12 @@ from __future__ import annotations
 import io
 import struct
 
+from .avro_items import resolved as _resolved
 from .problems import BAD_SCHEMA, UndecodableValue
 
 
 class _NotItsType(ValueError):
     pass
-
-
-def _resolved(schema, named: dict):
-    while True:
-        if isinstance(schema, str) and schema in named:
-            schema = named[schema]
-        elif isinstance(schema, dict) and not isinstance(schema.get("type"), str):
-            schema = schema["type"]
-        elif isinstance(schema, dict) and schema["type"] in named:
-            schema = named[schema["type"]]
-        else:
-            return schema
 
 
 def _zigzag(n: int) -> bytes:

@@ -14,7 +14,7 @@ class _Ended(Exception):
     """The payload ends (or is otherwise not the schema's) before the walk does: fastavro says how."""
 
 
-def _resolved(schema, named: dict):
+def resolved(schema, named: dict):
     """`schema` with named references and {"type": <schema>} wrappers followed."""
     while True:
         if isinstance(schema, str) and schema in named:
@@ -35,7 +35,7 @@ def _kind(schema) -> str:
 
 def takes_no_bytes(schema, named: dict, seen: frozenset = frozenset()) -> bool:
     """Whether a value of `schema` may be written in no bytes."""
-    schema = _resolved(schema, named)
+    schema = resolved(schema, named)
     kind = _kind(schema)
     if kind == "null":
         return True
@@ -53,7 +53,7 @@ def holds_empty_items(schema, named: dict) -> bool:
     """Whether some array or map of `schema` has items that may take no bytes."""
     stack, seen = [schema], set()
     while stack:
-        node = _resolved(stack.pop(), named)
+        node = resolved(stack.pop(), named)
         if isinstance(node, list):
             stack += node
         elif isinstance(node, dict):
@@ -94,7 +94,7 @@ class _Walk:
         self.at += n
 
     def value(self, schema) -> None:
-        schema = _resolved(schema, self.named)
+        schema = resolved(schema, self.named)
         kind = _kind(schema)
         if kind in _FIXED_WIDTHS:
             self.skip(_FIXED_WIDTHS[kind])
