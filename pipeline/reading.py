@@ -112,12 +112,10 @@ def _jvm_frame(spark, path: str, schema, options: dict, typed: list):
     frame = frame.options(slices=planned_slices(path, options, schema, tuple(typed)),
                           columns=", ".join([ddl(True)] + [t.ddl() for t in typed]),
                           batchHeaderColumns=",".join(sorted(HEADER_COLUMNS)))
-    if not typed:
-        return (frame.schema(schema) if schema is not None else frame).load()
+    if typed:
+        from .values.jvm_spec import typed_columns_option
+        frame = frame.option("typedColumns", typed_columns_option(typed))
     from pyspark.errors import IllegalArgumentException
-
-    from .values.jvm_spec import typed_columns_option
-    frame = frame.option("typedColumns", typed_columns_option(typed))
     try:
         return (frame.schema(schema) if schema is not None else frame).load()
     except IllegalArgumentException as err:  # a reader's schema Avro's Java parser refuses, said so

@@ -75,14 +75,8 @@ def _registry_records():
                ("other-event-value", 1, 6, OTHER, None, []), ("legacy-value", 1, 7, V0, None, []),
                ("nothing-value", 1, 8, NOTHING, None, []), ("mixed-value", 1, 9, MIXED, None, [])]
     for subject, version, schema_id, schema, kind, refs in schemas:
-        key = {"keytype": "SCHEMA", "subject": subject, "version": version, "magic": 1}
-        value = {"subject": subject, "version": version, "id": schema_id, "deleted": False,
-                 "schema": schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":"))}
-        if kind:
-            value["schemaType"] = kind
-        if refs:
-            value["references"] = refs
-        yield {"key": json.dumps(key).encode(), "value": json.dumps(value).encode(), "timestamp": 1}
+        yield _schema_record(subject, version, schema_id, schema, **({"schemaType": kind} if kind else {}),
+                             **({"references": refs} if refs else {}))
 
 
 def _payloads():
@@ -254,10 +248,11 @@ def test_defaults_are_read_as_avros_specification_reads_them(spark, tmp_path, re
     assert rows[1].valueDecoded is None and rows[1].valueError.startswith("mismatch:")
 
 
-def _schema_record(subject, version, schema_id, schema):
+def _schema_record(subject, version, schema_id, schema, **more):
+    """A SCHEMA record as the registry writes it (`more`: schemaType, references)."""
     key = {"keytype": "SCHEMA", "subject": subject, "version": version, "magic": 1}
     value = {"subject": subject, "version": version, "id": schema_id, "deleted": False,
-             "schema": json.dumps(schema, separators=(",", ":"))}
+             "schema": schema if isinstance(schema, str) else json.dumps(schema, separators=(",", ":")), **more}
     return {"key": json.dumps(key).encode(), "value": json.dumps(value).encode(), "timestamp": 1}
 
 

@@ -400,10 +400,12 @@ abstract class AvroAppender {
 
     private static final class Decimal extends AvroAppender {
         private final int precision;
+        private final BigInteger past;  // 10^precision: the least magnitude with more digits
         private final int fixed;
 
         Decimal(DecimalType t, int fixed) {
             this.precision = t.precision();
+            this.past = BigInteger.TEN.pow(precision);
             this.fixed = fixed;
         }
 
@@ -411,8 +413,7 @@ abstract class AvroAppender {
         void read(AvroInput in, WritableColumnVector v) throws IOException {
             int n = in.readSpanOrFixed(fixed);
             BigInteger unscaled = n == 0 ? BigInteger.ZERO : new BigInteger(in.bytes(), in.spanAt(n), n);
-            int digits = unscaled.signum() == 0 ? 1 : unscaled.abs().toString().length();
-            if (digits > precision) {
+            if (unscaled.abs().compareTo(past) >= 0) {
                 throw new DoesNotFit("a decimal of more digits than its precision, " + precision);
             }
             if (precision <= org.apache.spark.sql.types.Decimal.MAX_INT_DIGITS()) {

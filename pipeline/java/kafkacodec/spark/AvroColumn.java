@@ -56,7 +56,6 @@ final class AvroColumn implements Serializable {
     private transient OnHeapColumnVector scratch;  // where values go that no column shows
     private transient int lastId;
     private transient Entry lastEntry;  // of lastId
-    private transient long room;  // what the value read may take in decoded bytes
 
     AvroColumn(JsonNode spec, DataType type) {
         field = spec.get("field").asText();
@@ -115,12 +114,10 @@ final class AvroColumn implements Serializable {
      *  decoded value takes. */
     long append(byte[] b, int at, int n, RecordBatch.Header[] headers, WritableColumnVector decoded,
                 WritableColumnVector ids, WritableColumnVector errors, long room) {
-        this.room = room;
         if (at < 0) {  // a null key or value: nothing to decode, and nothing wrong
-            nulls(decoded, ids, errors);
+            undecoded(decoded, ids, NO_ID, errors, null);
             return 0;
         }
-        input.reset(b, at, at);  // nothing spent until a value is read
         long id = NO_ID;
         try {
             byte[] frame = b;
@@ -173,22 +170,9 @@ final class AvroColumn implements Serializable {
             if (entry.problem != null) {
                 throw new Undecodable(entry.problem);
             }
-            decode(entry, b, named != null ? at : bodyAt, at + n, decoded);
+            decode(entry, b, named != null ? at : bodyAt, at + n, decoded, room);
         } catch (Undecodable e) {
-            if (decoded != null) {
-                decoded.appendStruct(true);
-            }
-            if (ids != null) {
-                if (id == NO_ID) {
-                    ids.appendNull();
-                } else {
-                    ids.appendInt((int) id);
-                }
-            }
-            if (errors != null) {
-                byte[] said = e.getMessage().getBytes(StandardCharsets.UTF_8);
-                errors.appendByteArray(said, 0, said.length);
-            }
+            undecoded(decoded, ids, id, errors, e.getMessage());
             return n;
         }
         if (ids != null) {
@@ -205,15 +189,26 @@ final class AvroColumn implements Serializable {
         return named != null ? "header " + header : "the " + field;
     }
 
-    private static void nulls(WritableColumnVector decoded, WritableColumnVector ids, WritableColumnVector errors) {
+    /** A row with no decoded value: the id its framing names (NO_ID: none), and why (null: nothing is wrong). */
+    private static void undecoded(WritableColumnVector decoded, WritableColumnVector ids, long id,
+                                  WritableColumnVector errors, String why) {
         if (decoded != null) {
             decoded.appendStruct(true);
         }
         if (ids != null) {
-            ids.appendNull();
+            if (id == NO_ID) {
+                ids.appendNull();
+            } else {
+                ids.appendInt((int) id);
+            }
         }
         if (errors != null) {
-            errors.appendNull();
+            if (why == null) {
+                errors.appendNull();
+            } else {
+                byte[] said = why.getBytes(StandardCharsets.UTF_8);
+                errors.appendByteArray(said, 0, said.length);
+            }
         }
     }
 
@@ -237,9 +232,10 @@ final class AvroColumn implements Serializable {
         return new java.util.UUID(hi, lo).toString();
     }
 
-    /** The payload [at, end) of `b` read with the entry's writer's schema into `decoded`; the vectors as
-     *  they were when it does not read. */
-    private void decode(Entry entry, byte[] b, int at, int end, WritableColumnVector decoded) throws Undecodable {
+    /** The payload [at, end) of `b` read with the entry's writer's schema into `decoded`, taking at most
+     *  `room` bytes decoded; the vectors as they were when it does not read. */
+    private void decode(Entry entry, byte[] b, int at, int end, WritableColumnVector decoded, long room)
+            throws Undecodable {
         if (entry.steps == null) {
             entry.steps = stepsOf(entry);
         }

@@ -1,6 +1,8 @@
 package kafkacodec.spark;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
 import kafkacodec.generated.LegacyLogEntry;
 import kafkacodec.generated.RecordBatch;
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
@@ -25,7 +27,7 @@ final class ColumnSink {
     private final byte[] topic, segment;
     private final int partition;
     private final Typed[] typed;  // the typed key and value columns the query reads
-    private final ReadSettings settings;
+    private final Set<String> typedNames = new HashSet<>();  // the three columns of each typed key or value
     private int rows;
     private long bytes;
 
@@ -39,10 +41,6 @@ final class ColumnSink {
             this.decoded = decoded;
             this.ids = ids;
             this.errors = errors;
-        }
-
-        boolean isKey() {
-            return column.isKey;
         }
     }
 
@@ -67,9 +65,9 @@ final class ColumnSink {
             }
         }
         batch = new ColumnarBatch(columns);
-        this.settings = settings;
         java.util.List<Typed> reading = new java.util.ArrayList<>();
         for (AvroColumn column : settings.typed) {
+            typedNames.addAll(Set.of(column.field + "Decoded", column.field + "SchemaId", column.field + "Error"));
             WritableColumnVector decoded = vector(column.field + "Decoded"), ids = vector(column.field + "SchemaId"),
                 errors = vector(column.field + "Error");
             if (decoded != null || ids != null || errors != null) {
@@ -90,13 +88,7 @@ final class ColumnSink {
     }
 
     private boolean isTyped(String name) {
-        for (AvroColumn column : settings.typed) {
-            if (name.equals(column.field + "Decoded") || name.equals(column.field + "SchemaId")
-                    || name.equals(column.field + "Error")) {
-                return true;
-            }
-        }
-        return false;
+        return typedNames.contains(name);
     }
 
     boolean wants(String name) {
@@ -192,14 +184,11 @@ final class ColumnSink {
         for (Typed t : typed) {
             for (int k = 0; k < n; k++) {
                 RecordBatch.Record r = items[kept[k]];
-                RecordBatch.Header[] headers = r.headers;  // one may name the schema, shown or not
-                // what each decoded value takes counts toward the batch's bytes: a batch stays bounded
-                if (t.isKey()) {
-                    bytes += t.column.append(r._io, r._key_at, r._key_len, headers, t.decoded, t.ids, t.errors, room());
-                } else {
-                    bytes += t.column.append(r._io, r._value_at, r._value_len, headers, t.decoded, t.ids, t.errors,
-                                             room());
-                }
+                boolean key = t.column.isKey;
+                // the headers: one may name the schema, shown or not; what each decoded value takes counts
+                // toward the batch's bytes, so a batch stays bounded
+                bytes += t.column.append(r._io, key ? r._key_at : r._value_at, key ? r._key_len : r._value_len,
+                                         r.headers, t.decoded, t.ids, t.errors, room());
             }
         }
         rows += n;
@@ -243,7 +232,7 @@ final class ColumnSink {
         }
         for (Typed t : typed) {
             for (int k = 0; k < n; k++) {
-                byte[] data = t.isKey() ? r.keys[kept[k]] : r.values[kept[k]];
+                byte[] data = t.column.isKey ? r.keys[kept[k]] : r.values[kept[k]];
                 bytes += t.column.append(data, data == null ? -1 : 0, data == null ? 0 : data.length, null, t.decoded,
                                          t.ids, t.errors, room());
             }
