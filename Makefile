@@ -71,19 +71,20 @@ PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py te
 	tests/cross/test_cross_kafka_python.py tests/cross/test_cross_kafkajs.py tests/cross/test_cross_librdkafka.py \
 	tests/codecs/test_damaged_input.py tests/storage/test_damaged_corpus.py tests/codecs/test_properties.py tests/storage/test_file_reading.py \
 	tests/change/test_writer.py tests/dumplog/test_dump_format.py tests/change/test_convert.py tests/change/test_compaction.py \
-	tests/codecs/test_plain_legacy.py tests/codecs/test_differential.py
+	tests/codecs/test_record_view.py tests/codecs/test_differential.py
 
 # the suite with the compiled modules (which must have been built), a test file per worker on
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
 test: $(TEST_STAMP) $(NODE_STAMP) browser jdk
 	$(KC) generate --check
-	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark"
-	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark" $(PURE_TESTS)
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark and not compiles"
+	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark and not compiles" $(PURE_TESTS)
 
 # the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
-# recipe for a cluster on a standalone master and two workers (tests/pipeline/test_spark_cluster.py)
+# recipe for a cluster on a standalone master and two workers (tests/pipeline/test_spark_cluster.py);
+# and those that build test schemas' compiled readers with Cython (a minute, kept out of make test)
 test-cluster: $(TEST_STAMP) jdk
-	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m spark
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "spark or compiles"
 
 # export goes through Spark: the spark extra (pyspark, pyarrow, pandas; Java 17 must be there)
 run: $(SPARK_STAMP)

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from kafkacodec import Record, read_batches, write_batch
-from kafkacodec.codec import plain_legacy, records
 from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
 
@@ -86,15 +85,9 @@ NO_CRC = "kafkacodec, CRCs not checked"
 
 
 def pure_decode(blobs, magic: int = 2):
-    """kc_decode with the generated Python readers and the facade's Python twins of its kernels."""
-    kernels = records._plain_entries, records._wrapped_records
-    records._plain_entries, records._wrapped_records = (plain_legacy.legacy_plain_entries,
-                                                        plain_legacy.legacy_wrapped_records)
-    try:
-        with compiled.pure():
-            return kc_decode(blobs, magic)
-    finally:
-        records._plain_entries, records._wrapped_records = kernels
+    """kc_decode with the generated Python readers (the record view's too)."""
+    with compiled.pure():
+        return kc_decode(blobs, magic)
 
 
 def between(row, faster: str, than: str) -> str:

@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
-from . import kernels, plain_legacy
+from . import kernels
 from .places import LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
 from kafkacodec.runtime import compiled
@@ -32,7 +32,7 @@ TIMESTAMP_TYPES = {int(kind): name for kind, name in ((_KIND.no_timestamp, "NoTi
                                                       (_KIND.log_append_time, "LogAppendTime"))}
 
 Header = RecordBatch.Header
-PLAIN_RUN = 256  # plain legacy entries read by one call of the compiled kernel (bounds memory)
+PLAIN_RUN = 256  # plain legacy entries read by one call of the record view (bounds memory)
 
 
 @dataclass(slots=True)
@@ -118,7 +118,7 @@ class Batch:
 
 class PlainLegacyBatch(Batch):
     """A legacy entry holding one uncompressed message, as the reader of runs of them makes it
-    (kafkacodec.codec.plain_legacy): its record, and its entry objects read only when asked for."""
+    (the legacy schema's record view): its record, and its entry objects read only when asked for."""
 
     # `_at`: where the entry is in `_buffer`; readers of files set `position` to its place in the file
     __slots__ = ("_record", "_buffer", "_at")
@@ -153,18 +153,50 @@ class PlainLegacyBatch(Batch):
         return iter((self._record,))
 
 
-# plain v0/v1 messages read straight into records: by the compiled kernels, else their Python twins;
-# v2 records sections and v0/v1 entries written by the compiled kernels, else by the generated writer
-plain_legacy.bind_facade(PlainLegacyBatch, Record)
+# plain v0/v1 messages read straight into records by the record view of the legacy schema
+# (-record in legacy_log_entry.ksy: Kafka's offset and timestamp rules), each entry of a run a
+# PlainLegacyBatch holding its record; v2 records sections and v0/v1 entries written by the
+# compiled kernels, else by the generated writer
+_PLAIN_INTO = (PlainLegacyBatch, (("_entry", None), ("position", "start"), ("size", "size"), ("verify", "verify"),
+                                  ("_record", "record"), ("_buffer", "buffer"), ("_at", "start")), Record)
+_MAX_MESSAGE_SIZE = 2 ** 31 - 1  # message_size is an s4
+LegacyLogEntry._bind_into(_PLAIN_INTO)
+if LegacyLogEntry._held_iter is not None:
+    PlainLegacyBatch.__iter__ = LegacyLogEntry._held_iter  # the same, without a Python frame
 if kernels.facade is not None:
-    kernels.facade.bind_facade(PlainLegacyBatch, Record, compiled.packer(RecordBatch.Record),
-                               compiled.packer(LegacyLogEntry), compiled.flat_reader(LegacyLogEntry),
-                               COMPRESSION, TIMESTAMP_TYPE_AT)
-_plain_reader = plain_legacy if kernels.facade is None else kernels.facade
-_plain_entries = _plain_reader.legacy_plain_entries
-_wrapped_records = _plain_reader.legacy_wrapped_records
+    kernels.facade.bind_facade(Record, compiled.packer(RecordBatch.Record), compiled.packer(LegacyLogEntry))
 _v2_records = None if kernels.facade is None else kernels.facade.v2_records
 _legacy_entries = None if kernels.facade is None else kernels.facade.legacy_entries
+
+
+def _plain_entries(buffer: bytes, pos: int, end: int, verify: bool, max_batch_bytes: int, max_entries: int):
+    """The plain v0/v1 entries from pos, up to max_entries, as batches: (batches, position after
+    them). Stops before an entry that is not one, is larger than max_batch_bytes or is damaged,
+    which the generated reader then reads or names."""
+    return LegacyLogEntry._record_run(buffer, pos, end, verify, max_entries, _PLAIN_INTO, 0, -1,
+                                      min(max_batch_bytes, _MAX_MESSAGE_SIZE))
+
+
+def _wrapped_records(data, wrapper_offset: int, wrapper_magic: int, append_time: int, log_append: bool,
+                     verify: bool):
+    """The records of a compressed wrapper's decompressed message set, with Kafka's offset rule
+    (a magic 1 wrapper's inner offsets count back from its own, the last one's); None for
+    anything irregular (no entries, one compressed or damaged, a wrapper offset below the last
+    inner one), which the generated reader then names."""
+    data = bytes(data)  # (the records' keys and values are bytes)
+    end = len(data)
+    records, after = LegacyLogEntry._record_run(data, 0, end, verify, end, Record, int(log_append), append_time,
+                                                _MAX_MESSAGE_SIZE)
+    if not records or after != end:
+        return None
+    if wrapper_magic >= 1 and wrapper_offset != 0:
+        base = wrapper_offset - records[-1].offset
+        if base < 0:
+            return None
+        if base:  # one pass over the bytes, then this: cheaper than reading them twice
+            for record in records:
+                record.offset += base
+    return records
 
 
 class EncodedRecords(NamedTuple):
@@ -177,8 +209,6 @@ class EncodedRecords(NamedTuple):
     last: int
     base_timestamp: int
     max_timestamp: int
-if kernels.facade is not None:
-    PlainLegacyBatch.__iter__ = kernels.facade.plain_batch_iter  # the same, without a Python frame
 
 
 def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
@@ -193,7 +223,7 @@ def legacy_records(entry: LegacyLogEntry, verify: bool = False) -> list[Record]:
         return [Record(m.key, m.value, m.timestamp, entry.offset, [], (attributes >> TIMESTAMP_TYPE_AT) & 1)]
     log_append = m.magic >= 1 and (attributes >> TIMESTAMP_TYPE_AT) & 1 == 1
     # a wrapper read from bytes, its value not null (built objects have no value_length until written)
-    if _wrapped_records is not None and CODECS["gzip"] <= attributes & COMPRESSION <= CODECS["lz4"] \
+    if CODECS["gzip"] <= attributes & COMPRESSION <= CODECS["lz4"] \
             and (m.value_length or -1) >= 0:
         try:
             data = m.value_bytes()  # decompressed
@@ -251,7 +281,7 @@ def read_batches(buffer, pos: int = 0, end: int | None = None, verify: bool = Tr
         buffer = bytes(buffer)
     end = len(buffer) if end is None else end
     while pos < end:
-        if _plain_entries is not None and end - pos > MAGIC_AT and buffer[pos + MAGIC_AT] < 2:
+        if end - pos > MAGIC_AT and buffer[pos + MAGIC_AT] < 2:
             run, pos = _plain_entries(buffer, pos, end, verify, LIMITS.max_batch_bytes, PLAIN_RUN)
             yield from run
             if run:

@@ -712,7 +712,7 @@ def pack_RecordBatch_Header(out, *values):
 
 
 cdef Py_ssize_t fl_RecordBatch(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) noexcept nogil:
-    """record_batch at pos read into f (slots: FLAT["RecordBatch"]); the position after it, or -1."""
+    """record_batch at pos read into f (slots: FLAT_SLOTS); the position after it, or -1."""
     cdef int64_t v_base_offset
     cdef int64_t v_batch_length
     cdef Py_ssize_t m_partition_leader_epoch
@@ -1192,10 +1192,6 @@ def column(dict cols, str name, Py_ssize_t need, default):
 
 cdef bytes SIGNATURE_RecordBatch_Record = 'int (bytearray, int64_t, int64_t, int64_t, object, object, object) except -1'.encode()
 cdef bytes SIGNATURE_RecordBatch_Header = 'int (bytearray, object, object) except -1'.encode()
-cdef bytes FLAT_SIGNATURE = 'Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil'.encode()
-
-# the flat readers by extension type: (capsule named by FLAT_SIGNATURE, slot by name)
-FLAT = {RecordBatch: (PyCapsule_New(<void*>fl_RecordBatch, FLAT_SIGNATURE, NULL), {'base_offset': 0, 'batch_length': 1, 'partition_leader_epoch': 2, 'magic': 3, 'crc': 4, 'crc.from': 5, 'attributes': 6, 'last_offset_delta': 7, 'base_timestamp': 8, 'max_timestamp': 9, 'producer_id': 10, 'producer_epoch': 11, 'base_sequence': 12, 'records_count': 13, 'records': 14, 'records.size': 15, 'crc.end': 16})}
 
 # the C writers by extension type, each capsule named by its signature: pk_<Type>(out, <_pack's fields>)
 PACKERS = {RecordBatch_Record: PyCapsule_New(<void*>pk_RecordBatch_Record, SIGNATURE_RecordBatch_Record, NULL), RecordBatch_Header: PyCapsule_New(<void*>pk_RecordBatch_Header, SIGNATURE_RecordBatch_Header, NULL)}

@@ -1609,4 +1609,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "c97f4112a7c512455c09cea83112ec3983b5a721d11472a418b9352b258a896e", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "21d60ff2f2886c5d4153966c4e27da8cf213ff492c39c42ca9225bb7164ca1f4", globals())

@@ -12,7 +12,7 @@ import re
 
 from . import expr as ex
 from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
-                    JsonAs, Param, Process, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
+                    JsonAs, Param, Process, RecordView, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -21,7 +21,7 @@ IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 META_KEYS = {"id", "title", "application", "file-extension", "xref", "license", "ks-version",
              "ks-debug", "ks-opaque-types", "imports", "encoding", "endian", "bit-endian", "tags",
              "-intrinsic"}
-TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params", "-hot"}
+TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params", "-hot", "-record"}
 TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
@@ -29,6 +29,7 @@ ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "r
 KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error", "pad-right",
                                 "pos", "io", "params"}
 PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
+RECORD_KEYS = {"doc", "params", "when", "checksum", "fields"}
 # names the generated readers and writers use for their arguments, and the prefixes of their locals
 # (a param is a local there too)
 RESERVED_PARAMS = {"buf", "pos", "end", "cls", "self", "out", "keep", "verify", "data", "cols", "u8"}
@@ -166,7 +167,29 @@ class Builder:
                         bool(columnar is not None and columnar.value is True),
                         columnar.loc if columnar is not None else None,
                         bool(hot is not None and hot.value is True), hot.loc if hot is not None else None,
-                        tuple(params))
+                        tuple(params), self.record_view(v.get("-record")))
+
+    def record_view(self, node: Y | None) -> RecordView | None:
+        if node is None or not self.expect_map(node, "-record"):
+            return None
+        self.keys(node, RECORD_KEYS, what=" in -record")
+        v = node.value
+        fields = []
+        fnode = v.get("fields")
+        if self.expect_map(fnode, "-record fields"):
+            for name, item in fnode.value.items():
+                if not IDENT.match(name):
+                    self.p.add(item.loc, f"record field {name!r} must be lower_snake_case")
+                elif item.is_list() and not item.value:  # []: a new empty list
+                    fields.append((name, None))
+                else:
+                    e = self.expression(item)
+                    if e is not None:
+                        fields.append((name, e))
+        elif fnode is None:
+            self.p.add(node.loc, "-record needs its fields")
+        return RecordView(node.loc, tuple(self.params(v.get("params"))), self.expression(v.get("when")),
+                          self.expression(v.get("checksum")), tuple(fields), self.text(v.get("doc")))
 
     def params(self, node: Y | None) -> list[Param]:
         """Integer parameters only: what a version number or a count needs."""

@@ -1,15 +1,14 @@
 """The flat reader of a -hot schema's root: its fields, and those of the structs it holds, read
-into slots without making an object, for code that makes objects of its own (the facade's
-records of plain legacy messages). One walk, two dialects: Cython (`fl_<Type>(b, pos, end, f)`
+into slots without making an object, for code that makes objects of its own (the record view,
+generator/record_view.py; the columnar reader's batch headers). One walk, two dialects: Cython (`fl_<Type>(b, pos, end, f)`
 into an int64 array: the position after the instance, or -1) and Python (`_flat(buf, pos,
 end)`: (the position after it, the slots as a tuple), or None), each wherever the reader would
 raise (cut short, a value `valid:` refuses, a size out of bounds, a struct that does not fill
 its size where it must). A number is one slot; a byte field or a processed
 value its position and `<name>.size` (-1 where absent); a conditional number `<name>.present`
 too; a checksum also `<name>.from` and `<name>.end`, the bytes it covers (checking it is the
-caller's: it may not want to). A nested struct's fields are named `<struct>.<field>`. The
-compiled module's `FLAT` maps each type it reads to (its capsule, named by the signature; slot
-by name); the Python class has `FLAT_SLOTS`.
+caller's: it may not want to). A nested struct's fields are named `<struct>.<field>`; the
+class's `FLAT_SLOTS` maps each name to its slot.
 
 Types with repeats, params or fields read through their parent are not read flat, nor (in
 Python) those with varints.
@@ -25,7 +24,6 @@ from .plans.read import valid_checks
 from .pyexpr import ENCLOSING, OBJECT, Scope
 
 C_SIGNED = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
-SIGNATURE = "Py_ssize_t (const uint8_t*, Py_ssize_t, Py_ssize_t, int64_t*) noexcept nogil"
 
 
 class FlatEmitter:
@@ -75,7 +73,7 @@ class FlatEmitter:
         name = self.program.py_name(spec)
         head = ["", "", f"cdef Py_ssize_t fl_{name}(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, int64_t* f) "
                         "noexcept nogil:",
-                f'    """{spec.name} at pos read into f (slots: FLAT["{name}"]); the position after it, or -1."""']
+                f'    """{spec.name} at pos read into f (slots: FLAT_SLOTS); the position after it, or -1."""']
         decls = [f"    cdef {ctype} {var}" for var, ctype in self.locals.items()]
         return head + decls + body.lines
 

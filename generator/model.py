@@ -192,6 +192,21 @@ class Instance:
 
 
 @dataclass(frozen=True, eq=False)
+class RecordView:
+    """-record: how an instance reads as a record of the code that uses it (a class with these
+    fields, named when reading), for readers that make such records without the instance's
+    objects (generator/record_view.py). A field is an expression over the instance's fields
+    (`a.b` for a field of a struct it holds) and the view's params, or a new empty list where
+    the format has no such thing."""
+    loc: Loc
+    params: tuple[Param, ...] = ()
+    when: Expr | None = None  # instances the view takes; the others are left to the reader
+    checksum: Expr | None = None  # a checksum field that must match where asked to verify
+    fields: tuple[tuple[str, Expr | None], ...] = ()  # None: a new empty list
+    doc: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class TypeSpec:
     name: str
     loc: Loc
@@ -208,6 +223,7 @@ class TypeSpec:
     hot: bool = False  # -hot: also generate a compiled reader (Cython)
     hot_loc: Loc | None = None
     params: tuple[Param, ...] = ()
+    record: RecordView | None = None  # -record
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,7 +5,7 @@ from . import expr as ex
 from .expr import names_in, same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
-from .pyexpr import Scope, T, Translator
+from .pyexpr import INT, Scope, T, Translator
 from .shapes import columnar_problems, hot_problem
 
 CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
@@ -275,7 +275,49 @@ def hot(program: Program, problems) -> None:
             problems.add(*found)
 
 
-PASSES = [index, resolve, parents, extensions, expressions, columnar, hot]
+def record_views(program: Program, problems) -> None:
+    """A `-record` view reads a schema's root, `-hot`, from its flat reader's slots: its fields
+    are numbers and bytes, its checksum a crc32 field (whether the fields read flat is the
+    emitter's to find: it says so where they do not)."""
+    tr = Translator(program, problems)
+    for spec in program.all_types():
+        view = spec.record
+        if view is None:
+            continue
+        if spec is not program.schema_of[spec].root or not spec.hot:
+            problems.add(view.loc, "-record is read from a -hot schema root only")
+        for param in view.params:
+            if param.prim == "u8":
+                problems.add(param.loc, "a -record param is held in 64 signed bits: u8 is too wide")
+        if not view.fields:
+            problems.add(view.loc, "-record needs fields")
+        scope = Scope(spec, names={p.id: (p.id, INT) for p in view.params})
+        for name, e in view.fields:
+            if e is None:
+                continue
+            kind = tr.typed(e, scope, view.loc)[1].kind
+            attr = _field_at(tr, spec, e)
+            kept_as_bytes = attr is not None and attr.size is not None and (attr.lazy or attr.process is not None)
+            if kind not in ("int", "bool", "enum", "bytes", "any") and not kept_as_bytes:
+                problems.add(view.loc, f"-record field {name!r}: only numbers and bytes of the fields read flat "
+                                       "and the view's params")
+        found = view.checksum is not None and _field_at(tr, spec, view.checksum)
+        if found is not False and (found is None or found.checksum is None or found.checksum.algorithm != "crc32"):
+            problems.add(view.loc, "-record checksum: a crc32 field of the fields read flat")
+
+
+def _field_at(tr: Translator, spec: TypeSpec, e) -> Attr | None:
+    """The field `e` names (`a.b`: of a struct field), or None."""
+    owner = spec
+    if isinstance(e, ex.Attribute):
+        t = tr.typed(e.obj, Scope(spec), None)[1]
+        owner, e = t.spec if t.kind == "user" else None, ex.Name(e.pos, e.name)
+    if owner is None or not isinstance(e, ex.Name):
+        return None
+    return next((a for a in owner.seq if a.id == e.name), None)
+
+
+PASSES = [index, resolve, parents, extensions, expressions, columnar, hot, record_views]
 # After these, a schema with problems is left out of later passes, which would only repeat what
 # an unresolved name already says; the other schemas go on, so one run reports everything.
 STOP_AFTER = {resolve}

@@ -48,6 +48,8 @@ class Scope:
     # how a backend reads a field of an object it knows (giving None for others: an attribute)
     ancestors: tuple[str, ...] = ()
     ancestor_field: Callable[[str, TypeSpec, Attr], str | None] | None = None
+    # names the code has besides the type's own (a record view's params): name -> (code, type)
+    names: dict[str, tuple[str, T]] = field(default_factory=dict)
 
 
 OBJECT, IO_START = "object", "io start"
@@ -293,7 +295,7 @@ class Translator:
             return scope.index, INT
         if n == "_io":
             self._fail(loc, e, "'_io' must be followed by .pos, .size or .eof")
-        found = self._member(scope.spec, n, scope.obj, scope)
+        found = scope.names.get(n) or self._member(scope.spec, n, scope.obj, scope)
         if found is None:
             self._fail(loc, e, f"unknown name {n!r} in type {scope.spec.name!r}")
         return found

@@ -87,18 +87,9 @@ _ATTRIBUTES: list[Attribute] = []
 _PACKERS: dict[type, object] = {}  # extension type -> the capsule of its C writer
 
 
-_FLATS: dict[type, tuple] = {}  # extension type -> (the capsule of its flat reader, slot by field)
-
-
 def packer(cls: type):
     """The capsule of the compiled C writer of `cls` (named by its C signature), or None."""
     return _PACKERS.get(cls)
-
-
-def flat_reader(cls: type) -> tuple | None:
-    """(the capsule of the flat reader of `cls`, named by its C signature; the slot of each
-    field by name), or None."""
-    return _FLATS.get(cls)
 
 
 def attach(name: str, sha256: str, namespace: dict) -> bool:
@@ -149,7 +140,6 @@ def install(module, namespace: dict) -> list[Swap]:
     for swap in swaps:
         swap.use(swap.compiled)
     _PACKERS.update(module.PACKERS)
-    _FLATS.update(module.FLAT)
     for ext, name, value in module.compiled_attributes():
         _ATTRIBUTES.append(Attribute(ext, name, value, ext.__dict__.get(name), module.set_attr))
         module.set_attr(ext, name, value)

@@ -11,6 +11,31 @@ doc: |
   for magic 0 and relative (0..n-1) for magic 1; only one level of nesting is allowed.
 doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
 -hot: true  # read by compiled code when it is built (see README, Backends)
+-record:
+  doc: |
+    The record a consumer reads from an entry holding one uncompressed message, with Kafka's
+    rules for its timestamp; the codec layer reads runs of such entries, and the inner messages
+    of a compressed wrapper, into its records without the entries' objects (and counts a magic
+    1 wrapper's inner offsets back from the wrapper's own, which is the last one's).
+  params:
+    - id: log_append
+      type: u1
+      doc: 1 for the inner messages of a wrapper stamped with log-append time, which report its time.
+    - id: append_time
+      type: s8
+      doc: That wrapper's timestamp.
+    - id: max_size
+      type: s4
+      doc: The largest message_size taken; larger entries are left to the reader, which names them.
+  when: message_size <= max_size and message.compression == compression_type::none
+  checksum: message.crc
+  fields:
+    key: message.key
+    value: message.value
+    offset: offset
+    timestamp: "log_append != 0 ? append_time : message.magic == 0 ? -1 : message.timestamp"
+    timestamp_type: "log_append != 0 ? 1 : message.timestamp_type.to_i"
+    headers: []
 seq:
   - id: offset
     type: s8

@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 
 from .columns import ColumnsEmitter, read_zigzag
-from ..flat import SIGNATURE as FLAT_SIGNATURE, FlatEmitter
+from ..flat import FlatEmitter
+from ..record_view import RecordViewEmitter
 from .pack import PackEmitter
 from .pack_columns import HELPERS, PackColumnsEmitter
 from ..plans.lines import Code
@@ -73,19 +74,26 @@ class CythonPlanner:
         for spec in (s for s in self.hot if self.cls(s) in packed):
             entries += writers.function(spec)
         flats = FlatEmitter(self.program, self.ir, self.ctx.tr, self.schema)
-        flat = {}  # the root, read flat where it can be: class -> its slots
+        flat = []  # the root, where it is read flat
+        views = []  # its record view's compiled attributes
         if self.schema.root.hot and flats.flat(self.schema.root):
             lines = flats.function(self.schema.root)
             if lines is not None:
                 entries += lines + flats.rows_function(self.schema.root)
-                flat[self.cls(self.schema.root)] = flats.slots
+                flat.append(self.cls(self.schema.root))
+                if self.schema.root.record is not None:
+                    view = RecordViewEmitter(self.program, self.ctx.problems, flats, False, "crc32_ieee")
+                    lines = view.functions(self.schema.root)
+                    if lines is not None:
+                        entries += lines
+                        views = view.attributes()
         columns, packs = ColumnsEmitter(self), PackColumnsEmitter(self)
         for spec in self.columnar:  # the columnar pass has refused the fields read otherwise
             entries += columns.function(spec)
             entries += packs.function(spec)
         if self.columnar:
             entries += HELPERS.splitlines()
-        entries += self.attributes(packed, writers, flat) + writers.cache_lines()
+        entries += self.attributes(packed, writers, flat, views) + writers.cache_lines()
         classes = sorted(self.classes | {c for c, _ in self.offsets} | {self.cls(s) for s in self.hot})
         hot = [self.cls(s) for s in self.hot]
         head = [
@@ -161,18 +169,13 @@ class CythonPlanner:
         ]
         return "\n".join(head + readers + entries) + "\n"
 
-    def attributes(self, packed: list[str], writers: PackEmitter, flat: dict) -> list[str]:
-        """The compiled writers and flat readers as capsules for other compiled code, and every
-        attribute the module gives the extension types besides their readers."""
+    def attributes(self, packed: list[str], writers: PackEmitter, flat: list[str], views: list[str]) -> list[str]:
+        """The compiled writers as capsules for other compiled code, and every attribute the
+        module gives the extension types besides their readers."""
         specs = {self.cls(s): s for s in self.hot}
         c = Code()
         for name in packed:
             c(f"cdef bytes SIGNATURE_{name} = {writers.signature(specs[name])!r}.encode()")
-        c(f"cdef bytes FLAT_SIGNATURE = {FLAT_SIGNATURE!r}.encode()")
-        c("")
-        c("# the flat readers by extension type: (capsule named by FLAT_SIGNATURE, slot by name)")
-        c("FLAT = {" + ", ".join(f"{n}: (PyCapsule_New(<void*>fl_{n}, FLAT_SIGNATURE, NULL), "
-                                 f"{ {k: i for i, k in enumerate(slots)}!r})" for n, slots in flat.items()) + "}")
         c("")
         c("# the C writers by extension type, each capsule named by its signature: pk_<Type>(out, <_pack's fields>)")
         c("PACKERS = {" + ", ".join(f'{n}: PyCapsule_New(<void*>pk_{n}, SIGNATURE_{n}, NULL)' for n in packed) + "}")
@@ -182,7 +185,7 @@ class CythonPlanner:
             c('"""(extension type, attribute, value) of what the compiled code provides besides the')
             c('readers: the writers, the flat readers of many instances, the columnar readers and writers."""')
             found = [f'({n}, "_pack", staticmethod(pack_{n}))' for n in packed]
-            found += [f'({n}, "_flat_rows_compiled", staticmethod(flat_rows_{n}))' for n in flat]
+            found += [f'({n}, "_flat_rows_compiled", staticmethod(flat_rows_{n}))' for n in flat] + views
             for spec in self.columnar:
                 n = self.cls(spec)
                 found += [f'({n}, "_columns_compiled", staticmethod(columns_{n}))',

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .imports import ImportList
 from .lines import Code, Constants
 from ..flat import FlatEmitter
+from ..record_view import RecordViewEmitter
 from ..model import Attr, EnumSpec, RefKind, Schema, TypeSpec
 from ..ir import IR, FixedRun
 from .columns import ColumnPlanner
@@ -59,6 +60,7 @@ class ClassPlan:
     columns_body: list[str] | None = None  # -columnar types: the vectorised readers
     flat_body: list[str] | None = None  # a -hot root read into slots (generator/flat.py)
     flat_slots: dict[str, int] | None = None
+    record_view: list[str] | None = None  # its record view's functions (generator/record_view.py)
     skip_body: list[str] | None = None
     skip1_body: list[str] | None = None
     starts_body: list[str] | None = None
@@ -109,6 +111,7 @@ class ModulePlanner:
         self.ir = ir
         self.schema = schema
         self.tr = Translator(program, problems)
+        self.problems = problems
         self.consts = Constants()
         self.rt = ImportList()  # the runtime names the module's code uses, recorded as it is planned
         self.imports: set[tuple[str, str]] = set()  # (module, class) of other schemas' types
@@ -266,7 +269,16 @@ class ModulePlanner:
             return {}
         flats = FlatEmitter(self.program, self.ir, self.tr, self.schema, python=True, struct=self.consts.struct)
         body = flats.function(spec) if flats.flat(spec) else None
-        return {} if body is None else {"flat_body": body, "flat_slots": {k: i for i, k in enumerate(flats.slots)}}
+        if body is None:
+            if spec.record is not None:
+                self.problems.add(spec.record.loc, "-record: the root's fields do not read flat (see generator/flat.py)")
+            return {}
+        view = None
+        if spec.record is not None:
+            uses_crc = spec.record.checksum is not None
+            view = RecordViewEmitter(self.program, self.problems, flats, True, self.rt("_crc32") if uses_crc else "")
+            view = view.functions(spec)
+        return {"flat_body": body, "flat_slots": {k: i for i, k in enumerate(flats.slots)}, "record_view": view}
 
     def parent_name(self, spec: TypeSpec) -> str | None:
         if not self.ir[spec].parent_depth:

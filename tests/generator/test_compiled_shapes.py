@@ -18,6 +18,7 @@ from kafkacodec.runtime.compiled import install as install_compiled
 from kafkacodec.runtime.errors import KafkaCodecError
 
 pytest.importorskip("Cython")
+pytestmark = pytest.mark.compiles
 
 BUILD = """
 import sys

@@ -31,7 +31,7 @@ V2_LAYOUT = RecordBatch.LAYOUT
 ENTRY_LAYOUT = LegacyLogEntry.LAYOUT
 MESSAGE_LAYOUT = LegacyLogEntry.LegacyMessage.LAYOUT
 # the modules that read raw header bytes with places derived from the LAYOUTs
-MODULES = ["codec/records.py", "codec/plain_legacy.py", "codec/attribute_bits.py", "codec/places.py",
+MODULES = ["codec/records.py", "codec/attribute_bits.py", "codec/places.py",
            *(f"storage/{layer}/{p.name}" for layer in ("segments", "dump_log")
              for p in sorted((ROOT / "storage" / layer).glob("*.py"))),
            "storage/audit/verify.py", "storage/indexes/index.py",

@@ -3,8 +3,8 @@ computation under a backend and check that the other gives the same value, the s
 the same error (class, byte position, path and message).
 
 - `using(backend)`: "compiled" is the process as loaded; "pure" swaps the compiled paths back to
-  their Python ones for the duration (the generated readers, the columnar kernels, and the
-  facade's readers and writers bound in codec.records and pipeline.sink_rows; only the
+  their Python ones for the duration (the generated readers and record views, the columnar
+  kernels, and the facade's writers bound in codec.records and pipeline.sink_rows; only the
   iterator of a plain batch's one record stays, see compiled_bindings and test_kernels).
 - `alike(compute, backend)`: compute()'s outcome under `backend`; under "compiled" the pure
   backend must give the same (or any other `ways` of computing it given).
@@ -24,7 +24,7 @@ from contextlib import ExitStack, contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any, Callable, NamedTuple
 
-from kafkacodec.codec import kernels as facade_kernels, plain_legacy, records
+from kafkacodec.codec import kernels as facade_kernels, records
 from kafkacodec.runtime import compiled, kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 
@@ -72,10 +72,8 @@ def using(backend: str):
         stack.enter_context(compiled.pure())
         stack.enter_context(patched(kernels, compiled=None))
         stack.enter_context(patched(facade_kernels, facade=None))
-        # the facade's readers and writers codec.records binds at import: what it binds without
-        stack.enter_context(patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
-                                    _wrapped_records=plain_legacy.legacy_wrapped_records,
-                                    _v2_records=None, _legacy_entries=None))
+        # the facade's writers codec.records binds at import: what it binds without
+        stack.enter_context(patched(records, _v2_records=None, _legacy_entries=None))
         yield
 
 

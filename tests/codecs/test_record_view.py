@@ -1,7 +1,7 @@
-"""The readers of plain v0/v1 messages straight into records (the compiled kernels in
-codec/_facade.pyx and their Python twins in codec/plain_legacy.py: runs of plain entries,
-and a compressed wrapper's inner messages) against the facade's reading through the generated
-entry objects, on the same bytes, valid and mutated, under each backend
+"""The record view of the legacy schema (-record in schemas/legacy_log_entry.ksy, read by the
+generated `_record_run` and `_flat_run`, compiled and Python: runs of plain entries, and a
+compressed wrapper's inner messages, straight into records) against the facade's reading through
+the generated entry objects, on the same bytes, valid and mutated, under each backend
 (tests/support/roundtrip.py): the same batches, records and errors (class, position, path,
 message), with CRCs checked or not."""
 import random
@@ -11,9 +11,9 @@ import zlib
 import pytest
 
 from tests.support import damage
-from tests.support.roundtrip import alike, kernel_alike, patched
+from tests.support.roundtrip import alike, kernel_alike, patched, using
 
-from kafkacodec.codec import plain_legacy, records
+from kafkacodec.codec import records
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.codec import kernels
@@ -38,17 +38,18 @@ def outcome(buf, verify: bool):
     return out
 
 
-# the ways of reading plain v0/v1 messages, beside the backend's own (the kernels, or the twins)
+# the ways of reading plain v0/v1 messages beside the backend's record view: the generated
+# entry objects alone (the view taking nothing), and under the compiled backend the pure one
 READERS = {
-    "the generated reader": lambda: patched(records, _plain_entries=None, _wrapped_records=None),
-    "the Python twins": lambda: patched(records, _plain_entries=plain_legacy.legacy_plain_entries,
-                                        _wrapped_records=plain_legacy.legacy_wrapped_records),
+    "the generated reader": lambda: patched(records, _plain_entries=lambda buf, pos, *_: ([], pos),
+                                            _wrapped_records=lambda *_: None),
+    "pure": lambda: using("pure"),
 }
 
 
 def read_alike(buf, verify: bool, backend: str) -> list:
-    """The outcome of the readers of `backend` (the kernels when compiled, else the Python twins),
-    after checking that the generated reader and the twins give the same under it."""
+    """The outcome of the record view of `backend`, after checking that the generated reader
+    (and under the compiled backend, the pure one) gives the same."""
     ways = READERS if backend == "compiled" else {"the generated reader": READERS["the generated reader"]}
     return alike(lambda: outcome(buf, verify), backend, ways=ways)
 
@@ -160,7 +161,9 @@ def test_valid_entries_are_read_without_entry_objects(monkeypatch, patch_type):
     def refused(*args, **kwargs):
         raise AssertionError("an inner message set fell back to the Python reader")
     patch_type(LegacyLogEntry.MessageSet, "_read", classmethod(refused))
-    monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only)}))
+    view = {name: staticmethod(lambda *args, name=name: getattr(LegacyLogEntry, name)(*args))
+            for name in ("_record_run", "_flat_run")}  # the record view as it is
+    monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only), **view}))
     wrappers = 0
     for seg in segs:
         for batch in read_batches(seg):
@@ -185,7 +188,7 @@ def test_runs_are_bounded(backend):
     segment holds no more than one run at a time."""
     seg = write_batch([{"value": b"x"}] * 50, magic=1)
 
-    def run():  # the backend's reader of runs: the kernel, or its Python twin
+    def run():  # the backend's reader of runs: the compiled record view, or the Python one
         made, pos = records._plain_entries(seg, 0, len(seg), True, LIMITS.max_batch_bytes, 7)
         return pos, [(b.position, b.size) for b in made], [r.offset for b in made for r in b]
     pos, spans, offsets = alike(run, backend)
