@@ -16,7 +16,7 @@ NODE_STAMP  := node_modules/.installed
 # pyspark or test tools): the command is .venv/bin/kafkacodec
 install: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx codec/_facade.pyx runtime/_fastread.pxd runtime/_fastwrite.pxd runtime/_exttypes.pxd runtime/_crc32.h runtime/_crc32_fold.h $(wildcard generated/_c_*.pyx)
+$(STAMP): pyproject.toml setup.py runtime/_kernels.pyx runtime/_fastread.pxd runtime/_fastwrite.pxd runtime/_exttypes.pxd runtime/_crc32.h runtime/_crc32_fold.h $(wildcard generated/_c_*.pyx)
 	test -x $(PY) || python3 -m venv .venv
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel
 	$(PIP) install -q -e .

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-# (module, source): the columnar and facade kernels, and the readers generated for the -hot types
-SOURCES = [("kafkacodec.runtime._kernels", Path("runtime/_kernels.pyx")),
-           ("kafkacodec.codec._facade", Path("codec/_facade.pyx"))] + [
+# (module, source): the runtime's kernels, and the readers generated for the -hot types
+SOURCES = [("kafkacodec.runtime._kernels", Path("runtime/_kernels.pyx"))] + [
     (f"kafkacodec.generated.{p.stem}", p) for p in sorted(Path("generated").glob("_c_*.pyx"))]
 
 

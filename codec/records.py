@@ -12,10 +12,8 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
 from kafkacodec.generated.record_batch import RecordBatch
-from . import kernels
 from .places import LOG_OVERHEAD, MAGIC_AT, SIZE_AT
 from .attribute_bits import COMPRESSION, CONTROL, LOG_APPEND_TIME, TIMESTAMP_TYPE_AT, TRANSACTIONAL
-from kafkacodec.runtime import compiled
 from kafkacodec.runtime.errors import (ChecksumError, DecodeError, InvalidValueError, LimitExceededError,
                                        TruncatedError)
 from kafkacodec.runtime.limits import LIMITS
@@ -154,19 +152,72 @@ class PlainLegacyBatch(Batch):
 
 
 # plain v0/v1 messages read straight into records by the record view of the legacy schema
-# (-record in legacy_log_entry.ksy: Kafka's offset and timestamp rules), each entry of a run a
+# (-record in legacy_log_entry.ksy: Kafka's timestamp rules), each entry of a run a
 # PlainLegacyBatch holding its record; v2 records sections and v0/v1 entries written by the
-# compiled kernels, else by the generated writer
+# compiled writers of runs of records (-record-writer), else by the generated Python writer
 _PLAIN_INTO = (PlainLegacyBatch, (("_entry", None), ("position", "start"), ("size", "size"), ("verify", "verify"),
                                   ("_record", "record"), ("_buffer", "buffer"), ("_at", "start")), Record)
 _MAX_MESSAGE_SIZE = 2 ** 31 - 1  # message_size is an s4
 LegacyLogEntry._bind_into(_PLAIN_INTO)
 if LegacyLogEntry._held_iter is not None:
     PlainLegacyBatch.__iter__ = LegacyLogEntry._held_iter  # the same, without a Python frame
-if kernels.facade is not None:
-    kernels.facade.bind_facade(Record, compiled.packer(RecordBatch.Record), compiled.packer(LegacyLogEntry))
-_v2_records = None if kernels.facade is None else kernels.facade.v2_records
-_legacy_entries = None if kernels.facade is None else kernels.facade.legacy_entries
+
+
+def _ends(records, base_offset: int):
+    """(first offset, last offset, base timestamp) of a list or tuple of Records or dicts of their
+    fields, a record without an offset taking the next after base_offset and one without a
+    timestamp -1; None for other kinds of records or fields."""
+    if type(records) is not list and type(records) is not tuple or not records or type(base_offset) is not int:
+        return None
+    first, last = _offset_and_timestamp(records[0]), _offset_and_timestamp(records[-1])
+    if first is None or last is None:
+        return None
+    ends = (base_offset if first[0] is None else first[0], base_offset + len(records) - 1 if last[0] is None else last[0],
+            -1 if first[1] is None else first[1])
+    return ends if all(type(v) is int for v in ends) else None
+
+
+def _offset_and_timestamp(r):
+    if type(r) is Record:
+        return r.offset, r.timestamp
+    if type(r) is dict:
+        return r.get("offset"), r.get("timestamp")
+    return None
+
+
+def _v2_records(records, base_offset: int):
+    """The records section of a v2 batch by the compiled writer of runs of records
+    (-record-writer in record_batch.ksy): (section, count, first offset, last offset, base
+    timestamp, max timestamp), or None for anything it leaves to _v2_records_section."""
+    run, ends = RecordBatch.Record._pack_run, _ends(records, base_offset)
+    if run is None or ends is None:
+        return None
+    first, last, base_timestamp = ends
+    out = bytearray()
+    try:
+        count, largest = run(out, records, Record, first, base_timestamp, base_offset)
+    except OverflowError:  # a number beyond 64 bits
+        return None
+    return (out, count, first, last, base_timestamp, largest) if count == len(records) else None
+
+
+def _legacy_entries(records, base_offset: int, magic: int, attributes: int, fixed_timestamp, relative: bool):
+    """The v0/v1 log entries of records, one message each, by the compiled writer of runs of
+    records (-record-writer in legacy_log_entry.ksy): (entries, last offset, largest timestamp),
+    or None for anything it leaves to _legacy_message_set."""
+    run, ends = LegacyLogEntry._pack_run, _ends(records, base_offset)
+    if run is None or ends is None or magic not in (0, 1) or not 0 <= attributes <= 255 \
+            or fixed_timestamp is not None and type(fixed_timestamp) is not int:
+        return None
+    first, last, _ = ends
+    out = bytearray()
+    fixed = fixed_timestamp is not None
+    try:
+        count, largest = run(out, records, Record, magic, attributes, fixed, fixed_timestamp if fixed else 0,
+                             relative, first, base_offset)
+    except OverflowError:
+        return None
+    return (out, last, largest) if count == len(records) else None
 
 
 def _plain_entries(buffer: bytes, pos: int, end: int, verify: bool, max_batch_bytes: int, max_entries: int):
@@ -308,8 +359,9 @@ def _as_record(r) -> Record:
     """Accept Record objects, dicts of Record's fields, and any object with key and value."""
     if isinstance(r, Record):
         return r
-    if isinstance(r, dict):
-        return Record(**r)
+    if isinstance(r, dict):  # as in a v2 batch, keys that are not Record's are passed over
+        get = r.get
+        return Record(get("key"), get("value"), get("timestamp"), get("offset"), get("headers") or [])
     return Record(key=r.key, value=r.value, timestamp=getattr(r, "timestamp", None),
                   offset=getattr(r, "offset", None), headers=getattr(r, "headers", []) or [])
 
@@ -335,7 +387,7 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
         return _write_legacy(records, base_offset, magic, codec, append_time, log_append_time)
     else:
         encoded = None if _v2_records is None else _v2_records(records, base_offset)
-    if encoded is not None:  # given, or by the compiled kernel for lists of Records or dicts
+    if encoded is not None:  # given, or by the compiled writer for lists of Records or dicts
         body, count, first, last, base_ts, max_ts = encoded
     else:
         body, count, first, last, base_ts, max_ts = _v2_records_section(records, base_offset)
@@ -388,7 +440,7 @@ def _write_legacy(records, base_offset, magic, codec, append_time, log_append_ti
     fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
     found = None
     if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:
-        # by the compiled kernel; None for the records it leaves to the generated writer
+        # by the compiled writer; None for the records it leaves to the generated Python one
         found = _legacy_entries(records, base_offset, magic, ts_attr, None if codec else fixed_ts,
                                 codec != 0 and magic == 1)
     if found is None:

@@ -12,7 +12,7 @@ import re
 
 from . import expr as ex
 from .model import (INTRINSICS, PRIMITIVES, Attr, Checksum, Derive, DeriveKind, EnumSpec, EnumValue, Instance,
-                    JsonAs, Param, Process, RecordView, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
+                    JsonAs, Param, Process, RecordView, RecordWriter, RefKind, Schema, Tagged, TypeRef, TypeSpec, Valid)
 from .problems import Problems
 from .source import Y
 
@@ -21,7 +21,8 @@ IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
 META_KEYS = {"id", "title", "application", "file-extension", "xref", "license", "ks-version",
              "ks-debug", "ks-opaque-types", "imports", "encoding", "endian", "bit-endian", "tags",
              "-intrinsic"}
-TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params", "-hot", "-record"}
+TOP_KEYS = {"meta", "doc", "doc-ref", "seq", "types", "instances", "enums", "params", "-hot", "-record",
+            "-record-writer"}
 TYPE_KEYS = TOP_KEYS | {"-columnar"}
 ATTR_KEYS = {"id", "type", "size", "size-eos", "if", "repeat", "repeat-expr", "repeat-until",
              "valid", "enum", "process", "contents", "encoding", "doc", "doc-ref",
@@ -30,6 +31,7 @@ KAITAI_ATTR_KEYS_UNSUPPORTED = {"terminator", "consume", "include", "eos-error",
                                 "pos", "io", "params"}
 PARAM_KEYS = {"id", "type", "doc", "doc-ref"}
 RECORD_KEYS = {"doc", "params", "when", "checksum", "fields"}
+RECORD_WRITER_KEYS = {"doc", "params", "fields", "when", "pack", "largest"}
 # names the generated readers and writers use for their arguments, and the prefixes of their locals
 # (a param is a local there too)
 RESERVED_PARAMS = {"buf", "pos", "end", "cls", "self", "out", "keep", "verify", "data", "cols", "u8"}
@@ -167,7 +169,8 @@ class Builder:
                         bool(columnar is not None and columnar.value is True),
                         columnar.loc if columnar is not None else None,
                         bool(hot is not None and hot.value is True), hot.loc if hot is not None else None,
-                        tuple(params), self.record_view(v.get("-record")))
+                        tuple(params), self.record_view(v.get("-record")),
+                        self.record_writer(v.get("-record-writer")))
 
     def record_view(self, node: Y | None) -> RecordView | None:
         if node is None or not self.expect_map(node, "-record"):
@@ -187,9 +190,47 @@ class Builder:
                     if e is not None:
                         fields.append((name, e))
         elif fnode is None:
-            self.p.add(node.loc, "-record needs its fields")
+            self.p.add(node.loc, "-record needs fields")
         return RecordView(node.loc, tuple(self.params(v.get("params"))), self.expression(v.get("when")),
                           self.expression(v.get("checksum")), tuple(fields), self.text(v.get("doc")))
+
+    def record_writer(self, node: Y | None) -> RecordWriter | None:
+        if node is None or not self.expect_map(node, "-record-writer"):
+            return None
+        self.keys(node, RECORD_WRITER_KEYS, what=" in -record-writer")
+        v = node.value
+        fields = []
+        fnode = v.get("fields")
+        if self.expect_map(fnode, "-record-writer fields"):
+            for name, item in fnode.value.items():
+                if not IDENT.match(name):
+                    self.p.add(item.loc, f"record field {name!r} must be lower_snake_case")
+                elif item.value is None:  # ~: an object, as it is
+                    fields.append((name, "object", None))
+                elif item.is_list() and not item.value:  # []: a list, None standing for an empty one
+                    fields.append((name, "list", None))
+                elif (e := self.expression(item)) is not None:  # a number, and its default
+                    fields.append((name, "number", e))
+        elif fnode is None:
+            self.p.add(node.loc, "-record-writer needs fields")
+        pack = self.pack_values(v.get("pack"))
+        if v.get("pack") is None:
+            self.p.add(node.loc, "-record-writer needs pack values")
+        return RecordWriter(node.loc, tuple(self.params(v.get("params"))), tuple(fields),
+                            self.expression(v.get("when")), pack, self.text(v.get("largest")),
+                            self.text(v.get("doc")))
+
+    def pack_values(self, node: Y | None) -> tuple:
+        """(name, expression or a nested tuple of them) for each of `_pack`'s values."""
+        if node is None or not self.expect_map(node, "-record-writer pack"):
+            return ()
+        out = []
+        for name, item in node.value.items():
+            if item.is_map():
+                out.append((name, self.pack_values(item)))
+            elif (e := self.expression(item)) is not None:
+                out.append((name, e))
+        return tuple(out)
 
     def params(self, node: Y | None) -> list[Param]:
         """Integer parameters only: what a version number or a count needs."""

@@ -207,6 +207,23 @@ class RecordView:
 
 
 @dataclass(frozen=True, eq=False)
+class RecordWriter:
+    """-record-writer: how the records of the code that uses the schema (a class named when
+    writing, with these fields, or dicts of them) are packed one after another through the
+    compiled `_pack` (generator/compiled/record_writer.py). A field is an object taken as it is,
+    a list (None standing for an empty one), or a number with the expression it takes where it
+    is None; `when` the records it packs; `pack` gives `_pack`'s values as expressions of the
+    fields, the params and `_index` (a mapping for a struct's values)."""
+    loc: Loc
+    params: tuple[Param, ...] = ()
+    fields: tuple[tuple[str, str, Expr | None], ...] = ()  # (name, "object" | "list" | "number", default)
+    when: Expr | None = None  # the records it packs; it stops at the first it does not
+    pack: tuple = ()  # ((name, Expr or a nested pack), ...)
+    largest: str | None = None  # a number field whose largest value a run returns
+    doc: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class TypeSpec:
     name: str
     loc: Loc
@@ -224,6 +241,7 @@ class TypeSpec:
     hot_loc: Loc | None = None
     params: tuple[Param, ...] = ()
     record: RecordView | None = None  # -record
+    record_writer: RecordWriter | None = None  # -record-writer
 
 
 @dataclass(frozen=True, eq=False)

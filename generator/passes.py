@@ -1,11 +1,13 @@
 """Ordered passes over the program; each adds problems. Later passes run only on a clean resolve."""
 from __future__ import annotations
 
+import keyword
+
 from . import expr as ex
 from .expr import names_in, same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
-from .pyexpr import INT, Scope, T, Translator
+from .pyexpr import ANY, INT, Scope, T, Translator
 from .shapes import columnar_problems, hot_problem
 
 CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
@@ -286,11 +288,15 @@ def record_views(program: Program, problems) -> None:
             continue
         if spec is not program.schema_of[spec].root or not spec.hot:
             problems.add(view.loc, "-record is read from a -hot schema root only")
+        fields = {a.id for a in spec.seq}
         for param in view.params:
             if param.prim == "u8":
                 problems.add(param.loc, "a -record param is held in 64 signed bits: u8 is too wide")
-        if not view.fields:
-            problems.add(view.loc, "-record needs fields")
+            if param.id in fields:
+                problems.add(param.loc, f"a -record param named {param.id!r} would hide the field")
+        for name, _ in view.fields:
+            if keyword.iskeyword(name):
+                problems.add(view.loc, f"-record field {name!r} is a Python keyword")
         scope = Scope(spec, names={p.id: (p.id, INT) for p in view.params})
         for name, e in view.fields:
             if e is None:
@@ -306,6 +312,55 @@ def record_views(program: Program, problems) -> None:
             problems.add(view.loc, "-record checksum: a crc32 field of the fields read flat")
 
 
+def record_writers(program: Program, problems) -> None:
+    """A `-record-writer` packs a `-hot` type's `_pack` values (all of them, a struct's as a
+    mapping of its own) from numbers and objects of the records written."""
+    tr = Translator(program, problems)
+    for spec in program.all_types():
+        writer = spec.record_writer
+        if writer is None:
+            continue
+        if not spec.hot:
+            problems.add(writer.loc, "-record-writer packs a -hot type only")
+        for param in writer.params:
+            if param.prim == "u8":
+                problems.add(param.loc, "a -record-writer param is held in 64 signed bits: u8 is too wide")
+            if any(param.id == name for name, _, _ in writer.fields):
+                problems.add(param.loc, f"a -record-writer param named {param.id!r} would hide the field")
+        numbers = {name for name, kind, _ in writer.fields if kind == "number"}
+        if writer.largest is not None and writer.largest not in numbers:
+            problems.add(writer.loc, f"-record-writer largest: {writer.largest!r} is not a number field")
+        given = {p.id: (p.id, INT) for p in writer.params}
+        for name, kind, default in writer.fields:
+            if default is not None:
+                tr.translate(default, Scope(spec, names=given, index="i"), writer.loc)
+        values = {**given, **{name: (name, FIELD_TYPES[kind]) for name, kind, _ in writer.fields}}
+        if writer.when is not None:
+            tr.translate(writer.when, Scope(spec, names=values, index="i"), writer.loc)
+        _check_pack(tr, problems, spec, writer, writer.pack, Scope(spec, names=values, index="i"))
+
+
+FIELD_TYPES = {"number": INT, "list": T("array", elem=ANY), "object": ANY}  # a record writer's fields
+
+
+def _check_pack(tr: Translator, problems, spec: TypeSpec, writer, pack: tuple, scope: Scope) -> None:
+    """`pack` names each of `spec`'s `_pack` values once (a struct's as a mapping of its own)."""
+    args = [a for a in spec.seq if not (a.derive or a.checksum)]
+    if [name for name, _ in pack] != [a.id for a in args]:
+        problems.add(writer.loc, f"-record-writer pack: the values of {spec.name!r} are "
+                                 f"{', '.join(a.id for a in args)}, in that order")
+        return
+    for attr, (_, value) in zip(args, pack):
+        if isinstance(value, tuple):
+            t = tr.attr_type(attr)
+            if t.kind != "user":
+                problems.add(writer.loc, f"-record-writer pack: {attr.id!r} is not a struct")
+            else:
+                _check_pack(tr, problems, t.spec, writer, value, scope)
+        else:
+            tr.translate(value, scope, writer.loc)
+
+
 def _field_at(tr: Translator, spec: TypeSpec, e) -> Attr | None:
     """The field `e` names (`a.b`: of a struct field), or None."""
     owner = spec
@@ -317,7 +372,7 @@ def _field_at(tr: Translator, spec: TypeSpec, e) -> Attr | None:
     return next((a for a in owner.seq if a.id == e.name), None)
 
 
-PASSES = [index, resolve, parents, extensions, expressions, columnar, hot, record_views]
+PASSES = [index, resolve, parents, extensions, expressions, columnar, hot, record_views, record_writers]
 # After these, a schema with problems is left out of later passes, which would only repeat what
 # an unresolved name already says; the other schemas go on, so one run reports everything.
 STOP_AFTER = {resolve}

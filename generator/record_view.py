@@ -9,11 +9,14 @@ the view's fields), without the instances' objects. Over the flat reader's slots
   or (a holder class, ((slot, source), ...), the record class): each record then in a holder
   whose slots take "start" and "size" (the instance's bytes), "record", "buffer", "verify", or
   None;
-- compiled only, `_held_iter(holder)`: an iterator over the record held by a holder of the
-  class bound last (`_bind_into`, or a run): an `__iter__` without a Python frame.
+- compiled only, `_held_iter(holder)`: an iterator over the record a holder holds, for holder
+  classes bound (`_bind_into`, or a run) and their subclasses: an `__iter__` without a Python
+  frame.
 
-A run stops at the first instance the view does not take, which the reader then reads or names;
-compiled code stops too wherever a field's value cannot be computed (an integer overflow).
+`buf` is bytes (keys and values are bytes of it); a processed field is its stored bytes. A run
+stops at the first instance the view does not take, which the reader then reads or names;
+compiled code stops too wherever a field's value does not fit 64 bits, and takes positions,
+counts and params that fit them.
 """
 from __future__ import annotations
 
@@ -66,7 +69,7 @@ class RecordViewEmitter:
             if not obj.startswith(MARK):
                 return None
             return self.value(obj[1:] + "." + attr.id) or f"{MARK}{obj[1:]}.{attr.id}"
-        names = {p.id: (p.id, INT) for p in spec.record.params}
+        names = {p.id: (f"p_{p.id}", INT) for p in spec.record.params}  # (never a name of the code's own)
         local = {a.id: self.value(a.id) or f"{MARK}{a.id}" for a in spec.seq}
         return Scope(spec, obj=f"{MARK}root", locals=local, ancestor_field=field_of, names=names)
 
@@ -107,7 +110,7 @@ class RecordViewEmitter:
         """The dialect's functions (Python: static methods of the class, at its indent), or
         None where the view cannot be read flat (a problem says why)."""
         view = spec.record
-        self.params = [p.id for p in view.params]
+        self.params = [f"p_{p.id}" for p in view.params]
         when = "True" if view.when is None else self.expr(spec, view.when, "when")
         fields = [(name, "[]" if e is None else self.expr(spec, e, f"field {name!r}")) for name, e in view.fields]
         checksum = None
@@ -154,18 +157,22 @@ class RecordViewEmitter:
         c("")
         c("@staticmethod")
         with c.block("def _bind_into(into):"):
-            c('"""Compiled only: bind the classes `into` names once (the Python readers look slots up)."""')
+            c('"""Compiled only: what `into` binds, found once (the Python reader looks slots up)."""')
             c("return None")
         c("")
         c("@staticmethod")
         with c.block(f"def _record_run(buf, pos, end, verify, max_items, into{params}):"):
             c('"""The instances from pos the record view takes, up to max_items, as records of the')
             c('class `into` names (see generator/record_view.py): (records, the position after them)."""')
+            with c.block("if type(buf) is not bytes:"):
+                c('raise TypeError(f"a record run reads bytes, not {type(buf).__name__}")')
             with c.block("if pos < 0 or end > len(buf) or pos > end:"):
                 c('raise ValueError(f"range [{pos}, {end}) outside a buffer of {len(buf)} bytes")')
-            c("holder = None")
+            c("holder, verify = None, bool(verify)")
             with c.block("if type(into) is tuple:"):
                 c("holder, slots, into = into")
+                with c.block("if len(slots) > 16:"):
+                    c('raise ValueError("a holder of more than 16 slots")')
                 c(f"slots = [(name, {SOURCES!r}.index(source) if source else 5) for name, source in slots]")
             c("new, out = object.__new__, []")
             with c.block("while pos < end and len(out) < max_items:"):
@@ -184,47 +191,43 @@ class RecordViewEmitter:
         return [line.rstrip() for line in c.lines]
 
     def cython_functions(self) -> list[str]:
-        n, slots = self.name, len(self.flat.slots)
+        n, slots, nf = self.name, len(self.flat.slots), len(self.fields)
         typed = "".join(f", int64_t {p}" for p in self.params)
         passed = "".join(f", {p}" for p in self.params)
         c = Code()
         c("")
         c("")
-        c(f"# the record view of {n} (-record, generator/record_view.py): the record class bound, its")
-        c("# fields' slot offsets; the holder (class, slots) bound, its slots' offsets and sources")
+        c(f"# the record view of {n} (-record, generator/record_view.py): what each `into` binds, found")
+        c("# once and kept whole (record class, holder class or None, the offsets of the record's fields,")
+        c("# of the holder's slots and their sources); the offset of the record in each holder class")
         c(f"RECORD_FIELDS_{n} = {tuple(name for name, _ in self.fields)!r}")
-        c(f"cdef type REC_CLS_{n} = None")
-        c(f"cdef Py_ssize_t REC_AT_{n}[{len(self.fields)}]")
-        c(f"cdef tuple HOLD_{n} = None")
-        c(f"cdef Py_ssize_t HOLD_AT_{n}[16]")
-        c(f"cdef int HOLD_SRC_{n}[16]")
-        c(f"cdef Py_ssize_t HOLD_N_{n} = 0, HOLD_RECORD_{n} = -1")
+        c(f"cdef dict INTO_{n} = {{}}")
+        c(f"cdef dict HELD_{n} = {{}}")
         c("")
         c("")
         with c.block(f"def bind_into_{n}(into):"):
-            c('"""Bind the classes `into` names (see _record_run): the offsets of their slots, found once')
-            c('per class; the holder class, or None."""')
-            c(f"global REC_CLS_{n}, HOLD_{n}, HOLD_N_{n}, HOLD_RECORD_{n}")
-            c("cdef Py_ssize_t i")
-            c("holder = None")
-            with c.block("if type(into) is tuple:"):
-                c("holder, slots, into = into")
-                with c.block(f"if HOLD_{n} is None or HOLD_{n}[0] is not holder or HOLD_{n}[1] is not slots:"):
-                    with c.block("if len(slots) > 16:"):
-                        c('raise ValueError("a holder of more than 16 slots")')
-                    c(f"HOLD_{n}, HOLD_RECORD_{n} = None, -1")
-                    with c.block("for i, (name, source) in enumerate(slots):"):
-                        c(f"HOLD_AT_{n}[i] = slot_offset(holder, name)")
-                        c(f"HOLD_SRC_{n}[i] = {SOURCES!r}.index(source) if source else 5")
-                        with c.block('if source == "record":'):
-                            c(f"HOLD_RECORD_{n} = HOLD_AT_{n}[i]")
-                    c(f"HOLD_N_{n}, HOLD_{n} = len(slots), (holder, slots)")
-            with c.block(f"if into is not REC_CLS_{n}:"):
-                c(f"REC_CLS_{n} = None")
-                with c.block(f"for i, name in enumerate(RECORD_FIELDS_{n}):"):
-                    c(f"REC_AT_{n}[i] = slot_offset(into, name)")
-                c(f"REC_CLS_{n} = into")
-            c("return holder")
+            c('"""What `into` binds (see _record_run), found once: a class that object.__new__ makes, its')
+            c('slots its own (TypeError for others; ValueError for an unknown source or over 16 slots)."""')
+            c(f"bound = INTO_{n}.get(into)")
+            with c.block("if bound is not None:"):
+                c("return bound")
+            c("holder, slots, record = into if type(into) is tuple else (None, (), into)")
+            with c.block("for cls in (record, holder) if holder is not None else (record,):"):
+                with c.block("if not isinstance(cls, type):"):
+                    c('raise TypeError(f"{cls!r} is not a class")')
+                c("object.__new__(cls)  # refused where a class needs its own allocator")
+            with c.block("if len(slots) > 16:"):
+                c('raise ValueError("a holder of more than 16 slots")')
+            c(f"fields = tuple([slot_offset(record, name) for name in RECORD_FIELDS_{n}])")
+            c("held = tuple([slot_offset(holder, name) for name, _ in slots])")
+            c(f"sources = tuple([{SOURCES!r}.index(source) if source else 5 for _, source in slots])")
+            c("bound = (record, holder, fields, held, sources)")
+            with c.block(f"if len(INTO_{n}) >= 64:  # bounded: a caller making classes anew"):
+                c(f"INTO_{n}.clear()")
+            c(f"INTO_{n}[into] = bound")
+            with c.block("if 2 in sources:"):
+                c(f"HELD_{n}[holder] = held[sources.index(2)]")
+            c("return bound")
         c("")
         c("")
         with c.block(f"cdef Py_ssize_t take_{n}(const uint8_t* b, Py_ssize_t pos, Py_ssize_t end, bint verify, "
@@ -235,52 +238,57 @@ class RecordViewEmitter:
             c("return after")
         c("")
         c("")
-        with c.block(f"cdef const uint8_t* bytes_in_{n}(const uint8_t[::1] u8, Py_ssize_t pos, Py_ssize_t end) except? NULL:"):
-            with c.block("if pos < 0 or end > u8.shape[0] or pos > end:"):
-                c('raise ValueError(f"range [{pos}, {end}) outside a buffer of {u8.shape[0]} bytes")')
-            c("return &u8[0] if u8.shape[0] else NULL")
-        c("")
-        c("")
-        with c.block(f"def record_run_{n}(buf, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, "
+        with c.block(f"def record_run_{n}(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, "
                      f"into{typed}):"):
             c('"""The instances from pos the record view takes, up to max_items, as records of the class')
             c('`into` names (see generator/record_view.py): (records, the position after them)."""')
-            c("cdef const uint8_t[::1] u8 = buf")
-            c(f"cdef const uint8_t* b = bytes_in_{n}(u8, pos, end)")
+            with c.block("if buf is None or pos < 0 or end > len(buf) or pos > end:"):
+                c('raise ValueError(f"range [{pos}, {end}) outside a buffer of {0 if buf is None else len(buf)} bytes")')
+            c("cdef const uint8_t* b = <const uint8_t*><const char*>buf")
             c(f"cdef int64_t f[{slots}]")
-            c("cdef Py_ssize_t after, count = 0, k")
-            c("cdef int source")
-            c(f"holder = bind_into_{n}(into)")
+            c(f"cdef Py_ssize_t after, count = 0, k, held_n, rec_at[{max(nf, 1)}], held_at[16]")
+            c("cdef int held_src[16]")
+            c("# the offsets are this run's own: a gc callback may bind other classes meanwhile")
+            c(f"record_cls, holder, fields, held, sources = bind_into_{n}(into)")
+            with c.block(f"for k in range({nf}):"):
+                c("rec_at[k] = fields[k]")
+            c("held_n = len(held)")
+            with c.block("for k in range(held_n):"):
+                c("held_at[k], held_src[k] = held[k], sources[k]")
             c("out = []")
             with c.block("while pos < end and count < max_items:"):
                 c(f"after = take_{n}(b, pos, end, verify, f{passed})")
                 with c.block("if after < 0:"):
                     c("break")
                 with c.block("try:"):
-                    c(f"record = alloc(REC_CLS_{n})")
+                    c("record = alloc(record_cls)")
                     for i, (name, code) in enumerate(self.fields):
-                        c(f"put(record, REC_AT_{n}[{i}], {code})")
+                        c(f"put(record, rec_at[{i}], {code})")
                 with c.block("except OverflowError:  # left to the reader"):
                     c("break")
                 with c.block("if holder is not None:"):
-                    c("held = alloc(holder)")
-                    with c.block(f"for k in range(HOLD_N_{n}):"):
-                        c(f"source = HOLD_SRC_{n}[k]")
-                        c("value = pos if source == 0 else after - pos if source == 1 else None")
-                        with c.block("if source >= 2:"):
-                            c("value = record if source == 2 else buf if source == 3 else verify if source == 4 else None")
-                        c(f"put(held, HOLD_AT_{n}[k], value)")
-                    c("record = held")
+                    c("one = alloc(holder)")
+                    with c.block("for k in range(held_n):"):
+                        c("value = pos if held_src[k] == 0 else after - pos if held_src[k] == 1 else None")
+                        with c.block("if held_src[k] >= 2:"):
+                            c("value = record if held_src[k] == 2 else buf if held_src[k] == 3 else verify "
+                              "if held_src[k] == 4 else None")
+                        c("put(one, held_at[k], value)")
+                    c("record = one")
                 c("out.append(record)")
                 c("count, pos = count + 1, after")
             c("return out, pos")
         c("")
         c("")
         with c.block(f"def held_iter_{n}(holder):"):
-            c('"""An iterator over the record a holder of the class bound holds."""')
-            with c.block(f"if HOLD_{n} is None or type(holder) is not HOLD_{n}[0] or HOLD_RECORD_{n} < 0:"):
-                c('raise TypeError(f"{type(holder).__name__} is not the holder class bound")')
-            c(f"return iter((get(holder, HOLD_RECORD_{n}),))")
+            c('"""An iterator over the record a holder holds, for the holder classes bound and their')
+            c('subclasses (TypeError for others)."""')
+            c(f"at = HELD_{n}.get(type(holder))")
+            with c.block("if at is None:"):
+                c(f"at = next((HELD_{n}[k] for k in type(holder).__mro__ if k in HELD_{n}), None)")
+                with c.block("if at is None:"):
+                    c('raise TypeError(f"{type(holder).__name__} is not a holder class bound")')
+            c("return iter((get(holder, at),))")
         return c.lines
 
     def attributes(self) -> list[str]:

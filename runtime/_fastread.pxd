@@ -31,8 +31,8 @@ cdef inline Py_ssize_t slot_offset(type cls, str name) except -1:
     for klass in cls.__mro__:
         descriptor = klass.__dict__.get(name)
         if descriptor is not None:
-            if type(descriptor).__name__ != "member_descriptor":
-                raise TypeError(f"{cls.__qualname__}.{name} is not a slot")
+            if type(descriptor).__name__ != "member_descriptor" or not issubclass(cls, descriptor.__objclass__):
+                raise TypeError(f"{cls.__qualname__}.{name} is not a slot of its own")
             return (<PyMemberDescrObject*><PyObject*>descriptor).d_member.offset
     raise TypeError(f"{cls.__qualname__} has no slot {name!r}")
 
@@ -125,10 +125,11 @@ cdef inline object enter(Reader read, object python_reader, object cls, object b
     return python_reader(cls, buf, pos, end, parent)
 
 
-cdef inline Py_ssize_t varint_at(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
-                                 uint64_t* out) noexcept nogil:
-    """The position after the varint at `p`, its value (every bit read) in `out`; -1 when it
-    runs past `end` or `max_bytes`."""
+cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
+                               uint64_t* out) noexcept nogil:
+    """The position after the varint at `p`, its value in `out` as the Python reader reads it
+    (the bits beyond 32 of a 5-byte varint dropped, beyond 64 of a 10-byte one off the shift);
+    -1 when it runs past `end` or `max_bytes`."""
     cdef uint64_t v = 0
     cdef int used = 0
     cdef uint8_t x
@@ -140,18 +141,8 @@ cdef inline Py_ssize_t varint_at(const uint8_t* b, Py_ssize_t p, Py_ssize_t end,
         v |= <uint64_t>(x & 0x7F) << (7 * used)
         used += 1
         if x < 0x80:
-            out[0] = v
+            out[0] = v & <uint64_t>0xFFFFFFFFu if max_bytes == 5 else v
             return p
-
-
-cdef inline Py_ssize_t uvarint(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,
-                               uint64_t* out) noexcept nogil:
-    """varint_at, dropping the bits beyond 32 of a 5-byte varint as the Python reader does
-    (beyond 64 of a 10-byte one fall off the shift)."""
-    p = varint_at(b, p, end, max_bytes, out)
-    if max_bytes == 5:
-        out[0] &= <uint64_t>0xFFFFFFFFu
-    return p
 
 
 cdef inline Py_ssize_t zigzag(const uint8_t* b, Py_ssize_t p, Py_ssize_t end, int max_bytes,

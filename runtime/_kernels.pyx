@@ -1,12 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The compiled Arrow gather of the columnar reader, built when a C compiler is present;
-runtime.kernels chooses between it and pyarrow's take."""
+runtime.kernels chooses between it and pyarrow's take. And the CRC-32 compiled code computes,
+for its tests."""
 from libc.string cimport memcpy
 from libc.stdint cimport int64_t, uint8_t
 
 import numpy as np
 
+from _fastwrite cimport crc32_ieee
+
 include "_kernels_source.pxi"
+
+
+def crc32(const uint8_t[::1] data):
+    """CRC-32 (IEEE) of `data`, as zlib.crc32 (runtime/_crc32.h)."""
+    return crc32_ieee(&data[0] if data.shape[0] else NULL, data.shape[0])
 
 
 def gather(const uint8_t[::1] src, const int64_t[::1] starts, const int64_t[::1] sizes, bint wide, allocate):
@@ -26,28 +34,16 @@ def gather(const uint8_t[::1] src, const int64_t[::1] starts, const int64_t[::1]
             total += size
     if not wide and total >= 2 ** 31:
         raise ValueError("more than 2 GiB of slices for 32-bit offsets")
-    offsets = np.empty(n + 1, np.int64 if wide else np.int32)
+    offsets = np.empty(n + 1, np.int64)  # narrowed at the end where 32 bits are asked for: n+1 numbers
     data = allocate(total)  # not zeroed: every byte is copied over
-    cdef int64_t[::1] off64
-    cdef int[::1] off32
+    cdef int64_t[::1] off = offsets
     cdef char[::1] out = data if total else bytearray(1)
     cdef Py_ssize_t at = 0
-    if wide:
-        off64 = offsets
-    else:
-        off32 = offsets
     for i in range(n):
-        if wide:
-            off64[i] = at
-        else:
-            off32[i] = <int>at
+        off[i] = at
         size = sizes[i]
         if size > 0:
             memcpy(&out[at], &src[starts[i]], <size_t>size)
             at += size
-    if wide:
-        off64[n] = at
-    else:
-        off32[n] = <int>at
-    return offsets, data
-
+    off[n] = at
+    return (offsets if wide else offsets.astype(np.int32)), data

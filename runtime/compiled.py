@@ -5,8 +5,7 @@ Two kinds of compiled module are loaded, each only when built from the source it
 expects (a build of other source, say an old one in a checkout, is not used) and never with
 KAFKACODEC_PURE=1 in the environment:
 
-- the hand-written kernels (runtime/_kernels.pyx, codec/_facade.pyx, see runtime/kernels.py and
-  codec/kernels.py),
+- the hand-written kernels (runtime/_kernels.pyx, see runtime/kernels.py),
   current when their SOURCE_SHA256 is the hash of the .pyx beside them; with no .pyx beside (an
   installed wheel, built with the package) any build is current;
 - the readers generated from the schemas (generated/_c_<schema>.pyx), current when their

@@ -36,6 +36,44 @@ doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/ap
     timestamp: "log_append != 0 ? append_time : message.magic == 0 ? -1 : message.timestamp"
     timestamp_type: "log_append != 0 ? 1 : message.timestamp_type.to_i"
     headers: []
+-record-writer:
+  doc: |
+    How records are packed as entries of one message each: offsets relative to the first inside
+    a magic 1 wrapper; a record without an offset takes the next one after the base offset, one
+    without a timestamp -1; magic 0 and 1 hold no headers.
+  params:
+    - id: magic
+      type: s1
+    - id: attributes
+      type: u1
+    - id: fixed
+      type: u1
+      doc: 1 where every message takes fixed_timestamp (log-append time).
+    - id: fixed_timestamp
+      type: s8
+    - id: relative
+      type: u1
+      doc: 1 for the entries inside a magic 1 wrapper.
+    - id: first_offset
+      type: s8
+    - id: next_offset
+      type: s8
+  fields:
+    key: ~
+    value: ~
+    headers: []
+    timestamp: -1
+    offset: next_offset + _index
+  when: headers.size == 0  # magic 0 and 1 hold no headers: the Python writer refuses them
+  largest: timestamp
+  pack:
+    offset: "relative != 0 ? offset - first_offset : offset"
+    message:
+      magic: magic
+      attributes: attributes
+      timestamp: "fixed != 0 ? fixed_timestamp : timestamp"
+      key: key
+      value: value
 seq:
   - id: offset
     type: s8

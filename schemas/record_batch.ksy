@@ -132,6 +132,33 @@ types:
     doc-ref: https://github.com/apache/kafka/blob/trunk/clients/src/main/java/org/apache/kafka/common/record/DefaultRecord.java
     -columnar: true
     -hot: true
+    -record-writer:
+      doc: |
+        How a producer's records are packed into a batch's records section: deltas from the
+        batch's first offset and base timestamp (the first record's); a record without an offset
+        takes the next one after the batch's base offset, one without a timestamp -1.
+      params:
+        - id: first_offset
+          type: s8
+        - id: base_timestamp
+          type: s8
+        - id: next_offset
+          type: s8
+          doc: The offset of the first record when it has none (the batch's base offset).
+      fields:
+        key: ~
+        value: ~
+        headers: []
+        timestamp: -1
+        offset: next_offset + _index
+      largest: timestamp
+      pack:
+        attributes: 0
+        timestamp_delta: timestamp - base_timestamp
+        offset_delta: offset - first_offset
+        key: key
+        value: value
+        headers: headers
     seq:
       - id: length
         type: varint

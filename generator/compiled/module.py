@@ -18,6 +18,7 @@ from .columns import ColumnsEmitter, read_zigzag
 from ..flat import FlatEmitter
 from ..record_view import RecordViewEmitter
 from .pack import PackEmitter
+from .record_writer import RecordWriterEmitter
 from .pack_columns import HELPERS, PackColumnsEmitter
 from ..plans.lines import Code
 from ..model import PRIMITIVES, VARINT_MAX, Attr, DeriveKind, RefKind, Schema, TypeSpec
@@ -70,12 +71,19 @@ class CythonPlanner:
         for spec in self.hot:
             entries += self.entry(spec)
         writers = PackEmitter(self)
+        views = []  # the compiled attributes of the record view and writers
         packed = [self.cls(s) for s in self.hot if writers.packable(s)]
         for spec in (s for s in self.hot if self.cls(s) in packed):
             entries += writers.function(spec)
+        runs = RecordWriterEmitter(self, writers)
+        for spec in (s for s in self.hot if s.record_writer is not None):
+            if self.cls(spec) not in packed:
+                self.ctx.problems.add(spec.record_writer.loc, "-record-writer: the type has no compiled _pack")
+                continue
+            entries += runs.function(spec)
+            views.append(runs.attribute(spec))
         flats = FlatEmitter(self.program, self.ir, self.ctx.tr, self.schema)
         flat = []  # the root, where it is read flat
-        views = []  # its record view's compiled attributes
         if self.schema.root.hot and flats.flat(self.schema.root):
             lines = flats.function(self.schema.root)
             if lines is not None:
@@ -86,7 +94,7 @@ class CythonPlanner:
                     lines = view.functions(self.schema.root)
                     if lines is not None:
                         entries += lines
-                        views = view.attributes()
+                        views += view.attributes()
         columns, packs = ColumnsEmitter(self), PackColumnsEmitter(self)
         for spec in self.columnar:  # the columnar pass has refused the fields read otherwise
             entries += columns.function(spec)

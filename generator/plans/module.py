@@ -61,6 +61,7 @@ class ClassPlan:
     flat_body: list[str] | None = None  # a -hot root read into slots (generator/flat.py)
     flat_slots: dict[str, int] | None = None
     record_view: list[str] | None = None  # its record view's functions (generator/record_view.py)
+    record_writer: bool = False  # it has a compiled writer of runs of records (-record-writer)
     skip_body: list[str] | None = None
     skip1_body: list[str] | None = None
     starts_body: list[str] | None = None
@@ -261,7 +262,7 @@ class ModulePlanner:
             switch_cases=self.switch_cases(spec),
             field_order=self.field_order(spec), present_when=self.present_when(spec), switch_on=self.switch_on(spec),
             tag_section=next((a.id for a in seq if a.tagged), None), derived=self.derived(spec),
-            **self.columnar(spec), **self.flat(spec))
+            record_writer=spec.record_writer is not None, **self.columnar(spec), **self.flat(spec))
 
     def flat(self, spec: TypeSpec) -> dict:
         """The flat reader of the schema's root, where it is -hot and its fields read flat."""

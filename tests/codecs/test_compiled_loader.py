@@ -12,10 +12,9 @@ import pytest
 
 from tests.support import ROOT
 
-from kafkacodec.codec import kernels as facade_kernels
 from kafkacodec.runtime import compiled, kernels
 
-HAND_WRITTEN = [("runtime", "_kernels"), ("codec", "_facade")]
+HAND_WRITTEN = [("runtime", "_kernels")]
 GENERATED = ["record_batch", "legacy_log_entry"]
 
 
@@ -98,7 +97,7 @@ def test_the_built_kernels_are_refused_with_another_hash_and_used_with_their_pyx
     assert compiled.sha256_beside(name) == digest((ROOT / folder / f"{stem}.pyx").read_bytes())
     assert compiled.load(name, "0" * 64) is None
     assert compiled.load(name, compiled.sha256_beside(name)) is module
-    assert {"_kernels": kernels.compiled, "_facade": facade_kernels.facade}[stem] is module
+    assert {"_kernels": kernels.compiled}[stem] is module
 
 
 @pytest.mark.parametrize("schema", GENERATED)
@@ -112,13 +111,13 @@ def test_the_built_readers_are_refused_with_another_hash_and_used_with_the_named
 
 
 def test_pure_mode_in_the_environment_loads_neither_kind():
-    probe = ("from kafkacodec.runtime import compiled, kernels; from kafkacodec.codec import kernels as k; "
+    probe = ("from kafkacodec.runtime import compiled, kernels; "
              "from kafkacodec.generated import record_batch, legacy_log_entry; "
-             f"print(kernels.compiled, k.facade, compiled.load('kafkacodec.generated._c_record_batch', "
+             f"print(kernels.compiled, compiled.load('kafkacodec.generated._c_record_batch', "
              f"{named_hash('record_batch')!r}), compiled.compiled_types())")
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0 and out.stdout.split() == ["None", "None", "None", "[]"], out.stderr
+    assert out.returncode == 0 and out.stdout.split() == ["None", "None", "[]"], out.stderr
 
 
 def test_pack_env_takes_a_compiled_module_by_the_loader_s_rule(package):

@@ -1,5 +1,5 @@
-"""The compiled writers (the generated `_pack` of each hot type; the facade's loops in
-codec/_facade.pyx over them: v2 records sections, v0/v1 entries) against the generated Python
+"""The compiled writers (the generated `_pack` of each hot type; the generated writers of runs of
+records over them, `_pack_run`: v2 records sections, v0/v1 entries) against the generated Python
 writers that write_batch uses without them, under each backend (tests/support/roundtrip.py):
 the same bytes for the same records, and for what they leave alone (other kinds of records or
 fields, values out of range) the same bytes or the same error."""
@@ -13,10 +13,9 @@ from tests.support.roundtrip import odd_value, packed
 from kafkacodec import Record, read_batches, write_batch
 from kafkacodec.codec import records
 from kafkacodec.generated.record_batch import RecordBatch
-from kafkacodec.codec import kernels
 from kafkacodec.runtime import compiled
 
-built = pytest.mark.skipif(kernels.facade is None, reason="the compiled kernels are not built")
+built = pytest.mark.skipif(RecordBatch.Record._pack_run is None, reason="the compiled writers are not built")
 INT64_MAX = (1 << 63) - 1
 
 

@@ -9,7 +9,6 @@ import pytest
 
 from tests.support.roundtrip import GENERATED_TWINS, Raised, alike, compiled_bindings, kernel_alike, using
 
-from kafkacodec.codec import kernels as facade_kernels
 from kafkacodec.runtime import kernels
 from kafkacodec.runtime.compiled import compiled_types
 
@@ -41,17 +40,16 @@ def test_gather_refuses_slices_outside_the_buffer():
 
 
 def test_pure_mode_is_chosen_by_the_environment():
-    probe = ("from kafkacodec.runtime import kernels; from kafkacodec.codec import kernels as k; "
-             "print(kernels.compiled, k.facade)")
+    probe = ("from kafkacodec.runtime import kernels, compiled; import kafkacodec.codec.records; "
+             "print(kernels.compiled, compiled.compiled_types())")
     env = dict(os.environ, KAFKACODEC_PURE="1")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "None None"
+    assert out.stdout.strip() == "None []"
 
 
 @pytest.mark.skipif(os.environ.get("KAFKACODEC_EXPECT_COMPILED") != "1", reason="make test sets it")
 def test_make_test_runs_with_the_compiled_kernels():
     assert kernels.compiled is not None, "make install did not build runtime/_kernels.pyx"
-    assert facade_kernels.facade is not None, "make install did not build codec/_facade.pyx"
 
 
 def test_the_pure_backend_runs_no_compiled_code():
@@ -287,7 +285,7 @@ def test_the_columnar_writer_writes_back_what_the_columnar_reader_read(seed):
     assert write(cols, data, first, stop) == b"".join(r.to_bytes() for r in records)
 
 
-@pytest.mark.skipif(facade_kernels.facade is None, reason="the compiled kernels are not built")
+@pytest.mark.skipif(not compiled_types(), reason="the compiled writers are not built")
 def test_records_sections_from_columns_leave_the_irregular_to_the_generated_writer():
     from kafkacodec.codec.records import RecordBatch
     from kafkacodec.pipeline.sink_rows import writer_columns

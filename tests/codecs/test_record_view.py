@@ -1,11 +1,13 @@
 """The record view of the legacy schema (-record in schemas/legacy_log_entry.ksy, read by the
-generated `_record_run` and `_flat_run`, compiled and Python: runs of plain entries, and a
+generated `_record_run`, compiled and Python: runs of plain entries, and a
 compressed wrapper's inner messages, straight into records) against the facade's reading through
 the generated entry objects, on the same bytes, valid and mutated, under each backend
 (tests/support/roundtrip.py): the same batches, records and errors (class, position, path,
 message), with CRCs checked or not."""
 import random
 import struct
+import subprocess
+import sys
 import zlib
 
 import pytest
@@ -16,9 +18,11 @@ from tests.support.roundtrip import alike, kernel_alike, patched, using
 from kafkacodec.codec import records
 from kafkacodec import read_batches, write_batch
 from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
-from kafkacodec.codec import kernels
+from kafkacodec.runtime import kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 from kafkacodec.runtime.limits import LIMITS
+
+compiled_only = pytest.mark.skipif(LegacyLogEntry._held_iter is None, reason="the compiled readers are not built")
 
 
 def outcome(buf, verify: bool):
@@ -161,9 +165,9 @@ def test_valid_entries_are_read_without_entry_objects(monkeypatch, patch_type):
     def refused(*args, **kwargs):
         raise AssertionError("an inner message set fell back to the Python reader")
     patch_type(LegacyLogEntry.MessageSet, "_read", classmethod(refused))
-    view = {name: staticmethod(lambda *args, name=name: getattr(LegacyLogEntry, name)(*args))
-            for name in ("_record_run", "_flat_run")}  # the record view as it is
-    monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only), **view}))
+    view = staticmethod(lambda *args: LegacyLogEntry._record_run(*args))  # the record view as it is
+    monkeypatch.setattr(records, "LegacyLogEntry", type("Spy", (), {"read": staticmethod(wrappers_only),
+                                                                     "_record_run": view}))
     wrappers = 0
     for seg in segs:
         for batch in read_batches(seg):
@@ -213,7 +217,7 @@ def test_the_crc_of_the_kernel_is_zlibs(backend):
     calls = known + [(f"{n} random bytes from byte {at}", (memoryview(data)[at:at + n],))
                      for n in lengths for at in ((0, 1, 7) if n < 300 else (0, 3))]
     calls += [(f"{n} bytes of {fill:#x}", (bytes([fill]) * n,)) for n in (64, 1000, 65536) for fill in (0, 0xFF)]
-    kernel_alike(zlib.crc32, kernels.facade and kernels.facade.crc32, calls, backend)
+    kernel_alike(zlib.crc32, kernels.compiled and kernels.compiled.crc32, calls, backend)
 
 
 @pytest.mark.parametrize("magic", [0, 1])
@@ -228,3 +232,84 @@ def test_a_wrapper_built_as_objects_gives_its_records(magic):
     assert got == [(b"k%d" % i, 10 + i if magic else i, 5 + i if magic else -1) for i in range(3)]
     again = next(read_batches(wrapper.to_bytes()))
     assert [(r.key, r.offset, r.timestamp) for r in again] == got
+
+
+REENTERED = """
+import gc
+import kafkacodec
+from kafkacodec.codec import records
+from kafkacodec.generated.legacy_log_entry import LegacyLogEntry
+from kafkacodec.generated.record_batch import RecordBatch
+buf = kafkacodec.write_batch([{"key": b"k", "value": b"v"}] * 200, magic=1)
+class Big:  # another holder and record class, bound by a gc callback in the middle of each run
+    __slots__ = tuple(f"pad{i}" for i in range(300)) + ("rec", "at")
+class Row:
+    __slots__ = tuple(f"pad{i}" for i in range(300)) + ("key", "value", "offset", "timestamp", "timestamp_type",
+                                                        "headers")
+rows = [Row() for _ in range(3)]
+for row in rows:
+    row.key = row.value = None; row.offset = row.timestamp = None; row.headers = []
+def other(phase, info):
+    if phase == "start":
+        LegacyLogEntry._record_run(buf, 0, 36, False, 1, (Big, (("at", "start"), ("rec", "record")), Row), 0, -1, 100)
+        RecordBatch.Record._pack_run(bytearray(), rows, Row, 0, -1, 0)
+gc.callbacks.append(other)
+gc.set_threshold(5)
+many = [records.Record(value=b"v" * 30, offset=i) for i in range(300)]
+for _ in range(30):
+    out, _ = LegacyLogEntry._record_run(buf, 0, len(buf), False, 1000, records._PLAIN_INTO, 0, -1, 1000)
+    assert [r.offset for b in out for r in b] == list(range(200))
+    assert RecordBatch.Record._pack_run(bytearray(), many, records.Record, 0, -1, 0)[0] == 300
+print("ok")
+"""
+
+
+@compiled_only
+def test_runs_keep_their_classes_while_a_gc_callback_binds_others():
+    """A gc callback (or a finaliser) reading and writing with other classes in the middle of a
+    compiled run does not change the slots the run fills or reads (it used to, and crash)."""
+    run = subprocess.run([sys.executable, "-c", REENTERED], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+@compiled_only
+def test_classes_python_would_refuse_are_refused():
+    """Not a class, one object.__new__ refuses (it needs its own allocator), slots that are
+    another class's, more than 16 holder slots: TypeError or ValueError, nothing made."""
+    buf = write_batch([{"key": b"k", "value": b"v"}] * 3, magic=1)
+    run = LegacyLogEntry._record_run
+
+    class Big:
+        __slots__ = tuple(f"s{i}" for i in range(50)) + tuple(records.Record.__slots__)
+
+    class Borrowing:
+        key, value, offset, timestamp, timestamp_type, headers = (Big.__dict__[n] for n in records.Record.__slots__)
+
+    class Mapping(dict):
+        __slots__ = tuple(records.Record.__slots__)
+
+    class Wide:
+        __slots__ = tuple(f"s{i}" for i in range(17))
+    for into in (int, None, Borrowing, Mapping):
+        with pytest.raises(TypeError):
+            run(buf, 0, len(buf), True, 5, into, 0, -1, 100)
+    with pytest.raises(ValueError):
+        run(buf, 0, len(buf), True, 5, (Wide, tuple((f"s{i}", "start") for i in range(17)), records.Record), 0, -1, 100)
+    assert len(run(buf, 0, len(buf), True, 5, records.Record, 0, -1, 100)[0]) == 3  # and the right one after
+
+
+@compiled_only
+def test_a_plain_batch_iterates_whatever_else_is_bound():
+    buf = write_batch([{"key": b"k", "value": b"v"}] * 2, magic=1)
+    batch = next(read_batches(buf))
+
+    class Other:
+        __slots__ = ("rec",)
+
+    class Sub(records.PlainLegacyBatch):
+        __slots__ = ()
+    LegacyLogEntry._bind_into((Other, (("rec", "record"),), records.Record))
+    assert [r.value for r in batch] == [b"v"]
+    sub = Sub.__new__(Sub)
+    sub._record = records.Record(value=b"w")
+    assert [r.value for r in sub] == [b"w"]

@@ -3,9 +3,9 @@ computation under a backend and check that the other gives the same value, the s
 the same error (class, byte position, path and message).
 
 - `using(backend)`: "compiled" is the process as loaded; "pure" swaps the compiled paths back to
-  their Python ones for the duration (the generated readers and record views, the columnar
-  kernels, and the facade's writers bound in codec.records and pipeline.sink_rows; only the
-  iterator of a plain batch's one record stays, see compiled_bindings and test_kernels).
+  their Python ones for the duration (the generated readers, record views and writers, and the
+  columnar kernels; only the iterator of a plain batch's one record stays, see
+  compiled_bindings and test_kernels).
 - `alike(compute, backend)`: compute()'s outcome under `backend`; under "compiled" the pure
   backend must give the same (or any other `ways` of computing it given).
 - `check_table(cls, table, backend)`: parse, check, build back and size a table of `Sample`s of
@@ -24,7 +24,6 @@ from contextlib import ExitStack, contextmanager
 from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any, Callable, NamedTuple
 
-from kafkacodec.codec import kernels as facade_kernels, records
 from kafkacodec.runtime import compiled, kernels
 from kafkacodec.runtime.errors import KafkaCodecError
 
@@ -40,8 +39,7 @@ def missing_compiled() -> list[str]:
     for name in GENERATED_TWINS:
         importlib.import_module(name)  # a generated module attaches its compiled readers on import
     read_compiled = {name.partition(".")[0] for name in compiled.compiled_types()}
-    missing = [source for source, module in (("runtime/_kernels.pyx", kernels.compiled),
-                                             ("codec/_facade.pyx", facade_kernels.facade)) if module is None]
+    missing = ["runtime/_kernels.pyx"] if kernels.compiled is None else []
     return missing + [f"generated/_c_{name.rpartition('.')[2]}.pyx" for name, top in GENERATED_TWINS.items()
                       if top not in read_compiled]
 
@@ -71,9 +69,6 @@ def using(backend: str):
     with ExitStack() as stack:
         stack.enter_context(compiled.pure())
         stack.enter_context(patched(kernels, compiled=None))
-        stack.enter_context(patched(facade_kernels, facade=None))
-        # the facade's writers codec.records binds at import: what it binds without
-        stack.enter_context(patched(records, _v2_records=None, _legacy_entries=None))
         yield
 
 
