@@ -26,7 +26,6 @@ from .plans.lines import Code
 from .pyexpr import INT, OBJECT, PythonSyntax, Scope, Translator
 
 SOURCES = ("start", "size", "record", "buffer", "verify")  # what a holder's slots may take
-MARK = "\u27e8"  # opens the stand-in of a struct while translating: a field of it must follow
 
 
 class ViewSyntax(PythonSyntax):
@@ -63,20 +62,32 @@ class RecordViewEmitter:
         return None if at is None else f"{r}[{at}]"
 
     def scope(self, spec: TypeSpec) -> Scope:
-        """The root's fields as their slots (a struct as a stand-in whose fields are slots), the
-        view's params as locals."""
-        def field_of(obj: str, _spec, attr) -> str:
-            if not obj.startswith(MARK):
+        """The root's fields as their slots, the view's params as locals. A struct field stands
+        for itself by a handle of its own at each use, known by `self.structs`, whose fields are
+        found through it (`self.used` notes each handle a field was found through)."""
+        root = self.handle("")
+
+        def field_of(obj: str, _spec, attr) -> str | None:
+            prefix = self.structs.get(obj)
+            if prefix is None:  # not a struct of the view's: the translator refuses it
                 return None
-            return self.value(obj[1:] + "." + attr.id) or f"{MARK}{obj[1:]}.{attr.id}"
+            self.used.add(obj)
+            return self.value(prefix + attr.id) or self.handle(prefix + attr.id + ".")
         names = {p.id: (f"p_{p.id}", INT) for p in spec.record.params}  # (never a name of the code's own)
-        local = {a.id: self.value(a.id) or f"{MARK}{a.id}" for a in spec.seq}
-        return Scope(spec, obj=f"{MARK}root", locals=local, ancestor_field=field_of, names=names)
+        return Scope(spec, obj=root, ancestor_field=field_of, names=names)
+
+    def handle(self, prefix: str) -> str:
+        """A new stand-in for the struct whose fields' slots are named from `prefix`."""
+        name = f"struct{len(self.structs)}"
+        self.structs[name] = prefix
+        return name
 
     def expr(self, spec: TypeSpec, e, what: str) -> str | None:
+        self.structs, self.used = {}, set()
         scope = self.scope(spec)
         text = self.tr.translate(e, scope, spec.record.loc)
-        if MARK in text or scope.uses & {OBJECT}:
+        # a struct taken as a value (a handle no field was found through), or an object's attribute
+        if set(self.structs) - self.used - {scope.obj} or scope.uses & {OBJECT}:
             self.problems.add(spec.record.loc, f"-record {what}: only numbers and bytes of the fields read flat "
                                                "and the view's params")
             return None
