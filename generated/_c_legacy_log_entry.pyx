@@ -489,8 +489,8 @@ def pack_run_LegacyLogEntry(bytearray out not None, records, type into not None,
     for k in range(5):  # this run's own: a gc callback may write others meanwhile
         at[k] = offsets[k]
     try:
-        for i in range(len(records)):
-            r = records[i]
+        for r in records:  # (checked against the length at each step: user code may shrink it)
+            i = count
             if type(r) is into:
                 r_key, r_value, r_headers, r_timestamp, r_offset, = get(r, at[0]), get(r, at[1]), get(r, at[2]), get(r, at[3]), get(r, at[4]),
             elif type(r) is dict:
@@ -513,10 +513,10 @@ def pack_run_LegacyLogEntry(bytearray out not None, records, type into not None,
                 break
             if not (len(r_headers) == 0):
                 break
-            if count == 0 or n_timestamp > largest:
-                largest = n_timestamp
             if pk_LegacyLogEntry(out, ((n_offset - p_first_offset) if (p_relative != 0) else n_offset), (p_magic, p_attributes, (p_fixed_timestamp if (p_fixed != 0) else n_timestamp), r_key, r_value,)):
                 break
+            if count == 0 or n_timestamp > largest:
+                largest = n_timestamp
             count += 1
     except (OverflowError, AttributeError, TypeError):  # beyond 64 bits; a slot unset; no len
         pass
@@ -653,9 +653,10 @@ def flat_rows_LegacyLogEntry(const uint8_t[::1] u8, const int64_t[::1] starts, c
 # the record view of LegacyLogEntry (-record, generator/record_view.py): what each `into` binds, found
 # once and kept whole (record class, holder class or None, the offsets of the record's fields,
 # of the holder's slots and their sources); the offset of the record in each holder class
+from weakref import WeakKeyDictionary
 RECORD_FIELDS_LegacyLogEntry = ('key', 'value', 'offset', 'timestamp', 'timestamp_type', 'headers')
 cdef dict INTO_LegacyLogEntry = {}
-cdef dict HELD_LegacyLogEntry = {}
+HELD_LegacyLogEntry = WeakKeyDictionary()  # holder class -> (its record's slot, that slot's offset)
 
 
 def bind_into_LegacyLogEntry(into):
@@ -679,7 +680,7 @@ def bind_into_LegacyLogEntry(into):
         INTO_LegacyLogEntry.clear()
     INTO_LegacyLogEntry[into] = bound
     if 2 in sources:
-        HELD_LegacyLogEntry[holder] = held[sources.index(2)]
+        HELD_LegacyLogEntry[holder] = slots[sources.index(2)][0], held[sources.index(2)]
     return bound
 
 
@@ -694,11 +695,11 @@ cdef Py_ssize_t take_LegacyLogEntry(const uint8_t* b, Py_ssize_t pos, Py_ssize_t
     return after
 
 
-def record_run_LegacyLogEntry(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, into, int64_t p_log_append, int64_t p_append_time, int64_t p_max_size):
+def record_run_LegacyLogEntry(bytes buf not None, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, into, int64_t p_log_append, int64_t p_append_time, int64_t p_max_size):
     """The instances from pos the record view takes, up to max_items, as records of the class
     `into` names (see generator/record_view.py): (records, the position after them)."""
-    if buf is None or pos < 0 or end > len(buf) or pos > end:
-        raise ValueError(f"range [{pos}, {end}) outside a buffer of {0 if buf is None else len(buf)} bytes")
+    if pos < 0 or end > len(buf) or pos > end:
+        raise ValueError(f"range [{pos}, {end}) outside a buffer of {len(buf)} bytes")
     cdef const uint8_t* b = <const uint8_t*><const char*>buf
     cdef int64_t f[17]
     cdef Py_ssize_t after, count = 0, k, held_n, rec_at[6], held_at[16]
@@ -741,12 +742,13 @@ def record_run_LegacyLogEntry(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint ve
 def held_iter_LegacyLogEntry(holder):
     """An iterator over the record a holder holds, for the holder classes bound and their
     subclasses (TypeError for others)."""
-    at = HELD_LegacyLogEntry.get(type(holder))
-    if at is None:
-        at = next((HELD_LegacyLogEntry[k] for k in type(holder).__mro__ if k in HELD_LegacyLogEntry), None)
-        if at is None:
+    found = HELD_LegacyLogEntry.get(type(holder))
+    if found is None:  # a subclass: its own offset of the slot its base binds
+        name = next((HELD_LegacyLogEntry[k][0] for k in type(holder).__mro__ if k in HELD_LegacyLogEntry), None)
+        if name is None:
             raise TypeError(f"{type(holder).__name__} is not a holder class bound")
-    return iter((get(holder, at),))
+        found = HELD_LegacyLogEntry[type(holder)] = name, slot_offset(type(holder), name)
+    return iter((get(holder, found[1]),))
 
 
 cdef bytes SIGNATURE_LegacyLogEntry = 'int (bytearray, int64_t, object) except -1'.encode()

@@ -736,8 +736,8 @@ def pack_run_RecordBatch_Record(bytearray out not None, records, type into not N
     for k in range(5):  # this run's own: a gc callback may write others meanwhile
         at[k] = offsets[k]
     try:
-        for i in range(len(records)):
-            r = records[i]
+        for r in records:  # (checked against the length at each step: user code may shrink it)
+            i = count
             if type(r) is into:
                 r_key, r_value, r_headers, r_timestamp, r_offset, = get(r, at[0]), get(r, at[1]), get(r, at[2]), get(r, at[3]), get(r, at[4]),
             elif type(r) is dict:
@@ -758,10 +758,10 @@ def pack_run_RecordBatch_Record(bytearray out not None, records, type into not N
                 n_offset = r_offset
             else:
                 break
-            if count == 0 or n_timestamp > largest:
-                largest = n_timestamp
             if pk_RecordBatch_Record(out, 0, (n_timestamp - p_base_timestamp), (n_offset - p_first_offset), r_key, r_value, r_headers):
                 break
+            if count == 0 or n_timestamp > largest:
+                largest = n_timestamp
             count += 1
     except (OverflowError, AttributeError, TypeError):  # beyond 64 bits; a slot unset; no len
         pass

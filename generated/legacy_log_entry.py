@@ -804,4 +804,4 @@ LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "t
 LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "f1f9772246e77e79fa176311de69733cda2401b3b66659e47941345e87c29846", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "e6905d4e23b7ec6aab6553eb160293446add409da164926247d2d164e5eeb03e", globals())

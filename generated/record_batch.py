@@ -1612,4 +1612,4 @@ RecordBatch_Record._field_types = {"attributes": int, "timestamp_delta": int, "o
 RecordBatch_Header._field_types = {"key": str, "value": bytes, }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_record_batch", "29b51ce10e49ee96de8db48b127272d31fd2d02ad4920e883e30d4041e099faf", globals())
+_attach_compiled("kafkacodec.generated._c_record_batch", "e092bb785f49b950cad256c6729c9122410c723d998f9e0aaba2405f50530453", globals())

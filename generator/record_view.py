@@ -211,9 +211,10 @@ class RecordViewEmitter:
         c(f"# the record view of {n} (-record, generator/record_view.py): what each `into` binds, found")
         c("# once and kept whole (record class, holder class or None, the offsets of the record's fields,")
         c("# of the holder's slots and their sources); the offset of the record in each holder class")
+        c("from weakref import WeakKeyDictionary")
         c(f"RECORD_FIELDS_{n} = {tuple(name for name, _ in self.fields)!r}")
         c(f"cdef dict INTO_{n} = {{}}")
-        c(f"cdef dict HELD_{n} = {{}}")
+        c(f"HELD_{n} = WeakKeyDictionary()  # holder class -> (its record's slot, that slot's offset)")
         c("")
         c("")
         with c.block(f"def bind_into_{n}(into):"):
@@ -237,7 +238,7 @@ class RecordViewEmitter:
                 c(f"INTO_{n}.clear()")
             c(f"INTO_{n}[into] = bound")
             with c.block("if 2 in sources:"):
-                c(f"HELD_{n}[holder] = held[sources.index(2)]")
+                c(f"HELD_{n}[holder] = slots[sources.index(2)][0], held[sources.index(2)]")
             c("return bound")
         c("")
         c("")
@@ -249,12 +250,12 @@ class RecordViewEmitter:
             c("return after")
         c("")
         c("")
-        with c.block(f"def record_run_{n}(bytes buf, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, "
+        with c.block(f"def record_run_{n}(bytes buf not None, Py_ssize_t pos, Py_ssize_t end, bint verify, Py_ssize_t max_items, "
                      f"into{typed}):"):
             c('"""The instances from pos the record view takes, up to max_items, as records of the class')
             c('`into` names (see generator/record_view.py): (records, the position after them)."""')
-            with c.block("if buf is None or pos < 0 or end > len(buf) or pos > end:"):
-                c('raise ValueError(f"range [{pos}, {end}) outside a buffer of {0 if buf is None else len(buf)} bytes")')
+            with c.block("if pos < 0 or end > len(buf) or pos > end:"):
+                c('raise ValueError(f"range [{pos}, {end}) outside a buffer of {len(buf)} bytes")')
             c("cdef const uint8_t* b = <const uint8_t*><const char*>buf")
             c(f"cdef int64_t f[{slots}]")
             c(f"cdef Py_ssize_t after, count = 0, k, held_n, rec_at[{max(nf, 1)}], held_at[16]")
@@ -294,12 +295,13 @@ class RecordViewEmitter:
         with c.block(f"def held_iter_{n}(holder):"):
             c('"""An iterator over the record a holder holds, for the holder classes bound and their')
             c('subclasses (TypeError for others)."""')
-            c(f"at = HELD_{n}.get(type(holder))")
-            with c.block("if at is None:"):
-                c(f"at = next((HELD_{n}[k] for k in type(holder).__mro__ if k in HELD_{n}), None)")
-                with c.block("if at is None:"):
+            c(f"found = HELD_{n}.get(type(holder))")
+            with c.block("if found is None:  # a subclass: its own offset of the slot its base binds"):
+                c(f"name = next((HELD_{n}[k][0] for k in type(holder).__mro__ if k in HELD_{n}), None)")
+                with c.block("if name is None:"):
                     c('raise TypeError(f"{type(holder).__name__} is not a holder class bound")')
-            c("return iter((get(holder, at),))")
+                c(f"found = HELD_{n}[type(holder)] = name, slot_offset(type(holder), name)")
+            c("return iter((get(holder, found[1]),))")
         return c.lines
 
     def attributes(self) -> list[str]:

@@ -27,11 +27,13 @@ cdef inline object alloc(type cls):
 
 
 cdef inline Py_ssize_t slot_offset(type cls, str name) except -1:
-    """Where `cls` keeps the slot `name` in its instances (a member descriptor's offset)."""
+    """The offset of the object slot `name` of `cls` or a base in its instances; else TypeError."""
+    import types
     for klass in cls.__mro__:
         descriptor = klass.__dict__.get(name)
         if descriptor is not None:
-            if type(descriptor).__name__ != "member_descriptor" or not issubclass(cls, descriptor.__objclass__):
+            if type(descriptor) is not types.MemberDescriptorType or not issubclass(cls, descriptor.__objclass__) \
+                    or (<PyMemberDescrObject*><PyObject*>descriptor).d_member.type not in (6, 16):  # T_OBJECT(_EX)
                 raise TypeError(f"{cls.__qualname__}.{name} is not a slot of its own")
             return (<PyMemberDescrObject*><PyObject*>descriptor).d_member.offset
     raise TypeError(f"{cls.__qualname__} has no slot {name!r}")

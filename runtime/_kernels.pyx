@@ -41,9 +41,11 @@ def gather(const uint8_t[::1] src, const int64_t[::1] starts, const int64_t[::1]
     cdef Py_ssize_t at = 0
     for i in range(n):
         off[i] = at
-        size = sizes[i]
+        start, size = starts[i], sizes[i]
         if size > 0:
-            memcpy(&out[at], &src[starts[i]], <size_t>size)
+            if start < 0 or start > length or size > length - start or size > total - at:
+                raise ValueError("the slices changed while they were gathered")
+            memcpy(&out[at], &src[start], <size_t>size)
             at += size
     off[n] = at
     return (offsets if wide else offsets.astype(np.int32)), data

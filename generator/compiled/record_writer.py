@@ -66,8 +66,8 @@ class RecordWriterEmitter:
                 c("at[k] = offsets[k]")
             raw = [f"r_{name}" for name in names]
             with c.block("try:"):
-                with c.block("for i in range(len(records)):"):
-                    c("r = records[i]")
+                with c.block("for r in records:  # (checked against the length at each step: user code may shrink it)"):
+                    c("i = count")
                     with c.block("if type(r) is into:"):
                         c(f"{', '.join(raw)}, = {', '.join(f'get(r, at[{k}])' for k in range(len(names)))},")
                     with c.block("elif type(r) is dict:"):
@@ -88,13 +88,13 @@ class RecordWriterEmitter:
                     if writer.when is not None:
                         with c.block(f"if not {self.tr.translate(writer.when, scope, writer.loc)}:"):
                             c("break")
+                    args = ", ".join(self.values(spec, writer.pack, scope, writer.loc))
+                    with c.block(f"if pk_{n}(out, {args}):"):
+                        c("break")
                     if writer.largest is not None:
                         big = local[writer.largest]
                         with c.block(f"if count == 0 or {big} > largest:"):
                             c(f"largest = {big}")
-                    args = ", ".join(self.values(spec, writer.pack, scope, writer.loc))
-                    with c.block(f"if pk_{n}(out, {args}):"):
-                        c("break")
                     c("count += 1")
             with c.block("except (OverflowError, AttributeError, TypeError):  # beyond 64 bits; a slot unset; no len"):
                 c("pass")

@@ -313,3 +313,12 @@ def test_a_plain_batch_iterates_whatever_else_is_bound():
     sub = Sub.__new__(Sub)
     sub._record = records.Record(value=b"w")
     assert [r.value for r in sub] == [b"w"]
+
+
+@compiled_only
+def test_a_holder_subclass_with_its_own_record_slot_iterates_it():
+    class Mine(records.PlainLegacyBatch):
+        __slots__ = ("_record",)  # a slot of its own, at another offset than its base's
+    mine = Mine.__new__(Mine)
+    mine._record = records.Record(value=b"mine")
+    assert [r.value for r in mine] == [b"mine"]
