@@ -1,66 +1,25 @@
 """Every field shape the compiled backend reads (tests/schemas_hot/toy_hot.ksy, nothing of Kafka in
 it), built with Cython here and compared with the Python reader on the same bytes, valid and
 mutated: same values, same errors."""
-import hashlib
-import importlib.machinery
-import importlib.util
 import random
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-from tests.support import ROOT, TESTS
+from tests.support import TESTS
 from tests.support.fallback import python_readers_refused
-from kafkacodec.generator.compile import compile_dir
+from tests.support.toy_build import build
 from kafkacodec.runtime.compiled import install as install_compiled
 from kafkacodec.runtime.errors import KafkaCodecError
 
 pytest.importorskip("Cython")
 pytestmark = pytest.mark.compiles
 
-BUILD = """
-import sys
-from setuptools import Extension, setup
-from Cython.Build import cythonize
-sys.argv[1:] = ["build_ext", "--inplace", "-q"]
-setup(ext_modules=cythonize([Extension("_c_toy_hot", ["_c_toy_hot.pyx"])], language_level=3, quiet=True,
-                            include_path=[{runtime!r}]))
-"""
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     """(the Python module, the swaps of its hot types, the compiled module)."""
-    work = tmp_path_factory.mktemp("toy_hot")
-    schemas = work / "schemas"
-    schemas.mkdir()
-    for name in ("varint.ksy", "uvarint.ksy"):
-        shutil.copy(ROOT / "schemas" / name, schemas)
-    shutil.copy(TESTS / "schemas_hot" / "toy_hot.ksy", schemas)
-    outputs = compile_dir(schemas)
-    pyx = outputs["_c_toy_hot.pyx"]
-    (work / "toy_hot.py").write_text(outputs["toy_hot.py"])
-    (work / "_c_toy_hot.pyx").write_text(pyx)
-    (work / "_c_toy_hot_source.pxi").write_text(f'SOURCE_SHA256 = "{hashlib.sha256(pyx.encode()).hexdigest()}"\n')
-    built = subprocess.run([sys.executable, "-c", BUILD.format(runtime=str(ROOT / "runtime"))], cwd=work,
-                           capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.fail(built.stdout + built.stderr)
-    module = load(work / "toy_hot.py", "toy_hot_under_test")
-    so = next(work.glob("_c_toy_hot*.so"))
-    loader = importlib.machinery.ExtensionFileLoader("_c_toy_hot", str(so))
-    spec = importlib.util.spec_from_loader("_c_toy_hot", loader)
-    fast = importlib.util.module_from_spec(spec)
-    loader.exec_module(fast)
+    module, fast = build(tmp_path_factory.mktemp("toy_hot"), TESTS / "schemas_hot" / "toy_hot.ksy",
+                         ("varint.ksy", "uvarint.ksy"))
     swaps = install_compiled(fast, vars(module))
     assert len(swaps) == 5  # the root, box, item, entry and rest
     return module, swaps, fast

@@ -1,33 +1,18 @@
 """The record view (-record) of a format with nothing of Kafka in it (tests/schemas_hot/
 toy_record.ksy), built with Cython here: the compiled and the Python `_record_run` give the same
 records, holders and positions on the same bytes, valid and mutated, with CRCs checked or not."""
-import hashlib
-import importlib.machinery
-import importlib.util
 import random
-import shutil
-import subprocess
-import sys
 import zlib
 from dataclasses import dataclass, field
 
 import pytest
 
-from tests.support import ROOT, TESTS
-from kafkacodec.generator.compile import compile_dir
+from tests.support import TESTS
+from tests.support.toy_build import build
 from kafkacodec.runtime.compiled import install as install_compiled
 
 pytest.importorskip("Cython")
 pytestmark = pytest.mark.compiles
-
-BUILD = """
-import sys
-from setuptools import Extension, setup
-from Cython.Build import cythonize
-sys.argv[1:] = ["build_ext", "--inplace", "-q"]
-setup(ext_modules=cythonize([Extension("_c_toy_record", ["_c_toy_record.pyx"])], language_level=3, quiet=True,
-                            include_path=[{runtime!r}]))
-"""
 
 
 @dataclass(slots=True)
@@ -49,28 +34,9 @@ HOLDER = (Held, (("at", "start"), ("length", "size"), ("row", "record"), ("sourc
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """(the Python _record_run, the compiled one)."""
-    work = tmp_path_factory.mktemp("toy_record")
-    schemas = work / "schemas"
-    schemas.mkdir()
-    shutil.copy(TESTS / "schemas_hot" / "toy_record.ksy", schemas)
-    outputs = compile_dir(schemas)
-    pyx = outputs["_c_toy_record.pyx"]
-    (work / "toy_record.py").write_text(outputs["toy_record.py"])
-    (work / "_c_toy_record.pyx").write_text(pyx)
-    (work / "_c_toy_record_source.pxi").write_text(f'SOURCE_SHA256 = "{hashlib.sha256(pyx.encode()).hexdigest()}"\n')
-    built = subprocess.run([sys.executable, "-c", BUILD.format(runtime=str(ROOT / "runtime"))], cwd=work,
-                           capture_output=True, text=True)
-    if built.returncode != 0:
-        pytest.fail(built.stdout + built.stderr)
-    spec = importlib.util.spec_from_file_location("toy_record_under_test", work / "toy_record.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """(the Python _record_run, the compiled one, the compiled _held_iter)."""
+    module, fast = build(tmp_path_factory.mktemp("toy_record"), TESTS / "schemas_hot" / "toy_record.ksy")
     python_run = module.ToyRecord._record_run
-    so = next(work.glob("_c_toy_record*.so"))
-    loader = importlib.machinery.ExtensionFileLoader("_c_toy_record", str(so))
-    fast = importlib.util.module_from_spec(importlib.util.spec_from_loader("_c_toy_record", loader))
-    loader.exec_module(fast)
     install_compiled(fast, vars(module))
     assert module.ToyRecord._record_run is not python_run
     return python_run, module.ToyRecord._record_run, module.ToyRecord._held_iter
