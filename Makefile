@@ -65,6 +65,11 @@ generate: install
 check: install
 	$(KC) generate --check
 
+# the tests that kill the commands that change files at each point of their system calls
+FAULT_TESTS := tests/change/test_faults.py tests/change/test_recover_snapshots.py tests/change/test_salvage_faults.py \
+	tests/cli/test_write_command_faults.py tests/pipeline/test_logdir_layout_faults.py \
+	tests/pipeline/test_sink_assigned_offsets.py tests/pipeline/test_sink_faults.py
+
 # what the compiled modules replace: read again in pure Python by make test
 PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py tests/codecs/test_kernels.py tests/storage/test_verify_deep.py tests/pipeline/test_pipeline_decode.py \
 	tests/codecs/test_damage_valid_crc.py tests/codecs/test_decoded_objects.py tests/codecs/test_generated_api.py \
@@ -77,14 +82,16 @@ PURE_TESTS := tests/storage/test_columnar.py tests/pipeline/test_sink_rows.py te
 # each core, then the reading tests again in pure Python; the Spark tests are test-cluster's
 test: $(TEST_STAMP) $(NODE_STAMP) browser jdk
 	$(KC) generate --check
-	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark and not compiles"
+	KAFKACODEC_EXPECT_COMPILED=1 KAFKACODEC_FAULT_POINTS=sample $(PY) -m pytest -n 2 --dist loadfile -m "not spark and not compiles"
 	KAFKACODEC_PURE=1 $(PY) -m pytest -q -n 2 --dist loadfile -m "not spark and not compiles" $(PURE_TESTS)
 
 # the tests that start Spark: the data sources on local[2], export, the incident flow, and the README's
 # recipe for a cluster on a standalone master and two workers (tests/pipeline/test_spark_cluster.py);
-# and those that build test schemas' compiled readers with Cython (a minute, kept out of make test)
+# and those that build test schemas' compiled readers with Cython (a minute, kept out of make test);
+# then the commands that change files killed at every point (make test kills them at a sample)
 test-cluster: $(TEST_STAMP) jdk
 	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "spark or compiles"
+	KAFKACODEC_EXPECT_COMPILED=1 $(PY) -m pytest -n 2 --dist loadfile -m "not spark" $(FAULT_TESTS)
 
 # export goes through Spark: the spark extra (pyspark, pyarrow, pandas; Java 17 must be there)
 run: $(SPARK_STAMP)
