@@ -657,11 +657,14 @@ from weakref import WeakKeyDictionary
 RECORD_FIELDS_LegacyLogEntry = ('key', 'value', 'offset', 'timestamp', 'timestamp_type', 'headers')
 cdef dict INTO_LegacyLogEntry = {}
 HELD_LegacyLogEntry = WeakKeyDictionary()  # holder class -> (its record's slot, that slot's offset)
+cdef type LAST_HELD_LegacyLogEntry = None  # the class _held_iter served last, and its offset
+cdef Py_ssize_t LAST_AT_LegacyLogEntry = 0
 
 
 def bind_into_LegacyLogEntry(into):
     """What `into` binds (see _record_run), found once: a class that object.__new__ makes, its
     slots its own (TypeError for others; ValueError for an unknown source or over 16 slots)."""
+    global LAST_HELD_LegacyLogEntry
     bound = INTO_LegacyLogEntry.get(into)
     if bound is not None:
         return bound
@@ -681,6 +684,7 @@ def bind_into_LegacyLogEntry(into):
     INTO_LegacyLogEntry[into] = bound
     if 2 in sources:
         HELD_LegacyLogEntry[holder] = slots[sources.index(2)][0], held[sources.index(2)]
+        LAST_HELD_LegacyLogEntry = None  # it may be this class, bound again
     return bound
 
 
@@ -742,12 +746,16 @@ def record_run_LegacyLogEntry(bytes buf not None, Py_ssize_t pos, Py_ssize_t end
 def held_iter_LegacyLogEntry(holder):
     """An iterator over the record a holder holds, for the holder classes bound and their
     subclasses (TypeError for others)."""
+    global LAST_HELD_LegacyLogEntry, LAST_AT_LegacyLogEntry
+    if type(holder) is LAST_HELD_LegacyLogEntry:  # (most often: one class, iterated batch after batch)
+        return iter((get(holder, LAST_AT_LegacyLogEntry),))
     found = HELD_LegacyLogEntry.get(type(holder))
     if found is None:  # a subclass: its own offset of the slot its base binds
         name = next((HELD_LegacyLogEntry[k][0] for k in type(holder).__mro__ if k in HELD_LegacyLogEntry), None)
         if name is None:
             raise TypeError(f"{type(holder).__name__} is not a holder class bound")
         found = HELD_LegacyLogEntry[type(holder)] = name, slot_offset(type(holder), name)
+    LAST_AT_LegacyLogEntry, LAST_HELD_LegacyLogEntry = found[1], type(holder)
     return iter((get(holder, found[1]),))
 
 

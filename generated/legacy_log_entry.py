@@ -804,4 +804,4 @@ LegacyLogEntry_LegacyMessage._field_types = {"magic": int, "attributes": int, "t
 LegacyLogEntry_MessageSet._field_types = {"entries": [LegacyLogEntry], }
 
 # the compiled readers of the -hot types, when built from the .pyx generated beside this module
-_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "e6905d4e23b7ec6aab6553eb160293446add409da164926247d2d164e5eeb03e", globals())
+_attach_compiled("kafkacodec.generated._c_legacy_log_entry", "1b8adf24644216ac44ff9661df035dad74e965686f88e62eb6387244749f6ffd", globals())

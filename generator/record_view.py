@@ -215,11 +215,14 @@ class RecordViewEmitter:
         c(f"RECORD_FIELDS_{n} = {tuple(name for name, _ in self.fields)!r}")
         c(f"cdef dict INTO_{n} = {{}}")
         c(f"HELD_{n} = WeakKeyDictionary()  # holder class -> (its record's slot, that slot's offset)")
+        c(f"cdef type LAST_HELD_{n} = None  # the class _held_iter served last, and its offset")
+        c(f"cdef Py_ssize_t LAST_AT_{n} = 0")
         c("")
         c("")
         with c.block(f"def bind_into_{n}(into):"):
             c('"""What `into` binds (see _record_run), found once: a class that object.__new__ makes, its')
             c('slots its own (TypeError for others; ValueError for an unknown source or over 16 slots)."""')
+            c(f"global LAST_HELD_{n}")
             c(f"bound = INTO_{n}.get(into)")
             with c.block("if bound is not None:"):
                 c("return bound")
@@ -239,6 +242,7 @@ class RecordViewEmitter:
             c(f"INTO_{n}[into] = bound")
             with c.block("if 2 in sources:"):
                 c(f"HELD_{n}[holder] = slots[sources.index(2)][0], held[sources.index(2)]")
+                c(f"LAST_HELD_{n} = None  # it may be this class, bound again")
             c("return bound")
         c("")
         c("")
@@ -295,12 +299,16 @@ class RecordViewEmitter:
         with c.block(f"def held_iter_{n}(holder):"):
             c('"""An iterator over the record a holder holds, for the holder classes bound and their')
             c('subclasses (TypeError for others)."""')
+            c(f"global LAST_HELD_{n}, LAST_AT_{n}")
+            with c.block(f"if type(holder) is LAST_HELD_{n}:  # (most often: one class, iterated batch after batch)"):
+                c(f"return iter((get(holder, LAST_AT_{n}),))")
             c(f"found = HELD_{n}.get(type(holder))")
             with c.block("if found is None:  # a subclass: its own offset of the slot its base binds"):
                 c(f"name = next((HELD_{n}[k][0] for k in type(holder).__mro__ if k in HELD_{n}), None)")
                 with c.block("if name is None:"):
                     c('raise TypeError(f"{type(holder).__name__} is not a holder class bound")')
                 c(f"found = HELD_{n}[type(holder)] = name, slot_offset(type(holder), name)")
+            c(f"LAST_AT_{n}, LAST_HELD_{n} = found[1], type(holder)")
             c("return iter((get(holder, found[1]),))")
         return c.lines
 
