@@ -386,7 +386,7 @@ def write_batch(records: Iterable, *, magic: int = 2, compression: str = "none",
     elif magic != 2:
         return _write_legacy(records, base_offset, magic, codec, append_time, log_append_time)
     else:
-        encoded = None if _v2_records is None else _v2_records(records, base_offset)
+        encoded = _v2_records(records, base_offset)
     if encoded is not None:  # given, or by the compiled writer for lists of Records or dicts
         body, count, first, last, base_ts, max_ts = encoded
     else:
@@ -439,7 +439,7 @@ def _write_legacy(records, base_offset, magic, codec, append_time, log_append_ti
     ts_attr = LOG_APPEND_TIME if (append_time and magic == 1) else 0
     fixed_ts = log_append_time if (ts_attr and log_append_time is not None) else None
     found = None
-    if _legacy_entries is not None and magic in (0, 1) and codec != CODECS["zstd"]:
+    if codec != CODECS["zstd"]:
         # by the compiled writer; None for the records it leaves to the generated Python one
         found = _legacy_entries(records, base_offset, magic, ts_attr, None if codec else fixed_ts,
                                 codec != 0 and magic == 1)

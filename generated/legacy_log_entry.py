@@ -240,9 +240,9 @@ class LegacyLogEntry(_Node):
             if len(slots) > 16:
                 raise ValueError("a holder of more than 16 slots")
             slots = [(name, ('start', 'size', 'record', 'buffer', 'verify').index(source) if source else 5) for name, source in slots]
-        new, out = object.__new__, []
+        new, read, out = object.__new__, LegacyLogEntry._flat, []
         while pos < end and len(out) < max_items:
-            found = LegacyLogEntry._flat(buf, pos, end)
+            found = read(buf, pos, end)
             if found is None:
                 break
             after, r = found

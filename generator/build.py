@@ -178,19 +178,11 @@ class Builder:
         self.keys(node, RECORD_KEYS, what=" in -record")
         v = node.value
         fields = []
-        fnode = v.get("fields")
-        if self.expect_map(fnode, "-record fields"):
-            for name, item in fnode.value.items():
-                if not IDENT.match(name):
-                    self.p.add(item.loc, f"record field {name!r} must be lower_snake_case")
-                elif item.is_list() and not item.value:  # []: a new empty list
-                    fields.append((name, None))
-                else:
-                    e = self.expression(item)
-                    if e is not None:
-                        fields.append((name, e))
-        elif fnode is None:
-            self.p.add(node.loc, "-record needs fields")
+        for name, item in self.record_fields(node, "-record"):
+            if item.is_list() and not item.value:  # []: a new empty list
+                fields.append((name, None))
+            elif (e := self.expression(item)) is not None:
+                fields.append((name, e))
         return RecordView(node.loc, tuple(self.params(v.get("params"))), self.expression(v.get("when")),
                           self.expression(v.get("checksum")), tuple(fields), self.text(v.get("doc")))
 
@@ -200,25 +192,34 @@ class Builder:
         self.keys(node, RECORD_WRITER_KEYS, what=" in -record-writer")
         v = node.value
         fields = []
-        fnode = v.get("fields")
-        if self.expect_map(fnode, "-record-writer fields"):
-            for name, item in fnode.value.items():
-                if not IDENT.match(name):
-                    self.p.add(item.loc, f"record field {name!r} must be lower_snake_case")
-                elif item.value is None:  # ~: an object, as it is
-                    fields.append((name, "object", None))
-                elif item.is_list() and not item.value:  # []: a list, None standing for an empty one
-                    fields.append((name, "list", None))
-                elif (e := self.expression(item)) is not None:  # a number, and its default
-                    fields.append((name, "number", e))
-        elif fnode is None:
-            self.p.add(node.loc, "-record-writer needs fields")
+        for name, item in self.record_fields(node, "-record-writer"):
+            if item.value is None:  # ~: an object, as it is
+                fields.append((name, "object", None))
+            elif item.is_list() and not item.value:  # []: a list, None standing for an empty one
+                fields.append((name, "list", None))
+            elif (e := self.expression(item)) is not None:  # a number, and its default
+                fields.append((name, "number", e))
         pack = self.pack_values(v.get("pack"))
         if v.get("pack") is None:
             self.p.add(node.loc, "-record-writer needs pack values")
         return RecordWriter(node.loc, tuple(self.params(v.get("params"))), tuple(fields),
                             self.expression(v.get("when")), pack, self.text(v.get("largest")),
                             self.text(v.get("doc")))
+
+    def record_fields(self, node: Y, what: str) -> list[tuple[str, Y]]:
+        """The fields of a -record or -record-writer, each named in lower_snake_case."""
+        fnode = node.value.get("fields")
+        if fnode is None:
+            self.p.add(node.loc, f"{what} needs fields")
+        if not self.expect_map(fnode, f"{what} fields"):
+            return []
+        out = []
+        for name, item in fnode.value.items():
+            if IDENT.match(name):
+                out.append((name, item))
+            else:
+                self.p.add(item.loc, f"record field {name!r} must be lower_snake_case")
+        return out
 
     def pack_values(self, node: Y | None) -> tuple:
         """(name, expression or a nested tuple of them) for each of `_pack`'s values."""

@@ -7,7 +7,7 @@ from . import expr as ex
 from .expr import names_in, same_expr
 from .model import PRIMITIVES, Attr, DeriveKind, RefKind, TypeSpec
 from .program import Program
-from .pyexpr import ANY, INT, Scope, T, Translator
+from .pyexpr import INT, WRITER_FIELD_TYPES, Scope, T, Translator
 from .shapes import columnar_problems, hot_problem
 
 CHECKSUM_ALGORITHMS = {"crc32": 4, "crc32c": 4}  # name -> width in bytes
@@ -334,13 +334,10 @@ def record_writers(program: Program, problems) -> None:
         for name, kind, default in writer.fields:
             if default is not None:
                 tr.translate(default, Scope(spec, names=given, index="i"), writer.loc)
-        values = {**given, **{name: (name, FIELD_TYPES[kind]) for name, kind, _ in writer.fields}}
+        values = {**given, **{name: (name, WRITER_FIELD_TYPES[kind]) for name, kind, _ in writer.fields}}
         if writer.when is not None:
             tr.translate(writer.when, Scope(spec, names=values, index="i"), writer.loc)
         _check_pack(tr, problems, spec, writer, writer.pack, Scope(spec, names=values, index="i"))
-
-
-FIELD_TYPES = {"number": INT, "list": T("array", elem=ANY), "object": ANY}  # a record writer's fields
 
 
 def _check_pack(tr: Translator, problems, spec: TypeSpec, writer, pack: tuple, scope: Scope) -> None:

@@ -24,6 +24,7 @@ class T:
 
 
 INT, BOOL, ANY = T("int"), T("bool"), T("any")
+WRITER_FIELD_TYPES = {"number": INT, "list": T("array", elem=ANY), "object": ANY}  # a -record-writer's fields
 
 
 def access(attr: Attr) -> str:

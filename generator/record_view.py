@@ -139,7 +139,7 @@ class RecordViewEmitter:
     def taken(self, c: Code, stop: str) -> None:
         """The instance at pos read flat into the row, `stop` unless the view takes it; `after`
         the position after it."""
-        r, fl = self.row, f"{self.name}._flat" if self.python else f"fl_{self.name}"
+        r, fl = self.row, "read" if self.python else f"fl_{self.name}"
         if self.python:
             c(f"found = {fl}(buf, pos, end)")
             with c.block("if found is None:"):
@@ -185,7 +185,7 @@ class RecordViewEmitter:
                 with c.block("if len(slots) > 16:"):
                     c('raise ValueError("a holder of more than 16 slots")')
                 c(f"slots = [(name, {SOURCES!r}.index(source) if source else 5) for name, source in slots]")
-            c("new, out = object.__new__, []")
+            c(f"new, read, out = object.__new__, {self.name}._flat, []")
             with c.block("while pos < end and len(out) < max_items:"):
                 self.taken(c, "break")
                 c("record = new(into)")

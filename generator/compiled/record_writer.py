@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from ..model import TypeSpec
 from ..plans.lines import Code
-from ..passes import FIELD_TYPES
-from ..pyexpr import INT, PythonSyntax, Scope, Translator
+from ..pyexpr import INT, WRITER_FIELD_TYPES, PythonSyntax, Scope, Translator
 
 
 class RecordWriterEmitter:
@@ -33,7 +32,7 @@ class RecordWriterEmitter:
         local = {name: (f"n_{name}" if kind == "number" else f"r_{name}") for name, kind, _ in writer.fields}
         values = {p.id: (f"p_{p.id}", INT) for p in writer.params}  # (never a name of the code's own)
         defaults = Scope(spec, names=dict(values), index="i")
-        values.update({name: (local[name], FIELD_TYPES[kind]) for name, kind, _ in writer.fields})
+        values.update({name: (local[name], WRITER_FIELD_TYPES[kind]) for name, kind, _ in writer.fields})
         scope = Scope(spec, names=values, index="i")
         typed = "".join(f", int64_t p_{p.id}" for p in writer.params)
         c = Code()

@@ -277,8 +277,8 @@ class ModulePlanner:
         view = None
         if spec.record is not None:
             uses_crc = spec.record.checksum is not None
-            view = RecordViewEmitter(self.program, self.problems, flats, True, self.rt("_crc32") if uses_crc else "")
-            view = view.functions(spec)
+            view = RecordViewEmitter(self.program, self.problems, flats, True,
+                                     self.rt("_crc32") if uses_crc else "").functions(spec)
         return {"flat_body": body, "flat_slots": {k: i for i, k in enumerate(flats.slots)}, "record_view": view}
 
     def parent_name(self, spec: TypeSpec) -> str | None:
