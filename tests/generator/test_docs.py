@@ -4,13 +4,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from PIL import Image
 
 from tests.support import ROOT
 from kafkacodec.formatdocs.examples import WRITERS, example_rows
@@ -159,12 +158,6 @@ class Links(HTMLParser):
             self.images.append(a["src"])
 
 
-def colours(png: Path) -> set[tuple[int, int, int]]:
-    from PIL import Image
-    with Image.open(png) as im:
-        return {c for _, c in im.convert("RGB").getcolors(maxcolors=1 << 20)}
-
-
 def test_html_site_renders_in_headless_chromium(tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
@@ -201,43 +194,60 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     painted = [page for page in pages if not (page.name == "index.html" and page.parent == site)
                and (parsed[page].images or page.stem == "index")]
-    # a Chromium per page, a few at a time: each mostly waits on its own start-up
-    with ThreadPoolExecutor(4) as pool:
-        overflows = dict(zip(pages, pool.map(lambda page: _overflow(chromium, page), pages)))
-        shots = dict(zip(painted, pool.map(lambda page: _screenshot(chromium, page, site), painted)))
+    # one Chromium for all the pages, each in a frame of its own (a Chromium per page took a minute)
+    overflows = _overflows(chromium, pages, tmp_path)
     for page in pages:
         assert overflows[page] == 0, page  # every table fits a 1300-pixel window
-    for page, shot in shots.items():  # the others are laid out, as the probe showed
-        seen = colours(shot)
-        assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
-        if parsed[page].images:  # the diagrams were loaded and painted
-            assert seen & diagram, page.name
+    with Image.open(_screenshot(chromium, painted, tmp_path)) as shot:
+        for i, page in enumerate(painted):  # the others are laid out, as the probe showed
+            left, top = (i % TILES_ACROSS) * TILE[0], (i // TILES_ACROSS) * TILE[1]
+            tile = shot.convert("RGB").crop((left, top, left + TILE[0], top + TILE[1]))
+            seen = {c for _, c in tile.getcolors(maxcolors=1 << 20)}
+            assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
+            if parsed[page].images:  # the diagrams were loaded and painted
+                assert seen & diagram, page.name
 
 
-def _screenshot(chromium: str, page: Path, site: Path) -> Path:
-    shot = ARTIFACTS / f"docs-{'-'.join(page.relative_to(site).with_suffix('').parts)}.png"  # one per page
+# a page is painted at 1280 by 1600 pixels and shown at a quarter of that in a tile of the screenshot
+TILE, TILES_ACROSS = (320, 400), 5
+# frames of file: pages are read by the page holding them only with this switch
+CHROMIUM = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--allow-file-access-from-files")
+
+
+def _screenshot(chromium: str, pages: list[Path], tmp_path: Path) -> Path:
+    """Every page in a tile of one screenshot, kept under build/test-artifacts to look at."""
+    tiles = "".join(
+        f'<div style="position:absolute;left:{(i % TILES_ACROSS) * TILE[0]}px;top:{(i // TILES_ACROSS) * TILE[1]}px;'
+        f'width:{TILE[0]}px;height:{TILE[1]}px;overflow:hidden"><iframe src="{page.as_uri()}" style="width:'
+        f'{TILE[0] * 4}px;height:{TILE[1] * 4}px;border:0;transform:scale(0.25);transform-origin:0 0"></iframe></div>'
+        for i, page in enumerate(pages))
+    holder = tmp_path / "tiles.html"
+    holder.write_text(f'<html><body style="margin:0">{tiles}</body></html>')
+    shot = ARTIFACTS / "docs-pages.png"
     shot.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory() as profile:  # a profile each: Chromiums sharing one wait on each other
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        f"--user-data-dir={profile}", "--window-size=1280,1600", f"--screenshot={shot}",
-                        page.as_uri()], check=True, capture_output=True, timeout=120)
+    rows = -(-len(pages) // TILES_ACROSS)
+    subprocess.run([chromium, *CHROMIUM, f"--user-data-dir={tmp_path / 'profile-shot'}",
+                    f"--window-size={TILES_ACROSS * TILE[0]},{rows * TILE[1]}", f"--screenshot={shot}",
+                    holder.as_uri()], check=True, capture_output=True, timeout=300)
     return shot
 
 
-def _overflow(chromium: str, page: Path) -> int:
-    """How many pixels the page's main column or its widest table would have to scroll sideways
-    in a 1300-pixel window: a copy of the page with a script that writes the figure into the DOM,
-    which Chromium then prints. (The previous stylesheet gave 57 to 395 on the format pages.)"""
-    probe = page.with_name(page.stem + ".probe.html")
-    probe.write_text(page.read_text().replace(
-        "</body>", "<script>let w = 0; for (const e of [document.querySelector('main'), "
-                   "...document.querySelectorAll('table')]) { w = Math.max(w, e.scrollWidth - e.clientWidth); } "
-                   "document.body.setAttribute('data-overflow', w)</script></body>"))
-    try:
-        with tempfile.TemporaryDirectory() as profile:
-            run = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900",
-                                  f"--user-data-dir={profile}", "--dump-dom", probe.as_uri()], check=True,
-                                 capture_output=True, text=True, timeout=120)
-    finally:
-        probe.unlink()
-    return int(re.search(r'data-overflow="(-?\d+)"', run.stdout)[1])
+def _overflows(chromium: str, pages: list[Path], tmp_path: Path) -> dict[Path, int]:
+    """How many pixels each page's main column or its widest table would have to scroll sideways
+    in a 1300-pixel window: the pages in frames of that width, and a script that writes the figures
+    into the DOM, which Chromium then prints. (The previous stylesheet gave 57 to 395 on the format
+    pages.)"""
+    frames = "".join(f'<iframe src="{page.as_uri()}" style="width:1300px;height:900px;border:0"></iframe>'
+                     for page in pages)
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        f"<html><body>{frames}<script>window.addEventListener('load', () => {{ const widths = []; "
+        "for (const frame of document.querySelectorAll('iframe')) { const d = frame.contentDocument; let w = 0; "
+        "for (const e of [d.querySelector('main'), ...d.querySelectorAll('table')]) { "
+        "w = Math.max(w, e.scrollWidth - e.clientWidth); } widths.push(w); } "
+        "document.body.setAttribute('data-overflow', widths.join(',')) })</script></body></html>")
+    run = subprocess.run([chromium, *CHROMIUM, "--window-size=1300,900", f"--user-data-dir={tmp_path / 'profile-probe'}",
+                          "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True, timeout=300)
+    widths = re.search(r'data-overflow="([-\d,]*)"', run.stdout)[1].split(",")
+    assert len(widths) == len(pages), run.stdout[-2000:]
+    return {page: int(w) for page, w in zip(pages, widths)}
