@@ -3,8 +3,9 @@
 Codec rows: decode (offset, timestamp, key, value and headers of every record materialised) and
 encode (whole batches from tuples) for magic 0, 1 and 2, 100-byte and 1 KiB values, every codec,
 beside kafka-python's record code and aiokafka's C extension; the hand-written reference reader
-and the official Kaitai compiler's parser on uncompressed v2. Then the columnar path, lazy access
-and memory on a 1 GiB segment, a whole partition directory, Spark, and CPU instruction counts.
+and the official Kaitai compiler's parser on uncompressed v2. Then v2 batches of 1, 10 and 100
+records, the columnar path, lazy access and memory on a 1 GiB segment, a whole partition
+directory, Spark, and CPU instruction counts.
 Timings are paired run by run (a slow phase of the machine hits both sides); ratios are medians
 of the per-run ratios. Prints tables and writes everything as JSON under bench/results/.
 """
@@ -23,6 +24,7 @@ from kafkacodec.generated.record_batch import RecordBatch
 from kafkacodec.runtime import compiled
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import batch_size  # noqa: E402
 import columnar  # noqa: E402
 import directory  # noqa: E402
 import framing  # noqa: E402
@@ -208,6 +210,15 @@ def main() -> None:
     for r in framed:
         print(f"| {r['codec']} | {r['producer']} | {r['batches']} | {r['kafkacodec_rps']:,.0f} | "
               f"{r['aiokafka_rps']:,.0f} | {r['ratio']:.2f}x |")
+    sized = batch_size.table(corpus, kc_decode, paired, args.runs)
+    print("\nDecode of uncompressed v2 batches by the number of records in a batch (100-byte values), beside "
+          "aiokafka (C) on the same bytes:\n")
+    print("| records a batch | batches | kafkacodec µs a batch | aiokafka (C) µs a batch | kafkacodec rec/s "
+          "| vs aiokafka (C) |")
+    print("|---|---|---|---|---|---|")
+    for r in sized:
+        print(f"| {r['records_per_batch']} | {r['batches']:,} | {r['kafkacodec_us_per_batch']:.2f} | "
+              f"{r['aiokafka_us_per_batch']:.2f} | {r['kafkacodec_rps']:,.0f} | {r['ratio']:.2f}x |")
     cols = columnar.table(corpus, args.runs)
     print("\nColumnar: a segment of 2,000 v2 batches into Arrow arrays (offset, timestamp, key, value, headers),"
           " beside aiokafka (C) materialising every record of the same batches (it checks no CRC):\n")
@@ -273,7 +284,7 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "framing": framed, "columnar": cols,
+                               "runs": args.runs, "rows": rows, "framing": framed, "batch_sizes": sized, "columnar": cols,
                                "lazy": lazy_figures, "directory": scans, "verify": verified, "spark": sparked,
                                "spark_values": values,
                                "spark_cluster": clustered,
