@@ -198,14 +198,15 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     overflows = _overflows(chromium, pages, tmp_path)
     for page in pages:
         assert overflows[page] == 0, page  # every table fits a 1300-pixel window
-    with Image.open(_screenshot(chromium, painted, tmp_path)) as shot:
-        for i, page in enumerate(painted):  # the others are laid out, as the probe showed
-            left, top = (i % TILES_ACROSS) * TILE[0], (i // TILES_ACROSS) * TILE[1]
-            tile = shot.convert("RGB").crop((left, top, left + TILE[0], top + TILE[1]))
-            seen = {c for _, c in tile.getcolors(maxcolors=1 << 20)}
-            assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
-            if parsed[page].images:  # the diagrams were loaded and painted
-                assert seen & diagram, page.name
+    with Image.open(_screenshot(chromium, painted, tmp_path)) as png:
+        shot = png.convert("RGB")
+    for i, page in enumerate(painted):  # the others are laid out, as the probe showed
+        left, top = (i % TILES_ACROSS) * TILE[0], (i // TILES_ACROSS) * TILE[1]
+        tile = shot.crop((left, top, left + TILE[0], top + TILE[1]))
+        seen = {c for _, c in tile.getcolors(maxcolors=1 << 20)}
+        assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
+        if parsed[page].images:  # the diagrams were loaded and painted
+            assert seen & diagram, page.name
 
 
 # a page is painted at 1280 by 1600 pixels and shown at a quarter of that in a tile of the screenshot
