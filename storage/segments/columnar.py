@@ -15,15 +15,16 @@ the buffer until Arrow copies them out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import crc32c
 import numpy as np
 
-try:  # Arrow only for the arrays handed out; decoding by columns (deep verify) needs numpy alone
+if TYPE_CHECKING:
     import pyarrow as pa
-except ImportError:  # pragma: no cover - the [columnar] extra is not installed
-    pa = None
+# Arrow is imported where arrays are handed out, not here: decoding by columns (deep verify, and
+# every command that reaches it) needs numpy alone, and importing pyarrow adds about 60 ms to each
+# command started; without the [columnar] extra it is never imported
 
 from kafkacodec.codec.attribute_bits import COMPRESSION, LOG_APPEND_TIME
 from kafkacodec.generated.record_batch import RecordBatch
@@ -65,6 +66,7 @@ class Columns:
 
     def arrow_headers(self, empty_as_null: bool = False) -> pa.Array:
         """Headers as list<struct<key: string, value: binary>>, Spark's Kafka type."""
+        import pyarrow as pa
         f = self.fields
         buf = self._arrow_buffer()
         keys = binary_array(buf, f["headers.key"], f["headers.key.size"], pa.string())
@@ -79,6 +81,7 @@ class Columns:
         return pa.ListArray.from_arrays(pa.array(first), items, mask=mask)
 
     def _arrow_buffer(self) -> pa.Buffer:
+        import pyarrow as pa
         return pa.py_buffer(self.buffer)
 
 
@@ -316,6 +319,7 @@ def _joined(parts: list[tuple[dict, int]]) -> dict:
 
 def binary_array(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, kind: pa.DataType | None = None):
     """Arrow array of the slices [start, start + size) of `buffer`, null where size < 0."""
+    import pyarrow as pa
     kind = pa.binary() if kind is None else kind
     n = len(starts)
     narrow = buffer.size < 2 ** 31
@@ -337,6 +341,7 @@ def _taken(buffer: pa.Buffer, starts: np.ndarray, sizes: np.ndarray, spans_type,
     """The slices, copied out by Arrow: they lie in order in the buffer, so one binary array over
     the whole buffer can alternate them with the gaps between them, and taking every other
     element copies the slices out in C++."""
+    import pyarrow as pa
     n = len(starts)
     bounds = np.empty(2 * n + 1, np.int32 if narrow else np.int64)
     bounds[0:2 * n:2] = starts
