@@ -7,6 +7,8 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
+# the modules translated and compiled side by side, one per core (the largest takes most of a minute)
+JOBS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 # (module, source): the runtime's kernels, and the readers generated for the -hot types
 SOURCES = [("kafkacodec.runtime._kernels", Path("runtime/_kernels.pyx"))] + [
     (f"kafkacodec.generated.{p.stem}", p) for p in sorted(Path("generated").glob("_c_*.pyx"))]
@@ -31,7 +33,7 @@ def extensions() -> list:
     for _, source in SOURCES:
         stamp(source)
     modules = [Extension(name, [str(source)], include_dirs=["runtime"], optional=True) for name, source in SOURCES]
-    return cythonize(modules, language_level=3, quiet=True, include_path=["runtime"])
+    return cythonize(modules, language_level=3, quiet=True, include_path=["runtime"], nthreads=JOBS)
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": JOBS}})
