@@ -34,7 +34,7 @@ CREATING = "openat"  # only its calls with O_CREAT are points
 ENV = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", COLUMNS="200")
 KILLED = (-9, 128 + 9)
 # make test kills at a sample of each command's points (KAFKACODEC_FAULT_POINTS=sample: each
-# system call's first and last, and every fifth between); make test-cluster at every one
+# system call's first and last, and every tenth between); make test-cluster at every one
 SAMPLED = os.environ.get("KAFKACODEC_FAULT_POINTS") == "sample"
 _LINE = re.compile(r"^(?P<pid>\d+) +(?P<name>\w+)\((?P<args>.*)")
 
@@ -171,9 +171,9 @@ def scratch_dir(fallback: Path) -> Path:
 
 
 def sampled(points: list[Point]) -> list[Point]:
-    """Each system call's first and last points, and every fifth between."""
+    """Each system call's first and last points, and every tenth between."""
     last = {p.syscall: p.n for p in points}
-    return [p for p in points if p.n == 1 or p.n == last[p.syscall] or p.n % 5 == 0]
+    return [p for p in points if p.n == 1 or p.n == last[p.syscall] or p.n % 10 == 0]
 
 
 def every_point(case: Case, tmp: Path, workers: int = 2, only: tuple[str, ...] = ()) -> tuple[int, list[str]]:
