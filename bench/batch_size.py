@@ -25,6 +25,7 @@ def table(corpus, kc_decode, paired, runs: int) -> list[dict]:
         t, measured = paired(lambda: kc_decode(blobs), {"aiokafka": lambda: peers.aio_decode(blobs)}, runs)
         theirs, ratio = measured["aiokafka"]
         rows.append({"records_per_batch": size, "batches": len(blobs), "records": RECORDS,
-                     "kafkacodec_us_per_batch": t / len(blobs) * 1e6, "aiokafka_us_per_batch": theirs / len(blobs) * 1e6,
+                     "kafkacodec_us_per_batch": t / len(blobs) * 1e6,
+                     "aiokafka_us_per_batch": theirs / len(blobs) * 1e6,
                      "kafkacodec_rps": RECORDS / t, "aiokafka_rps": RECORDS / theirs, "ratio": ratio})
     return rows

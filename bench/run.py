@@ -284,7 +284,8 @@ def main() -> None:
             print(f"| {r['workload']} | {r['instructions_per_record']:,} | {r['vs_kafka_python']:.2f}x |")
     out = Path(__file__).resolve().parent / "results" / "v2_codecs.json"
     out.write_text(json.dumps({"python": sys.version.split()[0], "machine": platform.machine(),
-                               "runs": args.runs, "rows": rows, "framing": framed, "batch_sizes": sized, "columnar": cols,
+                               "runs": args.runs, "rows": rows, "framing": framed, "batch_sizes": sized,
+                               "columnar": cols,
                                "lazy": lazy_figures, "directory": scans, "verify": verified, "spark": sparked,
                                "spark_values": values,
                                "spark_cluster": clustered,

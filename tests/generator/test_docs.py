@@ -247,8 +247,9 @@ def _overflows(chromium: str, pages: list[Path], tmp_path: Path) -> dict[Path, i
         "for (const e of [d.querySelector('main'), ...d.querySelectorAll('table')]) { "
         "w = Math.max(w, e.scrollWidth - e.clientWidth); } widths.push(w); } "
         "document.body.setAttribute('data-overflow', widths.join(',')) })</script></body></html>")
-    run = subprocess.run([chromium, *CHROMIUM, "--window-size=1300,900", f"--user-data-dir={tmp_path / 'profile-probe'}",
-                          "--dump-dom", probe.as_uri()], check=True, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([chromium, *CHROMIUM, "--window-size=1300,900",
+                          f"--user-data-dir={tmp_path / 'profile-probe'}", "--dump-dom", probe.as_uri()],
+                         check=True, capture_output=True, text=True, timeout=300)
     widths = re.search(r'data-overflow="([-\d,]*)"', run.stdout)[1].split(",")
     assert len(widths) == len(pages), run.stdout[-2000:]
     return {page: int(w) for page, w in zip(pages, widths)}
