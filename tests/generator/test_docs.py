@@ -201,7 +201,7 @@ def test_html_site_renders_in_headless_chromium(tmp_path):
     with Image.open(_screenshot(chromium, painted, tmp_path)) as png:
         shot = png.convert("RGB")
     for i, page in enumerate(painted):  # the others are laid out, as the probe showed
-        left, top = (i % TILES_ACROSS) * TILE[0], (i // TILES_ACROSS) * TILE[1]
+        left, top = _tile_corner(i)
         tile = shot.crop((left, top, left + TILE[0], top + TILE[1]))
         seen = {c for _, c in tile.getcolors(maxcolors=1 << 20)}
         assert len(seen) > 20, page.name  # text and tables drawn, not a blank page
@@ -215,13 +215,18 @@ TILE, TILES_ACROSS = (320, 400), 5
 CHROMIUM = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--allow-file-access-from-files")
 
 
+def _tile_corner(i: int) -> tuple[int, int]:
+    """The top left corner of the i-th page's tile, in pixels of the screenshot."""
+    return (i % TILES_ACROSS) * TILE[0], (i // TILES_ACROSS) * TILE[1]
+
+
 def _screenshot(chromium: str, pages: list[Path], tmp_path: Path) -> Path:
     """Every page in a tile of one screenshot, kept under build/test-artifacts to look at."""
     tiles = "".join(
-        f'<div style="position:absolute;left:{(i % TILES_ACROSS) * TILE[0]}px;top:{(i // TILES_ACROSS) * TILE[1]}px;'
-        f'width:{TILE[0]}px;height:{TILE[1]}px;overflow:hidden"><iframe src="{page.as_uri()}" style="width:'
-        f'{TILE[0] * 4}px;height:{TILE[1] * 4}px;border:0;transform:scale(0.25);transform-origin:0 0"></iframe></div>'
-        for i, page in enumerate(pages))
+        f'<div style="position:absolute;left:{left}px;top:{top}px;width:{TILE[0]}px;height:{TILE[1]}px;'
+        f'overflow:hidden"><iframe src="{page.as_uri()}" style="width:{TILE[0] * 4}px;height:{TILE[1] * 4}px;'
+        'border:0;transform:scale(0.25);transform-origin:0 0"></iframe></div>'
+        for (left, top), page in zip(map(_tile_corner, range(len(pages))), pages))
     holder = tmp_path / "tiles.html"
     holder.write_text(f'<html><body style="margin:0">{tiles}</body></html>')
     shot = ARTIFACTS / "docs-pages.png"
